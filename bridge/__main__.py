@@ -1,0 +1,59 @@
+"""python -m bridge replay [AREA [FILE ...]] | scenarios [AREA ...] | check [AREA ...]
+
+replay     both sides on every committed scenario (or the files named), byte for byte
+scenarios  regenerate the scenario files and digests (make scenarios)
+check      fail when regeneration would change any committed file
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bridge import core
+
+
+def _selected(areas: list[str]) -> list[core.Bridge]:
+    return [core.by_area(a) for a in areas] if areas else core.bridges()
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"replay", "scenarios", "check"}:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    verb, rest = argv[0], argv[1:]
+    try:
+        if verb == "scenarios":
+            for b in _selected(rest):
+                print(f"{b.area}: {core.regenerate(b)} scenarios written to {b.directory}")
+            return 0
+        if verb == "check":
+            failed = False
+            for b in _selected(rest):
+                changed = core.stale(b)
+                failed |= bool(changed)
+                print(f"{b.area}: " + (f"{len(changed)} files differ from regeneration: {changed[:5]}" if changed else "committed scenarios are current"))
+            return 1 if failed else 0
+        if len(rest) > 1:
+            b = core.by_area(rest[0])
+            digests = core.read_digests(b.directory)
+            bad = [m for p in rest[1:] if (m := core.replay(b, Path(p), digests.get(Path(p).name))) is not None]
+            for m in bad:
+                print(m)
+            print(f"{b.area}: {len(rest) - 1} scenarios replayed, {len(bad)} differ")
+            return 1 if bad else 0
+        status = 0
+        for b in _selected(rest):
+            count, bad = core.replay_all(b)
+            for m in bad:
+                print(m)
+            print(f"{b.area}: {count} scenarios replayed byte for byte, {len(bad)} differ")
+            status |= 1 if bad else 0
+        return status
+    except core.BridgeError as error:
+        print(f"bridge: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

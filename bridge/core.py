@@ -1,0 +1,241 @@
+"""The bridge framework: scenario files, the two runners, byte-for-byte comparison, digests.
+
+A scenario is a JSON Lines file of events generated from a fixed seed. The model side
+(``bend.<area>.transcript``, or an external program named by ``BRIDGE_MODEL_CMD``) and the
+production side (``bridge.<area>``, driving ``eukhe``) each print a transcript: lines that
+begin with the number of the event they follow. The two must be equal byte for byte, and
+their sha256 must equal the digest committed in ``scenarios/<area>/digests.sha256``, so a
+change on either side shows in a regression run.
+
+Each area's bridge module defines ``BRIDGE = Bridge(...)``; ``bridges()`` finds them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import pkgutil
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+DIGESTS = "digests.sha256"
+MODEL_CMD_ENV = "BRIDGE_MODEL_CMD"
+
+Event = dict[str, Any]
+Printer = Callable[[Sequence[Event]], list[str]]
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """One area's bridge.
+
+    generate: the scenario of a given index (deterministic: the index seeds it).
+    model / production: the transcript lines of each side for a scenario's events.
+    cases: the rule cases the seed names for this bridge; reached: which of them a scenario
+    reaches (the coverage check requires every case over all scenarios).
+    """
+
+    area: str
+    count: int
+    generate: Callable[[int], list[Event]]
+    model: Printer
+    production: Printer
+    cases: frozenset[str]
+    reached: Callable[[Sequence[Event]], set[str]]
+
+    @property
+    def directory(self) -> Path:
+        return SCENARIOS / self.area
+
+    def file(self, index: int) -> Path:
+        return self.directory / f"{index:04d}.jsonl"
+
+
+class BridgeError(Exception):
+    """A scenario file that cannot be read, or an external model that failed."""
+
+
+def bridges() -> list[Bridge]:
+    import bridge as package
+
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name in {"core", "__main__"} or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"bridge.{info.name}")
+        if isinstance(getattr(module, "BRIDGE", None), Bridge):
+            found.append(module.BRIDGE)
+    return found
+
+
+def by_area(area: str) -> Bridge:
+    for candidate in bridges():
+        if candidate.area == area:
+            return candidate
+    raise BridgeError(f"no bridge for area {area!r}; areas: {[b.area for b in bridges()]}")
+
+
+# -- scenario files ---------------------------------------------------------------------------
+
+
+def dumps(events: Sequence[Event]) -> str:
+    return "".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n" for e in events)
+
+
+def read(path: Path) -> list[Event]:
+    events = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise BridgeError(f"{path}:{number}: not JSON: {error}") from error
+        if not isinstance(event, dict):
+            raise BridgeError(f"{path}:{number}: an event is a JSON object")
+        events.append(event)
+    return events
+
+
+def digest(lines: Sequence[str]) -> str:
+    return hashlib.sha256(text(lines).encode("utf-8")).hexdigest()
+
+
+def text(lines: Sequence[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def read_digests(directory: Path) -> dict[str, str]:
+    path = directory / DIGESTS
+    if not path.exists():
+        return {}
+    table = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        value, name = line.split("  ", 1)
+        table[name] = value
+    return table
+
+
+def rendered(b: Bridge) -> dict[str, str]:
+    """Every scenario file and the digest file of an area, as ``make scenarios`` writes them."""
+    files: dict[str, str] = {}
+    digests = []
+    for index in range(b.count):
+        events = b.generate(index)
+        name = b.file(index).name
+        files[name] = dumps(events)
+        digests.append(f"{digest(b.model(events))}  {name}\n")
+    files[DIGESTS] = "".join(digests)
+    return files
+
+
+def regenerate(b: Bridge) -> int:
+    b.directory.mkdir(parents=True, exist_ok=True)
+    files = rendered(b)
+    for stale in b.directory.glob("*.jsonl"):
+        if stale.name not in files:
+            stale.unlink()
+    for name, content in files.items():
+        (b.directory / name).write_text(content, encoding="utf-8")
+    return len(files) - 1
+
+
+def stale(b: Bridge) -> list[str]:
+    """Names of committed files that regeneration would change, add or remove."""
+    want = rendered(b)
+    have = {p.name: p.read_text(encoding="utf-8") for p in b.directory.glob("*") if p.is_file()}
+    return sorted(n for n in set(want) | set(have) if want.get(n) != have.get(n))
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+def model_lines(b: Bridge, path: Path, events: Sequence[Event]) -> list[str]:
+    """The model side: in process, or the external program BRIDGE_MODEL_CMD ('prog {scenario}')."""
+    command = os.environ.get(MODEL_CMD_ENV)
+    if not command:
+        return b.model(events)
+    argv = [part.replace("{scenario}", str(path)) for part in shlex.split(command)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise BridgeError(f"{MODEL_CMD_ENV} {argv} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return done.stdout.splitlines()
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    area: str
+    path: Path
+    event: str
+    model: str
+    production: str
+
+    def __str__(self) -> str:
+        return (
+            f"bridge {self.area}: {self.path} differs at event {self.event}\n"
+            f"  model:      {self.model}\n"
+            f"  production: {self.production}\n"
+            f"  replay: {sys.executable} -m bridge replay {self.area} {self.path}"
+        )
+
+
+def _event_of(line: str) -> str:
+    return line.split(" ", 1)[0] if line else "?"
+
+
+def compare(area: str, path: Path, model: Sequence[str], production: Sequence[str]) -> Mismatch | None:
+    for m, p in zip(model, production):
+        if m != p:
+            return Mismatch(area, path, _event_of(m or p), m, p)
+    if len(model) != len(production):
+        shorter = min(len(model), len(production))
+        extra = (model if len(model) > shorter else production)[shorter]
+        return Mismatch(
+            area,
+            path,
+            _event_of(extra),
+            model[shorter] if len(model) > shorter else "(transcript ended)",
+            production[shorter] if len(production) > shorter else "(transcript ended)",
+        )
+    return None
+
+
+def replay(b: Bridge, path: Path, expected: str | None = None) -> Mismatch | None:
+    """Run both sides on one scenario file; compare them and, when given, the expected digest."""
+    events = read(path)
+    model = model_lines(b, path, events)
+    production = b.production(events)
+    found = compare(b.area, path, model, production)
+    if found is None and expected is not None and digest(model) != expected:
+        return Mismatch(b.area, path, "(digest)", f"sha256 {digest(model)}", f"committed {expected}")
+    return found
+
+
+def replay_all(b: Bridge) -> tuple[int, list[Mismatch]]:
+    digests = read_digests(b.directory)
+    files = sorted(b.directory.glob("*.jsonl"))
+    if not files:
+        raise BridgeError(f"no scenario files in {b.directory}: run `make scenarios`")
+    mismatches = []
+    for path in files:
+        if path.name not in digests:
+            raise BridgeError(f"{path} has no digest in {b.directory / DIGESTS}")
+        found = replay(b, path, digests[path.name])
+        if found is not None:
+            mismatches.append(found)
+    return len(files), mismatches
+
+
+def coverage(b: Bridge) -> set[str]:
+    """The rule cases reached by the committed scenarios."""
+    reached: set[str] = set()
+    for path in sorted(b.directory.glob("*.jsonl")):
+        reached |= b.reached(read(path))
+    return reached

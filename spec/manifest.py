@@ -1,0 +1,62 @@
+"""The manifest: every law of every seed table (spec/manifest.tsv, a copy of ../shared/laws.tsv),
+and which areas are built.
+
+A row whose name ends in ``*`` stands for a family the area names itself (``infer_entry_*``):
+every registered law of the area with that prefix belongs to it, and a built area with none
+is missing the family. A law of a pending area shows as pending until the area is built; a
+missing or failing law of a built area fails ``make laws``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+# Areas whose laws must all be present and pass. Every other area of the manifest is pending.
+BUILT: frozenset[str] = frozenset({"effort"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    area: str
+    name: str
+    section: str
+    seed_strength: str
+    origin: str
+
+    @property
+    def is_family(self) -> bool:
+        return self.name.endswith("*")
+
+    @property
+    def prefix(self) -> str:
+        return self.name.rstrip("*")
+
+    @property
+    def derived(self) -> bool:
+        return self.origin.startswith("derive")
+
+    def covers(self, area: str, name: str) -> bool:
+        if area != self.area:
+            return False
+        return name.startswith(self.prefix) if self.is_family else name == self.name
+
+
+def parse(text: str) -> list[Entry]:
+    entries = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 5:
+            raise ValueError(f"manifest line {number}: expected 5 tab-separated fields, got {len(fields)}")
+        entries.append(Entry(*fields))
+    return entries
+
+
+def load() -> list[Entry]:
+    return parse(resources.files("spec").joinpath("manifest.tsv").read_text(encoding="utf-8"))
+
+
+def areas(entries: list[Entry]) -> list[str]:
+    return list(dict.fromkeys(e.area for e in entries))
