@@ -41,7 +41,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(str(error).splitlines()[0], file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

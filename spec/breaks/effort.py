@@ -1,0 +1,86 @@
+"""Named deliberate breaks of reasoning depth: each must be caught by an effort law or the bridge."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "effort_default_ladder_has_xhigh",
+        "effort",
+        "bend.effort",
+        "DEFAULT_LADDER: tuple[str, ...] = (OFF, MINIMAL, LOW, MEDIUM, HIGH)",
+        "DEFAULT_LADDER: tuple[str, ...] = (OFF, MINIMAL, LOW, MEDIUM, HIGH, XHIGH)",
+        "a missing xhigh entry falls to a default ladder that lists it: xhigh offered with no wire entry",
+    ),
+    Break(
+        "effort_null_reads_as_missing",
+        "effort",
+        "bend.effort",
+        "        if present:\n            if value is not None:",
+        "        if present and value is not None:\n            if value is not None:",
+        "a null entry falls through to the default ladder instead of removing the level",
+    ),
+    Break(
+        "effort_clamp_prefers_below",
+        "effort",
+        "bend.effort",
+        "    for candidate in LADDER[rank(level) + 1 :]:",
+        "    for candidate in reversed(LADDER[: rank(level)]):",
+        "clamp takes the nearest offered level below before the one above",
+    ),
+    Break(
+        "effort_backward_steps_forward",
+        "effort",
+        "bend.effort",
+        "    step = 1 if forward else -1",
+        "    step = 1",
+        "a backward cycle steps forward",
+    ),
+    Break(
+        "effort_cycle_from_stored_unclamped",
+        "effort",
+        "bend.effort",
+        "    at = levels.index(clamp(levels, current))",
+        "    at = levels.index(current) if current in levels else 0",
+        "a cycle starts from the first level instead of the clamp of the current one",
+    ),
+    Break(
+        "effort_open_keeps_unset",
+        "effort",
+        "bend.effort",
+        "        return Session(settle(session.stored, session.default, offer), session.default, session.model), None",
+        "        return session, None",
+        "open leaves an unset level unset instead of settling it",
+    ),
+    Break(
+        "effort_switch_keeps_level",
+        "effort",
+        "bend.effort",
+        '    """Session 2: a model switch clamps the current level to the new model."""\n    return settle(stored, default, offer)',
+        '    """Session 2: a model switch clamps the current level to the new model."""\n    return stored if stored is not None else default_level(default)',
+        "a model switch keeps the level unclamped",
+    ),
+    Break(
+        "effort_production_set_unclamped",
+        "effort",
+        "eukhe.effort",
+        "        self.stored = requested_level(parse_level(level), self._offer)",
+        "        self.stored = parse_level(level)",
+        "production stores a set request without clamping it",
+    ),
+    Break(
+        "effort_production_shown_unset_off",
+        "effort",
+        "eukhe.effort",
+        "    wanted = stored if stored is not None else (default if default is not None else MEDIUM)",
+        "    wanted = stored if stored is not None else (default if default is not None else OFF)",
+        "production settles and shows an unset level as off when no default is set, not medium",
+    ),
+    Break(
+        "effort_production_switch_keeps_offer",
+        "effort",
+        "eukhe.effort",
+        "        self._offer = None if model is None else model.offered()\n        self.stored",
+        "        self.stored",
+        "production switches the model but keeps the old model's offered levels",
+    ),
+]

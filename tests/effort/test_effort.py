@@ -1,0 +1,100 @@
+"""Regression tests named after the seed's (inference.md S10: eukhe-core durable::open::tests,
+eukhe-daemon setting_switches::tests), on the production session, and the effort CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bend import effort as model
+from eukhe import effort
+from eukhe.cli import main
+
+# The shipped qwen-3.8 rulebook ladder of S6.9 item 9: off (wire none), low, medium, xhigh.
+QWEN_3_8 = {"off": "none", "minimal": None, "low": "low", "medium": "medium", "high": None, "xhigh": "xhigh"}
+
+
+def test_open_settles_an_unset_thinking_level_on_the_clamped_default() -> None:
+    # default xhigh is not offered by the default ladder: it clamps down to high.
+    session = effort.ThinkingSession(effort.CatalogModel("m", True), stored=None, default="xhigh")
+    assert session.open() == "high"
+    assert session.stored == "high"
+    # no default setting: medium, clamped to the first offered above (high) on this map.
+    session = effort.ThinkingSession(effort.CatalogModel("m", True, {"medium": None, "low": None}))
+    assert session.open() == "high"
+    # a session model outside the catalog keeps the default as it is.
+    session = effort.ThinkingSession(None, default="max")
+    assert session.open() == "max"
+
+
+def test_cycle_thinking_level_without_reasoning_answers_null() -> None:
+    session = effort.ThinkingSession(effort.CatalogModel("plain", False, QWEN_3_8), stored="off")
+    session.open()
+    assert session.cycle(True) is None
+    assert session.cycle(False) is None
+    assert session.stored == "off"
+    # a reasoning model offering off alone does not step either
+    off_only = {level: (None if level != "off" else "none") for level in effort.LEVELS}
+    assert effort.ThinkingSession(effort.CatalogModel("r", True, off_only), stored="off").cycle(True) is None
+
+
+def test_steps_wrap_both_ways() -> None:
+    session = effort.ThinkingSession(effort.CatalogModel("q", True, QWEN_3_8), stored="xhigh")
+    session.open()
+    assert session.cycle(True) == "off"
+    assert session.cycle(False) == "xhigh"
+    assert [session.cycle(True) for _ in range(4)] == ["off", "low", "medium", "xhigh"]
+
+
+def test_unset_shows_default() -> None:
+    session = effort.ThinkingSession(effort.CatalogModel("m", True), stored=None, default="low")
+    assert session.shown == "low"
+    assert session.sent == "off"  # unset sends off, and is never shown as off
+    assert effort.ThinkingSession(effort.CatalogModel("m", True)).shown == "medium"
+
+
+def test_custom_qwen_3_8_without_a_map_offers_its_family_ladder() -> None:
+    chosen = model.chosen_map(None, tuple(QWEN_3_8.items()), reasoning=True, custom_provider=True)
+    assert model.offered(model.Model(True, chosen)) == ("off", "low", "medium", "xhigh")
+    # built-in providers keep catalog ladders: no family ladder, the default ladder applies
+    builtin = model.chosen_map(None, tuple(QWEN_3_8.items()), reasoning=True, custom_provider=False)
+    assert model.offered(model.Model(True, builtin)) == ("off", "minimal", "low", "medium", "high")
+
+
+def test_a_wire_string_is_sent_as_is() -> None:
+    qwen = effort.CatalogModel("q", True, QWEN_3_8)
+    assert qwen.wire("off") == "none"
+    assert qwen.wire("minimal") is None
+
+
+def test_set_rejects_an_unknown_level() -> None:
+    with pytest.raises(effort.EffortError, match="unknown thinking level 'ultra'"):
+        effort.ThinkingSession(None).set("ultra")
+
+
+def test_cli_answers_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["effort", "offered", "--map", json.dumps(QWEN_3_8), "--reasoning"]) == 0
+    assert json.loads(capsys.readouterr().out) == ["off", "low", "medium", "xhigh"]
+    assert main(["effort", "cycle", "--map", "{}", "--level", "high"]) == 0
+    assert capsys.readouterr().out.strip() == "null"
+    assert main(["effort", "cycle", "--map", "{}", "--reasoning", "--level", "off", "--backward"]) == 0
+    assert json.loads(capsys.readouterr().out) == "high"
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        (["effort", "clamp", "--map", "{not json", "--level", "low"], "not JSON"),
+        (["effort", "clamp", "--map", "{}", "--level", "ultra"], "unknown thinking level 'ultra'"),
+        (["effort", "offered", "--map", '{"huge": "x"}'], "unknown thinking level 'huge'"),
+        (["effort", "offered", "--map", '{"low": 3}'], "wire string or null"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_status_2(argv: list[str], names: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "eukhe", *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert names in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
