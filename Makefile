@@ -30,7 +30,7 @@ scenarios: $(STAMP)  ## regenerate scenario files and digests
 	$(BIN)/python -m bridge scenarios
 
 hunt: $(STAMP)  ## long random Hypothesis hunt, then the CrossHair backend
-	HYPOTHESIS_PROFILE=hunt EUKHE_HUNT=1 $(PYTEST) -q tests/laws tests --laws-dir build/hunt
+	HYPOTHESIS_PROFILE=hunt EUKHE_HUNT=1 $(PYTEST) -q tests --laws-dir build/hunt
 	HYPOTHESIS_PROFILE=hunt-crosshair EUKHE_HUNT=1 $(PYTEST) -q tests/laws --laws-dir build/hunt-crosshair
 
 crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production pairs
