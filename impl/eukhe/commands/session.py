@@ -1,0 +1,141 @@
+"""`eukhe session`: list the sessions, show one, fork one, rewind one.
+
+    eukhe [--agent-dir D] session [--session-dir S] list
+    eukhe session show ID [--conversation NAME]     entries, documents at head, display rows marked
+    eukhe session fork ID ENTRY [--conversation NAME]    prints the new session's id
+    eukhe session rewind ID ENTRY [--conversation NAME]
+
+The sessions dir comes from ``eukhe.paths.resolve_session_dir`` (S4b.7). A store error (a
+corrupt record, a session locked by a writer, an unknown entry) prints one line and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from eukhe import paths
+from eukhe.session import MAIN, Conversation, Entry, SessionError, Store
+
+CONTENT_WIDTH = 72
+
+
+def register(sub: Any) -> None:
+    top = sub.add_parser("session", help="the session state tree: list, show, fork, rewind")
+    top.add_argument("--session-dir", help="the sessions dir (else EUKHE_SESSION_DIR, sessionDir, <agent dir>/sessions)")
+    actions = top.add_subparsers(dest="action", required=True, parser_class=type(top))
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--session-dir", default=argparse.SUPPRESS, help="the sessions dir")
+    actions.add_parser("list", parents=[common], help="the sessions of the sessions dir").set_defaults(run=run_list)
+    show = actions.add_parser("show", parents=[common], help="entries and documents at head of a conversation")
+    show.add_argument("id")
+    show.add_argument("--conversation", default=MAIN)
+    show.set_defaults(run=run_show)
+    for name, run, says in (("fork", run_fork, "a new session from an entry"), ("rewind", run_rewind, "move the head to an entry")):
+        action = actions.add_parser(name, parents=[common], help=says)
+        action.add_argument("id")
+        action.add_argument("entry", type=int)
+        action.add_argument("--conversation", default=MAIN)
+        action.set_defaults(run=run)
+
+
+def _store(args: argparse.Namespace) -> tuple[Store, str]:
+    root, source = paths.resolve_session_dir(args.session_dir, agent_dir_flag=args.agent_dir)
+    return Store(root), source
+
+
+def _fail(error: Exception) -> int:
+    print(f"eukhe session: {error}", file=sys.stderr)
+    return 1
+
+
+def run_list(args: argparse.Namespace) -> int:
+    try:
+        store, source = _store(args)
+    except (SessionError, paths.SettingsFileError) as error:
+        return _fail(error)
+    print(f"sessions in {store.root} (from {source})")
+    status = 0
+    for session_id in store.ids():
+        try:
+            with store.open(session_id, writer=False) as session:
+                main = session.conversation(MAIN)
+                names = session.conversations()
+                for name in names:
+                    session.conversation(name)  # reads every log, so a corrupt one is named here
+                print(f"{session_id}  entries {len(main.entries())}  head {main.head}  conversations {', '.join(names)}")
+        except SessionError as error:
+            print(f"{session_id}  error: {error}")
+            status = 1
+    return status
+
+
+def run_show(args: argparse.Namespace) -> int:
+    try:
+        store, _ = _store(args)
+        with store.open(args.id, writer=False) as session:
+            conversation = session.conversation(args.conversation)
+            print(_show(conversation, session.conversations()))
+    except (SessionError, paths.SettingsFileError) as error:
+        return _fail(error)
+    return 0
+
+
+def run_fork(args: argparse.Namespace) -> int:
+    try:
+        store, _ = _store(args)
+        print(store.fork(args.id, args.entry, conversation=args.conversation))
+    except (SessionError, paths.SettingsFileError) as error:
+        return _fail(error)
+    return 0
+
+
+def run_rewind(args: argparse.Namespace) -> int:
+    try:
+        store, _ = _store(args)
+        with store.open(args.id, writer=True) as session:
+            session.conversation(args.conversation).rewind(args.entry)
+    except (SessionError, paths.SettingsFileError) as error:
+        return _fail(error)
+    print(f"{args.id} {args.conversation}: head is now entry {args.entry}")
+    return 0
+
+
+def _show(conversation: Conversation, names: list[str]) -> str:
+    head = conversation.head
+    on_branch = {e.id for e in conversation.branch()}
+    origin = conversation.origin
+    lines = [f"session {conversation.session.id}  conversation {conversation.name}  head {head}"]
+    if origin is not None:
+        lines.append(f"forked from session {origin.session} conversation {origin.conversation} entry {origin.entry}")
+    lines.append(f"conversations: {', '.join(names)}")
+    lines.append("entries (* on the head's branch, > the head; [display-only] rows never reach the model):")
+    for entry in conversation.entries():
+        mark = ">" if entry.id == head else "*" if entry.id in on_branch else " "
+        lines.append(f"{mark} {_entry_line(entry, sorted(conversation.changes(entry.id)))}")
+    lines.append("documents at head:")
+    documents = conversation.documents()
+    for name in sorted(documents):
+        lines.append(f"  {name} = {_json(documents[name], 200)}")
+    if not documents:
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+def _entry_line(entry: Entry, sets: list[str]) -> str:
+    kind = entry.kind.value + (f" {entry.custom_type}" if entry.custom_type else "")
+    flags = " [display-only]" if entry.display_only else ""
+    parent = "-" if entry.parent is None else str(entry.parent)
+    text = f"{entry.id:>4} (parent {parent:>4})  {kind}{flags}"
+    if entry.content is not None:
+        text += f"  {_json(entry.content, CONTENT_WIDTH)}"
+    if sets:
+        text += f"  sets {', '.join(sets)}"
+    return text
+
+
+def _json(value: object, width: int) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,372 @@
+"""Laws of the durable session state tree (area ``session``), run on the production store
+``eukhe.session`` against ``ModelTree``, a plain in-memory tree.
+
+Derivation (the state tree S1 is not in the seeds; these laws are derived from where the
+seeds use it): control.md S4 (the sets of an agent are the conversation document
+eukhe.cvar.agent, committed on each change; "a rewind or a fork restores them"), S4 (the
+eukhe.settings_error row is display-only: "the model does not see it"), S5.4 (the
+eukhe.director row, "not in the model context", written with the stack change "in one
+commit"), and S5.8 (the stack is the document eukhe.directors: "a fork or a branch move
+starts from the stack as of its fork entry ... A resume reads the stored stack";
+dir_resume_restores and dir_rewind_restores state the same of the model's encoding).
+
+The state machine drives real session directories (files, fsync, flock) through any
+sequence of commits (entries and documents), rewinds (branch moves), forks (new sessions),
+reopens, torn writes (a crash that leaves an unterminated last line) and second writers.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from eukhe.session import (
+    MAIN,
+    Conversation,
+    CorruptRecord,
+    Entry,
+    Json,
+    Kind,
+    NewEntry,
+    Session,
+    SessionLocked,
+    Store,
+)
+from spec.evidence import LawFailed, examples, machine
+from spec.registry import TESTED, law
+
+DERIVATION = "derived from control.md S4 (eukhe.cvar.agent; settings_error rows) and S5.4/S5.8 (eukhe.directors; the director row); state tree S1"
+DOC_NAMES = ("eukhe.cvar.agent", "eukhe.directors", "eukhe.goal")
+CONVERSATIONS = (MAIN, "main.worker")
+MAX_SESSIONS = 4
+# The laws check the logic of the store, not the disk: their session dirs go on tmpfs when
+# there is one, so thousands of fsyncs cost nothing. The crash test (tests/session) runs on disk.
+SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+# -- the plain in-memory model ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    id: int
+    parent: int | None
+    kind: str
+    content: object
+    custom_type: str | None
+    display_only: bool
+    documents: dict[str, Json]
+
+
+@dataclass
+class ModelTree:
+    """A conversation as the plain tree it stands for: entries by id, each with its parent
+    and the document values it sets; a head; nothing cached. Documents at an entry: for each
+    name, the value set nearest above it on the way to the root."""
+
+    entries: dict[int, ModelEntry] = field(default_factory=dict)
+    head: int | None = None
+    next_id: int = 1
+
+    def commit(self, new: list[NewEntry], documents: dict[str, Json]) -> list[int]:
+        items = list(new)
+        if not items and documents:
+            items = [NewEntry(Kind.STATE)]
+        ids = []
+        for index, item in enumerate(items):
+            last = index == len(items) - 1
+            entry = ModelEntry(
+                self.next_id,
+                self.head,
+                item.kind.value,
+                copy.deepcopy(item.content),
+                item.custom_type,
+                item.display_only,
+                copy.deepcopy(documents) if last else {},
+            )
+            self.entries[entry.id] = entry
+            self.head = entry.id
+            self.next_id += 1
+            ids.append(entry.id)
+        return ids
+
+    def rewind(self, entry_id: int) -> None:
+        self.head = entry_id
+
+    def fork(self, entry_id: int) -> ModelTree:
+        path = self.path(entry_id)
+        return ModelTree({e.id: e for e in path}, entry_id, entry_id + 1)
+
+    def path(self, entry_id: int | None) -> list[ModelEntry]:
+        path = []
+        while entry_id is not None:
+            path.append(self.entries[entry_id])
+            entry_id = self.entries[entry_id].parent
+        return list(reversed(path))
+
+    def documents_at(self, entry_id: int | None) -> dict[str, Json]:
+        found: dict[str, Json] = {}
+        for entry in self.path(entry_id):
+            found.update(entry.documents)
+        return found
+
+    def documents(self) -> dict[str, Json]:
+        return self.documents_at(self.head)
+
+    def user_view(self) -> list[int]:
+        return [e.id for e in self.path(self.head) if e.kind != "state"]
+
+    def model_view(self) -> list[int]:
+        return [e.id for e in self.path(self.head) if e.kind != "state" and not e.display_only]
+
+
+def _row(entry: Entry) -> tuple[object, ...]:
+    return (entry.id, entry.parent, entry.kind.value, entry.content, entry.custom_type, entry.display_only)
+
+
+def _model_row(entry: ModelEntry) -> tuple[object, ...]:
+    return (entry.id, entry.parent, entry.kind, entry.content, entry.custom_type, entry.display_only)
+
+
+def differences(conversation: Conversation, model: ModelTree, *, every_entry: bool) -> list[str]:
+    """What differs between a store conversation and the model (empty when they agree)."""
+    found = []
+    if conversation.head != model.head:
+        found.append(f"head {conversation.head} != model {model.head}")
+    if conversation.documents() != model.documents():
+        found.append(f"documents at head {conversation.documents()!r} != model {model.documents()!r}")
+    if [e.id for e in conversation.model_view()] != model.model_view():
+        found.append(f"model view {[e.id for e in conversation.model_view()]} != model {model.model_view()}")
+    if [e.id for e in conversation.user_view()] != model.user_view():
+        found.append(f"user view {[e.id for e in conversation.user_view()]} != model {model.user_view()}")
+    if every_entry:
+        rows = [_row(e) for e in conversation.entries()]
+        if rows != [_model_row(model.entries[i]) for i in sorted(model.entries)]:
+            found.append(f"entries {rows!r} != model {sorted(model.entries.items())!r}")
+        for entry_id in model.entries:
+            if conversation.documents_at(entry_id) != model.documents_at(entry_id):
+                found.append(f"documents at entry {entry_id}: {conversation.documents_at(entry_id)!r} != model {model.documents_at(entry_id)!r}")
+    return found
+
+
+# -- strategies ------------------------------------------------------------------------
+
+json_values: st.SearchStrategy[Json] = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+new_entries = st.one_of(
+    st.builds(NewEntry, st.sampled_from([Kind.USER, Kind.ASSISTANT, Kind.TOOL_CALL, Kind.TOOL_RESULT]), json_values),
+    st.builds(
+        NewEntry,
+        st.just(Kind.CUSTOM),
+        json_values,
+        st.sampled_from(["eukhe.director", "eukhe.settings_error", "eukhe.goal_context"]),
+        st.booleans(),
+    ),
+)
+commits = st.tuples(st.lists(new_entries, max_size=3), st.dictionaries(st.sampled_from(DOC_NAMES), json_values, max_size=2))
+torn_bytes = st.binary(min_size=1, max_size=40).map(lambda b: b.replace(b"\n", b" "))
+
+
+# -- the state machine -----------------------------------------------------------------
+
+
+class SessionMachine(RuleBasedStateMachine):
+    """Any sequence of commits, rewinds, forks, reopens, torn writes and second writers."""
+
+    check_reader = False  # each step, also read every session again from disk
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.root = Path(tempfile.mkdtemp(prefix="eukhe-session-law-", dir=SCRATCH))
+        self.store = Store(self.root)
+        self.open: dict[str, Session] = {"s0": self.store.create("s0")}
+        self.models: dict[str, dict[str, ModelTree]] = {"s0": {MAIN: ModelTree()}}
+
+    def _session(self, pick: int) -> str:
+        ids = sorted(self.models)
+        return ids[pick % len(ids)]
+
+    def _model(self, session_id: str, name: str) -> ModelTree:
+        return self.models[session_id].setdefault(name, ModelTree())
+
+    @rule(pick=st.integers(0, 7), name=st.sampled_from(CONVERSATIONS), commit=commits)
+    def commit(self, pick: int, name: str, commit: tuple[list[NewEntry], dict[str, Json]]) -> None:
+        session_id = self._session(pick)
+        entries, documents = commit
+        got = self.open[session_id].conversation(name).commit(entries, documents)
+        want = self._model(session_id, name).commit(entries, documents)
+        assert got == want, f"commit gave ids {got}, the model {want}"
+
+    @rule(pick=st.integers(0, 7), name=st.sampled_from(CONVERSATIONS), which=st.integers(0, 1000))
+    def rewind(self, pick: int, name: str, which: int) -> None:
+        session_id = self._session(pick)
+        model = self._model(session_id, name)
+        if not model.entries:
+            return
+        target = sorted(model.entries)[which % len(model.entries)]
+        self.open[session_id].conversation(name).rewind(target)
+        model.rewind(target)
+
+    @precondition(lambda self: len(self.models) < MAX_SESSIONS)
+    @rule(pick=st.integers(0, 7), name=st.sampled_from(CONVERSATIONS), which=st.integers(0, 1000))
+    def fork(self, pick: int, name: str, which: int) -> None:
+        session_id = self._session(pick)
+        model = self._model(session_id, name)
+        if not model.entries:
+            return
+        target = sorted(model.entries)[which % len(model.entries)]
+        forked = self.open[session_id].conversation(name).fork(target, new_id=f"s{len(self.models)}")
+        self.open[forked] = self.store.open(forked)
+        self.models[forked] = {MAIN: model.fork(target)}
+
+    @rule(pick=st.integers(0, 7))
+    def reopen(self, pick: int) -> None:
+        session_id = self._session(pick)
+        self.open[session_id].close()
+        self.open[session_id] = self.store.open(session_id)
+
+    @rule(pick=st.integers(0, 7), name=st.sampled_from(CONVERSATIONS), torn=torn_bytes)
+    def torn_write(self, pick: int, name: str, torn: bytes) -> None:
+        """A crash in the middle of a write: the writer dies, its last line has no newline."""
+        session_id = self._session(pick)
+        self.open[session_id].close()
+        path = self.store.path(session_id) / f"{name}.jsonl"
+        if path.exists():
+            with path.open("ab") as handle:
+                handle.write(torn)
+        with self.store.open(session_id, writer=False) as reader:  # a reader skips the torn tail
+            self._compare(reader, session_id, every_entry=False)
+        self.open[session_id] = self.store.open(session_id)
+
+    @rule(pick=st.integers(0, 7))
+    def second_writer(self, pick: int) -> None:
+        session_id = self._session(pick)
+        try:
+            second = self.store.open(session_id, writer=True)
+        except SessionLocked as error:
+            assert f"pid {os.getpid()} " in error.holder, f"the lock error does not name the holder: {error}"
+            return
+        second.close()
+        raise LawFailed(f"a second writer opened session {session_id}")
+
+    def _compare(self, session: Session, session_id: str, *, every_entry: bool) -> None:
+        names = session.conversations()
+        stored = sorted(n for n in names if session.conversation(n).entries())
+        modelled = sorted(n for n, m in self.models[session_id].items() if m.entries)
+        assert stored == modelled, f"session {session_id} has conversations {stored}, the model {modelled}"
+        for name in modelled:
+            found = differences(session.conversation(name), self.models[session_id][name], every_entry=every_entry)
+            assert not found, f"session {session_id} conversation {name}: " + "; ".join(found)
+
+    @invariant()
+    def agrees_with_the_model(self) -> None:
+        for session_id, session in self.open.items():
+            self._compare(session, session_id, every_entry=True)
+            if self.check_reader:
+                with self.store.open(session_id, writer=False) as reader:
+                    self._compare(reader, session_id, every_entry=True)
+
+    def teardown(self) -> None:
+        for session in self.open.values():
+            session.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ReopenMachine(SessionMachine):
+    check_reader = True
+
+
+@law(
+    "session_documents_at_head",
+    "S1 (derived); S4; S5.8",
+    "After any commits, rewinds, forks, reopens and torn writes, every document at the head (and as of every entry), "
+    "the head, the entries and both views equal those of a plain in-memory tree.",
+    TESTED,
+    derivation=DERIVATION,
+)
+def session_documents_at_head() -> str:
+    return machine(SessionMachine)
+
+
+@law(
+    "session_reopen_same",
+    "S1 (derived); S5.8",
+    "After each step, a session read again from disk gives exactly the state of the open session and of the model, head included.",
+    TESTED,
+    derivation=DERIVATION,
+)
+def session_reopen_same() -> str:
+    return machine(ReopenMachine)
+
+
+# -- a corrupt record ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Damage:
+    line: int  # 0-based index of a line that is not the last
+    mode: str  # cut (a strict prefix of the line), drop (the line removed), twice (the line repeated)
+    cut: int
+
+
+def _corrupt_case(plan: list[tuple[list[NewEntry], dict[str, Json]]], damage: Damage) -> bool:
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-corrupt-", dir=SCRATCH))
+    try:
+        store = Store(root)
+        with store.create("s") as session:
+            main = session.conversation(MAIN)
+            for entries, documents in plan:
+                main.commit(entries, documents)
+            main.rewind(1)
+        path = store.path("s") / "main.jsonl"
+        lines = path.read_bytes().splitlines(keepends=True)
+        line = damage.line % (len(lines) - 1)
+        if damage.mode == "cut":
+            lines[line] = lines[line][: damage.cut % (len(lines[line]) - 1)] + b"\n"
+        elif damage.mode == "drop":
+            del lines[line]
+        else:
+            lines.insert(line, lines[line])
+        damaged = b"".join(lines)
+        path.write_bytes(damaged)
+        for writer in (False, True):
+            try:
+                store.open("s", writer=writer).close()
+            except CorruptRecord as error:
+                assert error.path == path, f"the error names {error.path}, not {path}"
+                assert str(path) in str(error) and f"record {error.record}" in str(error), str(error)
+                if damage.mode == "cut":
+                    assert error.record == line + 1, f"the error names record {error.record}, the cut one is {line + 1}"
+                else:
+                    assert line + 1 <= error.record <= len(lines), f"record {error.record} outside the damage"
+            else:
+                raise LawFailed(f"a log damaged by {damage} at line {line + 1} opened (writer={writer})")
+            assert path.read_bytes() == damaged, "opening a corrupt log modified it"
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@law(
+    "session_corrupt_record_named",
+    "S1 (derived); S4b.1",
+    "A log with a bad record before its last one fails to open, for a reader and a writer, with an error naming the file "
+    "and the record, and the log is not modified.",
+    TESTED,
+    derivation="derived from control.md S4b (no input is lost in silence; a document that failed to parse is never written)",
+)
+def session_corrupt_record_named() -> str:
+    return examples(
+        _corrupt_case,
+        plan=st.lists(commits.filter(lambda c: bool(c[0])), min_size=2, max_size=5),
+        damage=st.builds(Damage, st.integers(0, 100), st.sampled_from(["cut", "drop", "twice"]), st.integers(0, 10_000)),
+    )
