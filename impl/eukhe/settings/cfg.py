@@ -1,0 +1,102 @@
+"""cfg files: config.cfg (global and project), subagent.cfg, agents/<name>.cfg (control.md S4).
+
+A cfg file is lines of the command language. ``set`` lines give the layer's sets and
+``alias`` lines its aliases; a blank line or one starting with ``#`` or ``//`` is a comment.
+A line that does not parse, a refused set (CvarError), and a command that has no meaning in
+a file (toggle, bind, action, a run of an alias) are settings errors naming the file and the
+line; the rest of the file still applies. A file that exists and cannot be read is a settings
+error, gives nothing, and is never written (``DocumentError`` from every writer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eukhe.settings.cvar import ALIAS, SET, Command, CvarError, Cvars, ParseError, format_value, parse_list, quote
+from eukhe.settings.files import DocumentError, read_text, update_text
+
+
+@dataclass(frozen=True)
+class SettingsError:
+    """One settings error: where it is and what is wrong (shown as an eukhe.settings_error row)."""
+
+    source: str
+    message: str
+
+    def show(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+@dataclass
+class CfgFile:
+    path: Path
+    sets: list[tuple[str, Any]] = field(default_factory=list)
+    aliases: list[tuple[str, list[Command]]] = field(default_factory=list)
+    errors: list[SettingsError] = field(default_factory=list)
+    readable: bool = True
+
+
+def parse_cfg(path: Path, text: str, cvars: Cvars, *, local_only: bool) -> CfgFile:
+    out = CfgFile(path)
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        where = f"{path}:{number}"
+        try:
+            commands = parse_list(stripped)
+        except ParseError as error:
+            out.errors.append(SettingsError(where, f"does not parse: {error}"))
+            continue
+        for command in commands:
+            if command.verb == SET:
+                try:
+                    out.sets.append((command.args[0], cvars.parse_set(command.args[0], command.args[1], local_only=local_only)))
+                except CvarError as error:
+                    out.errors.append(SettingsError(where, f"{error.show()}: {error.message}"))
+            elif command.verb == ALIAS:
+                try:
+                    out.aliases.append((command.args[0], parse_list(command.args[1])))
+                except ParseError as error:
+                    out.errors.append(SettingsError(where, f"alias {command.args[0]} does not parse: {error}"))
+            else:
+                out.errors.append(SettingsError(where, f"{command} has no meaning in a cfg file"))
+    return out
+
+
+def read_cfg(path: Path, cvars: Cvars, *, local_only: bool) -> CfgFile:
+    """A cfg file as a layer; a missing file is empty; an unreadable one is one error."""
+    try:
+        text = read_text(path)
+    except DocumentError as error:
+        return CfgFile(path, errors=[SettingsError(str(path), f"cannot be read: {error.detail or error.kind}")], readable=False)
+    return parse_cfg(path, text or "", cvars, local_only=local_only)
+
+
+def set_line(cvar: str, value: Any) -> str:
+    return f"set {cvar} {quote(format_value(value))}"
+
+
+def _is_set_of(line: str, ids: set[str]) -> bool:
+    try:
+        commands = parse_list(line.strip())
+    except ParseError:
+        return False
+    return len(commands) == 1 and commands[0].verb == SET and commands[0].args[0] in ids
+
+
+def write_sets(path: Path, sets: Iterable[tuple[str, Any]]) -> str:
+    """Under the file's lock: read it, drop the single-set lines of the ids written, append a
+    ``set`` line for each. Every other line stays. DocumentError (nothing written) when the
+    file exists and cannot be read."""
+    pairs = list(sets)
+    ids = {cvar for cvar, _ in pairs}
+
+    def change(text: str) -> str:
+        kept = [line for line in text.splitlines() if not _is_set_of(line, ids)]
+        return "".join(line + "\n" for line in kept + [set_line(c, v) for c, v in pairs])
+
+    return update_text(path, change)

@@ -1,0 +1,114 @@
+"""The declarations: one per cvar (control.md S4.1; seed settings/cvar/table.rs).
+
+The id is the dotted path of the key in settings.json. Types and defaults are the ones the
+seeds give (control.md, memory.md, inference.md); where a seed names a setting without a
+default, the default is the neutral value (an empty string for an unset name, an empty map,
+``off`` for a NatOrOff). Scope Global: one value for every agent, set only by the global
+config (limits shared by the process, the saved defaults, paths, trust). The session switches
+(transport, steering mode, follow-up mode, auto retry, auto compaction, service tier) are Local,
+persist and replicate: they are sets of the session's own agent and clients show them.
+
+``TABLE`` is checked by ``Registry`` when ``registry()`` is first called: a duplicate id or a
+mistyped default stops eukhe at startup with RegistryError.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from eukhe.settings.cvar import (
+    BOOL,
+    ENUM,
+    FLOAT,
+    GLOBAL,
+    LIST,
+    LOCAL,
+    MAP,
+    NAT,
+    NAT_OR_OFF,
+    STRING,
+    Cvar,
+    CvarType,
+    Registry,
+)
+
+LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+ROLES = ("default", "smol", "slow", "plan", "memory", "tiny", "translate", "title", "commit")
+
+_Bool = CvarType(BOOL)
+_Nat = CvarType(NAT)
+_NatOrOff = CvarType(NAT_OR_OFF)
+_String = CvarType(STRING)
+_Float = CvarType(FLOAT)
+_Level = CvarType(ENUM, LEVELS)
+_Strings = CvarType(LIST, item=_String)
+_NatMap = CvarType(MAP, item=_Nat)
+_StringMap = CvarType(MAP, item=_String)
+_Chains = CvarType(MAP, item=_Strings)
+
+
+def _c(cvar: str, kind: CvarType, scope: str, default: Any, *, persist: bool = True, replicate: bool = False, doc: str = "") -> Cvar:
+    return Cvar(cvar, kind, scope, persist, replicate, default, doc)
+
+
+def _switch(cvar: str, kind: CvarType, default: Any, doc: str) -> Cvar:
+    return _c(cvar, kind, LOCAL, default, persist=True, replicate=True, doc=doc)
+
+
+TABLE: tuple[Cvar, ...] = (
+    # the session switches (S4): sets of the session's own agent
+    _switch("transport", CvarType(ENUM, ("auto", "sse", "websocket")), "auto", "transport of provider streams"),
+    _switch("steeringMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "steering mode"),
+    _switch("followUpMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "follow-up mode"),
+    _switch("retry.enabled", _Bool, True, "auto retry"),
+    _switch("compaction.enabled", _Bool, True, "auto compaction"),
+    _switch("serviceTier", CvarType(ENUM, ("auto", "default", "flex", "priority")), "auto", "service tier"),
+    # retry (inference.md S6)
+    _c("retry.maxRetries", _Nat, LOCAL, 3),
+    _c("retry.baseDelayMs", _Nat, LOCAL, 2000),
+    _c("retry.failover.maxRetries", _Nat, LOCAL, 2),
+    _c("retry.provider.streamRepeatLimit", _Nat, LOCAL, 64),
+    _c("retry.fallbackChains", _Chains, GLOBAL, {}),
+    # compaction (inference.md S6.8)
+    _c("compaction.keepRecentTokens", _Nat, LOCAL, 40000),
+    _c("compaction.providerTokenCount", _Bool, LOCAL, False),
+    # the chat memory (memory.md D6, D10)
+    _c("memory.model", _String, GLOBAL, ""),
+    _c("memory.thinking", _Level, GLOBAL, "medium"),
+    _c("memory.settleTimeoutMs", _Nat, LOCAL, 20000),
+    # the Director stack (S5.6, S5.8)
+    _c("directors.maxSteps", _Nat, LOCAL, 200),
+    _c("directors.stackCap", _Nat, LOCAL, 8),
+    _c("directors.stallSteps", _Nat, LOCAL, 3),
+    _c("autonomous.enabled", _Bool, LOCAL, False, replicate=True),
+    _c("autonomous.maxContinuations", _Nat, LOCAL, 20),
+    # models (inference.md S6, S8, S10)
+    _c("defaultProvider", _String, GLOBAL, ""),
+    _c("defaultModel", _String, GLOBAL, ""),
+    _c("defaultThinkingLevel", _Level, GLOBAL, "medium"),
+    _c("thinkingBudgets", _NatMap, LOCAL, {}),
+    *(_c(f"modelRoles.{role}", _String, GLOBAL, "") for role in ROLES),
+    _c("titles.generate", _Bool, GLOBAL, True),
+    _c("stt.enabled", _Bool, LOCAL, False, replicate=True),
+    # limits (S4b.4, S4b.5)
+    _c("providerMaxInFlight", _NatMap, GLOBAL, {}),
+    _c("idleEvictionMinutes", _NatOrOff, GLOBAL, "off"),
+    _c("sessionArchive.maxAgeDays", _NatOrOff, GLOBAL, "off"),
+    _c("sessionArchive.maxCount", _NatOrOff, GLOBAL, "off"),
+    _c("maxToolRounds", _Nat, LOCAL, 50),
+    _c("subagentMaxConcurrency", _Nat, LOCAL, 4),
+    _c("subagentStallMs", _Nat, LOCAL, 300000),
+    _c("toolBlockingBudgetMs", _Nat, LOCAL, 120000),
+    _c("temperature", _Float, LOCAL, 1.0, persist=False),
+    # paths and trust (S4b.5, S4b.7)
+    _c("sessionDir", _String, GLOBAL, ""),
+    _c("trustedProjects", _Strings, GLOBAL, []),
+    _c("kernelTransport", _StringMap, GLOBAL, {}),
+)
+
+
+@cache
+def registry() -> Registry:
+    """The registry of TABLE (RegistryError stops startup)."""
+    return Registry(TABLE)

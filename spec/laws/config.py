@@ -1,0 +1,330 @@
+"""The 12 config laws of control.md S4b, over the model ``bend.config``, each proved by exhaustion.
+
+What makes each domain finite (the rules never read a key's text beyond equality, or a value
+beyond its JSON kind, so a few keys and values stand for all):
+- Files: missing, unreadable, not JSON, a JSON array, and every object over the keys {a, b}
+  (each absent, 1 or {c: 1}) without a version, with version 1 or version 2: 31 files; changes:
+  put 2 or {} at a, b or a.c, or remove one of them: 9 changes.
+- Setters: 12 disk files x 12 loaded copies (settings documents over retry.enabled and
+  transport, each absent, good or wrong-typed, and the broken files) x 2 ids x 3 values x 2
+  higher layers (none, or a global config.cfg setting the id).
+- Leaves: documents over retry (absent, a Bool, an object with a good or bad enabled),
+  transport (absent, good, bad), an undeclared key (absent, a value, an object) and
+  mcpServers (absent, an entry, a non-entry, not an object).
+- Limits: providerMaxInFlight absent, not a map (3 kinds), or a map whose entry for the
+  provider is absent or one of 8 values (whole numbers, negative, fraction, string, bool, null, object).
+- Trust: the global document (trustedProjects absent, this project or another; maxToolRounds
+  absent or 7; mcpServers none, git or web), the project document (maxToolRounds absent, 9 or
+  wrong; transport absent or sse; autonomous.enabled absent or true; mcpServers none or git),
+  the project config.cfg (none, maxToolRounds, transport), the global config.cfg (none, or
+  trusting the project), and the project prompts (each of SYSTEM.md, APPEND_SYSTEM.md or not).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+from bend import config as m
+from bend.cvar import Obj, Set, Value
+from spec.evidence import exhaust
+from spec.registry import PROVED, law
+
+INNER = Obj((("c", 1),))
+SLOT_VALUES: tuple[Value | None, ...] = (None, 1, INNER)
+
+
+def _obj(pairs: dict[str, Value | None]) -> Obj:
+    return Obj(tuple(sorted((k, v) for k, v in pairs.items() if v is not None)))
+
+
+def _files() -> tuple[m.File, ...]:
+    out = [m.File(m.MISSING), m.File(m.UNREADABLE), m.File(m.INVALID), m.File(m.TEXT, (1, 2))]
+    for a, b, version in itertools.product(SLOT_VALUES, SLOT_VALUES, (None, 1, 2)):
+        out.append(m.File(m.TEXT, _obj({"a": a, "b": b, "version": version})))
+    return tuple(out)
+
+
+FILES = _files()
+CHANGES = tuple(
+    m.Change(path, value, remove)
+    for path in (("a",), ("b",), ("a", "c"))
+    for value, remove in ((2, False), (Obj(()), False), (None, True))
+)
+RMW_LABEL = f"{len(FILES)} files x {len(CHANGES)} changes"
+
+
+def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
+    for key in path:
+        if not isinstance(obj, Obj):
+            return False, None
+        present, obj = m.get(obj, key)
+        if not present:
+            return False, None
+    return True, obj
+
+
+@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", PROVED)
+def rmw_refuses_broken() -> str:
+    def refuses(case: tuple[m.File, m.Change]) -> bool:
+        f, change = case
+        after, error = m.rmw(f, change)
+        if isinstance(m.read(f), str):
+            return after == f and error == m.read(f)
+        return error is None and (f.kind != m.MISSING or after.kind == m.TEXT)
+
+    return exhaust(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+
+
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
+def rmw_keeps_others() -> str:
+    paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
+
+    def keeps(case: tuple[m.File, m.Change]) -> bool:
+        f, change = case
+        before = m.read(f)
+        if isinstance(before, str):
+            return True
+        after, _ = m.rmw(f, change)
+        for path in paths:
+            touched = path[: len(change.path)] == change.path or change.path[: len(path)] == path
+            if not touched and _at(before, path) != _at(after.value, path):
+                return False
+        return True
+
+    return exhaust(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)
+
+
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
+def rmw_applies_change() -> str:
+    def applies(case: tuple[m.File, m.Change]) -> bool:
+        f, change = case
+        if isinstance(m.read(f), str):
+            return True
+        after, _ = m.rmw(f, change)
+        found = _at(after.value, change.path)
+        return found == ((False, None) if change.remove else (True, change.value))
+
+    return exhaust(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)
+
+
+def _settings_files() -> tuple[m.File, ...]:
+    out = [m.File(m.MISSING), m.File(m.UNREADABLE), m.File(m.INVALID)]
+    for retry, transport in itertools.product((None, True, "x"), (None, "sse", 3)):
+        pairs: dict[str, Value | None] = {"transport": transport}
+        if retry is not None:
+            pairs["retry"] = Obj((("enabled", retry),))
+        out.append(m.File(m.TEXT, _obj(pairs)))
+    return tuple(out)
+
+
+SETTINGS_FILES = _settings_files()
+
+
+@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED)
+def settings_save_preserves() -> str:
+    values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
+
+    def cases() -> Iterator[tuple[m.File, m.File, str, Value, bool]]:
+        for disk, loaded in itertools.product(SETTINGS_FILES, repeat=2):
+            for cvar, vs in values.items():
+                for v in vs:
+                    for shadow in (False, True):
+                        yield disk, loaded, cvar, v, shadow
+
+    def preserves(case: tuple[m.File, m.File, str, Value, bool]) -> bool:
+        disk, loaded, cvar, v, shadow = case
+        higher = (("global config.cfg", False, (Set(cvar, v),) if shadow else ()),)
+        after, result = m.setter(m.SETTINGS, disk, loaded, cvar, v, higher)
+        decl = m.lookup(m.SETTINGS, cvar)
+        assert decl is not None
+        if not m.has_type(decl.type, v):
+            return after == disk and result.startswith("CvarError::BadValue")
+        want, error = m.rmw(disk, m.Change(m.path_of(cvar), v, False))
+        if error is not None:
+            return after == disk and result == "refused: " + error
+        return after == want and result == ("Persisted::Shadowed(global config.cfg)" if shadow else "Persisted")
+
+    return exhaust(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
+
+
+def _documents() -> Iterator[tuple[Obj, bool]]:
+    retries: tuple[Value | None, ...] = (None, True, Obj((("enabled", True),)), Obj((("enabled", 3),)))
+    transports: tuple[Value | None, ...] = (None, "sse", 3)
+    others: tuple[Value | None, ...] = (None, 1, Obj((("x", 1),)))
+    servers: tuple[Value | None, ...] = (None, Obj((("git", Obj((("command", "g"),))),)), Obj((("git", "x"),)), 5)
+    for r, t, o, s in itertools.product(retries, transports, others, servers):
+        for project in (False, True):
+            yield _obj({"retry": r, "transport": t, "bogus": o, "mcpServers": s, "defaultModel": "m" if project else None}), project
+
+
+LEAF_LABEL = "4 retry x 3 transport x 3 undeclared x 4 mcpServers x global or project"
+
+
+def _leaf_paths(doc: Obj) -> tuple[str, ...]:
+    """Every leaf of a document, found by a walk independent of the model's: a value that is
+    not an object, the whole value of a cvar, or an mcpServers entry."""
+    ids = {d.id for d in m.SETTINGS}
+    out: list[str] = []
+    todo: list[tuple[str, Value]] = [(k, v) for k, v in doc.pairs]
+    while todo:
+        path, v = todo.pop()
+        if path in ids or not isinstance(v, Obj) or path.count(".") == 1 and path.startswith("mcpServers."):
+            out.append(path)
+        else:
+            todo.extend((path + "." + k, inner) for k, inner in v.pairs)
+    return tuple(out)
+
+
+def _named_covers(named: tuple[tuple[str, str], ...], path: str) -> bool:
+    return any(path == p or path.startswith(p + ".") for p, _ in named)
+
+
+@law("leaf_applied_or_reported", "S4b.3", "Each leaf applies or is named by a diagnostic.", PROVED)
+def leaf_applied_or_reported() -> str:
+    def covered(case: tuple[Obj, bool]) -> bool:
+        doc, project = case
+        applied, named = m.leaves(m.SETTINGS, doc, project)
+        paths = {p for p, _ in applied}
+        return all(p in paths or _named_covers(named, p) for p in _leaf_paths(doc))
+
+    return exhaust(_documents(), covered, label=LEAF_LABEL)
+
+
+@law("leaf_not_both", "S4b.3", "No leaf both applies and is named.", PROVED)
+def leaf_not_both() -> str:
+    def once(case: tuple[Obj, bool]) -> bool:
+        doc, project = case
+        applied, named = m.leaves(m.SETTINGS, doc, project)
+        return not any(_named_covers(named, p) for p, _ in applied) and len({p for p, _ in applied}) == len(applied)
+
+    return exhaust(_documents(), once, label=LEAF_LABEL)
+
+
+ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, None, Obj(()))
+RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(()))) + tuple(
+    (True, Obj((("p", e),))) for e in ENTRIES
+)
+
+
+@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", PROVED)
+def limit_malformed_fails_closed() -> str:
+    def closed(case: tuple[bool, Value]) -> bool:
+        present, raw = case
+        limit = m.in_flight(present, raw, "p")
+        if present and not isinstance(raw, Obj):
+            return limit == 1
+        if isinstance(raw, Obj):
+            has, entry = m.get(raw, "p")
+            if has and not (m.is_int(entry) and entry >= 0):  # type: ignore[operator]
+                return limit == 1
+        return True
+
+    return exhaust(RAWS, closed, label=f"{len(RAWS)} providerMaxInFlight values")
+
+
+@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
+def limit_number_applies() -> str:
+    def applies(case: tuple[bool, Value]) -> bool:
+        present, raw = case
+        if isinstance(raw, Obj):
+            has, entry = m.get(raw, "p")
+            if has and m.is_int(entry) and entry >= 0:  # type: ignore[operator]
+                return m.in_flight(present, raw, "p") == entry
+            if not has:
+                return m.in_flight(present, raw, "p") is None
+        return True
+
+    return exhaust(RAWS, applies, label=f"{len(RAWS)} providerMaxInFlight values")
+
+
+GIT0 = Obj((("command", "g"), ("url", "https://global")))
+GIT1 = Obj((("command", "p"),))
+WEB0 = Obj((("command", "w"), ("headers", Obj((("Authorization", "secret"),)))))
+
+World = tuple[Obj, Obj, tuple[Set, ...], tuple[Set, ...], tuple[str, ...]]
+
+
+def _trust_worlds() -> Iterator[World]:
+    for trusted_list, mtr, gserv in itertools.product((None, ("PROJECT",), ("other",)), (None, 7), (None, "git", "web")):
+        servers = None if gserv is None else Obj(((gserv, GIT0 if gserv == "git" else WEB0),))
+        g = _obj({"trustedProjects": trusted_list, "maxToolRounds": mtr, "mcpServers": servers})
+        for pm, pt, pa, ps in itertools.product((None, 9, "x"), (None, "sse"), (None, True), (False, True)):
+            p = _obj({"maxToolRounds": pm, "transport": pt, "autonomous": None if pa is None else Obj((("enabled", True),)),
+                      "mcpServers": Obj((("git", GIT1),)) if ps else None})
+            for pcfg in ((), (Set("maxToolRounds", 11),), (Set("transport", "websocket"),)):
+                for gcfg in ((), (Set("trustedProjects", ("PROJECT",)),)):
+                    for prompts in ((), ("SYSTEM.md",), ("APPEND_SYSTEM.md",), ("SYSTEM.md", "APPEND_SYSTEM.md")):
+                        yield g, p, gcfg, pcfg, prompts
+
+
+TRUST_LABEL = "18 global documents x 24 project documents x 3 project cfgs x 2 global cfgs x 4 prompt sets"
+
+
+def _is_trusted(world: World) -> bool:
+    g, _, gcfg, _, _ = world
+    gsets = tuple(Set(k, v) for k, v in m.leaves(m.SETTINGS, g, False)[0])
+    return m.trusted("PROJECT", (gsets, gcfg))
+
+
+@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", PROVED)
+def untrusted_changes_nothing_guarded() -> str:
+    def nothing(world: World) -> bool:
+        if _is_trusted(world):
+            return True
+        g, p, gcfg, pcfg, prompts = world
+        values, applied_prompts, withheld = m.effective(m.SETTINGS, g, p, gcfg, pcfg, prompts, False)
+        bare, _, _ = m.effective(m.SETTINGS, g, Obj(()), gcfg, (), (), False)
+        table, bare_table = dict(values), dict(bare)
+        for key in set(table) | set(bare_table):
+            if m.guarded(key) and table.get(key) != bare_table.get(key):
+                return False
+        return applied_prompts == () and all(m.guarded(w) for w in withheld)
+
+    return exhaust(_trust_worlds(), nothing, label=TRUST_LABEL)
+
+
+@law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", PROVED)
+def trusted_project_applies() -> str:
+    def applies(world: World) -> bool:
+        if not _is_trusted(world):
+            return True
+        g, p, gcfg, pcfg, prompts = world
+        values, applied_prompts, withheld = m.effective(m.SETTINGS, g, p, gcfg, pcfg, prompts, True)
+        table = dict(values)
+        later = {s.id for s in gcfg + pcfg}
+        for key, v in m.leaves(m.SETTINGS, p, True)[0]:
+            if key not in later and table.get(key) != v:
+                return False
+        for s in pcfg:
+            if m.check(m.SETTINGS, s, True) is None and table.get(s.id) != s.value:
+                return False
+        return applied_prompts == prompts and withheld == ()
+
+    return exhaust(_trust_worlds(), applies, label=TRUST_LABEL)
+
+
+SERVER_MAPS = tuple(
+    Obj(tuple((n, e) for n, e in zip(("git", "web"), pick) if e is not None))
+    for pick in itertools.product((None, GIT0, GIT1, WEB0), repeat=2)
+)
+
+
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
+def project_entry_never_merges() -> str:
+    def whole(case: tuple[Obj, Obj]) -> bool:
+        g, p = case
+        merged = m.merge_servers(g, p)
+        return all(m.get(merged, name) == (True, entry) for name, entry in p.pairs)
+
+    return exhaust(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+
+
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
+def global_entry_kept() -> str:
+    def kept(case: tuple[Obj, Obj]) -> bool:
+        g, p = case
+        merged = m.merge_servers(g, p)
+        return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
+
+    return exhaust(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
