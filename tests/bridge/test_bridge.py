@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -40,6 +41,7 @@ def test_bridge_through_an_external_model(b: core.Bridge, monkeypatch: pytest.Mo
     monkeypatch.setenv(core.MODEL_CMD_ENV, f"{sys.executable} -m bend.{b.area} {{scenario}}")
     files = sorted(b.directory.glob("*.jsonl"))
     digests = core.read_digests(b.directory)
-    for path in files:
-        found = core.replay(b, path, digests[path.name])
-        assert found is None, str(found)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:  # one model process per file
+        found = [m for m in pool.map(lambda path: core.replay(b, path, digests[path.name]), files) if m is not None]
+    assert len(files) == b.count
+    assert not found, "\n".join(str(m) for m in found[:3])
