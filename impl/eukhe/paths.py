@@ -7,23 +7,23 @@ Sessions dir (control.md S4b.7, ``settings::resolve_session_dir``), first that i
 1. the ``--session-dir`` flag;
 2. ``EUKHE_SESSION_DIR``;
 3. the legacy ``EUKHE_CODING_AGENT_SESSION_DIR``;
-4. the ``sessionDir`` setting: the project ``.eukhe/settings.json`` (under the working dir),
-   then the global ``<agent dir>/settings.json`` (S4: the config is the global settings.json,
-   then the project one, and the later layer wins). S4b.5 does not list ``sessionDir`` among
-   what an untrusted project is denied, so the project file applies;
+4. the ``sessionDir`` setting: the effective config value of the Global cvar ``sessionDir``
+   (eukhe.settings, ``EukheSettings(agent dir, working dir).cvars``), so the global
+   ``<agent dir>/settings.json`` or the global ``<agent dir>/config.cfg``, whichever wins by
+   S4's order (the config.cfg is the later layer). A project file never sets a Global cvar
+   (S4), trusted or not: its ``sessionDir`` is a settings error of the config;
 5. ``<agent dir>/sessions``.
 
-An empty variable counts as unset. ``~`` is expanded; a relative path is taken from the
-working dir (flag, variables), from the project dir (project setting) or from the agent dir
-(global setting). The settings files are read only when no higher level is set, and only
-read: a missing file reads as empty; a file that cannot be read, is not a JSON object, or
-whose ``sessionDir`` is not a non-empty string raises ``SettingsFileError`` naming the file.
-The config.cfg layers of S4 carry no ``sessionDir`` here: they come with eukhe.settings.
+An empty variable or an empty ``sessionDir`` counts as unset. ``~`` is expanded; a relative
+path is taken from the working dir (flag, variables) or from the agent dir (the setting). The
+config is read only when no higher level is set, and only read. A config file that cannot be
+read or parsed, or whose ``sessionDir`` is not a string, gives no value (S4b.3: it is a
+settings error, kept in ``Config.errors`` and shown by ``eukhe settings show``), so the next
+level applies; this never raises.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,18 +31,7 @@ from pathlib import Path
 AGENT_DIR_ENV = "EUKHE_AGENT_DIR"
 SESSION_DIR_ENV = "EUKHE_SESSION_DIR"
 LEGACY_SESSION_DIR_ENV = "EUKHE_CODING_AGENT_SESSION_DIR"
-SETTINGS_FILE = "settings.json"
-PROJECT_DIR = ".eukhe"
 SESSION_DIR_KEY = "sessionDir"
-
-
-class SettingsFileError(Exception):
-    """A settings.json that eukhe cannot use; it is never written over."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(f"settings error in {path}: {reason}")
 
 
 def agent_dir(flag: str | Path | None = None, *, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
@@ -63,7 +52,7 @@ def resolve_session_dir(
     cwd: Path | None = None,
 ) -> tuple[Path, str]:
     """The sessions dir and the level it came from (``--session-dir``, the variable's name,
-    the settings file's path, or ``default``)."""
+    the config layer's name such as ``global config.cfg``, or ``default``)."""
     env = os.environ if env is None else env
     here = Path.cwd() if cwd is None else cwd
     if flag:
@@ -72,12 +61,11 @@ def resolve_session_dir(
         if env.get(name):
             return _absolute(env[name], here, env), name
     agent = agent_dir(agent_dir_flag, env=env, cwd=here)
-    for settings, base in ((here / PROJECT_DIR / SETTINGS_FILE, here), (agent / SETTINGS_FILE, agent)):
-        value = setting(settings, SESSION_DIR_KEY)
-        if value is not None:
-            if not isinstance(value, str) or not value:
-                raise SettingsFileError(settings, f"{SESSION_DIR_KEY} is {value!r}, not a path")
-            return _absolute(value, base, env), str(settings)
+    from eukhe.settings.agent import EukheSettings  # lazily: eukhe.settings may import eukhe.paths
+
+    found = EukheSettings(agent, here).cvars.sourced([], SESSION_DIR_KEY)
+    if found is not None and isinstance(found[0], str) and found[0]:
+        return _absolute(found[0], agent, env), found[1]
     return agent / "sessions", "default"
 
 
@@ -90,24 +78,6 @@ def session_dir(
 ) -> Path:
     """The sessions dir by the precedence of S4b.7 (see the module docstring)."""
     return resolve_session_dir(flag, agent_dir_flag=agent_dir_flag, env=env, cwd=cwd)[0]
-
-
-def setting(path: Path, key: str) -> object:
-    """The top-level ``key`` of the settings file at ``path`` (None when the file or the key
-    is missing). Reads only."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise SettingsFileError(path, f"cannot be read: {error.strerror or error}") from None
-    try:
-        document = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise SettingsFileError(path, f"not valid JSON: {error}") from None
-    if not isinstance(document, dict):
-        raise SettingsFileError(path, "not a JSON object")
-    return document.get(key)
 
 
 def _home(env: Mapping[str, str]) -> Path:

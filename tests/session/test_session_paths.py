@@ -1,7 +1,9 @@
 """The sessions dir precedence of control.md S4b.7, one test per level, for each reader that
 exists: ``eukhe.paths.resolve_session_dir`` and the CLI (`eukhe session list` says which dir
 it read and lists the session made there). Each test sets every lower level too, so the
-level under test must win over all of them."""
+level under test must win over all of them. The setting is the Global cvar ``sessionDir`` of
+the settings layer (S4): the global settings.json, then the global config.cfg (the later
+layer wins); a project file never sets it."""
 
 from __future__ import annotations
 
@@ -32,15 +34,16 @@ class World:
 
     def level(self, level: int) -> None:
         """Set every level from ``level`` down: 1 flag (given to the readers), 2 EUKHE_SESSION_DIR,
-        3 the legacy variable, 4 project sessionDir, 5 global sessionDir."""
+        3 the legacy variable, 4 sessionDir in the global config.cfg, 5 sessionDir in the global
+        settings.json. The agent dir is always ``agent`` (EUKHE_AGENT_DIR)."""
+        self.monkeypatch.setenv(paths.AGENT_DIR_ENV, str(self.agent))
         if level <= 2:
             self.monkeypatch.setenv(paths.SESSION_DIR_ENV, str(self.root / "from-env"))
         if level <= 3:
             self.monkeypatch.setenv(paths.LEGACY_SESSION_DIR_ENV, str(self.root / "from-legacy"))
         if level <= 4:
-            _settings(self.project / ".eukhe" / "settings.json", {"sessionDir": "from-project", "theme": "dark"})
+            (self.agent / "config.cfg").write_text("set sessionDir from-cfg\n", encoding="utf-8")
         if level <= 5:
-            self.monkeypatch.setenv(paths.AGENT_DIR_ENV, str(self.agent))
             _settings(self.agent / "settings.json", {"sessionDir": "from-global"})
 
     def check(self, expected: Path, source: str, flag: Path | None = None, capsys: pytest.CaptureFixture[str] | None = None) -> None:
@@ -80,15 +83,32 @@ def test_the_legacy_variable_wins_over_the_setting(world: World, capsys: pytest.
     world.check(world.root / "from-legacy", paths.LEGACY_SESSION_DIR_ENV, capsys=capsys)
 
 
-def test_the_project_session_dir_setting_wins_over_the_global_one(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_global_config_cfg_session_dir_wins_over_the_global_settings_json(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     world.level(4)
-    settings = world.project / ".eukhe" / "settings.json"
-    world.check(world.project / "from-project", str(settings), capsys=capsys)
+    world.check(world.agent / "from-cfg", "global config.cfg", capsys=capsys)
 
 
-def test_the_global_session_dir_setting_wins_over_the_default(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_global_settings_json_session_dir_wins_over_the_default(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     world.level(5)
-    world.check(world.agent / "from-global", str(world.agent / "settings.json"), capsys=capsys)
+    world.check(world.agent / "from-global", "global settings.json", capsys=capsys)
+
+
+def test_a_project_settings_file_never_moves_the_sessions_dir(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """sessionDir is a Global cvar: the project settings.json of a trusted project does not
+    set it (its sessionDir is a settings error); the global one still applies."""
+    world.level(5)
+    _settings(world.agent / "settings.json", {"sessionDir": "from-global", "trustedProjects": [str(world.project)]})
+    project_settings = world.project / ".eukhe" / "settings.json"
+    _settings(project_settings, {"sessionDir": "from-project", "maxToolRounds": 7})
+    world.check(world.agent / "from-global", "global settings.json", capsys=capsys)
+    assert cli.main(["settings", "show"]) == 0
+    shown = capsys.readouterr()
+    lines = shown.out.splitlines()
+    assert "maxToolRounds = 7  [project settings.json]" in lines  # trusted: its guarded item applies
+    assert 'sessionDir = "from-global"  [global settings.json]' in lines
+    assert f"settings error: {project_settings}: sessionDir: CvarError::Global(sessionDir)" in shown.err
+    (world.agent / "settings.json").unlink()  # and alone it does not set it either
+    world.check(world.agent / "sessions", "default", capsys=capsys)
 
 
 def test_the_default_is_the_agent_dirs_sessions(world: World, capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,25 +136,23 @@ def _listed(session_id: str) -> str:
 @pytest.mark.parametrize(
     "text, reason",
     [
-        ("{not json", "not valid JSON"),
-        ("[1, 2]", "not a JSON object"),
-        ('{"sessionDir": 7}', "sessionDir is 7, not a path"),
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not an object"),
+        ('{"sessionDir": 7}', "sessionDir: CvarError::BadValue"),
     ],
 )
-def test_a_broken_settings_file_is_named_and_never_written(
+def test_a_broken_global_settings_file_falls_back_is_named_and_never_written(
     world: World, capsys: pytest.CaptureFixture[str], text: str, reason: str
 ) -> None:
     settings = world.home / ".eukhe" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(text, encoding="utf-8")
-    with pytest.raises(paths.SettingsFileError) as error:
-        paths.session_dir()
-    assert error.value.path == settings and reason in str(error.value) and str(settings) in str(error.value)
-    assert cli.main(["session", "list"]) == 1
+    world.check(world.home / ".eukhe" / "sessions", "default", capsys=capsys)  # the next level
+    assert cli.main(["settings", "show"]) == 0
     err = capsys.readouterr().err
-    assert str(settings) in err and reason in err
+    assert f"settings error: {settings}" in err and reason in err
     assert settings.read_text(encoding="utf-8") == text
-    # a higher level never reads it
+    # a higher level does not read it either
     world.monkeypatch.setenv(paths.SESSION_DIR_ENV, str(world.root / "from-env"))
     assert paths.session_dir() == world.root / "from-env"
     assert settings.read_text(encoding="utf-8") == text
@@ -147,3 +165,11 @@ def test_relative_and_home_paths(world: World) -> None:
     world.monkeypatch.setenv(paths.SESSION_DIR_ENV, "")  # an empty variable counts as unset
     world.monkeypatch.setenv(paths.LEGACY_SESSION_DIR_ENV, "legacy")
     assert paths.session_dir() == world.project / "legacy"
+    world.monkeypatch.delenv(paths.LEGACY_SESSION_DIR_ENV)
+    agent = world.home / ".eukhe"
+    _settings(agent / "settings.json", {"sessionDir": "rel"})  # a relative setting: from the agent dir
+    assert paths.session_dir() == agent / "rel"
+    _settings(agent / "settings.json", {"sessionDir": "~/s2"})
+    assert paths.session_dir() == world.home / "s2"
+    (agent / "config.cfg").write_text('set sessionDir ""\n', encoding="utf-8")  # empty: unset
+    assert paths.resolve_session_dir() == (agent / "sessions", "default")

@@ -54,7 +54,7 @@ def _fail(error: Exception) -> int:
 def run_list(args: argparse.Namespace) -> int:
     try:
         store, source = _store(args)
-    except (SessionError, paths.SettingsFileError) as error:
+    except SessionError as error:
         return _fail(error)
     print(f"sessions in {store.root} (from {source})")
     status = 0
@@ -78,7 +78,7 @@ def run_show(args: argparse.Namespace) -> int:
         with store.open(args.id, writer=False) as session:
             conversation = session.conversation(args.conversation)
             print(_show(conversation, session.conversations()))
-    except (SessionError, paths.SettingsFileError) as error:
+    except SessionError as error:
         return _fail(error)
     return 0
 
@@ -87,7 +87,7 @@ def run_fork(args: argparse.Namespace) -> int:
     try:
         store, _ = _store(args)
         print(store.fork(args.id, args.entry, conversation=args.conversation))
-    except (SessionError, paths.SettingsFileError) as error:
+    except SessionError as error:
         return _fail(error)
     return 0
 
@@ -97,7 +97,7 @@ def run_rewind(args: argparse.Namespace) -> int:
         store, _ = _store(args)
         with store.open(args.id, writer=True) as session:
             session.conversation(args.conversation).rewind(args.entry)
-    except (SessionError, paths.SettingsFileError) as error:
+    except SessionError as error:
         return _fail(error)
     print(f"{args.id} {args.conversation}: head is now entry {args.entry}")
     return 0
