@@ -27,7 +27,6 @@ types and scopes as impl/eukhe/settings/cvar_table.py).
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 
@@ -418,6 +417,6 @@ def _sets_of_doc(f: File) -> tuple[Set, ...]:
 
 
 if __name__ == "__main__":
-    with open(sys.argv[1], encoding="utf-8") as scenario:
-        for text in transcript([json.loads(row) for row in scenario if row.strip()]):
-            print(text)
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))

@@ -730,6 +730,6 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
 
 
 if __name__ == "__main__":
-    with open(sys.argv[1], encoding="utf-8") as scenario:
-        for text in transcript([json.loads(row) for row in scenario if row.strip()]):
-            print(text)
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))

@@ -174,16 +174,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     return lines
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m bend.progress SCENARIO.jsonl", file=sys.stderr)
-        return 2
-    with open(argv[0], encoding="utf-8") as handle:
-        events = [json.loads(line) for line in handle if line.strip()]
-    for line in transcript(events):
-        print(line)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))
