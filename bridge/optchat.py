@@ -1,0 +1,305 @@
+"""The optchat bridge: the production planner (eukhe.memory) and the model (bend.optchat) run
+the same scenarios and print, after each event, the same line (memory.md "The bridge").
+
+Scenarios (the seed's list): 0 = 3,000 messages with the note's sizes and a compactor never
+late; 1 = 4,000 messages with small budgets (view 6,000/3,000 bytes, compaction view
+2,000/1,000) for a deep tree; 2 and 3 = 1,500 and 2,500 messages with a late compactor whose
+calls start, fail and end in any order, with turns waiting, ticks and deadlines; 4..27 = 24
+runs with random sizes, budgets and job counts 1..8. Every scenario is compared at every T.
+
+This printer drives eukhe code only: it never imports the model. The scenario texts
+(``filler``) are decoded here on their own, as the model decodes them on its side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+
+from bridge.core import Bridge, Event, dumps
+from eukhe.memory import BLOCK, NODE
+from eukhe.memory.chat import Chat, Config, ZoomError
+from eukhe.memory.view import Node, name, render_lines
+
+COUNT = 28
+QUEUE_SHOWN = 8
+
+_PATTERN = "alpha beta\r\ngamma\rdelta\nepsilon ζήτα ø — «ok»; 𝄞 end. "
+_BASE = _PATTERN * (40_000 // len(_PATTERN.encode("utf-8")) + 2)
+
+
+def filler(tag: str, length: int) -> str:
+    """The scenario text of exactly ``length`` bytes, starting with ``tag``."""
+    text = (tag + " " + _BASE).encode("utf-8")[:length].decode("utf-8", errors="ignore")
+    return text + "." * (length - len(text.encode("utf-8")))
+
+
+def line_size(node: Node, base: int, spread: int) -> int:
+    """The size of a never-late compactor's line for ``node`` (the scenario's rule)."""
+    return max(1, min(NODE, base + (node[1] * 7 + node[0] * 13) % max(1, spread)))
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+
+
+def _note_size(r: random.Random) -> int:
+    """Message sizes after the note: short user words, replies, tool calls, clipped tool output."""
+    kind = r.random()
+    if kind < 0.30:
+        return r.randint(20, 400)
+    if kind < 0.55:
+        return r.randint(300, 2_500)
+    if kind < 0.80:
+        return r.randint(80, 600)
+    return r.randint(1_000, 30_000)
+
+
+def _late(r: random.Random, messages: int, config: Event) -> list[Event]:
+    """A late compactor: in slow phases fewer calls end than messages need (message nodes go
+    first, merges fall behind, batches stop above the floor), in fast phases it catches up;
+    calls end, fail, turns wait, ticks pass and deadlines come in any order."""
+    events: list[Event] = [config]
+    left = 0
+    slow = True
+    for _ in range(messages):
+        if left == 0:
+            slow = not slow
+            left = r.randint(220, 420) if slow else r.randint(60, 200)
+        left -= 1
+        events.append({"e": "m", "size": r.randint(600, 6_000) if slow else _note_size(r)})
+        for _ in range(r.choice([0, 1, 1, 1, 1, 2] if slow else [2, 3, 4, 5, 6, 8])):
+            roll = r.random()
+            if roll < 0.80:
+                events.append({"e": "done", "k": r.randrange(8), "size": r.randint(150, NODE)})
+            elif roll < 0.90:
+                events.append({"e": "fail", "k": r.randrange(8)})
+            elif roll < 0.92:
+                events.append({"e": "wait"})
+            elif roll < 0.95:
+                events.append({"e": "tick"})
+            elif roll < 0.99:
+                events.append({"e": "go"})
+            else:
+                events.append({"e": "idle"})
+    events.append({"e": "idle"})
+    return events
+
+
+def _random(r: random.Random) -> list[Event]:
+    ceiling = r.randint(1_500, 24_000)
+    cceiling = r.randint(600, max(700, ceiling // 2))
+    config = {
+        "e": "config",
+        "jobs": r.randint(1, 8),
+        "ceiling": ceiling,
+        "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
+        "cceiling": cceiling,
+        "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
+        "base": r.randint(1, 480),
+        "spread": r.randint(1, 300),
+    }
+    events: list[Event] = [config]
+    small = r.random() < 0.5
+    for _ in range(r.randint(150, 500)):
+        roll = r.random()
+        if roll < 0.42:
+            events.append({"e": "m", "size": r.randint(1, 900) if small else r.randint(1, 6_000)})
+        elif roll < 0.72:
+            events.append({"e": "done", "k": r.randrange(8), "size": r.randint(1, NODE)})
+        elif roll < 0.80:
+            events.append({"e": "fail", "k": r.randrange(8)})
+        elif roll < 0.84:
+            events.append({"e": "wait"})
+        elif roll < 0.87:
+            events.append({"e": "tick"})
+        elif roll < 0.90:
+            events.append({"e": "go"})
+        elif roll < 0.95:
+            events.append({"e": "idle"})
+        else:
+            n = 1 << r.randint(0, 5)
+            events.append({"e": "zoom", "id": r.randint(0, 40) * r.choice([n, 1]), "n": r.choice([n, n, 3])})
+    events.append({"e": "idle"})
+    return events
+
+
+def generate(index: int) -> list[Event]:
+    r = random.Random(4_000_004 + index)
+    if index == 0:
+        events: list[Event] = [{"e": "config", "jobs": 8}]
+        for _ in range(3_000):
+            events += [{"e": "m", "size": _note_size(r)}, {"e": "idle"}]
+        return events
+    if index == 1:
+        events = [{"e": "config", "jobs": 8, "ceiling": 6_000, "floor": 3_000, "cceiling": 2_000, "cfloor": 1_000, "base": 180, "spread": 200}]
+        for _ in range(4_000):
+            events += [{"e": "m", "size": r.randint(40, 1_500)}, {"e": "idle"}]
+        return events
+    if index == 2:
+        return _late(r, 1_500, {"e": "config", "jobs": 8})
+    if index == 3:
+        return _late(r, 2_500, {"e": "config", "jobs": 5})
+    return _random(r)
+
+
+# -- the production printer --------------------------------------------------------------------
+
+
+def _names(nodes: Sequence[Node]) -> str:
+    return ",".join(name(n) for n in nodes)
+
+
+def _status(chat: Chat) -> str:
+    view, cview = chat.view, chat.cview
+    newest = name(view.nodes[-1]) if view.nodes else "-"
+    return (
+        f"T={chat.t} v={len(view)}/{view.total}@{newest} c={len(cview)}/{cview.total}"
+        f" open={int(chat.open)} batch={chat.batch if chat.batch >= 0 else '-'} cm={chat.cmerge}"
+        f" run={_names(chat.running)} q={_names(chat.queue(chat.waiting, QUEUE_SHOWN))}"
+        f" wait={int(chat.waiting)} wq=n{chat.unbuilt}:{_names(chat.queue(True, QUEUE_SHOWN))}"
+    )
+
+
+def _rendered(chat: Chat, nodes: list[Node]) -> list[str]:
+    lines = render_lines(nodes, chat.text)
+    whole = len(lines) // BLOCK * BLOCK
+    return ["<chat>"] + lines[:whole] + (["<mark>"] if whole else []) + lines[whole:] + ["</chat>"]
+
+
+def _show(number: int, chat: Chat) -> list[str]:
+    out = [f"{number} | {line}" for line in _rendered(chat, chat.view.nodes)]
+    targets = chat.running[:2] if chat.running else ([(0, chat.t - 1)] if chat.t else [])
+    for node in targets:
+        out.append(f"{number} ctx {name(node)}")
+        out.extend(f"{number} : {line}" for line in _rendered(chat, chat.context(node)))
+    return out
+
+
+def _zoom(chat: Chat, ident: int, n: int) -> str:
+    try:
+        lines = chat.zoom(ident, n)
+    except ZoomError as error:
+        chat.cases.add("zoom_error")
+        return f"zoom error: {error}"
+    chat.cases.add("zoom")
+    if n == 1:
+        return f"zoom {ident}+1 message {lines[0].split('|', 1)[1]}"
+    return f"zoom {ident}+{n} " + " || ".join(lines)
+
+
+def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
+    """The production transcript of a scenario, and the rule cases it reached."""
+    chat = Chat()
+    base, spread = 400, 113
+    out: list[str] = []
+    cases: set[str] = set()
+    for number, event in enumerate(events):
+        kind = event.get("e")
+        extra = ""
+        if kind == "config":
+            cases |= chat.cases
+            chat = Chat(
+                Config(
+                    jobs=int(event.get("jobs", 8)),
+                    ceiling=int(event.get("ceiling", 128_000)),
+                    floor=int(event.get("floor", 64_000)),
+                    cceiling=int(event.get("cceiling", 32_000)),
+                    cfloor=int(event.get("cfloor", 16_000)),
+                )
+            )
+            base, spread = int(event.get("base", 400)), int(event.get("spread", 113))
+        elif kind == "m":
+            chat.message(filler(f"m{chat.t}", int(event["size"])))
+        elif kind == "done":
+            if chat.running:
+                node = chat.running[int(event["k"]) % len(chat.running)]
+                chat.done(int(event["k"]), filler(name(node), int(event["size"])))
+        elif kind == "fail":
+            chat.fail(int(event["k"]))
+        elif kind == "idle":
+            while chat.running:
+                node = chat.running[0]
+                chat.done(0, filler(name(node), line_size(node, base, spread)))
+        elif kind == "wait":
+            chat.wait()
+        elif kind == "go":
+            chat.go()
+        elif kind == "tick":
+            chat.tick()
+        elif kind == "zoom":
+            extra = " " + _zoom(chat, int(event["id"]), int(event["n"]))
+        else:
+            extra = f" unknown event {kind!r}"
+        out.append(f"{number} {kind} {_status(chat)}{extra}")
+        if kind == "m" and chat.batch > 0:
+            out.extend(_show(number, chat))
+    out.extend(_show(len(events), chat))
+    return out, cases | chat.cases
+
+
+_CASES: dict[str, frozenset[str]] = {}
+
+
+def _key(events: Sequence[Event]) -> str:
+    return hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()
+
+
+def production(events: Sequence[Event]) -> list[str]:
+    lines, cases = run(events)
+    _CASES[_key(events)] = frozenset(cases)
+    return lines
+
+
+def reached(events: Sequence[Event]) -> set[str]:
+    """The rule cases a scenario reaches, as the production planner records them."""
+    key = _key(events)
+    if key not in _CASES:
+        production(events)
+    return set(_CASES[key])
+
+
+CASES = frozenset(
+    {
+        "grow",  # rule 22: a message appends its line, no batch
+        "batch",  # rule 23: past the ceiling, one batch
+        "batch_short",  # rule 24: the batch stops above the floor (unbuilt parents)
+        "batch_resumed",  # rule 24, F1: while shrinking, a later message merges more
+        "batch_open_empty",  # F1: while shrinking, a batch that merges nothing
+        "cview_from_view",  # rule 33: the chat view merged, the compaction view is merged again from it
+        "cview_ceiling",  # rule 33: past its ceiling, the compaction view merges further
+        "free_message",  # rule 12: a message of at most 512 bytes is its own node
+        "free_merge",  # rule 12: two short lines joined make their parent
+        "message_call",  # rule 40: a message node starts
+        "merge_call",  # rule 40: a merge starts once both halves are built
+        "window_full",  # rule 40: 8 unbuilt message lines hold the next message node back
+        "jobs_full",  # rule 39: every job slot busy while work is ready
+        "fail",  # rule 38: a call fails
+        "fail_cap",  # D5: the third failure builds the node from its input cut to 512 bytes
+        "retry_at_message",  # rule 38: failed nodes are retried at the next message
+        "retry_at_tick",  # D5: every 10 s while a turn waits
+        "retry_started",  # a retried node starts again
+        "wait_stopped",  # D5: a waiting turn stops calls for other nodes
+        "wait_settled",  # rule 47: the view settled, the turn goes
+        "go_deadline",  # D10: the turn takes the view at its deadline
+        "zoom",  # rule 52
+        "zoom_error",  # rule 52: not a power of 2, not a multiple, past the chat
+    }
+)
+
+
+def _model(events: Sequence[Event]) -> list[str]:
+    from bend.optchat import transcript  # the model side of the bridge, never used by production
+
+    return transcript(events)
+
+
+BRIDGE = Bridge(
+    area="optchat",
+    count=COUNT,
+    generate=generate,
+    model=_model,
+    production=production,
+    cases=CASES,
+    reached=reached,
+)

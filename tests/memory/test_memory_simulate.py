@@ -1,0 +1,46 @@
+"""`eukhe memory simulate`: statistics, the sawtooth picture, and bad input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eukhe.cli import main
+
+
+def test_simulate_prints_the_sawtooth_statistics(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "simulate", "--messages", "2000"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["messages"] == 2000
+    assert stats["batches"] >= 5
+    assert stats["view_bytes"]["max"] <= 128_000 + 30_000
+    assert 64_000 <= stats["view_bytes"]["mean"] <= 128_000
+    assert stats["cview_bytes"]["max"] <= 32_000 + 512 and stats["cview_bytes"]["mean"] >= 16_000
+    assert stats["merges_per_batch"] > 10
+    assert 0 < stats["rewritten_lines_per_message"] < 20
+
+
+def test_simulate_draws_the_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "saw.png"
+    assert main(["memory", "simulate", "--messages", "400", "--png", str(target)]) == 0
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "sawtooth written" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--messages", "0"], "between 1 and"),
+        (["--messages", "many"], "whole number"),
+        (["--messages", "-5"], "between 1 and"),
+        ([], "required"),
+        (["--messages", "10", "--png", "/no/such/dir/x.png"], "no directory"),
+        (["--messages", "10", "--png", "picture.jpg"], ".png"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_status_2(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "simulate", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1
