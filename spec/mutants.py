@@ -1,5 +1,5 @@
 """`make mutants`: apply every named deliberate break in turn, each in its own test run, and
-print which laws or bridges caught it. A break nothing catches fails the run.
+print which laws, bridges or regression tests caught it. A break nothing catches fails the run.
 
 python -m spec.mutants [--area AREA] [NAME ...]
 """
@@ -23,7 +23,9 @@ from rich.table import Table
 from spec import breaks
 
 ROOT = Path(__file__).resolve().parent.parent
-SUITES = ["tests/laws", "tests/bridge"]
+# The laws, bridges and regression tests of a break's area: every test whose name (module
+# and folder included) holds the area, as `pytest -k AREA` selects them.
+SUITES = ["tests"]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Deliberate breaks of the Director stack (S5): each must fail
-``pytest tests/laws tests/bridge -k director``."""
+"""Deliberate breaks of the Director stack (S5): each must fail ``pytest tests -k director``
+(the director laws, the bridge, or the regression tests of tests/directors)."""
 
 from spec.breaks import Break
 
@@ -83,5 +83,21 @@ BREAKS = [
         "version != VERSION or not",
         "not",
         "model: a document of another version is read as sound (S5.8)",
+    ),
+    Break(
+        "dir_production_reminder_continues_alone",
+        "director",
+        "eukhe.directors.hooks",
+        "            reminders.append(index)\n            return LEAVE\n",
+        "            reminders.append(index)\n            return AGAIN\n",
+        "production: a reminder that continues on its own instead of leaving with its text (S5.4)",
+    ),
+    Break(
+        "dir_production_forced_miss_keeps_layer",
+        "director",
+        "eukhe.directors.hooks",
+        "            del stack[index]\n",
+        "            pass\n",
+        "production: a forced call that was never made keeps its layer after NotCalled (S5.4)",
     ),
 ]

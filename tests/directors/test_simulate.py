@@ -58,3 +58,20 @@ def test_simulate_names_the_line_of_a_malformed_script(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"{script}:2: reply text and note must be strings"]
     assert not (tmp_path / "s").exists()
+
+
+def test_simulate_takes_its_limits_from_the_agents_cvars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """directors.stallSteps set in the global config.cfg: the goal pauses after 2 continuations."""
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "config.cfg").write_text("set directors.stallSteps 2\n", encoding="utf-8")
+    monkeypatch.setenv("EUKHE_AGENT_DIR", str(agent))  # over the autouse agent dir
+    script = write(
+        tmp_path / "script.jsonl",
+        [{"goal": "make the build green"}, {"input": "fix it"}] + [{"reply": {"text": "waiting"}}] * 3,
+    )
+    assert main(["directors", "simulate", "--script", str(script), "--session-dir", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "No progress: 2 goal continuations in a row" in out

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,24 +89,27 @@ def run_simulate(args: argparse.Namespace) -> int:
     from eukhe.cli import UsageError
     from eukhe.directors.commands import CommandError, session_command
     from eukhe.directors.hooks import DirectorLimits, Directors, ForcedToolError, PushRefused, Reply
-    from eukhe.paths import session_dir
+    from eukhe.paths import agent_dir, session_dir
+    from eukhe.settings.agent import CvarAgent, EukheSettings
     from eukhe.session import Store, assistant, row, tool_call, tool_result, user
 
     script = _parse(args.script)
     if not script:
         raise UsageError(f"{args.script}: the script has no lines")
-    defaults = DirectorLimits()
-    limits = DirectorLimits(
-        stack_cap=defaults.stack_cap if args.stack_cap is None else args.stack_cap,
-        max_steps=defaults.max_steps if args.max_steps is None else args.max_steps,
-        stall_steps=defaults.stall_steps if args.stall_steps is None else args.stall_steps,
-    )
     store = Store(session_dir(args.session_dir, agent_dir_flag=getattr(args, "agent_dir", None)))
     runs = 0
     generations = 0
     calls = 0
     with store.create() as session:
         main = session.conversation("main")
+        settings = EukheSettings(agent_dir(getattr(args, "agent_dir", None)), Path.cwd())
+        configured = DirectorLimits.of(CvarAgent(settings, main).value)
+        limits = replace(
+            configured,
+            stack_cap=configured.stack_cap if args.stack_cap is None else args.stack_cap,
+            max_steps=configured.max_steps if args.max_steps is None else args.max_steps,
+            stall_steps=configured.stall_steps if args.stall_steps is None else args.stall_steps,
+        )
         directors = Directors(main, limits)
         print(f"session {session.id} in {session.dir}")
         for number, key, body in script:

@@ -28,6 +28,7 @@ and an ``eukhe.progress_note`` row ``{"text", "accepted"}``.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +91,16 @@ class DirectorLimits:
     @property
     def bound(self) -> int:
         return full_cap(self.stack_cap)
+
+    @classmethod
+    def of(cls, value: Callable[[str], Any]) -> DirectorLimits:
+        """The limits an agent's cvars give (``value``: an agent's effective value of a cvar id)."""
+        return cls(
+            stack_cap=int(value("directors.stackCap")),
+            max_steps=int(value("directors.maxSteps")),
+            stall_steps=int(value("directors.stallSteps")),
+            max_continuations=int(value("autonomous.maxContinuations")),
+        )
 
 
 class PushRefused(Exception):
