@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from collections.abc import Iterator
@@ -31,23 +30,14 @@ from bend.optchat import chat as model  # noqa: E402
 from bend.optchat.node import name  # noqa: E402
 from bend.optchat.text import filler, line_size  # noqa: E402
 from eukhe.memory.chat import Chat  # noqa: E402
+from eukhe.memory.simulate import note_sizes  # noqa: E402
 
 BASE, SPREAD = 400, 113
 
 
 def stream(count: int, seed: int = 2026) -> Iterator[int]:
     """Message sizes after the note, from a fixed seed."""
-    r = random.Random(seed)
-    for _ in range(count):
-        kind = r.random()
-        if kind < 0.30:
-            yield r.randint(20, 400)
-        elif kind < 0.55:
-            yield r.randint(300, 2_500)
-        elif kind < 0.80:
-            yield r.randint(80, 600)
-        else:
-            yield r.randint(1_000, 30_000)
+    return note_sizes(count, seed)
 
 
 def run_model(count: int) -> float:

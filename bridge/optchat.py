@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from bridge.core import Bridge, Event, dumps
 from eukhe.memory import BLOCK, NODE
 from eukhe.memory.chat import Chat, Config, ZoomError
+from eukhe.memory.simulate import note_size
 from eukhe.memory.view import Node, name, render_lines
 
 COUNT = 28
@@ -43,18 +44,6 @@ def line_size(node: Node, base: int, spread: int) -> int:
 # -- scenarios ---------------------------------------------------------------------------------
 
 
-def _note_size(r: random.Random) -> int:
-    """Message sizes after the note: short user words, replies, tool calls, clipped tool output."""
-    kind = r.random()
-    if kind < 0.30:
-        return r.randint(20, 400)
-    if kind < 0.55:
-        return r.randint(300, 2_500)
-    if kind < 0.80:
-        return r.randint(80, 600)
-    return r.randint(1_000, 30_000)
-
-
 def _late(r: random.Random, messages: int, config: Event) -> list[Event]:
     """A late compactor: in slow phases fewer calls end than messages need (message nodes go
     first, merges fall behind, batches stop above the floor), in fast phases it catches up;
@@ -67,7 +56,7 @@ def _late(r: random.Random, messages: int, config: Event) -> list[Event]:
             slow = not slow
             left = r.randint(220, 420) if slow else r.randint(60, 200)
         left -= 1
-        events.append({"e": "m", "size": r.randint(600, 6_000) if slow else _note_size(r)})
+        events.append({"e": "m", "size": r.randint(600, 6_000) if slow else note_size(r)})
         for _ in range(r.choice([0, 1, 1, 1, 1, 2] if slow else [2, 3, 4, 5, 6, 8])):
             roll = r.random()
             if roll < 0.80:
@@ -129,7 +118,7 @@ def generate(index: int) -> list[Event]:
     if index == 0:
         events: list[Event] = [{"e": "config", "jobs": 8}]
         for _ in range(3_000):
-            events += [{"e": "m", "size": _note_size(r)}, {"e": "idle"}]
+            events += [{"e": "m", "size": note_size(r)}, {"e": "idle"}]
         return events
     if index == 1:
         events = [{"e": "config", "jobs": 8, "ceiling": 6_000, "floor": 3_000, "cceiling": 2_000, "cfloor": 1_000, "base": 180, "spread": 200}]

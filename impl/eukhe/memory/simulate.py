@@ -17,18 +17,22 @@ from eukhe.memory import NODE
 from eukhe.memory.chat import Chat, Config
 
 
+def note_size(r: random.Random) -> int:
+    """A message size after the note: short user words, replies, tool calls, clipped tool output."""
+    kind = r.random()
+    if kind < 0.30:
+        return r.randint(20, 400)
+    if kind < 0.55:
+        return r.randint(300, 2_500)
+    if kind < 0.80:
+        return r.randint(80, 600)
+    return r.randint(1_000, 30_000)
+
+
 def note_sizes(count: int, seed: int) -> Iterator[int]:
     r = random.Random(seed)
     for _ in range(count):
-        kind = r.random()
-        if kind < 0.30:
-            yield r.randint(20, 400)
-        elif kind < 0.55:
-            yield r.randint(300, 2_500)
-        elif kind < 0.80:
-            yield r.randint(80, 600)
-        else:
-            yield r.randint(1_000, 30_000)
+        yield note_size(r)
 
 
 def line_size(node: tuple[int, int]) -> int:
