@@ -38,8 +38,9 @@ crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production 
 mutants: $(STAMP)  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
-bench: $(STAMP)  ## pytest-benchmark suites (never part of make test)
+bench: $(STAMP)  ## pytest-benchmark suites, then the view-fit run as JSON (never part of make test)
 	$(PYTEST) benchmarks --benchmark-only -p no:cacheprovider
+	$(BIN)/python benchmarks/bench_view_fit.py
 
 types: $(STAMP)  ## mypy --strict on impl/, bend/, spec/, bridge/
 	$(BIN)/python -m mypy
