@@ -35,8 +35,13 @@ def pairs(areas: list[str] | None) -> list[tuple[str, str]]:
 def models(areas: list[str] | None) -> list[str]:
     import bend
 
-    names = [info.name for info in pkgutil.iter_modules(bend.__path__) if not info.name.startswith("_")]
-    return [f"bend.{n}" for n in sorted(names) if not areas or n in areas]
+    found = []
+    for info in pkgutil.walk_packages(bend.__path__, "bend."):
+        parts = info.name.split(".")
+        if any(part.startswith("_") for part in parts) or (areas and parts[1] not in areas):
+            continue  # __main__ modules run on import: they are entry points, not models
+        found.append(info.name)
+    return sorted(found)
 
 
 def _crosshair(*args: str) -> tuple[int, str]:

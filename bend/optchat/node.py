@@ -31,6 +31,12 @@ def name(node: Node) -> str:
 
 
 def parent(node: Node) -> Node:
+    """The node one level up that covers this one.
+
+    pre: 0 <= node[0] <= 62 and node[1] >= 0
+    post: first(__return__) <= first(node) and last(node) <= last(__return__)
+    post: count(__return__) == 2 * count(node)
+    """
     return (node[0] + 1, node[1] >> 1)
 
 
@@ -39,6 +45,13 @@ def sibling(node: Node) -> Node:
 
 
 def children(node: Node) -> tuple[Node, Node]:
+    """The two halves of a node, left then right.
+
+    pre: 1 <= node[0] <= 62 and node[1] >= 0
+    post: first(__return__[0]) == first(node) and last(__return__[1]) == last(node)
+    post: last(__return__[0]) + 1 == first(__return__[1])
+    post: siblings(*__return__) and parent(__return__[0]) == node
+    """
     return ((node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1))
 
 
@@ -49,7 +62,11 @@ def siblings(a: Node, b: Node) -> bool:
 
 def zoom_node(t: int, ident: int, n: int) -> Node | str:
     """The node ``zoom(ident, n)`` opens in a chat of ``t`` messages, or the reason it names none
-    (rule 52: n a power of 2, id a multiple of n, id + n <= T)."""
+    (rule 52: n a power of 2, id a multiple of n, id + n <= T).
+
+    pre: 0 <= t and n <= 2 ** 62
+    post: isinstance(__return__, str) or (first(__return__) == ident and count(__return__) == n and last(__return__) < t)
+    """
     if n < 1 or n & (n - 1) != 0:
         return f"n={n} is not a power of 2"
     if ident < 0 or ident % n != 0:

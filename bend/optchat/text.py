@@ -23,12 +23,21 @@ def size(text: str) -> int:
 
 
 def cut(text: str, limit: int = NODE) -> str:
-    """At most ``limit`` bytes of ``text``, cut at a character boundary."""
+    """At most ``limit`` bytes of ``text``, cut at a character boundary.
+
+    pre: limit >= 0
+    post: size(__return__) <= limit and text.startswith(__return__)
+    post: __return__ == text or size(__return__) > limit - 4
+    """
     return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def flatten(text: str) -> str:
-    """Every newline (\\r\\n, \\r, \\n) becomes one space (rule 16)."""
+    """Every newline (\\r\\n, \\r, \\n) becomes one space (rule 16).
+
+    post: chr(10) not in __return__ and chr(13) not in __return__
+    post: len(__return__) <= len(text)
+    """
     return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
