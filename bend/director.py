@@ -100,7 +100,13 @@ def verdict_at(verdicts: tuple[Verdict, ...], index: int) -> Verdict:
 
 
 def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
-    """S5.1 and S5.2: ask the layers from the top down until one decides."""
+    """S5.1 and S5.2: ask the layers from the top down until one decides.
+
+    pre: 1 <= cap and len(stack) <= cap
+    post: len(__return__.stack) <= cap
+    post: len(__return__.stack) <= len(stack) + 1
+    post: __return__.outcome != CONTINUE or __return__.rule in ("again", "push")
+    """
     kept_above: Stack = ()  # the layers above that deferred, bottom first
     above = 0  # every layer above: those that deferred and those that left
     position = len(stack) - 1
@@ -144,7 +150,12 @@ def start(stack: Stack, steps: int) -> Loop:
 
 
 def tick(loop: Loop, verdicts: tuple[Verdict, ...], cap: int) -> tuple[Loop, str]:
-    """S5.3: one step of the loop; returns the loop after it and the rule that fired."""
+    """S5.3: one step of the loop; returns the loop after it and the rule that fired.
+
+    pre: 1 <= cap and len(loop.stack) <= cap and loop.steps >= 0
+    post: loop.end == "" or __return__[0] == loop
+    post: 0 <= __return__[0].steps <= loop.steps
+    """
     if loop.end != "":
         return loop, "ended"
     decision = decide(loop.stack, verdicts, cap)

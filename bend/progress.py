@@ -97,7 +97,11 @@ def stall_cap(stall_steps: int) -> int:
 
 
 def check(record: Record | None, run: str, goal: str, now: int, stall_steps: int) -> Check:
-    """S5.8 item 1: one continuation of an active goal."""
+    """S5.8 item 1: one continuation of an active goal.
+
+    post: (__return__.verdict == PAUSE) == (__return__.count >= stall_cap(stall_steps))
+    post: __return__.count == 0 or (record is not None and now <= record.work)
+    """
     cap = stall_cap(stall_steps)
     if record is None or record.run != run or record.goal != goal:
         return Check(Record(run, goal, now, 0), GO_ON, 0)
