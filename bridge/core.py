@@ -32,6 +32,7 @@ MODEL_CMD_ENV = "BRIDGE_MODEL_CMD"
 
 Event = dict[str, Any]
 Printer = Callable[[Sequence[Event]], list[str]]
+ModelPrinter = Callable[[list[Event]], list[str]]  # a bend transcript, called on a fresh list
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Bridge:
     area: str
     count: int
     generate: Callable[[int], list[Event]]
-    model: Printer
+    model: ModelPrinter
     production: Printer
     cases: frozenset[str]
     reached: Callable[[Sequence[Event]], set[str]]
@@ -131,7 +132,7 @@ def rendered(b: Bridge) -> dict[str, str]:
         events = b.generate(index)
         name = b.file(index).name
         files[name] = dumps(events)
-        digests.append(f"{digest(b.model(events))}  {name}\n")
+        digests.append(f"{digest(b.model(list(events)))}  {name}\n")
     files[DIGESTS] = "".join(digests)
     return files
 
@@ -161,7 +162,7 @@ def model_lines(b: Bridge, path: Path, events: Sequence[Event]) -> list[str]:
     """The model side: in process, or the external program BRIDGE_MODEL_CMD ('prog {scenario}')."""
     command = os.environ.get(MODEL_CMD_ENV)
     if not command:
-        return b.model(events)
+        return b.model(list(events))
     argv = [part.replace("{scenario}", str(path)) for part in shlex.split(command)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:

@@ -319,16 +319,11 @@ def generate(index: int) -> list[Event]:
     return events
 
 
-def model(events: Sequence[Event]) -> list[str]:
-    """The model side: bend.director's transcript (the production printer above never calls it)."""
-    return model_transcript(list(events))
-
-
 BRIDGE = Bridge(
     area="director",
     count=300,
     generate=generate,
-    model=model,
+    model=model_transcript,
     production=production,
     cases=CASES,
     reached=reached,

@@ -173,16 +173,11 @@ def generate(index: int) -> list[Event]:
     return events
 
 
-def model(events: Sequence[Event]) -> list[str]:
-    """The model side: bend.progress's transcript (the production printer above never calls it)."""
-    return model_transcript(list(events))
-
-
 BRIDGE = Bridge(
     area="progress",
     count=200,
     generate=generate,
-    model=model,
+    model=model_transcript,
     production=production,
     cases=CASES,
     reached=reached,

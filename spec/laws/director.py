@@ -321,7 +321,7 @@ def dir_encode_sound() -> str:
         return m.from_json(written) == tree and m.show(tree) == json.dumps(written, sort_keys=True, separators=(",", ":"))
 
     proof = exhaust(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
-    more = examples(lambda stack: prop(stack), stack=stack_st)
+    more = examples(prop, stack=stack_st)
     return f"{proof}; beyond: {more}"
 
 
@@ -341,7 +341,7 @@ def dir_resume_restores() -> str:
         return production_stack(json.loads(written)) == stack
 
     proof = exhaust(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
-    more = examples(lambda stack: prop(stack), stack=stack_st)
+    more = examples(prop, stack=stack_st)
     return f"{proof}; {store_resume()}; beyond: {more}"
 
 
