@@ -16,6 +16,10 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spec.evidence import Evidence
 
 
 class Strength(str, Enum):
@@ -30,7 +34,7 @@ PROVED = Strength.PROVED
 BOUNDED = Strength.BOUNDED
 TESTED = Strength.TESTED
 
-Check = Callable[[], str]
+Check = Callable[[], "Evidence"]
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,29 @@ class Law:
     def key(self) -> str:
         return f"{self.area}/{self.name}"
 
+    def admit(self, evidence: object) -> Evidence:
+        """The evidence the check returned, if it supports the label: a label stronger than the
+        evidence (proved on an enumeration within a bound we chose) is refused."""
+        from spec.evidence import Evidence, at_least
+
+        if not isinstance(evidence, Evidence):
+            raise StrengthError(f"law {self.key} returned {type(evidence).__name__}, not Evidence")
+        if not evidence.sentence:
+            raise StrengthError(f"law {self.key} returned no evidence")
+        if not at_least(evidence.strength, self.strength):
+            raise StrengthError(
+                f"law {self.key} is labelled {self.strength.value} but its evidence is {evidence.strength.value}: "
+                f"{evidence.sentence}"
+            )
+        return evidence
+
 
 class RegistryError(Exception):
     """A law registered twice, or registered with a bad name."""
+
+
+class StrengthError(RegistryError):
+    """A law labelled stronger than the evidence its check returned."""
 
 
 _LAWS: dict[str, Law] = {}

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spec import manifest, profiles
-from spec.registry import Law
+from spec.registry import Law, StrengthError
 
 PASS, FAIL, MISSING, PENDING = "pass", "fail", "missing", "pending"
 
@@ -32,21 +32,23 @@ class Result:
     status: str
     evidence: str
     seconds: float
+    production: str = ""  # the strength of the same law run on production, when it is
 
 
 def run(law: Law) -> Result:
     """Run one law: pass with its evidence, or fail with the counterexample or error."""
     start = time.perf_counter()
     try:
-        evidence = law.check()
+        evidence = law.admit(law.check())
+    except StrengthError as refused:
+        return Result(law.key, FAIL, str(refused), time.perf_counter() - start)
     except AssertionError as failure:
         detail = str(failure).strip() or traceback.format_exc(limit=-3)
         return Result(law.key, FAIL, detail.splitlines()[0] if detail else "failed", time.perf_counter() - start)
     except Exception as error:  # a law that crashes fails; the report names the error
         return Result(law.key, FAIL, f"{type(error).__name__}: {error}", time.perf_counter() - start)
-    if not isinstance(evidence, str) or not evidence:
-        return Result(law.key, FAIL, "the check returned no evidence", time.perf_counter() - start)
-    return Result(law.key, PASS, evidence, time.perf_counter() - start)
+    production = evidence.production.value if evidence.production else ""
+    return Result(law.key, PASS, evidence.sentence, time.perf_counter() - start, production)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Row:
     says: str
     origin: str
     seconds: float
+    seed_strength: str = ""  # what the seed asks: universal, or bounded with the inputs it names
+    production: str = ""  # the strength of the same law run on production, when it is
 
 
 def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, Result]) -> list[Row]:
@@ -80,27 +84,32 @@ def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, 
             members = [law for law in by_area.get(area, []) if entry.covers(area, law.name)]
             for law in members:
                 placed.add(law.key)
-                out.append(_row(law, results, "derived" if entry.derived else entry.origin, built))
+                out.append(_row(law, results, "derived" if entry.derived else entry.origin, built, entry.seed_strength))
             if not members:
                 status = MISSING if built else PENDING
                 detail = "no property registered" if built else "area not built yet"
-                out.append(Row(area, entry.name, entry.section, "", status, detail, "", entry.origin, 0.0))
+                out.append(
+                    Row(area, entry.name, entry.section, "", status, detail, "", entry.origin, 0.0, entry.seed_strength)
+                )
         for law in by_area.get(area, []):
             if law.key not in placed:
                 placed.add(law.key)
-                out.append(_row(law, results, "derived", built))
+                out.append(_row(law, results, "derived", built, ""))
     return out
 
 
-def _row(law: Law, results: dict[str, Result], origin: str, built: bool) -> Row:
+def _row(law: Law, results: dict[str, Result], origin: str, built: bool, seed_strength: str) -> Row:
     result = results.get(law.key)
     if result is None:
-        status, evidence, seconds = (PENDING if not built else MISSING), "not run", 0.0
+        status, evidence, seconds, production = (PENDING if not built else MISSING), "not run", 0.0, ""
     else:
-        status, evidence, seconds = result.status, result.evidence, result.seconds
+        status, evidence, seconds, production = result.status, result.evidence, result.seconds, result.production
     if law.derivation:
         origin = f"derived: {law.derivation}"
-    return Row(law.area, law.name, law.section, law.strength.value, status, evidence, law.says, origin, seconds)
+    return Row(
+        law.area, law.name, law.section, law.strength.value, status, evidence, law.says, origin, seconds,
+        seed_strength, production,
+    )
 
 
 def failed(table: list[Row]) -> list[Row]:

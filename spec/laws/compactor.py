@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bend.compactor import Outcome, Reply, build_line
 from spec import profiles
-from spec.evidence import examples, exhaust
+from spec.evidence import Evidence, all_of, also, bounded, examples
 from spec.registry import TESTED, law
 
 SECTION = "memory rule 37"
@@ -77,10 +77,10 @@ replies = st.lists(
 sources = st.one_of(st.text(min_size=1, max_size=TEXT), st.sampled_from(SOURCES))
 
 
-def both(check: Callable[[str, tuple[Reply, ...]], bool]) -> str:
-    proved = exhaust(domain(), lambda case: check(case[0], case[1]), label=LABEL)
+def both(check: Callable[[str, tuple[Reply, ...]], bool]) -> Evidence:
+    proved = bounded(domain(), lambda case: check(case[0], case[1]), label=LABEL)
     hunted = examples(lambda source, rs: check(source, tuple(rs)), source=sources, rs=replies)
-    return proved + "; " + hunted
+    return also(proved, hunted)
 
 
 def outcome(source: str, rs: tuple[Reply, ...]) -> Outcome:
@@ -88,7 +88,7 @@ def outcome(source: str, rs: tuple[Reply, ...]) -> Outcome:
 
 
 @law("line_calls_at_most_tries", SECTION, "Building one line makes at most 5 model calls.", TESTED, derivation="memory.md rule 37 (TRIES = 5)")
-def line_calls_at_most_tries() -> str:
+def line_calls_at_most_tries() -> Evidence:
     return both(lambda source, rs: 1 <= len(outcome(source, rs).calls) <= TRIES)
 
 
@@ -100,7 +100,7 @@ def _fits(source: str, rs: tuple[Reply, ...]) -> bool:
 
 
 @law("line_fits", SECTION, "The line is 1-512 bytes: the shortest reply (else the input) cut to 512 bytes at a character boundary.", TESTED, derivation="memory.md rule 37 and D9; docs/harness.md H1 (every line 1-512 bytes)")
-def line_fits() -> str:
+def line_fits() -> Evidence:
     return both(_fits)
 
 
@@ -115,7 +115,7 @@ def _first_fit(source: str, rs: tuple[Reply, ...]) -> bool:
 
 
 @law("line_takes_first_fit", SECTION, "The first reply of at most 512 bytes (shorter than every earlier one) is the line, and no call follows it.", TESTED, derivation="memory.md rule 37")
-def line_takes_first_fit() -> str:
+def line_takes_first_fit() -> Evidence:
     return both(_first_fit)
 
 
@@ -131,7 +131,7 @@ def _stops(source: str, rs: tuple[Reply, ...]) -> bool:
 
 
 @law("line_stops_when_not_shorter", "memory rule 37 / D9", "A follow-up whose reply is not shorter than the best line ends the tries; the best line is kept.", TESTED, derivation="memory.md D9")
-def line_stops_when_not_shorter() -> str:
+def line_stops_when_not_shorter() -> Evidence:
     return both(_stops)
 
 
@@ -146,6 +146,6 @@ def _empty(source: str, rs: tuple[Reply, ...]) -> bool:
 
 
 @law("line_empty_is_a_try", "memory rule 37 / D9", "An empty or thinking-only reply counts as the last try: the conversation ends with the best line, else the input cut.", TESTED, derivation="memory.md D9")
-def line_empty_is_a_try() -> str:
+def line_empty_is_a_try() -> Evidence:
     return both(_empty)
 

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 
 from bend import config as m
 from bend.cvar import Obj, Set, Value
-from spec.evidence import exhaust
-from spec.registry import PROVED, law
+from spec.evidence import Evidence, all_of, also, bounded
+from spec.registry import BOUNDED, law
 
 INNER = Obj((("c", 1),))
 SLOT_VALUES: tuple[Value | None, ...] = (None, 1, INNER)
@@ -64,8 +64,8 @@ def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
     return True, obj
 
 
-@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", PROVED)
-def rmw_refuses_broken() -> str:
+@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", BOUNDED)
+def rmw_refuses_broken() -> Evidence:
     def refuses(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         after, error = m.rmw(f, change)
@@ -73,11 +73,11 @@ def rmw_refuses_broken() -> str:
             return after == f and error == m.read(f)
         return error is None and (f.kind != m.MISSING or after.kind == m.TEXT)
 
-    return exhaust(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+    return bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
 
 
-@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
-def rmw_keeps_others() -> str:
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", BOUNDED)
+def rmw_keeps_others() -> Evidence:
     paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
 
     def keeps(case: tuple[m.File, m.Change]) -> bool:
@@ -92,11 +92,11 @@ def rmw_keeps_others() -> str:
                 return False
         return True
 
-    return exhaust(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)
+    return bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)
 
 
-@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
-def rmw_applies_change() -> str:
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", BOUNDED)
+def rmw_applies_change() -> Evidence:
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         if isinstance(m.read(f), str):
@@ -105,7 +105,7 @@ def rmw_applies_change() -> str:
         found = _at(after.value, change.path)
         return found == ((False, None) if change.remove else (True, change.value))
 
-    return exhaust(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)
+    return bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)
 
 
 def _settings_files() -> tuple[m.File, ...]:
@@ -121,8 +121,8 @@ def _settings_files() -> tuple[m.File, ...]:
 SETTINGS_FILES = _settings_files()
 
 
-@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED)
-def settings_save_preserves() -> str:
+@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", BOUNDED)
+def settings_save_preserves() -> Evidence:
     values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
 
     def cases() -> Iterator[tuple[m.File, m.File, str, Value, bool]]:
@@ -145,7 +145,7 @@ def settings_save_preserves() -> str:
             return after == disk and result == "refused: " + error
         return after == want and result == ("Persisted::Shadowed(global config.cfg)" if shadow else "Persisted")
 
-    return exhaust(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
+    return bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
 
 
 def _documents() -> Iterator[tuple[Obj, bool]]:
@@ -180,25 +180,25 @@ def _named_covers(named: tuple[tuple[str, str], ...], path: str) -> bool:
     return any(path == p or path.startswith(p + ".") for p, _ in named)
 
 
-@law("leaf_applied_or_reported", "S4b.3", "Each leaf applies or is named by a diagnostic.", PROVED)
-def leaf_applied_or_reported() -> str:
+@law("leaf_applied_or_reported", "S4b.3", "Each leaf applies or is named by a diagnostic.", BOUNDED)
+def leaf_applied_or_reported() -> Evidence:
     def covered(case: tuple[Obj, bool]) -> bool:
         doc, project = case
         applied, named = m.leaves(m.SETTINGS, doc, project)
         paths = {p for p, _ in applied}
         return all(p in paths or _named_covers(named, p) for p in _leaf_paths(doc))
 
-    return exhaust(_documents(), covered, label=LEAF_LABEL)
+    return bounded(_documents(), covered, label=LEAF_LABEL)
 
 
-@law("leaf_not_both", "S4b.3", "No leaf both applies and is named.", PROVED)
-def leaf_not_both() -> str:
+@law("leaf_not_both", "S4b.3", "No leaf both applies and is named.", BOUNDED)
+def leaf_not_both() -> Evidence:
     def once(case: tuple[Obj, bool]) -> bool:
         doc, project = case
         applied, named = m.leaves(m.SETTINGS, doc, project)
         return not any(_named_covers(named, p) for p, _ in applied) and len({p for p, _ in applied}) == len(applied)
 
-    return exhaust(_documents(), once, label=LEAF_LABEL)
+    return bounded(_documents(), once, label=LEAF_LABEL)
 
 
 ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, None, Obj(()))
@@ -207,8 +207,8 @@ RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many")
 )
 
 
-@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", PROVED)
-def limit_malformed_fails_closed() -> str:
+@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", BOUNDED)
+def limit_malformed_fails_closed() -> Evidence:
     def closed(case: tuple[bool, Value]) -> bool:
         present, raw = case
         limit = m.in_flight(present, raw, "p")
@@ -220,11 +220,11 @@ def limit_malformed_fails_closed() -> str:
                 return limit == 1
         return True
 
-    return exhaust(RAWS, closed, label=f"{len(RAWS)} providerMaxInFlight values")
+    return bounded(RAWS, closed, label=f"{len(RAWS)} providerMaxInFlight values")
 
 
-@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
-def limit_number_applies() -> str:
+@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", BOUNDED)
+def limit_number_applies() -> Evidence:
     def applies(case: tuple[bool, Value]) -> bool:
         present, raw = case
         if isinstance(raw, Obj):
@@ -235,7 +235,7 @@ def limit_number_applies() -> str:
                 return m.in_flight(present, raw, "p") is None
         return True
 
-    return exhaust(RAWS, applies, label=f"{len(RAWS)} providerMaxInFlight values")
+    return bounded(RAWS, applies, label=f"{len(RAWS)} providerMaxInFlight values")
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
@@ -267,8 +267,8 @@ def _is_trusted(world: World) -> bool:
     return m.trusted("PROJECT", (gsets, gcfg))
 
 
-@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", PROVED)
-def untrusted_changes_nothing_guarded() -> str:
+@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", BOUNDED)
+def untrusted_changes_nothing_guarded() -> Evidence:
     def nothing(world: World) -> bool:
         if _is_trusted(world):
             return True
@@ -281,11 +281,11 @@ def untrusted_changes_nothing_guarded() -> str:
                 return False
         return applied_prompts == () and all(m.guarded(w) for w in withheld)
 
-    return exhaust(_trust_worlds(), nothing, label=TRUST_LABEL)
+    return bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
 
 
-@law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", PROVED)
-def trusted_project_applies() -> str:
+@law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", BOUNDED)
+def trusted_project_applies() -> Evidence:
     def applies(world: World) -> bool:
         if not _is_trusted(world):
             return True
@@ -301,7 +301,7 @@ def trusted_project_applies() -> str:
                 return False
         return applied_prompts == prompts and withheld == ()
 
-    return exhaust(_trust_worlds(), applies, label=TRUST_LABEL)
+    return bounded(_trust_worlds(), applies, label=TRUST_LABEL)
 
 
 SERVER_MAPS = tuple(
@@ -310,21 +310,21 @@ SERVER_MAPS = tuple(
 )
 
 
-@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
-def project_entry_never_merges() -> str:
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", BOUNDED)
+def project_entry_never_merges() -> Evidence:
     def whole(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in p.pairs)
 
-    return exhaust(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
 
 
-@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
-def global_entry_kept() -> str:
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", BOUNDED)
+def global_entry_kept() -> Evidence:
     def kept(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
 
-    return exhaust(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")

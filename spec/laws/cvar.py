@@ -21,8 +21,8 @@ import itertools
 from collections.abc import Iterator
 
 from bend import cvar as m
-from spec.evidence import exhaust
-from spec.registry import PROVED, law
+from spec.evidence import Evidence, all_of, also, bounded
+from spec.registry import BOUNDED, law
 
 IDS = ("x", "y")
 DEFAULTS: tuple[m.Value, ...] = (True, 1, "s")
@@ -68,8 +68,8 @@ def _worlds() -> Iterator[World]:
 WORLD_LABEL = "65,000 worlds: 4 registries x config of 2 files x a root and at most one subagent, each layer 0..1 of 4 sets"
 
 
-@law("cvar_registry_unique", "S4.1", "The registry holds each id once: a second declaration is a RegistryError.", PROVED)
-def cvar_registry_unique() -> str:
+@law("cvar_registry_unique", "S4.1", "The registry holds each id once: a second declaration is a RegistryError.", BOUNDED)
+def cvar_registry_unique() -> Evidence:
     def unique(decls: tuple[m.Decl, ...]) -> bool:
         reg = m.registry(decls)
         ids = [d.id for d in decls]
@@ -77,22 +77,22 @@ def cvar_registry_unique() -> str:
             return len(set(ids)) < len(ids) or any(not m.has_type(d.type, d.default) for d in decls)
         return len(set(d.id for d in reg)) == len(reg) == len(decls)
 
-    return exhaust(_decl_lists(), unique, label=DECL_LABEL)
+    return bounded(_decl_lists(), unique, label=DECL_LABEL)
 
 
-@law("cvar_registry_typed", "S4.1", "Each default of an accepted registry has the type of its cvar.", PROVED)
-def cvar_registry_typed() -> str:
+@law("cvar_registry_typed", "S4.1", "Each default of an accepted registry has the type of its cvar.", BOUNDED)
+def cvar_registry_typed() -> Evidence:
     def typed(decls: tuple[m.Decl, ...]) -> bool:
         reg = m.registry(decls)
         if isinstance(reg, m.RegistryError):
             return any(not m.has_type(d.type, d.default) for d in decls) or reg.kind == "duplicate"
         return all(m.has_type(d.type, d.default) for d in reg)
 
-    return exhaust(_decl_lists(), typed, label=DECL_LABEL)
+    return bounded(_decl_lists(), typed, label=DECL_LABEL)
 
 
-@law("cvar_value_typed", "S4", "Each value has the type of its cvar in each agent; an undeclared cvar has no value.", PROVED)
-def cvar_value_typed() -> str:
+@law("cvar_value_typed", "S4", "Each value has the type of its cvar in each agent; an undeclared cvar has no value.", BOUNDED)
+def cvar_value_typed() -> Evidence:
     def typed(world: World) -> bool:
         reg, config, family = world
         for i in range(1, len(family) + 1):
@@ -105,21 +105,21 @@ def cvar_value_typed() -> str:
                 return False
         return True
 
-    return exhaust(_worlds(), typed, label=WORLD_LABEL)
+    return bounded(_worlds(), typed, label=WORLD_LABEL)
 
 
-@law("cvar_inherits", "S4", "A subagent with no profile and no sets has its parent's values.", PROVED)
-def cvar_inherits() -> str:
+@law("cvar_inherits", "S4", "A subagent with no profile and no sets has its parent's values.", BOUNDED)
+def cvar_inherits() -> Evidence:
     def inherits(world: World) -> bool:
         reg, config, family = world
         child = family + (m.Agent("child", (), ()),)
         return all(m.value(reg, config, child, c) == m.value(reg, config, family, c) for c in (B, N, U))
 
-    return exhaust(_worlds(), inherits, label=WORLD_LABEL)
+    return bounded(_worlds(), inherits, label=WORLD_LABEL)
 
 
-@law("cvar_set_wins", "S4", "The last valid set of a subagent wins over its parent's value.", PROVED)
-def cvar_set_wins() -> str:
+@law("cvar_set_wins", "S4", "The last valid set of a subagent wins over its parent's value.", BOUNDED)
+def cvar_set_wins() -> Evidence:
     two = tuple(itertools.product(SETS, repeat=2)) + tuple((s,) for s in SETS) + ((),)
 
     def cases() -> Iterator[tuple[World, tuple[m.Set, ...]]]:
@@ -138,11 +138,11 @@ def cvar_set_wins() -> str:
                 return False
         return True
 
-    return exhaust(cases(), wins, label="4 registries x 5 configs x root profile, root sets, sub profile 0..1 set x sub sets 0..2 sets")
+    return bounded(cases(), wins, label="4 registries x 5 configs x root profile, root sets, sub profile 0..1 set x sub sets 0..2 sets")
 
 
-@law("cvar_global_uniform", "S4.2", "A Global cvar has one value in each agent: the config's, on the default.", PROVED)
-def cvar_global_uniform() -> str:
+@law("cvar_global_uniform", "S4.2", "A Global cvar has one value in each agent: the config's, on the default.", BOUNDED)
+def cvar_global_uniform() -> Evidence:
     def uniform(world: World) -> bool:
         reg, config, family = world
         for decl in reg:
@@ -155,7 +155,7 @@ def cvar_global_uniform() -> str:
                     return False
         return True
 
-    return exhaust(_worlds(), uniform, label=WORLD_LABEL)
+    return bounded(_worlds(), uniform, label=WORLD_LABEL)
 
 
 TWO_SETS = ((),) + tuple((s,) for s in SETS) + tuple(itertools.product(SETS, repeat=2))
@@ -171,8 +171,8 @@ def _agents() -> Iterator[tuple[tuple[m.Decl, ...], m.Agent, m.Agent]]:
 AGENT_LABEL = "64 flagged registries x parent profile 0..1 set x agent profile 0..1 set x agent sets 0..2 sets"
 
 
-@law("cvar_written_flagged", "S4.3", "An agent writes to its cfg only persist cvars and replicates only replicate cvars.", PROVED)
-def cvar_written_flagged() -> str:
+@law("cvar_written_flagged", "S4.3", "An agent writes to its cfg only persist cvars and replicates only replicate cvars.", BOUNDED)
+def cvar_written_flagged() -> Evidence:
     def flagged(case: tuple[tuple[m.Decl, ...], m.Agent, m.Agent]) -> bool:
         reg, parent, agent = case
         persist = {d.id for d in reg if d.persist}
@@ -181,22 +181,22 @@ def cvar_written_flagged() -> str:
         r = m.replicated(reg, (), (parent, agent))
         return all(s.id in persist for s in w) and [s.id for s in r] == [d.id for d in reg if d.id in replicate]
 
-    return exhaust(_agents(), flagged, label=AGENT_LABEL)
+    return bounded(_agents(), flagged, label=AGENT_LABEL)
 
 
-@law("cvar_persist_roundtrip", "S4.6", "The written cfg, read back as the profile, gives the same value of each persist cvar.", PROVED)
-def cvar_persist_roundtrip() -> str:
+@law("cvar_persist_roundtrip", "S4.6", "The written cfg, read back as the profile, gives the same value of each persist cvar.", BOUNDED)
+def cvar_persist_roundtrip() -> Evidence:
     def roundtrip(case: tuple[tuple[m.Decl, ...], m.Agent, m.Agent]) -> bool:
         reg, parent, agent = case
         before = (parent, agent)
         after = (parent, m.saved(reg, agent))
         return all(m.value(reg, (), before, d.id) == m.value(reg, (), after, d.id) for d in reg if d.persist)
 
-    return exhaust(_agents(), roundtrip, label=AGENT_LABEL)
+    return bounded(_agents(), roundtrip, label=AGENT_LABEL)
 
 
-@law("cvar_toggle_twice", "S4", "Two toggles give back the value.", PROVED)
-def cvar_toggle_twice() -> str:
+@law("cvar_toggle_twice", "S4", "Two toggles give back the value.", BOUNDED)
+def cvar_toggle_twice() -> Evidence:
     def twice(world: World) -> bool:
         reg, config, family = world
         for cvar in (B, N, U):
@@ -211,7 +211,7 @@ def cvar_toggle_twice() -> str:
                 return False
         return True
 
-    return exhaust(_worlds(), twice, label=WORLD_LABEL + " x 3 ids")
+    return bounded(_worlds(), twice, label=WORLD_LABEL + " x 3 ids")
 
 
 # -- aliases ----------------------------------------------------------------------------------
@@ -263,9 +263,9 @@ def _cycles(table: m.Aliases, name: str) -> bool:
     "alias_expands_fully",
     "S4.4",
     "An expansion leaves no alias to run, or reports a cycle or an unknown alias; a chain stops at len(table) + 1 levels.",
-    PROVED,
+    BOUNDED,
 )
-def alias_expands_fully() -> str:
+def alias_expands_fully() -> Evidence:
     def full(case: tuple[m.Aliases, tuple[m.Command, ...]]) -> bool:
         table, line = case
         out = m.expand(table, line)
@@ -288,11 +288,11 @@ def alias_expands_fully() -> str:
             return True
         return all(c.verb != m.RUN for c in out)
 
-    return exhaust(itertools.product(_tables(), BODIES), full, label=ALIAS_LABEL)
+    return bounded(itertools.product(_tables(), BODIES), full, label=ALIAS_LABEL)
 
 
-@law("alias_self_cycle", "S4.4", "An alias that runs itself (and reaches no missing alias) is a cycle.", PROVED)
-def alias_self_cycle() -> str:
+@law("alias_self_cycle", "S4.4", "An alias that runs itself (and reaches no missing alias) is a cycle.", BOUNDED)
+def alias_self_cycle() -> Evidence:
     def cycle(table: m.Aliases) -> bool:
         for name in m.names(table):
             if _cycles(table, name) and not _reach(table, name)[1]:
@@ -301,11 +301,11 @@ def alias_self_cycle() -> str:
                     return False
         return True
 
-    return exhaust(_tables(), cycle, label="64 tables over {a, b}")
+    return bounded(_tables(), cycle, label="64 tables over {a, b}")
 
 
-@law("alias_unknown_reported", "S4.4", "A run of an alias that does not exist is reported as Unknown, and runs nothing.", PROVED)
-def alias_unknown_reported() -> str:
+@law("alias_unknown_reported", "S4.4", "A run of an alias that does not exist is reported as Unknown, and runs nothing.", BOUNDED)
+def alias_unknown_reported() -> Evidence:
     def unknown(case: tuple[m.Aliases, tuple[m.Command, ...]]) -> bool:
         table, line = case
         runs = [c.args[0] for c in line if c.verb == m.RUN]
@@ -316,18 +316,18 @@ def alias_unknown_reported() -> str:
             return isinstance(out, m.ExpandError) and out.kind == "Unknown"
         return True
 
-    return exhaust(itertools.product(_tables(), BODIES), unknown, label=ALIAS_LABEL)
+    return bounded(itertools.product(_tables(), BODIES), unknown, label=ALIAS_LABEL)
 
 
-@law("alias_runs_body", "S4.4", "An alias of plain commands runs exactly its commands.", PROVED)
-def alias_runs_body() -> str:
+@law("alias_runs_body", "S4.4", "An alias of plain commands runs exactly its commands.", BOUNDED)
+def alias_runs_body() -> Evidence:
     def runs(table: m.Aliases) -> bool:
         for name, body in table:
             if all(c.verb != m.RUN for c in body) and m.expand(table, (m.Command(m.RUN, (name,)),)) != body:
                 return False
         return True
 
-    return exhaust(_tables(), runs, label="64 tables over {a, b}")
+    return bounded(_tables(), runs, label="64 tables over {a, b}")
 
 
 # -- binds ------------------------------------------------------------------------------------
@@ -350,8 +350,8 @@ def _presses() -> Iterator[tuple[m.Binds, m.Aliases, str]]:
 BIND_LABEL = "bind lists of length 0..3 over 2 keys x 5 bodies, x 8 alias tables x 3 keys"
 
 
-@law("bind_press_plain", "S4.5", "A key press runs only plain commands: actions go to the client, the rest to the session.", PROVED)
-def bind_press_plain() -> str:
+@law("bind_press_plain", "S4.5", "A key press runs only plain commands: actions go to the client, the rest to the session.", BOUNDED)
+def bind_press_plain() -> Evidence:
     def plain(case: tuple[m.Binds, m.Aliases, str]) -> bool:
         out = m.press(*case)
         if out is None or isinstance(out, m.ExpandError):
@@ -359,11 +359,11 @@ def bind_press_plain() -> str:
         session, client = out
         return all(c.verb not in (m.RUN, m.ACTION) for c in session) and all(isinstance(a, str) for a in client)
 
-    return exhaust(_presses(), plain, label=BIND_LABEL)
+    return bounded(_presses(), plain, label=BIND_LABEL)
 
 
-@law("bind_unbound_runs_nothing", "S4.5", "A key with no bind runs nothing.", PROVED)
-def bind_unbound_runs_nothing() -> str:
+@law("bind_unbound_runs_nothing", "S4.5", "A key with no bind runs nothing.", BOUNDED)
+def bind_unbound_runs_nothing() -> Evidence:
     def nothing(case: tuple[m.Binds, m.Aliases, str]) -> bool:
         binds, _, key = case
         out = m.press(*case)
@@ -372,11 +372,11 @@ def bind_unbound_runs_nothing() -> str:
         body = [b for k, b in binds if k == key][0]
         return body != () or out == ((), ())  # an empty bind runs nothing either
 
-    return exhaust(_presses(), nothing, label=BIND_LABEL)
+    return bounded(_presses(), nothing, label=BIND_LABEL)
 
 
-@law("bind_first_wins", "S4.5", "A key press runs the commands of the first bind of the key.", PROVED)
-def bind_first_wins() -> str:
+@law("bind_first_wins", "S4.5", "A key press runs the commands of the first bind of the key.", BOUNDED)
+def bind_first_wins() -> Evidence:
     def first(case: tuple[m.Binds, m.Aliases, str]) -> bool:
         binds, table, key = case
         mine = [b for k, b in binds if k == key]
@@ -384,4 +384,4 @@ def bind_first_wins() -> str:
             return True
         return m.press(binds, table, key) == m.press(((key, mine[0]),), table, key)
 
-    return exhaust(_presses(), first, label=BIND_LABEL)
+    return bounded(_presses(), first, label=BIND_LABEL)

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from hypothesis import strategies as st
 
 from bend import director as m
-from spec.evidence import LawFailed, examples, exhaust, reachable
-from spec.registry import PROVED, law
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, explore
+from spec.registry import BOUNDED, law
 
 KINDS = range(len(m.KIND_NAMES))
 HISTORY_LAYERS: tuple[m.Layer, ...] = tuple(m.Layer(k, b) for k in KINDS for b in range(2))
@@ -84,9 +84,9 @@ def grows_within(before: m.Stack, after: m.Stack, cap: int) -> bool:
     "dir_stack_bounded",
     "S5.1",
     "A decision never grows the stack past its cap: after it, the stack has at most max(cap, its size before) layers.",
-    PROVED,
+    BOUNDED,
 )
-def dir_stack_bounded() -> str:
+def dir_stack_bounded() -> Evidence:
     def cases() -> Iterator[tuple[m.Stack, tuple[m.Verdict, ...], int]]:
         for stack in stacks(DECIDE_LAYERS, DECIDE_LONGEST):
             for verdicts in canonical_lists(len(stack), DECIDE_PUSHES):
@@ -97,7 +97,7 @@ def dir_stack_bounded() -> str:
         stack, verdicts, cap = case
         return grows_within(stack, m.decide(stack, verdicts, cap).stack, cap)
 
-    proof = exhaust(
+    proof = bounded(
         cases(),
         prop,
         label=(
@@ -121,7 +121,7 @@ def dir_stack_bounded() -> str:
         return True
 
     more = examples(hunt, stack=stack_st, verdicts=verdicts_st, cap=st.integers(0, 12), junk=verdicts_st)
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 # -- the loop: dir_loop_stack_bounded, dir_loop_ends, dir_end_is_final ---------------------------
@@ -167,55 +167,55 @@ def hunt_loop(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdic
     "dir_loop_stack_bounded",
     "S5.1",
     "Whatever every layer says at every step, the loop's stack never grows past the cap (or past its start size).",
-    PROVED,
+    BOUNDED,
 )
-def dir_loop_stack_bounded() -> str:
+def dir_loop_stack_bounded() -> Evidence:
     def invariant(state: LoopState) -> bool:
         loop, _, _, cap, size = state
         return len(loop.stack) <= max(cap, size)
 
-    proof = reachable(loop_initial(), loop_step, invariant, label=LOOP_LABEL)
+    proof = explore(loop_initial(), loop_step, invariant, label=LOOP_LABEL)
 
     def hunt(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> bool:
         _, ticks = hunt_loop(stack, steps, cap, script)
         return all(len(loop.stack) <= max(cap, len(stack)) for loop, _ in ticks)
 
     more = examples(hunt, stack=stack_st, steps=st.integers(0, 12), cap=st.integers(0, 12), script=script_st)
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 @law(
     "dir_loop_ends",
     "S5.3",
     "The loop ends (gives control back or fails) after at most n + 1 steps, n its global budget, whatever every layer says.",
-    PROVED,
+    BOUNDED,
 )
-def dir_loop_ends() -> str:
+def dir_loop_ends() -> Evidence:
     def invariant(state: LoopState) -> bool:
         loop, n, ticks, _, _ = state
         return ticks < n + 1 or loop.end != ""
 
-    proof = reachable(loop_initial(), loop_step, invariant, label=LOOP_LABEL)
+    proof = explore(loop_initial(), loop_step, invariant, label=LOOP_LABEL)
 
     def hunt(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> bool:
         _, ticks = hunt_loop(stack, steps, cap, script)
         return all(loop.end != "" for loop, _ in ticks[steps:])
 
     more = examples(hunt, stack=stack_st, steps=st.integers(0, 12), cap=st.integers(0, 12), script=script_st)
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 @law(
     "dir_end_is_final",
     "S5.3",
     "A tick of an ended loop leaves it exactly as it ended, whatever the layers say.",
-    PROVED,
+    BOUNDED,
 )
-def dir_end_is_final() -> str:
+def dir_end_is_final() -> Evidence:
     def transition(before: LoopState, _: object, after: LoopState) -> bool:
         return before[0].end == "" or after[0] == before[0]
 
-    proof = reachable(loop_initial(), loop_step, lambda _: True, transition=transition, label=LOOP_LABEL)
+    proof = explore(loop_initial(), loop_step, lambda _: True, transition=transition, label=LOOP_LABEL)
 
     def hunt(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> bool:
         loop, ticks = hunt_loop(stack, steps, cap, script)
@@ -227,7 +227,7 @@ def dir_end_is_final() -> str:
         return True
 
     more = examples(hunt, stack=stack_st, steps=st.integers(0, 12), cap=st.integers(0, 12), script=script_st)
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 # -- the tree document: dir_encode_sound, dir_resume_restores, dir_rewind_restores --------------
@@ -249,7 +249,7 @@ STORE_LONGEST = 2
 STORE_LABEL = f"every stack of <= {STORE_LONGEST} layers (4 kinds x budgets 0..1) through the production session store"
 
 
-def store_resume() -> str:
+def store_resume() -> Evidence:
     """Commit each stack as eukhe.directors, close, reopen (a resume): the stack read back is it."""
     import tempfile
     from pathlib import Path
@@ -268,10 +268,10 @@ def store_resume() -> str:
                 read = production_stack(session.conversation("main").document("eukhe.directors"))
             if read != stack:
                 raise LawFailed(f"resume read {read!r}, committed {stack!r}")
-    return f"store: {STORE_LABEL}, each committed, closed and reopened ({len(every):,} resumes)"
+    return Evidence(BOUNDED, f"store: {STORE_LABEL}, each committed, closed and reopened ({len(every):,} resumes)")
 
 
-def store_rewind() -> str:
+def store_rewind() -> Evidence:
     """Commit a history of stacks; a rewind to each commit reads that commit's stack, also
     after commits on a new branch made after an earlier rewind."""
     import tempfile
@@ -296,7 +296,7 @@ def store_rewind() -> str:
                 read = production_stack(main.document("eukhe.directors"))
                 if read != stack:
                     raise LawFailed(f"rewind to {entry} read {read!r}, committed {stack!r}")
-    return f"store: {STORE_LABEL}, committed on branches, every commit rewound to ({rewinds:,} rewinds)"
+    return Evidence(BOUNDED, f"store: {STORE_LABEL}, committed on branches, every commit rewound to ({rewinds:,} rewinds)")
 
 
 def production_stack(value: object) -> m.Stack:
@@ -310,9 +310,9 @@ def production_stack(value: object) -> m.Stack:
     "dir_encode_sound",
     "S5.8",
     "The stack in the tree is a sound tree: encode gives a tree that decodes, and the production document is that same tree.",
-    PROVED,
+    BOUNDED,
 )
-def dir_encode_sound() -> str:
+def dir_encode_sound() -> Evidence:
     def prop(stack: m.Stack) -> bool:
         tree = m.encode(stack)
         if not m.sound(tree) or m.decode(tree) != stack:
@@ -320,19 +320,19 @@ def dir_encode_sound() -> str:
         written = production_document(stack)
         return m.from_json(written) == tree and m.show(tree) == json.dumps(written, sort_keys=True, separators=(",", ":"))
 
-    proof = exhaust(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
+    proof = bounded(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
     more = examples(prop, stack=stack_st)
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 @law(
     "dir_resume_restores",
     "S5.8",
     "A resume reads back exactly the stack the tree holds: the stored bytes of the document decode to the stack (model and production).",
-    PROVED,
+    BOUNDED,
     derivation="A resume reads the stored document: stated on encode, the bytes of the stored value, and decode.",
 )
-def dir_resume_restores() -> str:
+def dir_resume_restores() -> Evidence:
     def prop(stack: m.Stack) -> bool:
         stored = m.show(m.encode(stack))
         if m.decode(m.from_json(json.loads(stored))) != stack:
@@ -340,19 +340,19 @@ def dir_resume_restores() -> str:
         written = json.dumps(production_document(stack), sort_keys=True, separators=(",", ":"))
         return production_stack(json.loads(written)) == stack
 
-    proof = exhaust(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
+    proof = bounded(stacks(TREE_LAYERS, TREE_LONGEST), prop, label=TREE_LABEL + ", model and production")
     more = examples(prop, stack=stack_st)
-    return f"{proof}; {store_resume()}; beyond: {more}"
+    return also(all_of(proof, store_resume()), more)
 
 
 @law(
     "dir_rewind_restores",
     "S5.8",
     "A rewind of a history of sound trees to the tree of a stack restores that stack, exactly.",
-    PROVED,
+    BOUNDED,
     derivation="A rewind moves the head to an earlier commit; documents read as of it (S5.8, S1 derived).",
 )
-def dir_rewind_restores() -> str:
+def dir_rewind_restores() -> Evidence:
     def rewound(history: tuple[m.Stack, ...], to: int) -> m.Stack | None:
         trees = tuple(m.encode(stack) for stack in history)
         head = trees[: to + 1][-1]
@@ -369,11 +369,11 @@ def dir_rewind_restores() -> str:
         history, to = case
         return rewound(history, to) == history[to]
 
-    proof = exhaust(cases(), prop, label="every history of 1..3 commits of stacks of <= 1 layer (4 kinds x budgets 0..1), every rewind point")
+    proof = bounded(cases(), prop, label="every history of 1..3 commits of stacks of <= 1 layer (4 kinds x budgets 0..1), every rewind point")
 
     def hunt(history: list[m.Stack], data: int) -> bool:
         to = data % len(history)
         return rewound(tuple(history), to) == history[to]
 
     more = examples(hunt, history=st.lists(stack_st, min_size=1, max_size=8), data=st.integers(0, 100))
-    return f"{proof}; {store_rewind()}; beyond: {more}"
+    return also(all_of(proof, store_rewind()), more)

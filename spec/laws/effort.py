@@ -21,8 +21,8 @@ from collections.abc import Callable
 from functools import cache
 
 from bend import effort as m
-from spec.evidence import LawFailed, exhaust, reachable
-from spec.registry import PROVED, law
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, explore
+from spec.registry import BOUNDED, law
 
 PropML = Callable[["m.Model", str], bool]
 PropCycle = Callable[[tuple[str, ...], str, bool], bool]
@@ -54,26 +54,26 @@ def _entry(model: m.Model, level: str) -> tuple[bool, str | None]:
     return m.entry(model.level_map or (), level)
 
 
-def _over_models_and_levels(prop: PropML, label: str) -> str:
-    return exhaust(itertools.product(MODELS, m.LADDER), lambda case: prop(*case), label=f"{MODEL_LABEL} x 7 levels{label}")
+def _over_models_and_levels(prop: PropML, label: str) -> Evidence:
+    return bounded(itertools.product(MODELS, m.LADDER), lambda case: prop(*case), label=f"{MODEL_LABEL} x 7 levels{label}")
 
 
-@law("effort_offered_plain", "S10 ladder 1", "A model without reasoning offers off alone, whatever its map.", PROVED)
-def effort_offered_plain() -> str:
-    return exhaust(MAPS, lambda lm: m.offered(m.Model(False, lm)) == (m.OFF,), label=f"{len(MAPS):,} maps, no reasoning")
+@law("effort_offered_plain", "S10 ladder 1", "A model without reasoning offers off alone, whatever its map.", BOUNDED)
+def effort_offered_plain() -> Evidence:
+    return bounded(MAPS, lambda lm: m.offered(m.Model(False, lm)) == (m.OFF,), label=f"{len(MAPS):,} maps, no reasoning")
 
 
-@law("effort_offered_null", "S10 ladder 2", "A reasoning model never offers a level its map sets to null.", PROVED)
-def effort_offered_null() -> str:
+@law("effort_offered_null", "S10 ladder 2", "A reasoning model never offers a level its map sets to null.", BOUNDED)
+def effort_offered_null() -> Evidence:
     return _over_models_and_levels(
         lambda model, level: not model.reasoning or _entry(model, level) != (True, None) or level not in m.offered(model),
         "",
     )
 
 
-@law("effort_offered_ext", "S10 ladder 2", "xhigh and max are offered only by a map entry holding a wire string.", PROVED)
-def effort_offered_ext() -> str:
-    return exhaust(
+@law("effort_offered_ext", "S10 ladder 2", "xhigh and max are offered only by a map entry holding a wire string.", BOUNDED)
+def effort_offered_ext() -> Evidence:
+    return bounded(
         ((model, level) for model in MODELS for level in (m.XHIGH, m.MAX)),
         lambda case: case[1] not in m.offered(case[0]) or (case[0].reasoning and isinstance(_entry(*case)[1], str)),
         label=f"{MODEL_LABEL} x {{xhigh, max}}",
@@ -84,9 +84,9 @@ def effort_offered_ext() -> str:
     "effort_offered_kept",
     "S10 ladder 2",
     "A reasoning model offers every level with a wire entry, and every missing level below xhigh.",
-    PROVED,
+    BOUNDED,
 )
-def effort_offered_kept() -> str:
+def effort_offered_kept() -> Evidence:
     def kept(model: m.Model, level: str) -> bool:
         present, value = _entry(model, level)
         should = value is not None if present else m.rank(level) < m.rank(m.XHIGH)
@@ -95,74 +95,74 @@ def effort_offered_kept() -> str:
     return _over_models_and_levels(kept, "")
 
 
-@law("effort_offered_asc", "S10 ladder", "Offered levels are strictly ascending in ladder order, no repeats.", PROVED)
-def effort_offered_asc() -> str:
+@law("effort_offered_asc", "S10 ladder", "Offered levels are strictly ascending in ladder order, no repeats.", BOUNDED)
+def effort_offered_asc() -> Evidence:
     def ascending(model: m.Model) -> bool:
         ranks = [m.rank(level) for level in m.offered(model)]
         return all(a < b for a, b in zip(ranks, ranks[1:]))
 
-    return exhaust(MODELS, ascending, label=MODEL_LABEL)
+    return bounded(MODELS, ascending, label=MODEL_LABEL)
 
 
 @law(
     "effort_clamp_offered",
     "S10 clamp 2, session 2",
     "With something offered every clamp is offered (the nearest above, else the nearest below), and a switch lands on one.",
-    PROVED,
+    BOUNDED,
 )
-def effort_clamp_offered() -> str:
+def effort_clamp_offered() -> Evidence:
     def nearest(offer: tuple[str, ...], level: str) -> bool:
         above = [x for x in offer if m.rank(x) >= m.rank(level)]
         below = [x for x in offer if m.rank(x) < m.rank(level)]
         want = min(above, key=m.rank) if above else max(below, key=m.rank)
         return m.clamp(offer, level) == want
 
-    clamps = exhaust(
+    clamps = bounded(
         ((o, level) for o in _offers() if o for level in m.LADDER),
         lambda case: nearest(*case),
         label="127 non-empty offered sets x 7 levels",
     )
-    switches = exhaust(
+    switches = bounded(
         ((s, d, o) for s in m.LADDER for d in LEVEL_OR_UNSET for o in _offers() if o),
         lambda case: m.switch(case[0], case[1], case[2]) in case[2],
         label="switches: 7 stored x 8 defaults x 127 offered sets",
     )
-    return f"{clamps}; {switches}"
+    return all_of(clamps, switches)
 
 
-@law("effort_clamp_keeps", "S10 clamp 1", "An offered level clamps to itself.", PROVED)
-def effort_clamp_keeps() -> str:
-    return exhaust(
+@law("effort_clamp_keeps", "S10 clamp 1", "An offered level clamps to itself.", BOUNDED)
+def effort_clamp_keeps() -> Evidence:
+    return bounded(
         ((o, level) for o in _offers() for level in o),
         lambda case: m.clamp(*case) == case[1],
         label="128 offered sets x each offered level",
     )
 
 
-@law("effort_clamp_idem", "S10 clamp 3", "Clamping twice is clamping once, even with nothing offered (off).", PROVED)
-def effort_clamp_idem() -> str:
-    return exhaust(
+@law("effort_clamp_idem", "S10 clamp 3", "Clamping twice is clamping once, even with nothing offered (off).", BOUNDED)
+def effort_clamp_idem() -> Evidence:
+    return bounded(
         ((o, level) for o in _offers() for level in m.LADDER),
         lambda case: m.clamp(case[0], m.clamp(*case)) == m.clamp(*case) and (bool(case[0]) or m.clamp(*case) == m.OFF),
         label="128 offered sets (the empty one included) x 7 levels",
     )
 
 
-def _cycles(prop: PropCycle, which: str) -> str:
-    return exhaust(
+def _cycles(prop: PropCycle, which: str) -> Evidence:
+    return bounded(
         ((o, level, forward) for o in _offers() for level in m.LADDER for forward in (True, False)),
         lambda case: prop(*case),
         label=f"128 offered sets x 7 levels x both directions ({which})",
     )
 
 
-@law("effort_cycle_still", "S10 cycle 1", "With fewer than two levels offered a cycle changes nothing (null).", PROVED)
-def effort_cycle_still() -> str:
+@law("effort_cycle_still", "S10 cycle 1", "With fewer than two levels offered a cycle changes nothing (null).", BOUNDED)
+def effort_cycle_still() -> Evidence:
     return _cycles(lambda o, level, fw: len(o) >= 2 or m.cycle(o, level, fw) is None, "cycles with < 2 offered")
 
 
-@law("effort_cycle_next", "S10 cycle 2", "Forward steps to the next offered level above the clamp of the current one.", PROVED)
-def effort_cycle_next() -> str:
+@law("effort_cycle_next", "S10 cycle 2", "Forward steps to the next offered level above the clamp of the current one.", BOUNDED)
+def effort_cycle_next() -> Evidence:
     def nxt(o: tuple[str, ...], level: str, forward: bool) -> bool:
         start = m.clamp(o, level)
         higher = [x for x in o if m.rank(x) > m.rank(start)]
@@ -171,16 +171,16 @@ def effort_cycle_next() -> str:
     return _cycles(nxt, "forward, not from the last")
 
 
-@law("effort_cycle_wrap", "S10 cycle 2", "Forward from the last offered level goes to the first.", PROVED)
-def effort_cycle_wrap() -> str:
+@law("effort_cycle_wrap", "S10 cycle 2", "Forward from the last offered level goes to the first.", BOUNDED)
+def effort_cycle_wrap() -> Evidence:
     def wrap(o: tuple[str, ...], level: str, forward: bool) -> bool:
         return len(o) < 2 or m.clamp(o, level) != o[-1] or m.cycle(o, level, True) == o[0]
 
     return _cycles(wrap, "forward from the last")
 
 
-@law("effort_cycle_prev", "S10 cycle 2", "Backward steps to the previous offered level below the clamp of the current one.", PROVED)
-def effort_cycle_prev() -> str:
+@law("effort_cycle_prev", "S10 cycle 2", "Backward steps to the previous offered level below the clamp of the current one.", BOUNDED)
+def effort_cycle_prev() -> Evidence:
     def prev(o: tuple[str, ...], level: str, forward: bool) -> bool:
         start = m.clamp(o, level)
         lower = [x for x in o if m.rank(x) < m.rank(start)]
@@ -189,15 +189,15 @@ def effort_cycle_prev() -> str:
     return _cycles(prev, "backward, not from the first")
 
 
-@law("effort_cycle_wrap_back", "S10 cycle 2", "Backward from the first offered level goes to the last.", PROVED)
-def effort_cycle_wrap_back() -> str:
+@law("effort_cycle_wrap_back", "S10 cycle 2", "Backward from the first offered level goes to the last.", BOUNDED)
+def effort_cycle_wrap_back() -> Evidence:
     def wrap(o: tuple[str, ...], level: str, forward: bool) -> bool:
         return len(o) < 2 or m.clamp(o, level) != o[0] or m.cycle(o, level, False) == o[-1]
 
     return _cycles(wrap, "backward from the first")
 
 
-def _inverse(first: bool) -> str:
+def _inverse(first: bool) -> Evidence:
     def cancels(o: tuple[str, ...], level: str, forward: bool) -> bool:
         if len(o) < 2 or level not in o:
             return True
@@ -207,14 +207,14 @@ def _inverse(first: bool) -> str:
     return _cycles(cancels, "from each offered level")
 
 
-@law("effort_cycle_inverse", "S10 cycle 3", "From an offered level, a backward step cancels a forward one.", PROVED)
-def effort_cycle_inverse() -> str:
-    laps = exhaust(
+@law("effort_cycle_inverse", "S10 cycle 3", "From an offered level, a backward step cancels a forward one.", BOUNDED)
+def effort_cycle_inverse() -> Evidence:
+    laps = bounded(
         (o for o in _offers() if len(o) >= 2),
         lambda o: _lap(o) == o,
         label="every offered set of 2+ levels: forward visits each once per lap in ladder order",
     )
-    return f"{_inverse(True)}; {laps}"
+    return all_of(_inverse(True), laps)
 
 
 def _lap(o: tuple[str, ...]) -> tuple[str, ...]:
@@ -226,8 +226,8 @@ def _lap(o: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(visited)
 
 
-@law("effort_cycle_inverse_back", "S10 cycle 3", "From an offered level, a forward step cancels a backward one.", PROVED)
-def effort_cycle_inverse_back() -> str:
+@law("effort_cycle_inverse_back", "S10 cycle 3", "From an offered level, a forward step cancels a backward one.", BOUNDED)
+def effort_cycle_inverse_back() -> Evidence:
     return _inverse(False)
 
 
@@ -264,8 +264,8 @@ def _actions(session: m.Session) -> list[tuple[object, m.Session]]:
     return moves
 
 
-def _sessions(invariant: PropSession, what: str) -> str:
-    return reachable(
+def _sessions(invariant: PropSession, what: str) -> Evidence:
+    return explore(
         _opened(),
         _actions,
         lambda s: invariant(s.stored, s.default, m.offer_of(s.model)),
@@ -273,37 +273,37 @@ def _sessions(invariant: PropSession, what: str) -> str:
     )
 
 
-@law("effort_unset_default", "S10 session 4", "An unset level shows the default (as open would settle it), never off.", PROVED)
-def effort_unset_default() -> str:
+@law("effort_unset_default", "S10 session 4", "An unset level shows the default (as open would settle it), never off.", BOUNDED)
+def effort_unset_default() -> Evidence:
     def shows_default(default: str | None, offer: tuple[str, ...] | None) -> bool:
         want = m.default_level(default)
         shown = m.shown(None, default, offer)
         in_reach = want if offer is None else m.clamp(offer, want)
         return shown == in_reach and (shown != m.OFF or in_reach == m.OFF)
 
-    return exhaust(
+    return bounded(
         itertools.product(LEVEL_OR_UNSET, _all_offers()),
         lambda case: shows_default(*case),
         label="8 defaults x 129 offers, stored unset",
     )
 
 
-@law("effort_settle_offered", "S10 session 1", "With something offered, open settles on an offered level.", PROVED)
-def effort_settle_offered() -> str:
-    return exhaust(
+@law("effort_settle_offered", "S10 session 1", "With something offered, open settles on an offered level.", BOUNDED)
+def effort_settle_offered() -> Evidence:
+    return bounded(
         ((s, d, o) for s in LEVEL_OR_UNSET for d in LEVEL_OR_UNSET for o in _offers() if o),
         lambda case: m.settle(*case) in case[2],
         label="8 stored x 8 defaults x 127 non-empty offers",
     )
 
 
-@law("effort_stored_is_sent", "S10 session 1-3", "After open and any actions, the stored level is the level sent.", PROVED)
-def effort_stored_is_sent() -> str:
+@law("effort_stored_is_sent", "S10 session 1-3", "After open and any actions, the stored level is the level sent.", BOUNDED)
+def effort_stored_is_sent() -> Evidence:
     return _sessions(lambda stored, default, offer: stored is not None and m.sent(stored, offer) == stored, "sent = stored")
 
 
-@law("effort_shown_is_sent", "S10 session 4", "After open and any actions, the level shown is the level sent.", PROVED)
-def effort_shown_is_sent() -> str:
+@law("effort_shown_is_sent", "S10 session 4", "After open and any actions, the level shown is the level sent.", BOUNDED)
+def effort_shown_is_sent() -> Evidence:
     return _sessions(lambda stored, default, offer: m.shown(stored, default, offer) == m.sent(stored, offer), "shown = sent")
 
 

@@ -30,7 +30,7 @@ from bend.optchat.view import (
     more_due_first,
     view_bytes,
 )
-from spec.evidence import bounded, examples, exhaust
+from spec.evidence import Evidence, all_of, also, bounded, examples
 from spec.registry import BOUNDED, TESTED, law
 
 CAP = 40
@@ -174,15 +174,15 @@ def _label(messages: int = MESSAGES) -> str:
     )
 
 
-def both(transition: Any) -> str:
+def both(transition: Any) -> Evidence:
     """Proved on every transition of the finite domain, then hunted by Hypothesis."""
     edges, _states = explored()
-    proved = exhaust(edges, lambda e: transition(*e), label=_label())
+    proved = bounded(edges, lambda e: transition(*e), label=_label())
 
     def hunt(config: C.Config, history: list[Event]) -> bool:
         return all(transition(*step) for step in steps(config, history))
 
-    return proved + "; " + examples(hunt, config=configs, history=events)
+    return also(proved, examples(hunt, config=configs, history=events))
 
 
 # -- views: every cover of a small chat with every set of built parents ---------------------------
@@ -242,21 +242,21 @@ def any_view(draw: Any) -> tuple[View, int, frozenset[Node]]:
     return view, t, built
 
 
-def views_both(prop: Any, label: str) -> str:
-    proved = exhaust(small_views(), lambda c: prop(*c), label=label)
-    return proved + "; " + examples(lambda case: prop(*case), case=any_view())
+def views_both(prop: Any, label: str) -> Evidence:
+    proved = bounded(small_views(), lambda c: prop(*c), label=label)
+    return also(proved, examples(lambda case: prop(*case), case=any_view()))
 
 
 # -- §3 the view ----------------------------------------------------------------------------------
 
 
 @law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", TESTED)
-def view_covers() -> str:
+def view_covers() -> Evidence:
     return both(lambda before, event, after: covers(nodes_of(after.view), after.t))
 
 
 @law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", TESTED)
-def cview_covers() -> str:
+def cview_covers() -> Evidence:
     return both(lambda before, event, after: covers(nodes_of(after.cview), after.t))
 
 
@@ -267,7 +267,7 @@ def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", TESTED)
-def message_appends() -> str:
+def message_appends() -> Evidence:
     return both(_appends)
 
 
@@ -279,7 +279,7 @@ def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", TESTED)
-def message_merges_nothing() -> str:
+def message_merges_nothing() -> Evidence:
     return both(_merges_nothing)
 
 
@@ -295,12 +295,12 @@ def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
 
 
 @law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", TESTED)
-def merge_is_one_pair() -> str:
+def merge_is_one_pair() -> Evidence:
     return views_both(_one_pair, "every view of a chat of 1..10 messages x every set of built pair parents")
 
 
 @law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", TESTED)
-def merge_covers() -> str:
+def merge_covers() -> Evidence:
     return views_both(
         lambda view, t, built: covers(nodes_of(merge_step(view, t, lookup(built))), t),
         "every view of a chat of 1..10 messages x every set of built pair parents",
@@ -322,7 +322,7 @@ def _reaches(view: View, t: int, built: frozenset[Node]) -> bool:
 
 
 @law("fit_reaches_budget", "memory §3.2", "A batch ends at or under its budget unless no pair can merge (their parents unbuilt).", TESTED)
-def fit_reaches_budget() -> str:
+def fit_reaches_budget() -> Evidence:
     return views_both(_reaches, "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets")
 
 
@@ -335,17 +335,17 @@ def _merges_built(view: View, t: int, built: frozenset[Node]) -> bool:
 
 
 @law("fit_merges_built", "memory §3.2", "A batch merges only into built parents.", TESTED)
-def fit_merges_built() -> str:
+def fit_merges_built() -> Evidence:
     return views_both(_merges_built, "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets")
 
 
 @law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", TESTED)
-def view_summarized() -> str:
+def view_summarized() -> Evidence:
     return both(lambda before, event, after: summarized(after, after.view))
 
 
 @law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", TESTED)
-def cview_summarized() -> str:
+def cview_summarized() -> Evidence:
     return both(lambda before, event, after: summarized(after, after.cview))
 
 
@@ -363,7 +363,7 @@ def _chain(order: Any) -> Iterator[tuple[int, bool]]:
 
 
 @law("push_agrees", "memory §3.2", "With push's list length as the budget, the due order makes exactly push's merges at every step t = 0..20,000.", BOUNDED)
-def push_agrees() -> str:
+def push_agrees() -> Evidence:
     return bounded(_chain(None), lambda case: case[1], label="t = 0..20,000, the gist's check")
 
 
@@ -392,11 +392,11 @@ def _correspondence() -> Iterator[int]:
 
 
 @law("push_agrees_always", "memory §3.1-3.2", "The due order makes push's merges at every t of any number of pushes: each step takes the digit state of T to that of T + 1.", TESTED)
-def push_agrees_always() -> str:
-    corr = exhaust(_correspondence(), lambda t: True, label="digit correspondence T = sum (1 + d_j) 2^j, entry j one line of level j + d_j, for every t <= 20,000")
-    steps_ = exhaust(range(0, 1 << 16), _digit_step, label="the step from every digit state T = 0..65,535")
+def push_agrees_always() -> Evidence:
+    corr = bounded(_correspondence(), lambda t: True, label="digit correspondence T = sum (1 + d_j) 2^j, entry j one line of level j + d_j, for every t <= 20,000")
+    steps_ = bounded(range(0, 1 << 16), _digit_step, label="the step from every digit state T = 0..65,535")
     hunt = examples(_digit_step, total=st.integers(0, 1 << 62))
-    return f"{corr}; {steps_}; {hunt} (T up to 2^62)"
+    return also(all_of(corr, steps_), hunt)
 
 
 T10: View = (((2, 0), 1), ((2, 1), 1), ((0, 8), 1), ((0, 9), 1))
@@ -408,22 +408,22 @@ def _t10(order: Any) -> tuple[Node, ...]:
 
 
 @law("last_merges_8_9", "memory §3.2", "T = 10, view 0+4, 4+4, 8+1, 9+1, budget 3: due from last merges 8-9, as push.", BOUNDED)
-def last_merges_8_9() -> str:
+def last_merges_8_9() -> Evidence:
     return bounded([_t10(None)], lambda v: v == ((2, 0), (2, 1), (1, 4)), label="the gist's T = 10 example")
 
 
 @law("first_merges_0_7", "memory §3.2", "T = 10, same view and budget: due from first merges 0-7.", BOUNDED)
-def first_merges_0_7() -> str:
+def first_merges_0_7() -> Evidence:
     return bounded([_t10(more_due_first)], lambda v: v == ((3, 0), (0, 8), (0, 9)), label="the gist's T = 10 example")
 
 
 @law("first_is_not_last", "memory §3.2 §7.1", "At T = 10 the first and last orders merge different pairs.", BOUNDED)
-def first_is_not_last() -> str:
+def first_is_not_last() -> Evidence:
     return bounded([(_t10(None), _t10(more_due_first))], lambda c: c[0] != c[1], label="the gist's T = 10 example")
 
 
 @law("first_leaves_push", "memory §3.2 §7.1", "Due from first leaves push's merges within the steps t = 0..10.", BOUNDED)
-def first_leaves_push() -> str:
+def first_leaves_push() -> Evidence:
     view: View = ()
     entries: P.Push = ()
     agreed = []
@@ -440,7 +440,7 @@ def first_leaves_push() -> str:
     BOUNDED,
     derivation="the seed's proof notes: first agrees with push at 481 of 20,001 steps, as the gist says",
 )
-def first_agrees_481_of_20001() -> str:
+def first_agrees_481_of_20001() -> Evidence:
     count = sum(1 for _t, ok in _chain(more_due_first) if ok)
     return bounded([count], lambda c: c == 481, label=f"t = 0..20,000: {count} agreeing steps")
 
@@ -464,7 +464,7 @@ def _ends_at_node(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", TESTED)
-def context_ends_at_node() -> str:
+def context_ends_at_node() -> Evidence:
     return both(_ends_at_node)
 
 
@@ -482,7 +482,7 @@ def _is_prefix(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", TESTED)
-def context_is_prefix() -> str:
+def context_is_prefix() -> Evidence:
     return both(_is_prefix)
 
 
@@ -502,7 +502,7 @@ def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", TESTED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
-def need_first() -> str:
+def need_first() -> Evidence:
     return both(_need_first)
 
 
@@ -518,7 +518,7 @@ def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("need_first_running", "memory D5", "When a turn starts waiting, calls for other nodes stop: back in their queue, with no failure counted.", TESTED, derivation="memory.md D5: calls for other nodes stop when the wait starts (no failure)")
-def need_first_running() -> str:
+def need_first_running() -> Evidence:
     return both(_need_first_running)
 
 
@@ -535,7 +535,7 @@ def _fail_cap(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 
 @law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", TESTED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
-def fail_cap_builds() -> str:
+def fail_cap_builds() -> Evidence:
     return both(_fail_cap)
 
 
@@ -565,12 +565,12 @@ def settles(chat: C.Chat, outcomes: list[tuple[bool, int]]) -> bool:
 
 
 @law("settle_reached", "memory D5 / rule 47", "A waiting turn's view settles after a bounded number of compactor outcomes, whatever they are.", TESTED, derivation="memory.md D5 and rule 47: the view settles after bounded compactor outcomes (docs/harness.md H2, derived)")
-def settle_reached() -> str:
+def settle_reached() -> Evidence:
     edges, _states = explored(3)
     adversaries = [[(False, 0)], [(True, 0)], [(False, 1), (False, 0), (True, 0)]]
     states = {after for (_b, _e, after) in edges}
     cases = [(chat, adv) for chat in states for adv in adversaries]
-    proved = exhaust(cases, lambda c: settles(*c), label=_label(3) + " x 3 adversaries (always fail, always succeed, fail twice then succeed)")
+    proved = bounded(cases, lambda c: settles(*c), label=_label(3) + " x 3 adversaries (always fail, always succeed, fail twice then succeed)")
 
     def hunt(config: C.Config, history: list[Event], outcomes: list[tuple[bool, int]]) -> bool:
         chat = C.Chat(config=config)
@@ -578,7 +578,8 @@ def settle_reached() -> str:
             chat = apply(chat, event)
         return settles(chat, outcomes)
 
-    return proved + "; " + examples(
-        hunt, config=configs, history=events, outcomes=st.lists(st.tuples(st.booleans(), st.integers(0, 7)), max_size=CAP)
+    return also(
+        proved,
+        examples(hunt, config=configs, history=events, outcomes=st.lists(st.tuples(st.booleans(), st.integers(0, 7)), max_size=CAP)),
     )
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from bend import progress as m
-from spec.evidence import examples, exhaust
-from spec.registry import PROVED, law
+from spec.evidence import Evidence, all_of, also, bounded, examples
+from spec.registry import BOUNDED, law
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,9 @@ CAPS = range(0, 5)
     "goal_stops_without_progress",
     "S5.8",
     "Continuations in a row whose acts the session did before, as many as the cap, pause the goal from any count (model and production).",
-    PROVED,
+    BOUNDED,
 )
-def goal_stops_without_progress() -> str:
+def goal_stops_without_progress() -> Evidence:
     def cases() -> Iterator[tuple[m.Ledger, int, int, tuple[tuple[Said, ...], ...]]]:
         for ledger in ledgers(ALPHABET):
             for cap in CAPS:
@@ -133,7 +133,7 @@ def goal_stops_without_progress() -> str:
         model, production = run_both(ledger, count, cap, continuations)
         return model == production and any(v.startswith(m.PAUSE) for v in model)
 
-    proof = exhaust(
+    proof = bounded(
         cases(),
         prop,
         label=(
@@ -161,16 +161,16 @@ def goal_stops_without_progress() -> str:
         cap=st.integers(0, 8),
         picks=st.lists(st.integers(-1, 7), max_size=8),
     )
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)
 
 
 @law(
     "goal_progress_continues",
     "S5.8",
     "A continuation with an act the session never did before clears the count and the goal continues, from any count (model and production).",
-    PROVED,
+    BOUNDED,
 )
-def goal_progress_continues() -> str:
+def goal_progress_continues() -> Evidence:
     def cases() -> Iterator[tuple[m.Ledger, m.Act, int, int]]:
         for ledger in ledgers(ALPHABET):
             for act in ALPHABET:
@@ -185,7 +185,7 @@ def goal_progress_continues() -> str:
         model, production = run_both(ledger, count, cap, ((Said(act, "fresh", "t"),),))
         return model == production == [m.GO_ON + "0"]
 
-    proof = exhaust(
+    proof = bounded(
         cases(),
         prop,
         label="every ledger over 3 acts, every act not in it, start counts 0..7, caps 0..4 (0 = default 3)",
@@ -206,4 +206,4 @@ def goal_progress_continues() -> str:
         count=st.integers(0, 20),
         cap=st.integers(0, 8),
     )
-    return f"{proof}; beyond: {more}"
+    return also(proof, more)

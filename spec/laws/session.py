@@ -39,7 +39,7 @@ from eukhe.session import (
     SessionLocked,
     Store,
 )
-from spec.evidence import LawFailed, examples, machine
+from spec.evidence import Evidence, LawFailed, all_of, also, examples, machine
 from spec.registry import TESTED, law
 
 DERIVATION = "derived from control.md S4 (eukhe.cvar.agent; settings_error rows) and S5.4/S5.8 (eukhe.directors; the director row); state tree S1"
@@ -293,7 +293,7 @@ class ReopenMachine(SessionMachine):
     TESTED,
     derivation=DERIVATION,
 )
-def session_documents_at_head() -> str:
+def session_documents_at_head() -> Evidence:
     return machine(SessionMachine)
 
 
@@ -304,7 +304,7 @@ def session_documents_at_head() -> str:
     TESTED,
     derivation=DERIVATION,
 )
-def session_reopen_same() -> str:
+def session_reopen_same() -> Evidence:
     return machine(ReopenMachine)
 
 
@@ -364,7 +364,7 @@ def _corrupt_case(plan: list[tuple[list[NewEntry], dict[str, Json]]], damage: Da
     TESTED,
     derivation="derived from control.md S4b (no input is lost in silence; a document that failed to parse is never written)",
 )
-def session_corrupt_record_named() -> str:
+def session_corrupt_record_named() -> Evidence:
     return examples(
         _corrupt_case,
         plan=st.lists(commits.filter(lambda c: bool(c[0])), min_size=2, max_size=5),

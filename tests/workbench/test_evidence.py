@@ -1,4 +1,6 @@
-"""The evidence helpers find counterexamples and say what they covered."""
+"""The evidence helpers find counterexamples, say what they covered, and claim no more than
+they ran: whole finite domains and z3 are proved, anything we bounded is bounded,
+Hypothesis is tested."""
 
 from __future__ import annotations
 
@@ -7,50 +9,131 @@ import z3
 from hypothesis import strategies as st
 
 from spec import evidence
+from spec.evidence import Bound, Evidence, Finite, boolean, domain
+from spec.registry import BOUNDED, PROVED, TESTED
+
+SEVEN = Finite("levels", tuple(range(7)))
 
 
-def test_exhaust_counts_every_case() -> None:
-    assert evidence.exhaust(range(7), lambda n: n < 7, label="7 numbers") == "exhaustive: 7 numbers (7 cases)"
+def test_exhaust_over_a_whole_domain_is_proved() -> None:
+    found = evidence.exhaust(domain(SEVEN, boolean("flag")), lambda n, b: n < 7)
+    assert found == Evidence(PROVED, "exhaustive: 7 levels x 2 flag (14 cases)")
+
+
+def test_exhaust_over_a_bound_is_bounded_and_says_the_bound() -> None:
+    stacks = Bound("stacks", tuple(range(4)), bound="at most 3 layers")
+    found = evidence.exhaust(domain(SEVEN, stacks), lambda n, s: True)
+    assert found.strength == BOUNDED
+    assert found.sentence == "bounded: 7 levels x 4 stacks; bound: at most 3 layers (28 cases)"
+
+
+def test_a_restricted_domain_says_what_it_keeps() -> None:
+    found = evidence.exhaust(domain(SEVEN, where=lambda n: n % 2 == 0, where_says="even"), lambda n: n % 2 == 0)
+    assert found == Evidence(PROVED, "exhaustive: 7 levels (even) (4 cases)")
+    with pytest.raises(ValueError, match="must say"):
+        domain(SEVEN, where=lambda n: True)
+
+
+def test_finite_types_are_whole_and_bounds_say_what_they_bound() -> None:
+    with pytest.raises(ValueError, match="repeats"):
+        Finite("x", (1, 1))
+    with pytest.raises(ValueError, match="no value"):
+        Finite("x", ())
+    with pytest.raises(ValueError, match="does not say"):
+        Bound("x", (1,))
 
 
 def test_exhaust_names_the_failing_case() -> None:
-    with pytest.raises(evidence.LawFailed, match="fails for 5"):
-        evidence.exhaust(range(7), lambda n: n != 5, label="7 numbers")
+    with pytest.raises(evidence.LawFailed, match=r"fails for \(5,\)"):
+        evidence.exhaust(domain(SEVEN), lambda n: n != 5)
 
 
 def test_an_empty_domain_proves_nothing() -> None:
-    with pytest.raises(evidence.LawFailed, match="no case"):
-        evidence.exhaust([], lambda n: True, label="nothing")
+    with pytest.raises(evidence.LawFailed, match="no point"):
+        evidence.exhaust(domain(SEVEN, where=lambda n: False, where_says="none"), lambda n: True)
 
 
 def test_bounded_says_bounded() -> None:
-    assert evidence.bounded(range(3), lambda n: True, label="t = 0..2").startswith("bounded: t = 0..2 (3 cases)")
+    found = evidence.bounded(range(3), lambda n: True, label="t = 0..2")
+    assert found == Evidence(BOUNDED, "bounded: t = 0..2 (3 cases)")
 
 
-def test_reachable_visits_each_state_once_and_counts_edges() -> None:
+def test_reachable_over_whole_domains_is_proved_and_counts_states_and_edges() -> None:
     # a counter modulo 5 with +1 and +2: 5 states, 10 transitions
-    text = evidence.reachable([0], lambda s: [("+1", (s + 1) % 5), ("+2", (s + 2) % 5)], lambda s: 0 <= s < 5, label="mod 5")
-    assert text == "exhaustive: mod 5 (5 reachable states, 10 transitions)"
+    found = evidence.reachable(
+        domain(Finite("start", (0,))),
+        domain(Finite("step", (1, 2))),
+        lambda s, a: ((s[0] + a[0]) % 5,),
+        lambda s: 0 <= s[0] < 5,
+        label="mod 5",
+    )
+    assert found.strength == PROVED
+    assert found.sentence.endswith("(5 reachable states, 10 transitions)")
+
+
+def test_reachable_with_a_bound_is_bounded() -> None:
+    found = evidence.reachable(
+        domain(Bound("start", (0,), bound="one start of many")),
+        domain(Finite("step", (1,))),
+        lambda s, a: ((s[0] + a[0]) % 3,),
+        lambda s: True,
+        label="mod 3",
+    )
+    assert found.strength == BOUNDED
 
 
 def test_reachable_finds_a_bad_state_and_a_bad_transition() -> None:
-    with pytest.raises(evidence.LawFailed, match="reachable state 3"):
-        evidence.reachable([0], lambda s: [("+1", (s + 1) % 5)], lambda s: s != 3, label="mod 5")
-    with pytest.raises(evidence.LawFailed, match="4 --'\\+1'--> 0"):
-        evidence.reachable([0], lambda s: [("+1", (s + 1) % 5)], lambda s: True, transition=lambda a, _, b: b > a, label="up")
+    start, plus_one = domain(Finite("start", (0,))), domain(Finite("step", (1,)))
+    with pytest.raises(evidence.LawFailed, match=r"reachable state \(3,\)"):
+        evidence.reachable(start, plus_one, lambda s, a: ((s[0] + 1) % 5,), lambda s: s[0] != 3, label="mod 5")
+    with pytest.raises(evidence.LawFailed, match=r"\(4,\) --\(1,\)--> \(0,\)"):
+        evidence.reachable(
+            start, plus_one, lambda s, a: ((s[0] + 1) % 5,), lambda s: True, transition=lambda a, _, b: b > a, label="up"
+        )
+
+
+def test_explore_is_bounded() -> None:
+    found = evidence.explore([0], lambda s: [("+1", (s + 1) % 5)], lambda s: True, label="mod 5 from 0")
+    assert found == Evidence(BOUNDED, "bounded: mod 5 from 0 (5 reachable states, 5 transitions)")
 
 
 def test_prove_by_unsat_and_counterexample_by_sat() -> None:
     x = z3.Int("x")
-    assert evidence.prove(x * x >= 0, label="squares") == "z3: unsat (squares)"
+    assert evidence.prove(x * x >= 0, label="squares") == Evidence(PROVED, "z3: unsat (squares)")
     with pytest.raises(evidence.LawFailed, match="z3 counterexample"):
         evidence.prove(x > 0, label="positive", assumptions=[x < 10])
 
 
+def test_a_proof_from_contradictory_assumptions_is_refused() -> None:
+    x = z3.Int("x")
+    with pytest.raises(evidence.LawFailed, match="vacuous"):
+        evidence.prove(x > 100, label="anything", assumptions=[x > 1, x < 0])
+
+
+def test_induction_is_as_strong_as_its_weaker_half() -> None:
+    proved, bounded = Evidence(PROVED, "p"), Evidence(BOUNDED, "b")
+    assert evidence.induction(proved, proved, label="n").strength == PROVED
+    assert evidence.induction(proved, bounded, label="n").strength == BOUNDED
+    assert evidence.induction(proved, proved, label="n").sentence == "induction on n: base: p; step: p"
+
+
+def test_all_of_takes_the_weakest_and_also_the_strongest() -> None:
+    proved, tested = Evidence(PROVED, "p"), Evidence(TESTED, "t")
+    assert evidence.all_of(proved, tested) == Evidence(TESTED, "p; t")
+    assert evidence.also(tested, proved) == Evidence(PROVED, "t; p")
+
+
+def test_production_evidence_rides_beside_the_model() -> None:
+    found = Evidence(PROVED, "z3").with_production(Evidence(BOUNDED, "9 cases"))
+    assert found == Evidence(PROVED, "z3; production: 9 cases", BOUNDED)
+    assert evidence.all_of(found, Evidence(PROVED, "q")).production == BOUNDED
+
+
 def test_examples_counts_what_the_profile_ran() -> None:
-    text = evidence.examples(lambda n: n + 0 == n, n=st.integers())
-    assert text.startswith("hypothesis: ") and "examples (profile laws)" in text
-    assert int(text.split()[1].replace(",", "")) > 50
+    found = evidence.examples(lambda n: n + 0 == n, n=st.integers())
+    assert found.strength == TESTED
+    assert found.sentence.startswith("hypothesis: ") and "examples (profile laws)" in found.sentence
+    assert int(found.sentence.split()[1].replace(",", "")) > 50
 
 
 def test_examples_finds_a_counterexample() -> None:
