@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: laws test bridge scenarios hunt crosshair mutants bench types clean
+.PHONY: laws test bridge scenarios hunt crosshair mutants mutate bench types clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,10 +17,13 @@ $(STAMP): pyproject.toml
 laws: $(STAMP)  ## every law in the laws profile; the table; build/laws.json and build/laws.html
 	$(PYTEST) -q tests/laws
 
-test: $(STAMP)  ## the CI command: types, laws, then bridges (scenario currency included) and tests
+test: $(STAMP)  ## the CI command: types; laws and bridges under coverage (floor per area); then the tests
 	$(BIN)/python -m mypy
-	$(PYTEST) -q tests/laws
-	$(PYTEST) -q tests --ignore=tests/laws
+	$(BIN)/python -m coverage erase
+	$(BIN)/python -m coverage run -m pytest -q tests/laws
+	$(BIN)/python -m coverage run -a -m pytest -q tests/bridge
+	$(BIN)/python -m spec.binding coverage --floor 0
+	$(PYTEST) -q tests --ignore=tests/laws --ignore=tests/bridge
 
 bridge: $(STAMP)  ## replay every committed scenario, both sides, byte for byte
 	$(BIN)/python -m bridge replay
@@ -38,6 +41,9 @@ crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production 
 mutants: $(STAMP)  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
+mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory), build/mutation.json
+	$(BIN)/python -m spec.mutate $(if $(AREA),--area $(AREA))
+
 bench: $(STAMP)  ## pytest-benchmark suites, then the view-fit run as JSON (never part of make test)
 	$(PYTEST) benchmarks --benchmark-only -p no:cacheprovider
 	$(BIN)/python benchmarks/bench_view_fit.py
@@ -46,4 +52,4 @@ types: $(STAMP)  ## mypy --strict on impl/, bend/, spec/, bridge/
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf build .hypothesis .benchmarks
+	rm -rf build .hypothesis .benchmarks .coverage mutants

@@ -126,46 +126,119 @@ _STYLE = {PASS: "green", FAIL: "bold red", MISSING: "bold red", PENDING: "dim"}
 def print_table(table: list[Row], console: Console | None = None) -> None:
     console = console or Console(width=160)
     view = Table(title=f"eukhe laws (Hypothesis profile {profiles.active()})", show_lines=False)
-    for column in ("area", "law", "strength", "evidence", "result"):
+    for column in ("area", "law", "seed asks", "strength", "evidence", "result"):
         view.add_column(column, overflow="fold")
     for r in table:
-        view.add_row(r.area, r.name, r.strength, r.evidence, f"[{_STYLE[r.status]}]{r.status}[/]")
+        view.add_row(r.area, r.name, r.seed_strength, r.strength, r.evidence, f"[{_STYLE[r.status]}]{r.status}[/]")
     console.print(view)
     console.print(", ".join(f"{status} {count}" for status, count in summary(table).items()))
+    for area, entry in area_counts(table).items():
+        if entry["universal"]:
+            console.print(f"{area}: {entry['universal_proved']} of {entry['universal']} universal laws proved")
 
 
-def write(table: list[Row], directory: Path) -> None:
-    """Write build/laws.json and build/laws.html."""
+def area_counts(table: list[Row]) -> dict[str, dict[str, object]]:
+    """Per area: laws by status and by strength, and how many of the seed's universal laws
+    are proved (the seed's strength beside ours)."""
+    areas: dict[str, dict[str, object]] = {}
+    for r in table:
+        entry = areas.setdefault(r.area, {"status": Counter(), "strength": Counter(), "universal": 0, "universal_proved": 0})
+        entry["status"][r.status] += 1  # type: ignore[index]
+        if r.strength:
+            entry["strength"][r.strength] += 1  # type: ignore[index]
+        if r.seed_strength == "universal":
+            entry["universal"] = int(entry["universal"]) + 1  # type: ignore[call-overload]
+            if r.strength == "proved" and r.status == PASS:
+                entry["universal_proved"] = int(entry["universal_proved"]) + 1  # type: ignore[call-overload]
+    return {a: {k: dict(sorted(v.items())) if isinstance(v, Counter) else v for k, v in e.items()} for a, e in areas.items()}
+
+
+def _measure(directory: Path, name: str) -> dict[str, object] | None:
+    path = directory / name
+    if not path.exists():
+        return None
+    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def write(table: list[Row], directory: Path, profile: str | None = None) -> None:
+    """Write build/laws.json and build/laws.html, with the binding measures when present
+    (build/coverage.json from `make test`, build/mutation.json from `make mutate`)."""
     directory.mkdir(parents=True, exist_ok=True)
+    coverage, mutation = _measure(directory, "coverage.json"), _measure(directory, "mutation.json")
+    areas = area_counts(table)
     document = {
         "laws": [asdict(r) for r in table],
         "summary": summary(table),
-        "profile": profiles.active(),
+        "profile": profile or profiles.active(),
         "built_areas": sorted(manifest.BUILT),
+        "areas": areas,
+        "coverage": coverage,
+        "mutation": mutation,
     }
     (directory / "laws.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     cells = "".join(
-        "<tr class='{s}'><td>{a}</td><td title='{t}'>{n}</td><td>{sec}</td><td>{st}</td><td>{e}</td>"
-        "<td>{o}</td><td>{s}</td></tr>\n".format(
+        "<tr class='{s}'><td>{a}</td><td title='{t}'>{n}</td><td>{sec}</td><td>{seed}</td><td>{st}</td><td>{p}</td>"
+        "<td>{e}</td><td>{o}</td><td>{s}</td></tr>\n".format(
             s=r.status,
             a=html.escape(r.area),
             t=html.escape(r.says, quote=True),
             n=html.escape(r.name),
             sec=html.escape(r.section),
+            seed=html.escape(r.seed_strength),
             st=html.escape(r.strength),
+            p=html.escape(r.production),
             e=html.escape(r.evidence),
             o=html.escape(r.origin),
         )
         for r in table
     )
+    area_cells = "".join(
+        "<tr><td>{a}</td><td>{st}</td><td>{sg}</td><td>{p} of {u}</td></tr>\n".format(
+            a=html.escape(area),
+            st=html.escape(", ".join(f"{k} {v}" for k, v in e["status"].items())),  # type: ignore[attr-defined]
+            sg=html.escape(", ".join(f"{k} {v}" for k, v in e["strength"].items())),  # type: ignore[attr-defined]
+            p=e["universal_proved"],
+            u=e["universal"],
+        )
+        for area, e in areas.items()
+    )
+    binding = ""
+    if coverage:
+        binding += "<h2>Coverage of production by laws and bridges alone</h2><table><tr><th>area</th><th>branch coverage</th></tr>"
+        binding += "".join(
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td></tr>"
+            for a in coverage["areas"]  # type: ignore[attr-defined]
+        )
+        binding += "</table>\n"
+    if mutation:
+        binding += "<h2>Mutation score (mutmut)</h2><table><tr><th>area</th><th>killed</th><th>survived</th><th>equivalent</th><th>score</th></tr>"
+        binding += "".join(
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['killed']}</td><td>{a['survived']}</td>"
+            f"<td>{a['equivalent']}</td><td>{a['score']}%</td></tr>"
+            for a in mutation["areas"]  # type: ignore[attr-defined]
+        )
+        binding += "</table>\n"
     counts = html.escape(", ".join(f"{k} {v}" for k, v in summary(table).items()))
     (directory / "laws.html").write_text(
         "<!doctype html><meta charset='utf-8'><title>eukhe laws</title>\n"
         "<style>body{font-family:sans-serif}td{padding:2px 8px;border-bottom:1px solid #ddd}"
         ".pass td:last-child{color:green}.fail td:last-child,.missing td:last-child{color:red;font-weight:bold}"
         ".pending{color:#999}</style>\n"
-        f"<h1>eukhe laws</h1><p>Hypothesis profile {html.escape(profiles.active())}: {counts}</p>\n"
-        "<table><tr><th>area</th><th>law</th><th>section</th><th>strength</th><th>evidence</th>"
-        f"<th>origin</th><th>result</th></tr>\n{cells}</table>\n",
+        f"<h1>eukhe laws</h1><p>Hypothesis profile {html.escape(profile or profiles.active())}: {counts}</p>\n"
+        "<h2>Areas</h2><table><tr><th>area</th><th>laws</th><th>our strength</th><th>universal laws proved</th></tr>\n"
+        f"{area_cells}</table>\n{binding}"
+        "<h2>Laws</h2><table><tr><th>area</th><th>law</th><th>section</th><th>seed asks</th><th>strength</th>"
+        f"<th>production</th><th>evidence</th><th>origin</th><th>result</th></tr>\n{cells}</table>\n",
         encoding="utf-8",
     )
+
+
+def refresh(directory: Path) -> None:
+    """Rewrite laws.json and laws.html from the rows already there, picking up binding
+    measures written since."""
+    path = directory / "laws.json"
+    if not path.exists():
+        return
+    document = json.loads(path.read_text(encoding="utf-8"))
+    write([Row(**r) for r in document["laws"]], directory, document.get("profile"))

@@ -1,0 +1,138 @@
+"""Measured binding: how tightly the laws and bridges hold production code.
+
+Two measures, both shown in the law report:
+
+- **coverage**: branch coverage of impl/eukhe by the laws and the bridges alone (no
+  regression test counts), per production area. ``make test`` runs tests/laws and
+  tests/bridge under coverage.py, then ``python -m spec.binding coverage`` writes
+  build/coverage.json and fails when an area is below its floor.
+- **mutation**: ``make mutate [AREA=..]`` runs mutmut over an area's production modules
+  with the suites of ``make test`` and writes build/mutation.json (killed, survived,
+  equivalent with their reasons from spec/equivalent_mutants.tsv).
+
+python -m spec.binding coverage [--data FILE] [--laws-dir DIR] [--floor 95]
+python -m spec.binding mutation [--laws-dir DIR]   (reads mutmut's results from mutants/)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "impl" / "eukhe"
+
+# Production areas and the modules each one is: the unit in which binding is measured.
+AREAS: dict[str, tuple[str, ...]] = {
+    "effort": ("effort.py",),
+    "settings": ("settings/",),
+    "directors": ("directors/",),
+    "session": ("session/",),
+    "memory": ("memory/",),
+}
+# Areas that must meet the floor: the built ones (an area with no module yet is skipped).
+FLOOR = 95.0
+
+
+def area_of(relative: str) -> str | None:
+    """The production area of a path relative to impl/eukhe, or None (cli, commands, ...)."""
+    for area, parts in AREAS.items():
+        if any(relative == p or (p.endswith("/") and relative.startswith(p)) for p in parts):
+            return area
+    return None
+
+
+@dataclass(frozen=True)
+class AreaCoverage:
+    area: str
+    files: int
+    statements: int
+    branches: int
+    covered_statements: int
+    covered_branches: int
+
+    @property
+    def percent(self) -> float:
+        """coverage.py's branch-coverage percentage: covered lines and branches over all."""
+        total = self.statements + self.branches
+        return 100.0 if total == 0 else 100.0 * (self.covered_statements + self.covered_branches) / total
+
+
+def coverage_by_area(data_file: Path) -> list[AreaCoverage]:
+    """Sum coverage.py's JSON report per area. Modules of an area that the laws never
+    imported are in the report too (``source`` in pyproject.toml), wholly uncovered."""
+    import tempfile
+
+    import coverage
+
+    cov = coverage.Coverage(data_file=str(data_file))
+    cov.load()
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "coverage.json"
+        cov.json_report(outfile=str(out), include=[str(PACKAGE / "*")])
+        files: dict[str, dict[str, dict[str, int]]] = json.loads(out.read_text(encoding="utf-8"))["files"]
+    totals: dict[str, list[int]] = {}
+    for name, record in sorted(files.items()):
+        try:
+            relative = (ROOT / name).resolve().relative_to(PACKAGE.resolve()).as_posix()
+        except ValueError:
+            continue
+        area = area_of(relative)
+        if area is None:
+            continue
+        summary = record["summary"]
+        entry = totals.setdefault(area, [0, 0, 0, 0, 0])
+        entry[0] += 1
+        entry[1] += summary["num_statements"]
+        entry[2] += summary["num_branches"]
+        entry[3] += summary["covered_lines"]
+        entry[4] += summary["covered_branches"]
+    return [AreaCoverage(area, *numbers) for area, numbers in sorted(totals.items())]
+
+
+def write_coverage(rows: list[AreaCoverage], directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / "coverage.json"
+    document = {
+        "measure": "branch coverage of impl/eukhe by tests/laws and tests/bridge alone",
+        "floor": FLOOR,
+        "areas": [asdict(r) | {"percent": round(r.percent, 2)} for r in rows],
+    }
+    target.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return target
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    rows = coverage_by_area(Path(args.data))
+    write_coverage(rows, Path(args.laws_dir))
+    from spec import report
+
+    report.refresh(Path(args.laws_dir))
+    low = [r for r in rows if r.percent < args.floor]
+    for r in rows:
+        mark = "ok" if r.percent >= args.floor else f"BELOW {args.floor:g}%"
+        print(f"coverage {r.area:<10} {r.percent:6.2f}%  ({r.files} files, {r.statements} statements, {r.branches} branches)  {mark}")
+    if low:
+        print(f"coverage by laws and bridges below {args.floor:g}% in: {', '.join(r.area for r in low)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m spec.binding", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    cov = sub.add_parser("coverage", help="per-area branch coverage of production by laws and bridges")
+    cov.add_argument("--data", default=".coverage", help="coverage.py data file")
+    cov.add_argument("--laws-dir", default="build")
+    cov.add_argument("--floor", type=float, default=FLOOR)
+    cov.set_defaults(run=_coverage)
+    args = parser.parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

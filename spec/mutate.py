@@ -1,0 +1,179 @@
+"""`make mutate [AREA=..]`: the mutation score of production code, from mutmut.
+
+For each production area (spec.binding.AREAS) a workspace under build/mutate/<area>/ holds
+a copy of the tracked project files and a pyproject.toml whose [tool.mutmut] section mutates
+only that area's modules, with the suites of `make test` (tests/) as the judges. mutmut keeps
+its results there between runs (a rerun retests only what changed). The outcome per area,
+killed / survived / equivalent (spec/equivalent_mutants.tsv: a mutant name and why no test
+can tell it apart) and the survivors by name, goes to build/mutation.json, which the law
+report shows.
+
+Never part of `make test`: it runs the suites once per mutant.
+
+python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from spec.binding import AREAS, ROOT
+
+EQUIVALENT = ROOT / "spec" / "equivalent_mutants.tsv"
+ALSO_COPY = ["conftest.py", "spec", "bend", "bridge", "scenarios", "tests", "benchmarks", "impl"]
+KILLED = {"killed", "timeout", "caught by type check", "segfault"}
+UNCHECKED = {"not checked", "check was interrupted by user", "skipped"}
+
+
+JUDGES = ["tests", "--ignore=tests/workbench"]
+
+
+def _mutmut_config(area: str, judges: list[str]) -> str:
+    patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in AREAS[area]]
+    lines = [
+        "[tool.mutmut]",
+        'source_paths = ["eukhe"]',
+        f"only_mutate = {json.dumps(patterns)}",
+        f"also_copy = {json.dumps(ALSO_COPY)}",
+        # the judges are the suites of make test; the workbench's own tests judge the workbench
+        f"pytest_add_cli_args_test_selection = {json.dumps(judges)}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _workspace(area: str, judges: list[str]) -> Path:
+    """Lay the tracked files into build/mutate/<area>/, keeping mutmut's mutants/ results.
+
+    mutmut names a mutant by its file's path from the workspace root and looks for sources
+    in ./, src/ or source/, so the package is laid at the root as eukhe/ (a copy of
+    impl/eukhe/), where its module names and its mutants' names agree."""
+    space = ROOT / "build" / "mutate" / area
+    space.mkdir(parents=True, exist_ok=True)
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = space / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            if name.startswith("impl/eukhe/"):
+                flat = space / name.removeprefix("impl/")
+                flat.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, flat)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (space / "pyproject.toml").write_text(pyproject + "\n" + _mutmut_config(area, judges), encoding="utf-8")
+    return space
+
+
+def run_area(area: str, max_children: int, judges: list[str]) -> int:
+    space = _workspace(area, judges)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(space / "mutants")  # subprocesses of the tests import the mutants too
+    env.setdefault("HYPOTHESIS_PROFILE", "laws")
+    mutmut = Path(sys.executable).parent / "mutmut"
+    done = subprocess.run([str(mutmut), "run", "--max-children", str(max_children)], cwd=space, env=env, check=False)
+    return done.returncode
+
+
+def equivalents() -> dict[str, str]:
+    """Mutants no test can tell apart from the original, with the reason (one per line:
+    mutant name, a tab, why)."""
+    if not EQUIVALENT.exists():
+        return {}
+    found = {}
+    for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, why = line.partition("\t")
+            found[name.strip()] = why.strip()
+    return found
+
+
+def results(area: str) -> dict[str, str]:
+    """mutant name -> mutmut status, from the .meta files of the area's workspace."""
+    from mutmut.stats import status_by_exit_code
+
+    found: dict[str, str] = {}
+    mutants = ROOT / "build" / "mutate" / area / "mutants"
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        for name, code in data.get("exit_code_by_key", {}).items():
+            found[name] = status_by_exit_code[code]
+    return found
+
+
+def summarize(area: str, statuses: dict[str, str], known: dict[str, str]) -> dict[str, object]:
+    counts = Counter(statuses.values())
+    judged_statuses = {n: s for n, s in statuses.items() if s not in UNCHECKED}
+    equivalent = sorted(n for n, s in judged_statuses.items() if s not in KILLED and n in known)
+    survived = sorted(n for n, s in judged_statuses.items() if s not in KILLED and n not in known)
+    killed = sum(counts[s] for s in KILLED)
+    judged = len(judged_statuses) - len(equivalent)
+    score = round(100.0 * killed / judged, 2) if judged else 0.0
+    return {
+        "area": area,
+        "mutants": len(statuses),
+        "killed": killed,
+        "survived": len(survived),
+        "equivalent": len(equivalent),
+        "unchecked": len(statuses) - len(judged_statuses),
+        "score": score,
+        "statuses": dict(sorted(counts.items())),
+        "survivors": [{"mutant": n, "status": statuses[n]} for n in survived],
+        "equivalents": [{"mutant": n, "why": known[n]} for n in equivalent],
+    }
+
+
+def write(areas: list[str], directory: Path) -> Path:
+    known = equivalents()
+    path = directory / "mutation.json"
+    previous = json.loads(path.read_text(encoding="utf-8"))["areas"] if path.exists() else []
+    by_area = {a["area"]: a for a in previous}
+    for area in areas:
+        statuses = results(area)
+        if statuses:
+            by_area[area] = summarize(area, statuses, known)
+    document = {
+        "engine": "mutmut",
+        "judges": "the suites of make test (tests/)",
+        "score": "killed / (mutants - equivalent); a timeout counts as killed",
+        "areas": [by_area[a] for a in AREAS if a in by_area],
+    }
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m spec.mutate", description=__doc__.splitlines()[0])
+    parser.add_argument("--area", action="append", choices=sorted(AREAS), help="only this area (repeatable)")
+    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
+    parser.add_argument("--laws-dir", default="build", type=Path)
+    parser.add_argument("--judges", nargs="+", default=JUDGES, help="pytest selection that judges the mutants (default: make test's suites)")
+    args = parser.parse_args(argv)
+    areas = args.area or list(AREAS)
+    failed = 0
+    if not args.report_only:
+        for area in areas:
+            failed |= run_area(area, args.max_children, args.judges)
+    path = write(areas, args.laws_dir)
+    from spec import report
+
+    report.refresh(args.laws_dir)
+    for entry in json.loads(path.read_text(encoding="utf-8"))["areas"]:
+        print(
+            f"mutation {entry['area']:<10} score {entry['score']:6.2f}%  killed {entry['killed']}, "
+            f"survived {entry['survived']}, equivalent {entry['equivalent']}, not run {entry['unchecked']}"
+        )
+    return failed
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""Measured binding: coverage per production area and the mutation summary say exactly what
+was measured."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import coverage
+import pytest
+
+from spec import binding, mutate, report
+
+
+@pytest.mark.parametrize(
+    ("relative", "area"),
+    [
+        ("effort.py", "effort"),
+        ("settings/cvar.py", "settings"),
+        ("directors/hooks.py", "directors"),
+        ("session/log.py", "session"),
+        ("memory/view.py", "memory"),
+        ("cli.py", None),
+        ("commands/settings.py", None),
+        ("effort_extra.py", None),
+    ],
+)
+def test_each_module_belongs_to_its_area(relative: str, area: str | None) -> None:
+    assert binding.area_of(relative) == area
+
+
+def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
+    data = tmp_path / ".coverage"
+    cov = coverage.Coverage(data_file=str(data), branch=True, source=[str(binding.PACKAGE)])
+    cov.start()
+    from eukhe import effort
+
+    assert effort.clamp(("low", "high"), "medium") == "high"
+    cov.stop()
+    cov.save()
+    rows = {r.area: r for r in binding.coverage_by_area(data)}
+    assert set(rows) == set(binding.AREAS)
+    assert all(r.statements > 0 for r in rows.values())
+    assert rows["memory"].covered_statements == 0 and rows["memory"].percent == 0.0  # never imported here
+    assert 0.0 <= rows["effort"].percent < 100.0
+
+
+@pytest.mark.filterwarnings("ignore:No data was collected")
+def test_the_coverage_gate_fails_below_the_floor(tmp_path: Path) -> None:
+    data = tmp_path / ".coverage"
+    cov = coverage.Coverage(data_file=str(data), branch=True, source=[str(binding.PACKAGE)])
+    cov.start()
+    cov.stop()
+    cov.save()
+    assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path)]) == 1
+    written = json.loads((tmp_path / "coverage.json").read_text())
+    assert {a["area"] for a in written["areas"]} == set(binding.AREAS)
+    assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path), "--floor", "0"]) == 0
+
+
+def test_mutation_summary_scores_killed_over_non_equivalent() -> None:
+    statuses = {"m1": "killed", "m2": "timeout", "m3": "survived", "m4": "survived", "m5": "no tests"}
+    summary = mutate.summarize("effort", statuses, {"m4": "the guard is dead code"})
+    assert (summary["killed"], summary["survived"], summary["equivalent"]) == (2, 2, 1)
+    assert summary["score"] == 50.0  # 2 of the 4 non-equivalent
+    assert [s["mutant"] for s in summary["survivors"]] == ["m3", "m5"]  # type: ignore[index]
+    assert summary["equivalents"] == [{"mutant": "m4", "why": "the guard is dead code"}]
+
+
+def test_the_report_shows_binding_measures(tmp_path: Path) -> None:
+    row = report.Row("effort", "effort_a", "S10", "proved", report.PASS, "z3", "says", "table", 0.1, "universal", "bounded")
+    (tmp_path / "coverage.json").write_text(json.dumps({"areas": [{"area": "effort", "percent": 97.5}]}))
+    (tmp_path / "mutation.json").write_text(
+        json.dumps({"areas": [{"area": "effort", "killed": 9, "survived": 1, "equivalent": 0, "score": 90.0}]})
+    )
+    report.write([row], tmp_path)
+    document = json.loads((tmp_path / "laws.json").read_text())
+    assert document["areas"]["effort"]["universal_proved"] == 1
+    assert document["coverage"]["areas"][0]["percent"] == 97.5
+    page = (tmp_path / "laws.html").read_text()
+    assert "97.5%" in page and "90.0%" in page and "1 of 1" in page
