@@ -79,22 +79,24 @@ def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, 
     placed: set[str] = set()
     area_order = manifest.areas(entries) + [a for a in by_area if a not in manifest.areas(entries)]
     for area in area_order:
-        built = area in manifest.BUILT or area not in manifest.areas(entries)
+        area_built = area in manifest.BUILT or area not in manifest.areas(entries)
         for entry in (e for e in entries if e.area == area):
+            built = area_built and manifest.is_built(area, entry.name) if area in manifest.BUILT else area_built
             members = [law for law in by_area.get(area, []) if entry.covers(area, law.name)]
             for law in members:
                 placed.add(law.key)
                 out.append(_row(law, results, "derived" if entry.derived else entry.origin, built, entry.seed_strength))
             if not members:
                 status = MISSING if built else PENDING
-                detail = "no property registered" if built else "area not built yet"
+                later = manifest.LATER.get(area, {}).get(entry.name)
+                detail = "no property registered" if built else (f"built in {later}" if later else "area not built yet")
                 out.append(
                     Row(area, entry.name, entry.section, "", status, detail, "", entry.origin, 0.0, entry.seed_strength)
                 )
         for law in by_area.get(area, []):
             if law.key not in placed:
                 placed.add(law.key)
-                out.append(_row(law, results, "derived", built, ""))
+                out.append(_row(law, results, "derived", area_built, ""))
     return out
 
 

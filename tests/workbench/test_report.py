@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from spec import manifest, report
 from spec.evidence import Evidence
 from spec.registry import BOUNDED, PROVED, TESTED, Law
@@ -92,3 +94,11 @@ def test_eukhe_laws_prints_the_table_and_writes_the_report(tmp_path: Path) -> No
     assert "effort_shown_is_sent" in done.stdout
     rows = json.loads((tmp_path / "laws.json").read_text())["laws"]
     assert len(rows) == 19 and {r["status"] for r in rows} == {"pass"} and {r["strength"] for r in rows} <= {"proved", "bounded"}
+
+
+def test_a_law_a_later_part_builds_is_pending_not_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(manifest, "LATER", {"effort": {"effort_b": "issue 14"}})
+    table = {(r.area, r.name): r for r in report.rows(ENTRIES, [_law("effort_a")], {})}
+    assert table[("effort", "effort_b")].status == report.PENDING
+    assert table[("effort", "effort_b")].evidence == "built in issue 14"
+    assert table[("effort", "effort_fam_*")].status == report.MISSING  # the rest of the area is due now
