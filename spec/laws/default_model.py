@@ -1,0 +1,166 @@
+"""The four default_model laws of inference.md S6 "models.json and the saved default model".
+
+Judges: each law states its rule on the world directly (in the catalog, enabled, keyed, the
+first usable model of the chain), never through ``resolve``'s own helpers.
+
+Domain (bounded): providers p and q, models p/a, p/b, q/a; the saved default unset, one of
+them, or r/z (a provider nobody knows); every catalog (8), enabledModels unset or any subset
+(9), every set of keyed providers (4), every startup chain of at most 2 distinct models (10):
+14,400 worlds. Ids and lists are unbounded in the seed, so this is bounded; Hypothesis hunts
+more models. Production (``eukhe.inference.default_model.resolve_default``) runs on the same
+worlds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bend import default_model as m
+from eukhe.inference import default_model as production
+from spec.evidence import Evidence, also, bounded, examples
+from spec.registry import BOUNDED, law
+
+MODELS: tuple[m.Key, ...] = (("p", "a"), ("p", "b"), ("q", "a"))
+SAVED: tuple[m.Key | None, ...] = (None, *MODELS, ("r", "z"))
+REASONS = ("not_in_catalog", "not_enabled", "no_credentials")  # the seed's three reasons
+
+
+def _subsets(items: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    return [tuple(x for x, keep in zip(items, mask) if keep) for mask in itertools.product((False, True), repeat=len(items))]
+
+
+def _worlds() -> Iterator[tuple[m.Key | None, m.World]]:
+    chains = [c for n in range(3) for c in itertools.permutations(MODELS, n)]
+    for saved, catalog, enabled, keyed, chain in itertools.product(SAVED, _subsets(MODELS), [None, *_subsets(MODELS)], _subsets(("p", "q")), chains):
+        yield saved, m.World(catalog, enabled, keyed, chain)
+
+
+LABEL = "5 saved defaults x 8 catalogs x 9 enabledModels x 4 keyed sets x 10 chains (14,400 worlds)"
+
+
+def _first_usable(world: m.World) -> m.Key | None:
+    for key in world.chain:
+        if key in world.catalog and (world.enabled is None or key in world.enabled) and key[0] in world.keyed:
+            return key
+    return None
+
+
+Outcome = tuple[m.Key | None, tuple[m.Key, str, m.Key | None] | None, bool]
+
+
+def _model_outcome(saved: m.Key | None, world: m.World) -> Outcome:
+    r = m.resolve(saved, world)
+    return r.model, None if r.row is None else (r.row.saved, r.row.reason, r.row.replacement), r.error == m.DEFAULT_UNUSABLE
+
+
+def _key(text: object) -> m.Key | None:
+    if text is None:
+        return None
+    provider, model = str(text).split("/", 1)
+    return (provider, model)
+
+
+def _production_outcome(saved: m.Key | None, world: m.World) -> Outcome:
+    r = production.resolve_default(saved, world.catalog, world.enabled, world.keyed, world.chain)
+    row = None
+    if r.row is not None:
+        if r.row["kind"] != production.ROW_KIND:
+            return (None, None, False)
+        saved_key = _key(r.row["saved"])
+        assert saved_key is not None
+        row = (saved_key, str(r.row["reason"]), _key(r.row["replacement"]))
+    unusable = isinstance(r.error, production.DefaultUnusable) and saved is not None and r.error.provider == saved[0] and "login" in str(r.error)
+    return r.model, row, unusable
+
+
+Case = tuple[m.Key | None, m.World, Outcome, Outcome]
+
+
+@cache
+def _computed() -> tuple[Case, ...]:
+    """Each world with the model's outcome and production's, computed once for the four laws."""
+    return tuple((saved, world, _model_outcome(saved, world), _production_outcome(saved, world)) for saved, world in _worlds())
+
+
+def _law(prop: Any, what: str) -> Evidence:
+    model = bounded(_computed(), lambda c: prop(c[0], c[1], c[2]), label=f"{LABEL}: {what}")
+    prod = bounded(_computed(), lambda c: prop(c[0], c[1], c[3]), label=f"production resolve_default: {LABEL}")
+    hunt = examples(lambda w: (lambda saved, world: prop(saved, world, _model_outcome(saved, world)))(*_hunted(*w)), w=HUNTED)
+    return also(model, hunt).with_production(prod)
+
+
+POOL: tuple[m.Key, ...] = tuple((p, i) for p in ("p", "q", "r", "ü", "") for i in ("a", "b", ""))
+PROVIDERS = ("p", "q", "r", "ü", "")
+# A hunted world as bit masks over POOL and PROVIDERS, the saved default and the chain as indexes.
+HUNTED = st.tuples(
+    st.none() | st.integers(0, len(POOL) - 1),
+    st.integers(0, 2 ** len(POOL) - 1),
+    st.none() | st.integers(0, 2 ** len(POOL) - 1),
+    st.integers(0, 2 ** len(PROVIDERS) - 1),
+    st.lists(st.integers(0, len(POOL) - 1), max_size=6, unique=True),
+)
+
+
+def _hunted(saved: int | None, catalog: int, enabled: int | None, keyed: int, chain: list[int]) -> tuple[m.Key | None, m.World]:
+    def pick(mask: int) -> tuple[m.Key, ...]:
+        return tuple(k for i, k in enumerate(POOL) if mask >> i & 1)
+
+    world = m.World(pick(catalog), None if enabled is None else pick(enabled), tuple(p for i, p in enumerate(PROVIDERS) if keyed >> i & 1), tuple(POOL[i] for i in chain))
+    return None if saved is None else POOL[saved], world
+
+
+@law(
+    "default_honoured_or_reported",
+    "S6 models.json 1-3",
+    "An unpinned session starts on its saved default, or a display-only row names the saved default, the reason and the replacement (the next startup default).",
+    BOUNDED,
+)
+def default_honoured_or_reported() -> Evidence:
+    def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
+        model, row, _unusable = out
+        if saved is None or model == saved:
+            return True
+        if row is None or row[0] != saved or row[1] not in REASONS:
+            return False
+        if row[1] == "no_credentials":
+            return model is None and row[2] is None
+        return row[2] == _first_usable(world) and model == row[2]
+
+    return _law(prop, "honoured, or reported with its replacement")
+
+
+@law("default_quiet_when_honoured", "S6 models.json 1", "A session on its saved default shows no row and no error.", BOUNDED)
+def default_quiet_when_honoured() -> Evidence:
+    def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
+        usable = saved is not None and saved in world.catalog and (world.enabled is None or saved in world.enabled) and saved[0] in world.keyed
+        return (out[0] == saved and out[1] is None and not out[2]) if usable else out[0] != saved or saved is None
+
+    return _law(prop, "a usable saved default is honoured quietly")
+
+
+@law("default_quiet_when_unset", "S6 models.json", "No saved default: the startup default, no row, no error.", BOUNDED)
+def default_quiet_when_unset() -> Evidence:
+    def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
+        return saved is not None or out == (_first_usable(world), None, False)
+
+    return _law(prop, "unset")
+
+
+@law(
+    "default_unkeyed_never_moves",
+    "S6 models.json 2",
+    "A saved default whose provider lacks credentials is never replaced: DefaultUnusable, modelless, a row naming it and the reason.",
+    BOUNDED,
+)
+def default_unkeyed_never_moves() -> Evidence:
+    def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
+        if saved is None or saved not in world.catalog or (world.enabled is not None and saved not in world.enabled) or saved[0] in world.keyed:
+            return True
+        return out == (None, (saved, "no_credentials", None), True)
+
+    return _law(prop, "unkeyed provider")
