@@ -273,14 +273,14 @@ def compile_book(book: Book) -> Compiled | QuirksError:
     """S6.1 compile: the compiled rulebook, or the least of its errors."""
     errors: list[QuirksError] = []
     for i, family in enumerate(book.families):
-        for other in book.families[:i]:
-            if other.id == family.id:
+        for earlier in book.families[:i]:
+            if earlier.id == family.id:
                 errors.append(QuirksError(DUPLICATE_FAMILY, f"family/{family.id}"))
         if not _pattern_ok(family.pattern) or (family.exclude is not None and not _pattern_ok(family.exclude)):
             errors.append(QuirksError(BAD_PATTERN, f"family/{family.id}"))
     for i, host in enumerate(book.hosts):
-        for other in book.hosts[:i]:
-            if other.id == host.id:
+        for seen in book.hosts[:i]:
+            if seen.id == host.id:
                 errors.append(QuirksError(DUPLICATE_HOST, f"host/{host.id}"))
         if host.scope not in (WIRE, CAPS):
             errors.append(QuirksError(BAD_SCOPE, f"host/{host.id}"))
@@ -299,10 +299,10 @@ def compile_book(book: Book) -> Compiled | QuirksError:
                 errors.append(QuirksError(OUT_OF_SCOPE, where))
                 continue
             already = False
-            for layer, target, name, other in settings:
+            for layer, target, name, held in settings:
                 if (layer, target, name) == (rule.layer, rule.target, directive):
                     already = True
-                    if other != value:
+                    if held != value:
                         errors.append(QuirksError(CLASH, where))
             if not already:
                 settings.append((rule.layer, rule.target, directive, value))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -435,10 +436,10 @@ def _query_cases(compiled: model.Compiled, query: model.Query, directives: list[
     elif fam.family is None:
         cases.add("query naming no family")
     for family in compiled.families:
-        found = model.re.match(family.pattern, bare)
+        found = re.match(family.pattern, bare)
         if found is None:
             continue
-        excluded = family.exclude is not None and model.re.search(family.exclude, bare) is not None
+        excluded = family.exclude is not None and re.search(family.exclude, bare) is not None
         if excluded:
             cases.add("family except-regex excludes")
         elif not model.family_matches(family, bare):

@@ -111,7 +111,11 @@ def _computed() -> tuple[Case, ...]:
 def _law(prop: Prop, what: str) -> Evidence:
     model = bounded(_computed(), lambda c: prop(c[0], c[1], c[2]), label=f"{LABEL}: {what}")
     prod = bounded(_computed(), lambda c: prop(c[0], c[1], c[3]), label=f"production effective_catalog: {LABEL}")
-    hunt = examples(lambda b, c: (lambda bb, cc: prop(bb, cc, m.union(bb, cc)))(_source(b, "bundled"), _source(c, "compiled")), b=st.none() | SOURCE, c=SOURCE)
+    def hunted(b: list[tuple[int, int, int]] | None, c: list[tuple[int, int, int]]) -> bool:
+        bundled, compiled = _source(b, "bundled"), _source(c, "compiled") or ()
+        return bool(prop(bundled, compiled, m.union(bundled, compiled)))
+
+    hunt = examples(hunted, b=st.none() | SOURCE, c=SOURCE)
     return also(model, hunt).with_production(prod)
 
 

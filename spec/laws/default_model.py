@@ -90,7 +90,11 @@ def _computed() -> tuple[Case, ...]:
 def _law(prop: Any, what: str) -> Evidence:
     model = bounded(_computed(), lambda c: prop(c[0], c[1], c[2]), label=f"{LABEL}: {what}")
     prod = bounded(_computed(), lambda c: prop(c[0], c[1], c[3]), label=f"production resolve_default: {LABEL}")
-    hunt = examples(lambda w: (lambda saved, world: prop(saved, world, _model_outcome(saved, world)))(*_hunted(*w)), w=HUNTED)
+    def hunted(w: tuple[int | None, int, int | None, int, list[int]]) -> bool:
+        saved, world = _hunted(*w)
+        return bool(prop(saved, world, _model_outcome(saved, world)))
+
+    hunt = examples(hunted, w=HUNTED)
     return also(model, hunt).with_production(prod)
 
 
@@ -123,13 +127,20 @@ def _hunted(saved: int | None, catalog: int, enabled: int | None, keyed: int, ch
 def default_honoured_or_reported() -> Evidence:
     def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
         model, row, _unusable = out
-        if saved is None or model == saved:
+        if saved is None:
             return True
-        if row is None or row[0] != saved or row[1] not in REASONS:
-            return False
-        if row[1] == "no_credentials":
-            return model is None and row[2] is None
-        return row[2] == _first_usable(world) and model == row[2]
+        if saved not in world.catalog:
+            reason: str | None = REASONS[0]
+        elif world.enabled is not None and saved not in world.enabled:
+            reason = REASONS[1]
+        elif saved[0] not in world.keyed:
+            reason = REASONS[2]
+        else:
+            reason = None
+        if reason is None:
+            return model == saved
+        replacement = None if reason == REASONS[2] else _first_usable(world)
+        return row == (saved, reason, replacement) and model == replacement
 
     return _law(prop, "honoured, or reported with its replacement")
 

@@ -129,7 +129,7 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
     """Run ``prop(slots, model, provider, compat, directive, answer)`` over the universe, on the
     model and on production."""
 
-    def cases(side: str) -> Iterator[bool]:
+    def cases(side: str) -> Iterator[tuple[Any, ...]]:
         for slots in _books():
             rules = _rules(slots)
             ask: Any
@@ -140,10 +140,11 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
                 book = _production(rules)
                 ask = lambda *q: _answers_production(book, *q)  # noqa: E731
             for model_id, provider, compat, directive in itertools.product(MODEL_IDS, PROVIDERS, COMPATS, (D, NEVER)):
-                yield prop(slots, model_id, provider, compat, directive, ask(model_id, provider, compat, directive))
+                got = ask(model_id, provider, compat, directive)
+                yield (slots, model_id, provider, compat, directive, got, prop(slots, model_id, provider, compat, directive, got))
 
     def run(side: str) -> Evidence:
-        return bounded([side], lambda s: all(cases(s)), label=f"{UNIVERSE} ({what}, {side})")
+        return bounded(cases(side), lambda case: bool(case[-1]), label=f"{UNIVERSE} ({what}, {side})")
 
     return run("model").with_production(run("production"))
 
@@ -501,7 +502,7 @@ def _agreement(name: str, fn: Any, encoding: Any, arity_bools: int, naturals: in
         got = fn(*point)
         z = z3.simplify(encoding(*[z3.IntVal(p) if type(p) is int else z3.BoolVal(p) for p in point]))
         want = z3.is_true(z) if z3.is_bool(z) else z.as_long()
-        return (STEP_CODE[got] if isinstance(got, str) else got) == want
+        return bool((STEP_CODE[got] if isinstance(got, str) else got) == want)
 
     factors = [tuple(range(Z3_AGREE + 1)) for _ in range(naturals)] + [(False, True) for _ in range(arity_bools)]
     cases = list(itertools.product(*factors))

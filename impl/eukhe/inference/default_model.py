@@ -40,7 +40,7 @@ def resolve_default(
 ) -> SessionModel:
     world = compiled.World(tuple(catalog), None if enabled is None else tuple(enabled), tuple(keyed), tuple(chain))
     answer = compiled.resolve(saved, world)
-    row = None
+    row: dict[str, object] | None = None
     if answer.row is not None:
         row = {
             "kind": ROW_KIND,

@@ -1,0 +1,141 @@
+"""Named deliberate breaks of the inference layer, part 1: each must be caught by an infer law,
+the quirks bridge or a regression test. The first ten are the issue's Done-when list (a clash
+accepted, family before host, a size read as a revision, a strict tool dropped past the cap,
+a forced flag on a first attempt that would break the cache), each in the model and in
+production."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "infer_clash_accepted",
+        "infer",
+        "bend.infer",
+        "                    if held != value:\n                        errors.append(QuirksError(CLASH, where))",
+        "                    if held != value:\n                        pass",
+        "two rules of one layer and target giving a directive different values compile (the first wins)",
+    ),
+    Break(
+        "infer_production_clash_accepted",
+        "infer",
+        "eukhe.inference.quirks",
+        '            elif table[directive] != value:\n                errors.append(QuirksError("Clash", where))',
+        "            elif table[directive] != value:\n                table[directive] = value",
+        "production accepts a clash (the last rule wins)",
+    ),
+    Break(
+        "infer_family_before_host",
+        "infer",
+        "bend.infer",
+        "    for layer, target in ((HOST, host), (MODEL, query.model_id), (FAMILY, family)):",
+        "    for layer, target in ((FAMILY, family), (MODEL, query.model_id), (HOST, host)):",
+        "lookup reads the family layer before the host layer",
+    ),
+    Break(
+        "infer_production_family_before_host",
+        "infer",
+        "eukhe.inference.quirks",
+        '        if host is not None and directive in self.settings.get(("host", host), {}):',
+        '        fam = self.family(key.id, key.name).id\n'
+        '        if fam is not None and directive in self.settings.get(("family", fam), {}):\n'
+        '            return Answer(True, self.settings[("family", fam)][directive], "family")\n'
+        '        if host is not None and directive in self.settings.get(("host", host), {}):',
+        "production answers from the family before the host",
+    ),
+    Break(
+        "infer_size_read_as_revision",
+        "infer",
+        "bend.infer",
+        '    if after[:1] == "b" and (len(after) == 1 or not (digit(after[1]) or "a" <= after[1] <= "z")):\n        return (0,)',
+        "    pass",
+        "a size (qwq-32b, qwen-8b) is read as a revision",
+    ),
+    Break(
+        "infer_production_size_read_as_revision",
+        "infer",
+        "eukhe.inference.quirks",
+        '    if after.startswith("b") and not re.match(r"b[0-9a-z]", after):\n        return (0,)',
+        "    pass",
+        "production reads a size as a revision (qwq-32b would be qwen-3.8)",
+    ),
+    Break(
+        "infer_strict_tool_dropped",
+        "infer",
+        "bend.infer",
+        "        modes.append(STRICT if ahead < cap else LOOSE)",
+        "        if ahead < cap:\n            modes.append(STRICT)",
+        "the strict plan drops tools past the cap instead of sending them loose",
+    ),
+    Break(
+        "infer_production_strict_tool_dropped",
+        "infer",
+        "eukhe.inference.constrained",
+        "    return StrictPlan(tuple(tools), tuple(mode == compiled.STRICT for mode in plan.modes))",
+        "    kept = tuple(t for t, mode in zip(tools, plan.modes) if mode == compiled.STRICT)\n    return StrictPlan(kept, tuple(True for _ in kept))",
+        "production sends only the strict tools: the ones past the cap are dropped",
+    ),
+    Break(
+        "infer_forced_flag_breaks_cache",
+        "infer",
+        "bend.infer",
+        "    if attempt == 0:\n        return supported and free",
+        "    if attempt == 0:\n        return supported",
+        "the first attempt sets native forced choice even when that invalidates the prompt cache",
+    ),
+    Break(
+        "infer_production_forced_flag_breaks_cache",
+        "infer",
+        "eukhe.inference.force",
+        "        request = ForcedRequest(attempt, compiled.flag(attempt, supported, free), soft_prompt(tool))",
+        "        request = ForcedRequest(attempt, supported, soft_prompt(tool))",
+        "production flags the first attempt whenever supported, free or not",
+    ),
+    Break(
+        "infer_retry_off_by_one",
+        "infer",
+        "bend.infer",
+        "    if attempt + 1 <= retries:\n        return RETRY",
+        "    if attempt <= retries:\n        return RETRY",
+        "a forced call makes one attempt more than 1 + retries",
+    ),
+    Break(
+        "infer_ladder_rule_over_explicit",
+        "infer",
+        "bend.infer",
+        "    if explicit is not None:\n        return explicit\n    if rule is not None:\n        return rule",
+        "    if rule is not None:\n        return rule\n    if explicit is not None:\n        return explicit",
+        "the rulebook ladder beats the explicit map",
+    ),
+    Break(
+        "infer_capability_host_in_wire_lookup",
+        "infer",
+        "bend.infer",
+        "    seen = tuple(h for h in hosts if scope == CAPS or h.scope == WIRE)",
+        "    seen = hosts",
+        "a wire lookup sees scope-capabilities hosts (the local openai provider loses its loopback settings)",
+    ),
+    Break(
+        "infer_production_url_tie_to_larger_id",
+        "infer",
+        "eukhe.inference.quirks",
+        "        return min(ranked)[1] if ranked else None",
+        "        return min(ranked, key=lambda r: (r[0], [-ord(c) for c in r[1]]))[1] if ranked else None",
+        "production breaks a URL fragment tie toward the larger host id",
+    ),
+    Break(
+        "infer_production_signals_combine",
+        "infer",
+        "eukhe.inference.quirks",
+        "        by_provider = sorted(h.id for h in hosts if provider and h.provider == provider)\n        if by_provider:",
+        "        by_provider = sorted(h.id for h in hosts if provider and h.provider == provider)\n        if by_provider and not any(f and f in base_url.lower() for h in hosts for f in h.urls):",
+        "production lets a URL fragment override the provider host (openrouter on loopback gets loopback)",
+    ),
+    Break(
+        "infer_revision_min_ignored",
+        "infer",
+        "bend.infer",
+        '    if family.min is not None and compare(rev, family.min) < 0:',
+        '    if family.min is not None and compare(rev, family.min) < -1:',
+        "a family's lower revision bound is never enforced",
+    ),
+]
