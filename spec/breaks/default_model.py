@@ -35,4 +35,12 @@ BREAKS = [
         "        if key in world.catalog:\n            return key",
         "the replacement is the first chain model in the catalog, even without credentials",
     ),
+    Break(
+        "default_models_json_bad_provider_drops_all",
+        "default_model",
+        "eukhe.inference.catalog",
+        '            out.diagnostics.append(f"{where}: providers.{provider_id}{\'.\' + place if place else \'\'}: {first[\'msg\']} (provider dropped)")\n            continue',
+        '            out.diagnostics.append(f"{where}: providers.{provider_id}{\'.\' + place if place else \'\'}: {first[\'msg\']} (provider dropped)")\n            return ModelsJson(diagnostics=out.diagnostics)',
+        "one bad provider entry drops every custom provider of models.json",
+    ),
 ]

@@ -138,4 +138,20 @@ BREAKS = [
         '    if family.min is not None and compare(rev, family.min) < -1:',
         "a family's lower revision bound is never enforced",
     ),
+    Break(
+        "infer_production_tier_price_ignores_model_row",
+        "infer",
+        "eukhe.inference.tiers",
+        '        if row.get("model") == model_id:\n            return float(row["multiplier"])',
+        '        if row.get("model") == model_id:\n            continue',
+        "the provider+API+id price row is skipped: gpt-5.5 priority costs 2x, not 2.5x",
+    ),
+    Break(
+        "infer_production_auth_before_support",
+        "infer",
+        "eukhe.inference.capabilities",
+        "    dialect = require(book, key, capability)\n    authenticate()",
+        "    authenticate()\n    dialect = require(book, key, capability)",
+        "auth runs before the capability check: Unsupported comes after a credential lookup",
+    ),
 ]

@@ -210,7 +210,45 @@ def catalog_union_bundle_missing() -> Evidence:
     def prop(b: tuple[m.Entry, ...] | None, c: tuple[m.Entry, ...], out: tuple[m.Entry, ...]) -> bool:
         return b is not None or out == c
 
-    return _law(prop, "bundle missing")
+    union = _law(prop, "bundle missing")
+    return union.with_production(_damaged_bundles())
+
+
+DAMAGED: tuple[tuple[str, str], ...] = (
+    ("not JSON", "{"),
+    ("empty file", ""),
+    ("a list", "[]"),
+    ("unknown version", '{"version": 2, "providers": []}'),
+    ("missing providers", '{"version": 1}'),
+    ("unknown top-level key", '{"version": 1, "providers": [], "pin": "x"}'),
+    ("a transport not compiled in", '{"version": 1, "providers": [{"id": "p", "api": "smoke-signals", "baseUrl": "u", "models": []}]}'),
+    ("unknown provider key", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [], "x": 1}]}'),
+    ("missing baseUrl", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "models": []}]}'),
+    ("a model listed twice", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [{"id": "a"}, {"id": "a"}]}]}'),
+    ("unknown model key", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [{"id": "a", "x": 1}]}]}'),
+    ("wrong model type", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [{"id": 7}]}]}'),
+    ("non-finite cost", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [{"id": "a", "cost": {"input": Infinity, "output": 1}}]}]}'),
+    ("unknown cost key", '{"version": 1, "providers": [{"id": "p", "api": "openai-completions", "baseUrl": "u", "models": [{"id": "a", "cost": {"input": 1, "output": 1, "tip": 1}}]}]}'),
+)
+
+
+def _damaged_bundles() -> Evidence:
+    """Production: every damaged bundle (malformed at every depth) is refused with one
+    diagnostic, and the registry is then the compiled catalog (rule 5)."""
+    import tempfile
+    from pathlib import Path
+
+    compiled = list(production.compiled())
+
+    def refused(case: tuple[str, str]) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "models.bundled.json"
+            path.write_text(case[1], encoding="utf-8")
+            bundled, problems = production.load_bundled(path)
+            reg = production.registry(None, path)
+        return bundled is None and len(problems) == 1 and reg.models == compiled
+
+    return bounded(DAMAGED, refused, label=f"production: {len(DAMAGED)} damaged bundles (every depth: document, provider, model, cost) give the compiled catalog")
 
 
 @law("catalog_union_fast", "S6 catalog (union_fast)", "The compiled fast path over the projection, assembled back, equals the union.", BOUNDED, derivation="the seed's law union_fast")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from bend import default_model as m
 from eukhe.inference import default_model as production
-from spec.evidence import Evidence, also, bounded, examples
+from spec.evidence import Evidence, all_of, also, bounded, examples
 from spec.registry import BOUNDED, law
 
 MODELS: tuple[m.Key, ...] = (("p", "a"), ("p", "b"), ("q", "a"))
@@ -175,3 +175,106 @@ def default_unkeyed_never_moves() -> Evidence:
         return out == (None, (saved, "no_credentials", None), True)
 
     return _law(prop, "unkeyed provider")
+
+
+# -- models.json (derived: S6 "models.json and the saved default model" rules 1-2) ------------------------
+
+GOOD_PROVIDER: dict[str, Any] = {
+    "baseUrl": "http://127.0.0.1:8080/v1",
+    "apiKey": "k",
+    "api": "openai-completions",
+    "models": [
+        {
+            "id": "m",
+            "name": "M",
+            "reasoning": True,
+            "input": ["text"],
+            "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 10,
+            "maxTokens": 5,
+            "thinkingLevelMap": {"off": None, "xhigh": "xhigh"},
+            "compat": {"supportsStore": False},
+        }
+    ],
+}
+
+# Every field path of a provider entry, each with the values that are bad and the ones that are
+# fine per the seed's rule 1 (wrong type, missing baseUrl/apiKey, invalid model drop the provider).
+Path_ = tuple[Any, ...]
+WRONG_VALUES: tuple[Any, ...] = (None, 3, "s", [1], {"a": 1}, True, 1.5)
+FITTING = {"baseUrl": str, "apiKey": str, "reasoning": bool, "contextWindow": int}
+
+
+def _fits(path: tuple[Any, ...], value: Any) -> bool:
+    """The values of WRONG_VALUES that are of the field's own type (so not wrong)."""
+    kind = FITTING.get(path[-1])
+    return kind is not None and type(value) is kind
+MUTATIONS: tuple[tuple[str, Path_, Any, bool], ...] = (
+    # (what, path, new value or DELETE, still loads)
+    ("missing baseUrl", ("baseUrl",), "DELETE", False),
+    ("missing apiKey", ("apiKey",), "DELETE", False),
+    ("empty baseUrl", ("baseUrl",), "", False),
+    ("empty apiKey", ("apiKey",), "", False),
+    ("missing models", ("models",), "DELETE", True),
+    ("unknown api", ("api",), "smoke-signals", False),
+    ("unknown key in provider", ("colour",), "blue", False),
+    ("unknown key in model", ("models", 0, "colour"), "blue", False),
+    ("unknown key in cost", ("models", 0, "cost", "tip"), 1, False),
+    ("missing model id", ("models", 0, "id"), "DELETE", False),
+    ("empty model id", ("models", 0, "id"), "", False),
+    ("missing cost input", ("models", 0, "cost", "input"), "DELETE", False),
+    ("negative cost", ("models", 0, "cost", "output"), -1, False),
+    ("infinite cost", ("models", 0, "cost", "output"), float("inf"), False),
+    ("NaN cost", ("models", 0, "cost", "output"), float("nan"), False),
+    ("zero context window", ("models", 0, "contextWindow"), 0, False),
+    ("unknown thinking level", ("models", 0, "thinkingLevelMap", "ultra"), "x", False),
+    ("thinking entry not a string", ("models", 0, "thinkingLevelMap", "off"), 1, False),
+    ("unicode model id", ("models", 0, "id"), "模型-ü", True),
+    ("huge context window", ("models", 0, "contextWindow"), 10**30, True),
+    ("missing optional name", ("models", 0, "name"), "DELETE", True),
+    ("null thinking map", ("models", 0, "thinkingLevelMap"), None, True),
+    *((f"wrong type at {p}", p, v, False) for p in (("baseUrl",), ("apiKey",), ("models",), ("models", 0, "reasoning"), ("models", 0, "contextWindow"), ("models", 0, "cost")) for v in WRONG_VALUES if not _fits(p, v)),
+)
+
+
+def _mutated(path: Path_, value: Any) -> Any:
+    import copy
+
+    entry = copy.deepcopy(GOOD_PROVIDER)
+    at: Any = entry
+    for step in path[:-1]:
+        at = at[step]
+    if value == "DELETE":
+        del at[path[-1]]
+    else:
+        at[path[-1]] = value
+    return entry
+
+
+@law(
+    "default_models_json_each_provider_alone",
+    "S6 models.json 1-2",
+    "Each providers.<id> loads alone: a bad entry (at any depth) drops only that provider with a diagnostic naming it; an unreadable file is one diagnostic and no custom models.",
+    BOUNDED,
+    derivation="models.json rules 1 and 2 (the seed names no law for them)",
+)
+def default_models_json_each_provider_alone() -> Evidence:
+    import json
+
+    from eukhe.inference import catalog
+
+    def alone(case: tuple[str, Path_, Any, bool]) -> bool:
+        _what, path, value, loads = case
+        document = {"providers": {"good": GOOD_PROVIDER, "other": _mutated(path, value)}}
+        loaded = catalog.parse_models_json(json.dumps(document), "models.json")
+        named = [d for d in loaded.diagnostics if "providers.other" in d]
+        want = ["good", "other"] if loads else ["good"]
+        return sorted(loaded.providers) == want and len(named) == (0 if loads else 1) and len(loaded.diagnostics) == len(named)
+
+    providers = bounded(MUTATIONS, alone, label=f"{len(MUTATIONS)} mutations of a provider entry at every depth (missing, empty, unknown key, wrong type, non-finite, unicode, huge) beside a good one")
+    whole = bounded(
+        ("{", "", "[]", "3", '{"providers": []}', '{"providers": 1}', "\ufeff{}", '{"providers": {"a": '),
+        lambda text: (lambda loaded: loaded.providers == {} and len(loaded.diagnostics) == 1)(catalog.parse_models_json(text)),
+        label="8 unparsable or wrongly shaped files: one diagnostic, no custom models",
+    )
+    return all_of(providers, whole)

@@ -685,3 +685,115 @@ def strict_by_priority() -> Evidence:
         return True
 
     return _strict_law(prop, "strict >= loose, ties to the earlier")
+
+
+# -- the shipped rulebook's data (derived: S6.2, S6.7, S6.8, S6.12, S6.13 state them, name no law) -----
+
+
+def _sample_of(fam: str) -> str:
+    return {
+        "claude-adaptive": "claude-haiku-5.5",
+        "claude-adaptive-4-6": "claude-opus-4-6",
+        "claude-cached": "claude-sonnet-4-5",
+        "claude-uncached": "anthropic.claude-3-haiku-20240307-v1:0",
+        "gpt-explicit-cache": "gpt-5.5-mini",
+        "gpt-priority-explicit-cache": "gpt-5.5",
+        "gpt-priority": "gpt-5.2",
+        "gemini-3-plus": "gemini-3-pro",
+        "gemini-latest": "gemini-flash-latest",
+        "gemma-4": "gemma-4-27b",
+        "gemini-2.5-pro": "gemini-2.5-pro",
+        "gemini-2.5-flash": "gemini-2.5-flash",
+        "gemini-2.5-flash-lite": "gemini-2.5-flash-lite",
+        "qwen-3.8": "qwen3.8-27b",
+        "qwen": "qwq-32b",
+        "grok-4.3": "grok-4.3",
+        "grok-4.5": "grok-4.5",
+        "grok-4.6": "grok-4.7",
+    }[fam]
+
+
+@law(
+    "quirk_shipped_facts",
+    "S6.2, S6.13",
+    "The shipped rulebook compiles with no overlap on the catalog, has every family the seed names, and answers every family fact, example and host of the seed.",
+    BOUNDED,
+    derivation="S6.2 and S6.13 list the shipped families, examples, hosts and facts",
+)
+def quirk_shipped_facts() -> Evidence:
+    from eukhe.inference import catalog
+
+    book = _shipped()
+    book.check_catalog((model.id, model.name) for model in catalog.compiled())
+    if sorted(f.id for f in book.families) != sorted(oracle.FAMILIES):
+        raise LawFailed(f"shipped families {sorted(f.id for f in book.families)} differ from the seed's")
+    facts = [(d, fam, v) for d, table in oracle.FAMILY_FACTS.items() for fam, v in table.items()]
+    unnamed = [(d, fam) for d in oracle.FAMILY_FACTS for fam in oracle.FAMILIES if fam not in oracle.FAMILY_FACTS[d]]
+    a = bounded(facts, lambda c: book.family(_sample_of(c[1])).id == c[1] and book.query(quirks.ModelKey(_sample_of(c[1])), c[0]) == quirks.Answer(True, c[2], "family"), label=f"{len(facts)} family facts of S6.13")
+    b = bounded(unnamed, lambda c: book.query(quirks.ModelKey(_sample_of(c[1])), c[0]) == quirks.UNKNOWN, label=f"{len(unnamed)} (directive, family) pairs S6.13 does not name: Unknown")
+    c = bounded(oracle.FAMILY_EXAMPLES, lambda e: book.family(e[0]).id == e[1], label="the S6.2 family examples")
+    d = bounded(oracle.HOST_EXAMPLES, lambda h: book.host(h[1], h[0], h[2]) == h[3], label="the S6.2 host examples")
+    e = bounded(
+        oracle.SCOPE_CAPABILITY_HOSTS,
+        lambda h: any(x.id == h and x.scope == "capabilities" for x in book.hosts),
+        label="the S6.7 scope-capabilities hosts",
+    )
+    return all_of(a, b, c, d, e)
+
+
+@law(
+    "quirk_shipped_tiers_and_prices",
+    "S6.8, S6.12",
+    "The shipped service tiers, tier prices and 1-hour cache-write prices are the seed's tables, and calculate_cost applies them.",
+    BOUNDED,
+    derivation="S6.8 and S6.12 list the shipped tables",
+)
+def quirk_shipped_tiers_and_prices() -> Evidence:
+    from eukhe.inference import catalog, tiers
+
+    book = _shipped()
+    t = bounded(oracle.SERVICE_TIERS, lambda r: tiers.service_tiers(book, r[0], r[1], r[2]) == ("default", *r[3]), label="the S6.8 tier table")
+    p = bounded(oracle.TIER_PRICES, lambda r: tiers.service_tier_multiplier(book, r[0], r[1], r[2], r[3]) == r[4], label="the S6.12 tier prices")
+    w = bounded(oracle.CACHE_WRITE_1H, lambda r: tiers.cache_write_1h_multiplier(book, r[0]) == r[1], label="the S6.12 1-hour cache-write prices")
+    usages = [tiers.Usage(i, o, r, w5, w1, tier) for i in (0, 7, 10**12) for o in (0, 3) for r in (0, 5) for w5 in (0, 11) for w1 in (0, 13) for tier in (None, "flex", "priority", "fast", "scale")]
+
+    def cost_ok(case: tuple[catalog.CatalogModel, tiers.Usage]) -> bool:
+        model, u = case
+        rates = dict(model.cost)
+        mult_1h = oracle.cache_write_1h_says(model.id)
+        rate_1h = rates["cacheWrite"] if mult_1h is None else rates["input"] * mult_1h
+        base = (u.input * rates["input"] + u.output * rates["output"] + u.cache_read * rates["cacheRead"] + u.cache_write * rates["cacheWrite"] + u.cache_write_1h * rate_1h) / 1e6
+        tier_mult = oracle.tier_multiplier_says(model.provider, model.api, u.service_tier, model.id)
+        got = tiers.calculate_cost(book, model, u)
+        return abs(got - base * tier_mult) <= 1e-9 * max(1.0, abs(base * tier_mult))
+
+    cost = bounded(itertools.product(catalog.compiled(), usages), cost_ok, label=f"calculate_cost over every catalog model x {len(usages)} usages (huge counts, every tier)")
+    return all_of(t, p, w, cost)
+
+
+@law(
+    "quirk_caps_unsupported_first",
+    "S6.7",
+    "A capability the rulebook does not give is Unsupported { capability, provider } before auth; a given one is a dialect that has the operation.",
+    BOUNDED,
+    derivation="S6.7 items 1 and 4",
+)
+def quirk_caps_unsupported_first() -> Evidence:
+    from eukhe.inference import capabilities, catalog
+
+    book = _shipped()
+    keys = {model.provider: quirks.ModelKey(model.id, model.name, model.provider, model.api, model.base_url) for model in catalog.compiled()}
+    keys["llama-cpp"] = quirks.ModelKey("local", None, "llama-cpp", "openai-completions", "http://127.0.0.1:8080")
+    keys["custom"] = quirks.ModelKey("x", None, "custom", "openai-completions", "https://custom.example")
+
+    def checked(case: tuple[str, str]) -> bool:
+        provider, capability = case
+        auth: list[str] = []
+        try:
+            dialect = capabilities.perform(book, keys[provider], capability, lambda: auth.append("auth"), lambda d: d)
+        except capabilities.Unsupported as error:
+            return auth == [] and (error.capability, error.provider) == (capability, provider)
+        return auth == ["auth"] and m.dialect_has(dialect, capability)
+
+    cases = list(itertools.product(sorted(keys), oracle.CAPABILITIES))
+    return bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities")

@@ -176,3 +176,25 @@ def after_says(attempt: int, retries: int, called: bool) -> str:
 
 # S6.4: the seed's manual extended thinking rule: these APIs reject forced choice with it.
 MANUAL_THINKING_REJECTS: tuple[str, ...] = ("anthropic-messages", "bedrock-converse-stream")
+
+
+def tier_multiplier_says(provider: str, api: str, tier: str | None, model_id: str) -> float:
+    """S6.12 service_tier_prices as the seed states them: openai on openai-responses and
+    openai-completions: flex 0.5; priority, fast 2, gpt-5.5 2.5. openai-codex: flex 0.5;
+    priority 2, gpt-5.5 2.5. No row: the base price."""
+    if provider == "openai" and api in ("openai-responses", "openai-completions"):
+        priced = {"flex": 0.5, "priority": 2.0, "fast": 2.0}
+    elif provider == "openai-codex" and api == "openai-codex-responses":
+        priced = {"flex": 0.5, "priority": 2.0}
+    else:
+        return 1.0
+    if tier not in priced:
+        return 1.0
+    if model_id == "gpt-5.5" and tier != "flex":
+        return 2.5
+    return priced[tier]
+
+
+def cache_write_1h_says(model_id: str) -> float | None:
+    """S6.12 cache_write_1h_prices: claude 2 (a regex on the lowercased id); none: the model's rate."""
+    return 2.0 if "claude" in model_id.lower() else None
