@@ -277,4 +277,25 @@ def default_models_json_each_provider_alone() -> Evidence:
         lambda text: (lambda loaded: loaded.providers == {} and len(loaded.diagnostics) == 1)(catalog.parse_models_json(text)),
         label="8 unparsable or wrongly shaped files: one diagnostic, no custom models",
     )
-    return all_of(providers, whole)
+    import tempfile
+    from pathlib import Path
+
+    def files(case: str) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            agent = Path(tmp)
+            if case == "good":
+                (agent / "models.json").write_text(json.dumps({"providers": {"local": GOOD_PROVIDER}}), encoding="utf-8")
+            elif case == "not utf-8":
+                (agent / "models.json").write_bytes(b"\xff\xfe{")
+            elif case == "a directory":
+                (agent / "models.json").mkdir()
+            reg = catalog.registry(agent)
+            found = reg.find("local", "m")
+        if case == "good":
+            return found is not None and found.source == "models.json" and reg.diagnostics == []
+        if case == "absent":
+            return found is None and reg.diagnostics == [] and len(reg.models) == len(catalog.compiled())
+        return found is None and len(reg.diagnostics) == 1 and len(reg.models) == len(catalog.compiled())
+
+    on_disk = bounded(("good", "absent", "not utf-8", "a directory"), files, label="models.json on disk: a good file, none, bytes that are not UTF-8, a directory")
+    return all_of(providers, whole, on_disk)

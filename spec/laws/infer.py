@@ -767,8 +767,19 @@ def quirk_shipped_tiers_and_prices() -> Evidence:
         got = tiers.calculate_cost(book, model, u)
         return abs(got - base * tier_mult) <= 1e-9 * max(1.0, abs(base * tier_mult))
 
+    supported = bounded(
+        [(r, tier) for r in oracle.SERVICE_TIERS for tier in ("default", "auto", "scale", "flex", "priority", "fast")],
+        lambda c: tiers.supports_service_tier(book, c[0][0], c[0][1], c[0][2], c[1]) == (c[1] == "default" or c[1] in c[0][3]),
+        label="supports_service_tier over the S6.8 table x 6 tiers",
+    )
+    keys = {model.key for model in catalog.compiled()}
+    defaults = bounded(
+        sorted({model.provider for model in catalog.compiled()} | {"nobody"}),
+        lambda provider: (lambda d: (provider != "nobody" or d is None) and (d is None or (provider, d) in keys))(tiers.provider_default_model(book, provider)),
+        label="provider_defaults: a listed provider's default is a catalog model of it; unlisted: none",
+    )
     cost = bounded(itertools.product(catalog.compiled(), usages), cost_ok, label=f"calculate_cost over every catalog model x {len(usages)} usages (huge counts, every tier)")
-    return all_of(t, p, w, cost)
+    return all_of(t, p, w, supported, defaults, cost)
 
 
 @law(
@@ -796,4 +807,188 @@ def quirk_caps_unsupported_first() -> Evidence:
         return auth == ["auth"] and m.dialect_has(dialect, capability)
 
     cases = list(itertools.product(sorted(keys), oracle.CAPABILITIES))
-    return bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities")
+
+    def listed(provider: str) -> bool:
+        caps = capabilities.capabilities_of(book, keys[provider])
+        if [c.name for c in caps] != list(oracle.CAPABILITIES):
+            return False
+        for cap in caps:
+            try:
+                dialect: str | None = capabilities.require(book, keys[provider], cap.name)
+            except capabilities.Unsupported:
+                dialect = None
+            if dialect != cap.dialect:
+                return False
+        try:
+            capabilities.require(book, keys[provider], "teleport")
+        except ValueError:
+            return True
+        return False
+
+    caps_listed = bounded(sorted(keys), listed, label="capabilities_of (eukhe provider caps) agrees with require for every provider; an unknown capability is refused")
+    return all_of(caps_listed, bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities"))
+
+
+@law(
+    "quirk_budgets_clamped",
+    "S6.13",
+    "The thinking budget: the user's thinkingBudgets clamped to the rule's minimal..high; no rule: the user's, else -1 (Google, dynamic) or the thinking_defaults budgets.",
+    BOUNDED,
+    derivation="S6.13 thinking_budgets and thinking_defaults.budgets",
+)
+def quirk_budgets_clamped() -> Evidence:
+    book = _shipped()
+    slots = ("minimal", "low", "medium", "high")
+    users: list[dict[str, int] | None] = [None, {}, {"low": 1}, {"high": 10**12}, {"medium": 5000, "minimal": 0}, {"low": -5}]
+    models = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro", "custom-model")
+
+    def budget_ok(case: tuple[str, str, dict[str, int] | None, bool]) -> bool:
+        model_id, level, user, dynamic = case
+        rule: Any = oracle.FAMILY_FACTS["thinking_budgets"].get(model_id)
+        slot = slots.index(level) if level in slots else 3
+        wanted = None if user is None else user.get(slots[slot])
+        if rule is not None:
+            want = rule[slot] if wanted is None else max(rule[0], min(rule[3], wanted))
+        elif wanted is not None:
+            want = wanted
+        else:
+            want = -1 if dynamic else oracle.DEFAULT_BUDGETS[slot]
+        return bool(ladder.thinking_budget(book, quirks.ModelKey(model_id, provider="google"), level, user, dynamic=dynamic) == want)
+
+    cases = list(itertools.product(models, oracle.LADDER[1:], users, (True, False)))
+    return bounded(cases, budget_ok, label=f"{len(models)} models (each 2.5 family, a level-family, an unnamed one) x 6 levels x {len(users)} user budgets x dynamic or not")
+
+
+@law(
+    "strict_required_named",
+    "S6.4",
+    "A strict-required tool past the cap is an error naming the highest-priority such tool (the earlier of equals); none: no error.",
+    BOUNDED,
+    derivation="S6.4: strict-required tool past cap -> error; several -> names the highest-priority one",
+)
+def strict_required_named() -> Evidence:
+    def cases() -> Iterator[tuple[tuple[m.Tool, ...], int]]:
+        for n in range(5):
+            for priorities in itertools.product(range(max(n, 1)), repeat=n):
+                if set(priorities) != set(range(max(priorities, default=-1) + 1)):
+                    continue
+                for required in itertools.product((False, True), repeat=n):
+                    tools = tuple(m.Tool(f"t{i}", p, r) for i, (p, r) in enumerate(zip(priorities, required)))
+                    for cap in range(n + 2):
+                        yield tools, cap
+
+    def expected(tools: tuple[m.Tool, ...], cap: int) -> str | None:
+        order = sorted(range(len(tools)), key=lambda i: (-tools[i].priority, i))  # the seed's strict order
+        past = [i for i in order[cap:] if tools[i].strict_required]
+        return tools[past[0]].name if past else None
+
+    def model_ok(case: tuple[tuple[m.Tool, ...], int]) -> bool:
+        return m.strict_plan(*case).error == expected(*case)
+
+    def production_ok(case: tuple[tuple[m.Tool, ...], int]) -> bool:
+        tools, cap = case
+        specs = [constrained.ToolSpec(t.name, t.priority, t.strict_required) for t in tools]
+        try:
+            plan = constrained.strict_budget(specs, cap)
+        except constrained.StrictBudgetError as error:
+            return error.tool == expected(tools, cap) and error.tool in str(error)
+        order = sorted(range(len(tools)), key=lambda i: (-tools[i].priority, i))
+        return expected(tools, cap) is None and plan.strict_names == tuple(tools[i].name for i in sorted(order[:cap]))
+
+    label = "0..4 tools, every weak order of priorities, every strict-required mask, caps 0..n+1"
+    prod = bounded(cases(), production_ok, label=f"production strict_budget: {label}")
+    try:
+        constrained.strict_budget([], -1)
+    except ValueError:
+        pass
+    else:
+        raise LawFailed("production accepted a negative strict cap")
+    return bounded(cases(), model_ok, label=label).with_production(prod)
+
+
+@law(
+    "force_manual_thinking_unsupported",
+    "S6.3",
+    "With manual extended thinking, Anthropic Messages and Claude on Bedrock have no native forced choice, and no attempt escalates to a flag.",
+    BOUNDED,
+    derivation="S6.3: manual extended thinking rejects forced choice -> unsupported, no escalation to an unsent flag",
+)
+def force_manual_thinking_unsupported() -> Evidence:
+    from eukhe.inference import catalog
+
+    apis = catalog.APIS + ("unknown-api",)
+
+    def ok(case: tuple[str, bool, bool, int]) -> bool:
+        api, manual, free, retries = case
+        supported = force.maps_forced_tool_choice(api, manual)
+        want = api in catalog.APIS and not (manual and api in oracle.MANUAL_THINKING_REJECTS)
+        flags = [r.forced_choice for r in force.run("t", retries, supported, free, lambda r: r.attempt == retries).requests]
+        return supported == want and (supported or not any(flags))
+
+    try:
+        force.run("t", -1, True, True, lambda r: True)
+    except ValueError:
+        pass
+    else:
+        raise LawFailed("production accepted a negative retry count")
+    return bounded(itertools.product(apis, (False, True), (False, True), range(4)), ok, label=f"{len(apis)} wire APIs (and an unknown one) x manual thinking x free x retries 0..3")
+
+
+@law(
+    "quirk_document_refused",
+    "S6.1",
+    "A rulebook document malformed at any depth is refused, and so is a compat value of the wrong type; the shipped document loads.",
+    BOUNDED,
+    derivation="S6.1 compile applied to the rulebook document and to explicit model.compat",
+)
+def quirk_document_refused() -> Evidence:
+    import json
+
+    shipped_doc = json.loads(quirks.shipped_text())
+    bad = [
+        "{",
+        "[]",
+        '{"version": 2}',
+        '{"version": 1, "extra": 1}',
+        '{"version": 1, "families": [3]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": 3}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "colour": 1}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "min": []}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "min": [-1]}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "below": [1.5]}]}',
+        '{"version": 1, "hosts": [{"id": "h", "urls": "x"}]}',
+        '{"version": 1, "hosts": [{"id": "h", "port": 1}]}',
+        '{"version": 1, "hosts": [{"id": 1}]}',
+        '{"version": 1, "rules": [{"layer": "model", "target": "m"}]}',
+        '{"version": 1, "rules": [{"layer": "model", "target": "m", "set": []}]}',
+        '{"version": 1, "rules": [{"layer": 1, "target": "m", "set": {}}]}',
+    ]
+
+    def refused(text: str) -> bool:
+        try:
+            quirks.load(text)
+        except quirks.RulebookError:
+            return True
+        return False
+
+    docs = bounded(bad, refused, label=f"{len(bad)} malformed rulebook documents (document, family, host, rule level)")
+    compat_cases = [(key, value) for key, directive in quirks.COMPAT_KEYS.items() for value in (None, "x", 1, True, [1], {"a": 1}, -1)]
+
+    def compat_typed(case: tuple[str, Any]) -> bool:
+        key, value = case
+        directive = quirks.COMPAT_KEYS[key]
+        kind = oracle.DIRECTIVES[directive]
+        fits = (kind == "bool" and type(value) is bool) or (kind == "int" and type(value) is int and value >= 0) or (kind == "str" and type(value) is str)
+        try:
+            got = quirks.compat_of({key: value, "unrelated": object()})
+        except quirks.QuirksError as error:
+            return not fits and error.kind == "WrongType"
+        return fits and got == {directive: value}
+
+    compat = bounded(compat_cases, compat_typed, label="every compat key x 7 values of each JSON kind")
+    loads = bounded([json.dumps(shipped_doc)], lambda t: quirks.load(t).setting_count > 0, label="the shipped document")
+    return all_of(docs, compat, loads)
+
+
+# `make crosshair`: the model's and production's revision readers (one signature).
+CROSSHAIR_PAIRS = [("bend.infer.revision", "eukhe.inference.quirks.revision")]
