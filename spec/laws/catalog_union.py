@@ -217,6 +217,7 @@ def catalog_union_bundle_missing() -> Evidence:
 DAMAGED: tuple[tuple[str, str], ...] = (
     ("not JSON", "{"),
     ("empty file", ""),
+    ("not UTF-8", ""),
     ("a list", "[]"),
     ("unknown version", '{"version": 2, "providers": []}'),
     ("missing providers", '{"version": 1}'),
@@ -243,7 +244,10 @@ def _damaged_bundles() -> Evidence:
     def refused(case: tuple[str, str]) -> bool:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "models.bundled.json"
-            path.write_text(case[1], encoding="utf-8")
+            if case[0] == "not UTF-8":
+                path.write_bytes(b"\xff\xfe{")
+            else:
+                path.write_text(case[1], encoding="utf-8")
             bundled, problems = production.load_bundled(path)
             reg = production.registry(None, path)
         return bundled is None and len(problems) == 1 and reg.models == compiled

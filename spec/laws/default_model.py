@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from bend import default_model as m
 from eukhe.inference import default_model as production
-from spec.evidence import Evidence, all_of, also, bounded, examples
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples
 from spec.registry import BOUNDED, law
 
 MODELS: tuple[m.Key, ...] = (("p", "a"), ("p", "b"), ("q", "a"))
@@ -233,6 +233,7 @@ MUTATIONS: tuple[tuple[str, Path_, Any, bool], ...] = (
     ("huge context window", ("models", 0, "contextWindow"), 10**30, True),
     ("missing optional name", ("models", 0, "name"), "DELETE", True),
     ("null thinking map", ("models", 0, "thinkingLevelMap"), None, True),
+    ("a model listed twice", ("models", 1), GOOD_PROVIDER["models"][0], False),
     *((f"wrong type at {p}", p, v, False) for p in (("baseUrl",), ("apiKey",), ("models",), ("models", 0, "reasoning"), ("models", 0, "contextWindow"), ("models", 0, "cost")) for v in WRONG_VALUES if not _fits(p, v)),
 )
 
@@ -246,6 +247,8 @@ def _mutated(path: Path_, value: Any) -> Any:
         at = at[step]
     if value == "DELETE":
         del at[path[-1]]
+    elif isinstance(at, list) and path[-1] == len(at):
+        at.append(value)
     else:
         at[path[-1]] = value
     return entry
@@ -297,5 +300,8 @@ def default_models_json_each_provider_alone() -> Evidence:
             return found is None and reg.diagnostics == [] and len(reg.models) == len(catalog.compiled())
         return found is None and len(reg.diagnostics) == 1 and len(reg.models) == len(catalog.compiled())
 
+    extra = catalog.parse_models_json(json.dumps({"providers": {"good": GOOD_PROVIDER}, "defaults": 1}))
+    if sorted(extra.providers) != ["good"] or len(extra.diagnostics) != 1 or "defaults" not in extra.diagnostics[0]:
+        raise LawFailed(f"an unknown top-level key should be one diagnostic and load the providers: {extra.diagnostics}")
     on_disk = bounded(("good", "absent", "not utf-8", "a directory"), files, label="models.json on disk: a good file, none, bytes that are not UTF-8, a directory")
     return all_of(providers, whole, on_disk)
