@@ -533,7 +533,23 @@ def infer_force_after_exact() -> Evidence:
         lambda x: m.after(*x) == oracle.after_says(*x),
         label=f"after = the oracle for attempts and retries 0..{AGREE}",
     )
-    return also(proof, _agreement("after", m.after, _z3_after, 1, 2), oracle_agrees)
+
+    def production_step(case: tuple[int, int, bool]) -> bool:
+        attempt, retries, called = case
+        if attempt > retries:
+            return True  # production never reaches an attempt past its retries (force_bounded)
+        made = _production_run(retries, True, True, tuple([False] * attempt + [called]))
+        step = oracle.after_says(attempt, retries, called)
+        if step == "retry":
+            return len(made.flags) > attempt + 1 or made.outcome == m.NOT_CALLED
+        return len(made.flags) == attempt + 1 and made.outcome == step
+
+    prod = bounded(
+        itertools.product(range(17), range(17), (False, True)),
+        production_step,
+        label="production: the step after attempt i (0..16) of a forced call with retries 0..16, called or not",
+    )
+    return also(proof, _agreement("after", m.after, _z3_after, 1, 2), oracle_agrees).with_production(prod)
 
 
 REPLIES: tuple[tuple[bool, ...], ...] = tuple(r for n in range(8) for r in itertools.product((False, True), repeat=n))
@@ -610,7 +626,7 @@ def force_reports() -> Evidence:
 
 @law("infer_force_steps", "S6.3", "The compiled steps driven over the replies are force: the harness's forced call equals the model's run.", BOUNDED)
 def infer_force_steps() -> Evidence:
-    def driven(c: tuple[int, bool, bool, tuple[bool, ...]]) -> bool:
+    def driven(c: tuple[int, bool, bool, tuple[bool, ...]]) -> m.Forced:
         retries, supported, free, replies = c
         flags, attempt = [], 0
         while True:  # the steps, driven as the seed states them (oracle rules)
@@ -620,10 +636,11 @@ def infer_force_steps() -> Evidence:
             if step != "retry":
                 break
             attempt += 1
-        want = m.Forced(tuple(flags), step)
-        return m.force(*c) == want and _production_run(*c) == want
+        return m.Forced(tuple(flags), step)
 
-    return bounded(_runs(), driven, label=f"{RUNS}: model force and production run equal the seed's steps driven")
+    model = bounded(_runs(), lambda c: m.force(*c) == driven(c), label=f"{RUNS}: model force equals the seed's steps driven")
+    prod = bounded(_runs(), lambda c: _production_run(*c) == driven(c), label=f"production eukhe.inference.force.run: {RUNS}")
+    return model.with_production(prod)
 
 
 # -- the strict plan (S6.4) -------------------------------------------------------------------------------
