@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 # Areas whose laws must all be present and pass. Every other area of the manifest is pending.
-BUILT: frozenset[str] = frozenset({"effort", "cvar", "config", "director", "progress", "optchat", "compactor"})
+BUILT: frozenset[str] = frozenset({"effort", "cvar", "config", "director", "progress", "optchat", "compactor", "catalog_union", "default_model"})
 
 # Laws of a built area that a later part of the work builds (name or family row, with the
 # part that brings them): they show as pending, not missing, until that part is built.

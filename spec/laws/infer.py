@@ -1,0 +1,1022 @@
+"""The infer laws of inference.md S6, part 1: the quirks rulebook (S6.1), the thinking ladder
+(S6.9), the forced call (S6.3) and the strict plan (S6.4). Part 2 (the repetition guard, the
+compaction threshold, the wire entries, tool-call rebuilding) is issue 14.
+
+Judges are independent of the model: the expected answers come from ``spec.oracles.infer``
+(the seed's tables and rules as data) or from the construction of the domain (a query whose
+provider is the one a host names has that host by construction), never from the model's
+lookup, family or host functions.
+
+What makes each domain finite, and why most laws are bounded, not proved:
+- Lookup: a rulebook over 2 families, 2 models, 2 hosts, each (layer, target) slot absent or
+  one of two values (3^6 = 729 rulebooks), 2 model ids x 3 providers x 3 compat states, and
+  a set and a never-set directive. Rulebooks are unbounded (any number of rules, targets and
+  directives), so enumerating this universe is bounded; the quirks bridge (300 generated
+  rulebooks) hunts beyond it.
+- Compile: every directive of the oracle's table with value pools of each type; unknown names
+  from a pool and from Hypothesis; rule lists of length <= 4 over 8 rules (valid, clashing,
+  each error kind).
+- Ladder: a map has 7 entries, each missing, null or a wire string (3^7 = 2,187 maps); the
+  rules never read a wire string's text, so one stands for all (that is why these are bounded).
+  Default ladders are subsets of the 7 levels; ``quirk_ladder_default_last`` enumerates all
+  128 x 128 of them with both reasoning values: a whole finite domain, so it is proved.
+- Forced call: ``flag`` and ``after`` are proved for every natural attempt and retry count with
+  z3, each encoding checked against the Python step on every attempt and retry count up to 64
+  (the encoding is what z3 proves; the agreement ties it to the code). ``force_bounded`` is
+  proved by induction on the steps (``force`` makes attempt i + 1 only after a ``retry`` step,
+  which needs i + 1 <= retries); the other run laws are bounded (retries <= 6, every reply
+  list of length <= 7) and hunted further with Hypothesis.
+- Strict plan: tools lists up to 5 with priorities 0..n-1 (every weak order of n tools), caps
+  0..6; the comparison of priorities is all the plan reads, so this covers every order of at
+  most 5 tools, and Hypothesis hunts longer lists with any integers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import z3
+from hypothesis import strategies as st
+
+from bend import effort as s10
+from bend import infer as m
+from eukhe.inference import constrained, force, ladder, quirks
+from spec.evidence import Domain, Evidence, Finite, LawFailed, all_of, also, bounded, domain, examples, exhaust, induction, prove
+from spec.oracles import infer as oracle
+from spec.registry import BOUNDED, PROVED, law
+
+# -- the lookup universe ---------------------------------------------------------------------------
+
+D, NEVER = "adaptive_thinking", "prompt_caching"
+FAMILIES = (m.Family("fam", "fam"), m.Family("gam", "gam"))
+HOSTS = (m.Host("h", provider="p"), m.Host("k", provider="q2"))
+SLOTS: tuple[tuple[str, str], ...] = (
+    (m.FAMILY, "fam"),
+    (m.FAMILY, "gam"),
+    (m.MODEL, "fam-1"),
+    (m.MODEL, "other"),
+    (m.HOST, "h"),
+    (m.HOST, "k"),
+)
+SLOT_VALUES: tuple[bool | None, ...] = (None, True, False)
+MODEL_IDS = ("fam-1", "other")
+PROVIDERS = ("p", "q", "")
+COMPATS: tuple[bool | None, ...] = (None, True, False)
+UNIVERSE = "729 rulebooks (2 families, 2 models, 2 hosts, each slot absent/true/false) x 2 models x 3 providers x 3 compat x 2 directives"
+
+Slots = tuple[bool | None, ...]
+
+
+def _rules(slots: Slots) -> tuple[m.Rule, ...]:
+    return tuple(m.Rule(layer, target, ((D, v),)) for (layer, target), v in zip(SLOTS, slots) if v is not None)
+
+
+def _books() -> Iterator[Slots]:
+    yield from itertools.product(SLOT_VALUES, repeat=len(SLOTS))
+
+
+def _compiled(rules: tuple[m.Rule, ...]) -> m.Compiled:
+    out = m.compile_book(m.Book(FAMILIES, HOSTS, rules))
+    if not isinstance(out, m.Compiled):
+        raise LawFailed(f"a rulebook of the lookup universe does not compile: {out.text()}")
+    return out
+
+
+def _production(rules: tuple[m.Rule, ...]) -> quirks.Rulebook:
+    return quirks.compile_rulebook(
+        [quirks.FamilyDef(f.id, f.pattern) for f in FAMILIES],
+        [quirks.HostDef(h.id, provider=h.provider) for h in HOSTS],
+        [quirks.RuleDef(r.layer, r.target, r.directives) for r in rules],
+    )
+
+
+def _applying(slots: Slots, model_id: str, provider: str, directive: str) -> list[tuple[str, bool]]:
+    """The oracle: the rules that apply to the query, highest layer first, by construction: host h
+    is the host of provider p, family fam is the family of fam-1, the model slot of its id."""
+    if directive != D:
+        return []
+    table = dict(zip(SLOTS, slots))
+    found: list[tuple[str, bool]] = []
+    for layer, target in ((m.HOST, "h" if provider == "p" else None), (m.MODEL, model_id), (m.FAMILY, "fam" if model_id == "fam-1" else None)):
+        value = table.get((layer, target)) if target is not None else None
+        if value is not None:
+            found.append((layer, value))
+    return found
+
+
+Answer = tuple[bool, Any, str]
+
+
+def _answers_model(compiled: m.Compiled, model_id: str, provider: str, compat: bool | None, directive: str) -> Answer:
+    query = m.Query(model_id, provider=provider, compat=() if compat is None else ((directive, compat),))
+    a = m.lookup(compiled, query, directive)
+    return (a.known, a.value, a.layer)
+
+
+def _answers_production(book: quirks.Rulebook, model_id: str, provider: str, compat: bool | None, directive: str) -> Answer:
+    key = quirks.ModelKey(model_id, provider=provider, compat={} if compat is None else {directive: compat})
+    a = book.query(key, directive)
+    return (a.known, a.value, a.layer)
+
+
+Prop = Any
+
+
+def _over_lookups(prop: Prop, what: str) -> Evidence:
+    """Run ``prop(slots, model, provider, compat, directive, answer)`` over the universe, on the
+    model and on production."""
+
+    def cases(side: str) -> Iterator[tuple[Any, ...]]:
+        for slots in _books():
+            rules = _rules(slots)
+            ask: Any
+            if side == "model":
+                compiled = _compiled(rules)
+                ask = lambda *q: _answers_model(compiled, *q)  # noqa: E731
+            else:
+                book = _production(rules)
+                ask = lambda *q: _answers_production(book, *q)  # noqa: E731
+            for model_id, provider, compat, directive in itertools.product(MODEL_IDS, PROVIDERS, COMPATS, (D, NEVER)):
+                got = ask(model_id, provider, compat, directive)
+                yield (slots, model_id, provider, compat, directive, got, prop(slots, model_id, provider, compat, directive, got))
+
+    def run(side: str) -> Evidence:
+        return bounded(cases(side), lambda case: bool(case[-1]), label=f"{UNIVERSE} ({what}, {side})")
+
+    return run("model").with_production(run("production"))
+
+
+@law("quirk_unknown_when_none", "S6.1", "No applying rule and no explicit compat: the answer is Unknown.", BOUNDED)
+def quirk_unknown_when_none() -> Evidence:
+    def prop(slots: Slots, model_id: str, provider: str, compat: bool | None, directive: str, got: Answer) -> bool:
+        return bool(_applying(slots, model_id, provider, directive)) or compat is not None or got == (False, None, "")
+
+    return _over_lookups(prop, "no rule applies -> Unknown")
+
+
+@law("quirk_known_when_some", "S6.1", "When a rule applies (or compat names the directive) the lookup answers.", BOUNDED)
+def quirk_known_when_some() -> Evidence:
+    def prop(slots: Slots, model_id: str, provider: str, compat: bool | None, directive: str, got: Answer) -> bool:
+        return not (_applying(slots, model_id, provider, directive) or compat is not None) or got[0]
+
+    return _over_lookups(prop, "a rule applies -> known")
+
+
+@law("quirk_highest_wins", "S6.1", "The answer is explicit compat, else the highest applying layer: host > model > family.", BOUNDED)
+def quirk_highest_wins() -> Evidence:
+    def prop(slots: Slots, model_id: str, provider: str, compat: bool | None, directive: str, got: Answer) -> bool:
+        if compat is not None:
+            return got == (True, compat, oracle.LAYERS_HIGHEST_FIRST[0])
+        applying = _applying(slots, model_id, provider, directive)
+        if not applying:
+            return True
+        layer, value = applying[0]
+        return got == (True, value, layer) and oracle.LAYERS_HIGHEST_FIRST.index(layer) >= 1
+
+    return _over_lookups(prop, "the highest layer answers")
+
+
+@law("quirk_order_free", "S6.1", "Swapping two rules of a compiled rulebook changes no answer.", BOUNDED)
+def quirk_order_free() -> Evidence:
+    queries = list(itertools.product(MODEL_IDS, PROVIDERS, (None,), (D, NEVER)))  # compat answers before any rule
+
+    def side(production: bool) -> Evidence:
+        def same(slots: Slots) -> bool:
+            rules = _rules(slots)
+
+            def answers(rs: tuple[m.Rule, ...]) -> list[Answer]:
+                if production:
+                    book = _production(rs)
+                    return [_answers_production(book, *q) for q in queries]
+                compiled = _compiled(rs)
+                return [_answers_model(compiled, *q) for q in queries]
+
+            first = answers(rules)
+            for i, j in itertools.combinations(range(len(rules)), 2):
+                swapped = list(rules)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                if answers(tuple(swapped)) != first:
+                    return False
+            return True
+
+        return bounded(_books(), same, label=f"729 rulebooks x every swap of two rules x 12 queries (no compat: it answers before any rule) ({'production' if production else 'model'})")
+
+    return side(False).with_production(side(True))
+
+
+# -- compile --------------------------------------------------------------------------------------------
+
+VALID: dict[str, tuple[Any, ...]] = {
+    "bool": (True, False),
+    "int": (0, 1, 10**30),
+    "str": ("", "a", "ünï"),
+    "dialect": (False, "openai", "anthropic", "google", "llama-cpp", "ollama"),
+    "budgets": ([1, 2, 3, 4], [0, 0, 0, 0], [128, 2048, 8192, 10**20]),
+    "ladder": ({}, {"off": "none"}, {"off": None, "xhigh": "xhigh"}),
+}
+UNKNOWN_NAMES: tuple[str, ...] = (
+    "",
+    "reasoning_effort",
+    "Adaptive_Thinking",
+    "adaptive_thinking ",
+    " strict_cap",
+    "thinking-ladder",
+    "ünï",
+    "compat",
+    "x" * 1000,
+    *(name + "_" for name in oracle.DIRECTIVES),
+)
+
+
+def _model_compile(rules: tuple[m.Rule, ...], hosts: tuple[m.Host, ...] = ()) -> str:
+    out = m.compile_book(m.Book((), hosts, rules))
+    return "ok" if isinstance(out, m.Compiled) else out.text()
+
+
+def _production_compile(rules: tuple[m.Rule, ...], hosts: tuple[m.Host, ...] = ()) -> str:
+    try:
+        quirks.compile_rulebook([], [quirks.HostDef(h.id, h.api, h.provider, h.urls, h.scope) for h in hosts], [quirks.RuleDef(r.layer, r.target, r.directives) for r in rules])
+    except quirks.QuirksError as error:
+        return str(error)
+    return "ok"
+
+
+def _both(prop: Any, cases: Any, label: str) -> Evidence:
+    cases = list(cases)
+    return bounded(cases, lambda c: prop(_model_compile, c), label=f"{label} (model)").with_production(
+        bounded(cases, lambda c: prop(_production_compile, c), label=f"{label} (production)")
+    )
+
+
+VALID_RULES = (m.Rule(m.MODEL, "m", (("strict_cap", 3),)), m.Rule(m.FAMILY, "f", (("adaptive_thinking", True),)))
+
+
+@law("quirk_unknown_rejected", "S6.1", "A rule naming a directive outside Directive::ALL does not compile; every directive of the table does.", BOUNDED)
+def quirk_unknown_rejected() -> Evidence:
+    def rejected(compile_: Any, case: tuple[str, str, int]) -> bool:
+        name, layer, at = case
+        rules = list(VALID_RULES)
+        rules.insert(at, m.Rule(layer, "t", ((name, True),)))
+        return bool(compile_(tuple(rules)) == f"QuirksError::UnknownDirective({layer}/t/{name})")
+
+    def known(compile_: Any, case: tuple[str, str]) -> bool:
+        name, layer = case
+        value = VALID[oracle.DIRECTIVES[name]][0]
+        return bool(compile_((m.Rule(layer, "t", ((name, value),)),)) == "ok")
+
+    names = [n for n in UNKNOWN_NAMES if n not in oracle.DIRECTIVES]
+    table = _both(rejected, itertools.product(names, m.LAYERS, range(3)), f"{len(names)} unknown names x 3 layers x 3 positions among valid rules")
+    every = _both(known, itertools.product(oracle.DIRECTIVES, m.LAYERS), f"each of the {len(oracle.DIRECTIVES)} directives of the table x 3 layers compiles")
+
+    def hunted(name: str) -> bool:
+        rule = (m.Rule(m.MODEL, "t", ((name, True),)),)
+        return name in oracle.DIRECTIVES or (_model_compile(rule).startswith("QuirksError::UnknownDirective") and _production_compile(rule).startswith("QuirksError::UnknownDirective"))
+
+    return also(all_of(table, every), examples(hunted, name=st.text(max_size=30)))
+
+
+def _valid_values(name: str) -> list[Any]:
+    return [v for v in VALID[oracle.DIRECTIVES[name]] if _model_compile((m.Rule(m.MODEL, "t", ((name, v),)),)) == "ok"]
+
+
+@law("quirk_clash_rejected", "S6.1", "Two rules of one layer and target giving a directive different values do not compile; equal values do.", BOUNDED)
+def quirk_clash_rejected() -> Evidence:
+    def cases() -> Iterator[tuple[str, Any, Any, str]]:
+        for name in oracle.DIRECTIVES:
+            for a, b in itertools.product(_valid_values(name), repeat=2):
+                for layer in m.LAYERS:
+                    yield name, a, b, layer
+
+    def prop(compile_: Any, case: tuple[str, Any, Any, str]) -> bool:
+        name, a, b, layer = case
+        same_target = compile_((m.Rule(layer, "t", ((name, a),)), m.Rule(layer, "t", ((name, b),))))
+        other_target = compile_((m.Rule(layer, "t", ((name, a),)), m.Rule(layer, "u", ((name, b),))))
+        differ = a != b or type(a) is not type(b)
+        want = f"QuirksError::Clash({layer}/t/{name})" if differ else "ok"
+        return bool(same_target == want and other_target == "ok")
+
+    return _both(prop, cases(), "every directive of the table x every ordered pair of its valid pool values x 3 layers")
+
+
+CAPS_HOST = (m.Host("c", provider="pc", scope=m.CAPS),)
+RULE_POOL: tuple[m.Rule, ...] = (
+    m.Rule(m.MODEL, "m", (("adaptive_thinking", True),)),
+    m.Rule(m.MODEL, "m", (("adaptive_thinking", False),)),
+    m.Rule(m.MODEL, "m", (("strict_cap", -1),)),
+    m.Rule(m.FAMILY, "f", (("bogus", 1),)),
+    m.Rule(m.HOST, "c", (("adaptive_thinking", True),)),
+    m.Rule(m.HOST, "c", (("count_tokens", "ollama"),)),
+    m.Rule(m.FAMILY, "f", (("thinking_budgets", [3, 2, 1, 0]),)),
+    m.Rule(m.MODEL, "n", (("max_tokens_field", "x"),)),
+)
+
+
+@law("quirk_compile_order_free", "S6.1", "Swapping two rules keeps the compile outcome (the same error, or success).", BOUNDED)
+def quirk_compile_order_free() -> Evidence:
+    def lists() -> Iterator[tuple[m.Rule, ...]]:
+        for n in range(5):
+            yield from itertools.product(RULE_POOL, repeat=n)
+
+    def prop(compile_: Any, rules: tuple[m.Rule, ...]) -> bool:
+        first = compile_(rules, CAPS_HOST)
+        for i, j in itertools.combinations(range(len(rules)), 2):
+            swapped = list(rules)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            if compile_(tuple(swapped), CAPS_HOST) != first:
+                return False
+        return True
+
+    return _both(prop, lists(), "rule lists of length 0..4 over 8 rules (valid, clashing, each error kind) x every swap")
+
+
+# -- the thinking ladder (S6.9) -------------------------------------------------------------------------
+
+WIRE = "wire-value"
+ENTRY_CHOICES: tuple[tuple[bool, str | None], ...] = ((False, None), (True, None), (True, WIRE))
+MAPS: tuple[m.LevelMap, ...] = tuple(
+    tuple((level, value) for level, (present, value) in zip(m.LEVELS, choice) if present)
+    for choice in itertools.product(ENTRY_CHOICES, repeat=len(m.LEVELS))
+)
+SUBSETS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(level for level, keep in zip(m.LEVELS, mask) if keep) for mask in itertools.product((False, True), repeat=len(m.LEVELS))
+)
+SOME_DEFAULTS: tuple[tuple[str, ...], ...] = (
+    oracle.DEFAULT_REASONING,
+    oracle.LADDER,
+    *(tuple(level for level, keep in zip(("off", "low", "high", "max"), mask) if keep) for mask in itertools.product((False, True), repeat=4)),
+)
+RULE_LADDERS: tuple[m.LevelMap | None, ...] = (None, (), (("off", "none"), ("xhigh", "xhigh")), (("minimal", None),))
+
+
+def _as_dict(level_map: m.LevelMap) -> dict[str, str | None]:
+    return dict(level_map)
+
+
+@cache
+def _shipped() -> quirks.Rulebook:
+    return quirks.shipped()
+
+
+def _qwen38() -> quirks.ModelKey:
+    return quirks.ModelKey("qwen3.8-27b", provider="my-llama", api="openai-completions", base_url="http://127.0.0.1:8080/v1")
+
+
+@law("quirk_ladder_explicit_first", "S6.9", "An explicit thinkingLevelMap beats the rulebook ladder.", BOUNDED)
+def quirk_ladder_explicit_first() -> Evidence:
+    model = bounded(
+        itertools.product(MAPS, RULE_LADDERS),
+        lambda c: m.chosen_ladder(c[0], c[1]) == c[0],
+        label=f"{len(MAPS):,} explicit maps x {len(RULE_LADDERS)} rulebook ladders (none, empty, two others)",
+    )
+    book = _shipped()
+    prod = bounded(
+        MAPS,
+        lambda lm: (lambda got: got.entries == lm and got.source == "explicit")(ladder.ladder(book, _qwen38(), True, _as_dict(lm))),
+        label=f"production: qwen3.8-27b (a family with a rulebook ladder) x {len(MAPS):,} explicit maps",
+    )
+    return model.with_production(prod)
+
+
+@law("quirk_ladder_rule_second", "S6.9", "With no explicit map the rulebook ladder is chosen.", BOUNDED)
+def quirk_ladder_rule_second() -> Evidence:
+    model = bounded(MAPS, lambda lm: m.chosen_ladder(None, lm) == lm, label=f"{len(MAPS):,} rulebook ladders, no explicit map")
+
+    def production(level_map: m.LevelMap) -> bool:
+        book = quirks.compile_rulebook([], [], [quirks.RuleDef("model", "x", (("thinking_ladder", _as_dict(level_map)),))], {"thinking_defaults": {"reasoning": list(oracle.DEFAULT_REASONING), "plain": ["off"]}})
+        got = ladder.ladder(book, quirks.ModelKey("x"), True, None)
+        return got.entries == level_map and got.source == "rulebook"
+
+    return model.with_production(bounded(MAPS, production, label=f"production: {len(MAPS):,} ladders as model rules, no explicit map"))
+
+
+@law("quirk_ladder_default_last", "S6.9", "Neither an explicit map nor a rulebook ladder: no entries, and the default ladder gives every level.", PROVED)
+def quirk_ladder_default_last() -> Evidence:
+    space: Domain = domain(Finite("reasoning default ladders", SUBSETS), Finite("plain default ladders", SUBSETS), Finite("reasoning", (False, True)))
+
+    def prop(reasoning_default: tuple[str, ...], plain: tuple[str, ...], reasoning: bool) -> bool:
+        chosen = m.chosen_ladder(None, None)
+        want = reasoning_default if reasoning else plain
+        return chosen == () and m.offered(reasoning, chosen, m.ThinkingDefaults(reasoning_default, plain)) == want
+
+    model = exhaust(space, prop)
+    book = quirks.compile_rulebook([], [], [], {"thinking_defaults": {"reasoning": list(oracle.DEFAULT_REASONING), "plain": list(oracle.DEFAULT_PLAIN)}})
+    prod = bounded(
+        [False, True],
+        lambda r: (lambda got: got.entries == () and got.source == "none" and got.offered == (oracle.DEFAULT_REASONING if r else oracle.DEFAULT_PLAIN))(ladder.ladder(book, quirks.ModelKey("x"), r, None)),
+        label="production: no map, no rule, the seed's defaults, with and without reasoning",
+    )
+    return model.with_production(prod)
+
+
+def _offered_exact(lm: m.LevelMap, defaults: tuple[str, ...]) -> bool:
+    got = m.offered(True, lm, m.ThinkingDefaults(defaults, oracle.DEFAULT_PLAIN))
+    for level in oracle.LADDER:
+        entry = dict(lm).get(level, "missing")
+        want = entry not in ("missing", None) or (entry == "missing" and level in defaults)
+        if (level in got) != want:
+            return False
+    return list(got) == [x for x in oracle.LADDER if x in got]
+
+
+@law("quirk_ladder_offered_exact", "S6.9", "A reasoning model offers a level iff its ladder gives a wire string, or has no entry and the default lists it.", BOUNDED)
+def quirk_ladder_offered_exact() -> Evidence:
+    model = bounded(
+        itertools.product(MAPS, SOME_DEFAULTS),
+        lambda c: _offered_exact(*c),
+        label=f"{len(MAPS):,} ladders x {len(SOME_DEFAULTS)} default ladders (the shipped one, all levels, every subset of off/low/high/max) x 7 levels",
+    )
+    book = _shipped()
+    prod = bounded(
+        MAPS,
+        lambda lm: _offered_exact(lm, oracle.DEFAULT_REASONING) and ladder.ladder(book, _qwen38(), True, _as_dict(lm)).offered == m.offered(True, lm, m.ThinkingDefaults(oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN)),
+        label=f"production with the shipped defaults: {len(MAPS):,} explicit ladders",
+    )
+    return model.with_production(prod)
+
+
+@law("quirk_ladder_plain_exact", "S6.9", "A model without reasoning offers exactly the plain default, whatever its ladder.", BOUNDED)
+def quirk_ladder_plain_exact() -> Evidence:
+    model = bounded(
+        itertools.product(MAPS, SOME_DEFAULTS),
+        lambda c: m.offered(False, c[0], m.ThinkingDefaults(oracle.DEFAULT_REASONING, c[1])) == c[1],
+        label=f"{len(MAPS):,} ladders x {len(SOME_DEFAULTS)} plain defaults",
+    )
+    book = _shipped()
+    prod = bounded(MAPS, lambda lm: ladder.ladder(book, _qwen38(), False, _as_dict(lm)).offered == oracle.DEFAULT_PLAIN, label=f"production, shipped defaults: {len(MAPS):,} ladders")
+    return model.with_production(prod)
+
+
+@law(
+    "quirk_ladder_shipped_is_s10",
+    "S6.9",
+    "With the shipped defaults the offered levels are S10's ladder of the chosen map, so the S10 laws hold; the shipped family ladders offer what the seed says.",
+    BOUNDED,
+)
+def quirk_ladder_shipped_is_s10() -> Evidence:
+    book = _shipped()
+    shipped = ladder.thinking_defaults(book)
+    if shipped != m.ThinkingDefaults(oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN):
+        raise LawFailed(f"shipped thinking_defaults {shipped} differ from the seed's (off to high; plain off)")
+    if (s10.DEFAULT_LADDER, s10.PLAIN_DEFAULT) != (oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN):
+        raise LawFailed("the S10 model's default ladders differ from the seed's")
+    same = bounded(
+        itertools.product(MAPS, (False, True)),
+        lambda c: m.offered(c[1], c[0], shipped) == s10.offered(s10.Model(c[1], c[0])),
+        label=f"{len(MAPS):,} chosen maps x reasoning: offered = S10 offered (the effort laws hold over these maps)",
+    )
+
+    def family_offers(fam: str) -> bool:
+        key = quirks.ModelKey({"qwen-3.8": "qwen3.8-27b", "qwen": "qwen3-8b", "grok-4.3": "grok-4.3", "grok-4.5": "grok-4.5", "grok-4.6": "grok-4.7"}[fam], provider="custom")
+        got = ladder.ladder(book, key, True, None)
+        wire_ok = all(got.wire(level) == value for level, value in oracle.FAMILY_WIRE.get(fam, {}).items())
+        return book.family(key.id).id == fam and got.source == "rulebook" and got.offered == oracle.FAMILY_OFFERS[fam] and wire_ok
+
+    families = bounded(oracle.FAMILY_OFFERS, family_offers, label="production: every shipped family ladder of S6.9 offers the seed's levels")
+    return same.with_production(families)
+
+
+# -- the forced tool call (S6.3) ------------------------------------------------------------------------
+
+AGREE = 64
+Z3_AGREE = 16
+
+
+def _z3_flag(attempt: Any, supported: Any, free: Any) -> Any:
+    """The encoding of bend.infer.flag."""
+    return z3.If(attempt == 0, z3.And(supported, free), supported)
+
+
+def _z3_after(attempt: Any, retries: Any, called: Any) -> Any:
+    """The encoding of bend.infer.after: 0 called, 1 retry, 2 not called."""
+    return z3.If(called, 0, z3.If(attempt + 1 <= retries, 1, 2))
+
+
+STEP_CODE = {m.CALLED: 0, m.RETRY: 1, m.NOT_CALLED: 2}
+
+
+def _agreement(name: str, fn: Any, encoding: Any, arity_bools: int, naturals: int) -> Evidence:
+    def agrees(*point: Any) -> bool:
+        got = fn(*point)
+        z = z3.simplify(encoding(*[z3.IntVal(p) if type(p) is int else z3.BoolVal(p) for p in point]))
+        want = z3.is_true(z) if z3.is_bool(z) else z.as_long()
+        return bool((STEP_CODE[got] if isinstance(got, str) else got) == want)
+
+    factors = [tuple(range(Z3_AGREE + 1)) for _ in range(naturals)] + [(False, True) for _ in range(arity_bools)]
+    cases = list(itertools.product(*factors))
+    return bounded(cases, lambda c: agrees(*c), label=f"the z3 encoding of {name} agrees with the Python step for naturals 0..{Z3_AGREE} and every boolean")
+
+
+@law("infer_force_flag_exact", "S6.3", "The compiled step flags attempt 0 iff supported and free, a retry iff supported.", PROVED)
+def infer_force_flag_exact() -> Evidence:
+    a, s, f = z3.Int("attempt"), z3.Bool("supported"), z3.Bool("free")
+    says = z3.If(a == 0, z3.And(s, f), s)  # oracle.flag_says, in z3
+    proof = prove(_z3_flag(a, s, f) == says, label="every natural attempt, supported, free: flag = the seed's rule", assumptions=[a >= 0])
+    oracle_agrees = bounded(itertools.product(range(AGREE + 1), (False, True), (False, True)), lambda c: m.flag(*c) == oracle.flag_says(*c), label=f"flag = the oracle for attempts 0..{AGREE}")
+    prod = bounded(
+        itertools.product(range(AGREE + 1), (False, True), (False, True)),
+        lambda c: force.run("t", c[0], c[1], c[2], lambda r: r.attempt == c[0]).requests[-1].forced_choice == oracle.flag_says(*c),
+        label=f"production: the flag of attempt i (0..{AGREE}) of a forced call",
+    )
+    return also(proof, _agreement("flag", m.flag, _z3_flag, 2, 1), oracle_agrees).with_production(prod)
+
+
+@law("infer_force_after_exact", "S6.3", "The compiled step after attempt i: a call ends it; a miss retries iff i + 1 <= retries, else fails.", PROVED)
+def infer_force_after_exact() -> Evidence:
+    a, r, c = z3.Int("attempt"), z3.Int("retries"), z3.Bool("called")
+    says = z3.If(c, 0, z3.If(a + 1 <= r, 1, 2))  # oracle.after_says, in z3
+    proof = prove(_z3_after(a, r, c) == says, label="every natural attempt and retry count: after = the seed's rule", assumptions=[a >= 0, r >= 0])
+    oracle_agrees = bounded(
+        itertools.product(range(AGREE + 1), range(AGREE + 1), (False, True)),
+        lambda x: m.after(*x) == oracle.after_says(*x),
+        label=f"after = the oracle for attempts and retries 0..{AGREE}",
+    )
+
+    def production_step(case: tuple[int, int, bool]) -> bool:
+        attempt, retries, called = case
+        if attempt > retries:
+            return True  # production never reaches an attempt past its retries (force_bounded)
+        made = _production_run(retries, True, True, tuple([False] * attempt + [called]))
+        step = oracle.after_says(attempt, retries, called)
+        if step == "retry":
+            return len(made.flags) > attempt + 1 or made.outcome == m.NOT_CALLED
+        return len(made.flags) == attempt + 1 and made.outcome == step
+
+    prod = bounded(
+        itertools.product(range(17), range(17), (False, True)),
+        production_step,
+        label="production: the step after attempt i (0..16) of a forced call with retries 0..16, called or not",
+    )
+    return also(proof, _agreement("after", m.after, _z3_after, 1, 2), oracle_agrees).with_production(prod)
+
+
+REPLIES: tuple[tuple[bool, ...], ...] = tuple(r for n in range(8) for r in itertools.product((False, True), repeat=n))
+RUNS = "retries 0..6 x supported x free x every reply list of length 0..7"
+
+
+def _runs() -> Iterator[tuple[int, bool, bool, tuple[bool, ...]]]:
+    for retries, supported, free, replies in itertools.product(range(7), (False, True), (False, True), REPLIES):
+        yield retries, supported, free, replies
+
+
+def _production_run(retries: int, supported: bool, free: bool, replies: tuple[bool, ...]) -> m.Forced:
+    sent: list[bool] = []
+
+    def send(request: force.ForcedRequest) -> bool:
+        sent.append(request.forced_choice)
+        return replies[request.attempt] if request.attempt < len(replies) else False
+
+    try:
+        force.run("tool", retries, supported, free, send)
+    except force.ForcedToolError:
+        return m.Forced(tuple(sent), m.NOT_CALLED)
+    return m.Forced(tuple(sent), m.CALLED)
+
+
+def _force_law(prop: Any, label: str) -> Evidence:
+    model = bounded(_runs(), lambda c: prop(c, m.force(*c)), label=f"{RUNS} ({label})")
+    prod = bounded(_runs(), lambda c: prop(c, _production_run(*c)), label=f"production eukhe.inference.force.run: {RUNS}")
+    hunt = examples(
+        lambda retries, supported, free, replies: prop((retries, supported, free, tuple(replies)), m.force(retries, supported, free, tuple(replies))),
+        retries=st.integers(0, 40),
+        supported=st.booleans(),
+        free=st.booleans(),
+        replies=st.lists(st.booleans(), max_size=48),
+    )
+    return also(model, hunt).with_production(prod)
+
+
+@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", PROVED)
+def force_bounded() -> Evidence:
+    a, r = z3.Int("attempt"), z3.Int("retries")
+    base = prove(z3.IntVal(0) <= r, label="base: attempt 0 <= retries", assumptions=[r >= 0])
+    step = prove(
+        z3.Implies(z3.And(a >= 0, a <= r, _z3_after(a, r, z3.BoolVal(False)) == 1), a + 1 <= r),
+        label="step: a retry after attempt i <= retries makes attempt i + 1 <= retries",
+        assumptions=[r >= 0],
+    )
+    proof = also(induction(base, step, label="the attempts a forced call makes (each index <= retries)"), _agreement("after", m.after, _z3_after, 1, 2))
+    runs = _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries")
+    return also(proof, runs)
+
+
+@law("force_first_flag", "S6.3", "The first attempt sets native forced choice only if supported and free.", BOUNDED)
+def force_first_flag() -> Evidence:
+    return _force_law(lambda c, out: out.flags[0] == oracle.flag_says(0, c[1], c[2]), "first flag")
+
+
+@law("force_retry_flag", "S6.3", "Every retry sets native forced choice iff supported.", BOUNDED)
+def force_retry_flag() -> Evidence:
+    return _force_law(lambda c, out: all(f == c[1] for f in out.flags[1:]), "retry flags")
+
+
+@law("force_reports", "S6.3", "A forced call reports a call iff the model called the tool within its attempts.", BOUNDED)
+def force_reports() -> Evidence:
+    def prop(c: tuple[int, bool, bool, tuple[bool, ...]], out: m.Forced) -> bool:
+        retries, _s, _f, replies = c
+        within = replies[: retries + 1]
+        called = True in within
+        attempts = within.index(True) + 1 if called else retries + 1
+        return (out.outcome == m.CALLED) == called and len(out.flags) == attempts
+
+    return _force_law(prop, "reports iff called within 1 + retries attempts")
+
+
+@law("infer_force_steps", "S6.3", "The compiled steps driven over the replies are force: the harness's forced call equals the model's run.", BOUNDED)
+def infer_force_steps() -> Evidence:
+    def driven(c: tuple[int, bool, bool, tuple[bool, ...]]) -> m.Forced:
+        retries, supported, free, replies = c
+        flags, attempt = [], 0
+        while True:  # the steps, driven as the seed states them (oracle rules)
+            flags.append(oracle.flag_says(attempt, supported, free))
+            called = replies[attempt] if attempt < len(replies) else False
+            step = oracle.after_says(attempt, retries, called)
+            if step != "retry":
+                break
+            attempt += 1
+        return m.Forced(tuple(flags), step)
+
+    model = bounded(_runs(), lambda c: m.force(*c) == driven(c), label=f"{RUNS}: model force equals the seed's steps driven")
+    prod = bounded(_runs(), lambda c: _production_run(*c) == driven(c), label=f"production eukhe.inference.force.run: {RUNS}")
+    return model.with_production(prod)
+
+
+# -- the strict plan (S6.4) -------------------------------------------------------------------------------
+
+PlanCase = tuple[tuple[m.Tool, ...], int]
+
+
+def _plans() -> Iterator[PlanCase]:
+    for n in range(6):
+        for priorities in itertools.product(range(max(n, 1)), repeat=n):
+            if set(priorities) != set(range(max(priorities, default=-1) + 1)):
+                continue  # one priority list per weak order: the plan reads only comparisons
+            tools = tuple(m.Tool(f"t{i % 3}", p) for i, p in enumerate(priorities))  # names repeat: multiplicity
+            for cap in range(7):
+                yield tools, cap
+
+
+PLANS = "0..5 tools with every weak order of their priorities (1,082 lists), names repeating, caps 0..6"
+
+
+def _modes_model(tools: tuple[m.Tool, ...], cap: int) -> tuple[str, ...]:
+    return m.strict_plan(tools, cap).modes
+
+
+def _modes_production(tools: tuple[m.Tool, ...], cap: int) -> tuple[str, ...]:
+    plan = constrained.strict_budget([constrained.ToolSpec(t.name, t.priority) for t in tools], cap)
+    if tuple(t.name for t in plan.tools) != tuple(t.name for t in tools):
+        raise LawFailed("production's plan changed the tools")
+    return tuple(m.STRICT if s else m.LOOSE for s in plan.strict)
+
+
+TOOLS = st.lists(st.builds(m.Tool, st.sampled_from(["a", "b", "ü", ""]), st.integers(-(10**20), 10**20)), max_size=12)
+
+
+def _strict_law(prop: Any, label: str) -> Evidence:
+    model = bounded(_plans(), lambda c: prop(c[0], c[1], _modes_model(*c)), label=f"{PLANS} ({label})")
+    prod = bounded(_plans(), lambda c: prop(c[0], c[1], _modes_production(*c)), label=f"production strict_budget: {PLANS}")
+    hunt = examples(lambda tools, cap: prop(tuple(tools), cap, _modes_model(tuple(tools), cap)), tools=TOOLS, cap=st.integers(0, 14))
+    return also(model, hunt).with_production(prod)
+
+
+@law("strict_within_cap", "S6.4", "A request has at most strict_cap strict schemas (and min(cap, tools) of them).", BOUNDED)
+def strict_within_cap() -> Evidence:
+    return _strict_law(lambda tools, cap, modes: modes.count(m.STRICT) == min(cap, len(tools)), "strict count = min(cap, tools)")
+
+
+@law("strict_keeps_every_tool", "S6.4", "Each tool is strict or loose, in its place, with its multiplicity: none dropped.", BOUNDED)
+def strict_keeps_every_tool() -> Evidence:
+    return _strict_law(lambda tools, cap, modes: len(modes) == len(tools) and all(x in (m.STRICT, m.LOOSE) for x in modes), "one mode per tool")
+
+
+@law("strict_by_priority", "S6.4", "Every strict tool's priority is at least every loose one's; among equals the earlier is strict.", BOUNDED)
+def strict_by_priority() -> Evidence:
+    def prop(tools: tuple[m.Tool, ...], cap: int, modes: tuple[str, ...]) -> bool:
+        for i, j in itertools.product(range(len(tools)), repeat=2):
+            if modes[i] == m.STRICT and modes[j] == m.LOOSE:
+                if tools[i].priority < tools[j].priority or (tools[i].priority == tools[j].priority and i > j):
+                    return False
+        return True
+
+    return _strict_law(prop, "strict >= loose, ties to the earlier")
+
+
+# -- the shipped rulebook's data (derived: S6.2, S6.7, S6.8, S6.12, S6.13 state them, name no law) -----
+
+
+def _sample_of(fam: str) -> str:
+    return {
+        "claude-adaptive": "claude-haiku-5.5",
+        "claude-adaptive-4-6": "claude-opus-4-6",
+        "claude-cached": "claude-sonnet-4-5",
+        "claude-uncached": "anthropic.claude-3-haiku-20240307-v1:0",
+        "gpt-explicit-cache": "gpt-5.5-mini",
+        "gpt-priority-explicit-cache": "gpt-5.5",
+        "gpt-priority": "gpt-5.2",
+        "gemini-3-plus": "gemini-3-pro",
+        "gemini-latest": "gemini-flash-latest",
+        "gemma-4": "gemma-4-27b",
+        "gemini-2.5-pro": "gemini-2.5-pro",
+        "gemini-2.5-flash": "gemini-2.5-flash",
+        "gemini-2.5-flash-lite": "gemini-2.5-flash-lite",
+        "qwen-3.8": "qwen3.8-27b",
+        "qwen": "qwq-32b",
+        "grok-4.3": "grok-4.3",
+        "grok-4.5": "grok-4.5",
+        "grok-4.6": "grok-4.7",
+    }[fam]
+
+
+@law(
+    "quirk_shipped_facts",
+    "S6.2, S6.13",
+    "The shipped rulebook compiles with no overlap on the catalog, has every family the seed names, and answers every family fact, example and host of the seed.",
+    BOUNDED,
+    derivation="S6.2 and S6.13 list the shipped families, examples, hosts and facts",
+)
+def quirk_shipped_facts() -> Evidence:
+    import json
+
+    from eukhe.inference import catalog
+
+    book = _shipped()
+    book.check_catalog((model.id, model.name) for model in catalog.compiled())
+    document = json.loads(quirks.shipped_text())
+    document["families"].append({"id": "qwen-all", "pattern": "qw(?:en|q)"})
+    try:
+        quirks.load(json.dumps(document)).check_catalog((model.id, model.name) for model in catalog.compiled())
+    except quirks.QuirksError as error:
+        if error.kind != "FamilyOverlap":
+            raise
+    else:
+        raise LawFailed("a family overlapping the qwen families on catalog models was accepted")
+    if sorted(f.id for f in book.families) != sorted(oracle.FAMILIES):
+        raise LawFailed(f"shipped families {sorted(f.id for f in book.families)} differ from the seed's")
+    facts = [(d, fam, v) for d, table in oracle.FAMILY_FACTS.items() for fam, v in table.items()]
+    unnamed = [(d, fam) for d in oracle.FAMILY_FACTS for fam in oracle.FAMILIES if fam not in oracle.FAMILY_FACTS[d]]
+    a = bounded(facts, lambda c: book.family(_sample_of(c[1])).id == c[1] and book.query(quirks.ModelKey(_sample_of(c[1])), c[0]) == quirks.Answer(True, c[2], "family"), label=f"{len(facts)} family facts of S6.13")
+    b = bounded(unnamed, lambda c: book.query(quirks.ModelKey(_sample_of(c[1])), c[0]) == quirks.UNKNOWN, label=f"{len(unnamed)} (directive, family) pairs S6.13 does not name: Unknown")
+    c = bounded(oracle.FAMILY_EXAMPLES, lambda e: book.family(e[0]).id == e[1], label="the S6.2 family examples")
+    d = bounded(oracle.HOST_EXAMPLES, lambda h: book.host(h[1], h[0], h[2]) == h[3], label="the S6.2 host examples")
+    e = bounded(
+        oracle.SCOPE_CAPABILITY_HOSTS,
+        lambda h: any(x.id == h and x.scope == "capabilities" for x in book.hosts),
+        label="the S6.7 scope-capabilities hosts",
+    )
+    return all_of(a, b, c, d, e)
+
+
+@law(
+    "quirk_shipped_tiers_and_prices",
+    "S6.8, S6.12",
+    "The shipped service tiers, tier prices and 1-hour cache-write prices are the seed's tables, and calculate_cost applies them.",
+    BOUNDED,
+    derivation="S6.8 and S6.12 list the shipped tables",
+)
+def quirk_shipped_tiers_and_prices() -> Evidence:
+    from eukhe.inference import catalog, tiers
+
+    book = _shipped()
+    t = bounded(oracle.SERVICE_TIERS, lambda r: tiers.service_tiers(book, r[0], r[1], r[2]) == ("default", *r[3]), label="the S6.8 tier table")
+    p = bounded(oracle.TIER_PRICES, lambda r: tiers.service_tier_multiplier(book, r[0], r[1], r[2], r[3]) == r[4], label="the S6.12 tier prices")
+    w = bounded(oracle.CACHE_WRITE_1H, lambda r: tiers.cache_write_1h_multiplier(book, r[0]) == r[1], label="the S6.12 1-hour cache-write prices")
+    usages = [tiers.Usage(i, o, r, w5, w1, tier) for i in (0, 7, 10**12) for o in (0, 3) for r in (0, 5) for w5 in (0, 11) for w1 in (0, 13) for tier in (None, "flex", "priority", "fast", "scale")]
+
+    def cost_ok(case: tuple[catalog.CatalogModel, tiers.Usage]) -> bool:
+        model, u = case
+        rates = dict(model.cost)
+        mult_1h = oracle.cache_write_1h_says(model.id)
+        rate_1h = rates["cacheWrite"] if mult_1h is None else rates["input"] * mult_1h
+        base = (u.input * rates["input"] + u.output * rates["output"] + u.cache_read * rates["cacheRead"] + u.cache_write * rates["cacheWrite"] + u.cache_write_1h * rate_1h) / 1e6
+        tier_mult = oracle.tier_multiplier_says(model.provider, model.api, u.service_tier, model.id)
+        got = tiers.calculate_cost(book, model, u)
+        return abs(got - base * tier_mult) <= 1e-9 * max(1.0, abs(base * tier_mult))
+
+    supported = bounded(
+        [(r, tier) for r in oracle.SERVICE_TIERS for tier in ("default", "auto", "scale", "flex", "priority", "fast")],
+        lambda c: tiers.supports_service_tier(book, c[0][0], c[0][1], c[0][2], c[1]) == (c[1] == "default" or c[1] in c[0][3]),
+        label="supports_service_tier over the S6.8 table x 6 tiers",
+    )
+    keys = {model.key for model in catalog.compiled()}
+    defaults = bounded(
+        sorted({model.provider for model in catalog.compiled()} | {"nobody"}),
+        lambda provider: (lambda d: (provider != "nobody" or d is None) and (d is None or (provider, d) in keys))(tiers.provider_default_model(book, provider)),
+        label="provider_defaults: a listed provider's default is a catalog model of it; unlisted: none",
+    )
+    cost = bounded(itertools.product(catalog.compiled(), usages), cost_ok, label=f"calculate_cost over every catalog model x {len(usages)} usages (huge counts, every tier)")
+    return all_of(t, p, w, supported, defaults, cost)
+
+
+@law(
+    "quirk_caps_unsupported_first",
+    "S6.7",
+    "A capability the rulebook does not give is Unsupported { capability, provider } before auth; a given one is a dialect that has the operation.",
+    BOUNDED,
+    derivation="S6.7 items 1 and 4",
+)
+def quirk_caps_unsupported_first() -> Evidence:
+    from eukhe.inference import capabilities, catalog
+
+    book = _shipped()
+    keys = {model.provider: quirks.ModelKey(model.id, model.name, model.provider, model.api, model.base_url) for model in catalog.compiled()}
+    keys["llama-cpp"] = quirks.ModelKey("local", None, "llama-cpp", "openai-completions", "http://127.0.0.1:8080")
+    keys["custom"] = quirks.ModelKey("x", None, "custom", "openai-completions", "https://custom.example")
+
+    def checked(case: tuple[str, str]) -> bool:
+        provider, capability = case
+        auth: list[str] = []
+        try:
+            dialect = capabilities.perform(book, keys[provider], capability, lambda: auth.append("auth"), lambda d: d)
+        except capabilities.Unsupported as error:
+            return auth == [] and (error.capability, error.provider) == (capability, provider)
+        return auth == ["auth"] and m.dialect_has(dialect, capability)
+
+    cases = list(itertools.product(sorted(keys), oracle.CAPABILITIES))
+
+    def listed(provider: str) -> bool:
+        caps = capabilities.capabilities_of(book, keys[provider])
+        if [c.name for c in caps] != list(oracle.CAPABILITIES):
+            return False
+        for cap in caps:
+            try:
+                dialect: str | None = capabilities.require(book, keys[provider], cap.name)
+            except capabilities.Unsupported:
+                dialect = None
+            if dialect != cap.dialect:
+                return False
+        try:
+            capabilities.require(book, keys[provider], "teleport")
+        except ValueError:
+            return True
+        return False
+
+    caps_listed = bounded(sorted(keys), listed, label="capabilities_of (eukhe provider caps) agrees with require for every provider; an unknown capability is refused")
+    return all_of(caps_listed, bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities"))
+
+
+@law(
+    "quirk_budgets_clamped",
+    "S6.13",
+    "The thinking budget: the user's thinkingBudgets clamped to the rule's minimal..high; no rule: the user's, else -1 (Google, dynamic) or the thinking_defaults budgets.",
+    BOUNDED,
+    derivation="S6.13 thinking_budgets and thinking_defaults.budgets",
+)
+def quirk_budgets_clamped() -> Evidence:
+    book = _shipped()
+    slots = ("minimal", "low", "medium", "high")
+    users: list[dict[str, int] | None] = [None, {}, {"low": 1}, {"high": 10**12}, {"medium": 5000, "minimal": 0}, {"low": -5}]
+    models = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro", "custom-model")
+
+    def budget_ok(case: tuple[str, str, dict[str, int] | None, bool]) -> bool:
+        model_id, level, user, dynamic = case
+        rule: Any = oracle.FAMILY_FACTS["thinking_budgets"].get(model_id)
+        slot = slots.index(level) if level in slots else 3
+        wanted = None if user is None else user.get(slots[slot])
+        if rule is not None:
+            want = rule[slot] if wanted is None else max(rule[0], min(rule[3], wanted))
+        elif wanted is not None:
+            want = wanted
+        else:
+            want = -1 if dynamic else oracle.DEFAULT_BUDGETS[slot]
+        return bool(ladder.thinking_budget(book, quirks.ModelKey(model_id, provider="google"), level, user, dynamic=dynamic) == want)
+
+    cases = list(itertools.product(models, oracle.LADDER[1:], users, (True, False)))
+    return bounded(cases, budget_ok, label=f"{len(models)} models (each 2.5 family, a level-family, an unnamed one) x 6 levels x {len(users)} user budgets x dynamic or not")
+
+
+@law(
+    "strict_required_named",
+    "S6.4",
+    "A strict-required tool past the cap is an error naming the highest-priority such tool (the earlier of equals); none: no error.",
+    BOUNDED,
+    derivation="S6.4: strict-required tool past cap -> error; several -> names the highest-priority one",
+)
+def strict_required_named() -> Evidence:
+    def cases() -> Iterator[tuple[tuple[m.Tool, ...], int]]:
+        for n in range(5):
+            for priorities in itertools.product(range(max(n, 1)), repeat=n):
+                if set(priorities) != set(range(max(priorities, default=-1) + 1)):
+                    continue
+                for required in itertools.product((False, True), repeat=n):
+                    tools = tuple(m.Tool(f"t{i}", p, r) for i, (p, r) in enumerate(zip(priorities, required)))
+                    for cap in range(n + 2):
+                        yield tools, cap
+
+    def expected(tools: tuple[m.Tool, ...], cap: int) -> str | None:
+        order = sorted(range(len(tools)), key=lambda i: (-tools[i].priority, i))  # the seed's strict order
+        past = [i for i in order[cap:] if tools[i].strict_required]
+        return tools[past[0]].name if past else None
+
+    def model_ok(case: tuple[tuple[m.Tool, ...], int]) -> bool:
+        return m.strict_plan(*case).error == expected(*case)
+
+    def production_ok(case: tuple[tuple[m.Tool, ...], int]) -> bool:
+        tools, cap = case
+        specs = [constrained.ToolSpec(t.name, t.priority, t.strict_required) for t in tools]
+        try:
+            plan = constrained.strict_budget(specs, cap)
+        except constrained.StrictBudgetError as error:
+            return error.tool == expected(tools, cap) and error.tool in str(error)
+        order = sorted(range(len(tools)), key=lambda i: (-tools[i].priority, i))
+        return expected(tools, cap) is None and plan.strict_names == tuple(tools[i].name for i in sorted(order[:cap]))
+
+    label = "0..4 tools, every weak order of priorities, every strict-required mask, caps 0..n+1"
+    prod = bounded(cases(), production_ok, label=f"production strict_budget: {label}")
+    try:
+        constrained.strict_budget([], -1)
+    except ValueError:
+        pass
+    else:
+        raise LawFailed("production accepted a negative strict cap")
+    return bounded(cases(), model_ok, label=label).with_production(prod)
+
+
+@law(
+    "force_manual_thinking_unsupported",
+    "S6.3",
+    "With manual extended thinking, Anthropic Messages and Claude on Bedrock have no native forced choice, and no attempt escalates to a flag.",
+    BOUNDED,
+    derivation="S6.3: manual extended thinking rejects forced choice -> unsupported, no escalation to an unsent flag",
+)
+def force_manual_thinking_unsupported() -> Evidence:
+    from eukhe.inference import catalog
+
+    apis = catalog.APIS + ("unknown-api",)
+
+    def ok(case: tuple[str, bool, bool, int]) -> bool:
+        api, manual, free, retries = case
+        supported = force.maps_forced_tool_choice(api, manual)
+        want = api in catalog.APIS and not (manual and api in oracle.MANUAL_THINKING_REJECTS)
+        flags = [r.forced_choice for r in force.run("t", retries, supported, free, lambda r: r.attempt == retries).requests]
+        return supported == want and (supported or not any(flags))
+
+    try:
+        force.run("t", -1, True, True, lambda r: True)
+    except ValueError:
+        pass
+    else:
+        raise LawFailed("production accepted a negative retry count")
+    return bounded(itertools.product(apis, (False, True), (False, True), range(4)), ok, label=f"{len(apis)} wire APIs (and an unknown one) x manual thinking x free x retries 0..3")
+
+
+@law(
+    "quirk_document_refused",
+    "S6.1",
+    "A rulebook document malformed at any depth is refused, and so is a compat value of the wrong type; the shipped document loads.",
+    BOUNDED,
+    derivation="S6.1 compile applied to the rulebook document and to explicit model.compat",
+)
+def quirk_document_refused() -> Evidence:
+    import json
+
+    shipped_doc = json.loads(quirks.shipped_text())
+    bad = [
+        "{",
+        "[]",
+        '{"version": 2}',
+        '{"version": 1, "extra": 1}',
+        '{"version": 1, "families": [3]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": 3}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "colour": 1}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "min": []}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "min": [-1]}]}',
+        '{"version": 1, "families": [{"id": "x", "pattern": "a", "below": [1.5]}]}',
+        '{"version": 1, "hosts": [{"id": "h", "urls": "x"}]}',
+        '{"version": 1, "hosts": [{"id": "h", "port": 1}]}',
+        '{"version": 1, "hosts": [{"id": 1}]}',
+        '{"version": 1, "rules": [{"layer": "model", "target": "m"}]}',
+        '{"version": 1, "rules": [{"layer": "model", "target": "m", "set": []}]}',
+        '{"version": 1, "rules": [{"layer": 1, "target": "m", "set": {}}]}',
+    ]
+
+    def refused(text: str) -> bool:
+        try:
+            quirks.load(text)
+        except quirks.RulebookError:
+            return True
+        return False
+
+    docs = bounded(bad, refused, label=f"{len(bad)} malformed rulebook documents (document, family, host, rule level)")
+    compat_cases = [(key, value) for key, directive in quirks.COMPAT_KEYS.items() for value in (None, "x", 1, True, [1], {"a": 1}, -1)]
+
+    def compat_typed(case: tuple[str, Any]) -> bool:
+        key, value = case
+        directive = quirks.COMPAT_KEYS[key]
+        kind = oracle.DIRECTIVES[directive]
+        fits = (kind == "bool" and type(value) is bool) or (kind == "int" and type(value) is int and value >= 0) or (kind == "str" and type(value) is str)
+        try:
+            got = quirks.compat_of({key: value, "unrelated": object()})
+        except quirks.QuirksError as error:
+            return not fits and error.kind == "WrongType"
+        return fits and got == {directive: value}
+
+    compat = bounded(compat_cases, compat_typed, label="every compat key x 7 values of each JSON kind")
+    loads = bounded([json.dumps(shipped_doc)], lambda t: quirks.load(t).setting_count > 0, label="the shipped document")
+    return all_of(docs, compat, loads)
+
+
+# `make crosshair`: the model's and production's revision readers (one signature).
+CROSSHAIR_PAIRS = [("bend.infer.revision", "eukhe.inference.quirks.revision")]

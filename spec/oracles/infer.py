@@ -1,0 +1,200 @@
+"""The inference layer's judges: inference.md S6 transcribed as data (004_cf1da0cad29d7f64.txt).
+
+Nothing here imports the model or production: the laws compare both with these tables.
+"""
+
+from __future__ import annotations
+
+# S6.1: the layers, highest first; explicit model.compat beats them all.
+LAYERS_HIGHEST_FIRST: tuple[str, ...] = ("compat", "host", "model", "family")
+
+# Directive::ALL as this project names it (S6.7 capabilities, S6.13 model facts, S6.9 ladder,
+# S6.4 strict cap), with value types: the judge of "unknown directive" and "wrong value type".
+DIRECTIVES: dict[str, str] = {
+    "adaptive_thinking": "bool",
+    "thinking_block_binding": "bool",
+    "prompt_caching": "bool",
+    "explicit_cache_breakpoints": "bool",
+    "google_thinking_level": "bool",
+    "prompt_progress": "bool",
+    "supports_store": "bool",
+    "supports_developer_role": "bool",
+    "strict_cap": "int",
+    "max_tokens_field": "str",
+    "cache_control_marks": "str",
+    "thinking_budgets": "budgets",
+    "thinking_ladder": "ladder",
+    "count_tokens": "dialect",
+    "list_models": "dialect",
+    "embed": "dialect",
+    "generate_image": "dialect",
+    "tokenize": "dialect",
+    "usage": "dialect",
+    "web_search": "dialect",
+    "compact": "dialect",
+}
+
+# S6.7: the eight capabilities.
+CAPABILITIES: tuple[str, ...] = ("count_tokens", "list_models", "embed", "generate_image", "tokenize", "usage", "web_search", "compact")
+# S6.7: scope-capabilities hosts, which set only capability directives and prompt_progress.
+SCOPE_CAPABILITY_HOSTS: tuple[str, ...] = ("openai", "google", "llama-cpp")
+
+# S10 ladder order.
+LADDER: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+# S6.9 thinking_defaults (shipped): reasoning = off to high; plain = off; S6.13 budgets.
+DEFAULT_REASONING: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
+DEFAULT_PLAIN: tuple[str, ...] = ("off",)
+DEFAULT_BUDGETS: tuple[int, int, int, int] = (1024, 2048, 8192, 16384)
+
+# S6.2 and S6.9, S6.13: every family the seed names.
+FAMILIES: tuple[str, ...] = (
+    "qwen-3.8",
+    "qwen",
+    "grok-4.3",
+    "grok-4.5",
+    "grok-4.6",
+    "claude-adaptive",
+    "claude-adaptive-4-6",
+    "claude-cached",
+    "claude-uncached",
+    "gpt-explicit-cache",
+    "gpt-priority",
+    "gpt-priority-explicit-cache",
+    "gemini-3-plus",
+    "gemini-latest",
+    "gemma-4",
+    "gemini-2.5-pro",
+    "gemini-2.5-flash",
+    "gemini-2.5-flash-lite",
+)
+
+# S6.2 examples: model id -> family.
+FAMILY_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("qwen3.8-27b", "qwen-3.8"),
+    ("qwen3-8b", "qwen"),
+    ("qwq-32b", "qwen"),
+    ("grok-4.6", "grok-4.6"),
+    ("grok-4.7", "grok-4.6"),
+)
+
+# S6.9: the levels each shipped family ladder offers a reasoning model (with the shipped
+# defaults), and the wire strings the seed names.
+FAMILY_OFFERS: dict[str, tuple[str, ...]] = {
+    "qwen-3.8": ("off", "low", "medium", "xhigh"),  # S10 ladder 1: custom qwen3.8-27b
+    "qwen": ("off", "high"),
+    "grok-4.3": ("off", "low", "medium", "high"),  # off as none; no minimal
+    "grok-4.5": ("minimal", "low", "medium", "high"),  # no off, minimal
+    "grok-4.6": ("minimal", "low", "medium", "high", "xhigh"),  # no off, minimal, + xhigh
+}
+FAMILY_WIRE: dict[str, dict[str, str]] = {
+    "qwen-3.8": {"off": "none"},
+    "grok-4.3": {"off": "none"},
+}
+
+# S6.13: which families answer which directive, and with what.
+FAMILY_FACTS: dict[str, dict[str, object]] = {
+    "adaptive_thinking": {"claude-adaptive": True, "claude-adaptive-4-6": True},
+    "thinking_block_binding": {"claude-adaptive": True},
+    "prompt_caching": {"claude-adaptive": True, "claude-adaptive-4-6": True, "claude-cached": True, "claude-uncached": False},
+    "explicit_cache_breakpoints": {"gpt-explicit-cache": True, "gpt-priority-explicit-cache": True},
+    "google_thinking_level": {
+        "gemini-3-plus": True,
+        "gemini-latest": True,
+        "gemma-4": True,
+        "gemini-2.5-pro": False,
+        "gemini-2.5-flash": False,
+        "gemini-2.5-flash-lite": False,
+    },
+    "thinking_budgets": {
+        "gemini-2.5-pro": (128, 2048, 8192, 32768),
+        "gemini-2.5-flash": (128, 2048, 8192, 24576),
+        "gemini-2.5-flash-lite": (512, 2048, 8192, 24576),
+    },
+}
+
+# S6.8 service tiers: (provider, api, family or None) -> tiers the model honours beyond default.
+SERVICE_TIERS: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = (
+    ("openrouter", "openai-completions", None, ("flex", "priority")),
+    ("openai", "openai-responses", None, ("auto", "scale")),
+    ("openai-codex", "openai-codex-responses", None, ("auto", "scale")),
+    ("openai", "openai-responses", "gpt-priority", ("auto", "scale", "flex", "priority")),
+    ("openai", "openai-responses", "gpt-priority-explicit-cache", ("auto", "scale", "flex", "priority")),
+    ("openai-codex", "openai-codex-responses", "gpt-priority", ("auto", "scale", "priority")),
+    ("openai-codex", "openai-codex-responses", "gpt-priority-explicit-cache", ("auto", "scale", "priority")),
+)
+
+# S6.12 service_tier_prices: (provider, api, tier, model id) -> multiplier.
+TIER_PRICES: tuple[tuple[str, str, str, str, float], ...] = (
+    ("openai", "openai-responses", "flex", "gpt-5.2", 0.5),
+    ("openai", "openai-responses", "priority", "gpt-5.2", 2.0),
+    ("openai", "openai-responses", "fast", "gpt-5.2", 2.0),
+    ("openai", "openai-responses", "priority", "gpt-5.5", 2.5),
+    ("openai", "openai-responses", "flex", "gpt-5.5", 0.5),
+    ("openai", "openai-completions", "flex", "gpt-5.2", 0.5),
+    ("openai", "openai-completions", "priority", "gpt-5.5", 2.5),
+    ("openai-codex", "openai-codex-responses", "flex", "gpt-5.2-codex", 0.5),
+    ("openai-codex", "openai-codex-responses", "priority", "gpt-5.2-codex", 2.0),
+    ("openai-codex", "openai-codex-responses", "priority", "gpt-5.5", 2.5),
+    ("openai", "openai-responses", "scale", "gpt-5.5", 1.0),
+    ("openrouter", "openai-completions", "priority", "anthropic/claude-opus-4-6", 1.0),
+)
+
+# S6.12 cache_write_1h_prices: claude 2 (first match on the lowercased id).
+CACHE_WRITE_1H: tuple[tuple[str, float | None], ...] = (
+    ("claude-opus-4-6", 2.0),
+    ("anthropic/claude-opus-4-6", 2.0),
+    ("us.anthropic.claude-opus-4-6-v1:0", 2.0),
+    ("Claude-Haiku-5.5", 2.0),
+    ("gpt-5.5", None),
+)
+
+# S6.2 hosts: (provider, base URL) -> the host wire settings come from.
+HOST_EXAMPLES: tuple[tuple[str, str, str, str | None], ...] = (
+    # provider, api, base URL, host
+    ("openrouter", "openai-completions", "http://127.0.0.1:8080/v1", "openrouter"),
+    ("my-router", "openai-completions", "https://openrouter.ai/api/v1", "openrouter-url"),
+    ("openai", "openai-responses", "http://localhost:8000/v1", "loopback"),
+    ("my-llama", "openai-completions", "http://127.0.0.1:8080", "loopback"),
+    ("anthropic", "anthropic-messages", "https://api.anthropic.com", "anthropic"),
+)
+
+# S6.3: the forced call's steps, as the seed's law table states them.
+
+
+def flag_says(attempt: int, supported: bool, free: bool) -> bool:
+    """infer_force_flag_exact: attempt 0 flags iff supported and free, a retry iff supported."""
+    return (supported and free) if attempt == 0 else supported
+
+
+def after_says(attempt: int, retries: int, called: bool) -> str:
+    """infer_force_after_exact: a call ends it; a miss on attempt i retries iff i + 1 <= retries, else fails."""
+    if called:
+        return "called"
+    return "retry" if attempt + 1 <= retries else "not_called"
+
+
+# S6.4: the seed's manual extended thinking rule: these APIs reject forced choice with it.
+MANUAL_THINKING_REJECTS: tuple[str, ...] = ("anthropic-messages", "bedrock-converse-stream")
+
+
+def tier_multiplier_says(provider: str, api: str, tier: str | None, model_id: str) -> float:
+    """S6.12 service_tier_prices as the seed states them: openai on openai-responses and
+    openai-completions: flex 0.5; priority, fast 2, gpt-5.5 2.5. openai-codex: flex 0.5;
+    priority 2, gpt-5.5 2.5. No row: the base price."""
+    if provider == "openai" and api in ("openai-responses", "openai-completions"):
+        priced = {"flex": 0.5, "priority": 2.0, "fast": 2.0}
+    elif provider == "openai-codex" and api == "openai-codex-responses":
+        priced = {"flex": 0.5, "priority": 2.0}
+    else:
+        return 1.0
+    if tier not in priced:
+        return 1.0
+    if model_id == "gpt-5.5" and tier != "flex":
+        return 2.5
+    return priced[tier]
+
+
+def cache_write_1h_says(model_id: str) -> float | None:
+    """S6.12 cache_write_1h_prices: claude 2 (a regex on the lowercased id); none: the model's rate."""
+    return 2.0 if "claude" in model_id.lower() else None
