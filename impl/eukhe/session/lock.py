@@ -1,8 +1,17 @@
 """The one-writer lock of a session: an exclusive ``flock`` on ``<session>/writer.lock``.
 
 The holder writes who it is into the lock file, so a second writer's ``SessionLocked`` names
-it. ``flock`` locks belong to the open file, so a second open in the same process conflicts
-too, and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
+it: the pid, the host, the program and its command words (``eukhe set``, named by the CLI with
+``set_program``; never an argument's value), and the start time. The record is written in one ``pwrite`` of a fixed width at offset
+0, after the lock is held and before anything else, so a reader never finds the file empty or
+half-written once a holder has started (only a lock file that no holder ever wrote is empty).
+
+A second writer waits for the lock up to a timeout, polling with a short backoff, then fails
+with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else what
+``configure`` set: the command line sets ``lock_timeout()`` (``EUKHE_LOCK_TIMEOUT`` seconds,
+default ``DEFAULT_TIMEOUT``); a library caller that configures nothing fails at once. ``flock`` locks belong to the
+open file, so a second open in the same process conflicts too, and the kernel drops the lock
+when the holder dies (a crash leaves no stale lock).
 """
 
 from __future__ import annotations
@@ -17,6 +26,9 @@ from pathlib import Path
 from eukhe.session.errors import SessionLocked
 
 LOCK_FILE = "writer.lock"
+TIMEOUT_ENV = "EUKHE_LOCK_TIMEOUT"
+DEFAULT_TIMEOUT = 5.0  # seconds a second writer waits for the holder
+RECORD_WIDTH = 256  # bytes of the holder record, padded with spaces, newline last
 
 
 class WriterLock:
@@ -25,20 +37,35 @@ class WriterLock:
         self.path = path
 
     @classmethod
-    def acquire(cls, session_dir: Path) -> WriterLock:
+    def acquire(cls, session_dir: Path, timeout: float | None = None) -> WriterLock:
+        """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: the default)."""
         path = session_dir / LOCK_FILE
+        record = holder_record()  # built first: nothing can fail between the lock and the write
+        wait = _timeout if timeout is None else max(0.0, timeout)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
-            os.close(fd)
-            raise SessionLocked(session_dir, holder or "another writer (it has not written its name yet)") from None
+            deadline = time.monotonic() + wait
+            pause = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+                        raise SessionLocked(
+                            session_dir,
+                            (holder or "another writer (it has not written its name yet)") + f"; waited {wait:g} s",
+                        ) from None
+                    time.sleep(min(pause, left))
+                    pause = min(pause * 2, 0.1)
+            os.pwrite(fd, record, 0)
+            if os.fstat(fd).st_size > len(record):  # a longer record of an older eukhe
+                os.ftruncate(fd, len(record))
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, holder_text().encode("utf-8"), 0)
         return cls(fd, path)
 
     def release(self) -> None:
@@ -48,7 +75,47 @@ class WriterLock:
             self._fd = -1
 
 
+def lock_timeout() -> float:
+    """Seconds a writer waits: EUKHE_LOCK_TIMEOUT when it is a finite number >= 0, else the default."""
+    raw = os.environ.get(TIMEOUT_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if 0 <= value < 3600 else DEFAULT_TIMEOUT
+
+
+_program: str | None = None
+_timeout = 0.0  # a library caller fails at once; the CLI configures a wait
+
+
+def configure(*, program: str | None = None, timeout: float | None = None) -> None:
+    """Name the program in holder records (the CLI passes its command words, ``eukhe set``) and
+    set how long ``acquire`` waits by default (the CLI: ``lock_timeout()``)."""
+    global _program, _timeout
+    if program is not None:
+        _program = program
+    if timeout is not None:
+        _timeout = max(0.0, timeout)
+
+
+def program() -> str:
+    """The program's name for holder records: what ``set_program`` named, else the basename of
+    the executable or script. Never an argument: arguments hold values."""
+    if _program:
+        return _program
+    script = sys.argv[0] if sys.argv and sys.argv[0] else sys.executable
+    name = os.path.basename(script)
+    return "eukhe" if name == "__main__.py" and "eukhe" in script else name
+
+
 def holder_text() -> str:
-    command = " ".join(sys.argv)[:200] or sys.executable
+    """Who holds the lock, for a second writer's error: never an argument's value."""
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    return f"pid {os.getpid()} on {socket.gethostname()} ({command}) since {started}\n"
+    return f"pid {os.getpid()} on {socket.gethostname()} ({program()}) since {started}"
+
+
+def holder_record() -> bytes:
+    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped)."""
+    data = holder_text().encode("utf-8", "backslashreplace")[: RECORD_WIDTH - 1]
+    return data.ljust(RECORD_WIDTH - 1, b" ") + b"\n"
