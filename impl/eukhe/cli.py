@@ -297,8 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eukhe.session import lock
 
         # a writer's lock names the command, never its values, and waits for another writer
-        lock.configure(program=args._prog, timeout=lock.lock_timeout())
-        status: int = args.run(args)
+        with lock.configured(program=args._prog, timeout=lock.lock_timeout()):
+            status: int = args.run(args)
         sys.stdout.flush()
         return status
     except SystemExit as done:  # --help, or a command that exits itself

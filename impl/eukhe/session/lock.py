@@ -1,17 +1,18 @@
 """The one-writer lock of a session: an exclusive ``flock`` on ``<session>/writer.lock``.
 
 The holder writes who it is into the lock file, so a second writer's ``SessionLocked`` names
-it: the pid, the host, the program and its command words (``eukhe set``, named by the CLI with
-``set_program``; never an argument's value), and the start time. The record is written in one ``pwrite`` of a fixed width at offset
-0, after the lock is held and before anything else, so a reader never finds the file empty or
-half-written once a holder has started (only a lock file that no holder ever wrote is empty).
+it: the pid, the host, the program and its command words (``eukhe set``, named by the CLI
+with ``configured``; never an argument's value), and the start time. The record is written in
+one ``pwrite`` of a fixed width at offset 0, after the lock is held and before anything else,
+so a reader never finds the file empty or half-written once a holder has started (only a lock
+file that no holder ever wrote is empty).
 
 A second writer waits for the lock up to a timeout, polling with a short backoff, then fails
 with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else what
-``configure`` set: the command line sets ``lock_timeout()`` (``EUKHE_LOCK_TIMEOUT`` seconds,
-default ``DEFAULT_TIMEOUT``); a library caller that configures nothing fails at once. ``flock`` locks belong to the
-open file, so a second open in the same process conflicts too, and the kernel drops the lock
-when the holder dies (a crash leaves no stale lock).
+``configured`` set: the command line sets ``lock_timeout()`` (``EUKHE_LOCK_TIMEOUT`` seconds,
+default ``DEFAULT_TIMEOUT``); a library caller that configures nothing fails at once.
+``flock`` locks belong to the open file, so a second open in the same process conflicts too,
+and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eukhe.session.errors import SessionLocked
@@ -89,18 +92,22 @@ _program: str | None = None
 _timeout = 0.0  # a library caller fails at once; the CLI configures a wait
 
 
-def configure(*, program: str | None = None, timeout: float | None = None) -> None:
-    """Name the program in holder records (the CLI passes its command words, ``eukhe set``) and
-    set how long ``acquire`` waits by default (the CLI: ``lock_timeout()``)."""
+@contextmanager
+def configured(*, program: str, timeout: float) -> Iterator[None]:
+    """Within the block, holder records name ``program`` (the CLI passes its command words,
+    ``eukhe set``) and ``acquire`` waits ``timeout`` seconds by default (the CLI:
+    ``lock_timeout()``); both are restored after it."""
     global _program, _timeout
-    if program is not None:
-        _program = program
-    if timeout is not None:
-        _timeout = max(0.0, timeout)
+    before = (_program, _timeout)
+    _program, _timeout = program, max(0.0, timeout)
+    try:
+        yield
+    finally:
+        _program, _timeout = before
 
 
 def program() -> str:
-    """The program's name for holder records: what ``set_program`` named, else the basename of
+    """The program's name for holder records: what ``configured`` named, else the basename of
     the executable or script. Never an argument: arguments hold values."""
     if _program:
         return _program
