@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import importlib
 import os
 import pkgutil
@@ -77,7 +78,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+@functools.cache
 def parser() -> argparse.ArgumentParser:
+    """The parser of every command (built once per process: argparse looks up translations for
+    every parser it makes, tens of milliseconds; parsing never changes it)."""
     top = _Parser(
         prog="eukhe",
         description="eukhe: the harness core of a coding agent, and its law workbench",

@@ -73,12 +73,12 @@ def test_usage_errors_exit_2_with_one_line(inproc: InProcess) -> None:
 def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_only_with_debug(
     inproc: InProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from eukhe.commands import effort
+    from eukhe import effort
 
-    def broken(args: argparse.Namespace) -> int:
+    def broken(self: object) -> tuple[str, ...]:
         raise KeyError("planted")
 
-    monkeypatch.setattr(effort, "run", broken)
+    monkeypatch.setattr(effort.CatalogModel, "offered", broken)
     done = inproc("effort", "offered")
     assert done.status == 70
     assert done.one_error_line() == (

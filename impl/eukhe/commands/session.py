@@ -73,8 +73,10 @@ def run_new(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     store, source = _store(args)
+    from eukhe.cli import EnvironmentFault
+
     print(f"sessions in {store.root} (from {source})")
-    status = 0
+    unreadable = []
     for session_id in store.ids():
         try:
             with store.open(session_id, writer=False) as session:
@@ -85,8 +87,10 @@ def run_list(args: argparse.Namespace) -> int:
                 print(f"{session_id}  entries {len(main.entries())}  head {main.head}  conversations {', '.join(names)}")
         except (SessionError, OSError) as error:
             print(f"{session_id}  error: {error}")
-            status = 1
-    return status
+            unreadable.append(session_id)
+    if unreadable:
+        raise EnvironmentFault(f"{len(unreadable)} session(s) cannot be read: {', '.join(unreadable)} (see above)")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

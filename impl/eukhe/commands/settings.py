@@ -125,11 +125,14 @@ def run_cvar(args: argparse.Namespace) -> int:
                 print(f"saved {cvar} = {canonical(value)}")
             return 0
         outcomes = agent.run_line(args.line)
-    status = 0
+    refused = []
     for command, outcome in outcomes:
         print(f"{command} -> {outcome}")
-        status = 2 if outcome.startswith(("CvarError", "ParseError")) else status
-    return status
+        if outcome.startswith(("CvarError", "ParseError", "ExpandError")):
+            refused.append(f"{command} -> {outcome}")
+    if refused:
+        raise UsageError(f"eukhe cvar: {len(refused)} of {len(outcomes)} commands refused; the first: {refused[0]}")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
