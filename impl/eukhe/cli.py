@@ -292,8 +292,22 @@ def _quiet_broken_pipe() -> int:
     return EXIT_FAULT
 
 
+def _say(line: str) -> None:
+    """Print the one line on stderr; a closed or broken stderr loses it, nothing more."""
+    if sys.stderr is None:
+        return
+    try:
+        print(line, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
+    if sys.stdout is None:  # started with stdout closed (`>&-`): whatever it did would go unsaid
+        _say("eukhe: stdout is closed; nothing done")
+        return EXIT_FAULT
     args: argparse.Namespace | None = None
     try:
         args = parser().parse_args(argv)
@@ -303,7 +317,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a writer's lock names the command, never its values, and waits for another writer
         with lock.configured(program=args._prog, timeout=lock.lock_timeout()):
             status: int = args.run(args)
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise EnvironmentFault(f"cannot write stdout: {error.strerror or error}") from error
         return status
     except SystemExit as done:  # --help, or a command that exits itself
         code = done.code
@@ -311,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except KeyboardInterrupt:
-        print("eukhe: interrupted", file=sys.stderr)
+        _say("eukhe: interrupted")
         return 130
     except Exception as error:  # the one error path: every failure becomes one line
         status, message = classify(error)
@@ -320,13 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             line = one_line(message)
         else:
             line = f"{prog}: {one_line(message)}"
-        if os.environ.get(DEBUG_ENV) == "1":
+        if os.environ.get(DEBUG_ENV) == "1" and sys.stderr is not None:
             traceback.print_exc()
-        try:
-            print(line, file=sys.stderr)
-            sys.stderr.flush()
-        except (BrokenPipeError, OSError):
-            pass
+        _say(line)
         try:
             sys.stdout.flush()
         except BrokenPipeError:

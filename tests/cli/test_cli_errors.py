@@ -189,3 +189,19 @@ def test_exit_status_classes() -> None:
         assert cli.classify(error)[0] == status, error
     assert cli.classify(OSError(28, "No space left on device", "/x"))[1] == "/x: No space left on device"
     assert cli.classify(PermissionError(13, "Permission denied", "/x"))[1] == "/x: Permission denied (the directory or file is read-only)"
+
+
+def test_a_closed_or_full_stdout_and_a_closed_stderr(agent: Path) -> None:
+    base = [sys.executable, "-m", "eukhe"]
+    env = eukhe_env(agent)
+    closed_out = subprocess.run(["bash", "-c", 'exec "$@" >&-', "-", *base, "session", "new"], capture_output=False,
+                                stderr=subprocess.PIPE, text=True, env=env, timeout=120, check=False)
+    assert (closed_out.returncode, closed_out.stderr) == (1, "eukhe: stdout is closed; nothing done\n")
+    assert not (agent / "sessions").exists()  # nothing done
+    full = subprocess.run([*base, "effort", "offered"], stdout=open(os.devnull if not os.path.exists("/dev/full") else "/dev/full", "w"),
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=120, check=False)
+    assert full.returncode == 1 and full.stderr.startswith("eukhe effort offered: ") and full.stderr.endswith("No space left on device\n")
+    assert len(full.stderr.splitlines()) == 1
+    closed_err = subprocess.run(["bash", "-c", 'exec "$@" 2>&-', "-", *base, "session", "--session-dir", "/etc/passwd", "list"],
+                                capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert (closed_err.returncode, closed_err.stdout, closed_err.stderr) == (1, "", "")
