@@ -48,10 +48,11 @@ def test_a_script_with_a_bom_reads(inproc: InProcess, agent: Path, tmp_path: Pat
     assert done.status == 0 and "line 2: step" in done.out
 
 
-def test_a_goal_status_line_before_any_goal_is_refused(run: RunProcess, agent: Path, tmp_path: Path) -> None:
+def test_a_goal_status_line_before_any_goal_is_refused(run: RunProcess, inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     script = _script(tmp_path, '{"input": "hi"}\n{"goal_status": "paused"}\n{"goal": "x"}\n')
-    done = run("directors", "simulate", "--script", str(script))
-    assert _refused(done, agent) == f"eukhe directors simulate: {script}:2: goal_status before any goal (a goal line must come first)"
+    for runner in (inproc, run):
+        done = runner("directors", "simulate", "--script", str(script))
+        assert _refused(done, agent) == f"eukhe directors simulate: {script}:2: goal_status before any goal (a goal line must come first)"
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])

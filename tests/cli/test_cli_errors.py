@@ -5,6 +5,7 @@ every command's --help describes every argument and the exit codes."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -131,12 +132,21 @@ def test_piped_into_head_ends_quietly(agent: Path, big_session: str) -> None:
     assert done.stderr == "status 1\n"
 
 
-def test_a_closed_pipe_in_process_returns_1_without_output(inproc: InProcess, monkeypatch: pytest.MonkeyPatch) -> None:
-    def closed(*args: object, **kwargs: object) -> None:
-        raise BrokenPipeError(32, "Broken pipe")
+def test_a_closed_pipe_in_process_returns_1_without_output(agent: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    class Closed(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr("builtins.print", closed)
+    monkeypatch.setattr(sys, "stdout", Closed())
     assert cli.main(["effort", "offered"]) == 1
+    assert capsys.readouterr().err == ""  # quiet: no line, no traceback
+
+
+def test_bridge_replay_of_a_missing_file_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bridge.__main__ import main as bridge_main
+
+    assert bridge_main(["replay", "effort", str(tmp_path / "nonexistent")]) == 2
+    assert capsys.readouterr().err == f"bridge: cannot read scenario {tmp_path / 'nonexistent'}: No such file or directory\n"
 
 
 def test_bridge_replay_of_a_missing_file(tmp_path: Path) -> None:

@@ -69,14 +69,48 @@ def test_every_text_argument_must_be_utf8(inproc: InProcess, session: str) -> No
         assert "is not UTF-8 text" in done.one_error_line(), argv
 
 
-def test_the_lock_file_holds_the_command_words_and_no_values(run: RunProcess, agent: Path, session: str) -> None:
+def test_the_lock_file_holds_the_command_words_and_no_values(inproc: InProcess, run: RunProcess, agent: Path, session: str) -> None:
     lock = agent / "sessions" / session / LOCK_FILE
-    assert run("set", "retry.maxRetries", "31337", "--session", session).status == 0
-    record = lock.read_bytes()
-    assert len(record) == RECORD_WIDTH and record.endswith(b"\n")  # one fixed-width record, never empty
-    text = record.decode("utf-8").strip()
-    assert "(eukhe set)" in text and text.startswith("pid ")
-    assert "31337" not in text and "retry" not in text and session not in text
+    for runner in (inproc, run):
+        assert runner("set", "retry.maxRetries", "31337", "--session", session).status == 0
+        record = lock.read_bytes()
+        assert len(record) == RECORD_WIDTH and record.endswith(b"\n")  # one fixed-width record, never empty
+        text = record.decode("utf-8").strip()
+        assert "(eukhe set)" in text and text.startswith("pid ")
+        assert "31337" not in text and "retry" not in text and session not in text
+
+
+def test_a_holder_record_is_utf8_of_a_fixed_width_whatever_the_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eukhe.session import lock
+
+    for argv0 in ("/usr/bin/eukhe", "/tmp/\udcff\udcfe/x", "é" * 400):
+        monkeypatch.setattr(sys, "argv", [argv0, "set", "secret"])
+        record = lock.holder_record()
+        assert len(record) == RECORD_WIDTH and record.endswith(b"\n")
+        assert "secret" not in record.decode("utf-8")
+
+
+def test_a_cli_writer_waits_for_the_holder_in_process(inproc: InProcess, agent: Path, session: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deterministic: the holder lets go at the waiter's first pause (no clock in the test)."""
+    from eukhe.session import lock
+
+    holder = Store(agent / "sessions").open(session, writer=True)
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        holder.close()
+
+    monkeypatch.setattr(lock.time, "sleep", pause)
+    done = inproc("set", "retry.maxRetries", "7", "--session", session)
+    assert done.status == 0 and len(pauses) == 1, done
+    holder = Store(agent / "sessions").open(session, writer=True)
+    monkeypatch.setenv("EUKHE_LOCK_TIMEOUT", "0")
+    try:
+        done = inproc("set", "retry.maxRetries", "8", "--session", session)
+    finally:
+        holder.close()
+    assert done.status == 1 and "is locked for writing by pid" in done.one_error_line()
 
 
 def test_a_path_argument_may_hold_any_bytes(run: RunProcess, agent: Path, tmp_path: Path) -> None:
