@@ -42,7 +42,8 @@ EPILOG = """exit status: 0 done; 1 a fault of the environment (read-only or miss
 a directory that is a file, a disk error, a locked session, a corrupt session log, a closed
 stdout); 2 bad input or usage (an argument, a script line, a settings document, an unknown
 session or entry, a refused set); 70 a bug in eukhe. EUKHE_DEBUG=1 prints the traceback of
-a failure. The agent dir is --agent-dir, else EUKHE_AGENT_DIR, else ~/.eukhe."""
+a failure. A writer waits up to EUKHE_LOCK_TIMEOUT seconds (default 5) for a session another
+writer holds. The agent dir is --agent-dir, else EUKHE_AGENT_DIR, else ~/.eukhe."""
 
 # Destinations of arguments that are paths: they may hold any bytes (surrogate-escaped).
 # Errors the seeds print in their own form (control.md S4): no command prefix.

@@ -146,3 +146,11 @@ def test_the_help_describes_the_script_format(inproc: InProcess) -> None:
     assert done.status == 0
     for key in ('{"input"', '{"goal"', '{"goal_status"', '{"autonomous"', '{"command"', '{"reply"', "NaN", "FILE:LINE"):
         assert key in done.out, key
+
+
+def test_an_endless_script_device_is_read_to_a_bound(inproc: InProcess, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eukhe.commands import directors
+
+    monkeypatch.setattr(directors, "MAX_SCRIPT_BYTES", 4096)
+    done = inproc("directors", "simulate", "--script", "/dev/zero")
+    assert _refused(done, agent) == "eukhe directors simulate: /dev/zero: a script is at most 4,096 bytes"

@@ -22,10 +22,12 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisDeprecationWarning
 
 from cli_world import cfg_state, check, environment, judge, snapshot, world
 
@@ -154,7 +156,10 @@ def test_the_front_door_never_breaks(top: list[str], argv: list[str], state: str
         full = [here.fill(word) for word in top + argv]
         before = snapshot(here.agent)
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+            # `eukhe laws` loads the Hypothesis profiles: in process, inside this test, Hypothesis
+            # warns about that on stderr; a real process never sees it
+            warnings.simplefilter("ignore", HypothesisDeprecationWarning)
             status = cli.main(full)
         event(f"exit {status}")
         event(f"command {_family(argv)}")

@@ -33,6 +33,7 @@ object with exactly one of these keys:
 JSON numbers are finite (no NaN or Infinity), nesting at most 100 deep. A line that is not
 such an object is refused before anything runs, naming FILE:LINE (exit status 2)."""
 
+MAX_SCRIPT_BYTES = 64 * 1024 * 1024
 KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
 GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
 LIMIT_FLAGS = {"max_steps": "directors.maxSteps", "stack_cap": "directors.stackCap", "stall_steps": "directors.stallSteps"}
@@ -128,11 +129,14 @@ def _read(path: Path) -> str:
     from eukhe.cli import EnvironmentFault, UsageError, os_message, show_path
 
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:  # a device or a pipe may be endless: read a bounded amount
+            data = handle.read(MAX_SCRIPT_BYTES + 1)
     except OSError as error:
         if error.errno in (errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG):
             raise UsageError(f"--script: {os_message(error)}") from None
         raise EnvironmentFault(f"--script: {os_message(error)}") from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise UsageError(f"{show_path(path)}: a script is at most {MAX_SCRIPT_BYTES:,} bytes")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
