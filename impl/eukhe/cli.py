@@ -21,6 +21,7 @@ after it). Arguments that hold text (values, names, JSON) must be UTF-8 and nest
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import functools
 import importlib
@@ -28,7 +29,7 @@ import os
 import pkgutil
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +294,33 @@ def _quiet_broken_pipe() -> int:
     return EXIT_FAULT
 
 
+LOCK_TIMEOUT_ENV = "EUKHE_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 5.0  # seconds a CLI writer waits for a session another writer holds
+
+
+def lock_timeout() -> float:
+    """Seconds a CLI writer waits: EUKHE_LOCK_TIMEOUT when it is a number from 0 to an hour,
+    else the default."""
+    try:
+        value = float(os.environ.get(LOCK_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
+    return value if 0 <= value <= 3600 else DEFAULT_LOCK_TIMEOUT
+
+
+@contextlib.contextmanager
+def holding(*, program: str, timeout: float) -> Iterator[None]:
+    """Within the block, session locks name ``program`` and wait ``timeout`` seconds; restored after."""
+    from eukhe.session.lock import HOLDER
+
+    before = (HOLDER.program, HOLDER.timeout)
+    HOLDER.program, HOLDER.timeout = program, timeout
+    try:
+        yield
+    finally:
+        HOLDER.program, HOLDER.timeout = before
+
+
 def _say(line: str) -> None:
     """Print the one line on stderr; a closed or broken stderr loses it, nothing more."""
     if sys.stderr is None:
@@ -313,10 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
         _check_arguments(args)
-        from eukhe.session import lock
-
         # a writer's lock names the command, never its values, and waits for another writer
-        with lock.configured(program=args._prog, timeout=lock.lock_timeout()):
+        with holding(program=args._prog, timeout=lock_timeout()):
             status: int = args.run(args)
         try:
             sys.stdout.flush()

@@ -237,3 +237,12 @@ def test_concurrent_cli_writers_all_land(run: RunProcess, agent: Path, session: 
 def test_done_helper_refuses_two_lines() -> None:
     with pytest.raises(AssertionError):
         Done(1, "", "a\nb\n").one_error_line()
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("", 5.0), ("0", 0.0), ("0.25", 0.25), ("3600", 3600.0), ("-1", 5.0), ("nan", 5.0),
+                                              ("inf", 5.0), ("1e400", 5.0), ("abc", 5.0), ("7200", 5.0)])
+def test_the_lock_timeout_of_the_environment(monkeypatch: pytest.MonkeyPatch, raw: str, seconds: float) -> None:
+    from eukhe import cli
+
+    monkeypatch.setenv("EUKHE_LOCK_TIMEOUT", raw)
+    assert cli.lock_timeout() == seconds

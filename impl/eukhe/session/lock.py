@@ -2,15 +2,15 @@
 
 The holder writes who it is into the lock file, so a second writer's ``SessionLocked`` names
 it: the pid, the host, the program and its command words (``eukhe set``, named by the CLI
-with ``configured``; never an argument's value), and the start time. The record is written in
+in ``HOLDER``; never an argument's value), and the start time. The record is written in
 one ``pwrite`` of a fixed width at offset 0, after the lock is held and before anything else,
 so a reader never finds the file empty or half-written once a holder has started (only a lock
 file that no holder ever wrote is empty).
 
 A second writer waits for the lock up to a timeout, polling with a short backoff, then fails
-with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else what
-``configured`` set: the command line sets ``lock_timeout()`` (``EUKHE_LOCK_TIMEOUT`` seconds,
-default ``DEFAULT_TIMEOUT``); a library caller that configures nothing fails at once.
+with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else
+``HOLDER.timeout``: the command line sets it (``EUKHE_LOCK_TIMEOUT`` seconds, default 5); a
+library caller that sets nothing fails at once.
 ``flock`` locks belong to the open file, so a second open in the same process conflicts too,
 and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
 """
@@ -22,16 +22,26 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from eukhe.session.errors import SessionLocked
 
 LOCK_FILE = "writer.lock"
-TIMEOUT_ENV = "EUKHE_LOCK_TIMEOUT"
-DEFAULT_TIMEOUT = 5.0  # seconds a second writer waits for the holder
 RECORD_WIDTH = 256  # bytes of the holder record, padded with spaces, newline last
+
+
+@dataclass
+class Holder:
+    """How this process takes locks: the name its records give (the CLI sets its command words,
+    ``eukhe set``; empty: the script's name) and how long ``acquire`` waits by default (0: a
+    library caller fails at once; the CLI sets its wait, ``eukhe.cli.lock_timeout``)."""
+
+    program: str = ""
+    timeout: float = 0.0
+
+
+HOLDER = Holder()
 
 
 class WriterLock:
@@ -41,10 +51,10 @@ class WriterLock:
 
     @classmethod
     def acquire(cls, session_dir: Path, timeout: float | None = None) -> WriterLock:
-        """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: the default)."""
+        """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: ``HOLDER.timeout``)."""
         path = session_dir / LOCK_FILE
         record = holder_record()  # built first: nothing can fail between the lock and the write
-        wait = _timeout if timeout is None else max(0.0, timeout)
+        wait = max(0.0, HOLDER.timeout if timeout is None else timeout)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             deadline = time.monotonic() + wait
@@ -64,8 +74,7 @@ class WriterLock:
                     time.sleep(min(pause, left))
                     pause = min(pause * 2, 0.1)
             os.pwrite(fd, record, 0)
-            if os.fstat(fd).st_size > len(record):  # a longer record of an older eukhe
-                os.ftruncate(fd, len(record))
+            os.ftruncate(fd, len(record))  # drops the tail of a longer record an older eukhe wrote
         except BaseException:
             os.close(fd)
             raise
@@ -78,48 +87,11 @@ class WriterLock:
             self._fd = -1
 
 
-def lock_timeout() -> float:
-    """Seconds a writer waits: EUKHE_LOCK_TIMEOUT when it is a finite number >= 0, else the default."""
-    raw = os.environ.get(TIMEOUT_ENV, "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if 0 <= value < 3600 else DEFAULT_TIMEOUT
-
-
-_program: str | None = None
-_timeout = 0.0  # a library caller fails at once; the CLI configures a wait
-
-
-@contextmanager
-def configured(*, program: str, timeout: float) -> Iterator[None]:
-    """Within the block, holder records name ``program`` (the CLI passes its command words,
-    ``eukhe set``) and ``acquire`` waits ``timeout`` seconds by default (the CLI:
-    ``lock_timeout()``); both are restored after it."""
-    global _program, _timeout
-    before = (_program, _timeout)
-    _program, _timeout = program, max(0.0, timeout)
-    try:
-        yield
-    finally:
-        _program, _timeout = before
-
-
-def program() -> str:
-    """The program's name for holder records: what ``configured`` named, else the basename of
-    the executable or script. Never an argument: arguments hold values."""
-    if _program:
-        return _program
-    script = sys.argv[0] if sys.argv and sys.argv[0] else sys.executable
-    name = os.path.basename(script)
-    return "eukhe" if name == "__main__.py" and "eukhe" in script else name
-
-
 def holder_text() -> str:
     """Who holds the lock, for a second writer's error: never an argument's value."""
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    return f"pid {os.getpid()} on {socket.gethostname()} ({program()}) since {started}"
+    program = HOLDER.program or os.path.basename(sys.argv[0] if sys.argv else "") or sys.executable
+    return f"pid {os.getpid()} on {socket.gethostname()} ({program}) since {started}"
 
 
 def holder_record() -> bytes:
