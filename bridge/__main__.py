@@ -3,10 +3,14 @@
 replay     both sides on every committed scenario (or the files named), byte for byte
 scenarios  regenerate the scenario files and digests (make scenarios)
 check      fail when regeneration would change any committed file
+
+Exit status: 0 every scenario agrees; 1 a mismatch, or a fault of the environment; 2 bad
+usage, an unknown area, or a scenario file that cannot be read or parsed.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -53,6 +57,16 @@ def main(argv: list[str]) -> int:
     except core.BridgeError as error:
         print(f"bridge: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `| head`: stop quietly, as Unix tools do
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    except OSError as error:
+        print(f"bridge: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -93,12 +93,19 @@ def dumps(events: Sequence[Event]) -> str:
 
 
 def read(path: Path) -> list[Event]:
+    """The events of a scenario file; BridgeError names a file that cannot be read or a bad line."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise BridgeError(f"cannot read scenario {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise BridgeError(f"{path}: not UTF-8 at byte {error.start}") from None
     events = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         try:
             event = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BridgeError(f"{path}:{number}: not JSON: {error}") from error
+        except (ValueError, RecursionError) as error:
+            raise BridgeError(f"{path}:{number}: not JSON: {error}") from None
         if not isinstance(event, dict):
             raise BridgeError(f"{path}:{number}: an event is a JSON object")
         events.append(event)

@@ -1,43 +1,378 @@
 """The `eukhe` command. Each module of eukhe.commands adds its own subcommands through
 ``register(subparsers)``, so an area's command line lives beside nothing else.
 
-Bad input gets one line on stderr naming what was wrong, and exit status 2.
+The command line has one error path (``main``): every failure becomes one line on stderr,
+``eukhe <command>: <what was wrong and where>``, and an exit status:
+
+- 0  the command did what was asked;
+- 1  a fault of the environment: a directory that is read-only or is a regular file, a disk
+     error, a session locked by another writer past the lock timeout, a corrupt session log,
+     a stdout closed by its reader (``eukhe ... | head -1`` ends quietly with 1); ``eukhe laws``
+     also exits 1 when a law fails;
+- 2  bad input or usage: an argument, a flag value, a script line, a settings document, an
+     unknown session, conversation or entry, a refused set;
+- 70 a bug in eukhe (an error no rule above names): one line asking for a report.
+
+No traceback is printed unless ``EUKHE_DEBUG=1`` (then the traceback comes first, the line
+after it). Arguments that hold text (values, names, JSON) must be UTF-8 and nested at most
+``MAX_DEPTH`` brackets deep; paths may hold any bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import functools
 import importlib
+import os
 import pkgutil
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import eukhe.commands as commands
 
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
+DEBUG_ENV = "EUKHE_DEBUG"
+MAX_DEPTH = 100  # brackets: deeper JSON is refused before any parser recurses into it
 
-class UsageError(Exception):
-    """Bad input on the command line: the message names what was wrong."""
+EPILOG = """exit status: 0 done; 1 a fault of the environment (read-only or missing directory,
+a directory that is a file, a disk error, a locked session, a corrupt session log, a closed
+stdout); 2 bad input or usage (an argument, a script line, a settings document, an unknown
+session or entry, a refused set); 70 a bug in eukhe. EUKHE_DEBUG=1 prints the traceback of
+a failure. A writer waits up to EUKHE_LOCK_TIMEOUT seconds (default 5) for a session another
+writer holds. The agent dir is --agent-dir, else EUKHE_AGENT_DIR, else ~/.eukhe."""
+
+# Destinations of arguments that are paths: they may hold any bytes (surrogate-escaped).
+# Errors the seeds print in their own form (control.md S4): no command prefix.
+SEED_FORMS = ("CvarError::", "ExpandError::", "ParseError")
+
+PATH_DESTS = frozenset({"agent_dir", "session_dir", "project", "script", "png", "laws_dir"})
+
+
+class CliError(Exception):
+    """A failure the command line reports as one line with an exit status."""
+
+    status = EXIT_USAGE
+
+
+class UsageError(CliError):
+    """Bad input on the command line: the message names what was wrong (exit 2)."""
+
+    status = EXIT_USAGE
+
+
+class EnvironmentFault(CliError):
+    """A fault of the environment: the message names the path or the resource (exit 1)."""
+
+    status = EXIT_FAULT
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}")
 
 
+@functools.cache
 def parser() -> argparse.ArgumentParser:
-    top = _Parser(prog="eukhe", description="eukhe: the harness core of a coding agent, and its law workbench")
+    """The parser of every command (built once per process: argparse looks up translations for
+    every parser it makes, tens of milliseconds; parsing never changes it)."""
+    top = _Parser(
+        prog="eukhe",
+        description="eukhe: the harness core of a coding agent, and its law workbench",
+        epilog=EPILOG,
+    )
     top.add_argument("--agent-dir", help="the agent dir (default ~/.eukhe, or EUKHE_AGENT_DIR)")
-    sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         importlib.import_module(f"eukhe.commands.{info.name}").register(sub)
+    _name_leaves(top)
     return top
 
 
+def _name_leaves(node: argparse.ArgumentParser) -> None:
+    """Every parser learns its ``prog`` (``eukhe session fork``) as the default ``_prog``, so an
+    error names the command it came from; subparsers inherit the error path and the epilog."""
+    node.set_defaults(_prog=node.prog)
+    for action in node._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if child.epilog is None:
+                    child.epilog = EPILOG
+                child.formatter_class = argparse.RawDescriptionHelpFormatter
+                _name_leaves(child)
+
+
+def nesting(text: str) -> int:
+    """The deepest bracket nesting of ``text`` ([ and {, strings not told apart: a bound)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def check_utf8(text: str, what: str) -> str:
+    """``text`` if it is UTF-8 text (no surrogates: undecodable argument bytes, lone escapes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        shown = repr(text.encode("utf-8", "surrogateescape")) if _escaped_only(text) else ascii(text)
+        raise UsageError(f"{what} is not UTF-8 text (at character {error.start}): {shown[:80]}") from None
+    return text
+
+
+def check_text(text: str, what: str) -> str:
+    """``text`` as an argument that holds text: UTF-8 and at most MAX_DEPTH brackets deep."""
+    check_utf8(text, what)
+    if nesting(text) > MAX_DEPTH:
+        raise UsageError(f"{what} is nested more than {MAX_DEPTH} brackets deep")
+    return text
+
+
+def load_json(text: str, what: str) -> Any:
+    """Strict JSON of an argument or a script line: at most MAX_DEPTH deep, no NaN or Infinity,
+    no lone surrogate escapes (a value must be storable as UTF-8); UsageError naming ``what``."""
+    import json
+
+    if nesting(text) > MAX_DEPTH:
+        raise UsageError(f"{what} is nested more than {MAX_DEPTH} brackets deep")
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        value = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{what} is not JSON: {error.msg} at column {error.colno}") from None
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{what} is not JSON: {error}") from None
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            check_utf8(item, f"a string in {what}")
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+    return value
+
+
+def _escaped_only(text: str) -> bool:
+    return all(not "\ud800" <= c <= "\udfff" or "\udc80" <= c <= "\udcff" for c in text)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    for dest, value in vars(args).items():
+        if dest in PATH_DESTS or dest.startswith("_"):
+            continue
+        label = dest.upper() if dest in ("id", "value", "line", "name", "entry") else "--" + dest.replace("_", "-")
+        if isinstance(value, str):
+            check_text(value, f"the argument {label}")
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, str):
+                    check_text(item, f"the argument {label}")
+
+
+def classify(error: BaseException) -> tuple[int, str]:
+    """The exit status and the message (without the command's name) of a failure."""
+    from eukhe.session import errors as session_errors
+    from eukhe.settings.cvar import CvarError, ExpandError, ParseError
+    from eukhe.settings.files import UNREADABLE, DocumentError
+
+    if isinstance(error, CliError):
+        return error.status, str(error)
+    if isinstance(error, CvarError):  # the seed's own form of a refused set, printed as it is
+        return EXIT_USAGE, f"CvarError::{error.kind}({error.id}): {error.message}"
+    if isinstance(error, (ExpandError, ParseError)):
+        return EXIT_USAGE, str(error)
+    if isinstance(error, DocumentError):
+        fault = error.kind == UNREADABLE and not error.detail.startswith("not UTF-8")
+        return (EXIT_FAULT if fault else EXIT_USAGE), f"settings error: {error}; nothing written"
+    if isinstance(error, (session_errors.SessionLocked, session_errors.CorruptRecord)):
+        return EXIT_FAULT, str(error)
+    if isinstance(
+        error,
+        (
+            session_errors.SessionNotFound,
+            session_errors.SessionExists,
+            session_errors.UnknownConversation,
+            session_errors.UnknownEntry,
+            session_errors.InvalidCommit,
+        ),
+    ):
+        return EXIT_USAGE, str(error)
+    if isinstance(error, session_errors.SessionError):
+        return EXIT_FAULT, str(error)
+    if isinstance(error, OSError):
+        return EXIT_FAULT, os_message(error)
+    if isinstance(error, MemoryError):
+        return EXIT_FAULT, "out of memory"
+    return EXIT_BUG, (
+        f"internal error: {type(error).__name__}: {error} "
+        f"(a bug in eukhe: please report it; {DEBUG_ENV}=1 prints the traceback)"
+    )
+
+
+def os_message(error: OSError, doing: str = "") -> str:
+    """``<doing> <path>: <reason>`` of an OSError (a read-only dir, a dir that is a file...)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    names = [show_path(f) for f in (error.filename, error.filename2) if f is not None]
+    hint = ""
+    if error.errno in (errno.ENOTDIR, errno.EEXIST) and names:
+        hint = " (a path on the way is a regular file, not a directory)"
+    elif error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        hint = " (the directory or file is read-only)"
+    head = f"{doing} " if doing else ""
+    return f"{head}{' -> '.join(names) + ': ' if names else ''}{reason}{hint}"
+
+
+def show_path(path: object) -> str:
+    """A path as one printable line: undecodable bytes and control characters escaped."""
+    text = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    if text.isprintable():
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    return ascii(text)[1:-1]
+
+
+def require_dir(path: Path, what: str, *, missing_ok: bool = True) -> None:
+    """A directory eukhe may use: one that exists, or (``missing_ok``) one it can make."""
+    if path.is_dir():
+        return
+    if path.exists():
+        raise EnvironmentFault(f"{what} {show_path(path)} is not a directory")
+    if not missing_ok:
+        raise UsageError(f"{what} {show_path(path)} does not exist")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise EnvironmentFault(f"{what} {show_path(path)} is under {show_path(parent)}, which is not a directory")
+            return
+
+
+def one_line(message: str) -> str:
+    parts = [part.strip() for part in message.splitlines() if part.strip()]
+    return "; ".join(parts) if parts else "failed"
+
+
+def _prepare_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a detached or closed stream: print() fails later, quietly
+                pass
+
+
+def _quiet_broken_pipe() -> int:
+    """stdout was closed by its reader (``| head -1``): stop quietly, as Unix tools do. Point
+    stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # captured or already-closed stdout in tests
+        pass
+    return EXIT_FAULT
+
+
+LOCK_TIMEOUT_ENV = "EUKHE_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 5.0  # seconds a CLI writer waits for a session another writer holds
+
+
+def lock_timeout() -> float:
+    """Seconds a CLI writer waits: EUKHE_LOCK_TIMEOUT when it is a number from 0 to an hour,
+    else the default."""
+    try:
+        value = float(os.environ.get(LOCK_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
+    return value if 0 <= value <= 3600 else DEFAULT_LOCK_TIMEOUT
+
+
+@contextlib.contextmanager
+def holding(*, program: str, timeout: float) -> Iterator[None]:
+    """Within the block, session locks name ``program`` and wait ``timeout`` seconds; restored after."""
+    from eukhe.session.lock import HOLDER
+
+    before = (HOLDER.program, HOLDER.timeout)
+    HOLDER.program, HOLDER.timeout = program, timeout
+    try:
+        yield
+    finally:
+        HOLDER.program, HOLDER.timeout = before
+
+
+def _say(line: str) -> None:
+    """Print the one line on stderr; a closed or broken stderr loses it, nothing more."""
+    if sys.stderr is None:
+        return
+    try:
+        print(line, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _prepare_streams()
+    if sys.stdout is None:  # started with stdout closed (`>&-`): whatever it did would go unsaid
+        _say("eukhe: stdout is closed; nothing done")
+        return EXIT_FAULT
+    args: argparse.Namespace | None = None
     try:
         args = parser().parse_args(argv)
-        status: int = args.run(args)
+        _check_arguments(args)
+        # a writer's lock names the command, never its values, and waits for another writer
+        with holding(program=args._prog, timeout=lock_timeout()):
+            status: int = args.run(args)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise EnvironmentFault(f"cannot write stdout: {error.strerror or error}") from error
         return status
-    except UsageError as error:
-        print(str(error).splitlines()[0], file=sys.stderr)
-        return 2
+    except SystemExit as done:  # --help, or a command that exits itself
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except KeyboardInterrupt:
+        _say("eukhe: interrupted")
+        return 130
+    except Exception as error:  # the one error path: every failure becomes one line
+        status, message = classify(error)
+        prog = getattr(args, "_prog", "eukhe") if args is not None else "eukhe"
+        if message.startswith(SEED_FORMS) or (isinstance(error, CliError) and message.startswith("eukhe")):
+            line = one_line(message)
+        else:
+            line = f"{prog}: {one_line(message)}"
+        if os.environ.get(DEBUG_ENV) == "1" and sys.stderr is not None:
+            traceback.print_exc()
+        _say(line)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return _quiet_broken_pipe()
+        except (OSError, ValueError):
+            pass
+        return status

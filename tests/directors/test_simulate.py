@@ -56,7 +56,7 @@ def test_simulate_names_the_line_of_a_malformed_script(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"{script}:2: reply text and note must be strings"]
+    assert done.stderr.strip().splitlines() == [f"eukhe directors simulate: {script}:2: reply.text: Input should be a valid string"]
     assert not (tmp_path / "s").exists()
 
 

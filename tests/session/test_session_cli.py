@@ -83,13 +83,13 @@ def test_fork_makes_a_new_session_from_an_entry(sessions: Path, capsys: pytest.C
 
 def test_bad_requests_fail_with_one_line(sessions: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(capsys, "session", "--session-dir", str(sessions), "rewind", "s1", "99")
-    assert (status, err) == (1, "eukhe session: conversation 'main' has no entry 99\n")
+    assert (status, err) == (2, "eukhe session rewind: conversation 'main' has no entry 99\n")
     status, _, err = _run(capsys, "session", "--session-dir", str(sessions), "show", "nope")
-    assert status == 1 and f"no session at {sessions / 'nope'}" in err
+    assert status == 2 and f"no session at {sessions / 'nope'}" in err
     status, _, err = _run(capsys, "session", "--session-dir", str(sessions), "show", "s1", "--conversation", "main.none")
-    assert status == 1 and "has no conversation 'main.none'" in err
+    assert status == 2 and "has no conversation 'main.none'" in err
     status, _, err = _run(capsys, "session", "--session-dir", str(sessions), "fork", "s1", "two")
-    assert status == 2 and "invalid int value" in err
+    assert status == 2 and "an entry id is a whole number" in err
 
 
 def test_a_corrupt_record_in_the_middle_is_named_and_not_modified(sessions: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,7 +101,7 @@ def test_a_corrupt_record_in_the_middle_is_named_and_not_modified(sessions: Path
     expected = f"corrupt record: {log} record 2 (line 2)"
     for argv in (["show", "s1"], ["rewind", "s1", "1"], ["fork", "s1", "1"]):
         status, _, err = _run(capsys, "session", "--session-dir", str(sessions), *argv)
-        assert status == 1 and err.startswith(f"eukhe session: {expected}: not JSON"), err
+        assert status == 1 and err.startswith(f"eukhe session {argv[0]}: {expected}: not JSON"), err
         assert log.read_bytes() == damaged
     status, out, _ = _run(capsys, "session", "--session-dir", str(sessions), "list")
     assert status == 1 and f"s1  error: {expected}" in out

@@ -19,25 +19,28 @@ from eukhe.cli import UsageError
 
 def register(sub: Any) -> None:
     top = sub.add_parser("effort", help="reasoning depth: offered levels, clamp and cycle (S10)")
-    verbs = top.add_subparsers(dest="verb", required=True, parser_class=type(top))
+    verbs = top.add_subparsers(dest="verb", required=True, parser_class=type(top), metavar="VERB")
     for verb, text in (
         ("offered", "the levels a model offers, in ladder order"),
         ("clamp", "the offered level a requested level becomes"),
         ("cycle", "one offered step from the clamp of a level, or null"),
     ):
         p = verbs.add_parser(verb, help=text)
-        p.add_argument("--map", default="null", help="the thinkingLevelMap as JSON (null: none)")
-        p.add_argument("--reasoning", action="store_true", help="the model reasons")
+        p.add_argument("--map", default="null", help="the model's thinkingLevelMap as a JSON object of level -> wire string or null (default null: no map)")
+        p.add_argument("--reasoning", action="store_true", help="the model reasons (without it only off is offered)")
         if verb != "offered":
             p.add_argument("--level", required=True, help="a level: " + ", ".join(effort.LEVELS))
         if verb == "cycle":
-            p.add_argument("--backward", action="store_true", help="step backward")
+            p.add_argument("--backward", action="store_true", help="step backward (default: forward)")
         p.set_defaults(run=run)
 
 
 def _model(args: argparse.Namespace) -> effort.CatalogModel:
+    from eukhe.cli import load_json
+
     raw = args.map.strip()
-    level_map = None if raw == "null" else effort.parse_map_json(raw)
+    value = load_json(raw, "--map")  # strict JSON, bounded depth, before the map's own checks
+    level_map = None if value is None else effort.parse_map(value)
     return effort.CatalogModel("cli", args.reasoning, level_map)
 
 

@@ -22,29 +22,46 @@ def _count(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    body = text[1:] if text.startswith("-") else text
+    if not (body.isascii() and body.isdigit()) or len(body) > 100:
+        raise argparse.ArgumentTypeError(f"--seed wants a whole number of at most 100 digits, not {text[:40]!r}")
+    return int(text)
+
+
 def register(sub: Any) -> None:
     memory = sub.add_parser("memory", help="the chat memory")
-    verbs = memory.add_subparsers(dest="verb", required=True, parser_class=type(memory))
+    verbs = memory.add_subparsers(dest="verb", required=True, parser_class=type(memory), metavar="VERB")
     simulate = verbs.add_parser("simulate", help="run the planner on synthetic message sizes")
-    simulate.add_argument("--messages", type=_count, required=True, help="how many messages")
-    simulate.add_argument("--png", type=Path, help="draw the sawtooth to this PNG file")
-    simulate.add_argument("--seed", type=int, default=2026, help="the seed of the synthetic sizes")
+    simulate.add_argument("--messages", type=_count, required=True, help=f"how many messages (1 to {MAX_MESSAGES:,})")
+    simulate.add_argument("--png", type=Path, help="draw the sawtooth to this .png file (needs matplotlib)")
+    simulate.add_argument("--seed", type=_seed, default=2026, help="the seed of the synthetic sizes (a whole number, default 2026)")
     simulate.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from eukhe.cli import UsageError
-    from eukhe.memory.simulate import picture, simulate
+    from eukhe.cli import EnvironmentFault, UsageError, show_path
+    from eukhe.memory.simulate import PictureError, picture, require_matplotlib, simulate
 
     png: Path | None = args.png
     if png is not None:
+        shown = show_path(png)
+        if png.is_dir():
+            raise UsageError(f"--png {shown} is a directory; name a .png file")
         if png.suffix.lower() != ".png":
-            raise UsageError(f"eukhe memory simulate: --png wants a .png file, not {str(png)!r}")
+            raise UsageError(f"--png wants a .png file, not {shown!r}")
         if not png.parent.resolve().is_dir():
-            raise UsageError(f"eukhe memory simulate: --png: no directory {str(png.parent)!r}")
+            raise UsageError(f"--png: no directory {show_path(png.parent)!r}")
+        try:
+            require_matplotlib()
+        except PictureError as error:
+            raise EnvironmentFault(f"--png: {error}") from None
     result = simulate(args.messages, args.seed)
     print(json.dumps(result.stats(), indent=1))
     if png is not None:
-        picture(result, str(png))
+        try:
+            picture(result, str(png))
+        except PictureError as error:
+            raise EnvironmentFault(f"--png: {error}") from None
         print(f"sawtooth written to {png}")
     return 0

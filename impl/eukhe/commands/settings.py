@@ -17,70 +17,69 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from eukhe import paths
-from eukhe.cli import UsageError
-from eukhe.session import SessionError, Store
+from eukhe.cli import UsageError, require_dir
+from eukhe.session import Store
 from eukhe.settings import config as configmod
 from eukhe.settings.agent import CvarAgent, EukheSettings
-from eukhe.settings.cvar import CvarError, ExpandError, ParseError, canonical
-from eukhe.settings.files import DocumentError
+from eukhe.settings.cvar import canonical
+from eukhe.settings.files import read_document
 
 
 def register(sub: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--session", help="the session whose agent sets (id in the sessions dir)")
-    common.add_argument("--session-dir", help="the sessions dir (S4b.7)")
-    common.add_argument("--project", default=".", help="the project dir (default: the working dir)")
+    common.add_argument("--session", help="the session whose agent sets (its id in the sessions dir; agent main)")
+    common.add_argument("--session-dir", help="the sessions dir (S4b.7; else EUKHE_SESSION_DIR, sessionDir, <agent dir>/sessions)")
+    common.add_argument("--project", default=".", help="the project dir whose .eukhe/ files apply (default: the working dir)")
     p = sub.add_parser("set", parents=[common], help="set a cvar: the session's agent, or --global")
-    p.add_argument("id")
-    p.add_argument("value")
-    p.add_argument("--global", dest="is_global", action="store_true", help="write the global config.cfg")
-    p.set_defaults(run=_guard(run_set))
+    p.add_argument("id", help="a declared cvar id, such as retry.maxRetries (see `eukhe settings show`)")
+    p.add_argument("value", help="a value word of the cvar's type: true|false, a whole number, a string, an enum word, or JSON for a List or Map")
+    p.add_argument("--global", dest="is_global", action="store_true", help="write the global config.cfg instead of a session's agent")
+    p.set_defaults(run=run_set)
     p = sub.add_parser("toggle", parents=[common], help="flip a Bool cvar")
-    p.add_argument("id")
+    p.add_argument("id", help="a declared Bool cvar id, such as retry.enabled")
     p.add_argument("--global", dest="is_global", action="store_true", help="flip the global layer only")
-    p.set_defaults(run=_guard(run_toggle))
+    p.set_defaults(run=run_toggle)
     p = sub.add_parser("cvar", parents=[common], help="run a command line (or 'save') on the session's agent")
-    p.add_argument("line")
-    p.set_defaults(run=_guard(run_cvar))
+    p.add_argument("line", help="a command-language line (set/toggle/alias/bind/action, ';' between commands), or 'save'")
+    p.set_defaults(run=run_cvar)
     p = sub.add_parser("settings", help="the effective settings")
-    verbs = p.add_subparsers(dest="verb", required=True, parser_class=type(p))
+    verbs = p.add_subparsers(dest="verb", required=True, parser_class=type(p), metavar="VERB")
     show = verbs.add_parser("show", parents=[common], help="effective values, their layers, and the settings errors")
-    show.set_defaults(run=_guard(run_show))
+    show.set_defaults(run=run_show)
     p = sub.add_parser("mcp", help="mcpServers entries of the global settings.json")
-    verbs = p.add_subparsers(dest="verb", required=True, parser_class=type(p))
+    verbs = p.add_subparsers(dest="verb", required=True, parser_class=type(p), metavar="VERB")
     add = verbs.add_parser("add", help="add or replace an entry (a JSON object)")
-    add.add_argument("name")
-    add.add_argument("entry", help='the entry as JSON, e.g. \'{"command": "srv"}\'')
-    add.set_defaults(run=_guard(run_mcp))
+    add.add_argument("name", help="the server's name: the key under mcpServers (not empty)")
+    add.add_argument("entry", help='the entry as a JSON object, e.g. \'{"command": "srv"}\'')
+    add.set_defaults(run=run_mcp)
     rm = verbs.add_parser("remove", help="remove an entry")
-    rm.add_argument("name")
-    rm.set_defaults(run=_guard(run_mcp))
-
-
-def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except CvarError as error:
-            raise UsageError(f"CvarError::{error.kind}({error.id}): {error.message}") from error
-        except (ExpandError, ParseError) as error:
-            raise UsageError(str(error)) from error
-        except DocumentError as error:
-            raise UsageError(f"settings error: {error}; nothing written") from error
-        except SessionError as error:
-            raise UsageError(f"session: {error}") from error
-
-    return run
+    rm.add_argument("name", help="the name of an existing entry")
+    rm.set_defaults(run=run_mcp)
 
 
 def _settings(args: argparse.Namespace) -> EukheSettings:
-    return EukheSettings(paths.agent_dir(args.agent_dir), Path(getattr(args, "project", ".")).resolve())
+    agent = paths.agent_dir(args.agent_dir)
+    require_dir(agent, "the agent dir")
+    project = Path(getattr(args, "project", "."))
+    require_dir(project, "--project", missing_ok=False)
+    return EukheSettings(agent, project.resolve())
+
+
+def _value(settings: EukheSettings, cvar: str, text: str) -> str:
+    """A List or Map value is strict JSON (no NaN, no lone surrogates) before the settings parse it."""
+    from eukhe.cli import load_json
+    from eukhe.settings.cvar import LIST, MAP
+
+    decl = settings.registry.get(cvar)
+    if decl is not None and decl.type.kind in (LIST, MAP):
+        load_json(text, f"the value of {cvar}")
+    return text
 
 
 @contextmanager
@@ -88,18 +87,20 @@ def _agent(args: argparse.Namespace, settings: EukheSettings) -> Iterator[CvarAg
     if not args.session:
         raise UsageError(f"eukhe {args.command}: a session set needs --session ID (or --global for the global config.cfg)")
     root = paths.session_dir(args.session_dir, agent_dir_flag=args.agent_dir)
+    require_dir(root, "the sessions dir")
     with Store(root).open(args.session, writer=True) as session:
         yield CvarAgent(settings, session.conversation("main"))
 
 
 def run_set(args: argparse.Namespace) -> int:
     settings = _settings(args)
+    text = _value(settings, args.id, args.value)
     if args.is_global:
-        value = settings.set_global(args.id, args.value)
+        value = settings.set_global(args.id, text)
         print(f"{args.id} = {canonical(value)} (global config.cfg)")
         return 0
     with _agent(args, settings) as agent:
-        value = agent.set(args.id, args.value)
+        value = agent.set(args.id, text)
     print(f"{args.id} = {canonical(value)} (session {args.session})")
     return 0
 
@@ -124,11 +125,14 @@ def run_cvar(args: argparse.Namespace) -> int:
                 print(f"saved {cvar} = {canonical(value)}")
             return 0
         outcomes = agent.run_line(args.line)
-    status = 0
+    refused = []
     for command, outcome in outcomes:
         print(f"{command} -> {outcome}")
-        status = 2 if outcome.startswith(("CvarError", "ParseError")) else status
-    return status
+        if outcome.startswith(("CvarError", "ParseError", "ExpandError")):
+            refused.append(f"{command} -> {outcome}")
+    if refused:
+        raise UsageError(f"eukhe cvar: {len(refused)} of {len(outcomes)} commands refused; the first: {refused[0]}")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -137,6 +141,7 @@ def run_show(args: argparse.Namespace) -> int:
     errors = list(settings.config.errors)
     if args.session:
         root = paths.session_dir(args.session_dir, agent_dir_flag=args.agent_dir)
+        require_dir(root, "the sessions dir")
         with Store(root).open(args.session, writer=False) as session:
             agent = CvarAgent(settings, session.conversation("main"))
             family = agent.family()
@@ -156,16 +161,23 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    target = paths.agent_dir(args.agent_dir) / configmod.SETTINGS_FILE
+    from eukhe.cli import load_json
+
+    agent = paths.agent_dir(args.agent_dir)
+    require_dir(agent, "the agent dir")
+    target = agent / configmod.SETTINGS_FILE
+    if not args.name.strip():
+        raise UsageError(f"eukhe mcp {args.verb}: a server name is not empty")
     if args.verb == "add":
-        try:
-            entry = json.loads(args.entry)
-        except ValueError as error:
-            raise UsageError(f"eukhe mcp add: the entry is not JSON: {error}") from error
+        entry = load_json(args.entry, "the entry")
         if not isinstance(entry, dict):
-            raise UsageError("eukhe mcp add: an entry is a JSON object")
+            raise UsageError(f"eukhe mcp add: the entry is a JSON object, not {type(entry).__name__}")
         configmod.mcp_add(target, args.name, entry)
-    else:
-        configmod.mcp_remove(target, args.name)
-    print(f"mcpServers.{args.name} {'added' if args.verb == 'add' else 'removed'} in {target}")
+        print(f"mcpServers.{args.name} added in {target}")
+        return 0
+    servers = read_document(target).get("mcpServers")
+    if not isinstance(servers, dict) or args.name not in servers:
+        raise UsageError(f"eukhe mcp remove: {target} has no mcpServers entry {args.name!r}; nothing written")
+    configmod.mcp_remove(target, args.name)
+    print(f"mcpServers.{args.name} removed in {target}")
     return 0

@@ -94,8 +94,22 @@ def simulate(messages: int, seed: int = 2026, config: Config = Config()) -> Run:
     return run
 
 
+class PictureError(Exception):
+    """The sawtooth cannot be drawn: matplotlib is missing, or the file cannot be written."""
+
+
+def require_matplotlib() -> None:
+    """PictureError when matplotlib cannot be imported (checked before a long run)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise PictureError(f"drawing needs matplotlib, which cannot be imported ({error}); install it with pip install matplotlib") from None
+
+
 def picture(run: Run, path: str, config: Config = Config()) -> None:
-    """The sawtooth: view and compaction view bytes against messages, with their budgets."""
+    """The sawtooth: view and compaction view bytes against messages, with their budgets.
+    PictureError when matplotlib is missing or the file cannot be written."""
+    require_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")
@@ -112,5 +126,9 @@ def picture(run: Run, path: str, config: Config = Config()) -> None:
     axes.set_title(f"OptChat sawtooth: {run.messages:,} messages, {run.batches} batches")
     axes.legend(loc="lower right")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as error:
+        raise PictureError(f"cannot write {path}: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)

@@ -1,8 +1,18 @@
 """The one-writer lock of a session: an exclusive ``flock`` on ``<session>/writer.lock``.
 
 The holder writes who it is into the lock file, so a second writer's ``SessionLocked`` names
-it. ``flock`` locks belong to the open file, so a second open in the same process conflicts
-too, and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
+it: the pid, the host, the program and its command words (``eukhe set``, named by the CLI
+in ``HOLDER``; never an argument's value), and the start time. The record is written in
+one ``pwrite`` of a fixed width at offset 0, after the lock is held and before anything else,
+so a reader never finds the file empty or half-written once a holder has started (only a lock
+file that no holder ever wrote is empty).
+
+A second writer waits for the lock up to a timeout, polling with a short backoff, then fails
+with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else
+``HOLDER.timeout``: the command line sets it (``EUKHE_LOCK_TIMEOUT`` seconds, default 5); a
+library caller that sets nothing fails at once.
+``flock`` locks belong to the open file, so a second open in the same process conflicts too,
+and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
 """
 
 from __future__ import annotations
@@ -12,11 +22,26 @@ import os
 import socket
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from eukhe.session.errors import SessionLocked
 
 LOCK_FILE = "writer.lock"
+RECORD_WIDTH = 256  # bytes of the holder record, padded with spaces, newline last
+
+
+@dataclass
+class Holder:
+    """How this process takes locks: the name its records give (the CLI sets its command words,
+    ``eukhe set``; empty: the script's name) and how long ``acquire`` waits by default (0: a
+    library caller fails at once; the CLI sets its wait, ``eukhe.cli.lock_timeout``)."""
+
+    program: str = ""
+    timeout: float = 0.0
+
+
+HOLDER = Holder()
 
 
 class WriterLock:
@@ -25,20 +50,34 @@ class WriterLock:
         self.path = path
 
     @classmethod
-    def acquire(cls, session_dir: Path) -> WriterLock:
+    def acquire(cls, session_dir: Path, timeout: float | None = None) -> WriterLock:
+        """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: ``HOLDER.timeout``)."""
         path = session_dir / LOCK_FILE
+        record = holder_record()  # built first: nothing can fail between the lock and the write
+        wait = max(0.0, HOLDER.timeout if timeout is None else timeout)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
-            os.close(fd)
-            raise SessionLocked(session_dir, holder or "another writer (it has not written its name yet)") from None
+            deadline = time.monotonic() + wait
+            pause = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+                        raise SessionLocked(
+                            session_dir,
+                            (holder or "another writer (it has not written its name yet)") + f"; waited {wait:g} s",
+                        ) from None
+                    time.sleep(min(pause, left))
+                    pause = min(pause * 2, 0.1)
+            os.pwrite(fd, record, 0)
+            os.ftruncate(fd, len(record))  # drops the tail of a longer record an older eukhe wrote
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, holder_text().encode("utf-8"), 0)
         return cls(fd, path)
 
     def release(self) -> None:
@@ -49,6 +88,13 @@ class WriterLock:
 
 
 def holder_text() -> str:
-    command = " ".join(sys.argv)[:200] or sys.executable
+    """Who holds the lock, for a second writer's error: never an argument's value."""
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    return f"pid {os.getpid()} on {socket.gethostname()} ({command}) since {started}\n"
+    program = HOLDER.program or os.path.basename(sys.argv[0] if sys.argv else "") or sys.executable
+    return f"pid {os.getpid()} on {socket.gethostname()} ({program}) since {started}"
+
+
+def holder_record() -> bytes:
+    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped)."""
+    data = holder_text().encode("utf-8", "backslashreplace")[: RECORD_WIDTH - 1]
+    return data.ljust(RECORD_WIDTH - 1, b" ") + b"\n"

@@ -1,0 +1,96 @@
+"""Deliberate breaks of the command line's front door (issue 10: impl/eukhe/cli.py, commands,
+the writer lock, the bridge's replay); the in-process tests of tests/cli and tests/fuzz catch
+each (``make mutants`` runs ``pytest tests -k cli``)."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "cli_text_arguments_unchecked",
+        "cli",
+        "eukhe.cli",
+        "        _check_arguments(args)\n",
+        "",
+        "Arguments that hold text are not checked: bytes that are not UTF-8 reach the lock and the documents.",
+    ),
+    Break(
+        "cli_json_depth_unbounded",
+        "cli",
+        "eukhe.cli",
+        "MAX_DEPTH = 100  #",
+        "MAX_DEPTH = 10**9  #",
+        "20,000-deep JSON reaches the parsers and ends in RecursionError.",
+    ),
+    Break(
+        "cli_script_takes_nan",
+        "cli",
+        "eukhe.cli",
+        "value = json.loads(text, parse_constant=constant)",
+        "value = json.loads(text)",
+        "NaN and Infinity in a script or a JSON argument are taken, and fail later at the commit.",
+    ),
+    Break(
+        "cli_closed_pipe_reported",
+        "cli",
+        "eukhe.cli",
+        "    except BrokenPipeError:\n        return _quiet_broken_pipe()\n    except KeyboardInterrupt:",
+        "    except KeyboardInterrupt:",
+        "`eukhe ... | head -1` prints an error line instead of ending quietly.",
+    ),
+    Break(
+        "cli_unknown_entry_is_a_fault",
+        "cli",
+        "eukhe.cli",
+        "            session_errors.UnknownEntry,\n",
+        "",
+        "An unknown entry (bad input) exits 1 like a fault of the environment.",
+    ),
+    Break(
+        "cli_writer_refuses_at_once",
+        "cli",
+        "eukhe.cli",
+        "timeout=lock_timeout()",
+        "timeout=0.0",
+        "A second CLI writer is refused at once instead of waiting for the lock.",
+    ),
+    Break(
+        "cli_lock_records_the_command_line",
+        "cli",
+        "eukhe.session.lock",
+        "program = HOLDER.program or os.path.basename(sys.argv[0] if sys.argv else \"\") or sys.executable",
+        "program = \" \".join(sys.argv)",
+        "The lock file records the whole command line, argument values included.",
+    ),
+    Break(
+        "cli_goal_status_before_goal",
+        "cli",
+        "eukhe.commands.directors",
+        '        if key == "goal_status" and not goal_seen:',
+        "        if False:",
+        "A goal status line before any goal reaches the Directors and ends in ValueError.",
+    ),
+    Break(
+        "cli_png_directory_taken",
+        "cli",
+        "eukhe.commands.memory",
+        "        if png.is_dir():",
+        "        if False:",
+        "`memory simulate --png DIR` runs the simulation and then fails to draw into a directory.",
+    ),
+    Break(
+        "cli_mcp_remove_of_nothing_writes",
+        "cli",
+        "eukhe.commands.settings",
+        "    if not isinstance(servers, dict) or args.name not in servers:",
+        "    if False:",
+        "`mcp remove nosuch` says removed and writes settings.json.",
+    ),
+    Break(
+        "cli_bridge_replay_missing_file",
+        "cli",
+        "bridge.core",
+        "        text = path.read_bytes().decode(\"utf-8\")\n    except OSError as error:",
+        "        text = path.read_bytes().decode(\"utf-8\")\n    except ModuleNotFoundError as error:",
+        "`python -m bridge replay AREA /nonexistent` fails with an OSError instead of naming the file.",
+    ),
+]
