@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -321,7 +322,7 @@ def dir_loop_stack_bounded() -> Evidence:
         return all(len(loop.stack) <= max(cap, len(stack)) for loop, _ in hunt_loop(stack, steps, cap, script))
 
     more = examples(hunt, stack=stack_st, steps=steps_st, cap=cap_st, script=script_st)
-    return also(proof, agreement, more)
+    return also(proof, agreement, more).with_production(all_of(production_loop(), production_sessions()))
 
 
 @law(
@@ -365,7 +366,7 @@ def dir_loop_ends() -> Evidence:
 
     small = st.integers(0, 14)
     more = examples(hunt, stack=stack_st, steps=small, cap=cap_st, script=script_st)
-    return also(proof, agreement, more)
+    return also(proof, agreement, more).with_production(all_of(production_loop(), production_sessions()))
 
 
 @law(
@@ -626,3 +627,180 @@ def dir_rewind_restores() -> Evidence:
     )
     more = examples(model_rewinds, history=history_st)
     return also(model_part, more).with_production(production)
+
+
+# -- production under the loop laws: the Directors of a real session ------------------------------------
+
+
+def _session_script(rng: random.Random) -> list[tuple[str, Any]]:
+    script: list[tuple[str, Any]] = [("input", "start")]
+    for _ in range(rng.randint(4, 26)):
+        roll = rng.random()
+        if roll < 0.08:
+            script.append(("input", "more"))
+        elif roll < 0.16:
+            script.append(("goal", rng.choice(["ship it", "fix the build", "é"])))
+        elif roll < 0.22:
+            script.append(("goal_status", rng.choice(["active", "paused", "complete", "cleared", "bogus", "budget_limited", "failed"])))
+        elif roll < 0.28:
+            script.append(("autonomous", rng.random() < 0.7))
+        elif roll < 0.40:
+            script.append(("command", rng.choice(["/remind check the tests", "/force bash", "/force bash --tries 2", "/force read --tries 0",
+                                                   "/remind", "/force", "/force a b", "/force x --tries", "/force x --tries -1", "/bogus", "/remindx",
+                                                   "/force 'unclosed"])))
+        elif roll < 0.46:
+            script.append(("push", rng.choice([{"kind": "reminder", "text": "r"}, {"kind": "forced", "tool": "bash", "tries": rng.choice([0, 1, 2, -1, True])},
+                                               {"kind": "goal"}, {"kind": "forced", "tool": "read"}])))
+        else:
+            calls = [{"name": rng.choice(["bash", "read"]), "arguments": {"n": rng.randrange(3)}, "result": rng.choice(["ok", "fail"]),
+                      "error": rng.random() < 0.3} for _ in range(rng.choice([0, 0, 1, 2]))]
+            script.append(("reply", {"text": rng.choice(["done", "waiting for the build", "", " "]), "calls": calls,
+                                     "note": rng.choice(["", "", "step"])}))
+    return script
+
+
+def run_session(seed: int, root: Any) -> tuple[int, int]:
+    """One seeded script through eukhe.directors.hooks on a real session store; checks the loop
+    laws on production with the oracle's numbers. Returns (steps, documents checked)."""
+    from eukhe.directors.commands import CommandError, host_push, session_command
+    from eukhe.directors.hooks import DirectorLimits, Directors, ForcedToolError, GoalError, LimitsError, PushRefused, Reply
+    from eukhe.session import Store, assistant, row, tool_call, tool_result, user
+
+    rng = random.Random(f"director-session-{seed}")
+    raw = [rng.choice([0, 1, 2, 3, 8, -1, 2**63, True]) for _ in range(4)]
+    try:
+        DirectorLimits(*raw)
+        if not all(type(v) is int and 0 <= v <= oracle.MAX_BUDGET for v in raw):
+            raise LawFailed(f"limits {raw!r} accepted")
+    except LimitsError:
+        if all(type(v) is int and 0 <= v <= oracle.MAX_BUDGET for v in raw):
+            raise LawFailed(f"limits {raw!r} refused") from None
+    limits = DirectorLimits(rng.randint(0, 3), rng.randint(0, 6), rng.randint(0, 3), rng.randint(0, 4))
+    bound = oracle.full_cap(limits.stack_cap)
+    steps = checked = 0
+    with Store(root).create(f"s{seed}") as session:
+        main = session.conversation("main")
+        directors = Directors(main, limits)
+        run_steps = 0
+        calls = 0
+        for number, (key, body) in enumerate(_session_script(rng)):
+            if key == "input":
+                main.commit([user(body)])
+                directors.begin(f"run-{number}")
+                run_steps = 0
+            elif key == "goal":
+                directors.set_goal(body, f"goal-{number}")
+            elif key == "goal_status":
+                before = main.document("eukhe.goal")
+                try:
+                    directors.set_goal_status(body)
+                    if body not in ("active", "paused", "budget_limited", "complete", "failed", "cleared") or before is None:
+                        raise LawFailed(f"goal status {body!r} stored")
+                except GoalError:
+                    if main.document("eukhe.goal") != before:
+                        raise LawFailed("a refused goal status changed the goal") from None
+            elif key == "autonomous":
+                directors.set_autonomous(body)
+            elif key == "command":
+                try:
+                    session_command(directors, body)
+                except (CommandError, PushRefused):
+                    pass
+            elif key == "push":
+                host_push(directors, body)
+            else:
+                forced = directors.before_request()
+                made = []
+                for call in body["calls"]:
+                    calls += 1
+                    made.append(call["name"])
+                    main.commit([tool_call({"id": f"c{calls}", "name": call["name"], "arguments": call["arguments"]}),
+                                 tool_result({"call_id": f"c{calls}", "text": call["result"], "is_error": call["error"]})])
+                if body["note"]:
+                    main.commit([row("eukhe.progress_note", {"text": body["note"], "accepted": True})])
+                main.commit([assistant({"text": body["text"]})])
+                if forced is not None:
+                    try:
+                        if directors.after_response(called=forced in made):
+                            continue
+                    except ForcedToolError:
+                        continue
+                step = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                again = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                if (again.decision, again.rule) != (step.decision, step.rule) or again.committed:
+                    raise LawFailed("a rerun of the same generation did not repeat its decision")
+                steps += 1
+                if step.decision.value == "continue":
+                    run_steps += 1
+                    if run_steps > limits.max_steps:
+                        raise LawFailed(f"run continued {run_steps} times with directors.maxSteps {limits.max_steps}")
+            document = main.document("eukhe.directors")
+            if document is not None:
+                checked += 1
+                if not oracle.sound(document) or len(document["layers"]) > bound:
+                    raise LawFailed(f"seed {seed}: committed eukhe.directors {document!r} (cap {bound})")
+    return steps, checked
+
+
+SESSIONS = 40
+
+
+@functools.cache
+def production_sessions() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    steps = checked = 0
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+        for seed in range(SESSIONS):
+            s, c = run_session(seed, Path(root))
+            steps += s
+            checked += c
+    return Evidence(
+        BOUNDED,
+        f"hooks: {SESSIONS} seeded sessions on a real store ({steps:,} steps, {checked:,} committed documents): every document sound "
+        "and within stackCap + 2, no run continues past directors.maxSteps, a rerun repeats its decision, bad limits and goal statuses refused",
+    )
+
+
+def _p_layer(layer: m.Layer) -> Any:
+    from eukhe.directors.stack import KIND_ORDER, Layer
+
+    return Layer(KIND_ORDER[layer.kind], layer.budget)
+
+
+def _p_verdicts(verdicts: tuple[m.Verdict, ...]) -> list[Any]:
+    from eukhe.directors.stack import Tag, Verdict
+
+    return [Verdict(Tag(v.tag), None if v.pushed is None else _p_layer(v.pushed)) for v in verdicts]
+
+
+def _p_pairs(stack: list[Any]) -> list[tuple[int, int]]:
+    return [(KIND_NAMES.index(layer.kind.value), layer.budget) for layer in stack]
+
+
+@functools.cache
+def production_loop() -> Evidence:
+    """production's decide and Loop.tick on the same enumerated domains as the model: the same
+    stack, outcome and rule after every decision and every tick."""
+    from eukhe.directors.stack import Loop, decide
+
+    def same_decision(case: tuple[m.Stack, tuple[m.Verdict, ...], int]) -> bool:
+        stack, verdicts, cap = case
+        want = m.decide(stack, verdicts, cap)
+        got = decide([_p_layer(x) for x in stack], _p_verdicts(verdicts), cap)
+        return (_p_pairs(got.stack), got.outcome.value, got.rule) == (pairs(want.stack), want.outcome, want.rule)
+
+    decisions = bounded(decide_cases(), same_decision, label="production decide = model decide on " + DECIDE_LABEL[len("encoding = decide on "):])
+
+    def same_ticks(case: tuple[m.Stack, int, int, tuple[tuple[m.Verdict, ...], ...]]) -> bool:
+        stack, steps, cap, script = case
+        loop = Loop([_p_layer(x) for x in stack], steps)
+        for (want, rule), verdicts in zip(m.run(m.start(stack, steps), script, cap), script):
+            got = loop.tick(_p_verdicts(verdicts), cap)
+            if (got, _p_pairs(loop.stack), loop.steps, loop.end) != (rule, pairs(want.stack), want.steps, want.end):
+                return False
+        return True
+
+    ticks = examples(lambda stack, steps, cap, script: same_ticks((stack, steps, cap, script)), stack=stack_st, steps=steps_st, cap=cap_st, script=script_st)
+    return all_of(decisions, ticks)
