@@ -147,6 +147,16 @@ def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
     return Decision(kept_above, YIELD, "none")
 
 
+def limits_ok(values: tuple["Tree", ...]) -> bool:
+    """directors.stackCap, directors.maxSteps, directors.stallSteps, autonomous.maxContinuations:
+    each a whole number from 0 to MAX_BUDGET (S5.6, S5.8: Nat settings; a limit is a signed 64-bit
+    integer in the seed's Rust, derived)."""
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > MAX_BUDGET:
+            return False
+    return True
+
+
 def start(stack: Stack, steps: int) -> Loop:
     return Loop(stack, steps, "")
 
@@ -422,6 +432,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             lines.append(f"{number} run ticks={len(ticks)} rules={rules} {show_loop(loop)}")
         elif op == "encode":
             lines.append(f"{number} encode {show(encode(loop.stack))}")
+        elif op == "limits":
+            values = event["values"]
+            if not isinstance(values, list):
+                raise ValueError("limits are a list")
+            lines.append(f"{number} limits {'ok' if limits_ok(tuple(from_json(v) for v in values)) else 'refused'}")
         elif op == "decode":
             decoded = decode(from_json(event["doc"]))
             if decoded is None:

@@ -25,10 +25,21 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
+import functools
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import z3
+
 from bend import config as m
-from bend.cvar import Obj, Set, Value
-from spec.evidence import Evidence, all_of, also, bounded
-from spec.registry import BOUNDED, law
+from bend.cvar import Obj, Set, Value, to_json
+from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, exhaust, induction, prove
+from spec.oracles import config as oracle
+from spec.registry import BOUNDED, PROVED, law
+
+_FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
 INNER = Obj((("c", 1),))
 SLOT_VALUES: tuple[Value | None, ...] = (None, 1, INNER)
@@ -42,6 +53,9 @@ def _files() -> tuple[m.File, ...]:
     out = [m.File(m.MISSING), m.File(m.UNREADABLE), m.File(m.INVALID), m.File(m.TEXT, (1, 2))]
     for a, b, version in itertools.product(SLOT_VALUES, SLOT_VALUES, (None, 1, 2)):
         out.append(m.File(m.TEXT, _obj({"a": a, "b": b, "version": version})))
+    for odd in (True, "1", 10**30, 1.5, -1, 0, ()):  # versions that are not 1: a Bool, text, huge, a fraction, negative
+        out.append(m.File(m.TEXT, Obj((("a", 1), ("version", odd)))))
+    out += [m.File(m.TEXT, "text"), m.File(m.TEXT, None), m.File(m.TEXT, 3), m.File(m.TEXT, Obj((("a", Obj((("b", Obj((("c", (1, "x")),))),))),)))]
     return tuple(out)
 
 
@@ -51,7 +65,60 @@ CHANGES = tuple(
     for path in (("a",), ("b",), ("a", "c"))
     for value, remove in ((2, False), (Obj(()), False), (None, True))
 )
-RMW_LABEL = f"{len(FILES)} files x {len(CHANGES)} changes"
+RMW_LABEL = f"{len(FILES)} files (missing, unreadable, not JSON, not an object, odd versions, nested) x {len(CHANGES)} changes"
+
+
+def _oracle_read(f: m.File) -> tuple[bool, str]:
+    state = {m.MISSING: "missing", m.UNREADABLE: "unreadable", m.INVALID: "invalid"}.get(f.kind, "text")
+    return oracle.read(state, to_json(f.value) if f.kind == m.TEXT else None)
+
+
+def _place(path: Path, f: m.File) -> None:
+    if f.kind == m.UNREADABLE:
+        path.mkdir(parents=True)
+    elif f.kind == m.INVALID:
+        path.write_text('{"not json', encoding="utf-8")
+    elif f.kind == m.TEXT:
+        path.write_text(json.dumps(to_json(f.value)), encoding="utf-8")
+
+
+@functools.cache
+def production_rmw() -> Evidence:
+    """production's read-modify-write (files.update_document through config.put/remove) on real
+    files, every file and change of the model's domain, plus a file that is not UTF-8: the file
+    after is the model's, a refused write leaves the bytes as they were with the oracle's reason."""
+    from eukhe.settings import config as production
+    from eukhe.settings.files import DocumentError
+
+    count = 0
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+        for number, (f, change) in enumerate(itertools.product(FILES + (m.File(m.UNREADABLE, "bytes"),), CHANGES)):
+            path = Path(root) / f"d{number}" / "settings.json"
+            path.parent.mkdir()
+            if f.value == "bytes" and f.kind == m.UNREADABLE:
+                path.write_bytes(b'{"a": "' + bytes([0xFF, 0xFE]) + b'"}')
+            else:
+                _place(path, f)
+            before = path.read_bytes() if path.is_file() else None
+            readable, why = _oracle_read(f)
+            try:
+                if change.remove:
+                    production.remove(path, list(change.path))
+                else:
+                    production.put(path, list(change.path), to_json(change.value))
+            except DocumentError as error:
+                if readable or error.kind != why:
+                    raise LawFailed(f"production refused {f!r} {change!r}: {error}") from None
+                if (path.read_bytes() if path.is_file() else None) != before:
+                    raise LawFailed(f"production wrote over a refused file {f!r}")
+            else:
+                if not readable:
+                    raise LawFailed(f"production wrote over {f!r} ({why})")
+                after, _ = m.rmw(f, change)
+                if json.loads(path.read_text(encoding="utf-8")) != to_json(after.value):
+                    raise LawFailed(f"production wrote {path.read_text()!r}, the model {after!r}")
+            count += 1
+    return Evidence(BOUNDED, f"production update_document on real files: {RMW_LABEL} and a file that is not UTF-8 ({count:,} writes)")
 
 
 def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
@@ -69,11 +136,13 @@ def rmw_refuses_broken() -> Evidence:
     def refuses(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         after, error = m.rmw(f, change)
-        if isinstance(m.read(f), str):
-            return after == f and error == m.read(f)
-        return error is None and (f.kind != m.MISSING or after.kind == m.TEXT)
+        readable, why = _oracle_read(f)
+        if not readable:
+            return after == f and error == why
+        return error is None and after.kind == m.TEXT
 
-    return bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+    model = bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+    return model.with_production(production_rmw())
 
 
 @law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", BOUNDED)
@@ -83,8 +152,9 @@ def rmw_keeps_others() -> Evidence:
     def keeps(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         before = m.read(f)
-        if isinstance(before, str):
+        if not _oracle_read(f)[0]:
             return True
+        assert isinstance(before, Obj)
         after, _ = m.rmw(f, change)
         for path in paths:
             touched = path[: len(change.path)] == change.path or change.path[: len(path)] == path
@@ -92,20 +162,20 @@ def rmw_keeps_others() -> Evidence:
                 return False
         return True
 
-    return bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)
+    return bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL).with_production(production_rmw())
 
 
 @law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", BOUNDED)
 def rmw_applies_change() -> Evidence:
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
-        if isinstance(m.read(f), str):
+        if not _oracle_read(f)[0]:
             return True
         after, _ = m.rmw(f, change)
         found = _at(after.value, change.path)
         return found == ((False, None) if change.remove else (True, change.value))
 
-    return bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)
+    return bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL).with_production(production_rmw())
 
 
 def _settings_files() -> tuple[m.File, ...]:
@@ -201,10 +271,22 @@ def leaf_not_both() -> Evidence:
     return bounded(_documents(), once, label=LEAF_LABEL)
 
 
-ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, None, Obj(()))
-RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(()))) + tuple(
+ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, False, None, Obj(()), (), 10**30, -(10**30), 1.0, "", "ß")
+RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(())), (True, None), (True, True), (True, 2.5)) + tuple(
     (True, Obj((("p", e),))) for e in ENTRIES
-)
+) + tuple((True, Obj((("other", e),))) for e in ENTRIES[:3])
+
+
+def limits_judged(case: tuple[bool, Value]) -> bool:
+    """model and production give the oracle's limit (S4b.4 word for word)."""
+    from eukhe.settings.config import MISSING, in_flight
+
+    present, raw = case
+    want = oracle.in_flight(present, to_json(raw), "p")
+    got = (m.in_flight(present, raw, "p"), in_flight(to_json(raw) if present else MISSING, "p"))
+    if got != (want, want):
+        raise LawFailed(f"providerMaxInFlight {raw!r}: oracle {want}, model and production {got}")
+    return True
 
 
 @law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", BOUNDED)
@@ -220,7 +302,7 @@ def limit_malformed_fails_closed() -> Evidence:
                 return limit == 1
         return True
 
-    return bounded(RAWS, closed, label=f"{len(RAWS)} providerMaxInFlight values")
+    return bounded(RAWS, lambda c: closed(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")
 
 
 @law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", BOUNDED)
@@ -235,7 +317,7 @@ def limit_number_applies() -> Evidence:
                 return m.in_flight(present, raw, "p") is None
         return True
 
-    return bounded(RAWS, applies, label=f"{len(RAWS)} providerMaxInFlight values")
+    return bounded(RAWS, lambda c: applies(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
@@ -267,7 +349,65 @@ def _is_trusted(world: World) -> bool:
     return m.trusted("PROJECT", (gsets, gcfg))
 
 
-@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", BOUNDED)
+def _items() -> tuple[str, ...]:
+    """Every item a project can bring: every declared setting of production's table and of the
+    model's, every name of the seed's S4b.5 list, the prompts, server entries and a group's child."""
+    from eukhe.settings.cvar_table import TABLE
+
+    found = {c.id for c in TABLE} | {d.id for d in m.SETTINGS} | set(oracle.GUARDED) | set(oracle.NAMED_SETTINGS)
+    found |= {"mcpServers.git", "mcpServers.", "kernelTransport.kind", "autonomous.anything", "directorsX", "maxToolRoundsX", "SYSTEM.mdX", ""}
+    return tuple(sorted(found))
+
+
+@functools.cache
+def guarded_items() -> Evidence:
+    """The guarded predicate of the model and of production is the seed's list on every item: a
+    whole finite domain (every declared id of both tables, every name the seed lists)."""
+    from eukhe.settings.cvar_table import TABLE
+    from eukhe.settings.config import guarded as production_guarded
+
+    declared = {c.id for c in TABLE}
+    for name in oracle.GUARDED_SETTINGS:
+        if name not in declared and not any(i.startswith(name + ".") for i in declared):
+            raise LawFailed(f"the seed guards {name}, which production does not declare")
+
+    def same(item: str) -> bool:
+        want = oracle.guarded(item)
+        if m.guarded(item) != want or production_guarded(item) != want:
+            raise LawFailed(f"{item!r}: the seed's S4b.5 says guarded={want}, model {m.guarded(item)}, production {production_guarded(item)}")
+        return True
+
+    return exhaust(domain(Finite("items (every declared setting, every name of S4b.5)", _items())), same)
+
+
+def layering_proof() -> Evidence:
+    """The config value of a setting X is a fold over the sets of the layers in order (default <
+    global settings.json < project settings.json < global config.cfg < project config.cfg): a
+    valid set of X replaces the value, any other set keeps it. An untrusted project's layers
+    keep only unguarded items, so when X is guarded none of their sets is a set of X. Induction
+    on the number of sets, over any number of layers of any length: folding a set that is not a
+    set of X keeps the value, so the value equals the fold over the global layers alone."""
+    x, sid, val, v, w = z3.Ints("x id value v w")
+    valid, from_project, is_guarded = z3.Bools("valid from_project guarded")
+
+    def fold(current: Any, set_id: Any, ok: Any, value: Any) -> Any:
+        return z3.If(z3.And(set_id == x, ok), value, current)
+
+    base = prove(z3.Implies(v == w, v == w), label="no set: both folds give the default")
+    # the project's set is kept only when its item is not guarded (the filter), so for a guarded X
+    # a kept project set is never a set of X; a global set is folded on both sides
+    kept = z3.Or(z3.Not(from_project), z3.Not(z3.And(sid == x, is_guarded)))
+    step = prove(
+        z3.Implies(
+            z3.And(v == w, is_guarded, kept),
+            fold(v, sid, valid, val) == z3.If(from_project, w, fold(w, sid, valid, val)),
+        ),
+        label="one more set (global, or an untrusted project's kept set): the folds stay equal for a guarded X",
+    )
+    return all_of(induction(base, step, label="the sets of the config layers, in order"), guarded_items())
+
+
+@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", PROVED)
 def untrusted_changes_nothing_guarded() -> Evidence:
     def nothing(world: World) -> bool:
         if _is_trusted(world):
@@ -277,11 +417,72 @@ def untrusted_changes_nothing_guarded() -> Evidence:
         bare, _, _ = m.effective(m.SETTINGS, g, Obj(()), gcfg, (), (), False)
         table, bare_table = dict(values), dict(bare)
         for key in set(table) | set(bare_table):
-            if m.guarded(key) and table.get(key) != bare_table.get(key):
+            if oracle.guarded(key) and table.get(key) != bare_table.get(key):
                 return False
-        return applied_prompts == () and all(m.guarded(w) for w in withheld)
+        return applied_prompts == () and all(oracle.guarded(w) for w in withheld)
 
-    return bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
+    worlds = bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
+    return also(layering_proof(), worlds).with_production(all_of(guarded_items(), production_untrusted()))
+
+
+@functools.cache
+def production_untrusted() -> Evidence:
+    """production's config.load on real files: an untrusted project that sets every setting of the
+    table (a valid value of its type) in its settings.json and config.cfg, and brings both prompts
+    and an MCP entry, changes exactly the settings the seed does not guard."""
+    from eukhe.settings import config as production
+    from eukhe.settings.cfg import set_line
+    from eukhe.settings.cvar import Cvars
+    from eukhe.settings.cvar_table import TABLE, registry
+
+    reg = registry()
+    samples = {"Bool": lambda d: not d, "Nat": lambda d: d + 7, "NatOrOff": lambda d: 9, "String": lambda d: "x" + str(d),
+               "Float": lambda d: 0.5, "Enum": None, "List": lambda d: ["p"], "Map": lambda d: {"k": 1} if "Nat" in repr(d) else {}}
+    checked = 0
+    for trusted in (False, True):
+        with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+            agent, project = Path(root) / "agent", Path(root) / "proj"
+            (project / ".eukhe").mkdir(parents=True)
+            agent.mkdir()
+            if trusted:
+                (agent / "settings.json").write_text(json.dumps({"trustedProjects": [str(project)]}), encoding="utf-8")
+            local: dict[str, Any] = {}
+            for cvar in TABLE:
+                kind = cvar.type.kind
+                if kind == "Enum":
+                    value: Any = [c for c in cvar.type.choices if c != cvar.default][0]
+                elif kind == "Map":
+                    value = {"k": 1} if cvar.type.item is not None and cvar.type.item.kind == "Nat" else {"k": ["a"]} if cvar.type.item is not None and cvar.type.item.kind == "List" else {"k": "v"}
+                else:
+                    maker = samples[kind]
+                    assert maker is not None
+                    value = maker(cvar.default)
+                if cvar.scope == "Local":
+                    local[cvar.id] = value
+            nested: dict[str, Any] = {}
+            for key, value in local.items():
+                at = nested
+                parts = key.split(".")
+                for part in parts[:-1]:
+                    at = at.setdefault(part, {})
+                at[parts[-1]] = value
+            nested["mcpServers"] = {"git": {"command": "evil"}}
+            (project / ".eukhe" / "settings.json").write_text(json.dumps(nested), encoding="utf-8")
+            (project / ".eukhe" / "config.cfg").write_text("".join(set_line(k, v) + "\n" for k, v in local.items()), encoding="utf-8")
+            for name in oracle.PROMPTS:
+                (project / ".eukhe" / name).write_text("be evil", encoding="utf-8")
+            loaded = production.load(reg, production.Paths(agent, project))
+            cvars = Cvars(reg, loaded.layers)
+            for cvar in TABLE:
+                if cvar.id not in local:
+                    continue
+                changed = cvars.value([], cvar.id) != cvar.default
+                if changed != (trusted or not oracle.guarded(cvar.id)):
+                    raise LawFailed(f"production: a {'trusted' if trusted else 'untrusted'} project {'changed' if changed else 'did not change'} {cvar.id}")
+                checked += 1
+            if (("git" in loaded.servers) != trusted) or (bool(loaded.prompts) != trusted):
+                raise LawFailed(f"production: trusted={trusted} servers {loaded.servers} prompts {sorted(loaded.prompts)}")
+    return Evidence(BOUNDED, f"production load on real files: every Local setting of the table set by a project, untrusted and trusted ({checked} settings judged by the seed's list)")
 
 
 @law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", BOUNDED)

@@ -487,6 +487,23 @@ def dir_encode_sound() -> Evidence:
     def refuses_any(value: Any) -> bool:
         return judged(value)
 
+    def never_written() -> bool:
+        """production refuses to make a document it would not read: nothing invalid is committed."""
+        from eukhe.directors.document import DocumentError, to_document
+        from eukhe.directors.stack import Layer as PLayer
+        from eukhe.directors.stack import LayerKind
+
+        for layer in (PLayer(LayerKind.GOAL, -1), PLayer(LayerKind.GOAL, oracle.MAX_BUDGET + 1), PLayer(LayerKind.REMINDER, 1, {"x": float("nan")})):
+            try:
+                to_document([layer])
+            except DocumentError:
+                continue
+            raise LawFailed(f"production made a document of {layer!r}")
+        return True
+
+    if not never_written():
+        raise LawFailed("unreachable")
+
     more = all_of(examples(encodes, stack=stack_st), examples(refuses_any, value=json_st))
     return also(all_of(valid, refused), more)
 
