@@ -113,7 +113,7 @@ BREAKS = [
         "director",
         "eukhe.directors.document",
         "    version: StrictInt\n",
-        "    version: int\n",
+        "    version: StrictInt | bool\n",
         "production reads version true (or 1.0) as version 1",
     ),
     Break(
