@@ -751,7 +751,7 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                     run_steps += 1
                     if run_steps > limits.max_steps:
                         raise LawFailed(f"run continued {run_steps} times with directors.maxSteps {limits.max_steps}")
-            document = main.document("eukhe.directors")
+            document: Any = main.document("eukhe.directors")
             if document is not None:
                 checked += 1
                 if not oracle.sound(document) or len(document["layers"]) > bound:
