@@ -131,7 +131,177 @@ def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
     return True, obj
 
 
-@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", BOUNDED)
+# -- proofs of the rmw laws: induction on the length of the changed path ------------------------------
+
+V = z3.DeclareSort("Value")  # a JSON value
+K = z3.StringSort()
+PathSort = z3.SeqSort(K)
+Opt = z3.Datatype("Opt")
+Opt.declare("none")
+Opt.declare("some", ("it", V))
+Opt = Opt.create()
+isobj = z3.Function("isobj", V, z3.BoolSort())
+has = z3.Function("has", V, K, z3.BoolSort())
+get = z3.Function("get", V, K, V)
+At = z3.Function("at", V, PathSort, Opt)
+
+
+def _cons(head: Any, tail: Any) -> Any:
+    return z3.Concat(z3.Unit(head), tail)
+
+
+def _unfold(d: Any, key: Any, rest: Any) -> Any:
+    """An instance of the definition of at: at(d, key::rest) descends into d's key when d is an
+    object holding it, else nothing is there."""
+    return At(d, _cons(key, rest)) == z3.If(z3.And(isobj(d), has(d, key)), At(get(d, key), rest), Opt.none)
+
+
+def _put(o: Any, key: Any, x: Any, o2: Any, other: Any) -> Any:
+    """o2 = put(o, key, x): an object holding x at key, every other key as in o (at ``other``)."""
+    return z3.And(isobj(o2), has(o2, key), get(o2, key) == x,
+                  z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
+
+
+def _incomparable(a: Any, b: Any) -> Any:
+    return z3.And(z3.Not(z3.PrefixOf(a, b)), z3.Not(z3.PrefixOf(b, a)))
+
+
+def rmw_step_proofs() -> tuple[Evidence, Evidence]:
+    """(keeps, applies): the step from a path t to h::t, for put and remove, every document."""
+    o, inner, y, o2, empty, v = z3.Consts("o inner y o2 empty v", V)
+    h, q0 = z3.Strings("h q0")
+    t, q1 = z3.Consts("t q1", PathSort)
+    nested = z3.And(isobj(o), has(o, h), isobj(get(o, h)))
+    # inner: the object on the way (kept when it is one, else {} for a put)
+    inner_is = inner == z3.If(nested, get(o, h), empty)
+    q = _cons(q0, q1)
+    empty_is = z3.And(isobj(empty), z3.Not(has(empty, q0)), z3.Not(has(empty, h)),
+                      z3.Implies(z3.Length(q1) > 0, z3.Not(has(empty, q1[0]))))  # {} holds no key
+    p = _cons(h, t)
+    defs = z3.And(
+        _unfold(o2, q0, q1), _unfold(o, q0, q1), _unfold(o2, h, t), _unfold(o, h, t),
+        z3.Implies(z3.Length(q1) > 0, _unfold(empty, q1[0], z3.SubSeq(q1, 1, z3.Length(q1) - 1))),
+        z3.Implies(z3.Length(q1) > 0, q1 == _cons(q1[0], z3.SubSeq(q1, 1, z3.Length(q1) - 1))),
+        z3.Implies(z3.And(z3.Length(q1) > 0, z3.Not(isobj(get(o, h)))),
+                   At(get(o, h), q1) == Opt.none),  # a leaf has nothing under it (an instance of the definition)
+    )
+    ih_keeps = z3.Implies(_incomparable(q1, t), At(y, q1) == At(inner, q1))
+    ih_applies = At(y, t) == Opt.some(v)
+    put_step = z3.And(isobj(o), inner_is, empty_is, _put(o, h, y, o2, q0), defs)
+    keeps = prove(
+        At(o2, q) == At(o, q),
+        assumptions=[put_step, ih_keeps, _incomparable(q, p)],
+        label="keeps, step t -> h::t (put, or a remove through an object): every path incomparable with h::t reads as before",
+    )
+    applies = prove(
+        At(o2, p) == Opt.some(v),
+        assumptions=[put_step, ih_applies],
+        label="applies, step t -> h::t: the changed path holds the value",
+    )
+    # a remove through a value that is not an object changes nothing; then the path reads nothing
+    gone = prove(
+        At(o, p) == Opt.none,
+        assumptions=[isobj(o), z3.Not(nested), _unfold(o, h, t), z3.Length(t) > 0,
+                     z3.Implies(z3.And(has(o, h), z3.Not(isobj(get(o, h)))), At(get(o, h), t) == Opt.none)],
+        label="remove through a value that is not an object: the document is unchanged and the path holds nothing",
+    )
+    return all_of(keeps, gone), all_of(applies, gone)
+
+
+def rmw_base_proofs() -> tuple[Evidence, Evidence]:
+    """Paths of length 1: put or remove one key of an object, every other key kept."""
+    o, o2, x = z3.Consts("o o2 x", V)
+    h, q0 = z3.Strings("h q0")
+    q1 = z3.Const("q1", PathSort)
+    defs = z3.And(_unfold(o2, q0, q1), _unfold(o, q0, q1), _unfold(o2, h, z3.Empty(PathSort)), _unfold(o, h, z3.Empty(PathSort)),
+                  At(x, z3.Empty(PathSort)) == Opt.some(x))
+    q = _cons(q0, q1)
+    p = z3.Unit(h)
+    put = z3.And(isobj(o), _put(o, h, x, o2, q0), defs)
+    removed = z3.And(isobj(o), isobj(o2), z3.Not(has(o2, h)),
+                     z3.Implies(q0 != h, z3.And(has(o2, q0) == has(o, q0), get(o2, q0) == get(o, q0))), defs)
+    keeps = prove(
+        At(o2, q) == At(o, q),
+        assumptions=[z3.Or(put, removed), _incomparable(q, p)],
+        label="keeps, base (one key put or removed): every other key reads as before",
+    )
+    applies = prove(
+        z3.And(z3.Implies(put, At(o2, p) == Opt.some(x)), z3.Implies(removed, At(o2, p) == Opt.none)),
+        label="applies, base: the key holds the value put, or nothing after a remove",
+    )
+    return keeps, applies
+
+
+def store_agrees(case: tuple[m.File, m.Change]) -> bool:
+    """The model's put and remove are the store the proof assumes: the key holds the value (or
+    nothing), every other key as before, the result an object."""
+    f, change = case
+    doc = m.read(f)
+    if not isinstance(doc, Obj):
+        return True
+    key = change.path[0]
+    after = m.remove(doc, key) if change.remove else m.put(doc, key, change.value)
+    if m.get(after, key) != ((False, None) if change.remove else (True, change.value)):
+        return False
+    others = {k for k, _ in doc.pairs} | {k for k, _ in after.pairs}
+    return all(m.get(after, k) == m.get(doc, k) for k in others if k != key)
+
+
+@functools.cache
+def rmw_proofs() -> tuple[Evidence, Evidence]:
+    base_keeps, base_applies = rmw_base_proofs()
+    step_keeps, step_applies = rmw_step_proofs()
+    agreement = bounded(itertools.product(FILES, CHANGES), store_agrees, label="the model's put/remove = the store of the proof on " + RMW_LABEL)
+    keeps = also(induction(base_keeps, step_keeps, label="the length of the changed path"), agreement)
+    applies = also(induction(base_applies, step_applies, label="the length of the changed path"), agreement)
+    return keeps, applies
+
+
+READ_STATES = ("missing", "unreadable", "invalid", "not an object", "object")
+
+
+def read_encoding(state: Any, has_version: Any, whole: Any, version: Any, o: Any) -> Any:
+    """Does the read fail? ``state`` indexes READ_STATES; a version is read when it is there."""
+    bad_version = o.And(has_version, o.Or(o.Not(whole), version != 1))
+    return o.Or(state == 1, state == 2, state == 3, o.And(state == 4, bad_version))
+
+
+class _Py:
+    And = staticmethod(lambda *p: all(p))
+    Or = staticmethod(lambda *p: any(p))
+    Not = staticmethod(lambda p: not p)
+
+
+def _classify(f: m.File) -> tuple[int, bool, bool, int]:
+    if f.kind != m.TEXT:
+        return {m.MISSING: 0, m.UNREADABLE: 1, m.INVALID: 2}[f.kind], False, False, 0
+    if not isinstance(f.value, Obj):
+        return 3, False, False, 0
+    present, version = m.get(f.value, "version")
+    whole = m.is_int(version)
+    return 4, present, whole, version if whole else 0  # type: ignore[return-value]
+
+
+def read_proof() -> Evidence:
+    """rmw writes nothing exactly when the read fails, whatever the version number (z3 over
+    unbounded integers), the encoding checked against the model and the oracle on every file."""
+    state, version = z3.Ints("state version")
+    has_version, whole, writes = z3.Bools("has_version whole writes")
+    fails = read_encoding(state, has_version, whole, version, z3)
+    claim = prove(
+        z3.And(z3.Implies(writes == z3.Not(fails), writes == z3.Or(state == 0, z3.And(state == 4, z3.Or(z3.Not(has_version), z3.And(whole, version == 1)))))),
+        assumptions=[state >= 0, state <= 4],
+        label="a writer writes exactly when the file is missing, or an object without a version or of version 1, for every version number",
+    )
+
+    def agrees(f: m.File) -> bool:
+        fails_py = read_encoding(*_classify(f), _Py)
+        return fails_py == isinstance(m.read(f), str) == (not _oracle_read(f)[0])
+
+    return also(claim, bounded(FILES, agrees, label=f"the read encoding = the model's read = the oracle's on {len(FILES)} files"))
+
+
+@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", PROVED)
 def rmw_refuses_broken() -> Evidence:
     def refuses(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
@@ -142,10 +312,10 @@ def rmw_refuses_broken() -> Evidence:
         return error is None and after.kind == m.TEXT
 
     model = bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
-    return model.with_production(production_rmw())
+    return also(read_proof(), model).with_production(production_rmw())
 
 
-@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", BOUNDED)
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
 def rmw_keeps_others() -> Evidence:
     paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
 
@@ -162,10 +332,10 @@ def rmw_keeps_others() -> Evidence:
                 return False
         return True
 
-    return bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL).with_production(production_rmw())
+    return also(rmw_proofs()[0], bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)).with_production(production_rmw())
 
 
-@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", BOUNDED)
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
 def rmw_applies_change() -> Evidence:
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
@@ -175,7 +345,7 @@ def rmw_applies_change() -> Evidence:
         found = _at(after.value, change.path)
         return found == ((False, None) if change.remove else (True, change.value))
 
-    return bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL).with_production(production_rmw())
+    return also(rmw_proofs()[1], bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)).with_production(production_rmw())
 
 
 def _settings_files() -> tuple[m.File, ...]:
@@ -511,21 +681,59 @@ SERVER_MAPS = tuple(
 )
 
 
-@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", BOUNDED)
+def merge_proofs() -> tuple[Evidence, Evidence]:
+    """merge_servers folds the project's entries into the global map one put at a time. Induction
+    on the number i of project entries folded (names distinct: the keys of an object), for an
+    arbitrary entry j and an arbitrary name n: (never merges) every folded entry j < i is the
+    project's entry, whole; (kept) a name no project entry has keeps the global entry."""
+    M = z3.ArraySort(z3.StringSort(), V)
+    out, out2, g = z3.Consts("out out2 g", M)
+    names = z3.Array("names", z3.IntSort(), z3.StringSort())
+    entries = z3.Array("entries", z3.IntSort(), V)
+    i, j = z3.Ints("i j")
+    n = z3.String("n")
+    step_is = out2 == z3.Store(out, names[i], entries[i])
+    distinct = z3.Implies(j < i, names[j] != names[i])
+    base_merge = prove(z3.Not(z3.And(j >= 0, j < i)), assumptions=[i == 0, out == g], label="no entry folded: no entry j < 0 to check")
+    step_merge = prove(
+        z3.Select(out2, names[j]) == entries[j],
+        assumptions=[i >= 0, j >= 0, j <= i, step_is, distinct, z3.Implies(j < i, z3.Select(out, names[j]) == entries[j])],
+        label="entry i folded: every entry j <= i is the project's, whole",
+    )
+    base_kept = prove(z3.Select(out, n) == z3.Select(g, n), assumptions=[out == g], label="no entry folded: the global map")
+    step_kept = prove(
+        z3.Select(out2, n) == z3.Select(g, n),
+        assumptions=[step_is, names[i] != n, z3.Select(out, n) == z3.Select(g, n)],
+        label="entry i of another name folded: the global entry of n stays",
+    )
+
+    def agrees(case: tuple[Obj, Obj]) -> bool:
+        g_map, p_map = case
+        folded = g_map
+        for name, entry in p_map.pairs:
+            folded = m.put(folded, name, entry)
+        return m.merge_servers(g_map, p_map) == folded
+
+    agreement = bounded(((a, b) for a in SERVER_MAPS for b in SERVER_MAPS), agrees, label="merge_servers = the fold of put on every pair of entry maps over {git, web}")
+    return (also(induction(base_merge, step_merge, label="the project entries folded"), agreement),
+            also(induction(base_kept, step_kept, label="the project entries folded"), agreement))
+
+
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
 def project_entry_never_merges() -> Evidence:
     def whole(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in p.pairs)
 
-    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return also(merge_proofs()[0], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
 
 
-@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", BOUNDED)
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
 def global_entry_kept() -> Evidence:
     def kept(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
 
-    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return also(merge_proofs()[1], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
