@@ -1,7 +1,25 @@
-"""The 12 config laws of control.md S4b, over the model ``bend.config``, each proved by exhaustion.
+"""The 12 config laws of control.md S4b over the model ``bend.config``, run on production too.
 
-What makes each domain finite (the rules never read a key's text beyond equality, or a value
-beyond its JSON kind, so a few keys and values stand for all):
+Judges: the seed's S4b tables and rules transcribed in spec/oracles/config.py (the guarded items
+of S4b.5, the reading of S4b.1, the limits of S4b.4), never the model's own predicates.
+
+Proved (z3 over unbounded values, each encoding checked against the model on an enumerated
+domain):
+- rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, over an
+  uninterpreted sort of JSON values (objects of any size and depth); rmw_refuses_broken: the
+  read's encoding over every version number.
+- limit_malformed_fails_closed, limit_number_applies: S4b.4's encoding for every entry number.
+- untrusted_changes_nothing_guarded, trusted_project_applies: induction on the sets of the config
+  layers (any number of layers of any length), with the guarded predicate of the model and of
+  production exhausted against the seed's list on every declared setting (a whole finite domain).
+- project_entry_never_merges, global_entry_kept: induction on the project entries folded.
+Not proved: settings_save_preserves, leaf_applied_or_reported and leaf_not_both. The setter and
+the leaf walk interleave the type checks of every cvar kind with a walk over nested objects; no
+encoding of the type rules was written, so they are bounded (the finite domains below) and hunted
+by Hypothesis (documents over every declared key, unicode and empty keys, values of every JSON
+kind, huge and negative numbers) with production's leaves compared.
+
+Bounded domains (the rules never read a key's text beyond equality, or a value beyond its kind):
 - Files: missing, unreadable, not JSON, a JSON array, and every object over the keys {a, b}
   (each absent, 1 or {c: 1}) without a version, with version 1 or version 2: 31 files; changes:
   put 2 or {} at a, b or a.c, or remove one of them: 9 changes.
@@ -22,12 +40,11 @@ beyond its JSON kind, so a few keys and values stand for all):
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-
 import functools
+import itertools
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -295,8 +312,8 @@ def read_proof() -> Evidence:
     )
 
     def agrees(f: m.File) -> bool:
-        fails_py = read_encoding(*_classify(f), _Py)
-        return fails_py == isinstance(m.read(f), str) == (not _oracle_read(f)[0])
+        fails_py: bool = read_encoding(*_classify(f), _Py)
+        return bool(fails_py == isinstance(m.read(f), str) == (not _oracle_read(f)[0]))
 
     return also(claim, bounded(FILES, agrees, label=f"the read encoding = the model's read = the oracle's on {len(FILES)} files"))
 
@@ -420,6 +437,48 @@ def _named_covers(named: tuple[tuple[str, str], ...], path: str) -> bool:
     return any(path == p or path.startswith(p + ".") for p, _ in named)
 
 
+def _doc_st() -> Any:
+    """Settings documents from every declared setting of the model's table, undeclared and unicode
+    keys, nested objects, and values of every JSON kind (huge, negative, fractions, text)."""
+    from hypothesis import strategies as st
+
+    keys = st.sampled_from(sorted({part for d in m.SETTINGS for part in d.id.split(".")} | {"mcpServers", "bogus", "ß", ""}))
+    leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(min_value=-(10**30), max_value=10**30), st.floats(allow_nan=False),
+                     st.sampled_from(["off", "none", "sse", "auto", "x", ""]))
+    tree = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=4)), max_leaves=16)
+    docs = st.dictionaries(keys, tree, max_size=6)
+    return st.one_of(docs, docs.map(lambda d: dict(d, version=1)))  # a readable document: no version, or 1
+
+
+def leaves_agree(doc: Any, project: bool) -> bool:
+    """The model and production apply and name the same leaves of a document."""
+    from eukhe.settings import config as production
+    from eukhe.settings.cvar_table import registry
+
+    model_doc = m.from_json(doc)
+    assert isinstance(model_doc, Obj)
+    applied, named = m.leaves(m.SETTINGS, model_doc, project)
+    ids = {d.id for d in m.SETTINGS}
+    found = production.leaves(registry(), doc, project=project)
+    p_applied = {k for k in found.applied if k in ids or k == "version" or k.startswith("mcpServers.")}
+    if {k for k, _ in applied} != p_applied:
+        raise LawFailed(f"{doc!r}: model applies {sorted(k for k, _ in applied)}, production {sorted(p_applied)}")
+    return True
+
+
+def leaf_hunt(check: Any) -> Evidence:
+    from hypothesis import strategies as st
+
+    from spec.evidence import examples
+
+    def prop(doc: Any, project: bool) -> bool:
+        model_doc = m.from_json(doc)
+        assert isinstance(model_doc, Obj)
+        return check((model_doc, project)) and leaves_agree(doc, project)
+
+    return examples(prop, doc=_doc_st(), project=st.booleans())
+
+
 @law("leaf_applied_or_reported", "S4b.3", "Each leaf applies or is named by a diagnostic.", BOUNDED)
 def leaf_applied_or_reported() -> Evidence:
     def covered(case: tuple[Obj, bool]) -> bool:
@@ -428,7 +487,7 @@ def leaf_applied_or_reported() -> Evidence:
         paths = {p for p, _ in applied}
         return all(p in paths or _named_covers(named, p) for p in _leaf_paths(doc))
 
-    return bounded(_documents(), covered, label=LEAF_LABEL)
+    return also(bounded(_documents(), covered, label=LEAF_LABEL), leaf_hunt(covered))
 
 
 @law("leaf_not_both", "S4b.3", "No leaf both applies and is named.", BOUNDED)
@@ -438,13 +497,51 @@ def leaf_not_both() -> Evidence:
         applied, named = m.leaves(m.SETTINGS, doc, project)
         return not any(_named_covers(named, p) for p, _ in applied) and len({p for p, _ in applied}) == len(applied)
 
-    return bounded(_documents(), once, label=LEAF_LABEL)
+    return also(bounded(_documents(), once, label=LEAF_LABEL), leaf_hunt(once))
 
 
 ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, False, None, Obj(()), (), 10**30, -(10**30), 1.0, "", "ß")
 RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(())), (True, None), (True, True), (True, 2.5)) + tuple(
     (True, Obj((("p", e),))) for e in ENTRIES
 ) + tuple((True, Obj((("other", e),))) for e in ENTRIES[:3])
+
+
+def limit_encoding(present: Any, is_map: Any, has_entry: Any, whole: Any, entry: Any, o: Any) -> tuple[Any, Any]:
+    """(limited, limit) of S4b.4 over the shape of providerMaxInFlight and the entry's number."""
+    limited = o.And(present, o.Or(o.Not(is_map), has_entry))
+    limit = o.If(o.Not(is_map), 1, o.If(o.And(whole, entry >= 0), entry, 1))
+    return limited, limit
+
+
+class _PyIf(_Py):
+    If = staticmethod(lambda c, a, b: a if c else b)
+
+
+def _limit_shape(present: bool, raw: Value) -> tuple[bool, bool, bool, bool, int]:
+    if not isinstance(raw, Obj):
+        return present, False, False, False, 0
+    has, entry = m.get(raw, "p")
+    return present, True, has, m.is_int(entry), entry if m.is_int(entry) else 0  # type: ignore[return-value]
+
+
+def limit_proofs() -> tuple[Evidence, Evidence]:
+    """(fails closed, a number applies) for every entry number (z3, unbounded), the encoding checked
+    against the model, production and the oracle on every value of RAWS."""
+    present, is_map, has_entry, whole = z3.Bools("present is_map has_entry whole")
+    entry = z3.Int("entry")
+    limited, limit = limit_encoding(present, is_map, has_entry, whole, entry, z3)
+    malformed = z3.And(present, z3.Or(z3.Not(is_map), z3.And(has_entry, z3.Or(z3.Not(whole), entry < 0))))
+    closed = prove(z3.Implies(malformed, z3.And(limited, limit == 1)), label="a malformed value limits to 1, for every entry")
+    applies = prove(z3.Implies(z3.And(present, is_map, has_entry, whole, entry >= 0), z3.And(limited, limit == entry)),
+                    label="a whole-number entry is the limit, for every whole number")
+
+    def agrees(case: tuple[bool, Value]) -> bool:
+        lim, value = limit_encoding(*_limit_shape(*case), _PyIf)
+        encoded = value if lim else None
+        return limits_judged(case) and encoded == m.in_flight(case[0], case[1], "p")
+
+    agreement = bounded(RAWS, agrees, label=f"the limit encoding = model = production = oracle on {len(RAWS)} values")
+    return also(closed, agreement), also(applies, agreement)
 
 
 def limits_judged(case: tuple[bool, Value]) -> bool:
@@ -459,7 +556,7 @@ def limits_judged(case: tuple[bool, Value]) -> bool:
     return True
 
 
-@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", BOUNDED)
+@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", PROVED)
 def limit_malformed_fails_closed() -> Evidence:
     def closed(case: tuple[bool, Value]) -> bool:
         present, raw = case
@@ -472,10 +569,11 @@ def limit_malformed_fails_closed() -> Evidence:
                 return limit == 1
         return True
 
-    return bounded(RAWS, lambda c: closed(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")
+    return also(limit_proofs()[0], bounded(RAWS, lambda c: closed(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
+        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
-@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", BOUNDED)
+@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
 def limit_number_applies() -> Evidence:
     def applies(case: tuple[bool, Value]) -> bool:
         present, raw = case
@@ -487,7 +585,8 @@ def limit_number_applies() -> Evidence:
                 return m.in_flight(present, raw, "p") is None
         return True
 
-    return bounded(RAWS, lambda c: applies(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")
+    return also(limit_proofs()[1], bounded(RAWS, lambda c: applies(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
+        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
@@ -655,7 +754,22 @@ def production_untrusted() -> Evidence:
     return Evidence(BOUNDED, f"production load on real files: every Local setting of the table set by a project, untrusted and trusted ({checked} settings judged by the seed's list)")
 
 
-@law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", BOUNDED)
+def trusted_fold_proof() -> Evidence:
+    """A trusted project's valid set of X applies: in the fold over the sets of the layers in order,
+    it makes the value its own, and every later set that is not a valid set of X keeps it
+    (induction on the later sets, any number of layers of any length)."""
+    x, sid, val, v, mine = z3.Ints("x id value v mine")
+    valid = z3.Bool("valid")
+    base = prove(z3.If(z3.And(x == x, True), mine, v) == mine, label="the project's valid set of X: the value is its value")
+    step = prove(
+        z3.If(z3.And(sid == x, valid), val, v) == mine,
+        assumptions=[v == mine, z3.Not(z3.And(sid == x, valid))],
+        label="a later set that is not a valid set of X keeps it",
+    )
+    return induction(base, step, label="the sets after the project's set")
+
+
+@law("trusted_project_applies", "S4b.5", "A trusted project's item applies (unless a later layer sets it).", PROVED)
 def trusted_project_applies() -> Evidence:
     def applies(world: World) -> bool:
         if not _is_trusted(world):
@@ -672,7 +786,7 @@ def trusted_project_applies() -> Evidence:
                 return False
         return applied_prompts == prompts and withheld == ()
 
-    return bounded(_trust_worlds(), applies, label=TRUST_LABEL)
+    return also(all_of(trusted_fold_proof(), guarded_items()), bounded(_trust_worlds(), applies, label=TRUST_LABEL)).with_production(production_untrusted())
 
 
 SERVER_MAPS = tuple(
