@@ -402,7 +402,7 @@ def settings_save_preserves() -> Evidence:
             return after == disk and result == "refused: " + error
         return after == want and result == ("Persisted::Shadowed(global config.cfg)" if shadow else "Persisted")
 
-    return bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
+    return bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers").with_production(production_setters())
 
 
 def _documents() -> Iterator[tuple[Obj, bool]]:
@@ -443,10 +443,9 @@ def _doc_st() -> Any:
     from hypothesis import strategies as st
 
     keys = st.sampled_from(sorted({part for d in m.SETTINGS for part in d.id.split(".")} | {"mcpServers", "bogus", "ß", ""}))
-    leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(min_value=-(10**30), max_value=10**30), st.floats(allow_nan=False),
-                     st.sampled_from(["off", "none", "sse", "auto", "x", ""]))
-    tree = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=4)), max_leaves=16)
-    docs = st.dictionaries(keys, tree, max_size=6)
+    leaf = st.sampled_from([None, True, False, 0, 3, -1, 10**30, -(10**30), 2.5, "off", "none", "sse", "auto", "x", "", "ß"])
+    tree = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(keys, inner, max_size=3)), max_leaves=6)
+    docs = st.dictionaries(keys, tree, max_size=4)
     return st.one_of(docs, docs.map(lambda d: dict(d, version=1)))  # a readable document: no version, or 1
 
 
@@ -851,3 +850,108 @@ def global_entry_kept() -> Evidence:
         return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
 
     return also(merge_proofs()[1], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
+
+
+@functools.cache
+def production_setters() -> Evidence:
+    """Production's setters on real files under S4b.2, judged by the model's setter:
+    - SettingsManager.set on every disk file x loaded copy x id x value x shadowing of the law's
+      domain: the document on disk after it, and the answer (Persisted, Shadowed, the refusal);
+    - EukheSettings.set_global and toggle_global (the global config.cfg setter): a line another
+      writer added after the settings were loaded stays, the value set reads back, a project file
+      never changes what a global toggle flips; CvarAgent's sets, toggles, lines, /cvar save and
+      settings error rows on a real session (the sets are session state, S4)."""
+    from eukhe.session import Store
+    from eukhe.settings import config as production
+    from eukhe.settings.agent import CvarAgent, EukheSettings
+    from eukhe.settings.cvar import CvarError, ExpandError, ParseError
+    from eukhe.settings.cvar_table import registry
+
+    reg = registry()
+    count = 0
+    values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+        for number, (disk, loaded) in enumerate(itertools.product(SETTINGS_FILES, repeat=2)):
+            for cvar, vs in values.items():
+                for v in vs:
+                    for shadow in (False, True):
+                        agent = Path(root) / f"a{number}-{cvar}-{v}-{shadow}"
+                        agent.mkdir()
+                        _place(agent / "settings.json", disk)
+                        if shadow:
+                            from eukhe.settings.cfg import set_line
+
+                            (agent / "config.cfg").write_text(set_line(cvar, to_json(v)) + "\n", encoding="utf-8")
+                        higher = (("global config.cfg", False, (Set(cvar, v),) if shadow else ()),)
+                        want_file, want = m.setter(m.SETTINGS, disk, loaded, cvar, v, higher)
+                        copy = to_json(loaded.value) if loaded.kind == m.TEXT and isinstance(loaded.value, Obj) else {}
+                        paths = production.Paths(agent)
+                        manager = production.SettingsManager(reg, paths, copy, {paths.global_cfg: "global config.cfg"})
+                        try:
+                            got = manager.set(cvar, to_json(v)).show()
+                        except CvarError as error:
+                            got = "CvarError::" + error.kind + "(" + cvar + ")"
+                        except Exception as error:  # DocumentError
+                            got = "refused: " + getattr(error, "kind", str(error))
+                        on_disk = agent / "settings.json"
+                        if got != want:
+                            raise LawFailed(f"setter {cvar}={v!r} over {disk!r} loaded {loaded!r}: production {got}, model {want}")
+                        if want_file.kind == m.TEXT and json.loads(on_disk.read_text(encoding="utf-8")) != to_json(want_file.value):
+                            raise LawFailed(f"setter {cvar}={v!r}: production wrote {on_disk.read_text()!r}, model {want_file!r}")
+                        count += 1
+        # the cfg setter and the session agent
+        agent_dir, project = Path(root) / "cfg-agent", Path(root) / "cfg-project"
+        (project / ".eukhe").mkdir(parents=True)
+        agent_dir.mkdir()
+        settings = EukheSettings(agent_dir, project, reg)
+        (agent_dir / "config.cfg").write_text("set retry.maxRetries 9\n# a comment\n", encoding="utf-8")  # another writer
+        settings.set_global("transport", "sse")
+        text = (agent_dir / "config.cfg").read_text(encoding="utf-8")
+        if "set retry.maxRetries 9" not in text or "# a comment" not in text or settings.cvars.value([], "transport") != "sse":
+            raise LawFailed(f"set_global lost another writer's line or its value: {text!r}")
+        (project / ".eukhe" / "config.cfg").write_text("set retry.enabled false\n", encoding="utf-8")
+        before = settings.cvars.value([], "retry.enabled")
+        flipped = settings.toggle_global("retry.enabled")
+        if flipped is not False or "set retry.maxRetries 9" not in (agent_dir / "config.cfg").read_text(encoding="utf-8"):
+            raise LawFailed(f"toggle_global flipped the project's value ({before!r} -> {flipped!r})")
+        for refused in (lambda: settings.toggle_global("transport"), lambda: settings.set_global("bogus", "1"), lambda: settings.set_global("retry.maxRetries", "-1")):
+            try:
+                refused()
+            except CvarError:
+                count += 1
+            else:
+                raise LawFailed("a refused global set was written")
+        (agent_dir / "agents").mkdir(exist_ok=True)
+        (agent_dir / "agents" / "main.cfg").write_text('set transport websocket\nalias fast "set transport sse"\nset bogus 1\n', encoding="utf-8")
+        (agent_dir / "subagent.cfg").write_text("set retry.enabled false\n", encoding="utf-8")
+        store = Store(Path(root) / "sessions")
+        with store.create("agent") as session:
+            main = session.conversation("main")
+            cvar_agent = CvarAgent(settings, main)
+            if cvar_agent.value("transport") != "websocket":
+                raise LawFailed("the profile of main does not apply")
+            outcomes = cvar_agent.run_line('set retry.maxRetries 4; toggle retry.enabled; fast; alias slow "set transport auto"; bind k x; set bogus 2; set defaultModel m')
+            if [o for _, o in outcomes][:4] != ["ok", "ok", "ok", "ok"] or cvar_agent.value("transport") != "sse" or cvar_agent.value("retry.maxRetries") != 4:
+                raise LawFailed(f"run_line: {outcomes!r}")
+            for bad in ("nosuchalias", 'set "unclosed'):
+                try:
+                    cvar_agent.run_line(bad)
+                except (ExpandError, ParseError):
+                    count += 1
+                else:
+                    raise LawFailed(f"run_line {bad!r} ran")
+            cvar_agent.set("transport", "websocket")
+            cvar_agent.toggle("retry.enabled")
+            saved = dict(cvar_agent.save())
+            if saved.get("transport") != "websocket" or "retry.maxRetries" not in saved:
+                raise LawFailed(f"/cvar save wrote {saved!r}")
+            main.commit(documents={"eukhe.cvar.agent": {"sets": [], "aliases": [["broken", 'set "x'], ["short"]]}})
+            rows = cvar_agent.show_errors()
+            if not rows or cvar_agent.show_errors():
+                raise LawFailed(f"settings error rows {rows!r} (shown once)")
+            main.commit(documents={"eukhe.cvar.agent": "not an object"})
+            family = cvar_agent.family_json()
+            if family[0]["name"] != "main":
+                raise LawFailed(f"family {family!r}")
+            count += 1
+    return Evidence(BOUNDED, f"production setters on real files: SettingsManager on the law's domain, the global config.cfg setter and a session agent ({count:,} checks)")
