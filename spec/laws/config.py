@@ -884,7 +884,7 @@ def production_setters() -> Evidence:
                             (agent / "config.cfg").write_text(set_line(cvar, to_json(v)) + "\n", encoding="utf-8")
                         higher = (("global config.cfg", False, (Set(cvar, v),) if shadow else ()),)
                         want_file, want = m.setter(m.SETTINGS, disk, loaded, cvar, v, higher)
-                        copy = to_json(loaded.value) if loaded.kind == m.TEXT and isinstance(loaded.value, Obj) else {}
+                        copy: Any = to_json(loaded.value) if loaded.kind == m.TEXT and isinstance(loaded.value, Obj) else {}
                         paths = production.Paths(agent)
                         manager = production.SettingsManager(reg, paths, copy, {paths.global_cfg: "global config.cfg"})
                         try:
