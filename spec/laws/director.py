@@ -660,11 +660,11 @@ def _session_script(rng: random.Random) -> list[tuple[str, Any]]:
         elif roll < 0.22:
             script.append(("goal_status", rng.choice(["active", "paused", "complete", "cleared", "bogus", "budget_limited", "failed"])))
         elif roll < 0.28:
-            script.append(("autonomous", rng.random() < 0.7))
+            script.append(("autonomous", rng.choice([True, True, False, "stop"])))
         elif roll < 0.40:
             script.append(("command", rng.choice(["/remind check the tests", "/force bash", "/force bash --tries 2", "/force read --tries 0",
                                                    "/remind", "/force", "/force a b", "/force x --tries", "/force x --tries -1", "/bogus", "/remindx",
-                                                   "/force 'unclosed"])))
+                                                   "/force 'unclosed", "/forcex y", ""])))
         elif roll < 0.46:
             script.append(("push", rng.choice([{"kind": "reminder", "text": "r"}, {"kind": "forced", "tool": "bash", "tries": rng.choice([0, 1, 2, -1, True])},
                                                {"kind": "goal"}, {"kind": "forced", "tool": "read"}])))
@@ -692,7 +692,9 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
     except LimitsError:
         if all(type(v) is int and 0 <= v <= oracle.MAX_BUDGET for v in raw):
             raise LawFailed(f"limits {raw!r} refused") from None
-    limits = DirectorLimits(rng.randint(0, 3), rng.randint(0, 6), rng.randint(0, 3), rng.randint(0, 4))
+    settings = {"directors.stackCap": rng.randint(0, 3), "directors.maxSteps": rng.randint(0, 6), "directors.stallSteps": rng.randint(0, 3),
+                "autonomous.maxContinuations": rng.randint(0, 4)}
+    limits = DirectorLimits.of(settings.__getitem__)
     bound = oracle.full_cap(limits.stack_cap)
     steps = checked = 0
     with Store(root).create(f"s{seed}") as session:
@@ -717,7 +719,11 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                     if main.document("eukhe.goal") != before:
                         raise LawFailed("a refused goal status changed the goal") from None
             elif key == "autonomous":
-                directors.set_autonomous(body)
+                if body == "stop":
+                    directors.set_autonomous(True, stop="a gate stopped the run")
+                else:
+                    directors.set_autonomous(body)
+                directors.after_response(called=True)  # no request was forced: nothing to record
             elif key == "command":
                 try:
                     session_command(directors, body)
