@@ -650,7 +650,10 @@ def dir_rewind_restores() -> Evidence:
 
 
 def _session_script(rng: random.Random) -> list[tuple[str, Any]]:
-    script: list[tuple[str, Any]] = [("input", "start")]
+    script: list[tuple[str, Any]] = [("goal", "first goal")] if rng.random() < 0.6 else []
+    script.append(("input", "start"))
+    if rng.random() < 0.3:  # a goal that only answers: the progress check pauses it (S5.8)
+        script += [("reply", {"text": "waiting for the build", "calls": [], "note": ""}) for _ in range(6)]
     for _ in range(rng.randint(4, 26)):
         roll = rng.random()
         if roll < 0.08:
@@ -700,6 +703,17 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
     with Store(root).create(f"s{seed}") as session:
         main = session.conversation("main")
         directors = Directors(main, limits)
+        from eukhe.directors.stack import Layer as PLayer
+        from eukhe.directors.stack import LayerKind
+
+        attempts: list[Callable[[], object]] = [lambda: directors.push(PLayer(LayerKind.GOAL, 1)), lambda: directors.remind("  "),
+                                                 lambda: directors.force(" "), lambda: directors.force("x", tries=-1)]
+        for refused in attempts:
+            try:
+                refused()
+            except PushRefused:
+                continue
+            raise LawFailed("a push that S5.6/S5.7 refuse was made")
         run_steps = 0
         calls = 0
         for number, (key, body) in enumerate(_session_script(rng)):
@@ -749,6 +763,8 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                     except ForcedToolError:
                         continue
                 step = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                if any("Goal paused" in r for r in step.rows):
+                    _PAUSES[0] += 1
                 again = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
                 if (again.decision, again.rule) != (step.decision, step.rule) or again.committed:
                     raise LawFailed("a rerun of the same generation did not repeat its decision")
@@ -766,6 +782,7 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
 
 
 SESSIONS = 40
+_PAUSES = [0]
 
 
 @functools.cache
@@ -773,6 +790,7 @@ def production_sessions() -> Evidence:
     import tempfile
     from pathlib import Path
 
+    _PAUSES[0] = 0
     steps = checked = 0
     with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
         for seed in range(SESSIONS):
@@ -782,7 +800,8 @@ def production_sessions() -> Evidence:
     return Evidence(
         BOUNDED,
         f"hooks: {SESSIONS} seeded sessions on a real store ({steps:,} steps, {checked:,} committed documents): every document sound "
-        "and within stackCap + 2, no run continues past directors.maxSteps, a rerun repeats its decision, bad limits and goal statuses refused",
+        "and within stackCap + 2, no run continues past directors.maxSteps, a rerun repeats its decision, bad limits, pushes and goal "
+        f"statuses refused; {_PAUSES[0]:,} goals paused by the progress check",
     )
 
 
@@ -795,7 +814,9 @@ def _p_layer(layer: m.Layer) -> Any:
 def _p_verdicts(verdicts: tuple[m.Verdict, ...]) -> list[Any]:
     from eukhe.directors.stack import Tag, Verdict
 
-    return [Verdict(Tag(v.tag), None if v.pushed is None else _p_layer(v.pushed)) for v in verdicts]
+    from eukhe.directors.stack import push
+
+    return [Verdict(Tag(v.tag)) if v.pushed is None else push(_p_layer(v.pushed)) for v in verdicts]
 
 
 def _p_pairs(stack: list[Any]) -> list[tuple[int, int]]:
