@@ -72,6 +72,13 @@ SETTINGS: tuple[Decl, ...] = (
     Decl("idleEvictionMinutes", Type(NAT_OR_OFF), GLOBAL, True, False, "off"),
     Decl("trustedProjects", Type(LIST, (), Type(STRING)), GLOBAL, True, False, ()),
     Decl("kernelTransport", Type(MAP, (), Type(STRING)), GLOBAL, True, False, Obj(())),
+    Decl("subagentStallMs", _NAT, LOCAL, True, False, 300000),
+    Decl("toolBlockingBudgetMs", _NAT, LOCAL, True, False, 120000),
+    Decl("directors.stackCap", _NAT, LOCAL, True, False, 8),
+    Decl("directors.stallSteps", _NAT, LOCAL, True, False, 3),
+    Decl("autonomous.maxContinuations", _NAT, LOCAL, True, False, 20),
+    Decl("sessionArchive.maxAgeDays", Type(NAT_OR_OFF), GLOBAL, True, False, "off"),
+    Decl("sessionArchive.maxCount", Type(NAT_OR_OFF), GLOBAL, True, False, "off"),
 )
 
 MISSING, UNREADABLE, INVALID, TEXT = "missing", "unreadable", "invalid", "text"

@@ -27,7 +27,9 @@ Read it next to 000_f7323c157e80a40d.txt, S5 items 1, 2, 3, 6 and 8.
 - ``encode``/``decode`` (S5.8): the stack as the tree document eukhe.directors, a JSON
   value: {"layers": [{"budget": b, "kind": name}, ...bottom first], "version": 1}. A layer
   may carry a "data" object (the kind data of production: reminder text, forced tool); the
-  model ignores it. ``decode`` of a tree that is not sound is ``None``.
+  model ignores it. ``decode`` of a tree that is not sound is ``None``: another version
+  (``true`` is not 1), an unknown or missing key at any depth, a budget that is not a whole
+  number in 0..MAX_BUDGET, an unknown kind, data that is not an object of finite values.
 
 The transcript printer (``transcript``) is the model side of the director bridge; its
 ``__main__`` prints the transcript of a scenario file (BRIDGE_MODEL_CMD).
@@ -145,6 +147,16 @@ def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
     return Decision(kept_above, YIELD, "none")
 
 
+def limits_ok(values: tuple["Tree", ...]) -> bool:
+    """directors.stackCap, directors.maxSteps, directors.stallSteps, autonomous.maxContinuations:
+    each a whole number from 0 to MAX_BUDGET (S5.6, S5.8: Nat settings; a limit is a signed 64-bit
+    integer in the seed's Rust, derived)."""
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > MAX_BUDGET:
+            return False
+    return True
+
+
 def start(stack: Stack, steps: int) -> Loop:
     return Loop(stack, steps, "")
 
@@ -186,9 +198,10 @@ class Obj:
     fields: tuple[tuple[str, "Tree"], ...]
 
 
-Tree = Union[int, str, bool, None, tuple["Tree", ...], Obj]
+Tree = Union[int, float, str, bool, None, tuple["Tree", ...], Obj]
 
 VERSION = 1
+MAX_BUDGET = 2**63 - 1  # a budget is a signed 64-bit integer in the seed's Rust (derived)
 
 
 def encode_layer(layer: Layer) -> Obj:
@@ -228,13 +241,28 @@ def decode_layer(tree: Tree) -> Layer | None:
     has_data, data = field(tree, "data")
     if not has_budget or not has_kind:
         return None
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0 or budget > MAX_BUDGET:
         return None
     if not isinstance(kind, str) or kind not in KIND_NAMES:
         return None
-    if has_data and not isinstance(data, Obj):
+    if has_data and not (isinstance(data, Obj) and finite(data)):
         return None
     return Layer(KIND_NAMES.index(kind), budget)
+
+
+def finite(tree: Tree) -> bool:
+    """A tree with no NaN or infinite number (JSON has none)."""
+    if isinstance(tree, float):
+        return tree - tree == 0.0
+    if isinstance(tree, Obj):
+        for _, value in tree.fields:
+            if not finite(value):
+                return False
+    if isinstance(tree, tuple):
+        for item in tree:
+            if not finite(item):
+                return False
+    return True
 
 
 def decode(tree: Tree) -> Stack | None:
@@ -261,6 +289,41 @@ def sound(tree: Tree) -> bool:
     return decode(tree) is not None
 
 
+# -- a history of the tree (S5.8: a rewind brings back the stack as of its entry) ----------------
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of a conversation: its parent (an index into the history, -1 for the root)
+    and the eukhe.directors value it sets (None: the commit does not touch the document)."""
+
+    parent: int
+    tree: Tree | None
+
+
+History = tuple[Commit, ...]
+
+
+def as_of(history: History, entry: int) -> Tree | None:
+    """The document as of an entry: the value set by the nearest commit at or above it."""
+    at = entry
+    while at >= 0:
+        commit = history[at]
+        if commit.tree is not None:
+            return commit.tree
+        at = commit.parent
+    return None
+
+
+def rewind(history: History, entry: int) -> Stack | None:
+    """S5.8: a rewind to an entry reads the stack as of it (no document yet: the empty stack);
+    None when the tree there is not sound."""
+    tree = as_of(history, entry)
+    if tree is None:
+        return ()
+    return decode(tree)
+
+
 # -- JSON in and out (the bridge's scenario values and the printed document) -----------------
 
 
@@ -276,7 +339,7 @@ def from_json(value: object) -> Tree:
         for item in value:
             items = items + (from_json(item),)
         return items
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
 
@@ -369,6 +432,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             lines.append(f"{number} run ticks={len(ticks)} rules={rules} {show_loop(loop)}")
         elif op == "encode":
             lines.append(f"{number} encode {show(encode(loop.stack))}")
+        elif op == "limits":
+            values = event["values"]
+            if not isinstance(values, list):
+                raise ValueError("limits are a list")
+            lines.append(f"{number} limits {'ok' if limits_ok(tuple(from_json(v) for v in values)) else 'refused'}")
         elif op == "decode":
             decoded = decode(from_json(event["doc"]))
             if decoded is None:

@@ -140,7 +140,9 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
 
     Events: {"op": "call", "id", "at", "tool", "args", "result", "error", "text"} (a tool
     call with its result; id, at and text are no work); {"op": "text", "text"} (text or
-    thinking around calls); {"op": "note", "text", "accepted"}; {"op": "continue", "run",
+    thinking around calls); {"op": "calls", "calls": [...]} (parallel calls whose results come
+    back in the other order); {"op": "orphan", "id", "result", "error"} (a result of a call the
+    transcript does not hold: no act); {"op": "note", "text", "accepted"}; {"op": "continue", "run",
     "goal", "cap"}; {"op": "input"} and {"op": "resume"} (the goal gets the full cap again).
     """
     lines: list[str] = []
@@ -153,6 +155,16 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             act = call_act(str(event["tool"]), canonical(event["args"]), str(event["result"]), bool(event["error"]))
             ledger = record_act(ledger, act)
             lines.append(f"{number} call work={work(ledger)} new={'yes' if work(ledger) > before else 'no'}")
+        elif op == "calls":
+            before = work(ledger)
+            calls = event["calls"]
+            if not isinstance(calls, list):
+                raise ValueError("calls is a list")
+            for item in reversed(calls):  # the results come back in the other order
+                ledger = record_act(ledger, call_act(str(item["tool"]), canonical(item["args"]), str(item["result"]), bool(item["error"])))
+            lines.append(f"{number} calls work={work(ledger)} new={work(ledger) - before}")
+        elif op == "orphan":
+            lines.append(f"{number} orphan work={work(ledger)}")
         elif op == "note":
             before = work(ledger)
             if event.get("accepted") is True:

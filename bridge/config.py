@@ -33,11 +33,14 @@ GOOD: dict[str, list[Any]] = {
     "transport": ["sse", "websocket"], "compaction.keepRecentTokens": [1000], "directors.maxSteps": [10, 50],
     "autonomous.enabled": [True], "maxToolRounds": [7, 99], "subagentMaxConcurrency": [2], "thinkingBudgets": [{"low": 128}],
     "defaultModel": ["m-1", "m 2"], "providerMaxInFlight": [{"openai": 2}, {"a": 1, "b": 3}], "idleEvictionMinutes": [0, 30, "off", "none"],
-    "trustedProjects": [["PROJECT"], ["elsewhere"]], "kernelTransport": [{"kind": "socket"}],
+    "trustedProjects": [["PROJECT"], ["elsewhere"], []], "kernelTransport": [{"kind": "socket"}, {}],
+    "subagentStallMs": [1000, 10**30], "toolBlockingBudgetMs": [0, 5000], "directors.stackCap": [0, 3], "directors.stallSteps": [0, 5],
+    "autonomous.maxContinuations": [1, 99], "sessionArchive.maxAgeDays": [7, "off"], "sessionArchive.maxCount": [100, "none"],
 }
-BAD: list[Any] = [-1, "bogus", 2.5, [1], {"x": "y"}, None]
+# wrong types at every depth: negative and huge negative numbers, fractions, text, unicode, lists, nested objects, null
+BAD: list[Any] = [-1, -(10**30), "bogus", "", "ß", 2.5, True, [1], {"x": "y"}, {"a": {"b": {"c": 1}}}, None]
 IDS = sorted(GOOD)
-UNDECLARED = ["bogus", "retry.bogus", "thing.other"]
+UNDECLARED = ["bogus", "retry.bogus", "thing.other", "ß", "directors.bogus.deep"]
 PROVIDERS = ("openai", "anthropic", "a", "b")
 WRITERS = ("mcp add", "mcp remove", "connection", "auth set", "auth remove")
 STATES = ("missing", "valid", "invalid", "unreadable", "other-version")
@@ -264,6 +267,7 @@ CASES = frozenset(
        "limit number", "limit entry malformed", "limit not a map", "no limit",
        "trusted project applies", "untrusted project withholds", "untrusted prompt withheld",
        "project mcp entry replaces global", "global mcp entry kept"}
+    | {f"setter of {i}" for i in IDS}
 )
 
 
@@ -304,6 +308,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                                                      model.from_json(event["value"]), higher)
             if "Shadowed" in result:
                 cases.add("setter shadowed")
+            if ok:
+                cases.add(f"setter of {event['id']}")
         elif kind == "load":
             loaded_doc = model.read(files[event["doc"]])
             if not isinstance(loaded_doc, str):

@@ -17,6 +17,8 @@ from typing import Any
 from bend.director import transcript as model_transcript
 from bridge.core import Bridge, Event
 from eukhe.directors.document import DocumentError, canonical, from_document, to_document
+from eukhe.directors.hooks import DirectorLimits, LimitsError
+from spec.oracles import director as shapes
 from eukhe.directors.stack import (
     DEFAULT_STACK_CAP,
     KIND_ORDER,
@@ -51,7 +53,10 @@ CASES = frozenset(
         "encode",
         "decode_sound",
         "decode_unsound",
+        "limits_ok",
+        "limits_refused",
     }
+    | {f"malformed {where}" for where in ("top", "version", "layers", "layer key", "budget", "kind", "data")}
 )
 
 
@@ -111,6 +116,13 @@ def production(events: Sequence[Event]) -> list[str]:
             lines.append(f"{number} run ticks={len(rules)} rules={','.join(rules)} {show_loop(loop)}")
         elif op == "encode":
             lines.append(f"{number} encode {canonical(to_document(loop.stack))}")
+        elif op == "limits":
+            try:
+                DirectorLimits(*event["values"])
+                said = "ok"
+            except LimitsError:
+                said = "refused"
+            lines.append(f"{number} limits {said}")
         elif op == "decode":
             try:
                 decoded = from_document(event["doc"])
@@ -193,7 +205,15 @@ def reached(events: Sequence[Event]) -> set[str]:
                 ticked(verdicts_of(item))
         elif op == "encode":
             found.add("encode")
+        elif op == "limits":
+            try:
+                DirectorLimits(*event["values"])
+                found.add("limits_ok")
+            except LimitsError:
+                found.add("limits_refused")
         elif op == "decode":
+            if "flaw" in event:
+                found.add(f"malformed {event['flaw']}")
             try:
                 loop.stack = from_document(event["doc"])
                 found.add("decode_sound")
@@ -295,9 +315,40 @@ def document(rng: random.Random) -> Any:
     return doc
 
 
+def _flaw_class(name: str) -> str:
+    where = name.split(":")[0]
+    if where == "top":
+        return "top"
+    if where in ("version", "layers"):
+        return where
+    if where.endswith(".budget"):
+        return "budget"
+    if where.endswith(".kind"):
+        return "kind"
+    if where.endswith(".data"):
+        return "data"
+    return "layer key"
+
+
+def malformed_event(rng: random.Random) -> Event:
+    """A document with one flaw at some depth (spec/oracles/director.py lists them all)."""
+    stack = [random_layer(rng) for _ in range(rng.randint(0, 3))]
+    doc: dict[str, Any] = {"layers": [{"budget": b, "kind": KIND_NAMES[k]} for k, b in stack], "version": 1}
+    if doc["layers"] and rng.random() < 0.5:
+        doc["layers"][0]["data"] = rng.choice([{}, {"text": "go"}, {"tool": "bash", "tries": 1, "n": [1.5, None]}])
+    name, bad = rng.choice([(n, d) for n, d in shapes.malformed(doc) if "nan" not in n and "inf" not in n])
+    return {"op": "decode", "doc": bad, "flaw": _flaw_class(name)}
+
+
+LIMIT_VALUES: list[Any] = [0, 1, 8, 200, 2**63 - 1, 2**63, -1, 10**27, True, None, "3", 2.5]
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"director-{index}")
     events: list[Event] = []
+    events.append({"op": "limits", "values": [rng.choice(LIMIT_VALUES) if rng.random() < 0.3 else rng.randint(0, 9) for _ in range(4)]})
+    if index % 3 == 0:
+        events.append(malformed_event(rng))
     for k in range(rng.randint(2, 5)):
         events.append(aimed_decide(rng, AIMS[(index + 3 * k) % len(AIMS)]))
     cap = rng.randint(2, 10)

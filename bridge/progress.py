@@ -3,17 +3,23 @@ impl/eukhe/directors/progress.py against bend/progress.py, over generated transc
 calls (calls with ids, timestamps and text around them, repeats, error flags, progress notes,
 continuations of runs and goals, new inputs and resumes), byte for byte.
 
-The production printer drives eukhe.directors.progress only (it never imports bend).
+The production printer commits each event as entries of a real session (tool calls, their
+results with error flags, parallel calls answered out of order, results of unknown calls,
+notes) and reads the work with hooks.work_of; it never imports bend.
 """
 
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from bend.progress import transcript as model_transcript
 from bridge.core import Bridge, Event
+from eukhe.directors.hooks import PROGRESS_NOTE_CUSTOM_TYPE, work_of
+from eukhe.session import NewEntry, Store, assistant, row, tool_call, tool_result, user
 from eukhe.directors.progress import (
     NOTE,
     PAUSE,
@@ -41,39 +47,74 @@ CASES = frozenset(
         "input_full_cap",
         "resume_full_cap",
         "default_cap",
+        "parallel_calls_out_of_order",
+        "result_of_unknown_call",
+        "error_result",
+        "huge_or_negative_arguments",
+        "unicode_or_empty_name",
     }
 )
 
 
+_FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+
+def _entries(event: Event) -> list[NewEntry]:
+    """The session entries the agent loop commits for one event of a transcript."""
+    op = event["op"]
+    if op == "call":
+        out = [assistant({"text": event["text"], "thinking": "...", "at": event["at"]})] if event.get("text") else []
+        out.append(tool_call({"id": event["id"], "name": event["tool"], "arguments": event["args"], "at": event["at"]}))
+        out.append(tool_result({"call_id": event["id"], "text": event["result"], "is_error": event["error"], "at": event["at"]}))
+        return out
+    if op == "calls":
+        calls = [tool_call({"id": c["id"], "name": c["tool"], "arguments": c["args"]}) for c in event["calls"]]
+        return calls + [tool_result({"call_id": c["id"], "text": c["result"], "is_error": c["error"]}) for c in reversed(event["calls"])]
+    if op == "orphan":
+        return [tool_result({"call_id": event["id"], "text": event["result"], "is_error": event["error"]})]
+    if op == "note":
+        return [row(PROGRESS_NOTE_CUSTOM_TYPE, {"text": event["text"], "accepted": event.get("accepted") is True})]
+    if op == "text":
+        return [assistant({"text": event["text"], "thinking": "hmm"})]
+    return [user("next")] if op == "input" else []
+
+
 def production(events: Sequence[Event]) -> list[str]:
+    """The work is read by hooks.work_of from a real session: each event committed as entries."""
     lines: list[str] = []
-    ledger = WorkLedger()
     record: StallRecord | None = None
-    for number, event in enumerate(events):
-        op = event["op"]
-        if op == "call":
-            new = ledger.call(str(event["tool"]), event["args"], str(event["result"]), bool(event["error"]))
-            lines.append(f"{number} call work={ledger.work} new={'yes' if new else 'no'}")
-        elif op == "note":
-            new = ledger.note(str(event["text"]), accepted=event.get("accepted") is True)
-            lines.append(f"{number} note work={ledger.work} new={'yes' if new else 'no'}")
-        elif op == "text":
-            lines.append(f"{number} text work={ledger.work}")
-        elif op == "continue":
-            cap = int(event["cap"])
-            checked = stall_check(record, str(event["run"]), str(event["goal"]), ledger.work, cap)
-            record = checked.record
-            line = f"{number} continue work={ledger.work} count={checked.count} verdict={checked.verdict}"
-            if checked.verdict == NOTE:
-                line += " note=" + continuation_note(checked.count, cap)
-            elif checked.verdict == PAUSE:
-                line += " reason=" + pause_reason(checked.count)
-            lines.append(line)
-        elif op in ("input", "resume"):
-            record = None
-            lines.append(f"{number} {op} full cap")
-        else:
-            raise ValueError(f"event {number}: unknown op {op!r}")
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP, prefix="eukhe-progress-bridge-") as root:
+        with Store(Path(root)).create("progress") as session:
+            main = session.conversation("main")
+            work = 0
+            for number, event in enumerate(events):
+                op = event["op"]
+                before = work
+                entries = _entries(event)
+                if entries:
+                    main.commit(entries)
+                work = work_of(main.model_view()).work
+                if op in ("call", "note"):
+                    lines.append(f"{number} {op} work={work} new={'yes' if work > before else 'no'}")
+                elif op == "calls":
+                    lines.append(f"{number} calls work={work} new={work - before}")
+                elif op in ("text", "orphan"):
+                    lines.append(f"{number} {op} work={work}")
+                elif op == "continue":
+                    cap = int(event["cap"])
+                    checked = stall_check(record, str(event["run"]), str(event["goal"]), work, cap)
+                    record = checked.record
+                    line = f"{number} continue work={work} count={checked.count} verdict={checked.verdict}"
+                    if checked.verdict == NOTE:
+                        line += " note=" + continuation_note(checked.count, cap)
+                    elif checked.verdict == PAUSE:
+                        line += " reason=" + pause_reason(checked.count)
+                    lines.append(line)
+                elif op in ("input", "resume"):
+                    record = None
+                    lines.append(f"{number} {op} full cap")
+                else:
+                    raise ValueError(f"event {number}: unknown op {op!r}")
     return lines
 
 
@@ -93,12 +134,24 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("error_flag_is_work")
             flags.add(bool(event["error"]))
             found.add("new_call" if new else "repeated_call")
+            if event["error"]:
+                found.add("error_result")
+            if event["args"] in (10**30, -1, {"n": -(10**30)}):
+                found.add("huge_or_negative_arguments")
+            if event["tool"] in ("", "ツール"):
+                found.add("unicode_or_empty_name")
         elif op == "note":
             accepted = event.get("accepted") is True
             ledger.note(str(event["text"]), accepted=accepted)
             found.add("note_accepted" if accepted else "note_refused")
         elif op == "text":
             found.add("text_is_no_work")
+        elif op == "calls":
+            found.add("parallel_calls_out_of_order")
+            for c in reversed(event["calls"]):
+                ledger.call(str(c["tool"]), c["args"], str(c["result"]), bool(c["error"]))
+        elif op == "orphan":
+            found.add("result_of_unknown_call")
         elif op == "continue":
             run, goal, cap = str(event["run"]), str(event["goal"]), int(event["cap"])
             if record is None:
@@ -126,9 +179,10 @@ def reached(events: Sequence[Event]) -> set[str]:
     return found
 
 
-TOOLS = ["bash", "read", "edit"]
-ARGS: list[Any] = [{"cmd": "make"}, {"path": "a.py"}, {"path": "b.py", "line": 3}, {"cmd": "make", "j": 2}, ["x", 1]]
-RESULTS = ["ok", "", "error: no such file", "3 passed"]
+TOOLS = ["bash", "read", "edit", "", "ツール"]
+ARGS: list[Any] = [{"cmd": "make"}, {"path": "a.py"}, {"path": "b.py", "line": 3}, {"cmd": "make", "j": 2}, ["x", 1], 10**30, -1,
+                   {"n": -(10**30)}, {}, None]
+RESULTS = ["ok", "", "error: no such file", "3 passed", "é\n"]
 
 
 def generate(index: int) -> list[Event]:
@@ -155,6 +209,11 @@ def generate(index: int) -> list[Event]:
                 }
                 calls.append(call)
             events.append({"op": "call", "id": f"call_{step}", "at": clock, "text": rng.choice(["", "let me run it", "again"]), **call})
+        elif roll < 0.31 and len(calls) >= 2:
+            pair = [dict(rng.choice(calls)) for _ in range(2)]
+            events.append({"op": "calls", "calls": [dict(c, id=f"p{step}-{i}") for i, c in enumerate(pair)]})
+        elif roll < 0.33:
+            events.append({"op": "orphan", "id": f"gone_{step}", "result": rng.choice(RESULTS), "error": rng.random() < 0.5})
         elif roll < 0.36:
             events.append({"op": "text", "text": rng.choice(["thinking...", "waiting for the build", "the plan: 1. 2. 3."])})
         elif roll < 0.42:

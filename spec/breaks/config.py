@@ -84,4 +84,28 @@ BREAKS = [
         "                if error is None:\n                    out.applied[path] = value\n                else:\n                    out.named.append((path, error))\n                    out.applied.clear()",
         "production: one bad leaf drops the leaves applied before it",
     ),
+    Break(
+        "config_production_guarded_list_misses_an_id",
+        "config",
+        "eukhe.settings.config",
+        '"maxToolRounds", "subagentMaxConcurrency", "subagentStallMs", ',
+        '"maxToolRounds", "subagentMaxConcurrency", ',
+        "production's guarded list misses subagentStallMs: an untrusted project sets it (issue 9 defect a)",
+    ),
+    Break(
+        "config_model_guarded_list_misses_an_id",
+        "config",
+        "bend.config",
+        '"thinkingBudgets",\n               "retry.maxRetries", ',
+        '"thinkingBudgets",\n               ',
+        "the model's guarded list misses retry.maxRetries",
+    ),
+    Break(
+        "config_production_accepts_version_true",
+        "config",
+        "eukhe.settings.files",
+        'if "version" in value and (type(version) is not int or version not in KNOWN_VERSIONS):',
+        'if "version" in value and version not in KNOWN_VERSIONS:',
+        "production reads a document of version true (or 1.0) as version 1 and writes over it",
+    ),
 ]

@@ -52,4 +52,12 @@ BREAKS = [
         "    if record is None or record.run != run:\n",
         "production: a new goal of the same run keeps the old goal's count (S5.8)",
     ),
+    Break(
+        "progress_work_of_ignores_error_flag",
+        "progress",
+        "eukhe.directors.hooks",
+        'str(content.get("text", "")), bool(content.get("is_error")))',
+        'str(content.get("text", "")), False)',
+        "production's reader of real transcripts (hooks.work_of) ignores a tool result's error flag (issue 9 defect b)",
+    ),
 ]

@@ -1,7 +1,25 @@
-"""The 12 config laws of control.md S4b, over the model ``bend.config``, each proved by exhaustion.
+"""The 12 config laws of control.md S4b over the model ``bend.config``, run on production too.
 
-What makes each domain finite (the rules never read a key's text beyond equality, or a value
-beyond its JSON kind, so a few keys and values stand for all):
+Judges: the seed's S4b tables and rules transcribed in spec/oracles/config.py (the guarded items
+of S4b.5, the reading of S4b.1, the limits of S4b.4), never the model's own predicates.
+
+Proved (z3 over unbounded values, each encoding checked against the model on an enumerated
+domain):
+- rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, over an
+  uninterpreted sort of JSON values (objects of any size and depth); rmw_refuses_broken: the
+  read's encoding over every version number.
+- limit_malformed_fails_closed, limit_number_applies: S4b.4's encoding for every entry number.
+- untrusted_changes_nothing_guarded, trusted_project_applies: induction on the sets of the config
+  layers (any number of layers of any length), with the guarded predicate of the model and of
+  production exhausted against the seed's list on every declared setting (a whole finite domain).
+- project_entry_never_merges, global_entry_kept: induction on the project entries folded.
+Not proved: settings_save_preserves, leaf_applied_or_reported and leaf_not_both. The setter and
+the leaf walk interleave the type checks of every cvar kind with a walk over nested objects; no
+encoding of the type rules was written, so they are bounded (the finite domains below) and hunted
+by Hypothesis (documents over every declared key, unicode and empty keys, values of every JSON
+kind, huge and negative numbers) with production's leaves compared.
+
+Bounded domains (the rules never read a key's text beyond equality, or a value beyond its kind):
 - Files: missing, unreadable, not JSON, a JSON array, and every object over the keys {a, b}
   (each absent, 1 or {c: 1}) without a version, with version 1 or version 2: 31 files; changes:
   put 2 or {} at a, b or a.c, or remove one of them: 9 changes.
@@ -22,13 +40,23 @@ beyond its JSON kind, so a few keys and values stand for all):
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import z3
 
 from bend import config as m
-from bend.cvar import Obj, Set, Value
-from spec.evidence import Evidence, all_of, also, bounded
-from spec.registry import BOUNDED, law
+from bend.cvar import Obj, Set, Value, to_json
+from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, exhaust, induction, prove
+from spec.oracles import config as oracle
+from spec.registry import BOUNDED, PROVED, law
+
+_FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
 INNER = Obj((("c", 1),))
 SLOT_VALUES: tuple[Value | None, ...] = (None, 1, INNER)
@@ -42,6 +70,9 @@ def _files() -> tuple[m.File, ...]:
     out = [m.File(m.MISSING), m.File(m.UNREADABLE), m.File(m.INVALID), m.File(m.TEXT, (1, 2))]
     for a, b, version in itertools.product(SLOT_VALUES, SLOT_VALUES, (None, 1, 2)):
         out.append(m.File(m.TEXT, _obj({"a": a, "b": b, "version": version})))
+    for odd in (True, "1", 10**30, 1.5, -1, 0, ()):  # versions that are not 1: a Bool, text, huge, a fraction, negative
+        out.append(m.File(m.TEXT, Obj((("a", 1), ("version", odd)))))
+    out += [m.File(m.TEXT, "text"), m.File(m.TEXT, None), m.File(m.TEXT, 3), m.File(m.TEXT, Obj((("a", Obj((("b", Obj((("c", (1, "x")),))),))),)))]
     return tuple(out)
 
 
@@ -51,7 +82,60 @@ CHANGES = tuple(
     for path in (("a",), ("b",), ("a", "c"))
     for value, remove in ((2, False), (Obj(()), False), (None, True))
 )
-RMW_LABEL = f"{len(FILES)} files x {len(CHANGES)} changes"
+RMW_LABEL = f"{len(FILES)} files (missing, unreadable, not JSON, not an object, odd versions, nested) x {len(CHANGES)} changes"
+
+
+def _oracle_read(f: m.File) -> tuple[bool, str]:
+    state = {m.MISSING: "missing", m.UNREADABLE: "unreadable", m.INVALID: "invalid"}.get(f.kind, "text")
+    return oracle.read(state, to_json(f.value) if f.kind == m.TEXT else None)
+
+
+def _place(path: Path, f: m.File) -> None:
+    if f.kind == m.UNREADABLE:
+        path.mkdir(parents=True)
+    elif f.kind == m.INVALID:
+        path.write_text('{"not json', encoding="utf-8")
+    elif f.kind == m.TEXT:
+        path.write_text(json.dumps(to_json(f.value)), encoding="utf-8")
+
+
+@functools.cache
+def production_rmw() -> Evidence:
+    """production's read-modify-write (files.update_document through config.put/remove) on real
+    files, every file and change of the model's domain, plus a file that is not UTF-8: the file
+    after is the model's, a refused write leaves the bytes as they were with the oracle's reason."""
+    from eukhe.settings import config as production
+    from eukhe.settings.files import DocumentError
+
+    count = 0
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+        for number, (f, change) in enumerate(itertools.product(FILES + (m.File(m.UNREADABLE, "bytes"),), CHANGES)):
+            path = Path(root) / f"d{number}" / "settings.json"
+            path.parent.mkdir()
+            if f.value == "bytes" and f.kind == m.UNREADABLE:
+                path.write_bytes(b'{"a": "' + bytes([0xFF, 0xFE]) + b'"}')
+            else:
+                _place(path, f)
+            before = path.read_bytes() if path.is_file() else None
+            readable, why = _oracle_read(f)
+            try:
+                if change.remove:
+                    production.remove(path, list(change.path))
+                else:
+                    production.put(path, list(change.path), to_json(change.value))
+            except DocumentError as error:
+                if readable or error.kind != why:
+                    raise LawFailed(f"production refused {f!r} {change!r}: {error}") from None
+                if (path.read_bytes() if path.is_file() else None) != before:
+                    raise LawFailed(f"production wrote over a refused file {f!r}")
+            else:
+                if not readable:
+                    raise LawFailed(f"production wrote over {f!r} ({why})")
+                after, _ = m.rmw(f, change)
+                if json.loads(path.read_text(encoding="utf-8")) != to_json(after.value):
+                    raise LawFailed(f"production wrote {path.read_text()!r}, the model {after!r}")
+            count += 1
+    return Evidence(BOUNDED, f"production update_document on real files: {RMW_LABEL} and a file that is not UTF-8 ({count:,} writes)")
 
 
 def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
@@ -64,27 +148,200 @@ def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
     return True, obj
 
 
-@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", BOUNDED)
+# -- proofs of the rmw laws: induction on the length of the changed path ------------------------------
+
+V = z3.DeclareSort("Value")  # a JSON value
+K = z3.StringSort()
+PathSort = z3.SeqSort(K)
+Opt = z3.Datatype("Opt")
+Opt.declare("none")
+Opt.declare("some", ("it", V))
+Opt = Opt.create()
+isobj = z3.Function("isobj", V, z3.BoolSort())
+has = z3.Function("has", V, K, z3.BoolSort())
+get = z3.Function("get", V, K, V)
+At = z3.Function("at", V, PathSort, Opt)
+
+
+def _cons(head: Any, tail: Any) -> Any:
+    return z3.Concat(z3.Unit(head), tail)
+
+
+def _unfold(d: Any, key: Any, rest: Any) -> Any:
+    """An instance of the definition of at: at(d, key::rest) descends into d's key when d is an
+    object holding it, else nothing is there."""
+    return At(d, _cons(key, rest)) == z3.If(z3.And(isobj(d), has(d, key)), At(get(d, key), rest), Opt.none)
+
+
+def _put(o: Any, key: Any, x: Any, o2: Any, other: Any) -> Any:
+    """o2 = put(o, key, x): an object holding x at key, every other key as in o (at ``other``)."""
+    return z3.And(isobj(o2), has(o2, key), get(o2, key) == x,
+                  z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
+
+
+def _incomparable(a: Any, b: Any) -> Any:
+    return z3.And(z3.Not(z3.PrefixOf(a, b)), z3.Not(z3.PrefixOf(b, a)))
+
+
+def rmw_step_proofs() -> tuple[Evidence, Evidence]:
+    """(keeps, applies): the step from a path t to h::t, for put and remove, every document."""
+    o, inner, y, o2, empty, v = z3.Consts("o inner y o2 empty v", V)
+    h, q0 = z3.Strings("h q0")
+    t, q1 = z3.Consts("t q1", PathSort)
+    nested = z3.And(isobj(o), has(o, h), isobj(get(o, h)))
+    # inner: the object on the way (kept when it is one, else {} for a put)
+    inner_is = inner == z3.If(nested, get(o, h), empty)
+    q = _cons(q0, q1)
+    empty_is = z3.And(isobj(empty), z3.Not(has(empty, q0)), z3.Not(has(empty, h)),
+                      z3.Implies(z3.Length(q1) > 0, z3.Not(has(empty, q1[0]))))  # {} holds no key
+    p = _cons(h, t)
+    defs = z3.And(
+        _unfold(o2, q0, q1), _unfold(o, q0, q1), _unfold(o2, h, t), _unfold(o, h, t),
+        z3.Implies(z3.Length(q1) > 0, _unfold(empty, q1[0], z3.SubSeq(q1, 1, z3.Length(q1) - 1))),
+        z3.Implies(z3.Length(q1) > 0, q1 == _cons(q1[0], z3.SubSeq(q1, 1, z3.Length(q1) - 1))),
+        z3.Implies(z3.And(z3.Length(q1) > 0, z3.Not(isobj(get(o, h)))),
+                   At(get(o, h), q1) == Opt.none),  # a leaf has nothing under it (an instance of the definition)
+    )
+    ih_keeps = z3.Implies(_incomparable(q1, t), At(y, q1) == At(inner, q1))
+    ih_applies = At(y, t) == Opt.some(v)
+    put_step = z3.And(isobj(o), inner_is, empty_is, _put(o, h, y, o2, q0), defs)
+    keeps = prove(
+        At(o2, q) == At(o, q),
+        assumptions=[put_step, ih_keeps, _incomparable(q, p)],
+        label="keeps, step t -> h::t (put, or a remove through an object): every path incomparable with h::t reads as before",
+    )
+    applies = prove(
+        At(o2, p) == Opt.some(v),
+        assumptions=[put_step, ih_applies],
+        label="applies, step t -> h::t: the changed path holds the value",
+    )
+    # a remove through a value that is not an object changes nothing; then the path reads nothing
+    gone = prove(
+        At(o, p) == Opt.none,
+        assumptions=[isobj(o), z3.Not(nested), _unfold(o, h, t), z3.Length(t) > 0,
+                     z3.Implies(z3.And(has(o, h), z3.Not(isobj(get(o, h)))), At(get(o, h), t) == Opt.none)],
+        label="remove through a value that is not an object: the document is unchanged and the path holds nothing",
+    )
+    return all_of(keeps, gone), all_of(applies, gone)
+
+
+def rmw_base_proofs() -> tuple[Evidence, Evidence]:
+    """Paths of length 1: put or remove one key of an object, every other key kept."""
+    o, o2, x = z3.Consts("o o2 x", V)
+    h, q0 = z3.Strings("h q0")
+    q1 = z3.Const("q1", PathSort)
+    defs = z3.And(_unfold(o2, q0, q1), _unfold(o, q0, q1), _unfold(o2, h, z3.Empty(PathSort)), _unfold(o, h, z3.Empty(PathSort)),
+                  At(x, z3.Empty(PathSort)) == Opt.some(x))
+    q = _cons(q0, q1)
+    p = z3.Unit(h)
+    put = z3.And(isobj(o), _put(o, h, x, o2, q0), defs)
+    removed = z3.And(isobj(o), isobj(o2), z3.Not(has(o2, h)),
+                     z3.Implies(q0 != h, z3.And(has(o2, q0) == has(o, q0), get(o2, q0) == get(o, q0))), defs)
+    keeps = prove(
+        At(o2, q) == At(o, q),
+        assumptions=[z3.Or(put, removed), _incomparable(q, p)],
+        label="keeps, base (one key put or removed): every other key reads as before",
+    )
+    applies = prove(
+        z3.And(z3.Implies(put, At(o2, p) == Opt.some(x)), z3.Implies(removed, At(o2, p) == Opt.none)),
+        label="applies, base: the key holds the value put, or nothing after a remove",
+    )
+    return keeps, applies
+
+
+def store_agrees(case: tuple[m.File, m.Change]) -> bool:
+    """The model's put and remove are the store the proof assumes: the key holds the value (or
+    nothing), every other key as before, the result an object."""
+    f, change = case
+    doc = m.read(f)
+    if not isinstance(doc, Obj):
+        return True
+    key = change.path[0]
+    after = m.remove(doc, key) if change.remove else m.put(doc, key, change.value)
+    if m.get(after, key) != ((False, None) if change.remove else (True, change.value)):
+        return False
+    others = {k for k, _ in doc.pairs} | {k for k, _ in after.pairs}
+    return all(m.get(after, k) == m.get(doc, k) for k in others if k != key)
+
+
+@functools.cache
+def rmw_proofs() -> tuple[Evidence, Evidence]:
+    base_keeps, base_applies = rmw_base_proofs()
+    step_keeps, step_applies = rmw_step_proofs()
+    agreement = bounded(itertools.product(FILES, CHANGES), store_agrees, label="the model's put/remove = the store of the proof on " + RMW_LABEL)
+    keeps = also(induction(base_keeps, step_keeps, label="the length of the changed path"), agreement)
+    applies = also(induction(base_applies, step_applies, label="the length of the changed path"), agreement)
+    return keeps, applies
+
+
+READ_STATES = ("missing", "unreadable", "invalid", "not an object", "object")
+
+
+def read_encoding(state: Any, has_version: Any, whole: Any, version: Any, o: Any) -> Any:
+    """Does the read fail? ``state`` indexes READ_STATES; a version is read when it is there."""
+    bad_version = o.And(has_version, o.Or(o.Not(whole), version != 1))
+    return o.Or(state == 1, state == 2, state == 3, o.And(state == 4, bad_version))
+
+
+class _Py:
+    And = staticmethod(lambda *p: all(p))
+    Or = staticmethod(lambda *p: any(p))
+    Not = staticmethod(lambda p: not p)
+
+
+def _classify(f: m.File) -> tuple[int, bool, bool, int]:
+    if f.kind != m.TEXT:
+        return {m.MISSING: 0, m.UNREADABLE: 1, m.INVALID: 2}[f.kind], False, False, 0
+    if not isinstance(f.value, Obj):
+        return 3, False, False, 0
+    present, version = m.get(f.value, "version")
+    whole = m.is_int(version)
+    return 4, present, whole, version if whole else 0  # type: ignore[return-value]
+
+
+def read_proof() -> Evidence:
+    """rmw writes nothing exactly when the read fails, whatever the version number (z3 over
+    unbounded integers), the encoding checked against the model and the oracle on every file."""
+    state, version = z3.Ints("state version")
+    has_version, whole, writes = z3.Bools("has_version whole writes")
+    fails = read_encoding(state, has_version, whole, version, z3)
+    claim = prove(
+        z3.And(z3.Implies(writes == z3.Not(fails), writes == z3.Or(state == 0, z3.And(state == 4, z3.Or(z3.Not(has_version), z3.And(whole, version == 1)))))),
+        assumptions=[state >= 0, state <= 4],
+        label="a writer writes exactly when the file is missing, or an object without a version or of version 1, for every version number",
+    )
+
+    def agrees(f: m.File) -> bool:
+        fails_py: bool = read_encoding(*_classify(f), _Py)
+        return bool(fails_py == isinstance(m.read(f), str) == (not _oracle_read(f)[0]))
+
+    return also(claim, bounded(FILES, agrees, label=f"the read encoding = the model's read = the oracle's on {len(FILES)} files"))
+
+
+@law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", PROVED)
 def rmw_refuses_broken() -> Evidence:
     def refuses(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         after, error = m.rmw(f, change)
-        if isinstance(m.read(f), str):
-            return after == f and error == m.read(f)
-        return error is None and (f.kind != m.MISSING or after.kind == m.TEXT)
+        readable, why = _oracle_read(f)
+        if not readable:
+            return after == f and error == why
+        return error is None and after.kind == m.TEXT
 
-    return bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+    model = bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
+    return also(read_proof(), model).with_production(production_rmw())
 
 
-@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", BOUNDED)
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
 def rmw_keeps_others() -> Evidence:
     paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
 
     def keeps(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         before = m.read(f)
-        if isinstance(before, str):
+        if not _oracle_read(f)[0]:
             return True
+        assert isinstance(before, Obj)
         after, _ = m.rmw(f, change)
         for path in paths:
             touched = path[: len(change.path)] == change.path or change.path[: len(path)] == path
@@ -92,20 +349,20 @@ def rmw_keeps_others() -> Evidence:
                 return False
         return True
 
-    return bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)
+    return also(rmw_proofs()[0], bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)).with_production(production_rmw())
 
 
-@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", BOUNDED)
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
 def rmw_applies_change() -> Evidence:
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
-        if isinstance(m.read(f), str):
+        if not _oracle_read(f)[0]:
             return True
         after, _ = m.rmw(f, change)
         found = _at(after.value, change.path)
         return found == ((False, None) if change.remove else (True, change.value))
 
-    return bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)
+    return also(rmw_proofs()[1], bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)).with_production(production_rmw())
 
 
 def _settings_files() -> tuple[m.File, ...]:
@@ -145,7 +402,7 @@ def settings_save_preserves() -> Evidence:
             return after == disk and result == "refused: " + error
         return after == want and result == ("Persisted::Shadowed(global config.cfg)" if shadow else "Persisted")
 
-    return bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
+    return bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers").with_production(production_setters())
 
 
 def _documents() -> Iterator[tuple[Obj, bool]]:
@@ -180,6 +437,47 @@ def _named_covers(named: tuple[tuple[str, str], ...], path: str) -> bool:
     return any(path == p or path.startswith(p + ".") for p, _ in named)
 
 
+def _doc_st() -> Any:
+    """Settings documents from every declared setting of the model's table, undeclared and unicode
+    keys, nested objects, and values of every JSON kind (huge, negative, fractions, text)."""
+    from hypothesis import strategies as st
+
+    keys = st.sampled_from(sorted({part for d in m.SETTINGS for part in d.id.split(".")} | {"mcpServers", "bogus", "ß", ""}))
+    leaf = st.sampled_from([None, True, False, 0, 3, -1, 10**30, -(10**30), 2.5, "off", "none", "sse", "auto", "x", "", "ß"])
+    tree = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(keys, inner, max_size=3)), max_leaves=6)
+    docs = st.dictionaries(keys, tree, max_size=4)
+    return st.one_of(docs, docs.map(lambda d: dict(d, version=1)))  # a readable document: no version, or 1
+
+
+def leaves_agree(doc: Any, project: bool) -> bool:
+    """The model and production apply and name the same leaves of a document."""
+    from eukhe.settings import config as production
+    from eukhe.settings.cvar_table import registry
+
+    model_doc = m.from_json(doc)
+    assert isinstance(model_doc, Obj)
+    applied, named = m.leaves(m.SETTINGS, model_doc, project)
+    ids = {d.id for d in m.SETTINGS}
+    found = production.leaves(registry(), doc, project=project)
+    p_applied = {k for k in found.applied if k in ids or k == "version" or k.startswith("mcpServers.")}
+    if {k for k, _ in applied} != p_applied:
+        raise LawFailed(f"{doc!r}: model applies {sorted(k for k, _ in applied)}, production {sorted(p_applied)}")
+    return True
+
+
+def leaf_hunt(check: Any) -> Evidence:
+    from hypothesis import strategies as st
+
+    from spec.evidence import examples
+
+    def prop(doc: Any, project: bool) -> bool:
+        model_doc = m.from_json(doc)
+        assert isinstance(model_doc, Obj)
+        return check((model_doc, project)) and leaves_agree(doc, project)
+
+    return examples(prop, doc=_doc_st(), project=st.booleans())
+
+
 @law("leaf_applied_or_reported", "S4b.3", "Each leaf applies or is named by a diagnostic.", BOUNDED)
 def leaf_applied_or_reported() -> Evidence:
     def covered(case: tuple[Obj, bool]) -> bool:
@@ -188,7 +486,7 @@ def leaf_applied_or_reported() -> Evidence:
         paths = {p for p, _ in applied}
         return all(p in paths or _named_covers(named, p) for p in _leaf_paths(doc))
 
-    return bounded(_documents(), covered, label=LEAF_LABEL)
+    return also(bounded(_documents(), covered, label=LEAF_LABEL), leaf_hunt(covered))
 
 
 @law("leaf_not_both", "S4b.3", "No leaf both applies and is named.", BOUNDED)
@@ -198,16 +496,66 @@ def leaf_not_both() -> Evidence:
         applied, named = m.leaves(m.SETTINGS, doc, project)
         return not any(_named_covers(named, p) for p, _ in applied) and len({p for p, _ in applied}) == len(applied)
 
-    return bounded(_documents(), once, label=LEAF_LABEL)
+    return also(bounded(_documents(), once, label=LEAF_LABEL), leaf_hunt(once))
 
 
-ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, None, Obj(()))
-RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(()))) + tuple(
+ENTRIES: tuple[Value, ...] = (0, 3, -1, 2.5, "3", True, False, None, Obj(()), (), 10**30, -(10**30), 1.0, "", "ß")
+RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many"), (True, (2,)), (True, Obj(())), (True, None), (True, True), (True, 2.5)) + tuple(
     (True, Obj((("p", e),))) for e in ENTRIES
-)
+) + tuple((True, Obj((("other", e),))) for e in ENTRIES[:3])
 
 
-@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", BOUNDED)
+def limit_encoding(present: Any, is_map: Any, has_entry: Any, whole: Any, entry: Any, o: Any) -> tuple[Any, Any]:
+    """(limited, limit) of S4b.4 over the shape of providerMaxInFlight and the entry's number."""
+    limited = o.And(present, o.Or(o.Not(is_map), has_entry))
+    limit = o.If(o.Not(is_map), 1, o.If(o.And(whole, entry >= 0), entry, 1))
+    return limited, limit
+
+
+class _PyIf(_Py):
+    If = staticmethod(lambda c, a, b: a if c else b)
+
+
+def _limit_shape(present: bool, raw: Value) -> tuple[bool, bool, bool, bool, int]:
+    if not isinstance(raw, Obj):
+        return present, False, False, False, 0
+    has, entry = m.get(raw, "p")
+    return present, True, has, m.is_int(entry), entry if m.is_int(entry) else 0  # type: ignore[return-value]
+
+
+def limit_proofs() -> tuple[Evidence, Evidence]:
+    """(fails closed, a number applies) for every entry number (z3, unbounded), the encoding checked
+    against the model, production and the oracle on every value of RAWS."""
+    present, is_map, has_entry, whole = z3.Bools("present is_map has_entry whole")
+    entry = z3.Int("entry")
+    limited, limit = limit_encoding(present, is_map, has_entry, whole, entry, z3)
+    malformed = z3.And(present, z3.Or(z3.Not(is_map), z3.And(has_entry, z3.Or(z3.Not(whole), entry < 0))))
+    closed = prove(z3.Implies(malformed, z3.And(limited, limit == 1)), label="a malformed value limits to 1, for every entry")
+    applies = prove(z3.Implies(z3.And(present, is_map, has_entry, whole, entry >= 0), z3.And(limited, limit == entry)),
+                    label="a whole-number entry is the limit, for every whole number")
+
+    def agrees(case: tuple[bool, Value]) -> bool:
+        lim, value = limit_encoding(*_limit_shape(*case), _PyIf)
+        encoded = value if lim else None
+        return limits_judged(case) and encoded == m.in_flight(case[0], case[1], "p")
+
+    agreement = bounded(RAWS, agrees, label=f"the limit encoding = model = production = oracle on {len(RAWS)} values")
+    return also(closed, agreement), also(applies, agreement)
+
+
+def limits_judged(case: tuple[bool, Value]) -> bool:
+    """model and production give the oracle's limit (S4b.4 word for word)."""
+    from eukhe.settings.config import MISSING, in_flight
+
+    present, raw = case
+    want = oracle.in_flight(present, to_json(raw), "p")
+    got = (m.in_flight(present, raw, "p"), in_flight(to_json(raw) if present else MISSING, "p"))
+    if got != (want, want):
+        raise LawFailed(f"providerMaxInFlight {raw!r}: oracle {want}, model and production {got}")
+    return True
+
+
+@law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", PROVED)
 def limit_malformed_fails_closed() -> Evidence:
     def closed(case: tuple[bool, Value]) -> bool:
         present, raw = case
@@ -220,10 +568,11 @@ def limit_malformed_fails_closed() -> Evidence:
                 return limit == 1
         return True
 
-    return bounded(RAWS, closed, label=f"{len(RAWS)} providerMaxInFlight values")
+    return also(limit_proofs()[0], bounded(RAWS, lambda c: closed(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
+        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
-@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", BOUNDED)
+@law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
 def limit_number_applies() -> Evidence:
     def applies(case: tuple[bool, Value]) -> bool:
         present, raw = case
@@ -235,7 +584,8 @@ def limit_number_applies() -> Evidence:
                 return m.in_flight(present, raw, "p") is None
         return True
 
-    return bounded(RAWS, applies, label=f"{len(RAWS)} providerMaxInFlight values")
+    return also(limit_proofs()[1], bounded(RAWS, lambda c: applies(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
+        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
@@ -267,7 +617,65 @@ def _is_trusted(world: World) -> bool:
     return m.trusted("PROJECT", (gsets, gcfg))
 
 
-@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", BOUNDED)
+def _items() -> tuple[str, ...]:
+    """Every item a project can bring: every declared setting of production's table and of the
+    model's, every name of the seed's S4b.5 list, the prompts, server entries and a group's child."""
+    from eukhe.settings.cvar_table import TABLE
+
+    found = {c.id for c in TABLE} | {d.id for d in m.SETTINGS} | set(oracle.GUARDED) | set(oracle.NAMED_SETTINGS)
+    found |= {"mcpServers.git", "mcpServers.", "kernelTransport.kind", "autonomous.anything", "directorsX", "maxToolRoundsX", "SYSTEM.mdX", ""}
+    return tuple(sorted(found))
+
+
+@functools.cache
+def guarded_items() -> Evidence:
+    """The guarded predicate of the model and of production is the seed's list on every item: a
+    whole finite domain (every declared id of both tables, every name the seed lists)."""
+    from eukhe.settings.cvar_table import TABLE
+    from eukhe.settings.config import guarded as production_guarded
+
+    declared = {c.id for c in TABLE}
+    for name in oracle.GUARDED_SETTINGS:
+        if name not in declared and not any(i.startswith(name + ".") for i in declared):
+            raise LawFailed(f"the seed guards {name}, which production does not declare")
+
+    def same(item: str) -> bool:
+        want = oracle.guarded(item)
+        if m.guarded(item) != want or production_guarded(item) != want:
+            raise LawFailed(f"{item!r}: the seed's S4b.5 says guarded={want}, model {m.guarded(item)}, production {production_guarded(item)}")
+        return True
+
+    return exhaust(domain(Finite("items (every declared setting, every name of S4b.5)", _items())), same)
+
+
+def layering_proof() -> Evidence:
+    """The config value of a setting X is a fold over the sets of the layers in order (default <
+    global settings.json < project settings.json < global config.cfg < project config.cfg): a
+    valid set of X replaces the value, any other set keeps it. An untrusted project's layers
+    keep only unguarded items, so when X is guarded none of their sets is a set of X. Induction
+    on the number of sets, over any number of layers of any length: folding a set that is not a
+    set of X keeps the value, so the value equals the fold over the global layers alone."""
+    x, sid, val, v, w = z3.Ints("x id value v w")
+    valid, from_project, is_guarded = z3.Bools("valid from_project guarded")
+
+    def fold(current: Any, set_id: Any, ok: Any, value: Any) -> Any:
+        return z3.If(z3.And(set_id == x, ok), value, current)
+
+    base = prove(z3.Implies(v == w, v == w), label="no set: both folds give the default")
+    # the project's set is kept only when its item is not guarded (the filter), so for a guarded X
+    # a kept project set is never a set of X; a global set is folded on both sides
+    kept = z3.Or(z3.Not(from_project), z3.Not(z3.And(sid == x, is_guarded)))
+    step = prove(
+        z3.Implies(
+            z3.And(v == w, is_guarded, kept),
+            fold(v, sid, valid, val) == z3.If(from_project, w, fold(w, sid, valid, val)),
+        ),
+        label="one more set (global, or an untrusted project's kept set): the folds stay equal for a guarded X",
+    )
+    return all_of(induction(base, step, label="the sets of the config layers, in order"), guarded_items())
+
+
+@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", PROVED)
 def untrusted_changes_nothing_guarded() -> Evidence:
     def nothing(world: World) -> bool:
         if _is_trusted(world):
@@ -277,14 +685,99 @@ def untrusted_changes_nothing_guarded() -> Evidence:
         bare, _, _ = m.effective(m.SETTINGS, g, Obj(()), gcfg, (), (), False)
         table, bare_table = dict(values), dict(bare)
         for key in set(table) | set(bare_table):
-            if m.guarded(key) and table.get(key) != bare_table.get(key):
+            if oracle.guarded(key) and table.get(key) != bare_table.get(key):
                 return False
-        return applied_prompts == () and all(m.guarded(w) for w in withheld)
+        return applied_prompts == () and all(oracle.guarded(w) for w in withheld)
 
-    return bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
+    worlds = bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
+    return also(layering_proof(), worlds).with_production(all_of(guarded_items(), production_untrusted()))
 
 
-@law("trusted_project_applies", "S4b.5", "A trusted project's item applies.", BOUNDED)
+@functools.cache
+def production_untrusted() -> Evidence:
+    """production's config.load on real files: an untrusted project that sets every setting of the
+    table (a valid value of its type) in its settings.json and config.cfg, and brings both prompts
+    and an MCP entry, changes exactly the settings the seed does not guard."""
+    from eukhe.settings import config as production
+    from eukhe.settings.cfg import set_line
+    from eukhe.settings.cvar import Cvars
+    from eukhe.settings.cvar_table import TABLE, registry
+
+    reg = registry()
+    samples = {"Bool": lambda d: not d, "Nat": lambda d: d + 7, "NatOrOff": lambda d: 9, "String": lambda d: "x" + str(d),
+               "Float": lambda d: 0.5, "Enum": None, "List": lambda d: ["p"], "Map": lambda d: {"k": 1} if "Nat" in repr(d) else {}}
+    checked = 0
+    for trusted in (False, True):
+        with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+            agent, project = Path(root) / "agent", Path(root) / "proj"
+            (project / ".eukhe").mkdir(parents=True)
+            agent.mkdir()
+            if trusted:
+                (agent / "settings.json").write_text(json.dumps({"trustedProjects": [str(project)]}), encoding="utf-8")
+            local: dict[str, Any] = {}
+            for cvar in TABLE:
+                kind = cvar.type.kind
+                if kind == "Enum":
+                    value: Any = [c for c in cvar.type.choices if c != cvar.default][0]
+                elif kind == "Map":
+                    value = {"k": 1} if cvar.type.item is not None and cvar.type.item.kind == "Nat" else {"k": ["a"]} if cvar.type.item is not None and cvar.type.item.kind == "List" else {"k": "v"}
+                else:
+                    maker = samples[kind]
+                    assert maker is not None
+                    value = maker(cvar.default)
+                if cvar.scope == "Local":
+                    local[cvar.id] = value
+            nested: dict[str, Any] = {}
+            for key, value in local.items():
+                at = nested
+                parts = key.split(".")
+                for part in parts[:-1]:
+                    at = at.setdefault(part, {})
+                at[parts[-1]] = value
+            nested["mcpServers"] = {"git": {"command": "evil"}}
+            (project / ".eukhe" / "settings.json").write_text(json.dumps(nested), encoding="utf-8")
+            (project / ".eukhe" / "config.cfg").write_text("".join(set_line(k, v) + "\n" for k, v in local.items()), encoding="utf-8")
+            for name in oracle.PROMPTS:
+                (project / ".eukhe" / name).write_text("be evil", encoding="utf-8")
+            loaded = production.load(reg, production.Paths(agent, project))
+            warning = loaded.trust_warning()
+            if (warning is None) != trusted or (warning is not None and not all(w in warning for w in loaded.withheld)):
+                raise LawFailed(f"the trust warning {warning!r} does not name what was withheld")
+            # a prompt that is not UTF-8 is a settings error; odd trustedProjects entries trust nothing
+            (project / ".eukhe" / "SYSTEM.md").write_bytes(bytes([0xFF, 0xFE]))
+            (agent / "config.cfg").write_text('set trustedProjects "[1, \\"\\", \\"elsewhere\\"]"\n', encoding="utf-8")
+            odd = production.load(reg, production.Paths(agent, project))
+            if not any("SYSTEM.md" in str(e.show()) for e in odd.errors) and trusted:
+                raise LawFailed(f"an unreadable prompt is not named: {[e.show() for e in odd.errors]}")
+            cvars = Cvars(reg, loaded.layers)
+            for cvar in TABLE:
+                if cvar.id not in local:
+                    continue
+                changed = cvars.value([], cvar.id) != cvar.default
+                if changed != (trusted or not oracle.guarded(cvar.id)):
+                    raise LawFailed(f"production: a {'trusted' if trusted else 'untrusted'} project {'changed' if changed else 'did not change'} {cvar.id}")
+                checked += 1
+            if (("git" in loaded.servers) != trusted) or (bool(loaded.prompts) != trusted):
+                raise LawFailed(f"production: trusted={trusted} servers {loaded.servers} prompts {sorted(loaded.prompts)}")
+    return Evidence(BOUNDED, f"production load on real files: every Local setting of the table set by a project, untrusted and trusted ({checked} settings judged by the seed's list)")
+
+
+def trusted_fold_proof() -> Evidence:
+    """A trusted project's valid set of X applies: in the fold over the sets of the layers in order,
+    it makes the value its own, and every later set that is not a valid set of X keeps it
+    (induction on the later sets, any number of layers of any length)."""
+    x, sid, val, v, mine = z3.Ints("x id value v mine")
+    valid = z3.Bool("valid")
+    base = prove(z3.If(z3.And(x == x, True), mine, v) == mine, label="the project's valid set of X: the value is its value")
+    step = prove(
+        z3.If(z3.And(sid == x, valid), val, v) == mine,
+        assumptions=[v == mine, z3.Not(z3.And(sid == x, valid))],
+        label="a later set that is not a valid set of X keeps it",
+    )
+    return induction(base, step, label="the sets after the project's set")
+
+
+@law("trusted_project_applies", "S4b.5", "A trusted project's item applies (unless a later layer sets it).", PROVED)
 def trusted_project_applies() -> Evidence:
     def applies(world: World) -> bool:
         if not _is_trusted(world):
@@ -301,7 +794,7 @@ def trusted_project_applies() -> Evidence:
                 return False
         return applied_prompts == prompts and withheld == ()
 
-    return bounded(_trust_worlds(), applies, label=TRUST_LABEL)
+    return also(all_of(trusted_fold_proof(), guarded_items()), bounded(_trust_worlds(), applies, label=TRUST_LABEL)).with_production(production_untrusted())
 
 
 SERVER_MAPS = tuple(
@@ -310,21 +803,183 @@ SERVER_MAPS = tuple(
 )
 
 
-@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", BOUNDED)
+def merge_proofs() -> tuple[Evidence, Evidence]:
+    """merge_servers folds the project's entries into the global map one put at a time. Induction
+    on the number i of project entries folded (names distinct: the keys of an object), for an
+    arbitrary entry j and an arbitrary name n: (never merges) every folded entry j < i is the
+    project's entry, whole; (kept) a name no project entry has keeps the global entry."""
+    M = z3.ArraySort(z3.StringSort(), V)
+    out, out2, g = z3.Consts("out out2 g", M)
+    names = z3.Array("names", z3.IntSort(), z3.StringSort())
+    entries = z3.Array("entries", z3.IntSort(), V)
+    i, j = z3.Ints("i j")
+    n = z3.String("n")
+    step_is = out2 == z3.Store(out, names[i], entries[i])
+    distinct = z3.Implies(j < i, names[j] != names[i])
+    base_merge = prove(z3.Not(z3.And(j >= 0, j < i)), assumptions=[i == 0, out == g], label="no entry folded: no entry j < 0 to check")
+    step_merge = prove(
+        z3.Select(out2, names[j]) == entries[j],
+        assumptions=[i >= 0, j >= 0, j <= i, step_is, distinct, z3.Implies(j < i, z3.Select(out, names[j]) == entries[j])],
+        label="entry i folded: every entry j <= i is the project's, whole",
+    )
+    base_kept = prove(z3.Select(out, n) == z3.Select(g, n), assumptions=[out == g], label="no entry folded: the global map")
+    step_kept = prove(
+        z3.Select(out2, n) == z3.Select(g, n),
+        assumptions=[step_is, names[i] != n, z3.Select(out, n) == z3.Select(g, n)],
+        label="entry i of another name folded: the global entry of n stays",
+    )
+
+    def agrees(case: tuple[Obj, Obj]) -> bool:
+        g_map, p_map = case
+        folded = g_map
+        for name, entry in p_map.pairs:
+            folded = m.put(folded, name, entry)
+        return m.merge_servers(g_map, p_map) == folded
+
+    agreement = bounded(((a, b) for a in SERVER_MAPS for b in SERVER_MAPS), agrees, label="merge_servers = the fold of put on every pair of entry maps over {git, web}")
+    return (also(induction(base_merge, step_merge, label="the project entries folded"), agreement),
+            also(induction(base_kept, step_kept, label="the project entries folded"), agreement))
+
+
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
 def project_entry_never_merges() -> Evidence:
     def whole(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in p.pairs)
 
-    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return also(merge_proofs()[0], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
 
 
-@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", BOUNDED)
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
 def global_entry_kept() -> Evidence:
     def kept(case: tuple[Obj, Obj]) -> bool:
         g, p = case
         merged = m.merge_servers(g, p)
         return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
 
-    return bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}")
+    return also(merge_proofs()[1], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
+
+
+@functools.cache
+def production_setters() -> Evidence:
+    """Production's setters on real files under S4b.2, judged by the model's setter:
+    - SettingsManager.set on every disk file x loaded copy x id x value x shadowing of the law's
+      domain: the document on disk after it, and the answer (Persisted, Shadowed, the refusal);
+    - EukheSettings.set_global and toggle_global (the global config.cfg setter): a line another
+      writer added after the settings were loaded stays, the value set reads back, a project file
+      never changes what a global toggle flips; CvarAgent's sets, toggles, lines, /cvar save and
+      settings error rows on a real session (the sets are session state, S4)."""
+    from eukhe.session import Store
+    from eukhe.settings import config as production
+    from eukhe.settings.agent import CvarAgent, EukheSettings
+    from eukhe.settings.cvar import CvarError, ExpandError, ParseError
+    from eukhe.settings.cvar_table import registry
+
+    reg = registry()
+    count = 0
+    values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
+    with tempfile.TemporaryDirectory(dir=_FAST_TMP) as root:
+        for number, (disk, loaded) in enumerate(itertools.product(SETTINGS_FILES, repeat=2)):
+            for cvar, vs in values.items():
+                for v in vs:
+                    for shadow in (False, True):
+                        agent = Path(root) / f"a{number}-{cvar}-{v}-{shadow}"
+                        agent.mkdir()
+                        _place(agent / "settings.json", disk)
+                        if shadow:
+                            from eukhe.settings.cfg import set_line
+
+                            (agent / "config.cfg").write_text(set_line(cvar, to_json(v)) + "\n", encoding="utf-8")
+                        higher = (("global config.cfg", False, (Set(cvar, v),) if shadow else ()),)
+                        want_file, want = m.setter(m.SETTINGS, disk, loaded, cvar, v, higher)
+                        copy: Any = to_json(loaded.value) if loaded.kind == m.TEXT and isinstance(loaded.value, Obj) else {}
+                        paths = production.Paths(agent)
+                        manager = production.SettingsManager(reg, paths, copy, {paths.global_cfg: "global config.cfg"})
+                        try:
+                            got = manager.set(cvar, to_json(v)).show()
+                        except CvarError as error:
+                            got = "CvarError::" + error.kind + "(" + cvar + ")"
+                        except Exception as error:  # DocumentError
+                            got = "refused: " + getattr(error, "kind", str(error))
+                        on_disk = agent / "settings.json"
+                        if got != want:
+                            raise LawFailed(f"setter {cvar}={v!r} over {disk!r} loaded {loaded!r}: production {got}, model {want}")
+                        if want_file.kind == m.TEXT and json.loads(on_disk.read_text(encoding="utf-8")) != to_json(want_file.value):
+                            raise LawFailed(f"setter {cvar}={v!r}: production wrote {on_disk.read_text()!r}, model {want_file!r}")
+                        count += 1
+        # the cfg setter and the session agent
+        agent_dir, project = Path(root) / "cfg-agent", Path(root) / "cfg-project"
+        (project / ".eukhe").mkdir(parents=True)
+        agent_dir.mkdir()
+        settings = EukheSettings(agent_dir, project, reg)
+        (agent_dir / "config.cfg").write_text("set retry.maxRetries 9\n# a comment\n", encoding="utf-8")  # another writer
+        settings.set_global("transport", "sse")
+        text = (agent_dir / "config.cfg").read_text(encoding="utf-8")
+        if "set retry.maxRetries 9" not in text or "# a comment" not in text or settings.cvars.value([], "transport") != "sse":
+            raise LawFailed(f"set_global lost another writer's line or its value: {text!r}")
+        (project / ".eukhe" / "config.cfg").write_text("set retry.enabled false\n", encoding="utf-8")
+        before = settings.cvars.value([], "retry.enabled")
+        flipped = settings.toggle_global("retry.enabled")
+        if flipped is not False or "set retry.maxRetries 9" not in (agent_dir / "config.cfg").read_text(encoding="utf-8"):
+            raise LawFailed(f"toggle_global flipped the project's value ({before!r} -> {flipped!r})")
+        for refused in (lambda: settings.toggle_global("transport"), lambda: settings.set_global("bogus", "1"), lambda: settings.set_global("retry.maxRetries", "-1")):
+            try:
+                refused()
+            except CvarError:
+                count += 1
+            else:
+                raise LawFailed("a refused global set was written")
+        (agent_dir / "agents").mkdir(exist_ok=True)
+        (agent_dir / "agents" / "main.cfg").write_text('set transport websocket\nalias fast "set transport sse"\nset bogus 1\n', encoding="utf-8")
+        (agent_dir / "subagent.cfg").write_text("set retry.enabled false\n", encoding="utf-8")
+        store = Store(Path(root) / "sessions")
+        with store.create("agent") as session:
+            main = session.conversation("main")
+            cvar_agent = CvarAgent(settings, main)
+            if cvar_agent.value("transport") != "websocket":
+                raise LawFailed("the profile of main does not apply")
+            outcomes = cvar_agent.run_line('set retry.maxRetries 4; toggle retry.enabled; fast; alias slow "set transport auto"; bind k x; set bogus 2; set defaultModel m')
+            if [o for _, o in outcomes][:4] != ["ok", "ok", "ok", "ok"] or cvar_agent.value("transport") != "sse" or cvar_agent.value("retry.maxRetries") != 4:
+                raise LawFailed(f"run_line: {outcomes!r}")
+            for bad in ("nosuchalias", 'set "unclosed'):
+                try:
+                    cvar_agent.run_line(bad)
+                except (ExpandError, ParseError):
+                    count += 1
+                else:
+                    raise LawFailed(f"run_line {bad!r} ran")
+            cvar_agent.set("transport", "websocket")
+            cvar_agent.toggle("retry.enabled")
+            saved = dict(cvar_agent.save())
+            if saved.get("transport") != "websocket" or "retry.maxRetries" not in saved:
+                raise LawFailed(f"/cvar save wrote {saved!r}")
+            main.commit(documents={"eukhe.cvar.agent": {"sets": [], "aliases": [["broken", 'set "x'], ["short"]]}})
+            rows = cvar_agent.show_errors()
+            if not rows or cvar_agent.show_errors():
+                raise LawFailed(f"settings error rows {rows!r} (shown once)")
+            main.commit(documents={"eukhe.cvar.agent": "not an object"})
+            family = cvar_agent.family_json()
+            if family[0]["name"] != "main":
+                raise LawFailed(f"family {family!r}")
+            count += 1
+        # the other entry points of the documents: auth reads, a setter that loads its copy itself
+        auth = production.AuthStorage(Path(root) / "auth.json")
+        auth.set("openai", {"key": "k"})
+        if auth.get("openai") != {"key": "k"}:
+            raise LawFailed("auth.json does not read back")
+        for state in (m.File(m.MISSING), m.File(m.INVALID), m.File(m.TEXT, Obj((("transport", "sse"),)))):
+            lone = Path(root) / f"lone-{state.kind}-{count}"
+            lone.mkdir()
+            _place(lone / "settings.json", state)
+            readable = _oracle_read(state)[0]
+            try:
+                production.set_setting(reg, production.Paths(lone), "retry.enabled", False)
+                production.SettingsManager(reg, production.Paths(lone))
+                if not readable:
+                    raise LawFailed(f"set_setting wrote over {state!r}")
+            except Exception as error:
+                if readable or not hasattr(error, "kind"):
+                    raise
+            count += 1
+    return Evidence(BOUNDED, f"production setters on real files: SettingsManager on the law's domain, the global config.cfg setter and a session agent ({count:,} checks)")

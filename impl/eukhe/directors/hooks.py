@@ -77,6 +77,17 @@ ACTIVE, PAUSED, BUDGET_LIMITED, COMPLETE, FAILED, CLEARED = (
     "failed",
     "cleared",
 )
+GOAL_STATUSES = (ACTIVE, PAUSED, BUDGET_LIMITED, COMPLETE, FAILED, CLEARED)
+MAX_LIMIT = 2**63 - 1  # a limit is read into a signed 64-bit integer (the seed's Rust)
+LIMIT_IDS = ("directors.stackCap", "directors.maxSteps", "directors.stallSteps", "autonomous.maxContinuations")
+
+
+class LimitsError(ValueError):
+    """A Director limit that is not a whole number in 0..MAX_LIMIT; the message names the setting."""
+
+
+class GoalError(ValueError):
+    """A goal change that cannot be made: an unknown status, or a status with no goal."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,12 @@ class DirectorLimits:
     stall_steps: int = 3
     max_continuations: int = DEFAULT_MAX_CONTINUATIONS
 
+    def __post_init__(self) -> None:
+        values = (self.stack_cap, self.max_steps, self.stall_steps, self.max_continuations)
+        for cvar, value in zip(LIMIT_IDS, values):
+            if type(value) is not int or not 0 <= value <= MAX_LIMIT:
+                raise LimitsError(f"{cvar} must be a whole number from 0 to {MAX_LIMIT}, not {value!r}")
+
     @property
     def bound(self) -> int:
         return full_cap(self.stack_cap)
@@ -95,12 +112,8 @@ class DirectorLimits:
     @classmethod
     def of(cls, value: Callable[[str], Any]) -> DirectorLimits:
         """The limits an agent's cvars give (``value``: an agent's effective value of a cvar id)."""
-        return cls(
-            stack_cap=int(value("directors.stackCap")),
-            max_steps=int(value("directors.maxSteps")),
-            stall_steps=int(value("directors.stallSteps")),
-            max_continuations=int(value("autonomous.maxContinuations")),
-        )
+        stack_cap, max_steps, stall_steps, max_continuations = (value(cvar) for cvar in LIMIT_IDS)
+        return cls(stack_cap=stack_cap, max_steps=max_steps, stall_steps=stall_steps, max_continuations=max_continuations)
 
 
 class PushRefused(Exception):
@@ -245,9 +258,11 @@ class Directors:
         )
 
     def set_goal_status(self, status: str, reason: str | None = None) -> None:
+        if status not in GOAL_STATUSES:
+            raise GoalError(f"unknown goal status {status!r} (one of {', '.join(GOAL_STATUSES)})")
         goal = self.goal()
         if goal is None:
-            raise ValueError("no goal")
+            raise GoalError(f"no goal to set {status}: set a goal first")
         goal["status"] = status
         goal["reason"] = reason
         if status == ACTIVE:
