@@ -11,6 +11,7 @@ presses. The production side drives ``eukhe.settings`` only; the model side is
 
 from __future__ import annotations
 
+import math
 import random
 import tempfile
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 
 from bend import cvar as model
 from bridge.core import Bridge, Event
+from spec.oracles import cvar as oracle
 from eukhe.settings import cfg as cfgfiles
 from eukhe.settings.cvar import (
     AgentLayers,
@@ -46,20 +48,30 @@ SOURCES = (("global settings.json", False), ("project settings.json", True), ("g
 KEYS = ("ctrl+a", "ctrl+b", "f8", "escape")
 
 
+# Input classes of a value (issue 9): huge integers, huge and tiny floats, the empty string,
+# strings with a line end or non-ASCII; non-finite floats are never a value of a type (BAD).
+HUGE_INTS = (10**30, -(10**30), 2**64)
+ODD_FLOATS = (1e300, -1e300, 5e-324, 1e-07, -0.0)
+NON_FINITE = (math.nan, math.inf, -math.inf)
+STRINGS = ("", "x", "a b", 'q"t', "a\nb", "a\rb", "\u2028", "d\u00e9j\u00e0 \u6df1\u3044", "\xa0", "back\\", "; toggle x")
+# value words of a `set` line that no Float reads: a decimal past the largest float, nan, inf
+BAD_FLOAT_WORDS = ("1" * 400 + ".5", "nan", "inf", "-inf", "1e5")
+
+
 def _value_of(rng: random.Random, t: Any) -> Any:
     kind = t if isinstance(t, str) else t[0]
     if kind == "Bool":
         return rng.random() < 0.5
     if kind == "Int":
-        return rng.randrange(-5, 6)
+        return rng.randrange(-5, 6) if rng.random() < 0.8 else rng.choice(HUGE_INTS)
     if kind == "Nat":
-        return rng.randrange(0, 9)
+        return rng.randrange(0, 9) if rng.random() < 0.9 else 10**30
     if kind == "NatOrOff":
         return rng.choice((0, 3, 12, "off", "none"))
     if kind == "Float":
-        return rng.choice((0.5, 1.0, 2, -1.25))
+        return rng.choice((0.5, 1.0, 2, -1.25)) if rng.random() < 0.7 else rng.choice(ODD_FLOATS + HUGE_INTS)
     if kind == "String":
-        return str(rng.choice(("", "x", "a b", 'q"t')))
+        return str(rng.choice(STRINGS))
     if kind == "Enum":
         return rng.choice(t[1])
     if kind == "List":
@@ -68,7 +80,23 @@ def _value_of(rng: random.Random, t: Any) -> Any:
 
 
 def _any_value(rng: random.Random) -> Any:
+    if rng.random() < 0.1:
+        return rng.choice(NON_FINITE)
     return _value_of(rng, rng.choice(TYPES))
+
+
+def _shipped() -> list[dict[str, Any]]:
+    """The declarations of the settings table (every setting id), from the oracle's rows."""
+
+    def raw(t: Any) -> Any:
+        if t[0] == "Enum":
+            return ["Enum", list(t[1])]
+        if t[0] in ("List", "Map"):
+            return [t[0], raw(t[1])]
+        return t[0]
+
+    return [{"id": cvar, "type": raw(t), "scope": scope, "persist": persist, "replicate": replicate, "default": default}
+            for cvar, t, scope, persist, replicate, default, _ in oracle.TABLE]
 
 
 def _decls(rng: random.Random) -> list[dict[str, Any]]:
@@ -119,7 +147,13 @@ def _word(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> 
     if roll < 0.7:
         return "action app." + rng.choice(("stt.toggle", "interrupt", "clear"))
     d = rng.choice(decls)
-    value = model.format_value(model.from_json(_value_of(rng, d["type"]))) if rng.random() < 0.85 else "bogus"
+    roll = rng.random()
+    if d["type"] == "Float" and roll < 0.3:
+        value = rng.choice(BAD_FLOAT_WORDS)
+    elif roll < 0.85:
+        value = model.format_value(model.from_json(_value_of(rng, d["type"])))
+    else:
+        value = "bogus"
     return "set " + str(d["id"]) + " " + model.quote(value)
 
 
@@ -149,7 +183,7 @@ def generate(index: int) -> list[Event]:
     events: list[Event] = []
     if rng.random() < 0.2:
         events.append({"do": "registry", "decls": _broken(rng)})
-    decls = _decls(rng)
+    decls = _shipped() if index % 10 == 3 else _decls(rng)
     events.append({"do": "registry", "decls": decls})
     if rng.random() < 0.85:
         agents = [{"name": n, "profile": _sets(rng, decls, 2), "sets": _sets(rng, decls, 2)}
@@ -405,7 +439,46 @@ CASES = frozenset({
     "expand plain", "expand nested alias", "expand cycle", "expand unknown", "parse error",
     "line runs an alias", "press bound", "press unbound", "press empty bind", "press first bind wins",
     "press action to the client", "press expand error",
+    # input classes
+    "every setting id of the table", *(f"a cvar of kind {kind}" for kind in oracle.KINDS), "a huge integer", "a huge or tiny float", "a non-finite float",
+    "an empty string", "a string with a newline, CR or U+2028", "a non-ASCII string", "a decimal word past the largest float",
+    "a save of a value that needs quotes or escapes",
 })
+
+
+def _values_in(event: Event) -> list[Any]:
+    """Every value an event carries (sets of layers and agents, a set's value, defaults)."""
+    found: list[Any] = []
+    for layer in event.get("layers", []):
+        found.extend(v for _, v in layer["sets"])
+    for agent in event.get("agents", []):
+        found.extend(v for _, v in agent["profile"] + agent["sets"])
+    found.extend(v for _, v in event.get("profile", []))
+    if "value" in event:
+        found.append(event["value"])
+    found.extend(d["default"] for d in event.get("decls", []))
+    return found
+
+
+def _classes(value: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, bool):
+        return out
+    if isinstance(value, int) and abs(value) >= 2**63:
+        out.add("a huge integer")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            out.add("a non-finite float")
+        elif value != 0 and (abs(value) >= 1e16 or abs(value) < 1e-4):
+            out.add("a huge or tiny float")
+    if isinstance(value, str):
+        if value == "":
+            out.add("an empty string")
+        if any(ch in value for ch in "\n\r\u2028"):
+            out.add("a string with a newline, CR or U+2028")
+        if not value.isascii():
+            out.add("a non-ASCII string")
+    return out
 
 
 def reached(events: Sequence[Event]) -> set[str]:
@@ -414,8 +487,19 @@ def reached(events: Sequence[Event]) -> set[str]:
     for event in events:
         state = states[-1]
         kind = event["do"]
+        for value in _values_in(event):
+            cases |= _classes(value)
+        if kind in ("line", "expand") and any(w in event["text"] for w in BAD_FLOAT_WORDS[:1]):
+            cases.add("a decimal word past the largest float")
+        if kind == "save" and state.family:
+            for s in model.written(state.reg, state.family[-1]):
+                if isinstance(s.value, (str, float)) and model.quote(model.format_value(s.value)) != model.format_value(s.value):
+                    cases.add("a save of a value that needs quotes or escapes")
         if kind == "registry":
             decls = tuple(model.decl_of(d) for d in event["decls"])
+            if {d.id for d in decls} >= set(oracle.IDS):
+                cases.add("every setting id of the table")
+            cases |= {f"a cvar of kind {d.type.kind}" for d in decls}
             reg = model.registry(decls)
             cases.add("registry accepted" if not isinstance(reg, model.RegistryError)
                       else "registry duplicate id" if reg.kind == "duplicate" else "registry wrong default")
