@@ -133,6 +133,31 @@ SCALAR = (
 JSON = SCALAR | st.lists(SCALAR, max_size=3) | st.dictionaries(st.text(max_size=2), SCALAR, max_size=2) | st.lists(st.lists(SCALAR, max_size=2), max_size=2)
 
 
+# The input classes of a value word of a `set` line: each kind's words, signs, leading zeros,
+# decimals and malformed decimals, exponents, nan and inf, a decimal past the largest float,
+# huge integers, non-ASCII digits, the off words, choices, JSON (good, bad, non-finite), text.
+WORDS: tuple[str, ...] = (
+    "true", "false", "True", "0", "7", "-3", "-0", "007", "+1", "1.5", "-1.25", "1.", ".5", "1e5", "1E5", "nan", "inf", "-inf",
+    "Infinity", "1" * 400 + ".5", "-" + "1" * 400 + ".0", "9" * 50, "-" + "9" * 50, "\u0661\u0662", "\u00b2", "off", "none", "Off",
+    "auto", "sse", "", "x", "a b", "d\u00e9j\u00e0", "a\nb", "[]", '["a"]', "[1,2]", "[1.5]", "[[true],[]]", '{"p":1}', '{"p":1.5}',
+    '{"p":"x"}', "{", "NaN", "[NaN]", '{"p":Infinity}', "1e400", "[1e400]", "null",
+)
+
+
+def _word_agrees(t: o.Type, word: str) -> bool:
+    """``set <id> <word>``: the model's parse_value and production's CvarType.parse read the
+    word exactly when the oracle's word grammar does, and give a value of the oracle's type."""
+    want = o.word_reads(t, word)
+    ok, value = m.parse_value(m_type(t), word)
+    if ok != want or (ok and not o.holds(t, m.to_json(value))):
+        return False
+    try:
+        parsed = p_type(t).parse(word)
+    except ValueError:
+        return not want
+    return want and o.holds(t, parsed) and same(parsed, m.to_json(value))
+
+
 def _typing_agrees(t: o.Type, value: Any) -> bool:
     want = o.holds(t, value)
     return m.has_type(m_type(t), m.from_json(value)) == want and p_type(t).holds(value) == want
@@ -145,6 +170,10 @@ def cvar_value_typed() -> Evidence:
     typing = also(
         exhaust(domain(TYPE_DOMAIN, _values_bound()), _typing_agrees),
         examples(lambda t, value: _typing_agrees(t, value), t=st.sampled_from(TYPES), value=JSON),
+    )
+    words = also(
+        exhaust(domain(TYPE_DOMAIN, Bound("value words", WORDS, bound="the input classes of a value word we chose")), _word_agrees),
+        examples(lambda t, word: _word_agrees(t, word), t=st.sampled_from(TYPES), word=st.text(max_size=6) | st.from_regex(r"-?[0-9]{1,400}(\.[0-9]{1,3})?", fullmatch=True)),
     )
 
     def typed(world: World) -> bool:
@@ -169,7 +198,7 @@ def cvar_value_typed() -> Evidence:
         return True
 
     worlds = bounded(_worlds(), typed, label=WORLD_LABEL).with_production(bounded(_worlds(), prod_typed, label=WORLD_LABEL))
-    return all_of(typing, worlds)
+    return all_of(typing, words, worlds)
 
 
 def _values_bound() -> Finite[Any]:
@@ -618,9 +647,63 @@ def cvar_persist_roundtrip() -> Evidence:
     return model_ev.with_production(prod_ev)
 
 
-@law("cvar_toggle_twice", "S4", "Two toggles give back the value.", BOUNDED)
+def _global_value(reg: tuple[m.Decl, ...], config: tuple[m.Layer, ...], cvar: str) -> Any:
+    """The oracle's value of the global layers (S4: "/set --global ... flips the value of the
+    global layer only ... A project file never changes what it flips"): the default, then the
+    last set of the global files that is declared and of the oracle's type."""
+    decl = next(d for d in reg if d.id == cvar)
+    value: Any = decl.default
+    for layer in config:
+        if not layer.project:
+            for s in layer.sets:
+                if s.id == cvar and o.holds(o_type(decl.type), m.to_json(s.value)):
+                    value = s.value
+    return value
+
+
+def _global_twice(world: World) -> bool:
+    """Two global toggles (``/set --global toggle``) flip the global layers' value and give it back."""
+    reg, config, _ = world
+    for decl in reg:
+        first = m.global_toggle(reg, config, decl.id)
+        if decl.type.kind != m.BOOL:
+            if first != m.CvarError(m.NOT_BOOL, decl.id):
+                return False
+            continue
+        if not isinstance(first, m.Set) or first.value is not (not _global_value(reg, config, decl.id)):
+            return False
+        after = config + (m.Layer("global config.cfg", False, (first,)),)
+        second = m.global_toggle(reg, after, decl.id)
+        if not isinstance(second, m.Set) or second.value != _global_value(reg, config, decl.id):
+            return False
+    return True
+
+
+def _prod_global_twice(world: World) -> bool:
+    reg, config, _ = world
+    cvars, _ = _production(world)
+    for decl in reg:
+        try:
+            first = cvars.global_toggled(decl.id)
+        except p.CvarError as error:
+            if decl.type.kind == m.BOOL or error.kind != p.NOT_BOOL:
+                return False
+            continue
+        if decl.type.kind != m.BOOL or first is not (not _global_value(reg, config, decl.id)):
+            return False
+        layers = [*cvars.config, p.Layer("global config.cfg", False, [(decl.id, first)])]
+        preg = _P_REGISTRIES[id(reg)]
+        assert isinstance(preg, p.Registry)
+        if p.Cvars(preg, layers).global_toggled(decl.id) != _global_value(reg, config, decl.id):
+            return False
+    return True
+
+
+@law("cvar_toggle_twice", "S4", "Two toggles give back the value (a session's toggle, and a global toggle of the global layers).", BOUNDED)
 def cvar_toggle_twice() -> Evidence:
     def twice(world: World) -> bool:
+        if not _global_twice(world):
+            return False
         reg, config, family = world
         for cvar in (B_ID, N_ID, U):
             once, e1 = m.toggle(reg, config, family, cvar)
@@ -639,6 +722,8 @@ def cvar_toggle_twice() -> Evidence:
         return True
 
     def prod_twice(world: World) -> bool:
+        if not _prod_global_twice(world):
+            return False
         reg, _, family = world
         cvars, pfamily = _production(world)
         for cvar in (B_ID, N_ID, U):

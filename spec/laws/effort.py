@@ -440,8 +440,19 @@ ACTIONS = Finite(
 State = tuple[str | None, str | None, tuple[str, ...] | None]
 
 
+def _model_offering(offer: tuple[str, ...] | None) -> m.Model | None:
+    """A model that offers exactly ``offer`` (None: outside the catalog)."""
+    if offer is None:
+        return None
+    return m.Model(True, tuple((level, TOKENS[level] if level in offer else None) for level in o.LADDER))
+
+
 def _model_open(stored: str | None, default: str | None, offer: tuple[str, ...] | None) -> State:
-    return (m.settle(stored, default, offer), default, offer)
+    """The model's own open (``bend.effort.step``), on a model offering ``offer``."""
+    session, _ = m.step(m.Session(stored, default, _model_offering(offer)), "open", None)
+    if m.offer_of(session.model) != offer:
+        raise LawFailed(f"the model offering {offer} offers {m.offer_of(session.model)}")
+    return (session.stored, default, offer)
 
 
 def _model_step(state: State, action: tuple[Any, ...]) -> State:
