@@ -42,9 +42,20 @@ OFF_WORDS: tuple[str, ...] = ("off", "none")
 
 @dataclass(frozen=True)
 class Obj:
-    """A JSON object as sorted (key, value) pairs."""
+    """A JSON object as sorted (key, value) pairs (and, apart, in the document's order)."""
 
     pairs: tuple[tuple[str, "Value"], ...]
+    order: tuple[tuple[str, "Value"], ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Obj) and self.pairs == other.pairs
+
+    def __hash__(self) -> int:
+        return hash(self.pairs)
+
+    @property
+    def pairs_in_order(self) -> tuple[tuple[str, "Value"], ...]:
+        return self.pairs if self.order is None else self.order
 
 
 Value = bool | int | float | str | tuple["Value", ...] | Obj | None
@@ -72,7 +83,8 @@ def from_json(value: object) -> Value:
     if isinstance(value, list):
         return tuple(from_json(v) for v in value)
     if isinstance(value, dict):
-        return Obj(tuple(sorted((str(k), from_json(v)) for k, v in value.items())))
+        items = tuple((str(k), from_json(v)) for k, v in value.items())
+        return Obj(tuple(sorted(items)), items)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
@@ -414,7 +426,8 @@ def read_cfg(reg: tuple[Decl, ...], text: str, local_only: bool) -> tuple[tuple[
     settings errors by line number. A line ends at a line feed (a CR before it is whitespace);
     a blank line or one starting with ``#`` or ``//`` is a comment. A line that does not parse,
     a refused set and a command with no meaning in a file are errors; the rest still applies.
-    ``alias`` lines are the file's aliases (not modelled here: they give no set)."""
+    ``alias`` lines are the file's aliases (a body that does not parse is an error; the aliases
+    themselves are not modelled here: they give no set)."""
     sets: tuple[Set, ...] = ()
     errs: tuple[tuple[int, str], ...] = ()
     number = 0
@@ -440,8 +453,12 @@ def read_cfg(reg: tuple[Decl, ...], text: str, local_only: bool) -> tuple[tuple[
                         sets = sets + (Set(c.args[0], v),)
                     else:
                         errs = errs + ((number, show_error(CvarError(BAD_VALUE, c.args[0]))),)
-            elif c.verb != ALIAS:
-                errs = errs + ((number, f"{c.verb} has no meaning in a cfg file"),)
+            elif c.verb == ALIAS:
+                body = parse_list(c.args[1])
+                if isinstance(body, ParseError):
+                    errs = errs + ((number, f"alias {c.args[0]} does not parse: {body.message}"),)
+            else:
+                errs = errs + ((number, f"{format_command(c)} has no meaning in a cfg file"),)
     return sets, errs
 
 
@@ -669,6 +686,54 @@ def first(bound: tuple[Command, ...] | None, matches: bool, body: tuple[Command,
     return bound
 
 
+def import_binds(keybindings: object) -> tuple[str, ...] | None:
+    """S4.5: the binds.cfg lines eukhe writes once from keybindings.json ({action: key or
+    [keys]}): each key with the actions it was given, in the order keys first appear; None when
+    the document is not a JSON object (a warning, nothing written)."""
+    if not isinstance(keybindings, Obj):
+        return None
+    keys: tuple[str, ...] = ()
+    actions: tuple[tuple[str, ...], ...] = ()
+    for action, given in keybindings.pairs_in_order:
+        listed = (given,) if isinstance(given, str) else given if isinstance(given, tuple) else ()
+        for key in listed:
+            if isinstance(key, str) and key != "":
+                if key in keys:
+                    at = keys.index(key)
+                    actions = actions[:at] + (actions[at] + (action,),) + actions[at + 1 :]
+                else:
+                    keys, actions = keys + (key,), actions + ((action,),)
+    return tuple(
+        "bind " + quote(key) + " " + quote("; ".join("action " + a for a in acts)) for key, acts in zip(keys, actions)
+    )
+
+
+def binds_file(text: str, defaults: Binds) -> tuple[Binds, tuple[int, ...]]:
+    """S4.5: the binds of binds.cfg (the user's, in order), then the defaults; and the numbers of
+    the lines that gave a warning. A line runs its bind commands in order until one that is not
+    a bind, or a bind whose body does not parse: that is a warning, and the rest of the line is
+    dropped. Blank lines and comments (# or //) are skipped."""
+    binds: Binds = ()
+    warned: tuple[int, ...] = ()
+    number = 0
+    for line in text.split("\n"):
+        number = number + 1
+        stripped = line.strip(WHITESPACE)
+        if stripped == "" or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        parsed = parse_list(stripped)
+        if isinstance(parsed, ParseError):
+            warned = warned + (number,)
+            continue
+        for c in parsed:
+            body = parse_list(c.args[1]) if c.verb == BIND else ParseError("not a bind")
+            if isinstance(body, ParseError):
+                warned = warned + (number,)
+                break
+            binds = binds + ((c.args[0], body),)
+    return binds + defaults, warned
+
+
 # -- the bridge transcript -------------------------------------------------------------------
 
 
@@ -836,6 +901,37 @@ def _step(state: State, event: dict[str, object]) -> tuple[State, str]:
         if isinstance(expanded, ExpandError):
             return state, "expand " + show_error(expanded)
         return state, "expand [" + format_list(expanded) + "]"
+    elif kind == "cfgtext":
+        if event.get("unreadable"):
+            return state, "cfgtext unreadable sets [] errors [0: unreadable]"
+        sets, problems = read_cfg(state.reg, str(event["text"]), bool(event["local"]))
+        return state, "cfgtext sets " + show_sets(sets) + " errors [" + ", ".join(f"{n}: {e}" for n, e in problems) + "]"
+    elif kind == "bindsfile":
+        warnings: tuple[str, ...] = ()
+        text = event.get("binds")
+        if event.get("unreadable"):
+            warnings, text = ("unreadable",), ""
+        elif text is None:
+            source = event.get("keybindings")
+            lines_: tuple[str, ...] | None = ()
+            if source == "<<broken>>":
+                lines_ = None
+            elif source is not None:
+                lines_ = import_binds(from_json(source))
+            if lines_ is None:
+                warnings = ("import",)
+                text = ""
+            else:
+                text = "".join(line + "\n" for line in lines_)
+        defaults = tuple((str(k), body) for k, b in event["defaults"] if not isinstance(body := parse_list(str(b)), ParseError))  # type: ignore[attr-defined]
+        got, warned = binds_file(str(text), defaults)
+        pressed = press(got, state.aliases, str(event["key"]))
+        said = "unbound" if pressed is None else show_error(pressed) if isinstance(pressed, ExpandError) else (
+            "session [" + format_list(pressed[0]) + "] client [" + ",".join(pressed[1]) + "]")
+        return state, (
+            "bindsfile warnings [" + ",".join(warnings + tuple(str(n) for n in warned)) + "] binds ["
+            + "; ".join(k + "=" + format_list(b) for k, b in got) + "] keys [" + ",".join(names(got)) + f"] press {event['key']} {said}"
+        )
     elif kind == "press":
         binds: Binds = ()
         for key, text in event["binds"]:  # type: ignore[attr-defined]

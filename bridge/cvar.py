@@ -11,6 +11,7 @@ presses. The production side drives ``eukhe.settings`` only; the model side is
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import tempfile
@@ -21,6 +22,7 @@ from typing import Any
 from bend import cvar as model
 from bridge.core import Bridge, Event
 from spec.oracles import cvar as oracle
+from eukhe.settings import binds as bindfiles
 from eukhe.settings import cfg as cfgfiles
 from eukhe.settings.cvar import (
     AgentLayers,
@@ -178,6 +180,43 @@ def _aliases(rng: random.Random, decls: list[dict[str, Any]]) -> list[list[str]]
     return table
 
 
+DEFAULT_BINDS = [["ctrl+c", "action app.interrupt; action editor.clear"], ["escape", "action app.interrupt"], ["f8", "action app.stt.toggle"]]
+KEYBINDINGS: tuple[Any, ...] = (
+    None, "<<broken>>", [1, 2], {},
+    # keys in sorted order: a scenario file is written with sorted keys, and import order is key order
+    {"app.v": ["ctrl a", 7], "app.w": "", "app.x": "ctrl+a", "app.y": ["ctrl+a", "f8"], "app.z": 3},
+    {"app.stt.toggle": "ctrl+b", "editor.clear": ["escape"]},
+)
+
+
+def _cfg_line(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    roll = rng.random()
+    if roll < 0.45:
+        return _word(rng, decls, names) if rng.random() < 0.3 else "set " + rng.choice([d["id"] for d in decls] + ["undeclared.c"]) + " " + model.quote(
+            model.format_value(model.from_json(_value_of(rng, rng.choice(decls)["type"]))))
+    return rng.choice((
+        "", "   ", "# a comment", "// another", "\t# indented comment", 'set "unterminated', 'alias q "set x 1"', 'alias bad "\\"oops"',
+        "toggle x", "action app.x", "nosuch", 'set x "\\u12"', "set a b c", 'alias q "set a"', "nosuch arg", 'set x "trailing\\',
+        'set memory.model "a\\nb\\u2028c"',
+    ))
+
+
+def _cfg_text(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    ending = rng.choice(("\n", "\n", "\r\n"))
+    return ending.join(_cfg_line(rng, decls, names) for _ in range(rng.randrange(0, 6))) + rng.choice(("", ending))
+
+
+def _binds_text(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    lines = []
+    for _ in range(rng.randrange(0, 5)):
+        roll = rng.random()
+        if roll < 0.6:
+            lines.append(f"bind {rng.choice(KEYS)} {model.quote(_body(rng, decls, names))}")
+        else:
+            lines.append(rng.choice(('bind f8 ""', "set x 1", 'bind ctrl+a "\\"open"', "# note", "", 'bind escape "action a"; toggle y', "bind")))
+    return "\n".join(lines) + "\n"
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"cvar-{index}")
     events: list[Event] = []
@@ -225,9 +264,20 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "aliases", "table": table})
         elif roll < 0.82:
             events.append({"do": "expand", "text": _body(rng, decls, names) if rng.random() < 0.93 else 'set "x'})
-        elif roll < 0.9:
+        elif roll < 0.86:
             events.append({"do": "line", "text": _body(rng, decls, names) + ("; alias z \"toggle x\"" if rng.random() < 0.1 else ""),
                            "id": rng.choice(decls)["id"]})
+        elif roll < 0.9:
+            if rng.random() < 0.5:
+                event: Event = {"do": "cfgtext", "text": _cfg_text(rng, decls, names), "local": rng.random() < 0.5}
+                if rng.random() < 0.05:
+                    event["unreadable"] = True
+            else:
+                event = {"do": "bindsfile", "binds": None if rng.random() < 0.4 else _binds_text(rng, decls, names),
+                         "keybindings": rng.choice(KEYBINDINGS), "defaults": DEFAULT_BINDS, "key": rng.choice(KEYS + ("ctrl+c", "ctrl b"))}
+                if rng.random() < 0.05:
+                    event["unreadable"] = True
+            events.append(event)
         else:
             binds = []
             for _ in range(rng.randrange(0, 5)):
@@ -315,7 +365,8 @@ class _Run:
                 else:
                     outcome = "client-only"
             except CvarError as error:
-                outcome = error.show()
+                answer = error.data()  # the daemon's answer to a refused command: {kind, id, message}
+                outcome = f"CvarError::{answer['kind']}({answer['id']})"
             except ParseError as error:
                 outcome = f"ParseError({error})"
             results.append(f"{c} -> {outcome}")
@@ -394,7 +445,7 @@ class _Run:
                 except ParseError as error:
                     return f"alias {name} ParseError({error})"
             self.aliases = table
-            return "aliases " + ",".join(table.table)
+            return "aliases " + ",".join(name for name, _ in table.as_json())
         if kind == "line":
             said = self.run_line(event["text"])
             return f"line {said} {self.values(event['id'])}"
@@ -405,6 +456,47 @@ class _Run:
                 return f"expand ParseError({error})"
             except ExpandError as error:
                 return "expand " + error.show()
+        if kind == "cfgtext":
+            path = self.workdir / f"cfg-{self.saves}.cfg"
+            self.saves += 1
+            if event.get("unreadable"):
+                path.mkdir()
+            else:
+                path.write_text(event["text"], encoding="utf-8", newline="")
+            read = cfgfiles.read_cfg(path, self.cvars, local_only=event.get("local", False))
+            if not read.readable:
+                return "cfgtext unreadable sets [] errors [0: unreadable]"
+            errors = [f"{e.source.rsplit(':', 1)[1]}: {_error_word(e.message)}" for e in read.errors]
+            return f"cfgtext sets {_show_sets(read.sets)} errors [{', '.join(errors)}]"
+        if kind == "bindsfile":
+            folder = self.workdir / f"binds-{self.saves}"
+            self.saves += 1
+            folder.mkdir()
+            if event.get("unreadable"):
+                (folder / bindfiles.BINDS_FILE).mkdir()
+            elif event.get("binds") is not None:
+                (folder / bindfiles.BINDS_FILE).write_text(event["binds"], encoding="utf-8", newline="")
+            source = event.get("keybindings")
+            if source is not None:
+                raw = "{not json" if source == "<<broken>>" else json.dumps(source)
+                (folder / bindfiles.KEYBINDINGS_FILE).write_text(raw, encoding="utf-8")
+            loaded = bindfiles.load(folder, tuple((k, b) for k, b in event["defaults"]))
+            warned = []
+            for warning in loaded.warnings:
+                if "could not be imported" in warning:
+                    warned.append("import")
+                elif "cannot be read" in warning:
+                    warned.append("unreadable")
+                else:
+                    warned.append(warning.rsplit(":", 2)[-2])
+            try:
+                pressed = loaded.binds.press(event["key"], self.aliases)
+                said = "unbound" if pressed is None else f"session [{format_list(pressed.session)}] client [{','.join(pressed.client)}]"
+            except ExpandError as error:
+                said = error.show()
+            listed = "; ".join(f"{k}={format_list(b)}" for k, b in loaded.binds.order)
+            keys = ",".join(loaded.binds.keys())
+            return f"bindsfile warnings [{','.join(warned)}] binds [{listed}] keys [{keys}] press {event['key']} {said}"
         if kind == "press":
             binds = Binds()
             for key, text in event["binds"]:
@@ -420,6 +512,15 @@ class _Run:
                 return f"press {event['key']} unbound"
             return f"press {event['key']} session [{format_list(pressed.session)}] client [{','.join(pressed.client)}]"
         raise ValueError(f"unknown event {kind!r}")
+
+
+def _error_word(message: str) -> str:
+    """A cfg settings error as the transcript names it."""
+    if message.startswith("CvarError::"):
+        return message.split(": ", 1)[0]
+    if message.startswith("does not parse: "):
+        return f"ParseError({message[len('does not parse: '):]})"
+    return message
 
 
 def production(events: Sequence[Event]) -> list[str]:
@@ -443,6 +544,10 @@ CASES = frozenset({
     "every setting id of the table", *(f"a cvar of kind {kind}" for kind in oracle.KINDS), "a huge integer", "a huge or tiny float", "a non-finite float",
     "an empty string", "a string with a newline, CR or U+2028", "a non-ASCII string", "a decimal word past the largest float",
     "a save of a value that needs quotes or escapes",
+    # files
+    "a cfg file with sets, comments and errors", "an unreadable cfg file", "a cfg file with CRLF line ends",
+    "a binds.cfg with a line that is not a bind", "an unreadable binds.cfg", "binds imported from keybindings.json",
+    "a keybindings.json that cannot be imported",
 })
 
 
@@ -491,6 +596,26 @@ def reached(events: Sequence[Event]) -> set[str]:
             cases |= _classes(value)
         if kind in ("line", "expand") and any(w in event["text"] for w in BAD_FLOAT_WORDS[:1]):
             cases.add("a decimal word past the largest float")
+        if kind == "cfgtext":
+            if event.get("unreadable"):
+                cases.add("an unreadable cfg file")
+            else:
+                sets, errs = model.read_cfg(state.reg, event["text"], event["local"])
+                if sets and errs and "#" in event["text"]:
+                    cases.add("a cfg file with sets, comments and errors")
+                if "\r\n" in event["text"]:
+                    cases.add("a cfg file with CRLF line ends")
+        if kind == "bindsfile":
+            if event.get("unreadable"):
+                cases.add("an unreadable binds.cfg")
+            elif event["binds"] is None:
+                source = event["keybindings"]
+                if isinstance(source, dict) and source:
+                    cases.add("binds imported from keybindings.json")
+                elif source is not None and not isinstance(source, dict):
+                    cases.add("a keybindings.json that cannot be imported")
+            elif model.binds_file(event["binds"], ())[1]:
+                cases.add("a binds.cfg with a line that is not a bind")
         if kind == "save" and state.family:
             for s in model.written(state.reg, state.family[-1]):
                 if isinstance(s.value, (str, float)) and model.quote(model.format_value(s.value)) != model.format_value(s.value):

@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 
 from bend import effort as m
 from eukhe import effort as prod
-from spec.evidence import Domain, Evidence, Finite, LawFailed, all_of, boolean, domain, exhaust, reachable
+from spec.evidence import Domain, Evidence, Finite, LawFailed, all_of, boolean, bounded, domain, exhaust, reachable
 from spec.oracles import effort as o
 from spec.registry import PROVED, law
 
@@ -193,7 +193,34 @@ def effort_offered_kept() -> Evidence:
         # a kept wire entry is sent as is: the very token of its entry, never dropped or rewritten
         return all(side.wire(reasoning, shapes, level) is TOKENS[level] for level in o.LADDER if reasoning and shapes[level] == o.WIRE)
 
-    return _models(kept, where="; offered = the S10 ladder of the oracle, each kept wire entry sent as the token itself")
+    proof = _models(kept, where="; offered = the S10 ladder of the oracle, each kept wire entry sent as the token itself")
+    return Evidence(proof.strength, proof.sentence, proof.production).with_production(_malformed())
+
+
+# Input that is not a thinking-level map or a level (S10 free inputs are missing, null or a wire
+# string per level): production refuses each with EffortError, never a crash or a guess.
+MALFORMED_MAPS: tuple[object, ...] = (
+    [], "off", 3, None, {"ultra": "x"}, {"low": 3}, {"low": True}, {"low": ["x"]}, {"low": {}}, {"Off": "x"}, {"": None}, {"low": 1.5},
+)
+MALFORMED_JSON: tuple[str, ...] = ("{not json", "", "[", '{"low": }', '{"low": 3}', '["low"]', '{"max": "x", "ultra": null}')
+MALFORMED_LEVELS: tuple[str, ...] = ("", "ultra", "Off", "HIGH", " low", "off\n", "x-high", "\u6df1")
+
+
+def _malformed() -> Evidence:
+    def refused(kind: str, value: object) -> bool:
+        try:
+            if kind == "map":
+                prod.parse_map(value)
+            elif kind == "json":
+                prod.parse_map_json(str(value))
+            else:
+                prod.ThinkingSession(None).set(str(value))
+        except prod.EffortError:
+            return True
+        return False
+
+    cases = [("map", v) for v in MALFORMED_MAPS] + [("json", v) for v in MALFORMED_JSON] + [("level", v) for v in MALFORMED_LEVELS]
+    return bounded(cases, lambda case: refused(*case), label="malformed maps, map documents and levels production refuses (EffortError)")
 
 
 @law("effort_offered_asc", "S10 ladder", "Offered levels are strictly ascending in ladder order, no repeats.", PROVED)

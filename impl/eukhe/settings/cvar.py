@@ -64,13 +64,12 @@ class CvarType:
         if kind == ENUM:
             return isinstance(value, str) and value in self.choices
         item = self.item
-        if item is None:
-            return False
         if kind == LIST:
-            return isinstance(value, list) and all(item.holds(v) for v in value)
-        if kind == MAP:
-            return isinstance(value, dict) and all(isinstance(k, str) and item.holds(v) for k, v in value.items())
-        return False
+            return item is not None and isinstance(value, list) and all(item.holds(v) for v in value)
+        # Map (a kind the table does not know holds nothing)
+        return kind == MAP and item is not None and isinstance(value, dict) and all(
+            isinstance(k, str) and item.holds(v) for k, v in value.items()
+        )
 
     def parse(self, text: str) -> Any:
         """The value of a value word of the command language; ValueError when it is none."""
