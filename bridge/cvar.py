@@ -253,7 +253,7 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "toggle", "id": cvar})
         elif roll < 0.57:
             ids = _bool_ids(decls)
-            events.append({"do": "gtoggle", "id": rng.choice(ids) if ids and rng.random() < 0.85 else rng.choice([d["id"] for d in decls])})
+            events.append({"do": "gtoggle", "id": rng.choice(ids) if ids and rng.random() < 0.85 else rng.choice([d["id"] for d in decls] + ["undeclared.g"])})
         elif roll < 0.62:
             events.append({"do": "written"})
         elif roll < 0.67:
@@ -466,7 +466,8 @@ class _Run:
             read = cfgfiles.read_cfg(path, self.cvars, local_only=event.get("local", False))
             if not read.readable:
                 return "cfgtext unreadable sets [] errors [0: unreadable]"
-            errors = [f"{e.source.rsplit(':', 1)[1]}: {_error_word(e.message)}" for e in read.errors]
+            shown = [e.show().split(": ", 1) for e in read.errors]  # "<path>:<line>: <message>"
+            errors = [f"{where.rsplit(':', 1)[1]}: {_error_word(message)}" for where, message in shown]
             return f"cfgtext sets {_show_sets(read.sets)} errors [{', '.join(errors)}]"
         if kind == "bindsfile":
             folder = self.workdir / f"binds-{self.saves}"

@@ -606,18 +606,24 @@ def _default(t: o.Type) -> Any:
 
 
 def _prod_saved_back(t: o.Type, value: Any, workdir: Path) -> bool:
-    """Production: ``write_sets`` writes agents/<name>.cfg, ``read_cfg`` reads it back."""
+    """Production: ``write_sets`` writes agents/<name>.cfg over a file that already holds a
+    comment, an alias, a line that does not parse and an earlier set of the cvar (the writer
+    keeps every line but the earlier set), and ``read_cfg`` reads it back."""
     registry = p.Registry([p.Cvar("s.v", p_type(t), p.LOCAL, True, False, _default(t))])
     cvars = p.Cvars(registry)
     agent = p.AgentLayers("main", [], [("s.v", value)])
     path = workdir / "main.cfg"
-    if path.exists():
-        path.unlink()
+    kept = ["# kept", 'alias k "toggle s.v"', 'set "broken']
+    path.write_text("\n".join([kept[0], pcfg.set_line("s.v", _default(t)), *kept[1:]]) + "\n", encoding="utf-8")
     pcfg.write_sets(path, cvars.written(agent))
     text = path.read_text(encoding="utf-8")
     read = pcfg.read_cfg(path, cvars, local_only=True)
     saved = [p.AgentLayers("main", read.sets, [])]
-    return not read.errors and len(text.splitlines()) == 1 and same(cvars.value(saved, "s.v"), value)
+    lines = text.splitlines()
+    return (
+        lines[:3] == kept and len(lines) == 4 and [e.source.rsplit(":", 1)[1] for e in read.errors] == ["3"]
+        and same(cvars.value(saved, "s.v"), value)
+    )
 
 
 @law("cvar_persist_roundtrip", "S4.6", "The written cfg, read back as the profile, gives the same value of each persist cvar.", BOUNDED)
@@ -639,7 +645,7 @@ def cvar_persist_roundtrip() -> Evidence:
     with tempfile.TemporaryDirectory(prefix="eukhe-cvar-law-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as tmp:
         workdir = Path(tmp)
         prod_ev = also(
-            bounded(SAVE_VALUES, lambda case: _prod_saved_back(*case, workdir), label=save_label + ", a real file"),
+            bounded(SAVE_VALUES, lambda case: _prod_saved_back(*case, workdir), label=save_label + ", a real file written over a comment, an alias, a broken line and an earlier set"),
             examples(lambda text: _prod_saved_back(("String",), text, workdir), text=st.text(max_size=12)),
             examples(lambda number: _prod_saved_back(("Float",), number, workdir),
                      number=st.floats(allow_nan=False, allow_infinity=False) | st.integers(min_value=-(10**40), max_value=10**40)),
