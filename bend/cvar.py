@@ -15,7 +15,8 @@ JSON object an ``Obj`` of sorted pairs; numbers, strings and booleans are themse
 - Written (S4.3, S4.6): the last valid set of each persist cvar among the agent's own sets, in
   declaration order; read back after the agent's profile, they give the same values.
 - Command language (S4 table, S4.4, S4.5): ``;``-separated commands, a double-quoted word keeps
-  its spaces (``\\"`` and ``\\\\`` escape inside quotes); expansion nests at most one level per
+  its spaces (``\\"`` and ``\\\\`` escape inside quotes, and so do ``\\n``, ``\\r`` and ``\\uXXXX`` for the
+  characters that end a line, so a value word never breaks the line of a cfg file); expansion nests at most one level per
   alias of the table and one more, deeper is ExpandError::Cycle; an unknown alias is
   ExpandError::Unknown; a failing expansion runs nothing. A press runs the first bind of its
   key: set, toggle and alias commands go to the session, action commands to the client.
@@ -27,6 +28,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass
+from decimal import Decimal
 
 # -- types and values ----------------------------------------------------------------------
 
@@ -40,9 +42,20 @@ OFF_WORDS: tuple[str, ...] = ("off", "none")
 
 @dataclass(frozen=True)
 class Obj:
-    """A JSON object as sorted (key, value) pairs."""
+    """A JSON object as sorted (key, value) pairs (and, apart, in the document's order)."""
 
     pairs: tuple[tuple[str, "Value"], ...]
+    order: tuple[tuple[str, "Value"], ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Obj) and self.pairs == other.pairs
+
+    def __hash__(self) -> int:
+        return hash(self.pairs)
+
+    @property
+    def pairs_in_order(self) -> tuple[tuple[str, "Value"], ...]:
+        return self.pairs if self.order is None else self.order
 
 
 Value = bool | int | float | str | tuple["Value", ...] | Obj | None
@@ -70,7 +83,8 @@ def from_json(value: object) -> Value:
     if isinstance(value, list):
         return tuple(from_json(v) for v in value)
     if isinstance(value, dict):
-        return Obj(tuple(sorted((str(k), from_json(v)) for k, v in value.items())))
+        items = tuple((str(k), from_json(v)) for k, v in value.items())
+        return Obj(tuple(sorted(items)), items)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
@@ -157,7 +171,10 @@ def parse_value(t: Type, text: str) -> tuple[bool, Value]:
                 return True, int(text)
             except ValueError:  # more digits than Python converts
                 return False, None
-        return True, float(text)
+        real = float(text)
+        if not math.isfinite(real):  # a decimal too large for a float reads as inf: not a Float
+            return False, None
+        return True, real
     if t.kind == STRING:
         return True, text
     if t.kind == ENUM:
@@ -178,8 +195,15 @@ def format_value(value: Value) -> str:
     if is_int(value):
         return str(value)
     if isinstance(value, float):
-        return repr(value)
+        return positional(value)
     return show(value)
+
+
+def positional(number: float) -> str:
+    """A finite float as the decimal word parse_value reads back to it: the shortest digits that
+    round-trip, written without an exponent (1e+300 is written as 1 and 300 zeros, then .0)."""
+    text = format(Decimal(repr(number)), "f")
+    return text if "." in text else text + ".0"
 
 
 # -- registry (S4.1) -------------------------------------------------------------------------
@@ -191,16 +215,26 @@ class RegistryError:
     id: str
 
 
+def admit(state: tuple[Decl, ...] | RegistryError, decl: Decl, declared: bool, typed: bool) -> tuple[Decl, ...] | RegistryError:
+    """One declaration: a registry that failed stays failed; an id already declared is a
+    duplicate; a default not of its type is refused; else the declaration joins."""
+    if isinstance(state, RegistryError):
+        return state
+    if declared:
+        return RegistryError("duplicate", decl.id)
+    if not typed:
+        return RegistryError("default", decl.id)
+    return state + (decl,)
+
+
 def registry(decls: tuple[Decl, ...]) -> tuple[Decl, ...] | RegistryError:
-    """The registry of the declarations, or the first RegistryError in declaration order."""
-    seen: tuple[str, ...] = ()
+    """The registry of the declarations, or the first RegistryError in declaration order: the
+    left fold of ``admit`` over the declarations."""
+    state: tuple[Decl, ...] | RegistryError = ()
     for decl in decls:
-        if decl.id in seen:
-            return RegistryError("duplicate", decl.id)
-        if not has_type(decl.type, decl.default):
-            return RegistryError("default", decl.id)
-        seen = seen + (decl.id,)
-    return decls
+        declared = not isinstance(state, RegistryError) and lookup(state, decl.id) is not None
+        state = admit(state, decl, declared, has_type(decl.type, decl.default))
+    return state
 
 
 def lookup(reg: tuple[Decl, ...], cvar: str) -> Decl | None:
@@ -247,23 +281,40 @@ UNDECLARED, BAD_VALUE, GLOBAL_ERR, NOT_BOOL = "Undeclared", "BadValue", "Global"
 def check(reg: tuple[Decl, ...], s: Set, local_only: bool) -> CvarError | None:
     """Why a set is not valid in its layer (None: it is valid). ``local_only``: a project
     file, a profile or an agent's sets, where a Global cvar is refused."""
-    decl = lookup(reg, s.id)
+    return check_decl(lookup(reg, s.id), s.id, s.value, local_only)
+
+
+def check_decl(decl: Decl | None, cvar: str, value: Value, local_only: bool) -> CvarError | None:
+    """``check`` once the declaration of the set's id is looked up (None: undeclared)."""
     if decl is None:
-        return CvarError(UNDECLARED, s.id)
+        return CvarError(UNDECLARED, cvar)
     if local_only and decl.scope == GLOBAL:
-        return CvarError(GLOBAL_ERR, s.id)
-    if not has_type(decl.type, s.value):
-        return CvarError(BAD_VALUE, s.id)
+        return CvarError(GLOBAL_ERR, cvar)
+    if not has_type(decl.type, value):
+        return CvarError(BAD_VALUE, cvar)
     return None
 
 
+def pick(found: tuple[bool, Value], matches: bool, valid: bool, value: Value) -> tuple[bool, Value]:
+    """One set of a layer: a valid set of the cvar replaces what the layer had found."""
+    if matches and valid:
+        return (True, value)
+    return found
+
+
 def layer_value(reg: tuple[Decl, ...], sets: tuple[Set, ...], local_only: bool, cvar: str) -> tuple[bool, Value]:
-    """(set, value): the last valid set of ``cvar`` in one layer."""
+    """(set, value): the last valid set of ``cvar`` in one layer: the left fold of ``pick``."""
     found: tuple[bool, Value] = (False, None)
     for s in sets:
-        if s.id == cvar and check(reg, s, local_only) is None:
-            found = (True, s.value)
+        found = pick(found, s.id == cvar, s.id == cvar and check(reg, s, local_only) is None, s.value)
     return found
+
+
+def over(below: Value, found: tuple[bool, Value]) -> Value:
+    """A layer over the layers below it: its value when it sets the cvar, else theirs."""
+    if found[0]:
+        return found[1]
+    return below
 
 
 def config_value(reg: tuple[Decl, ...], config: tuple[Layer, ...], cvar: str, global_only: bool) -> Value:
@@ -275,9 +326,7 @@ def config_value(reg: tuple[Decl, ...], config: tuple[Layer, ...], cvar: str, gl
     for layer in config:
         if global_only and layer.project:
             continue
-        found, v = layer_value(reg, layer.sets, layer.project, cvar)
-        if found:
-            value = v
+        value = over(value, layer_value(reg, layer.sets, layer.project, cvar))
     return value
 
 
@@ -287,11 +336,15 @@ def value(reg: tuple[Decl, ...], config: tuple[Layer, ...], family: tuple[Agent,
         return None
     result = config_value(reg, config, cvar, False)
     for agent in family:
-        for sets in (agent.profile, agent.sets):
-            found, v = layer_value(reg, sets, True, cvar)
-            if found:
-                result = v
+        result = agent_value(reg, result, agent, cvar)
     return result
+
+
+def agent_value(reg: tuple[Decl, ...], below: Value, agent: Agent, cvar: str) -> Value:
+    """One agent over the values it inherits: its profile, then its own sets."""
+    for sets in (agent.profile, agent.sets):
+        below = over(below, layer_value(reg, sets, True, cvar))
+    return below
 
 
 def errors(reg: tuple[Decl, ...], config: tuple[Layer, ...], family: tuple[Agent, ...]) -> tuple[tuple[str, CvarError], ...]:
@@ -348,17 +401,72 @@ def written(reg: tuple[Decl, ...], agent: Agent) -> tuple[Set, ...]:
     """/cvar save (S4.6): the last valid set of each persist cvar among the agent's own sets."""
     out: tuple[Set, ...] = ()
     for decl in reg:
-        if decl.persist:
-            found, v = layer_value(reg, agent.sets, True, decl.id)
-            if found:
-                out = out + (Set(decl.id, v),)
+        out = keep(out, decl.id, decl.persist, layer_value(reg, agent.sets, True, decl.id))
     return out
 
 
+def keep(out: tuple[Set, ...], cvar: str, flag: bool, found: tuple[bool, Value]) -> tuple[Set, ...]:
+    """One declaration of ``written``: its last valid set joins when the cvar is flagged."""
+    if flag and found[0]:
+        return out + (Set(cvar, found[1]),)
+    return out
+
+
+def cfg_text(sets: tuple[Set, ...]) -> str:
+    """The text of the cfg file /cvar save writes (S4.6): one ``set <id> <value>`` line a set,
+    the value a word the command language reads back (quoted and escaped as it needs)."""
+    text = ""
+    for s in sets:
+        text = text + "set " + quote(s.id) + " " + quote(format_value(s.value)) + "\n"
+    return text
+
+
+def read_cfg(reg: tuple[Decl, ...], text: str, local_only: bool) -> tuple[tuple[Set, ...], tuple[tuple[int, str], ...]]:
+    """A cfg file as a layer (S4): the sets of its ``set`` lines that are valid, in order, and the
+    settings errors by line number. A line ends at a line feed (a CR before it is whitespace);
+    a blank line or one starting with ``#`` or ``//`` is a comment. A line that does not parse,
+    a refused set and a command with no meaning in a file are errors; the rest still applies.
+    ``alias`` lines are the file's aliases (a body that does not parse is an error; the aliases
+    themselves are not modelled here: they give no set)."""
+    sets: tuple[Set, ...] = ()
+    errs: tuple[tuple[int, str], ...] = ()
+    number = 0
+    for line in text.split("\n"):
+        number = number + 1
+        stripped = line.strip(WHITESPACE)
+        if stripped == "" or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        parsed = parse_list(stripped)
+        if isinstance(parsed, ParseError):
+            errs = errs + ((number, show_error(parsed)),)
+            continue
+        for c in parsed:
+            if c.verb == SET:
+                decl = lookup(reg, c.args[0])
+                if decl is None:
+                    errs = errs + ((number, show_error(CvarError(UNDECLARED, c.args[0]))),)
+                elif local_only and decl.scope == GLOBAL:
+                    errs = errs + ((number, show_error(CvarError(GLOBAL_ERR, c.args[0]))),)
+                else:
+                    ok, v = parse_value(decl.type, c.args[1])
+                    if ok:
+                        sets = sets + (Set(c.args[0], v),)
+                    else:
+                        errs = errs + ((number, show_error(CvarError(BAD_VALUE, c.args[0]))),)
+            elif c.verb == ALIAS:
+                body = parse_list(c.args[1])
+                if isinstance(body, ParseError):
+                    errs = errs + ((number, f"alias {c.args[0]} does not parse: {body.message}"),)
+            else:
+                errs = errs + ((number, f"{format_command(c)} has no meaning in a cfg file"),)
+    return sets, errs
+
+
 def saved(reg: tuple[Decl, ...], agent: Agent) -> Agent:
-    """The agent read back after a save: the written sets at the end of its profile
-    (agents/<name>.cfg is the profile's last file), no runtime sets."""
-    return Agent(agent.name, agent.profile + written(reg, agent), ())
+    """The agent read back after a save: the cfg text of its written sets, read back as the last
+    file of its profile (agents/<name>.cfg), and no runtime sets."""
+    back, _ = read_cfg(reg, cfg_text(written(reg, agent)), True)
+    return Agent(agent.name, agent.profile + back, ())
 
 
 def replicated(reg: tuple[Decl, ...], config: tuple[Layer, ...], family: tuple[Agent, ...]) -> tuple[Set, ...]:
@@ -389,20 +497,42 @@ class ExpandError:
     name: str
 
 
+# The characters that end a line of a file (str.splitlines): a quoted word writes them as escapes.
+LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+WHITESPACE = " \t\r\n"
+HEX = "0123456789abcdefABCDEF"
+
+
 def words(text: str) -> tuple[tuple[tuple[str, ...], ...], ParseError | None]:
-    """Split a line into commands of words: ``;`` ends a command outside quotes."""
+    """Split a line into commands of words: ``;`` ends a command outside quotes. In quotes a
+    backslash escapes: ``\\n`` is a line feed, ``\\r`` a carriage return, ``\\uXXXX`` (4 hex digits)
+    that character, and a backslash before any other character is that character."""
     commands: tuple[tuple[str, ...], ...] = ()
     current: tuple[str, ...] = ()
     word = ""
     in_word = False
     quoted = False
-    escape = False
-    for ch in text:
+    at = 0
+    while at < len(text):
+        ch = text[at]
+        at += 1
         if quoted:
-            if escape:
-                word, escape = word + ch, False
-            elif ch == "\\":
-                escape = True
+            if ch == "\\":
+                if at >= len(text):
+                    return (), ParseError("unterminated quote")
+                escaped = text[at]
+                at += 1
+                if escaped == "n":
+                    word = word + "\n"
+                elif escaped == "r":
+                    word = word + "\r"
+                elif escaped == "u":
+                    digits = text[at : at + 4]
+                    if len(digits) != 4 or any(d not in HEX for d in digits):
+                        return (), ParseError("\\u takes 4 hex digits")
+                    word, at = word + chr(int(digits, 16)), at + 4
+                else:
+                    word = word + escaped
             elif ch == '"':
                 quoted = False
             else:
@@ -413,7 +543,7 @@ def words(text: str) -> tuple[tuple[tuple[str, ...], ...], ParseError | None]:
             if in_word:
                 current, word, in_word = current + (word,), "", False
             commands, current = commands + (current,), ()
-        elif ch in " \t\r\n":
+        elif ch in WHITESPACE:
             if in_word:
                 current, word, in_word = current + (word,), "", False
         else:
@@ -450,15 +580,27 @@ def parse_list(text: str) -> tuple[Command, ...] | ParseError:
 
 
 def quote(word: str) -> str:
+    """The word as the command language reads it back: bare when it can be, else in double
+    quotes with ``"`` and ``\\`` escaped and each character that ends a line written as an escape,
+    so the word never breaks a line. A word with any whitespace is quoted."""
     plain = word != ""
     for ch in word:
-        if ch in ' \t\r\n;"\\':
+        if ch in ';"\\' or ch in LINE_ENDS or ch.isspace():
             plain = False
     if plain:
         return word
     body = ""
     for ch in word:
-        body = body + ("\\" + ch if ch in '"\\' else ch)
+        if ch in '"\\':
+            body = body + "\\" + ch
+        elif ch == "\n":
+            body = body + "\\n"
+        elif ch == "\r":
+            body = body + "\\r"
+        elif ch in LINE_ENDS:
+            body = body + "\\u" + format(ord(ch), "04x")
+        else:
+            body = body + ch
     return '"' + body + '"'
 
 
@@ -524,15 +666,72 @@ Binds = tuple[tuple[str, tuple[Command, ...]], ...]
 def press(binds: Binds, aliases: Aliases, key: str) -> tuple[tuple[Command, ...], tuple[str, ...]] | ExpandError | None:
     """S4.5: the first bind of the key; None when no bind has it (it runs nothing). The
     expansion's set, toggle and alias commands go to the session, its actions to the client."""
+    bound: tuple[Command, ...] | None = None
     for k, body in binds:
-        if k == key:
-            expanded = expand(aliases, body)
-            if isinstance(expanded, ExpandError):
-                return expanded
-            session = tuple(c for c in expanded if c.verb != ACTION)
-            client = tuple(c.args[0] for c in expanded if c.verb == ACTION)
-            return session, client
-    return None
+        bound = first(bound, k == key, body)
+    if bound is None:
+        return None
+    expanded = expand(aliases, bound)
+    if isinstance(expanded, ExpandError):
+        return expanded
+    session = tuple(c for c in expanded if c.verb != ACTION)
+    client = tuple(c.args[0] for c in expanded if c.verb == ACTION)
+    return session, client
+
+
+def first(bound: tuple[Command, ...] | None, matches: bool, body: tuple[Command, ...]) -> tuple[Command, ...] | None:
+    """One bind of the list: the first bind of the key stays bound; a later one changes nothing."""
+    if bound is None and matches:
+        return body
+    return bound
+
+
+def import_binds(keybindings: object) -> tuple[str, ...] | None:
+    """S4.5: the binds.cfg lines eukhe writes once from keybindings.json ({action: key or
+    [keys]}): each key with the actions it was given, in the order keys first appear; None when
+    the document is not a JSON object (a warning, nothing written)."""
+    if not isinstance(keybindings, Obj):
+        return None
+    keys: tuple[str, ...] = ()
+    actions: tuple[tuple[str, ...], ...] = ()
+    for action, given in keybindings.pairs_in_order:
+        listed = (given,) if isinstance(given, str) else given if isinstance(given, tuple) else ()
+        for key in listed:
+            if isinstance(key, str) and key != "":
+                if key in keys:
+                    at = keys.index(key)
+                    actions = actions[:at] + (actions[at] + (action,),) + actions[at + 1 :]
+                else:
+                    keys, actions = keys + (key,), actions + ((action,),)
+    return tuple(
+        "bind " + quote(key) + " " + quote("; ".join("action " + a for a in acts)) for key, acts in zip(keys, actions)
+    )
+
+
+def binds_file(text: str, defaults: Binds) -> tuple[Binds, tuple[int, ...]]:
+    """S4.5: the binds of binds.cfg (the user's, in order), then the defaults; and the numbers of
+    the lines that gave a warning. A line runs its bind commands in order until one that is not
+    a bind, or a bind whose body does not parse: that is a warning, and the rest of the line is
+    dropped. Blank lines and comments (# or //) are skipped."""
+    binds: Binds = ()
+    warned: tuple[int, ...] = ()
+    number = 0
+    for line in text.split("\n"):
+        number = number + 1
+        stripped = line.strip(WHITESPACE)
+        if stripped == "" or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        parsed = parse_list(stripped)
+        if isinstance(parsed, ParseError):
+            warned = warned + (number,)
+            continue
+        for c in parsed:
+            body = parse_list(c.args[1]) if c.verb == BIND else ParseError("not a bind")
+            if isinstance(body, ParseError):
+                warned = warned + (number,)
+                break
+            binds = binds + ((c.args[0], body),)
+    return binds + defaults, warned
 
 
 # -- the bridge transcript -------------------------------------------------------------------
@@ -702,6 +901,37 @@ def _step(state: State, event: dict[str, object]) -> tuple[State, str]:
         if isinstance(expanded, ExpandError):
             return state, "expand " + show_error(expanded)
         return state, "expand [" + format_list(expanded) + "]"
+    elif kind == "cfgtext":
+        if event.get("unreadable"):
+            return state, "cfgtext unreadable sets [] errors [0: unreadable]"
+        sets, problems = read_cfg(state.reg, str(event["text"]), bool(event["local"]))
+        return state, "cfgtext sets " + show_sets(sets) + " errors [" + ", ".join(f"{n}: {e}" for n, e in problems) + "]"
+    elif kind == "bindsfile":
+        warnings: tuple[str, ...] = ()
+        text = event.get("binds")
+        if event.get("unreadable"):
+            warnings, text = ("unreadable",), ""
+        elif text is None:
+            source = event.get("keybindings")
+            lines_: tuple[str, ...] | None = ()
+            if source == "<<broken>>":
+                lines_ = None
+            elif source is not None:
+                lines_ = import_binds(from_json(source))
+            if lines_ is None:
+                warnings = ("import",)
+                text = ""
+            else:
+                text = "".join(line + "\n" for line in lines_)
+        defaults = tuple((str(k), body) for k, b in event["defaults"] if not isinstance(body := parse_list(str(b)), ParseError))  # type: ignore[attr-defined]
+        got, warned = binds_file(str(text), defaults)
+        pressed = press(got, state.aliases, str(event["key"]))
+        said = "unbound" if pressed is None else show_error(pressed) if isinstance(pressed, ExpandError) else (
+            "session [" + format_list(pressed[0]) + "] client [" + ",".join(pressed[1]) + "]")
+        return state, (
+            "bindsfile warnings [" + ",".join(warnings + tuple(str(n) for n in warned)) + "] binds ["
+            + "; ".join(k + "=" + format_list(b) for k, b in got) + "] keys [" + ",".join(names(got)) + f"] press {event['key']} {said}"
+        )
     elif kind == "press":
         binds: Binds = ()
         for key, text in event["binds"]:  # type: ignore[attr-defined]

@@ -11,6 +11,8 @@ presses. The production side drives ``eukhe.settings`` only; the model side is
 
 from __future__ import annotations
 
+import json
+import math
 import random
 import tempfile
 from collections.abc import Sequence
@@ -19,6 +21,8 @@ from typing import Any
 
 from bend import cvar as model
 from bridge.core import Bridge, Event
+from spec.oracles import cvar as oracle
+from eukhe.settings import binds as bindfiles
 from eukhe.settings import cfg as cfgfiles
 from eukhe.settings.cvar import (
     AgentLayers,
@@ -46,20 +50,30 @@ SOURCES = (("global settings.json", False), ("project settings.json", True), ("g
 KEYS = ("ctrl+a", "ctrl+b", "f8", "escape")
 
 
+# Input classes of a value (issue 9): huge integers, huge and tiny floats, the empty string,
+# strings with a line end or non-ASCII; non-finite floats are never a value of a type (BAD).
+HUGE_INTS = (10**30, -(10**30), 2**64)
+ODD_FLOATS = (1e300, -1e300, 5e-324, 1e-07, -0.0)
+NON_FINITE = (math.nan, math.inf, -math.inf)
+STRINGS = ("", "x", "a b", 'q"t', "a\nb", "a\rb", "\u2028", "d\u00e9j\u00e0 \u6df1\u3044", "\xa0", "back\\", "; toggle x")
+# value words of a `set` line that no Float reads: a decimal past the largest float, nan, inf
+BAD_FLOAT_WORDS = ("1" * 400 + ".5", "nan", "inf", "-inf", "1e5")
+
+
 def _value_of(rng: random.Random, t: Any) -> Any:
     kind = t if isinstance(t, str) else t[0]
     if kind == "Bool":
         return rng.random() < 0.5
     if kind == "Int":
-        return rng.randrange(-5, 6)
+        return rng.randrange(-5, 6) if rng.random() < 0.8 else rng.choice(HUGE_INTS)
     if kind == "Nat":
-        return rng.randrange(0, 9)
+        return rng.randrange(0, 9) if rng.random() < 0.9 else 10**30
     if kind == "NatOrOff":
         return rng.choice((0, 3, 12, "off", "none"))
     if kind == "Float":
-        return rng.choice((0.5, 1.0, 2, -1.25))
+        return rng.choice((0.5, 1.0, 2, -1.25)) if rng.random() < 0.7 else rng.choice(ODD_FLOATS + HUGE_INTS)
     if kind == "String":
-        return str(rng.choice(("", "x", "a b", 'q"t')))
+        return str(rng.choice(STRINGS))
     if kind == "Enum":
         return rng.choice(t[1])
     if kind == "List":
@@ -68,7 +82,23 @@ def _value_of(rng: random.Random, t: Any) -> Any:
 
 
 def _any_value(rng: random.Random) -> Any:
+    if rng.random() < 0.1:
+        return rng.choice(NON_FINITE)
     return _value_of(rng, rng.choice(TYPES))
+
+
+def _shipped() -> list[dict[str, Any]]:
+    """The declarations of the settings table (every setting id), from the oracle's rows."""
+
+    def raw(t: Any) -> Any:
+        if t[0] == "Enum":
+            return ["Enum", list(t[1])]
+        if t[0] in ("List", "Map"):
+            return [t[0], raw(t[1])]
+        return t[0]
+
+    return [{"id": cvar, "type": raw(t), "scope": scope, "persist": persist, "replicate": replicate, "default": default}
+            for cvar, t, scope, persist, replicate, default, _ in oracle.TABLE]
 
 
 def _decls(rng: random.Random) -> list[dict[str, Any]]:
@@ -119,7 +149,13 @@ def _word(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> 
     if roll < 0.7:
         return "action app." + rng.choice(("stt.toggle", "interrupt", "clear"))
     d = rng.choice(decls)
-    value = model.format_value(model.from_json(_value_of(rng, d["type"]))) if rng.random() < 0.85 else "bogus"
+    roll = rng.random()
+    if d["type"] == "Float" and roll < 0.3:
+        value = rng.choice(BAD_FLOAT_WORDS)
+    elif roll < 0.85:
+        value = model.format_value(model.from_json(_value_of(rng, d["type"])))
+    else:
+        value = "bogus"
     return "set " + str(d["id"]) + " " + model.quote(value)
 
 
@@ -144,12 +180,49 @@ def _aliases(rng: random.Random, decls: list[dict[str, Any]]) -> list[list[str]]
     return table
 
 
+DEFAULT_BINDS = [["ctrl+c", "action app.interrupt; action editor.clear"], ["escape", "action app.interrupt"], ["f8", "action app.stt.toggle"]]
+KEYBINDINGS: tuple[Any, ...] = (
+    None, "<<broken>>", [1, 2], {},
+    # keys in sorted order: a scenario file is written with sorted keys, and import order is key order
+    {"app.v": ["ctrl a", 7], "app.w": "", "app.x": "ctrl+a", "app.y": ["ctrl+a", "f8"], "app.z": 3},
+    {"app.stt.toggle": "ctrl+b", "editor.clear": ["escape"]},
+)
+
+
+def _cfg_line(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    roll = rng.random()
+    if roll < 0.45:
+        return _word(rng, decls, names) if rng.random() < 0.3 else "set " + rng.choice([d["id"] for d in decls] + ["undeclared.c"]) + " " + model.quote(
+            model.format_value(model.from_json(_value_of(rng, rng.choice(decls)["type"]))))
+    return rng.choice((
+        "", "   ", "# a comment", "// another", "\t# indented comment", 'set "unterminated', 'alias q "set x 1"', 'alias bad "\\"oops"',
+        "toggle x", "action app.x", "nosuch", 'set x "\\u12"', "set a b c", 'alias q "set a"', "nosuch arg", 'set x "trailing\\',
+        'set memory.model "a\\nb\\u2028c"',
+    ))
+
+
+def _cfg_text(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    ending = rng.choice(("\n", "\n", "\r\n"))
+    return ending.join(_cfg_line(rng, decls, names) for _ in range(rng.randrange(0, 6))) + rng.choice(("", ending))
+
+
+def _binds_text(rng: random.Random, decls: list[dict[str, Any]], names: list[str]) -> str:
+    lines = []
+    for _ in range(rng.randrange(0, 5)):
+        roll = rng.random()
+        if roll < 0.6:
+            lines.append(f"bind {rng.choice(KEYS)} {model.quote(_body(rng, decls, names))}")
+        else:
+            lines.append(rng.choice(('bind f8 ""', "set x 1", 'bind ctrl+a "\\"open"', "# note", "", 'bind escape "action a"; toggle y', "bind")))
+    return "\n".join(lines) + "\n"
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"cvar-{index}")
     events: list[Event] = []
     if rng.random() < 0.2:
         events.append({"do": "registry", "decls": _broken(rng)})
-    decls = _decls(rng)
+    decls = _shipped() if index % 10 == 3 else _decls(rng)
     events.append({"do": "registry", "decls": decls})
     if rng.random() < 0.85:
         agents = [{"name": n, "profile": _sets(rng, decls, 2), "sets": _sets(rng, decls, 2)}
@@ -180,7 +253,7 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "toggle", "id": cvar})
         elif roll < 0.57:
             ids = _bool_ids(decls)
-            events.append({"do": "gtoggle", "id": rng.choice(ids) if ids and rng.random() < 0.85 else rng.choice([d["id"] for d in decls])})
+            events.append({"do": "gtoggle", "id": rng.choice(ids) if ids and rng.random() < 0.85 else rng.choice([d["id"] for d in decls] + ["undeclared.g"])})
         elif roll < 0.62:
             events.append({"do": "written"})
         elif roll < 0.67:
@@ -191,9 +264,20 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "aliases", "table": table})
         elif roll < 0.82:
             events.append({"do": "expand", "text": _body(rng, decls, names) if rng.random() < 0.93 else 'set "x'})
-        elif roll < 0.9:
+        elif roll < 0.86:
             events.append({"do": "line", "text": _body(rng, decls, names) + ("; alias z \"toggle x\"" if rng.random() < 0.1 else ""),
                            "id": rng.choice(decls)["id"]})
+        elif roll < 0.9:
+            if rng.random() < 0.5:
+                event: Event = {"do": "cfgtext", "text": _cfg_text(rng, decls, names), "local": rng.random() < 0.5}
+                if rng.random() < 0.05:
+                    event["unreadable"] = True
+            else:
+                event = {"do": "bindsfile", "binds": None if rng.random() < 0.4 else _binds_text(rng, decls, names),
+                         "keybindings": rng.choice(KEYBINDINGS), "defaults": DEFAULT_BINDS, "key": rng.choice(KEYS + ("ctrl+c", "ctrl b"))}
+                if rng.random() < 0.05:
+                    event["unreadable"] = True
+            events.append(event)
         else:
             binds = []
             for _ in range(rng.randrange(0, 5)):
@@ -281,7 +365,8 @@ class _Run:
                 else:
                     outcome = "client-only"
             except CvarError as error:
-                outcome = error.show()
+                answer = error.data()  # the daemon's answer to a refused command: {kind, id, message}
+                outcome = f"CvarError::{answer['kind']}({answer['id']})"
             except ParseError as error:
                 outcome = f"ParseError({error})"
             results.append(f"{c} -> {outcome}")
@@ -360,7 +445,7 @@ class _Run:
                 except ParseError as error:
                     return f"alias {name} ParseError({error})"
             self.aliases = table
-            return "aliases " + ",".join(table.table)
+            return "aliases " + ",".join(name for name, _ in table.as_json())
         if kind == "line":
             said = self.run_line(event["text"])
             return f"line {said} {self.values(event['id'])}"
@@ -371,6 +456,48 @@ class _Run:
                 return f"expand ParseError({error})"
             except ExpandError as error:
                 return "expand " + error.show()
+        if kind == "cfgtext":
+            path = self.workdir / f"cfg-{self.saves}.cfg"
+            self.saves += 1
+            if event.get("unreadable"):
+                path.mkdir()
+            else:
+                path.write_text(event["text"], encoding="utf-8", newline="")
+            read = cfgfiles.read_cfg(path, self.cvars, local_only=event.get("local", False))
+            if not read.readable:
+                return "cfgtext unreadable sets [] errors [0: unreadable]"
+            shown = [e.show().split(": ", 1) for e in read.errors]  # "<path>:<line>: <message>"
+            errors = [f"{where.rsplit(':', 1)[1]}: {_error_word(message)}" for where, message in shown]
+            return f"cfgtext sets {_show_sets(read.sets)} errors [{', '.join(errors)}]"
+        if kind == "bindsfile":
+            folder = self.workdir / f"binds-{self.saves}"
+            self.saves += 1
+            folder.mkdir()
+            if event.get("unreadable"):
+                (folder / bindfiles.BINDS_FILE).mkdir()
+            elif event.get("binds") is not None:
+                (folder / bindfiles.BINDS_FILE).write_text(event["binds"], encoding="utf-8", newline="")
+            source = event.get("keybindings")
+            if source is not None:
+                raw = "{not json" if source == "<<broken>>" else json.dumps(source)
+                (folder / bindfiles.KEYBINDINGS_FILE).write_text(raw, encoding="utf-8")
+            loaded = bindfiles.load(folder, tuple((k, b) for k, b in event["defaults"]))
+            warned = []
+            for warning in loaded.warnings:
+                if "could not be imported" in warning:
+                    warned.append("import")
+                elif "cannot be read" in warning:
+                    warned.append("unreadable")
+                else:
+                    warned.append(warning.rsplit(":", 2)[-2])
+            try:
+                pressed = loaded.binds.press(event["key"], self.aliases)
+                said = "unbound" if pressed is None else f"session [{format_list(pressed.session)}] client [{','.join(pressed.client)}]"
+            except ExpandError as error:
+                said = error.show()
+            listed = "; ".join(f"{k}={format_list(b)}" for k, b in loaded.binds.order)
+            keys = ",".join(loaded.binds.keys())
+            return f"bindsfile warnings [{','.join(warned)}] binds [{listed}] keys [{keys}] press {event['key']} {said}"
         if kind == "press":
             binds = Binds()
             for key, text in event["binds"]:
@@ -386,6 +513,15 @@ class _Run:
                 return f"press {event['key']} unbound"
             return f"press {event['key']} session [{format_list(pressed.session)}] client [{','.join(pressed.client)}]"
         raise ValueError(f"unknown event {kind!r}")
+
+
+def _error_word(message: str) -> str:
+    """A cfg settings error as the transcript names it."""
+    if message.startswith("CvarError::"):
+        return message.split(": ", 1)[0]
+    if message.startswith("does not parse: "):
+        return f"ParseError({message[len('does not parse: '):]})"
+    return message
 
 
 def production(events: Sequence[Event]) -> list[str]:
@@ -405,7 +541,50 @@ CASES = frozenset({
     "expand plain", "expand nested alias", "expand cycle", "expand unknown", "parse error",
     "line runs an alias", "press bound", "press unbound", "press empty bind", "press first bind wins",
     "press action to the client", "press expand error",
+    # input classes
+    "every setting id of the table", *(f"a cvar of kind {kind}" for kind in oracle.KINDS), "a huge integer", "a huge or tiny float", "a non-finite float",
+    "an empty string", "a string with a newline, CR or U+2028", "a non-ASCII string", "a decimal word past the largest float",
+    "a save of a value that needs quotes or escapes",
+    # files
+    "a cfg file with sets, comments and errors", "an unreadable cfg file", "a cfg file with CRLF line ends",
+    "a binds.cfg with a line that is not a bind", "an unreadable binds.cfg", "binds imported from keybindings.json",
+    "a keybindings.json that cannot be imported",
 })
+
+
+def _values_in(event: Event) -> list[Any]:
+    """Every value an event carries (sets of layers and agents, a set's value, defaults)."""
+    found: list[Any] = []
+    for layer in event.get("layers", []):
+        found.extend(v for _, v in layer["sets"])
+    for agent in event.get("agents", []):
+        found.extend(v for _, v in agent["profile"] + agent["sets"])
+    found.extend(v for _, v in event.get("profile", []))
+    if "value" in event:
+        found.append(event["value"])
+    found.extend(d["default"] for d in event.get("decls", []))
+    return found
+
+
+def _classes(value: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, bool):
+        return out
+    if isinstance(value, int) and abs(value) >= 2**63:
+        out.add("a huge integer")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            out.add("a non-finite float")
+        elif value != 0 and (abs(value) >= 1e16 or abs(value) < 1e-4):
+            out.add("a huge or tiny float")
+    if isinstance(value, str):
+        if value == "":
+            out.add("an empty string")
+        if any(ch in value for ch in "\n\r\u2028"):
+            out.add("a string with a newline, CR or U+2028")
+        if not value.isascii():
+            out.add("a non-ASCII string")
+    return out
 
 
 def reached(events: Sequence[Event]) -> set[str]:
@@ -414,8 +593,39 @@ def reached(events: Sequence[Event]) -> set[str]:
     for event in events:
         state = states[-1]
         kind = event["do"]
+        for value in _values_in(event):
+            cases |= _classes(value)
+        if kind in ("line", "expand") and any(w in event["text"] for w in BAD_FLOAT_WORDS[:1]):
+            cases.add("a decimal word past the largest float")
+        if kind == "cfgtext":
+            if event.get("unreadable"):
+                cases.add("an unreadable cfg file")
+            else:
+                sets, errs = model.read_cfg(state.reg, event["text"], event["local"])
+                if sets and errs and "#" in event["text"]:
+                    cases.add("a cfg file with sets, comments and errors")
+                if "\r\n" in event["text"]:
+                    cases.add("a cfg file with CRLF line ends")
+        if kind == "bindsfile":
+            if event.get("unreadable"):
+                cases.add("an unreadable binds.cfg")
+            elif event["binds"] is None:
+                source = event["keybindings"]
+                if isinstance(source, dict) and source:
+                    cases.add("binds imported from keybindings.json")
+                elif source is not None and not isinstance(source, dict):
+                    cases.add("a keybindings.json that cannot be imported")
+            elif model.binds_file(event["binds"], ())[1]:
+                cases.add("a binds.cfg with a line that is not a bind")
+        if kind == "save" and state.family:
+            for s in model.written(state.reg, state.family[-1]):
+                if isinstance(s.value, (str, float)) and model.quote(model.format_value(s.value)) != model.format_value(s.value):
+                    cases.add("a save of a value that needs quotes or escapes")
         if kind == "registry":
             decls = tuple(model.decl_of(d) for d in event["decls"])
+            if {d.id for d in decls} >= set(oracle.IDS):
+                cases.add("every setting id of the table")
+            cases |= {f"a cvar of kind {d.type.kind}" for d in decls}
             reg = model.registry(decls)
             cases.add("registry accepted" if not isinstance(reg, model.RegistryError)
                       else "registry duplicate id" if reg.kind == "duplicate" else "registry wrong default")

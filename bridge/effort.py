@@ -34,8 +34,26 @@ def _random_model(rng: random.Random) -> dict[str, Any] | None:
         if pick < 0.3:
             level_map[level] = None
         elif pick < 0.6:
-            level_map[level] = f"{level[:3]}-{rng.randrange(10)}"
+            level_map[level] = _wire(rng, level)
     return {"reasoning": rng.random() < 0.8, "map": level_map}
+
+
+# Input classes of a wire string (S10 ladder 3: "wire string keeps, sent as is"): the rules must
+# never read its text, so every class must behave as any other wire string.
+WIRE_CLASSES: tuple[tuple[str, str], ...] = (
+    ("an empty wire string", ""),
+    ("a wire string that names another level", "high"),
+    ("a wire string spelling null", "null"),
+    ("a unicode wire string", "d\u00e9j\u00e0-\u6df1\u3044"),
+    ("a wire string with a newline, CR or U+2028", "a\nb\rc\u2028d"),
+    ("a long wire string", "x" * 300),
+)
+
+
+def _wire(rng: random.Random, level: str) -> str:
+    if rng.random() < 0.25:
+        return rng.choice(WIRE_CLASSES)[1]
+    return f"{level[:3]}-{rng.randrange(10)}"
 
 
 def _maybe_level(rng: random.Random) -> str | None:
@@ -111,6 +129,7 @@ CASES = frozenset(
         "cycle without a catalog model answers null",
         "a reasoning model that offers nothing",
         "a model offering xhigh or max by a wire entry",
+        *(name for name, _ in WIRE_CLASSES),
     }
 )
 
@@ -163,6 +182,11 @@ def reached(events: Sequence[Event]) -> set[str]:
                 else:
                     cases.add("cycle wraps backward from the first" if start == offer_before[0] else "cycle backward")
             session, _ = model.step(session, "cycle", event["direction"])
+        for raw in (event.get("model"),):
+            if isinstance(raw, dict) and isinstance(raw.get("map"), dict):
+                for name, text in WIRE_CLASSES:
+                    if text in raw["map"].values():
+                        cases.add(name)
         offer = model.offer_of(session.model)
         if offer == () and session.model is not None and session.model.reasoning:
             cases.add("a reasoning model that offers nothing")

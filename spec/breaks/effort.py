@@ -83,4 +83,20 @@ BREAKS = [
         "        self.stored",
         "production switches the model but keeps the old model's offered levels",
     ),
+    Break(
+        "effort_production_drops_empty_wire",
+        "effort",
+        "eukhe.effort",
+        "pairs = None if level_map is None else tuple((k, level_map[k]) for k in LEVELS if k in level_map)",
+        'pairs = None if level_map is None else tuple((k, level_map[k]) for k in LEVELS if k in level_map and level_map[k] != "")',
+        "compiling a catalog model's level map drops an empty wire string, as if the entry were missing (issue 9)",
+    ),
+    Break(
+        "effort_production_empty_wire_is_null",
+        "effort",
+        "eukhe.effort",
+        "pairs = None if level_map is None else tuple((k, level_map[k]) for k in LEVELS if k in level_map)",
+        "pairs = None if level_map is None else tuple((k, level_map[k] or None) for k in LEVELS if k in level_map)",
+        "compiling a catalog model's level map reads an empty wire string as null: the level is removed",
+    ),
 ]

@@ -289,3 +289,32 @@ def test_parse_list_keeps_quoted_spaces() -> None:
     assert [str(c) for c in parse_list('set defaultModel "a b"; toggle x;; bind f1 "set y 1"')] == [
         'set defaultModel "a b"', "toggle x", 'bind f1 "set y 1"',
     ]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_float_is_refused_as_bad_value(value: float) -> None:
+    from eukhe.settings.cvar import Cvars
+
+    cvars = Cvars(registry())
+    error = cvars.check("temperature", value, True)
+    assert error is not None and error.kind == "BadValue"
+    with pytest.raises(CvarError) as refused:
+        cvars.parse_set("temperature", "1" * 400 + ".5", local_only=True)  # a decimal past the largest float
+    assert refused.value.kind == "BadValue"
+
+
+def test_set_global_writes_a_config_cfg_that_reads_back(dirs: Dirs) -> None:
+    """A huge float is written as a decimal (never 1e+300 or inf), a String with a newline, a CR
+    or U+2028 as escapes on its one line: config.cfg still parses and gives the same values."""
+    from eukhe.settings import cfg
+    from eukhe.settings.cvar import Cvars
+
+    agent_dir = dirs[0]
+    path = agent_dir / "config.cfg"
+    values = [("temperature", 1e300), ("memory.model", "a\nb\rc\u2028d"), ("defaultModel", ""), ("sessionDir", "tiny 1e-07")]
+    cfg.write_sets(path, values)
+    text = path.read_text(encoding="utf-8")
+    assert len(text.splitlines()) == len(values) and "inf" not in text and "e+" not in text
+    read = cfg.read_cfg(path, Cvars(registry()), local_only=False)
+    assert not read.errors
+    assert read.sets == values

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eukhe.settings.cfg import BLANK, lines
 from eukhe.settings.cvar import BIND, Binds, ParseError, parse_list, quote
 from eukhe.settings.files import DocumentError, read_text, update_text
 
@@ -58,8 +59,8 @@ def load(agent_dir: Path, defaults: tuple[tuple[str, str], ...] = DEFAULT_BINDS)
                 parsed = json.loads(text)
                 if not isinstance(parsed, dict):
                     raise ValueError("not a JSON object")
-                lines = import_lines(parsed)
-                update_text(path, lambda old: old if old else "".join(line + "\n" for line in lines))
+                imported = import_lines(parsed)
+                update_text(path, lambda old: old if old else "".join(line + "\n" for line in imported))
         except (DocumentError, ValueError, OSError) as error:
             out.warnings.append(f"warning: {BINDS_FILE} could not be imported from {source}: {error}")
     try:
@@ -67,8 +68,8 @@ def load(agent_dir: Path, defaults: tuple[tuple[str, str], ...] = DEFAULT_BINDS)
     except DocumentError as error:
         out.warnings.append(f"warning: {path} cannot be read ({error.detail or error.kind}); default binds only")
         user = ""
-    for number, line in enumerate(user.splitlines(), 1):
-        stripped = line.strip()
+    for number, line in enumerate(lines(user), 1):
+        stripped = line.strip(BLANK)
         if not stripped or stripped.startswith("#") or stripped.startswith("//"):
             continue
         try:

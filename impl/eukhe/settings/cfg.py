@@ -19,6 +19,16 @@ from eukhe.settings.cvar import ALIAS, SET, Command, CvarError, Cvars, ParseErro
 from eukhe.settings.files import DocumentError, read_text, update_text
 
 
+BLANK = " \t\r\n"  # the command language's whitespace: what a line is stripped of
+
+
+def lines(text: str) -> list[str]:
+    """The lines of a cfg file: each ends at a line feed (a CR before it is whitespace). Only a
+    line feed ends a line, so a character such as U+2028 inside a word never splits it."""
+    found = text.split("\n")
+    return found[:-1] if found and found[-1] == "" else found
+
+
 @dataclass(frozen=True)
 class SettingsError:
     """One settings error: where it is and what is wrong (shown as an eukhe.settings_error row)."""
@@ -41,8 +51,8 @@ class CfgFile:
 
 def parse_cfg(path: Path, text: str, cvars: Cvars, *, local_only: bool) -> CfgFile:
     out = CfgFile(path)
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
+    for number, line in enumerate(lines(text), 1):
+        stripped = line.strip(BLANK)
         if not stripped or stripped.startswith("#") or stripped.startswith("//"):
             continue
         where = f"{path}:{number}"
@@ -77,12 +87,13 @@ def read_cfg(path: Path, cvars: Cvars, *, local_only: bool) -> CfgFile:
 
 
 def set_line(cvar: str, value: Any) -> str:
-    return f"set {cvar} {quote(format_value(value))}"
+    """One ``set`` line; the value word is quoted and escaped so it never breaks the line."""
+    return f"set {quote(cvar)} {quote(format_value(value))}"
 
 
 def _is_set_of(line: str, ids: set[str]) -> bool:
     try:
-        commands = parse_list(line.strip())
+        commands = parse_list(line.strip(BLANK))
     except ParseError:
         return False
     return len(commands) == 1 and commands[0].verb == SET and commands[0].args[0] in ids
@@ -96,7 +107,7 @@ def write_sets(path: Path, sets: Iterable[tuple[str, Any]]) -> str:
     ids = {cvar for cvar, _ in pairs}
 
     def change(text: str) -> str:
-        kept = [line for line in text.splitlines() if not _is_set_of(line, ids)]
+        kept = [line for line in lines(text) if not _is_set_of(line, ids)]
         return "".join(line + "\n" for line in kept + [set_line(c, v) for c, v in pairs])
 
     return update_text(path, change)

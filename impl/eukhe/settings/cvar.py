@@ -21,6 +21,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 BOOL, INT, NAT, NAT_OR_OFF, FLOAT, STRING, ENUM, LIST, MAP = (
@@ -63,13 +64,12 @@ class CvarType:
         if kind == ENUM:
             return isinstance(value, str) and value in self.choices
         item = self.item
-        if item is None:
-            return False
         if kind == LIST:
-            return isinstance(value, list) and all(item.holds(v) for v in value)
-        if kind == MAP:
-            return isinstance(value, dict) and all(isinstance(k, str) and item.holds(v) for k, v in value.items())
-        return False
+            return item is not None and isinstance(value, list) and all(item.holds(v) for v in value)
+        # Map (a kind the table does not know holds nothing)
+        return kind == MAP and item is not None and isinstance(value, dict) and all(
+            isinstance(k, str) and item.holds(v) for k, v in value.items()
+        )
 
     def parse(self, text: str) -> Any:
         """The value of a value word of the command language; ValueError when it is none."""
@@ -89,7 +89,11 @@ class CvarType:
             body = text[1:] if text[:1] == "-" else text
             whole, dot, frac = body.partition(".")
             if whole.isascii() and whole.isdigit() and (not dot or (frac.isascii() and frac.isdigit())):
-                return float(text) if dot else int(text)
+                if not dot:
+                    return int(text)
+                number = float(text)
+                if math.isfinite(number):  # a decimal past the largest float reads as inf: refused
+                    return number
         elif kind in (STRING,):
             return text
         elif kind == ENUM:
@@ -123,8 +127,15 @@ def format_value(value: Any) -> str:
     if type(value) is int:
         return str(value)
     if type(value) is float:
-        return repr(value)
+        return decimal_word(value)
     return canonical(value)
+
+
+def decimal_word(number: float) -> str:
+    """A finite float as a decimal word without an exponent, which reads back to the same float
+    (repr's 1e+300 would not parse as a Float word)."""
+    text = format(Decimal(repr(number)), "f")
+    return text if "." in text else text + ".0"
 
 
 @dataclass(frozen=True)
@@ -327,7 +338,11 @@ class Cvars:
 
 SET, TOGGLE, ALIAS, BIND, ACTION, RUN = "set", "toggle", "alias", "bind", "action", "run"
 ARITY = {SET: 2, TOGGLE: 1, ALIAS: 2, BIND: 2, ACTION: 1}
-_SPECIAL = frozenset(' \t\r\n;"\\')
+_SPECIAL = frozenset(';"\\')
+# the characters that end a line (str.splitlines): a quoted word writes them as escapes
+LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 class ParseError(ValueError):
@@ -358,9 +373,19 @@ class Command:
 
 
 def quote(word: str) -> str:
-    if word and not any(ch in _SPECIAL for ch in word):
+    """A word that reads back as itself: bare when it can be, else quoted; a quoted word escapes
+    ``"`` and ``\\`` and writes each character that ends a line as an escape."""
+    if word and not any(ch in _SPECIAL or ch in LINE_ENDS or ch.isspace() for ch in word):
         return word
-    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + "".join(_escape(ch) for ch in word) + '"'
+
+
+def _escape(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch in LINE_ENDS:
+        return f"\\u{ord(ch):04x}"
+    return ch
 
 
 def format_list(commands: Iterable[Command]) -> str:
@@ -368,16 +393,33 @@ def format_list(commands: Iterable[Command]) -> str:
 
 
 def split_words(text: str) -> list[list[str]]:
+    """Commands of words. In quotes: ``\\n`` line feed, ``\\r`` carriage return, ``\\uXXXX`` that
+    character, a backslash before any other character that character."""
     commands: list[list[str]] = [[]]
     word: list[str] = []
-    in_word = quoted = escape = False
-    for ch in text:
+    in_word = quoted = False
+    at, end = 0, len(text)
+    while at < end:
+        ch = text[at]
+        at += 1
         if quoted:
-            if escape:
-                word.append(ch)
-                escape = False
-            elif ch == "\\":
-                escape = True
+            if ch == "\\":
+                if at >= end:
+                    break
+                escaped = text[at]
+                at += 1
+                if escaped == "n":
+                    word.append("\n")
+                elif escaped == "r":
+                    word.append("\r")
+                elif escaped == "u":
+                    digits = text[at : at + 4]
+                    if len(digits) != 4 or not all(d in _HEX for d in digits):
+                        raise ParseError("\\u takes 4 hex digits")
+                    word.append(chr(int(digits, 16)))
+                    at += 4
+                else:
+                    word.append(escaped)
             elif ch == '"':
                 quoted = False
             else:
