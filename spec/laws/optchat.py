@@ -1,12 +1,21 @@
 """The optchat laws (memory.md "The laws and their strength", D5), as properties of the model
-``bend.optchat``.
+``bend.optchat``, judged by spec.oracles.optchat (node arithmetic, cut, context, the built store
+read by the seed's trie layout, the digit counter), never by the model's own functions.
 
-Universal laws are proved exhaustively where a finite bound makes that possible (every history
-of a small event alphabet up to a number of messages; every view of a chat of up to 10
-messages with every set of built parents; every count up to 2^16 for push_agrees_always) and
-hunted by Hypothesis over arbitrary event histories (messages of any sizes, calls that end
-and fail in any order, waits, ticks, deadlines, budgets and job counts). Collections are
-capped (``CAP``) so the hunt-crosshair profile stays usable.
+Proved: push_agrees_always (the seed's digit proof, its step in z3 for every digit state, the
+encoding checked against the model at every t <= 20,000), fit_reaches_budget and
+fit_merges_built (induction on merges, z3; the encoding of fit checked against the model; the
+same laws run on production's View.fit).
+
+Not proved, and why: the history laws (view_covers ... settle_reached) speak of the planner after
+any event history: its state (the view, the cview, the queues, failures, the built store) is
+unbounded in T, sizes and outcomes, and an inductive invariant strong enough for z3 would have
+to restate the whole planner. They are checked exactly on every history of a finite alphabet
+(bounded: at most 4 messages, fixed budgets) and hunted by Hypothesis over arbitrary histories
+(sizes 1..3,000 with the 511/512/513 boundary, 1..8 jobs, any budgets); the same histories drive
+production's Chat (eukhe.memory) and the law's check on it. merge_is_one_pair and merge_covers
+are checked on every view of up to 10 messages with every set of built parents and hunted
+beyond. Collections are capped (``CAP``) so the hunt-crosshair profile stays usable.
 """
 
 from __future__ import annotations
@@ -21,8 +30,8 @@ from hypothesis import strategies as st
 
 from bend.optchat import agree, push as P
 from bend.optchat import chat as C
-from bend.optchat.node import Node, first, last, name, parent, siblings
-from bend.optchat.text import NODE, cut, filler, size
+from bend.optchat.node import Node
+from bend.optchat.text import NODE, filler
 from bend.optchat.view import (
     PLACEHOLDER_BYTES,
     View,
@@ -34,10 +43,14 @@ from bend.optchat.view import (
     most_due,
     view_bytes,
 )
+from eukhe.memory.chat import Chat as ProdChat
+from eukhe.memory.chat import Config as ProdConfig
 from eukhe.memory.view import View as ProdView
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
 from spec.oracles import optchat as O
 from spec.registry import BOUNDED, PROVED, TESTED, law
+
+first, last, name, parent, siblings, cut, size = O.first, O.last, O.name, O.parent, O.siblings, O.cut, O.size
 
 CAP = 40
 FAILURES = 3  # the seed's number (D5), not the model's constant: a break there must show
@@ -46,28 +59,39 @@ SECTION = "memory §3"
 # -- the vocabulary: covers, summarized ---------------------------------------------------------
 
 
-def covers(nodes: tuple[Node, ...], t: int) -> bool:
-    """The lines cover 0..t-1, each message once, contiguous, oldest first, each a tree node."""
-    start = 0
-    for level, i in nodes:
-        if level < 0 or i < 0 or first((level, i)) != start:
-            return False
-        start = last((level, i)) + 1
-    return start == t
+covers = O.covers
 
 
 def nodes_of(view: View) -> tuple[Node, ...]:
     return tuple(n for n, _ in view)
 
 
+def text_of(chat: C.Chat, node: Node) -> str | None:
+    """The judge's reading of the model's built store (spec.oracles: the seed's trie layout)."""
+    return O.built_line(chat.built, node)
+
+
+def message_of(chat: C.Chat, i: int) -> str:
+    found = O.trie_get(chat.messages, i)
+    return found if isinstance(found, str) else ""
+
+
+def source_of(chat: C.Chat, node: Node) -> str:
+    """A node's input (rule 12): its message, or its two halves' lines joined with a newline."""
+    if node[0] == 0:
+        return message_of(chat, node[1])
+    left, right = (node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)
+    return (text_of(chat, left) or "") + "\n" + (text_of(chat, right) or "")
+
+
 def summarized(chat: C.Chat, view: View) -> bool:
     """Every merged line is built; only a message's own line may wait; each size is the built
     line's or the placeholder's."""
     for node, length in view:
-        built = C.built_size(chat, node)
-        if built is None and (node[0] > 0 or length != PLACEHOLDER_BYTES):
+        line = text_of(chat, node)
+        if line is None and (node[0] > 0 or length != O.PLACEHOLDER_BYTES):
             return False
-        if built is not None and length != built:
+        if line is not None and length != size(line):
             return False
     return True
 
@@ -180,15 +204,83 @@ def _label(messages: int = MESSAGES) -> str:
     )
 
 
-def both(transition: Any) -> Evidence:
-    """Proved on every transition of the finite domain, then hunted by Hypothesis."""
+def both(transition: Any, production: Any = None) -> Evidence:
+    """Proved on every transition of the finite domain, then hunted by Hypothesis; with
+    ``production``, the same histories also drive eukhe.memory's Chat and the law's check on it."""
     edges, _states = explored()
     proved = bounded(edges, lambda e: transition(*e), label=_label())
 
     def hunt(config: C.Config, history: list[Event]) -> bool:
         return all(transition(*step) for step in steps(config, history))
 
-    return also(proved, examples(hunt, config=configs, history=events))
+    evidence = also(proved, examples(hunt, config=configs, history=events))
+    if production is None:
+        return evidence
+
+    def hunt_production(config: C.Config, history: list[Event]) -> bool:
+        chat = ProdChat(ProdConfig(config.jobs, config.ceiling, config.floor, config.cceiling, config.cfloor))
+        for event in history:
+            before = (list(chat.view.nodes), list(chat.running))
+            apply_production(chat, event)
+            if not production(before, event, chat):
+                raise LawFailed(f"production fails after {event!r} in {history!r}")
+        return True
+
+    return evidence.with_production(examples(hunt_production, config=configs, history=events))
+
+
+def apply_production(chat: ProdChat, event: Event) -> None:
+    kind = event[0]
+    if kind == "m":
+        chat.message(filler(f"m{chat.t}", event[1]))
+    elif kind == "done":
+        if chat.running:
+            node = chat.running[event[1] % len(chat.running)]
+            chat.done(event[1], filler(name(node), event[2]))
+    elif kind == "fail":
+        chat.fail(event[1])
+    elif kind == "wait":
+        chat.wait()
+    elif kind == "go":
+        chat.go()
+    elif kind == "tick":
+        chat.tick()
+
+
+def prod_summarized(chat: ProdChat, nodes: list[Node], sizes: list[int]) -> bool:
+    for node, length in zip(nodes, sizes):
+        line = chat.texts.get(node)
+        if line is None and (node[0] > 0 or length != O.PLACEHOLDER_BYTES):
+            return False
+        if line is not None and length != size(line):
+            return False
+    return True
+
+
+def prod_targets(chat: ProdChat) -> list[Node]:
+    return list(chat.running) + ([(0, chat.t - 1)] if chat.t else [])
+
+
+def prod_context(chat: ProdChat) -> bool:
+    for node in prod_targets(chat):
+        want = O.context(chat.cview.nodes, node, lambda n: n in chat.texts)
+        if tuple(chat.context(node)) != want:
+            return False
+    return True
+
+
+def prod_need_first(chat: ProdChat) -> bool:
+    if not chat.waiting:
+        return True
+    unbuilt = {n for n in chat.view.nodes if n not in chat.texts}
+    return all(n in unbuilt for n in chat.running)
+
+
+def prod_appends(before: tuple[list[Node], list[Node]], event: Event, chat: ProdChat) -> bool:
+    old, new = before[0], list(chat.view.nodes)
+    if event[0] == "m":
+        return chat.batch >= 0 or new == old + [(0, chat.t - 1)]
+    return new == old
 
 
 # -- views: every cover of a small chat with every set of built parents ---------------------------
@@ -258,12 +350,12 @@ def views_both(prop: Any, label: str) -> Evidence:
 
 @law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", TESTED)
 def view_covers() -> Evidence:
-    return both(lambda before, event, after: covers(nodes_of(after.view), after.t))
+    return both(lambda before, event, after: covers(nodes_of(after.view), after.t), lambda b, e, chat: covers(chat.view.nodes, chat.t))
 
 
 @law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", TESTED)
 def cview_covers() -> Evidence:
-    return both(lambda before, event, after: covers(nodes_of(after.cview), after.t))
+    return both(lambda before, event, after: covers(nodes_of(after.cview), after.t), lambda b, e, chat: covers(chat.cview.nodes, chat.t))
 
 
 def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -274,7 +366,7 @@ def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 @law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", TESTED)
 def message_appends() -> Evidence:
-    return both(_appends)
+    return both(_appends, prod_appends)
 
 
 def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -286,13 +378,13 @@ def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 @law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", TESTED)
 def message_merges_nothing() -> Evidence:
-    return both(_merges_nothing)
+    return both(_merges_nothing, prod_appends)
 
 
 def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
     after = merge_step(view, t, lookup(built))
     if after == view:
-        return all(not mergeable(view, k, lookup(built)) for k in range(len(view) - 1))
+        return _stuck(view, built)
     if len(after) != len(view) - 1:
         return False
     k = next(k for k in range(len(after)) if after[k] != view[k])
@@ -473,12 +565,12 @@ def fit_merges_built() -> Evidence:
 
 @law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", TESTED)
 def view_summarized() -> Evidence:
-    return both(lambda before, event, after: summarized(after, after.view))
+    return both(lambda before, event, after: summarized(after, after.view), lambda b, e, chat: prod_summarized(chat, chat.view.nodes, chat.view.sizes))
 
 
 @law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", TESTED)
 def cview_summarized() -> Evidence:
-    return both(lambda before, event, after: summarized(after, after.cview))
+    return both(lambda before, event, after: summarized(after, after.cview), lambda b, e, chat: prod_summarized(chat, chat.cview.nodes, chat.cview.sizes))
 
 
 # -- push ------------------------------------------------------------------------------------------
@@ -726,39 +818,35 @@ def _ends_at_node(before: C.Chat, event: Event, after: C.Chat) -> bool:
     for node in _targets(after):
         bound = first(node) - 1 if node[0] == 0 else last(node)
         for line in C.context(after, node):
-            if last(line) > bound or C.text_of(after, line) is None:
+            if last(line) > bound or text_of(after, line) is None:
                 return False
     return True
 
 
 @law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", TESTED)
 def context_ends_at_node() -> Evidence:
-    return both(_ends_at_node)
+    return both(_ends_at_node, lambda b, e, chat: prod_context(chat))
 
 
 def _is_prefix(before: C.Chat, event: Event, after: C.Chat) -> bool:
     lines = nodes_of(after.cview)
     for node in _targets(after):
         ctx = C.context(after, node)
-        if lines[: len(ctx)] != ctx:
-            return False
-        rest = lines[len(ctx) :]
-        bound = first(node) - 1 if node[0] == 0 else last(node)
-        if rest and last(rest[0]) <= bound and C.text_of(after, rest[0]) is not None:
+        if ctx != O.context(lines, node, lambda n: text_of(after, n) is not None):
             return False
     return True
 
 
 @law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", TESTED)
 def context_is_prefix() -> Evidence:
-    return both(_is_prefix)
+    return both(_is_prefix, lambda b, e, chat: prod_context(chat))
 
 
 # -- D5: the waiting turn ---------------------------------------------------------------------------
 
 
 def _view_lines_unbuilt(chat: C.Chat) -> set[Node]:
-    return {n for n, _ in chat.view if C.text_of(chat, n) is None}
+    return {n for n, _ in chat.view if text_of(chat, n) is None}
 
 
 def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -771,7 +859,7 @@ def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
 
 @law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", TESTED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
 def need_first() -> Evidence:
-    return both(_need_first)
+    return both(_need_first, lambda b, e, chat: prod_need_first(chat))
 
 
 def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -780,7 +868,7 @@ def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
     need = _view_lines_unbuilt(after)
     stopped = [n for n in before.running if n not in need]
     kept = not after.waiting or all(n in need for n in after.running)
-    queued = all(n in after.merges or n in after.running or C.text_of(after, n) is not None for n in stopped)
+    queued = all(n in after.merges or n in after.running or text_of(after, n) is not None for n in stopped)
     unchanged = all(C.failures(after, n) == C.failures(before, n) for n in stopped)
     return kept and queued and unchanged
 
@@ -797,14 +885,14 @@ def _fail_cap(before: C.Chat, event: Event, after: C.Chat) -> bool:
         return True
     node = before.running[event[1] % len(before.running)]
     if C.failures(before, node) + 1 < FAILURES:
-        return C.text_of(after, node) is None and C.failures(after, node) == C.failures(before, node) + 1
-    line = C.text_of(after, node)
-    return line is not None and line == cut(C.source(before, node), NODE) and 0 < size(line) <= NODE
+        return text_of(after, node) is None and C.failures(after, node) == C.failures(before, node) + 1
+    line = text_of(after, node)
+    return line is not None and line == cut(source_of(before, node), O.NODE) and 0 < size(line) <= O.NODE
 
 
 @law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", TESTED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
 def fail_cap_builds() -> Evidence:
-    return both(_fail_cap)
+    return both(_fail_cap, lambda b, e, chat: all(count < FAILURES for count in chat.fails.values()))
 
 
 def settles(chat: C.Chat, outcomes: list[tuple[bool, int]]) -> bool:

@@ -128,3 +128,33 @@ def view(ds: Sequence[int]) -> tuple[Node, ...]:
     """The view the digits stand for, oldest first: entry j is one line of level j + d_j."""
     s = starts(ds)
     return tuple((j + ds[j], s[j] // 2 ** (j + ds[j])) for j in reversed(range(len(ds))))
+
+
+# -- the built store as memory.md "Lists, not arrays" lays it out ---------------------------------
+
+
+def trie_get(trie: object, key: int) -> object:
+    """The value at ``key`` in a binary trie keyed by the bits of ``key``, lowest bit first: a trie
+    is empty (None) or (value, subtrie for bit 0, subtrie for bit 1); key 0 is the root."""
+    bits = []
+    while key:
+        bits.append(key & 1)
+        key //= 2
+    node = trie
+    for bit in bits:
+        if node is None:
+            return None
+        assert isinstance(node, tuple)
+        node = node[1 + bit]
+    if node is None:
+        return None
+    assert isinstance(node, tuple)
+    return node[0]
+
+
+def built_line(levels: Sequence[object], node: Node) -> str | None:
+    """The line stored for ``node``: one trie per level, keyed by i (the seed's layout)."""
+    if node[0] >= len(levels):
+        return None
+    found = trie_get(levels[node[0]], node[1])
+    return found if isinstance(found, str) else None
