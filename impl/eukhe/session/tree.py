@@ -104,6 +104,7 @@ class Tree:
     def plan_fork(self, entry_id: EntryId, origin: Origin) -> Append:
         """The first record of a new conversation holding the path to ``entry_id``, each entry
         with the document values it sets, so every document as of every entry is kept."""
+        self.entry(entry_id)  # an unknown entry is UnknownEntry, not a KeyError
         path = self._walk(entry_id)
         stored = tuple(Stored(self._entries[i], copy.deepcopy(self._changes.get(i, {}))) for i in path)
         return Append(1, stored, origin)
