@@ -142,13 +142,16 @@ configs = st.builds(
     st.integers(0, 3_000),
     st.integers(0, 4),
 )
-sizes = st.one_of(st.integers(1, 512), st.integers(513, 3_000), st.sampled_from([1, 511, 512, 513]))
+# Input classes: every size around the 512-byte cut, long messages, and huge ones (past every
+# budget the configs draw); compactor lines of 1 and 512 bytes.
+sizes = st.one_of(st.integers(1, 512), st.integers(513, 3_000), st.sampled_from([1, 2, 511, 512, 513, 514, 100_000]))
+line_sizes = st.one_of(st.integers(1, NODE), st.sampled_from([1, NODE]))
 events = st.lists(
     st.one_of(
         st.tuples(st.just("m"), sizes),
         st.tuples(st.just("m"), sizes),
-        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, NODE)),
-        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, NODE)),
+        st.tuples(st.just("done"), st.integers(0, 7), line_sizes),
+        st.tuples(st.just("done"), st.integers(0, 7), line_sizes),
         st.tuples(st.just("fail"), st.integers(0, 7)),
         st.tuples(st.just("wait")),
         st.tuples(st.just("go")),
