@@ -48,7 +48,7 @@ from eukhe.memory.chat import Config as ProdConfig
 from eukhe.memory.view import View as ProdView
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
 from spec.oracles import optchat as O
-from spec.registry import BOUNDED, PROVED, TESTED, law
+from spec.registry import BOUNDED, PROVED, law
 
 first, last, name, parent, siblings, cut, size = O.first, O.last, O.name, O.parent, O.siblings, O.cut, O.size
 
@@ -351,12 +351,12 @@ def views_both(prop: Any, label: str) -> Evidence:
 # -- §3 the view ----------------------------------------------------------------------------------
 
 
-@law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", TESTED)
+@law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", BOUNDED)
 def view_covers() -> Evidence:
     return both(lambda before, event, after: covers(nodes_of(after.view), after.t), lambda b, e, chat: covers(chat.view.nodes, chat.t))
 
 
-@law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", TESTED)
+@law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", BOUNDED)
 def cview_covers() -> Evidence:
     return both(lambda before, event, after: covers(nodes_of(after.cview), after.t), lambda b, e, chat: covers(chat.cview.nodes, chat.t))
 
@@ -367,7 +367,7 @@ def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return nodes_of(after.view) == nodes_of(before.view) + ((0, before.t),)
 
 
-@law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", TESTED)
+@law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", BOUNDED)
 def message_appends() -> Evidence:
     return both(_appends, prod_appends)
 
@@ -379,7 +379,7 @@ def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return new == old
 
 
-@law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", TESTED)
+@law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", BOUNDED)
 def message_merges_nothing() -> Evidence:
     return both(_merges_nothing, prod_appends)
 
@@ -395,12 +395,12 @@ def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
     return siblings(a, b) and after[k][0] == parent(a) and parent(a) in built and after[k + 1 :] == view[k + 2 :]
 
 
-@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", TESTED)
+@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", BOUNDED)
 def merge_is_one_pair() -> Evidence:
     return views_both(_one_pair, "every view of a chat of 1..10 messages x every set of built pair parents")
 
 
-@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", TESTED)
+@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", BOUNDED)
 def merge_covers() -> Evidence:
     return views_both(
         lambda view, t, built: covers(nodes_of(merge_step(view, t, lookup(built))), t),
@@ -566,12 +566,12 @@ def fit_merges_built() -> Evidence:
     return proof.with_production(_production(_built_after, label))
 
 
-@law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", TESTED)
+@law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", BOUNDED)
 def view_summarized() -> Evidence:
     return both(lambda before, event, after: summarized(after, after.view), lambda b, e, chat: prod_summarized(chat, chat.view.nodes, chat.view.sizes))
 
 
-@law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", TESTED)
+@law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", BOUNDED)
 def cview_summarized() -> Evidence:
     return both(lambda before, event, after: summarized(after, after.cview), lambda b, e, chat: prod_summarized(chat, chat.cview.nodes, chat.cview.sizes))
 
@@ -826,7 +826,7 @@ def _ends_at_node(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return True
 
 
-@law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", TESTED)
+@law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", BOUNDED)
 def context_ends_at_node() -> Evidence:
     return both(_ends_at_node, lambda b, e, chat: prod_context(chat))
 
@@ -840,7 +840,7 @@ def _is_prefix(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return True
 
 
-@law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", TESTED)
+@law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", BOUNDED)
 def context_is_prefix() -> Evidence:
     return both(_is_prefix, lambda b, e, chat: prod_context(chat))
 
@@ -860,7 +860,7 @@ def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return all(n in need for n in started) and all(n in need for n in after.running)
 
 
-@law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", TESTED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
+@law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", BOUNDED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
 def need_first() -> Evidence:
     return both(_need_first, lambda b, e, chat: prod_need_first(chat))
 
@@ -876,7 +876,7 @@ def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return kept and queued and unchanged
 
 
-@law("need_first_running", "memory D5", "When a turn starts waiting, calls for other nodes stop: back in their queue, with no failure counted.", TESTED, derivation="memory.md D5: calls for other nodes stop when the wait starts (no failure)")
+@law("need_first_running", "memory D5", "When a turn starts waiting, calls for other nodes stop: back in their queue, with no failure counted.", BOUNDED, derivation="memory.md D5: calls for other nodes stop when the wait starts (no failure)")
 def need_first_running() -> Evidence:
     return both(_need_first_running)
 
@@ -893,7 +893,7 @@ def _fail_cap(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return line is not None and line == cut(source_of(before, node), O.NODE) and 0 < size(line) <= O.NODE
 
 
-@law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", TESTED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
+@law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", BOUNDED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
 def fail_cap_builds() -> Evidence:
     return both(_fail_cap, lambda b, e, chat: all(count < FAILURES for count in chat.fails.values()))
 
@@ -923,7 +923,7 @@ def settles(chat: C.Chat, outcomes: list[tuple[bool, int]]) -> bool:
     return not _view_lines_unbuilt(chat)
 
 
-@law("settle_reached", "memory D5 / rule 47", "A waiting turn's view settles after a bounded number of compactor outcomes, whatever they are.", TESTED, derivation="memory.md D5 and rule 47: the view settles after bounded compactor outcomes (docs/harness.md H2, derived)")
+@law("settle_reached", "memory D5 / rule 47", "A waiting turn's view settles after a bounded number of compactor outcomes, whatever they are.", BOUNDED, derivation="memory.md D5 and rule 47: the view settles after bounded compactor outcomes (docs/harness.md H2, derived)")
 def settle_reached() -> Evidence:
     edges, _states = explored(3)
     adversaries = [[(False, 0)], [(True, 0)], [(False, 1), (False, 0), (True, 0)]]
