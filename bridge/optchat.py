@@ -241,11 +241,31 @@ def production(events: Sequence[Event]) -> list[str]:
 
 
 def reached(events: Sequence[Event]) -> set[str]:
-    """The rule cases a scenario reaches, as the production planner records them."""
+    """The rule cases a scenario reaches, as the production planner records them, and the input
+    classes its events hold (``classes``)."""
     key = _key(events)
     if key not in _CASES:
         production(events)
-    return set(_CASES[key])
+    return set(_CASES[key]) | classes(events)
+
+
+def classes(events: Sequence[Event]) -> set[str]:
+    """The input classes of a scenario, read from its events: message sizes at the 512-byte cut
+    (1, 511, 512, 513 bytes) and huge ones, compactor lines of 1 and 512 bytes, every job count."""
+    found: set[str] = set()
+    for event in events:
+        kind = event.get("e")
+        if kind == "m":
+            length = int(event["size"])
+            if length in (1, 511, 512, 513):
+                found.add(f"message_{length}_bytes")
+            if length >= 6_000:
+                found.add("message_huge")
+        elif kind == "done" and int(event["size"]) in (1, NODE):
+            found.add(f"line_{event['size']}_bytes")
+        elif kind == "config":
+            found.add(f"jobs_{event.get('jobs', 8)}")
+    return found
 
 
 CASES = frozenset(
@@ -273,6 +293,16 @@ CASES = frozenset(
         "go_deadline",  # D10: the turn takes the view at its deadline
         "zoom",  # rule 52
         "zoom_error",  # rule 52: not a power of 2, not a multiple, past the chat
+        # input classes (``classes``): the 512-byte cut from both sides, huge messages, the
+        # shortest and longest compactor lines, every job count (rule 39)
+        "message_1_bytes",
+        "message_511_bytes",
+        "message_512_bytes",
+        "message_513_bytes",
+        "message_huge",
+        "line_1_bytes",
+        "line_512_bytes",
+        *(f"jobs_{n}" for n in range(1, 9)),
     }
 )
 

@@ -51,4 +51,20 @@ BREAKS = [
         "            continue\n",
         "A bad record in the middle of a log is skipped in silence instead of named.",
     ),
+    Break(
+        "session_fork_unknown_entry_untyped",
+        "session",
+        "eukhe.session.tree",
+        "        self.entry(entry_id)  # an unknown entry is UnknownEntry, not a KeyError\n",
+        "",
+        "A fork of an entry the tree does not hold raises a bare KeyError instead of UnknownEntry (found by session_refuses_bad_input).",
+    ),
+    Break(
+        "session_empty_id_gets_a_new_one",
+        "session",
+        "eukhe.session.store",
+        "session_dir = self.path(new_session_id() if session_id is None else session_id)",
+        "session_dir = self.path(session_id or new_session_id())",
+        "create('') makes a session under a new id instead of refusing the empty id (found by session_refuses_bad_input).",
+    ),
 ]

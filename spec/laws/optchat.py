@@ -1,37 +1,56 @@
 """The optchat laws (memory.md "The laws and their strength", D5), as properties of the model
-``bend.optchat``.
+``bend.optchat``, judged by spec.oracles.optchat (node arithmetic, cut, context, the built store
+read by the seed's trie layout, the digit counter), never by the model's own functions.
 
-Universal laws are proved exhaustively where a finite bound makes that possible (every history
-of a small event alphabet up to a number of messages; every view of a chat of up to 10
-messages with every set of built parents; every count up to 2^16 for push_agrees_always) and
-hunted by Hypothesis over arbitrary event histories (messages of any sizes, calls that end
-and fail in any order, waits, ticks, deadlines, budgets and job counts). Collections are
-capped (``CAP``) so the hunt-crosshair profile stays usable.
+Proved: push_agrees_always (the seed's digit proof, its step in z3 for every digit state, the
+encoding checked against the model at every t <= 20,000), fit_reaches_budget and
+fit_merges_built (induction on merges, z3; the encoding of fit checked against the model; the
+same laws run on production's View.fit).
+
+Not proved, and why: the history laws (view_covers ... settle_reached) speak of the planner after
+any event history: its state (the view, the cview, the queues, failures, the built store) is
+unbounded in T, sizes and outcomes, and an inductive invariant strong enough for z3 would have
+to restate the whole planner. They are checked exactly on every history of a finite alphabet
+(bounded: at most 4 messages, fixed budgets) and hunted by Hypothesis over arbitrary histories
+(sizes 1..3,000 with the 511/512/513 boundary, 1..8 jobs, any budgets); the same histories drive
+production's Chat (eukhe.memory) and the law's check on it. merge_is_one_pair and merge_covers
+are checked on every view of up to 10 messages with every set of built parents and hunted
+beyond. Collections are capped (``CAP``) so the hunt-crosshair profile stays usable.
 """
 
 from __future__ import annotations
 
 import functools
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
+import z3
 from hypothesis import strategies as st
 
 from bend.optchat import agree, push as P
 from bend.optchat import chat as C
-from bend.optchat.node import Node, first, last, name, parent, siblings
-from bend.optchat.text import NODE, cut, filler, size
+from bend.optchat.node import Node
+from bend.optchat.text import NODE, filler
 from bend.optchat.view import (
     PLACEHOLDER_BYTES,
     View,
     fit,
     merge_step,
     mergeable,
+    more_due,
     more_due_first,
+    most_due,
     view_bytes,
 )
-from spec.evidence import Evidence, all_of, also, bounded, examples
-from spec.registry import BOUNDED, TESTED, law
+from eukhe.memory.chat import Chat as ProdChat
+from eukhe.memory.chat import Config as ProdConfig
+from eukhe.memory.view import View as ProdView
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
+from spec.oracles import optchat as O
+from spec.registry import BOUNDED, PROVED, law
+
+first, last, name, parent, siblings, cut, size = O.first, O.last, O.name, O.parent, O.siblings, O.cut, O.size
 
 CAP = 40
 FAILURES = 3  # the seed's number (D5), not the model's constant: a break there must show
@@ -40,28 +59,39 @@ SECTION = "memory §3"
 # -- the vocabulary: covers, summarized ---------------------------------------------------------
 
 
-def covers(nodes: tuple[Node, ...], t: int) -> bool:
-    """The lines cover 0..t-1, each message once, contiguous, oldest first, each a tree node."""
-    start = 0
-    for level, i in nodes:
-        if level < 0 or i < 0 or first((level, i)) != start:
-            return False
-        start = last((level, i)) + 1
-    return start == t
+covers = O.covers
 
 
 def nodes_of(view: View) -> tuple[Node, ...]:
     return tuple(n for n, _ in view)
 
 
+def text_of(chat: C.Chat, node: Node) -> str | None:
+    """The judge's reading of the model's built store (spec.oracles: the seed's trie layout)."""
+    return O.built_line(chat.built, node)
+
+
+def message_of(chat: C.Chat, i: int) -> str:
+    found = O.trie_get(chat.messages, i)
+    return found if isinstance(found, str) else ""
+
+
+def source_of(chat: C.Chat, node: Node) -> str:
+    """A node's input (rule 12): its message, or its two halves' lines joined with a newline."""
+    if node[0] == 0:
+        return message_of(chat, node[1])
+    left, right = (node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)
+    return (text_of(chat, left) or "") + "\n" + (text_of(chat, right) or "")
+
+
 def summarized(chat: C.Chat, view: View) -> bool:
     """Every merged line is built; only a message's own line may wait; each size is the built
     line's or the placeholder's."""
     for node, length in view:
-        built = C.built_size(chat, node)
-        if built is None and (node[0] > 0 or length != PLACEHOLDER_BYTES):
+        line = text_of(chat, node)
+        if line is None and (node[0] > 0 or length != O.PLACEHOLDER_BYTES):
             return False
-        if built is not None and length != built:
+        if line is not None and length != size(line):
             return False
     return True
 
@@ -112,13 +142,16 @@ configs = st.builds(
     st.integers(0, 3_000),
     st.integers(0, 4),
 )
-sizes = st.one_of(st.integers(1, 512), st.integers(513, 3_000), st.sampled_from([1, 511, 512, 513]))
+# Input classes: every size around the 512-byte cut, long messages, and huge ones (past every
+# budget the configs draw); compactor lines of 1 and 512 bytes.
+sizes = st.one_of(st.integers(1, 512), st.integers(513, 3_000), st.sampled_from([1, 2, 511, 512, 513, 514, 100_000]))
+line_sizes = st.one_of(st.integers(1, NODE), st.sampled_from([1, NODE]))
 events = st.lists(
     st.one_of(
         st.tuples(st.just("m"), sizes),
         st.tuples(st.just("m"), sizes),
-        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, NODE)),
-        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, NODE)),
+        st.tuples(st.just("done"), st.integers(0, 7), line_sizes),
+        st.tuples(st.just("done"), st.integers(0, 7), line_sizes),
         st.tuples(st.just("fail"), st.integers(0, 7)),
         st.tuples(st.just("wait")),
         st.tuples(st.just("go")),
@@ -174,15 +207,83 @@ def _label(messages: int = MESSAGES) -> str:
     )
 
 
-def both(transition: Any) -> Evidence:
-    """Proved on every transition of the finite domain, then hunted by Hypothesis."""
+def both(transition: Any, production: Any = None) -> Evidence:
+    """Proved on every transition of the finite domain, then hunted by Hypothesis; with
+    ``production``, the same histories also drive eukhe.memory's Chat and the law's check on it."""
     edges, _states = explored()
     proved = bounded(edges, lambda e: transition(*e), label=_label())
 
     def hunt(config: C.Config, history: list[Event]) -> bool:
         return all(transition(*step) for step in steps(config, history))
 
-    return also(proved, examples(hunt, config=configs, history=events))
+    evidence = also(proved, examples(hunt, config=configs, history=events))
+    if production is None:
+        return evidence
+
+    def hunt_production(config: C.Config, history: list[Event]) -> bool:
+        chat = ProdChat(ProdConfig(config.jobs, config.ceiling, config.floor, config.cceiling, config.cfloor))
+        for event in history:
+            before = (list(chat.view.nodes), list(chat.running))
+            apply_production(chat, event)
+            if not production(before, event, chat):
+                raise LawFailed(f"production fails after {event!r} in {history!r}")
+        return True
+
+    return evidence.with_production(examples(hunt_production, config=configs, history=events))
+
+
+def apply_production(chat: ProdChat, event: Event) -> None:
+    kind = event[0]
+    if kind == "m":
+        chat.message(filler(f"m{chat.t}", event[1]))
+    elif kind == "done":
+        if chat.running:
+            node = chat.running[event[1] % len(chat.running)]
+            chat.done(event[1], filler(name(node), event[2]))
+    elif kind == "fail":
+        chat.fail(event[1])
+    elif kind == "wait":
+        chat.wait()
+    elif kind == "go":
+        chat.go()
+    elif kind == "tick":
+        chat.tick()
+
+
+def prod_summarized(chat: ProdChat, nodes: list[Node], sizes: list[int]) -> bool:
+    for node, length in zip(nodes, sizes):
+        line = chat.texts.get(node)
+        if line is None and (node[0] > 0 or length != O.PLACEHOLDER_BYTES):
+            return False
+        if line is not None and length != size(line):
+            return False
+    return True
+
+
+def prod_targets(chat: ProdChat) -> list[Node]:
+    return list(chat.running) + ([(0, chat.t - 1)] if chat.t else [])
+
+
+def prod_context(chat: ProdChat) -> bool:
+    for node in prod_targets(chat):
+        want = O.context(chat.cview.nodes, node, lambda n: n in chat.texts)
+        if tuple(chat.context(node)) != want:
+            return False
+    return True
+
+
+def prod_need_first(chat: ProdChat) -> bool:
+    if not chat.waiting:
+        return True
+    unbuilt = {n for n in chat.view.nodes if n not in chat.texts}
+    return all(n in unbuilt for n in chat.running)
+
+
+def prod_appends(before: tuple[list[Node], list[Node]], event: Event, chat: ProdChat) -> bool:
+    old, new = before[0], list(chat.view.nodes)
+    if event[0] == "m":
+        return chat.batch >= 0 or new == old + [(0, chat.t - 1)]
+    return new == old
 
 
 # -- views: every cover of a small chat with every set of built parents ---------------------------
@@ -250,14 +351,14 @@ def views_both(prop: Any, label: str) -> Evidence:
 # -- §3 the view ----------------------------------------------------------------------------------
 
 
-@law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", TESTED)
+@law("view_covers", SECTION, "After any event history the view covers 0..T-1: each message once, contiguous, oldest first, each line a tree node.", BOUNDED)
 def view_covers() -> Evidence:
-    return both(lambda before, event, after: covers(nodes_of(after.view), after.t))
+    return both(lambda before, event, after: covers(nodes_of(after.view), after.t), lambda b, e, chat: covers(chat.view.nodes, chat.t))
 
 
-@law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", TESTED)
+@law("cview_covers", "memory §4", "After any event history the compaction view covers 0..T-1 the same way.", BOUNDED)
 def cview_covers() -> Evidence:
-    return both(lambda before, event, after: covers(nodes_of(after.cview), after.t))
+    return both(lambda before, event, after: covers(nodes_of(after.cview), after.t), lambda b, e, chat: covers(chat.cview.nodes, chat.t))
 
 
 def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -266,9 +367,9 @@ def _appends(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return nodes_of(after.view) == nodes_of(before.view) + ((0, before.t),)
 
 
-@law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", TESTED)
+@law("message_appends", "memory §3.2", "A message that starts no batch appends only its line: the old view is a prefix of the new.", BOUNDED)
 def message_appends() -> Evidence:
-    return both(_appends)
+    return both(_appends, prod_appends)
 
 
 def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -278,15 +379,15 @@ def _merges_nothing(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return new == old
 
 
-@law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", TESTED)
+@law("message_merges_nothing", "memory §3.2", "A message with no batch merges nothing, and no other event changes the view's lines.", BOUNDED)
 def message_merges_nothing() -> Evidence:
-    return both(_merges_nothing)
+    return both(_merges_nothing, prod_appends)
 
 
 def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
     after = merge_step(view, t, lookup(built))
     if after == view:
-        return all(not mergeable(view, k, lookup(built)) for k in range(len(view) - 1))
+        return _stuck(view, built)
     if len(after) != len(view) - 1:
         return False
     k = next(k for k in range(len(after)) if after[k] != view[k])
@@ -294,12 +395,12 @@ def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
     return siblings(a, b) and after[k][0] == parent(a) and parent(a) in built and after[k + 1 :] == view[k + 2 :]
 
 
-@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", TESTED)
+@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", BOUNDED)
 def merge_is_one_pair() -> Evidence:
     return views_both(_one_pair, "every view of a chat of 1..10 messages x every set of built pair parents")
 
 
-@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", TESTED)
+@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", BOUNDED)
 def merge_covers() -> Evidence:
     return views_both(
         lambda view, t, built: covers(nodes_of(merge_step(view, t, lookup(built))), t),
@@ -308,45 +409,171 @@ def merge_covers() -> Evidence:
 
 
 def _budgets(view: View) -> tuple[int, ...]:
-    total = view_bytes(view)
+    total = sum(length for _n, length in view)
     return (0, total // 3, total // 2, total - 1, total)
 
 
-def _reaches(view: View, t: int, built: frozenset[Node]) -> bool:
+def _judge_mergeable(view: View, k: int, built: frozenset[Node]) -> bool:
+    """Rule 19, 24 as the seed says it: two sibling lines whose parent is built."""
+    a, b = view[k][0], view[k + 1][0]
+    return O.siblings(a, b) and O.parent(a) in built
+
+
+def _stuck(view: View, built: frozenset[Node]) -> bool:
+    return not any(_judge_mergeable(view, k, built) for k in range(len(view) - 1))
+
+
+# -- fit: induction on merges -------------------------------------------------------------------
+#
+# The encoding of fit (rules 19, 23, 24): from the view and total = its bytes, while total > budget:
+# pick a mergeable pair (most_due; -1 when none: stop), replace its two lines A ++ [a, b] ++ C with
+# A ++ [parent] ++ C, total += parent - a - b. It is checked against bend.optchat.view.fit (each
+# iteration: most_due picks a pair the judge finds mergeable, -1 only when none is; merge_at is
+# that replacement; the loop's view and merge count are fit's) on every view of a chat of 1..10
+# messages with every set of built parents x 5 budgets, and on Hypothesis's views.
+
+
+@functools.lru_cache(maxsize=None)
+def fit_bytes_induction() -> Evidence:
+    """Invariant: total = the view's bytes (A + a + b + C), and the view has m >= 1 lines; each
+    merge keeps it and takes one line off (m is the ranking function: at most m - 1 merges);
+    at exit, total <= budget or no pair can merge."""
+    total, left, a, b, rest, parent_, m, budget = z3.Ints("total A a b C parent m budget")
+    stuck = z3.Bool("stuck")
+    invariant = z3.And(total == left + a + b + rest, m >= 2)
+    base = prove(
+        z3.Implies(z3.And(total == left + a + b + rest, m >= 1), total == left + a + b + rest),
+        label="before any merge the total is the view's bytes, computed once",
+    )
+    merged_total = total + parent_ - a - b
+    step = prove(
+        z3.Implies(z3.And(invariant, total > budget, z3.Not(stuck)), z3.And(merged_total == left + parent_ + rest, m - 1 >= 1, m - 1 < m)),
+        label="one merge of any pair from any view: the total stays the bytes, one line less",
+        assumptions=[a >= 0, b >= 0, parent_ >= 0, left >= 0, rest >= 0],
+    )
+    out = prove(
+        z3.Implies(z3.And(total == left + rest, z3.Or(total <= budget, stuck)), z3.Or(left + rest <= budget, stuck)),
+        label="the loop's exit: at or under the budget, or no pair can merge",
+    )
+    return all_of(induction(base, step, label="merges"), out)
+
+
+@functools.lru_cache(maxsize=None)
+def fit_built_induction() -> Evidence:
+    """Invariant: every line is a line of the view fit started from, or a built node. A merge
+    replaces a pair most_due chose, which is mergeable: its parent is built."""
+    old_a, old_c, chosen, mergeable_, built_parent, siblings_ = z3.Bools("A_ok C_ok chosen mergeable built siblings")
+    base = prove(z3.BoolVal(True), label="before any merge every line is the view's own")
+    step = prove(
+        z3.Implies(z3.And(old_a, old_c, chosen), z3.And(old_a, built_parent, old_c)),
+        label="one merge of the chosen pair from any view keeps every line original or built",
+        assumptions=[mergeable_ == z3.And(siblings_, built_parent), z3.Implies(chosen, mergeable_)],
+    )
+    return induction(base, step, label="merges")
+
+
+def _fit_agrees(view: View, t: int, built: frozenset[Node]) -> bool:
+    look = lookup(built)
     for budget in _budgets(view):
-        after, _merges = fit(view, t, lookup(built), budget)
-        stuck = all(not mergeable(after, k, lookup(built)) for k in range(len(after) - 1))
-        if not (view_bytes(after) <= budget or stuck):
-            return False
+        current = view
+        total = sum(length for _n, length in view)
+        merges = 0
+        while total > budget:
+            k = most_due(current, t, look)
+            if k < 0:
+                if not _stuck(current, built):
+                    raise LawFailed(f"most_due finds no pair in {current!r} though one can merge")
+                break
+            if not _judge_mergeable(current, k, built):
+                raise LawFailed(f"most_due chose pair {k} of {current!r}, which cannot merge")
+            up = O.parent(current[k][0])
+            merged = current[:k] + ((up, node_size(up)),) + current[k + 2 :]
+            if merge_step(current, t, look) != merged:
+                raise LawFailed(f"a merge of pair {k} of {current!r} is not that pair replaced by its parent")
+            total += node_size(up) - current[k][1] - current[k + 1][1]
+            current = merged
+            merges += 1
+        if fit(view, t, look, budget) != (current, merges):
+            raise LawFailed(f"fit of {view!r} to {budget} is not the encoding's {current!r} after {merges} merges")
     return True
 
 
-@law("fit_reaches_budget", "memory §3.2", "A batch ends at or under its budget unless no pair can merge (their parents unbuilt).", TESTED)
+def _fit_check() -> Evidence:
+    return also(
+        bounded(small_views(), lambda c: _fit_agrees(*c), label="encoding = model: every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets"),
+        examples(lambda case: _fit_agrees(*case), case=any_view()),
+    )
+
+
+def _prod_fit(view: View, t: int, built: frozenset[Node], budget: int) -> tuple[tuple[Node, ...], int, int]:
+    """Production's fit (eukhe.memory.view.View.fit) on the same view: its lines, bytes, merges."""
+    depth = max((n[0] for n in built), default=0) + 2
+    levels = [array("H") for _ in range(depth)]
+    for node in built:
+        row = levels[node[0]]
+        if len(row) <= node[1]:
+            row.extend([0] * (node[1] + 1 - len(row)))
+        row[node[1]] = node_size(node)
+    prod = ProdView()
+    for node, length in view:
+        prod.append(node, length)
+    merges = prod.fit(t, levels, budget)
+    return tuple(prod.nodes), prod.total, merges
+
+
+def _prod_case(check: Any) -> Any:
+    def run(view: View, t: int, built: frozenset[Node]) -> bool:
+        for budget in _budgets(view):
+            nodes, total, merges = _prod_fit(view, t, built, budget)
+            after = tuple((n, node_size(n) if n in built else PLACEHOLDER_BYTES) for n in nodes)
+            if total != sum(length for _n, length in after) or len(nodes) != len(view) - merges:
+                raise LawFailed(f"production's fit of {view!r} to {budget}: total {total} or {merges} merges do not match its lines")
+            if not check(view, after, built, budget):
+                return False
+        return True
+
+    return run
+
+
+def _production(check: Any, label: str) -> Evidence:
+    run = _prod_case(check)
+    return also(
+        bounded(small_views(), lambda c: run(*c), label=f"eukhe.memory View.fit: {label}"),
+        examples(lambda case: run(*case), case=any_view()),
+    )
+
+
+def _reaches_after(view: View, after: View, built: frozenset[Node], budget: int) -> bool:
+    return sum(length for _n, length in after) <= budget or _stuck(after, built)
+
+
+def _built_after(view: View, after: View, built: frozenset[Node], budget: int) -> bool:
+    original = {n for n, _ in view}
+    return all(n in original or n in built for n, _ in after)
+
+
+@law("fit_reaches_budget", "memory §3.2", "A batch ends at or under its budget unless no pair can merge (their parents unbuilt).", PROVED)
 def fit_reaches_budget() -> Evidence:
-    return views_both(_reaches, "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets")
+    proof = also(fit_bytes_induction(), _fit_check())
+    label = "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets"
+    return proof.with_production(_production(_reaches_after, label))
 
 
-def _merges_built(view: View, t: int, built: frozenset[Node]) -> bool:
-    for budget in _budgets(view):
-        after, _merges = fit(view, t, lookup(built), budget)
-        if any(line not in view and line[0] not in built for line in after):
-            return False
-    return True
-
-
-@law("fit_merges_built", "memory §3.2", "A batch merges only into built parents.", TESTED)
+@law("fit_merges_built", "memory §3.2", "A batch merges only into built parents.", PROVED)
 def fit_merges_built() -> Evidence:
-    return views_both(_merges_built, "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets")
+    proof = also(fit_built_induction(), _fit_check())
+    label = "every view of a chat of 1..10 messages x every set of built pair parents x 5 budgets"
+    return proof.with_production(_production(_built_after, label))
 
 
-@law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", TESTED)
+@law("view_summarized", SECTION, "After any history every merged view line is built; only a message's own line waits for its summary.", BOUNDED)
 def view_summarized() -> Evidence:
-    return both(lambda before, event, after: summarized(after, after.view))
+    return both(lambda before, event, after: summarized(after, after.view), lambda b, e, chat: prod_summarized(chat, chat.view.nodes, chat.view.sizes))
 
 
-@law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", TESTED)
+@law("cview_summarized", "memory §4", "After any history every merged compaction view line is built; only a message's own line waits.", BOUNDED)
 def cview_summarized() -> Evidence:
-    return both(lambda before, event, after: summarized(after, after.cview))
+    return both(lambda before, event, after: summarized(after, after.cview), lambda b, e, chat: prod_summarized(chat, chat.cview.nodes, chat.cview.sizes))
 
 
 # -- push ------------------------------------------------------------------------------------------
@@ -367,36 +594,172 @@ def push_agrees() -> Evidence:
     return bounded(_chain(None), lambda case: case[1], label="t = 0..20,000, the gist's check")
 
 
-def _digit_step(total: int) -> bool:
-    """From the state the digits of ``total`` stand for, one message: push's list and the fitted
-    view are those of the digits of ``total + 1`` (the seed's proof, step by step)."""
-    ds = P.digits(total)
-    view = tuple((node, 1) for node in P.digit_view(ds))
-    fitted, entries = agree.step(view, P.from_digits(ds), total)
-    want = P.digits(total + 1)
-    return entries == P.from_digits(want) and nodes_of(fitted) == P.digit_view(want)
+# -- push_agrees_always: the seed's proof, step by step, in z3 -------------------------------------
+#
+# memory.md: "under push alone Taelin's list is a bijective binary counter. Keep bits d_j (newest
+# first): T = sum (1 + d_j) 2^j; entry j = one line of level j + d_j ... each step takes both to the
+# next count." A digit state with c leading 1s (then a 0 at c, or no 0 at all) is any state: the
+# step is proved for symbolic c, k, powers 2^c, 2^k and spans, so for every digit state; the
+# encoding (closed forms of push's list, the grown view's mergeable pairs, the winner, the merge)
+# is checked against bend.optchat (agree.step, view.most_due, view.mergeable) at every t up to
+# 20,000.
 
 
-def _correspondence() -> Iterator[int]:
-    """Every t up to 20,000: push's list is the bijective binary counter of T = t + 1 (entry j is
-    one line of level j + d_j) and the fitted view is the digits' view."""
+def _bit(d: Any) -> Any:
+    return z3.Or(d == 0, d == 1)
+
+
+@functools.lru_cache(maxsize=None)
+def lemma_lower() -> Evidence:
+    """R_j = sum_{k<j} (1 + d_k) 2^k (the lines below digit j): 2^j - 1 <= R_j <= 2^(j+1) - 2,
+    the top exactly when every d_k below j is 1, the bottom exactly when every one is 0."""
+    r, p, d = z3.Ints("R P d")
+    ones, zeros = z3.Bools("ones zeros")
+
+    def holds(r: Any, p: Any, ones: Any, zeros: Any) -> Any:
+        return z3.And(p >= 1, r >= p - 1, r <= 2 * p - 2, (r == 2 * p - 2) == ones, (r == p - 1) == zeros)
+
+    base = prove(holds(z3.IntVal(0), z3.IntVal(1), z3.BoolVal(True), z3.BoolVal(True)), label="j = 0: R = 0, 2^0 = 1, no digit below")
+    after = holds(r + z3.If(d == 1, 2 * p, p), 2 * p, z3.And(ones, d == 1), z3.And(zeros, d == 0))
+    step = prove(z3.Implies(holds(r, p, ones, zeros), after), label="from any j and R_j, any digit d_j", assumptions=[_bit(d)])
+    return induction(base, step, label="the digits below j")
+
+
+@functools.lru_cache(maxsize=None)
+def lemma_due() -> Evidence:
+    """The model's cross-multiplied comparison (view.more_due, x << l = x * 2^l) is the seed's due
+    order: (T - last_a) / 2^la > (T - last_b) / 2^lb, last = the pair's last message."""
+    t, a1, b1, pa, pb = z3.Ints("T a b Pa Pb")
+    ea, eb = (a1 + 2) * pa, (b1 + 2) * pb
+    model = (t + 1) * pb + eb * pa > (t + 1) * pa + ea * pb
+    due = (t - (ea - 1)) * pb > (t - (eb - 1)) * pa
+    return prove(model == due, label="more_due is the due order, for every T, pair and level", assumptions=[pa >= 1, pb >= 1])
+
+
+def _more_due(a: Node, b: Node, t: int) -> bool:
+    """The encoding of more_due lemma_due proves (levels as powers)."""
+    pa, pb = 1 << a[0], 1 << b[0]
+    return bool((t + 1) * pb + (b[1] + 2) * pb * pa > (t + 1) * pa + (a[1] + 2) * pa * pb)
+
+
+def due_check() -> Evidence:
+    grid = [(lv, i) for lv in range(4) for i in range(0, 8, 2)]
+    return bounded(
+        ((a, b, t) for a in grid for b in grid for t in range(48)),
+        lambda c: more_due(*c) == _more_due(*c),
+        label="encoding = model: more_due on every pair of left lines of levels 0-3, indexes 0-6, T = 0..47",
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def lemma_step() -> Evidence:
+    """One message from any digit state (c leading 1s; ``zero``: a 0 at c; k any position):
+
+    - the count: T + 1 is the value of the incremented digits;
+    - push: entry k of push's list afterwards starts where entry k of the incremented digits starts
+      (position 0: the new state T; below c: the old entry k-1; from c on: unchanged);
+    - fit: the pair (digit c, digit c-1) (c = 0: digit 0 and the new line) is due exactly 1 and more
+      due than any other mergeable pair (d_j = 1, d_j+1 = 0 for some j > c: R_j is not the top, so
+      due < 1); the view has n + 1 lines and push's length is n with a 0, n + 1 without, so fit makes
+      that one merge or none; and then the line of every position k has level k + e_k."""
+    c, k, n, dk = z3.Ints("c k n d_k")
+    pc, pc_half, pk, sc = z3.Ints("2^c 2^(c-1) 2^k S_c")
+    q, r = z3.Ints("2^j R_j")
+    zero = z3.Bool("zero")
+    # lemma_lower's top (all 1s) and bottom (all 0s) of the lines below c, k and k + 1
+    ones_c, ones_k, zeros_c, zeros_k1 = 2 * pc - 2, 2 * pk - 2, pc - 1, 2 * pk - 1
+    facts = [
+        c >= 0, k >= 0, c <= n, zero == (c < n), _bit(dk), q >= 1, pk >= 1, sc >= 0,
+        z3.If(c == 0, pc == 1, z3.And(pc_half >= 1, pc == 2 * pc_half)),
+        z3.Implies(z3.Not(zero), sc == 0),  # no 0: no digit above the 1s
+    ]
+    # the count: below c all 1s, the 0 at c, then the higher digits' lines (S_c); after: all 0s, a 1 at c
+    total = sc + z3.If(zero, pc, 0) + ones_c
+    total_after = sc + z3.If(zero, 2 * pc, 0) + z3.If(zero, zeros_c, 2 * pc - 1)
+    count = total_after == total + 1
+    # push's list: position 0 holds the new state T where a 1 carried (c > 0, or no 0), and at
+    # 0 < k below the carry the old entry k-1 (digit c's line, then digits k..c-1 of 2^(m+1) each);
+    # the incremented digits' entry k starts after digit c's line of 2^(c+1) and digits k+1..c-1 of 2^m
+    carried = z3.Or(c > 0, z3.Not(zero))
+    first_entry = z3.Implies(carried, total == total_after - 1)
+    old_start = sc + z3.If(zero, pc, 0) + (ones_c - ones_k)
+    new_start = sc + z3.If(zero, 2 * pc, 0) + (z3.If(zero, zeros_c, 2 * pc - 1) - zeros_k1)
+    below = z3.And(k > 0, z3.Or(k < c, z3.And(z3.Not(zero), k <= c)))
+    push = z3.And(first_entry, z3.Implies(below, old_start == new_start))
+    # the winner: level c (pair of digit c and c-1, or digit 0 and the new line), T - last = R_(c-1) + 2
+    # with R_(c-1) the top (all 1s below c): due exactly 1; another mergeable pair at digit j > c:
+    # level j + 1, T - last = R_j + 2 with R_j under the top (the 0 at c is below it): due < 1
+    gap_w = z3.If(c == 0, 1, (2 * pc_half - 2) + 2)
+    gap_b, pb = r + 2, 2 * q
+    others = z3.And(r >= q - 1, r < 2 * q - 2)
+    exact = gap_w == pc
+    wins = z3.Implies(others, z3.And(gap_w * pb > gap_b * pc, z3.Not(gap_b * pc > gap_w * pb)))
+    # fit: n + 1 lines, budget n (a 0) or n + 1 (no 0): one merge or none, each merge one line less
+    merges = z3.If(zero, 1, 0) == (n + 1) - (n + z3.If(zero, 0, 1))
+    # every position k afterwards: the incremented digits' level k + e_k, and the merged view's line
+    level_after = z3.If(k < c, k, z3.If(k == c, z3.If(zero, c + 1, c), k + dk))
+    level_merged = z3.If(
+        k == 0,
+        z3.If(z3.And(c == 0, zero), 1, 0),  # the merged pair at digit 0, else the new line
+        z3.If(k < c, (k - 1) + 1, z3.If(k == c, z3.If(zero, c + 1, (c - 1) + 1), k + dk)),
+    )
+    levels = z3.Implies(k <= n, level_after == level_merged)
+    return prove(
+        z3.And(count, push, exact, wins, merges, levels),
+        label="the step from every digit state: count, push's list, the most due pair, one merge or none, every line's level",
+        assumptions=facts,
+    )
+
+
+def _step_agrees() -> Iterator[int]:
+    """At every t = 0..20,000, from the digit state of the count t: the grown view's mergeable pairs
+    are the encoding's (digits j+1, j with d_j = 1, d_j+1 = 0; digit 0 and the new line when
+    d_0 = 0), the most due is the encoding's winner (-1 with no 0), agree.step makes one merge or
+    none and gives push's list and the view of the incremented digits (the judge's, spec.oracles)."""
     view: View = ()
     entries: P.Push = ()
     for t in range(PUSH_STEPS):
-        view, entries = agree.step(view, entries, t)
-        ds = P.digits(t + 1)
-        total = sum((1 + d) << j for j, d in enumerate(ds))
-        if total != t + 1 or entries != P.from_digits(ds) or nodes_of(view) != P.digit_view(ds):
-            raise AssertionError(f"digit correspondence fails at t = {t}")
+        ds = O.digits(t)
+        n = len(ds)
+        c = next((j for j, d in enumerate(ds) if d == 0), n)
+        zero = c < n
+        grown = view + (((0, t), 1),)
+        pairs = {k for k in range(len(grown) - 1) if mergeable(grown, k, agree.every_node)}
+        want = {n - 2 - j for j in range(n - 1) if ds[j] == 1 and ds[j + 1] == 0} | ({n - 1} if n and ds[0] == 0 else set())
+        winner = n - 1 - c if zero else -1
+        fitted, after = agree.step(view, entries, t)
+        nxt = O.increment(ds)
+        ok = (
+            nodes_of(view) == O.view(ds)
+            and O.value(nxt) == t + 1
+            and pairs == want
+            and most_due(grown, t + 1, agree.every_node) == winner
+            and len(grown) - len(fitted) == (1 if zero else 0)
+            and after == O.entries(nxt)
+            and nodes_of(fitted) == O.view(nxt)
+        )
+        if not ok:
+            raise LawFailed(f"the encoding of the step differs from the model at t = {t} (digits {ds})")
         yield t
+        view, entries = fitted, after
 
 
-@law("push_agrees_always", "memory §3.1-3.2", "The due order makes push's merges at every t of any number of pushes: each step takes the digit state of T to that of T + 1.", TESTED)
+def _digit_step(total: int) -> bool:
+    """From the digit state of ``total`` (the judge's), one message: push's list and the fitted view
+    are those of the incremented digits."""
+    ds = O.digits(total)
+    view = tuple((node, 1) for node in O.view(ds))
+    fitted, entries = agree.step(view, O.entries(ds), total)
+    nxt = O.increment(ds)
+    return entries == O.entries(nxt) and nodes_of(fitted) == O.view(nxt)
+
+
+@law("push_agrees_always", "memory §3.1-3.2", "The due order makes push's merges at every t of any number of pushes: each step takes the digit state of T to that of T + 1.", PROVED)
 def push_agrees_always() -> Evidence:
-    corr = bounded(_correspondence(), lambda t: True, label="digit correspondence T = sum (1 + d_j) 2^j, entry j one line of level j + d_j, for every t <= 20,000")
-    steps_ = bounded(range(0, 1 << 16), _digit_step, label="the step from every digit state T = 0..65,535")
-    hunt = examples(_digit_step, total=st.integers(0, 1 << 62))
-    return also(all_of(corr, steps_), hunt)
+    proof = all_of(lemma_lower(), lemma_due(), lemma_step())
+    steps_ = bounded(_step_agrees(), lambda t: True, label="encoding = model: the step's pairs, winner, merge, push's list and view at every t = 0..20,000")
+    hunt = examples(_digit_step, total=st.one_of(st.integers(0, 1 << 62), st.sampled_from([(1 << j) - 2 for j in range(1, 63)] + [(1 << j) - 1 for j in range(1, 63)])))
+    return also(proof, due_check(), steps_, hunt)
 
 
 T10: View = (((2, 0), 1), ((2, 1), 1), ((0, 8), 1), ((0, 9), 1))
@@ -458,39 +821,35 @@ def _ends_at_node(before: C.Chat, event: Event, after: C.Chat) -> bool:
     for node in _targets(after):
         bound = first(node) - 1 if node[0] == 0 else last(node)
         for line in C.context(after, node):
-            if last(line) > bound or C.text_of(after, line) is None:
+            if last(line) > bound or text_of(after, line) is None:
                 return False
     return True
 
 
-@law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", TESTED)
+@law("context_ends_at_node", "memory §4", "A compaction's view ends at its node (before the message; for a merge at its last message) and holds only built lines.", BOUNDED)
 def context_ends_at_node() -> Evidence:
-    return both(_ends_at_node)
+    return both(_ends_at_node, lambda b, e, chat: prod_context(chat))
 
 
 def _is_prefix(before: C.Chat, event: Event, after: C.Chat) -> bool:
     lines = nodes_of(after.cview)
     for node in _targets(after):
         ctx = C.context(after, node)
-        if lines[: len(ctx)] != ctx:
-            return False
-        rest = lines[len(ctx) :]
-        bound = first(node) - 1 if node[0] == 0 else last(node)
-        if rest and last(rest[0]) <= bound and C.text_of(after, rest[0]) is not None:
+        if ctx != O.context(lines, node, lambda n: text_of(after, n) is not None):
             return False
     return True
 
 
-@law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", TESTED)
+@law("context_is_prefix", "memory §4", "A compaction's view is a prefix of the compaction view, stopping at the first line past the node or unbuilt.", BOUNDED)
 def context_is_prefix() -> Evidence:
-    return both(_is_prefix)
+    return both(_is_prefix, lambda b, e, chat: prod_context(chat))
 
 
 # -- D5: the waiting turn ---------------------------------------------------------------------------
 
 
 def _view_lines_unbuilt(chat: C.Chat) -> set[Node]:
-    return {n for n, _ in chat.view if C.text_of(chat, n) is None}
+    return {n for n, _ in chat.view if text_of(chat, n) is None}
 
 
 def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -501,9 +860,9 @@ def _need_first(before: C.Chat, event: Event, after: C.Chat) -> bool:
     return all(n in need for n in started) and all(n in need for n in after.running)
 
 
-@law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", TESTED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
+@law("need_first", "memory D5 / rule 40,47", "While a turn waits only the view's unbuilt lines start.", BOUNDED, derivation="memory.md D5: while a turn waits only the view's unbuilt lines start; ready merges wait for settle")
 def need_first() -> Evidence:
-    return both(_need_first)
+    return both(_need_first, lambda b, e, chat: prod_need_first(chat))
 
 
 def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
@@ -512,12 +871,12 @@ def _need_first_running(before: C.Chat, event: Event, after: C.Chat) -> bool:
     need = _view_lines_unbuilt(after)
     stopped = [n for n in before.running if n not in need]
     kept = not after.waiting or all(n in need for n in after.running)
-    queued = all(n in after.merges or n in after.running or C.text_of(after, n) is not None for n in stopped)
+    queued = all(n in after.merges or n in after.running or text_of(after, n) is not None for n in stopped)
     unchanged = all(C.failures(after, n) == C.failures(before, n) for n in stopped)
     return kept and queued and unchanged
 
 
-@law("need_first_running", "memory D5", "When a turn starts waiting, calls for other nodes stop: back in their queue, with no failure counted.", TESTED, derivation="memory.md D5: calls for other nodes stop when the wait starts (no failure)")
+@law("need_first_running", "memory D5", "When a turn starts waiting, calls for other nodes stop: back in their queue, with no failure counted.", BOUNDED, derivation="memory.md D5: calls for other nodes stop when the wait starts (no failure)")
 def need_first_running() -> Evidence:
     return both(_need_first_running)
 
@@ -529,14 +888,14 @@ def _fail_cap(before: C.Chat, event: Event, after: C.Chat) -> bool:
         return True
     node = before.running[event[1] % len(before.running)]
     if C.failures(before, node) + 1 < FAILURES:
-        return C.text_of(after, node) is None and C.failures(after, node) == C.failures(before, node) + 1
-    line = C.text_of(after, node)
-    return line is not None and line == cut(C.source(before, node), NODE) and 0 < size(line) <= NODE
+        return text_of(after, node) is None and C.failures(after, node) == C.failures(before, node) + 1
+    line = text_of(after, node)
+    return line is not None and line == cut(source_of(before, node), O.NODE) and 0 < size(line) <= O.NODE
 
 
-@law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", TESTED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
+@law("fail_cap_builds", "memory D5 / rule 38", "The third failed call builds the node from its input cut to 512 bytes at a character boundary.", BOUNDED, derivation="memory.md D5: the 3rd failed call builds the node from its input cut to 512 bytes (FAILURES)")
 def fail_cap_builds() -> Evidence:
-    return both(_fail_cap)
+    return both(_fail_cap, lambda b, e, chat: all(count < FAILURES for count in chat.fails.values()))
 
 
 def settles(chat: C.Chat, outcomes: list[tuple[bool, int]]) -> bool:
@@ -564,7 +923,7 @@ def settles(chat: C.Chat, outcomes: list[tuple[bool, int]]) -> bool:
     return not _view_lines_unbuilt(chat)
 
 
-@law("settle_reached", "memory D5 / rule 47", "A waiting turn's view settles after a bounded number of compactor outcomes, whatever they are.", TESTED, derivation="memory.md D5 and rule 47: the view settles after bounded compactor outcomes (docs/harness.md H2, derived)")
+@law("settle_reached", "memory D5 / rule 47", "A waiting turn's view settles after a bounded number of compactor outcomes, whatever they are.", BOUNDED, derivation="memory.md D5 and rule 47: the view settles after bounded compactor outcomes (docs/harness.md H2, derived)")
 def settle_reached() -> Evidence:
     edges, _states = explored(3)
     adversaries = [[(False, 0)], [(True, 0)], [(False, 1), (False, 0), (True, 0)]]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable, Iterator
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -32,15 +33,22 @@ from eukhe.session import (
     Conversation,
     CorruptRecord,
     Entry,
+    InvalidCommit,
     Json,
     Kind,
     NewEntry,
+    ReadOnly,
     Session,
+    SessionError,
+    SessionExists,
     SessionLocked,
+    SessionNotFound,
     Store,
+    UnknownConversation,
+    UnknownEntry,
 )
-from spec.evidence import Evidence, LawFailed, all_of, also, examples, machine
-from spec.registry import TESTED, law
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, machine
+from spec.registry import BOUNDED, TESTED, law
 
 DERIVATION = "derived from control.md S4 (eukhe.cvar.agent; settings_error rows) and S5.4/S5.8 (eukhe.directors; the director row); state tree S1"
 DOC_NAMES = ("eukhe.cvar.agent", "eukhe.directors", "eukhe.goal")
@@ -157,8 +165,21 @@ def differences(conversation: Conversation, model: ModelTree, *, every_entry: bo
 
 # -- strategies ------------------------------------------------------------------------
 
+# Input classes: None, booleans, small and huge integers (past 64 bits), finite floats with the
+# extremes, empty and unicode strings (multi-byte, astral, newlines, quotes), nested lists and
+# objects with unicode keys.
+scalars: st.SearchStrategy[Json] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.sampled_from([2**64, -(2**70) - 1, 10**30]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([1.7976931348623157e308, 5e-324, -0.0]),
+    st.text(max_size=4),
+    st.sampled_from(["", "é𝄞\n\"'\u2028", "\x00\x7f"]),
+)
 json_values: st.SearchStrategy[Json] = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4),
+    scalars,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=6,
 )
@@ -370,3 +391,132 @@ def session_corrupt_record_named() -> Evidence:
         plan=st.lists(commits.filter(lambda c: bool(c[0])), min_size=2, max_size=5),
         damage=st.builds(Damage, st.integers(0, 100), st.sampled_from(["cut", "drop", "twice"]), st.integers(0, 10_000)),
     )
+
+
+# -- what the store cannot hold exactly is refused -----------------------------------------------
+
+
+def _nested(value: object, depth: int) -> object:
+    for level in range(depth):
+        value = [value] if level % 2 == 0 else {"k": value}
+    return value
+
+
+BAD_VALUES: tuple[tuple[str, object], ...] = (
+    ("nan", float("nan")),
+    ("inf", float("inf")),
+    ("-inf", float("-inf")),
+    ("a non-string key", {1: "x"}),
+    ("a tuple", ("x",)),
+    ("bytes", b"x"),
+    ("a set", {"x"}),
+)
+
+
+def _attempt(case: str, value: object, depth: int, root: Path) -> None:
+    """Commit ``value`` nested ``depth`` deep as ``case`` on a session with one commit (derived from
+    control.md S4b: bad input gets a typed error naming what was wrong, and nothing is written)."""
+    store = Store(root)
+    with store.create("s") as session:
+        main = session.conversation(MAIN)
+        main.commit([NewEntry(Kind.USER, "hi")], {"eukhe.goal": 1})
+    session = store.open("s")
+    try:
+        main = session.conversation(MAIN)
+        bad = _nested(value, depth)
+        if case == "content":
+            main.commit([NewEntry(Kind.ASSISTANT, bad)])
+            return
+        if case == "document":
+            main.commit(documents={"eukhe.goal": bad})
+            return
+        raise AssertionError(case)
+    finally:
+        session.close()
+
+
+def _refused(case: str, value: object, depth: int) -> bool:
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-bad-", dir=SCRATCH))
+    try:
+        log = root / "s" / "main.jsonl"
+        try:
+            _attempt(case, value, depth, root)
+        except InvalidCommit as error:
+            if "JSON" not in str(error) and "key" not in str(error) and "float" not in str(error):
+                raise LawFailed(f"the error does not say what JSON cannot hold: {error}") from None
+        else:
+            raise LawFailed(f"{case} holding {value!r} at depth {depth} was committed")
+        with Store(root).open("s", writer=False) as reader:
+            main = reader.conversation(MAIN)
+            if [e.content for e in main.entries()] != ["hi"] or main.documents() != {"eukhe.goal": 1}:
+                raise LawFailed(f"a refused commit of {case} changed the log")
+        if log.read_bytes().count(b"\n") != 1:
+            raise LawFailed(f"a refused commit of {case} wrote to the log")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _misuse(root: Path) -> Iterator[tuple[str, Callable[[], object], type[Exception]]]:
+    """Every other misuse of the store's API, each with the typed error it must raise."""
+    store = Store(root)
+    session = store.create("s")
+    main = session.conversation(MAIN)
+    main.commit([NewEntry(Kind.USER, "hi")])
+    yield "a state entry committed", lambda: main.commit([NewEntry(Kind.STATE)]), InvalidCommit
+    yield "a custom row without a type", lambda: main.commit([NewEntry(Kind.CUSTOM, "x")]), InvalidCommit
+    yield "a user entry with a custom type", lambda: main.commit([NewEntry(Kind.USER, "x", "t")]), InvalidCommit
+    yield "an empty custom type", lambda: main.commit([NewEntry(Kind.CUSTOM, "x", "")]), InvalidCommit
+    yield "a display-only user entry", lambda: main.commit([NewEntry(Kind.USER, "x", None, True)]), InvalidCommit
+    yield "an empty document name", lambda: main.commit(documents={"": 1}), InvalidCommit
+    yield "a rewind to an unknown entry", lambda: main.rewind(99), UnknownEntry
+    yield "a fork of an unknown entry", lambda: main.fork(99), UnknownEntry
+    yield "documents as of an unknown entry", lambda: main.documents_at(99), UnknownEntry
+    yield "a conversation named outside main", lambda: session.conversation("other"), InvalidCommit
+    yield "a conversation with an empty segment", lambda: session.conversation("main..x"), InvalidCommit
+    yield "a session id with a slash", lambda: store.open("../s"), InvalidCommit
+    yield "an empty session id", lambda: store.create(""), InvalidCommit
+    yield "a session that does not exist", lambda: store.open("nope"), SessionNotFound
+    yield "a session that exists already", lambda: store.create("s"), SessionExists
+    yield "a second writer", lambda: store.open("s"), SessionLocked
+    reader = store.open("s", writer=False)
+    yield "a commit through a reader", lambda: reader.conversation(MAIN).commit([NewEntry(Kind.USER, "x")]), ReadOnly
+    yield "a rewind through a reader", lambda: reader.conversation(MAIN).rewind(1), ReadOnly
+    yield "a reader asking for a conversation with no log", lambda: reader.conversation("main.none"), UnknownConversation
+    reader.close()
+    session.close()
+    yield "a commit on a closed session", lambda: main.commit([NewEntry(Kind.USER, "x")]), SessionError
+
+
+def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]]) -> bool:
+    what, act, error = case
+    try:
+        act()
+    except error:
+        return True
+    except Exception as other:  # noqa: BLE001 - the wrong error is the failure reported
+        raise LawFailed(f"{what}: {type(other).__name__} ({other}), not {error.__name__}") from None
+    raise LawFailed(f"{what} was accepted")
+
+
+@law(
+    "session_refuses_bad_input",
+    "S1 (derived); S4b",
+    "A value JSON cannot hold exactly (nan, infinities, non-string keys, tuples, bytes, sets) at any depth of an entry "
+    "or a document, a malformed entry, name or id, an unknown entry, a write through a reader or a closed session, a "
+    "second writer: each gets its typed error, and the log is not written.",
+    BOUNDED,
+    derivation="derived from control.md S4b (bad input gets a typed error naming what was wrong; nothing is lost) and S4 (documents are JSON)",
+)
+def session_refuses_bad_input() -> Evidence:
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-misuse-", dir=SCRATCH))
+    try:
+        misuse = bounded(_misuse(root), _misuse_refused, label="every misuse of the store's API the seed's errors name (20 kinds)")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    values = bounded(
+        [(case, value, depth) for case in ("content", "document") for _what, value in BAD_VALUES for depth in range(4)],
+        lambda c: _refused(*c),
+        label="every value JSON cannot hold (7 kinds) at depths 0-3 in an entry and in a document",
+    )
+    return all_of(misuse, values)

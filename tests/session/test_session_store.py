@@ -165,3 +165,20 @@ def test_documents_read_are_copies(tmp_path: Path) -> None:
         assert isinstance(read, dict)
         read["layers"] = []
         assert main.document("eukhe.directors") == {"layers": [1]}
+
+
+def test_a_fork_of_an_unknown_entry_is_an_unknown_entry(tmp_path: Path) -> None:
+    """Found by the law session_refuses_bad_input: the fork raised a bare KeyError."""
+    with Store(tmp_path).create("s") as session:
+        main = session.conversation("main")
+        main.commit([user("hi")])
+        with pytest.raises(UnknownEntry):
+            main.fork(99)
+    assert Store(tmp_path).ids() == ["s"]
+
+
+def test_an_empty_session_id_is_refused(tmp_path: Path) -> None:
+    """Found by the law session_refuses_bad_input: create('') made a session under a new id."""
+    with pytest.raises(InvalidCommit):
+        Store(tmp_path).create("")
+    assert Store(tmp_path).ids() == []

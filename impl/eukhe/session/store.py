@@ -65,7 +65,7 @@ class Store:
 
     def create(self, session_id: str | None = None) -> Session:
         """A new empty session, opened for writing."""
-        session_dir = self.path(session_id or new_session_id())
+        session_dir = self.path(new_session_id() if session_id is None else session_id)
         self.root.mkdir(parents=True, exist_ok=True)
         try:
             session_dir.mkdir()
