@@ -1,0 +1,150 @@
+"""Day files: one append-only log split into ``YYYY-MM-DD.jsonl`` files (memory.md rules 1, 2, 6).
+
+Reading: the files in name order, every line decoded. The last line of the newest file is the
+torn tail of a crash when it has no newline or is not a good record: it is skipped. A line that a
+``{"torn": N}`` marker right after it names is skipped too (the tail an earlier writer
+terminated). Any other bad line is a ``CorruptLine`` naming the file and the line.
+
+Appending: one ``os.write`` of one whole line, then ``fsync`` (rule 6: flush every write, never
+edit or delete). A writer that finds a torn tail terminates it first, in one write: a newline if
+the tail has none, then the marker naming it; so its own lines start on a line of their own and
+no byte of the log is rewritten. A new file is made with its directory fsynced.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode, encode
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The newest file's end: the torn line's number (0: none), and whether the file ends with a
+    newline."""
+
+    path: Path | None
+    torn: int
+    terminated: bool
+
+
+@dataclass(frozen=True)
+class Read:
+    records: list[tuple[Record, Path, int]]  # each good record with its file and line number
+    tail: Tail
+
+
+def day_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.is_file() and _is_day(p.name))
+
+
+def _is_day(name: str) -> bool:
+    stem, dot, ext = name.partition(".")
+    parts = stem.split("-")
+    return ext == "jsonl" and bool(dot) and len(parts) == 3 and all(p.isdigit() for p in parts) and [len(p) for p in parts] == [4, 2, 2]
+
+
+def read(directory: Path, *, tree: bool) -> Read:
+    files = day_files(directory)
+    out: list[tuple[Record, Path, int]] = []
+    tail = Tail(files[-1] if files else None, 0, True)
+    for index, path in enumerate(files):
+        newest = index == len(files) - 1
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        complete = len(lines) - 1  # the piece after the last newline is not a line (or empty)
+        decoded: list[Record | str] = []
+        for number, line in enumerate(lines[:complete], 1):
+            try:
+                decoded.append(decode(line, tree=tree))
+            except ValueError as error:
+                decoded.append(str(error))
+        skipped: set[int] = set()
+        for number, item in enumerate(decoded, 1):
+            if isinstance(item, Torn):
+                if item.line != number - 1:
+                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not the line before it")
+                skipped.add(item.line)
+        if lines[complete]:
+            if not newest:
+                raise CorruptLine(path, complete + 1, "the last line has no newline, and a newer day file follows")
+            tail = Tail(path, complete + 1, False)
+        elif newest and decoded and isinstance(decoded[-1], str):
+            tail = Tail(path, complete, True)
+            skipped.add(complete)
+        for number, item in enumerate(decoded, 1):
+            if number in skipped or isinstance(item, Torn):
+                continue
+            if isinstance(item, str):
+                raise CorruptLine(path, number, item)
+            out.append((item, path, number))
+    return Read(out, tail)
+
+
+class Appender:
+    """The open end of one day-file log, for the one owner of its chat."""
+
+    def __init__(self, directory: Path, tail: Tail, day: Callable[[], str]) -> None:
+        self.directory = directory
+        self.day = day
+        self._tail = tail
+        self._path: Path | None = None
+        self._fd = -1
+        self.failed: BaseException | None = None
+
+    def _terminate(self) -> None:
+        tail = self._tail
+        if tail.path is None or tail.torn == 0:
+            return
+        fd = os.open(tail.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            write_line(fd, (b"" if tail.terminated else b"\n") + encode(Torn(tail.torn)))
+        finally:
+            os.close(fd)
+        self._tail = Tail(tail.path, 0, True)
+
+    def append(self, record: Record) -> None:
+        if self.failed is not None:
+            raise StoreError(f"an earlier write to {self._path} failed ({self.failed}); reopen the chat")
+        try:
+            self._terminate()
+            path = self.directory / f"{self.day()}.jsonl"
+            if path != self._path:
+                self.close()
+                self.directory.mkdir(parents=True, exist_ok=True)
+                created = not path.exists()
+                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._path = path
+                if created:
+                    fsync_dir(self.directory)
+            write_line(self._fd, encode(record))
+        except OSError as error:
+            self.failed = error
+            raise StoreError(f"cannot write {self._path or self.directory}: {error}") from error
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+            self._path = None
+
+
+def write_line(fd: int, data: bytes) -> None:
+    """One write of the whole line (repeated only if the kernel took part of it), then fsync."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
