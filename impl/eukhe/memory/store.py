@@ -71,6 +71,7 @@ class Store:
         self._main = Appender(directory, main.tail, lambda: self.now()[:10])
         self._tree = Appender(directory / TREE_DIR, tree.tail, lambda: self.now()[:10])
         self.view_writes = 0
+        self.lines = [len(self.messages), len(self.tree)]  # message lines, tree lines (read or written)
 
     def _read_view(self) -> list[Node] | str:
         """The saved view, or ``missing`` / ``unreadable``."""
@@ -97,12 +98,15 @@ class Store:
 
     def message(self, record: Message) -> None:
         self._main.append(record)
+        self.lines[0] += 1
 
     def node(self, record: NodeLine) -> None:
         self._tree.append(record)
+        self.lines[1] += 1
 
     def merge(self, record: MergeLine) -> None:
         self._tree.append(record)
+        self.lines[1] += 1
 
     def view(self, nodes: Sequence[Node]) -> None:
         """Replace view.json: a new file renamed over the old one (no fsync: D1, it is a check)."""
