@@ -1,8 +1,9 @@
 """Day files: one append-only log split into ``YYYY-MM-DD.jsonl`` files (memory.md rules 1, 2, 6).
 
-Reading: the files in name order, every line decoded. The last line of the newest file is the
-torn tail of a crash when it has no newline or is not a good record: it is skipped. A line that a
-``{"torn": N}`` marker right after it names is skipped too (the tail an earlier writer
+Reading: the files in name order, every line decoded. The lines of the newest file after its
+last good line (a last line without newline, or lines that are not good records: a write cut by
+a crash, also one cut while terminating an earlier tail) are its torn tail: skipped. A
+``{"torn": N}`` marker skips the lines from ``N`` up to itself (a tail an earlier writer
 terminated). Any other bad line is a ``CorruptLine`` naming the file and the line.
 
 Appending: one ``os.write`` of one whole line, then ``fsync`` (rule 6: flush every write, never
@@ -23,8 +24,8 @@ from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode, 
 
 @dataclass(frozen=True)
 class Tail:
-    """The newest file's end: the torn line's number (0: none), and whether the file ends with a
-    newline."""
+    """The newest file's end: the first line of its torn tail (0: none), and whether the file
+    ends with a newline."""
 
     path: Path | None
     torn: int
@@ -56,29 +57,34 @@ def read(directory: Path, *, tree: bool) -> Read:
     for index, path in enumerate(files):
         newest = index == len(files) - 1
         data = path.read_bytes()
-        lines = data.split(b"\n")
-        complete = len(lines) - 1  # the piece after the last newline is not a line (or empty)
+        pieces = data.split(b"\n")
+        terminated = not pieces[-1]
+        lines = pieces[:-1] if terminated else pieces  # an unterminated last piece is a (torn) line
         decoded: list[Record | str] = []
-        for number, line in enumerate(lines[:complete], 1):
+        for number, line in enumerate(lines, 1):
+            if number == len(lines) and not terminated:
+                decoded.append("the line has no newline: a torn write")
+                continue
             try:
                 decoded.append(decode(line, tree=tree))
             except ValueError as error:
                 decoded.append(str(error))
         skipped: set[int] = set()
+        marked = 0
         for number, item in enumerate(decoded, 1):
             if isinstance(item, Torn):
-                if item.line != number - 1:
-                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not the line before it")
-                skipped.add(item.line)
-        if lines[complete]:
+                if not marked < item.line < number:
+                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not a line after the last marker")
+                skipped.update(range(item.line, number + 1))
+                marked = number
+        good = [n for n, item in enumerate(decoded, 1) if not isinstance(item, str) and n not in skipped]
+        last_good = max(good + [marked])
+        if last_good < len(decoded):
             if not newest:
-                raise CorruptLine(path, complete + 1, "the last line has no newline, and a newer day file follows")
-            tail = Tail(path, complete + 1, False)
-        elif newest and decoded and isinstance(decoded[-1], str):
-            tail = Tail(path, complete, True)
-            skipped.add(complete)
-        for number, item in enumerate(decoded, 1):
-            if number in skipped or isinstance(item, Torn):
+                raise CorruptLine(path, last_good + 1, "a torn tail, and a newer day file follows")
+            tail = Tail(path, last_good + 1, terminated)
+        for number, item in enumerate(decoded[:last_good], 1):
+            if number in skipped:
                 continue
             if isinstance(item, str):
                 raise CorruptLine(path, number, item)
