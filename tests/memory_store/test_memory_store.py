@@ -351,3 +351,21 @@ def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:
         assert memory.append("hello") == [0]
         with Memory(directory) as client:
             assert not client.is_owner and client.view() == ["0+1|hello"]
+
+
+def test_a_crash_while_terminating_a_torn_tail_loses_nothing(tmp_path: Path) -> None:
+    """Found by the crash campaign: the writer terminating a torn tail is killed inside that write."""
+    store, durable = opened(tmp_path)
+    durable.message("kept")
+    store.close()
+    day = tmp_path / "2026-11-30.jsonl"
+    whole = day.read_bytes()
+    day.write_bytes(whole + b'{"i":1,"kind":"us' + b'\n{"tor')  # torn, then a torn termination
+    store, durable = opened(tmp_path)
+    assert [m.text for m in store.messages] == ["kept"]
+    assert durable.message("next") == 1
+    store.close()
+    assert day.read_bytes() == whole + b'{"i":1,"kind":"us\n{"tor\n{"torn":2}\n' + day.read_bytes().split(b'{"torn":2}\n', 1)[1]
+    again = Store(tmp_path)
+    assert [m.text for m in again.messages] == ["kept", "next"]
+    again.close()
