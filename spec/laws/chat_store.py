@@ -91,7 +91,8 @@ def model_holds(case: Case, cuts: str = "last") -> bool:
     """The law on the model for one history: crash points of the last event (``last``) or of
     every event (``all``)."""
     config, history = case
-    chat, log = C.Chat(config=config), ()
+    chat: C.Chat = C.Chat(config=config)
+    log: Log = ()
     for number, event in enumerate(history):
         before, start = chat, len(log)
         chat, log = _step(chat, log, event)
@@ -142,7 +143,8 @@ def production_holds(case: Case, cuts: str = "last") -> bool:
     pconfig = _prod_config(config)
     sink = Lines()
     durable = DurableChat.open(pconfig, [], [], sink, lambda: CLOCK)
-    model, log = C.Chat(config=config), ()
+    model: C.Chat = C.Chat(config=config)
+    log: Log = ()
     for number, event in enumerate(history):
         chat = durable.chat
         before_view, before_open, start = tuple(chat.view.nodes), chat.open, len(sink.lines)
