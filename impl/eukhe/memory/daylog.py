@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode, encode
+from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode_many, encode
 
 
 @dataclass(frozen=True)
@@ -60,15 +60,9 @@ def read(directory: Path, *, tree: bool) -> Read:
         pieces = data.split(b"\n")
         terminated = not pieces[-1]
         lines = pieces[:-1] if terminated else pieces  # an unterminated last piece is a (torn) line
-        decoded: list[Record | str] = []
-        for number, line in enumerate(lines, 1):
-            if number == len(lines) and not terminated:
-                decoded.append("the line has no newline: a torn write")
-                continue
-            try:
-                decoded.append(decode(line, tree=tree))
-            except ValueError as error:
-                decoded.append(str(error))
+        decoded = decode_many(lines if terminated else lines[:-1], tree=tree)
+        if not terminated:
+            decoded.append("the line has no newline: a torn write")
         skipped: set[int] = set()
         marked = 0
         for number, item in enumerate(decoded, 1):

@@ -16,7 +16,7 @@ tool, echo, work, note. Thoughts are never logged (rule 8): there is no kind for
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 from enum import Enum
 
 from eukhe.memory.text import size
@@ -65,8 +65,7 @@ class IdGap(CorruptLine):
     """Message ids must run 0, 1, 2, ... across the day files (rule 2)."""
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     i: int
     kind: Kind
     text: str
@@ -74,21 +73,18 @@ class Message:
     key: str | None = None
 
 
-@dataclass(frozen=True)
-class NodeLine:
+class NodeLine(NamedTuple):
     node: Node
     text: str
 
 
-@dataclass(frozen=True)
-class MergeLine:
+class MergeLine(NamedTuple):
     lines: tuple[Node, ...]
     open: bool
     t: int
 
 
-@dataclass(frozen=True)
-class Torn:
+class Torn(NamedTuple):
     line: int
 
 
@@ -133,6 +129,57 @@ def decode(line: bytes, *, tree: bool) -> Record:
         body = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"not JSON: {error}") from None
+    return record_of(body, tree=tree)
+
+
+def decode_many(lines: list[bytes], *, tree: bool) -> list[Record | str]:
+    """Each line's record, or the reason it is not one. The lines are parsed as one JSON array
+    per chunk (one call into the C parser); a chunk that does not parse whole is parsed line by
+    line, so each bad line gets its own reason."""
+    out: list[Record | str] = []
+    for start in range(0, len(lines), CHUNK):
+        chunk = lines[start : start + CHUNK]
+        try:
+            bodies = json.loads(b"[" + b",".join(chunk) + b"]")
+            whole = len(bodies) == len(chunk)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            whole = False
+        if not whole:
+            for line in chunk:
+                try:
+                    out.append(decode(line, tree=tree))
+                except ValueError as error:
+                    out.append(str(error))
+            continue
+        for body in bodies:
+            try:
+                out.append(record_of(body, tree=tree))
+            except ValueError as error:
+                out.append(str(error))
+    return out
+
+
+CHUNK = 4_096
+
+
+_NODE_KEYS = {"l", "i", "text", "size"}
+_MESSAGE_KEYS = {"i", "kind", "text", "size", "date"}
+_KINDS = {k.value: k for k in Kind}
+
+
+def record_of(body: object, *, tree: bool) -> Record:
+    """The record a parsed line holds; ValueError says what is wrong."""
+    if type(body) is dict:  # the fast path: a line as ``encode`` writes it
+        text = body.get("text")
+        if type(text) is str and type(body["size"] if "size" in body else None) is int and body["size"] == len(text.encode("utf-8")):
+            if tree and body.keys() == _NODE_KEYS:
+                level, i = body["l"], body["i"]
+                if type(level) is int and type(i) is int and level >= 0 and i >= 0:
+                    return NodeLine((level, i), text)
+            elif not tree and body.keys() == _MESSAGE_KEYS:
+                i, kind, date = body["i"], _KINDS.get(body["kind"]), body["date"]
+                if type(i) is int and i >= 0 and kind is not None and type(date) is str:
+                    return Message(i, kind, text, date)
     if not isinstance(body, dict):
         raise ValueError("a line is a JSON object")
     if "torn" in body and len(body) == 1:
