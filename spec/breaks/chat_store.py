@@ -1,6 +1,6 @@
 """Deliberate breaks of the chat memory on disk (issue 11): the store, the fold, the reopen, in
 the model and in production. Each must be caught by ``pytest tests -k store`` (the store's
-tests, the crash campaign, the optchat_store bridge) or by the law fold_is_live."""
+tests, the crash campaign, the optchat_store bridge, and the laws named store_*)."""
 
 from spec.breaks import Break
 
@@ -37,7 +37,7 @@ BREAKS = [
         "bend.optchat.fold",
         "shrinking = batches[k].open",
         "shrinking = False",
-        "F1 lost in the model: the law fold_is_live and the bridge catch it",
+        "F1 lost in the model: the law store_fold_is_live and the bridge catch it",
     ),
     Break(
         "store_key_logged_twice",
@@ -54,5 +54,21 @@ BREAKS = [
         "if shrinking and merges[-1].t < t:",
         "if False:",
         "D8 lost: a restart after a cut batch line of a shrinking view does not run the batch",
+    ),
+    Break(
+        "store_unended_marker_ignored",
+        AREA,
+        "eukhe.memory.daylog",
+        "decoded.append(last if isinstance(last, Torn) else \"the line has no newline: a torn write\")",
+        "decoded.append(\"the line has no newline: a torn write\")",
+        "found by store_torn_tail_is_skipped: a marker cut before its newline was ignored, the line it named read whole, and the next id made a gap",
+    ),
+    Break(
+        "store_fast_path_trusts_kind",
+        AREA,
+        "eukhe.memory.records",
+        "kind = _KINDS.get(name) if type(name) is str else None",
+        "kind = _KINDS.get(name)",
+        "found by store_lines_read_back: a kind of the wrong JSON type raised TypeError instead of refusing the line",
     ),
 ]

@@ -1,7 +1,7 @@
 """The fold law of the chat memory on disk (area optchat; derived: memory.md D1, D8, F1, rule 25;
 issue 11 item 7). Registered here beside spec/laws/optchat.py with ``area="optchat"``.
 
-fold_is_live: for every history of messages, calls that end or fail, turns that wait and
+store_fold_is_live: for every history of messages, calls that end or fail, turns that wait and
 restarts, and for every crash point (every prefix of the lines the history wrote), the chat
 reopened from the log has the live chat's view and shrinking flag at that point: the live chat
 after the event whose lines the prefix cuts when its message line is in the prefix, before it
@@ -38,7 +38,7 @@ from eukhe.memory.chat import Config
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.records import MergeLine, Message, NodeLine, decode, encode
 from eukhe.memory.view import Node
-from spec.evidence import Evidence, also, bounded, examples
+from spec.evidence import Evidence, all_of, also, bounded, examples
 from spec.registry import BOUNDED, law
 
 SMALL = C.Config(jobs=2, ceiling=150, floor=100, cceiling=100, cfloor=50)
@@ -226,7 +226,7 @@ events = st.lists(
 
 
 @law(
-    "fold_is_live",
+    "store_fold_is_live",
     "memory D1, D8, F1, rule 25",
     "For every history and every crash point the chat reopened from its log (view folded from the logged merges, "
     "shrinking flag from the last merge line) has the live view, except D8's deferred batch.",
@@ -244,3 +244,296 @@ def fold_is_live() -> Evidence:
         examples(lambda config, history: production_holds((config, tuple(history)), "all"), config=configs, history=events),
     )
     return model.with_production(production)
+
+
+# -- production-only laws of the store (derived: memory.md rules 1-10, D1, D2, D3, F1) -------------
+# These judge eukhe.memory directly: the store has no model twin (the model keeps its log as a
+# tuple). The judges are spec.oracles.chat_store (the seed's fields and kinds as data) and plain
+# comparisons with what was written.
+
+import json as _json  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from eukhe.memory import daylog  # noqa: E402
+from eukhe.memory import lines as L  # noqa: E402
+from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, Torn, decode_many  # noqa: E402
+from eukhe.memory.store import Store  # noqa: E402
+from spec.oracles import chat_store as O  # noqa: E402
+
+_GOOD = {
+    "message": {"i": 3, "kind": "user", "text": "ζ ok", "size": 5, "date": CLOCK},
+    "node": {"l": 1, "i": 2, "text": "a line", "size": 6},
+    "merge": {"merge": [[1, 0], [2, 1]], "open": True, "t": 9},
+}
+_FIELDS = {"message": O.MESSAGE_FIELDS, "node": O.NODE_FIELDS, "merge": O.MERGE_FIELDS}
+
+
+def _malformed() -> Iterator[tuple[str, dict[str, Any] | bytes, bool]]:
+    """Every line shape: each field missing, each field given each JSON type, an unknown field,
+    kinds old and unknown, and lines that are no JSON object; with the oracle's verdict."""
+    for shape, good in _GOOD.items():
+        yield shape, dict(good), True
+        fields = _FIELDS[shape]
+        for field_name, kind in fields.items():
+            missing = {k: v for k, v in good.items() if k != field_name}
+            yield shape, missing, shape == "merge" and field_name == "open"  # F1: old lines without open read as false
+            for label, value in O.VALUES.items():
+                body = dict(good)
+                body[field_name] = value
+                if field_name == "text" and isinstance(value, str):
+                    body["size"] = O.size_of(value)
+                ok = label in O.ACCEPTS[kind]
+                if field_name == "size":
+                    ok = value == O.size_of(str(good["text"]))
+                if field_name == "merge" and value == []:
+                    ok = True
+                yield shape, body, ok
+        yield shape, dict(good, extra=1), False
+    for kind in O.KINDS + tuple(O.OLD_KINDS) + ("thought", "unii"):
+        yield "message", dict(_GOOD["message"], kind=kind), kind in O.KINDS or kind in O.OLD_KINDS
+    yield "message", dict(_GOOD["message"], key="k1"), True
+    yield "message", dict(_GOOD["message"], key=5), False
+    for bad_pairs in ([[1]], [[1, -1]], [[1, "a"]], [[True, 0]], "x"):
+        yield "merge", dict(_GOOD["merge"], merge=bad_pairs), False
+    for raw in (b"[]", b"1", b'"text"', b"{", b"\xff\xfe", b"", b"null"):
+        yield "message", raw, False
+        yield "node", raw, False
+
+
+def _line(body: dict[str, Any] | bytes) -> bytes:
+    return body if isinstance(body, bytes) else _json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+def _reads(case: tuple[str, dict[str, Any] | bytes, bool]) -> bool:
+    shape, body, ok = case
+    line = _line(body)
+    tree = shape != "message"
+    try:
+        record = decode(line, tree=tree)
+    except ValueError:
+        return not ok and isinstance(decode_many([line], tree=tree)[0], str)
+    if not ok:
+        return False
+    assert isinstance(body, dict)
+    if isinstance(record, Message):
+        kind = O.OLD_KINDS.get(str(body["kind"]), str(body["kind"]))
+        same = (record.i, record.kind.value, record.text, record.date, record.key) == (body["i"], kind, body["text"], body["date"], body.get("key"))
+    elif isinstance(record, NodeLine):
+        same = record == NodeLine((body["l"], body["i"]), body["text"])
+    else:
+        assert isinstance(record, MergeLine)
+        same = record == MergeLine(tuple((p[0], p[1]) for p in body["merge"]), bool(body.get("open", False)), body["t"])
+    return same and decode_many([line], tree=tree) == [record] and decode(encode(record)[:-1], tree=tree) == record
+
+
+records = st.one_of(
+    st.builds(Message, st.integers(0, 10**12), st.sampled_from(list(Kind)), st.text(min_size=1), st.text(), st.one_of(st.none(), st.text())),
+    st.builds(NodeLine, st.tuples(st.integers(0, 60), st.integers(0, 10**12)), st.text(min_size=1)),
+    st.builds(MergeLine, st.lists(st.tuples(st.integers(1, 60), st.integers(0, 10**12)), max_size=8).map(tuple), st.booleans(), st.integers(0, 10**12)),
+)
+
+
+def _round_trip(many: list[Record]) -> bool:
+    by_file: dict[bool, list[bytes]] = {False: [], True: []}
+    for record in many:
+        by_file[not isinstance(record, Message)].append(encode(record)[:-1])
+    back = decode_many(by_file[False], tree=False) + decode_many(by_file[True], tree=True)
+    return back == [r for r in many if isinstance(r, Message)] + [r for r in many if not isinstance(r, Message)]
+
+
+@law(
+    "store_lines_read_back",
+    "memory rule 1, D2, D3, F1",
+    "Every log line reads back as the record written; every malformed line (a field missing, of any wrong type, unknown, "
+    "an unknown kind, no JSON object) is refused, as the seed's fields say; old talk lines read as eukhe.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 1 (the fields), D2 (key), D3 (talk), F1 (merge lines); judged by spec.oracles.chat_store",
+)
+def log_lines_read_back() -> Evidence:
+    cases = list(_malformed())
+    return also(
+        bounded(cases, _reads, label="every line shape of the three line kinds: each field missing or of each JSON type, unknown fields, every kind, non-objects"),
+        examples(_round_trip, many=st.lists(records, max_size=CAP)),
+    )
+
+
+def _torn(case: tuple[int, int]) -> bool:
+    """A log of three lines whose last line is cut after ``cut`` bytes, then (``term`` > 0) a
+    writer killed after ``term`` bytes of its termination: the reader skips the tail, the next
+    writer marks it and appends; nothing before the cut is rewritten."""  # noqa: D401
+    cut, term = case
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        good = [Message(0, Kind.USER, "one", CLOCK), Message(1, Kind.EUKHE, "two", CLOCK)]
+        third = encode(Message(2, Kind.TOOL, "three ζ", CLOCK))
+        data = b"".join(encode(m) for m in good) + third[:cut]
+        marker = (b"" if cut == len(third) or cut == 0 else b"\n") + encode(Torn(3))
+        if term and cut not in (0, len(third)):
+            data += marker[:term]
+        day = folder / "2026-11-30.jsonl"
+        day.write_bytes(data)
+        read = daylog.read(folder, tree=False)
+        # a line all of whose bytes but its newline were written, then terminated by the next writer
+        # before it was killed, reads whole: every byte the writer wrote is there (D2's key keeps a
+        # retry of it from being logged twice); a whole marker that lost only its newline still
+        # marks the line torn
+        whole = cut == len(third) or (cut == len(third) - 1 and 0 < term < len(marker) - 1)
+        expected = good + ([Message(2, Kind.TOOL, "three ζ", CLOCK)] if whole else [])
+        if [r for r, _p, _l in read.records] != expected:
+            return False
+        appender = daylog.Appender(folder, read.tail, lambda: "2026-11-30")
+        appender.append(Message(len(expected), Kind.NOTE, "after", CLOCK))
+        appender.close()
+        again = daylog.read(folder, tree=False)
+        return day.read_bytes().startswith(data) and [r for r, _p, _l in again.records] == expected + [Message(len(expected), Kind.NOTE, "after", CLOCK)]
+
+
+def _corrupt(case: str) -> bool:
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        one, two = encode(Message(0, Kind.USER, "a", CLOCK)), encode(Message(1, Kind.USER, "b", CLOCK))
+        if case == "middle":
+            (folder / "2026-11-30.jsonl").write_bytes(one + b"oops\n" + two)
+            expect: type[Exception] = CorruptLine
+        elif case == "older file torn":
+            (folder / "2026-11-29.jsonl").write_bytes(one + b'{"i":1')
+            (folder / "2026-11-30.jsonl").write_bytes(two)
+            expect = CorruptLine
+        elif case == "marker out of place":
+            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Torn(5)) + two)
+            expect = CorruptLine
+        elif case == "gap":
+            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Message(2, Kind.USER, "c", CLOCK)))
+            expect = IdGap
+        else:
+            (folder / "2026-11-30.jsonl").write_bytes(one + two)
+            (folder / "notes.txt").write_text("not a day file")
+            (folder / "2026-1-30.jsonl").write_text("not a day file either")
+            store = Store(folder, now=lambda: CLOCK)
+            store.close()
+            return [m.text for m in store.messages] == ["a", "b"]
+        try:
+            Store(folder, now=lambda: CLOCK).close()
+        except expect as error:
+            return "line" in str(error) and str(folder) in str(error)
+        return False
+
+
+@law(
+    "store_torn_tail_is_skipped",
+    "memory rules 2, 6",
+    "A torn last line (cut at any byte, also while a writer was terminating it) is skipped and terminated, and nothing "
+    "before it is rewritten; any other bad line, a torn tail in an older day file, or a gap in message ids is an error naming file and line.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 6 (append only, flush every write) and the store's test a_torn_last_line_is_skipped_and_terminated",
+)
+def torn_tail_is_skipped() -> Evidence:
+    third = len(encode(Message(2, Kind.TOOL, "three ζ", CLOCK)))
+    marker = len(b"\n" + encode(Torn(3)))
+    return all_of(
+        bounded(((c, t) for c in range(third + 1) for t in (0, 1, marker // 2, marker - 1)), _torn, label=f"every cut 0..{third} of the last line, and cuts of its termination"),
+        bounded(["middle", "older file torn", "marker out of place", "gap", "stray files"], _corrupt, label="a bad middle line, a torn older file, a misplaced marker, a gap, stray files"),
+    )
+
+
+_SAVED = {"missing": None, "stale": "[[0,0]]", "not json": "{", "an object": "{}", "a bad pair": '[[0,"a"]]', "a bool": "[[true,0]]", "short pair": "[[0]]"}
+
+
+def _saved(case: tuple[str, str | None]) -> bool:
+    label, content = case
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        store = Store(folder, now=lambda: CLOCK)
+        durable = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+        for n in range(12):
+            durable.message(filler(f"m{n}", 60 if n % 3 else 700))
+            while durable.chat.running and n % 2:
+                durable.done(0, filler("line", 90))
+        live = (tuple(durable.chat.view.nodes), tuple(durable.chat.view.sizes), durable.chat.open)
+        store.close()
+        saved = folder / "view.json"
+        if content is None:
+            saved.unlink()
+        else:
+            saved.write_text(content)
+        store = Store(folder, now=lambda: CLOCK)
+        again = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+        verdict = store.check(again.chat.view.nodes)
+        store.close()
+        want = {"missing": "missing", "stale": "stale", "short pair": "unreadable"}.get(label, "unreadable")
+        return (tuple(again.chat.view.nodes), tuple(again.chat.view.sizes), again.chat.open) == live and verdict == want and again.size_of(0) == 700
+
+
+@law(
+    "store_saved_view_is_a_check",
+    "memory rule 25, D1",
+    "view.json lost, stale or unreadable gives the identical view: the view is folded from the log and checked against it.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md D1 and the test deleting_the_saved_view_reproduces_the_identical_view",
+)
+def saved_view_is_a_check() -> Evidence:
+    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages with view.json missing, stale, not JSON, an object, a bad pair, a bool, a short pair")
+
+
+def _capped(text: str, cap: int) -> bool:
+    out = L.cap_text(text, cap)
+    if len(text) <= cap:
+        return out == text
+    head, marker, rest = out.partition("\n[... ")
+    number, _, tail = rest.partition(" characters clipped ...]\n")
+    return bool(marker) and len(out) == cap and text.startswith(head) and text.endswith(tail) and len(head) + int(number) + len(tail) == len(text)
+
+
+def _split(text: str, cap: int) -> bool:
+    pieces = L.split_text(text, cap)
+    return "".join(pieces) == text and all(len(p) <= cap for p in pieces) and all(pieces[:-1]) and (len(pieces) == 1 or all(len(p) > cap // 2 or p.endswith("\n") for p in pieces[:-1]))
+
+
+_BLOCKS: list[tuple[dict[str, object], list[tuple[str, str]]]] = [
+    ({"type": "thinking", "text": "secret"}, []),
+    ({"type": "user", "text": "hi"}, [("user", "hi")]),
+    ({"type": "user", "text": ""}, []),
+    ({"type": "text", "text": "reply"}, [("eukhe", "reply")]),
+    ({"type": "tool_use", "name": "read", "input": {"path": "a"}}, [("tool", 'read {"path": "a"}')]),
+    ({"type": "tool_result", "text": "out"}, [("echo", "out")]),
+    ({"type": "report", "name": "Scout", "text": "done"}, [("work", "[Scout] done")]),
+]
+
+
+def _entries(case: tuple[dict[str, object], list[tuple[str, str]]]) -> bool:
+    block, want = case
+    return [(k.value, t) for k, t in L.conversation_lines([block])] == want
+
+
+@law(
+    "store_texts_whole_or_clipped",
+    "memory rules 3, 8, 9, 10",
+    "Tool output is clipped to head and tail, 30,000 characters in all; any other long text becomes consecutive messages "
+    "whose join is the text; thoughts are never logged; each block logs as its kind.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rules 8-10 and the tests cap_keeps_head_and_tail_within_the_cap, long_texts_split_into_messages_without_losing_anything",
+)
+def logged_texts_are_whole_or_clipped() -> Evidence:
+    lengths = [0, 1, O.CAP - 1, O.CAP, O.CAP + 1, 2 * O.CAP, 3 * O.CAP + 5]
+    texts = [("ab\nζ𝄞 " * (n // 6 + 1))[:n] for n in lengths] + [("x" * n) for n in lengths]
+
+    def bad_block() -> bool:
+        try:
+            L.entry_lines({"type": "image"})
+        except ValueError:
+            return True
+        return False
+
+    return also(
+        all_of(
+            bounded(texts, lambda t: _capped(t, O.CAP) and _split(t, O.CAP), label=f"texts of {lengths} characters, with and without newlines and 4-byte characters, at the seed's cap"),
+            bounded(_BLOCKS + [({"type": "tool_result", "text": "y" * (O.CAP + 9)}, [])], lambda c: _entries(c) if c[1] or c[0]["type"] != "tool_result" else len(L.entry_lines(c[0])[0][1]) == O.CAP, label="every block type"),
+            bounded([0], lambda _n: bad_block(), label="an unknown block type is refused"),
+        ),
+        examples(lambda text, cap: _capped(text, cap) and _split(text, cap), text=st.text(max_size=400), cap=st.integers(60, 200)),
+    )

@@ -61,22 +61,28 @@ def read(directory: Path, *, tree: bool) -> Read:
         terminated = not pieces[-1]
         lines = pieces[:-1] if terminated else pieces  # an unterminated last piece is a (torn) line
         decoded = decode_many(lines if terminated else lines[:-1], tree=tree)
-        if not terminated:
-            decoded.append("the line has no newline: a torn write")
+        if not terminated:  # a torn write; but a whole marker that lost its newline still marks
+            last = decode_many(lines[-1:], tree=tree)[0]
+            decoded.append(last if isinstance(last, Torn) else "the line has no newline: a torn write")
         skipped: set[int] = set()
         marked = 0
         for number, item in enumerate(decoded, 1):
             if isinstance(item, Torn):
-                if not marked < item.line < number:
-                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not a line after the last marker")
+                if not 0 < item.line < number:
+                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not a line before it")
                 skipped.update(range(item.line, number + 1))
                 marked = number
         good = [n for n, item in enumerate(decoded, 1) if not isinstance(item, str) and n not in skipped]
         last_good = max(good + [marked])
-        if last_good < len(decoded):
+        first_torn = last_good + 1
+        if terminated is False and last_good == len(decoded):
+            unended = decoded[-1]
+            assert isinstance(unended, Torn)
+            first_torn = unended.line  # the marker's own write was cut before its newline
+        if first_torn <= len(decoded):
             if not newest:
-                raise CorruptLine(path, last_good + 1, "a torn tail, and a newer day file follows")
-            tail = Tail(path, last_good + 1, terminated)
+                raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
+            tail = Tail(path, first_torn, terminated)
         for number, item in enumerate(decoded[:last_good], 1):
             if number in skipped:
                 continue

@@ -6,7 +6,7 @@ one by one: tree nodes nest or are disjoint, so the view is every message line c
 outermost merged line over it. A merge line is checked as the replay would check it: in order of
 ``t`` (one per message at most, after its message), naming nodes that end before ``t``, and never
 a node inside a line an earlier merge already made (the replay could not merge it). The result
-is the replay's view (the law ``fold_is_live`` holds it to the model's replay). Cost: one sort
+is the replay's view (the law ``store_fold_is_live`` holds it to the model's replay). Cost: one sort
 of the merged lines, one pass over the messages.
 
 ``reopen`` gives the production planner (``eukhe.memory.chat.Chat``) the state the model's

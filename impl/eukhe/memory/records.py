@@ -177,7 +177,8 @@ def record_of(body: object, *, tree: bool) -> Record:
                 if type(level) is int and type(i) is int and level >= 0 and i >= 0:
                     return NodeLine((level, i), text)
             elif not tree and body.keys() == _MESSAGE_KEYS:
-                i, kind, date = body["i"], _KINDS.get(body["kind"]), body["date"]
+                i, name, date = body["i"], body["kind"], body["date"]
+                kind = _KINDS.get(name) if type(name) is str else None
                 if type(i) is int and i >= 0 and kind is not None and type(date) is str:
                     return Message(i, kind, text, date)
     if not isinstance(body, dict):
