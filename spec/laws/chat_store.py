@@ -39,7 +39,7 @@ from eukhe.memory.durable import DurableChat
 from eukhe.memory.records import MergeLine, Message, NodeLine, decode, encode
 from eukhe.memory.view import Node
 from spec.evidence import Evidence, all_of, also, bounded, examples
-from spec.registry import BOUNDED, law
+from spec.registry import BOUNDED, TESTED, law
 
 SMALL = C.Config(jobs=2, ceiling=150, floor=100, cceiling=100, cfloor=50)
 ALPHABET: tuple[tuple[Any, ...], ...] = (("m", 60), ("m", 700), ("done", 0, 90), ("fail", 0), ("wait",), ("restart",))
@@ -537,3 +537,133 @@ def logged_texts_are_whole_or_clipped() -> Evidence:
         ),
         examples(lambda text, cap: _capped(text, cap) and _split(text, cap), text=st.text(max_size=400), cap=st.integers(60, 200)),
     )
+
+
+# -- one owner per chat (rule 7) and import (rule 5) -----------------------------------------------
+
+import shutil  # noqa: E402
+
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
+
+from eukhe.memory.chat import ZoomError  # noqa: E402
+from eukhe.memory.importer import import_sessions  # noqa: E402
+from eukhe.memory.owner import Memory, status_line  # noqa: E402
+from eukhe.memory.text import flatten  # noqa: E402
+from eukhe.session import Store as Sessions  # noqa: E402
+from eukhe.session import assistant, tool_result, user  # noqa: E402
+from spec.evidence import machine  # noqa: E402
+
+
+class OneOwner(RuleBasedStateMachine):
+    """Handles open and close on one chat in any order; each call goes through any handle. At most
+    one handle owns the chat; every append is logged once, in order, whoever takes it; a client
+    whose owner closed takes over at its next call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.where = Path(tempfile.mkdtemp(prefix="eukhe-owner-"))
+        self.handles: list[Memory] = []
+        self.texts: list[str] = []
+
+    @precondition(lambda self: len(self.handles) < 3)
+    @rule()
+    def open_handle(self) -> None:
+        self.handles.append(Memory(self.where / "chat"))
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2))
+    def close_handle(self, k: int) -> None:
+        self.handles.pop(k % len(self.handles)).close()
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2), text=st.text(min_size=1, max_size=60), kind=st.sampled_from(["user", "eukhe", "note"]), keyed=st.booleans())
+    def append(self, k: int, text: str, kind: str, keyed: bool) -> None:
+        handle = self.handles[k % len(self.handles)]
+        key = f"key-{len(self.texts)}" if keyed else None
+        assert handle.append(text, kind, key) == [len(self.texts)]
+        if keyed:
+            assert handle.append(text, kind, key) == [len(self.texts)], "a key already logged is not logged again"
+        self.texts.append(text)
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2), n=st.integers(0, 4))
+    def read(self, k: int, n: int) -> None:
+        handle = self.handles[k % len(self.handles)]
+        status = handle.status()
+        assert status["messages"] == len(self.texts) and status_line(status).startswith("mem ")
+        assert len(handle.view()) == status["view_lines"]
+        if self.texts:
+            last = len(self.texts) - 1
+            assert handle.zoom(last, 1) == [f"{last}+1|{flatten(self.texts[last])}"]
+            assert handle.date(last)[:2] == "20"
+        for bad in (lambda: handle.zoom(0, 3), lambda: handle.zoom(len(self.texts), 1 << n), lambda: handle.date(len(self.texts))):
+            try:
+                bad()
+            except (ZoomError, ValueError):
+                continue
+            raise AssertionError("a bad zoom or date was answered")
+
+    @invariant()
+    def at_most_one_owner(self) -> None:
+        assert sum(1 for h in self.handles if h.is_owner) <= 1
+
+    def teardown(self) -> None:
+        for handle in self.handles:
+            handle.close()
+        shutil.rmtree(self.where, ignore_errors=True)
+
+
+@law(
+    "store_one_owner",
+    "memory rule 7, §7.12, D2",
+    "Whatever handles open and close, at most one owns the chat; appends through any handle are logged once, in order; "
+    "a client whose owner is gone takes over at its next call.",
+    TESTED,
+    area="optchat",
+    derivation="memory.md rule 7 and the tests a_second_handle_is_a_client_and_takes_over, a_stale_socket_is_taken_over",
+)
+def store_one_owner() -> Evidence:
+    return machine(OneOwner)
+
+
+def _sessions(case: str, root: Path) -> list[str]:
+    """Make the sessions of ``case`` and return the notes the seed's rule 5 asks for, in order."""
+    sessions = Sessions(root)
+    with sessions.create("20260301T000000-0000000a") as first:
+        ids = first.conversation().commit([user("plan"), assistant([{"type": "text", "text": "ok"}, {"type": "thinking", "text": "hidden"}])])
+    notes = ["[session 20260301T000000-0000000a] user: plan", "[session 20260301T000000-0000000a] assistant: ok"]
+    if case in ("fork", "all"):
+        forked = sessions.fork("20260301T000000-0000000a", ids[-1], new_id="20260302T000000-0000000b")
+        with sessions.open(forked) as second:
+            second.conversation().commit([user("more")])
+        notes.append("[session 20260302T000000-0000000b] user: more")
+    if case in ("older", "all"):
+        with sessions.create("20250101T000000-0000000c") as older:
+            older.conversation().commit([tool_result({"data": [1, 2]}), user("plan")])
+        notes = ['[session 20250101T000000-0000000c] tool_result: {"data": [1, 2]}', "[session 20250101T000000-0000000c] user: plan"] + notes
+    return notes
+
+
+def _imports(case: str) -> bool:
+    with tempfile.TemporaryDirectory() as where:
+        root = Path(where)
+        notes = _sessions(case, root / "sessions")
+        with Memory(root / "chat") as memory:
+            done = import_sessions(memory, Sessions(root / "sessions"))
+            again = import_sessions(memory, Sessions(root / "sessions"))
+            texts = [memory.zoom(i, 1)[0].split("|", 1)[1] for i in range(memory.status()["messages"])]
+        store = Store(root / "chat", now=lambda: CLOCK)
+        store.close()
+        return texts == [flatten(n) for n in notes] and done.added == len(notes) and again.added == 0 and {m.kind for m in store.messages} == {Kind.NOTE}
+
+
+@law(
+    "store_import_once",
+    "memory rule 5",
+    "Earlier sessions come in as note messages, oldest first, each entry once (a fork's shared entries once, thoughts never); a second import adds nothing.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 5 and the test sessions_import_oldest_first_without_repeated_pastes",
+)
+def store_import_once() -> Evidence:
+    return bounded(["one", "fork", "older", "all"], _imports, label="one session; a fork of it; an older session; all three")

@@ -65,9 +65,13 @@ class Core:
         self.chat = DurableChat.open(config, self.store.messages, self.store.tree, self.store, self.store.now)
         self.saved = self.store.check(self.chat.chat.view.nodes)
         self.lock = threading.Lock()
+        self.closed = False
 
-    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+    def call(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply to one call; None once the owner has closed (its clients must claim again)."""
         with self.lock:
+            if self.closed:
+                return None
             try:
                 return {"ok": self._call(request)}
             except (ZoomError, ValueError, StoreError) as error:
@@ -110,7 +114,9 @@ class Core:
         raise ValueError(f"unknown call {op!r}")
 
     def close(self) -> None:
-        self.store.close()
+        with self.lock:
+            self.closed = True
+            self.store.close()
 
 
 class Memory:
@@ -125,6 +131,7 @@ class Memory:
         self._conn: socket.socket | None = None
         self._reader: Any = None
         self._threads: list[threading.Thread] = []
+        self._accepted: set[socket.socket] = set()
         self._closing = False
         directory.mkdir(parents=True, exist_ok=True)
         self._claim()
@@ -200,9 +207,10 @@ class Memory:
             thread.start()
 
     def _answer(self, conn: socket.socket) -> None:
-        core = self.core
+        self._accepted.add(conn)
         with conn, conn.makefile("rb") as reader:
             for line in reader:
+                core = self.core
                 if core is None:
                     return
                 try:
@@ -210,6 +218,8 @@ class Memory:
                     reply = core.call(request) if isinstance(request, dict) else {"error": "ValueError", "message": "a call is a JSON object"}
                 except ValueError as error:
                     reply = {"error": "ValueError", "message": f"not JSON: {error}"}
+                if reply is None:
+                    return  # closed: the client sees the end and claims the chat again
                 try:
                     conn.sendall((json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
                 except OSError:
@@ -220,7 +230,9 @@ class Memory:
     def _call(self, request: dict[str, Any]) -> Any:
         while True:
             if self.core is not None:
-                reply = self.core.call(request)
+                answer = self.core.call(request)
+                assert answer is not None, "a closed handle was called"
+                reply = answer
             else:
                 try:
                     assert self._conn is not None
@@ -280,10 +292,14 @@ class Memory:
                 pass
             self._server.close()
             self._server = None
+        for conn in list(self._accepted):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # each client sees the end and claims again
+            except OSError:
+                pass
         if self.core is not None:
             core, self.core = self.core, None
-            with core.lock:
-                core.close()
+            core.close()
         if self._lock_fd >= 0:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
