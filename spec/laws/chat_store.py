@@ -257,7 +257,7 @@ from pathlib import Path  # noqa: E402
 
 from eukhe.memory import daylog  # noqa: E402
 from eukhe.memory import lines as L  # noqa: E402
-from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, Torn, decode_many  # noqa: E402
+from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, StoreError, Torn, decode_many  # noqa: E402
 from eukhe.memory.store import Store  # noqa: E402
 from spec.oracles import chat_store as O  # noqa: E402
 
@@ -453,7 +453,16 @@ def _saved(case: tuple[str, str | None]) -> bool:
             while durable.chat.running and n % 2:
                 durable.done(0, filler("line", 90))
         live = (tuple(durable.chat.view.nodes), tuple(durable.chat.view.sizes), durable.chat.open)
+        store.save_image(0, "shot.png", b"\x89PNG")  # rule 53: a message's images, kept beside the log
+        refused = 0
+        for bad in ("", "../x", ".hidden"):
+            try:
+                store.save_image(0, bad, b"")
+            except StoreError:
+                refused += 1
         store.close()
+        if refused != 3 or [p.name for p in store.images(0)] != ["shot.png"] or store.images(1):
+            return False
         saved = folder / "view.json"
         if content is None:
             saved.unlink()
@@ -476,7 +485,7 @@ def _saved(case: tuple[str, str | None]) -> bool:
     derivation="memory.md D1 and the test deleting_the_saved_view_reproduces_the_identical_view",
 )
 def saved_view_is_a_check() -> Evidence:
-    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages with view.json missing, stale, not JSON, an object, a bad pair, a bool, a short pair")
+    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages (an image kept for message 0) with view.json missing, stale, not JSON, an object, a bad pair, a bool, a short pair")
 
 
 def _capped(text: str, cap: int) -> bool:
