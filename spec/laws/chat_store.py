@@ -257,6 +257,7 @@ from pathlib import Path  # noqa: E402
 
 from eukhe.memory import daylog  # noqa: E402
 from eukhe.memory import lines as L  # noqa: E402
+from eukhe.memory.fold import FoldError  # noqa: E402
 from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, StoreError, Torn, decode_many  # noqa: E402
 from eukhe.memory.store import Store  # noqa: E402
 from spec.oracles import chat_store as O  # noqa: E402
@@ -390,6 +391,16 @@ def _torn(case: tuple[int, int]) -> bool:
         return day.read_bytes().startswith(data) and [r for r, _p, _l in again.records] == expected + [Message(len(expected), Kind.NOTE, "after", CLOCK)]
 
 
+_TREE_CORRUPT: dict[str, list[Record]] = {
+    "merge lines out of order": [NodeLine((0, 0), "a"), NodeLine((0, 1), "b"), NodeLine((1, 0), "a\nb"), MergeLine((), True, 3), MergeLine((), True, 2)],
+    "a merge past its messages": [NodeLine((0, 0), "a"), MergeLine(((1, 1),), True, 2)],
+    "a merge of a message": [MergeLine(((0, 0),), True, 2)],
+    "a merge inside an earlier one": [MergeLine(((2, 0),), True, 4), MergeLine(((1, 0),), True, 4)],
+    "a node logged twice": [NodeLine((0, 0), "a"), NodeLine((0, 0), "a")],
+    "a node past the chat": [NodeLine((0, 9), "a")],
+}
+
+
 def _corrupt(case: str) -> bool:
     with tempfile.TemporaryDirectory() as where:
         folder = Path(where)
@@ -404,6 +415,26 @@ def _corrupt(case: str) -> bool:
         elif case == "marker out of place":
             (folder / "2026-11-30.jsonl").write_bytes(one + encode(Torn(5)) + two)
             expect = CorruptLine
+        elif case in _TREE_CORRUPT:
+            (folder / "2026-11-30.jsonl").write_bytes(b"".join(encode(Message(i, Kind.USER, "x" * 600, CLOCK)) for i in range(4)))
+            (folder / "tree").mkdir()
+            (folder / "tree" / "2026-11-30.jsonl").write_bytes(b"".join(encode(r) for r in _TREE_CORRUPT[case]))
+            try:
+                store = Store(folder, now=lambda: CLOCK)
+                DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+            except FoldError as error:
+                return "t=" in str(error) or "node" in str(error)
+            return False
+        elif case == "unwritable":
+            (folder / "2026-11-30.jsonl").mkdir()  # the day file cannot be opened for writing
+            appender = daylog.Appender(folder, daylog.Tail(None, 0, True), lambda: "2026-11-30")
+            refused = 0
+            for _ in range(2):
+                try:
+                    appender.append(Message(0, Kind.USER, "a", CLOCK))
+                except StoreError:
+                    refused += 1
+            return refused == 2 and appender.failed is not None
         elif case == "gap":
             (folder / "2026-11-30.jsonl").write_bytes(one + encode(Message(2, Kind.USER, "c", CLOCK)))
             expect = IdGap
@@ -435,7 +466,11 @@ def torn_tail_is_skipped() -> Evidence:
     marker = len(b"\n" + encode(Torn(3)))
     return all_of(
         bounded(((c, t) for c in range(third + 1) for t in (0, 1, marker // 2, marker - 1)), _torn, label=f"every cut 0..{third} of the last line, and cuts of its termination"),
-        bounded(["middle", "older file torn", "marker out of place", "gap", "stray files"], _corrupt, label="a bad middle line, a torn older file, a misplaced marker, a gap, stray files"),
+        bounded(
+            ["middle", "older file torn", "marker out of place", "gap", "stray files", "unwritable", *_TREE_CORRUPT],
+            _corrupt,
+            label="a bad middle line, a torn older file, a misplaced marker, a gap, stray files, an unwritable day file, merge and node lines that do not fold",
+        ),
     )
 
 
@@ -453,6 +488,11 @@ def _saved(case: tuple[str, str | None]) -> bool:
             while durable.chat.running and n % 2:
                 durable.done(0, filler("line", 90))
         live = (tuple(durable.chat.view.nodes), tuple(durable.chat.view.sizes), durable.chat.open)
+        try:
+            durable.message("")
+            return False
+        except ValueError:
+            pass
         store.save_image(0, "shot.png", b"\x89PNG")  # rule 53: a message's images, kept beside the log
         refused = 0
         for bad in ("", "../x", ".hidden"):
@@ -550,7 +590,10 @@ def logged_texts_are_whole_or_clipped() -> Evidence:
 
 # -- one owner per chat (rule 7) and import (rule 5) -----------------------------------------------
 
+import fcntl  # noqa: E402
+import os  # noqa: E402
 import shutil  # noqa: E402
+import socket  # noqa: E402
 
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
 
@@ -622,6 +665,50 @@ class OneOwner(RuleBasedStateMachine):
         shutil.rmtree(self.where, ignore_errors=True)
 
 
+def _protocol(case: str) -> bool:
+    """The lock socket's edges: calls that are no calls, a chat directory too long for a socket
+    address, an owner that holds the lock but does not answer, a log that cannot be opened."""
+    from eukhe.memory import owner as owner_module
+
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        if case == "long path":
+            folder = Path(where) / ("d" * 60) / ("e" * 60) / "chat"
+            with Memory(folder) as first, Memory(folder) as second:
+                return first.is_owner and not second.is_owner and second.append("x") == [0] and first.view() == ["0+1|x"]
+        if case == "no answer":
+            folder.mkdir()
+            fd = os.open(folder / owner_module.OWNER, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # an owner that holds the lock and never serves its socket
+            claim, owner_module.CLAIM_SECONDS = owner_module.CLAIM_SECONDS, 0.05
+            try:
+                Memory(folder)
+            except owner_module.MemoryBusy:
+                return True
+            finally:
+                owner_module.CLAIM_SECONDS = claim
+                os.close(fd)
+            return False
+        if case == "corrupt log":
+            folder.mkdir()
+            (folder / "2026-11-30.jsonl").write_bytes(b"oops\n" + encode(Message(0, Kind.USER, "a", CLOCK)))
+            for _ in range(2):  # the second claim finds the lock released, not a busy owner
+                try:
+                    Memory(folder)
+                    return False
+                except CorruptLine:
+                    pass
+            return True
+        with Memory(folder) as memory, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            raw.connect(str(folder / owner_module.LOCK))
+            replies = []
+            with raw.makefile("rb") as reader:
+                for line in (b"not json", b"[]", b'{"op": "nope"}', b'{"op": "append", "text": ""}', b'{"op": "date", "id": 9}', b'{"op": "zoom", "id": 0, "n": 3}'):
+                    raw.sendall(line + b"\n")
+                    replies.append(_json.loads(reader.readline()))
+            return all("error" in r for r in replies) and memory.status()["messages"] == 0
+
+
 @law(
     "store_one_owner",
     "memory rule 7, §7.12, D2",
@@ -632,7 +719,10 @@ class OneOwner(RuleBasedStateMachine):
     derivation="memory.md rule 7 and the tests a_second_handle_is_a_client_and_takes_over, a_stale_socket_is_taken_over",
 )
 def store_one_owner() -> Evidence:
-    return machine(OneOwner)
+    return all_of(
+        machine(OneOwner),
+        bounded(["calls that are no calls", "long path", "no answer", "corrupt log"], _protocol, label="the lock socket's edges: bad calls, a long directory, an owner that does not answer, a log that cannot open"),
+    )
 
 
 def _sessions(case: str, root: Path) -> list[str]:
@@ -646,6 +736,10 @@ def _sessions(case: str, root: Path) -> list[str]:
         with sessions.open(forked) as second:
             second.conversation().commit([user("more")])
         notes.append("[session 20260302T000000-0000000b] user: more")
+    if case == "all":
+        with sessions.open("20260302T000000-0000000b") as second:
+            second.conversation().commit([assistant(["plain words"]), assistant([{"type": "image"}])])
+        notes += ["[session 20260302T000000-0000000b] assistant: plain words", '[session 20260302T000000-0000000b] assistant: [{"type": "image"}]']
     if case in ("older", "all"):
         with sessions.create("20250101T000000-0000000c") as older:
             older.conversation().commit([tool_result({"data": [1, 2]}), user("plan")])

@@ -100,12 +100,6 @@ class DurableChat:
         self._log_built([n for n in running if self.chat.is_built(n)])
         return node
 
-    def build(self, node: Node, line: str) -> None:
-        """A running call for ``node`` ends with ``line``."""
-        if node not in self.chat.running:
-            raise ValueError(f"no call for {node} is running")
-        self.done(self.chat.running.index(node), line)
-
     def fail(self, k: int) -> Node | None:
         running = list(self.chat.running)
         node = self.chat.fail(k)

@@ -27,12 +27,12 @@ from collections.abc import Sequence
 
 from eukhe.memory import NODE, PLACEHOLDER_BYTES
 from eukhe.memory.chat import Chat, Config
-from eukhe.memory.records import MergeLine, Message, NodeLine
+from eukhe.memory.records import MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.text import size
 from eukhe.memory.view import Node, View, first, last
 
 
-class FoldError(ValueError):
+class FoldError(StoreError):
     """The merge lines do not fold into a view: the message says which line and why."""
 
 
