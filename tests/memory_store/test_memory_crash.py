@@ -186,5 +186,7 @@ def test_a_writer_killed_at_seeded_points_loses_and_doubles_nothing(tmp_path: Pa
                 break  # D8: this chat now differs from the plain history on purpose
             assert (view, durable.chat.open) == reference.plain[t], "the reopened view differs from the history without the crash"
             start = acked + 1
+            if kills % 100 == 0:
+                print(f"crash campaign: {kills} kills, {chats} chats, D8 {d8}, gaps {gaps}, torn {torn}", file=sys.stderr, flush=True)
     print(f"crash campaign: {kills} kills ({kinds}) over {chats} chats; torn tails {torn}; D8 lost batch lines {d8}; gap batches run at reopen {gaps}")
     assert kills >= KILLS
