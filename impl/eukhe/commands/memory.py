@@ -31,7 +31,8 @@ def _seed(text: str) -> int:
 
 def register(sub: Any) -> None:
     memory = sub.add_parser("memory", help="the chat memory")
-    verbs = memory.add_subparsers(dest="verb", required=True, parser_class=type(memory), metavar="VERB")
+    verbs = memory.add_subparsers(dest="verb", required=False, parser_class=type(memory), metavar="VERB")
+    memory.set_defaults(verbs=verbs)  # eukhe.commands.memory_store adds the store's verbs here
     simulate = verbs.add_parser("simulate", help="run the planner on synthetic message sizes")
     simulate.add_argument("--messages", type=_count, required=True, help=f"how many messages (1 to {MAX_MESSAGES:,})")
     simulate.add_argument("--png", type=Path, help="draw the sawtooth to this .png file (needs matplotlib)")
