@@ -1,0 +1,408 @@
+"""The tiny laws of inference.md S9: role picks and the worker election.
+
+How each is made strong:
+- The pick laws (roles 3) hold for chains and available sets of any size: induction on the
+  chain. ``bend.tiny.pick`` is structurally recursive (empty chain: Unavailable; else the head
+  if available, else the pick of the rest), so the base and the step are each a z3 claim over
+  unbounded sequences of strings and arrays of booleans; the unfolding the encoding uses is
+  checked against ``bend.tiny.pick`` on every chain of at most 4 of 5 names (repeats
+  included) and every available set, and the picks there are judged by the oracle
+  ``spec.oracles.tiny.first_available``.
+- The seat laws (worker 1-4: every need served, the worker current, same tag joins) are z3
+  inductions over the seat (the running tag, any string, or none) and the last need's tag,
+  under needs of any tag and exits; the encoding of ``bend.tiny.serve`` is checked against it
+  on every pair of a running tag (or none) and a need's tag from 3 tags (serve only compares
+  tags). The whole world (several processes, requests held in flight, replaced workers
+  draining, exits) is also explored breadth first within a bound (3 processes, 3 tags, at
+  most 5 workers started): bounded evidence beside the proof.
+- Each choice of one process's election (tiny_elect_*) is a function of finite answers (the
+  kinds of ping answers, shutdown answers, launch outcomes, seat probes, and the launches an
+  election has made, which tiny_elect_ends shows never exceed ATTEMPTS), so each is proved by
+  enumerating its whole domain and judged by the seed's table in ``spec.oracles.tiny``.
+  tiny_elect_ends searches every state of one election under every answer: proved.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from functools import cache
+
+import z3
+
+from bend import tiny as m
+from spec.evidence import Bound, Evidence, Finite, LawFailed, also, bounded, domain, exhaust, explore, induction, prove, reachable
+from spec.oracles import tiny as oracle
+from spec.registry import BOUNDED, PROVED, law
+
+NAMES: tuple[str, ...] = ("a", "b", "c", "d", "e")
+TAGS: tuple[str, ...] = ("q4", "fp16", "fp32")
+PROCESSES: tuple[str, ...] = ("p1", "p2", "p3")
+MAX_STARTED = 4
+
+
+# ------------------------------------------------------------------------------ picks
+
+
+@cache
+def _chains() -> tuple[tuple[str, ...], ...]:
+    return tuple(c for n in range(5) for c in itertools.product(NAMES[:4], repeat=n))
+
+
+@cache
+def _availables() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(s) for n in range(len(NAMES) + 1) for s in itertools.combinations(NAMES, n))
+
+
+def _pick_cases() -> Iterator[tuple[tuple[str, ...], frozenset[str]]]:
+    return itertools.product(_chains(), _availables())
+
+
+S = z3.StringSort()
+PICK_LABEL = "every chain of at most 4 candidates from 4 names (repeats included) x every available set of 5 names"
+
+
+def _unfolding_agrees() -> Evidence:
+    """The encoding's unfolding of pick is the model's pick, case by case."""
+
+    def agrees(case: tuple[tuple[str, ...], frozenset[str]]) -> bool:
+        chain, available = case
+        if not chain:
+            return m.pick(chain, available) is None
+        head, rest = chain[0], chain[1:]
+        return m.pick(chain, available) == (head if head in available else m.pick(rest, available))
+
+    return bounded(_pick_cases(), agrees, label=f"the unfolding agrees with bend.tiny.pick on {PICK_LABEL}")
+
+
+def _pick_proof(name: str, property_of: str) -> Evidence:
+    """Induction on the chain for one of the pick laws, by z3: a chain is an array of strings
+    with a length (any length, any strings), the available set an array of booleans."""
+    head = z3.String("head")
+    rest = z3.Array("rest", z3.IntSort(), S)
+    n = z3.Int("rest_length")
+    available = z3.Array("available", S, z3.BoolSort())
+    some = z3.Bool("rest_some")  # pick(rest) found a candidate
+    at = z3.Int("rest_pick_index")  # ... at this index of the rest
+    j = z3.Int("j")
+    i = z3.Int("i")
+    chain = z3.Lambda([i], z3.If(i == 0, head, rest[i - 1]))  # head : rest
+    # the step's unfolding: pick(head : rest) = head if available, else pick(rest)
+    out_some = z3.Or(available[head], some)
+    out_at = z3.If(available[head], 0, at + 1)
+
+    def none_before(seq: z3.ArrayRef, k: z3.ArithRef) -> z3.BoolRef:
+        return z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(available[seq[j]])))
+
+    def picked(seq: z3.ArrayRef, length: z3.ArithRef, found: z3.BoolRef, k: z3.ArithRef) -> z3.BoolRef:
+        if property_of == "in_chain":  # a pick is an available member of the chain
+            return z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]]))
+        if property_of == "first":  # ... and the first available one
+            return z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]], none_before(seq, k)))
+        # none available <-> Unavailable: a pick has an available witness, no pick has none
+        return z3.And(
+            z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]])),
+            z3.Implies(z3.Not(found), none_before(seq, length)),
+        )
+
+    base = prove(
+        picked(rest, z3.IntVal(0), z3.BoolVal(False), z3.IntVal(0)),
+        label=f"{name}: the empty chain is Unavailable and satisfies the law",
+    )
+    step = prove(
+        z3.Implies(z3.And(n >= 0, picked(rest, n, some, at)), picked(chain, n + 1, out_some, out_at)),
+        label=f"{name}: the law for the rest (any length) implies the law for head : rest",
+    )
+    agree = _unfolding_agrees()
+    proof = induction(base, step, label="the chain")
+    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+
+
+def _judged(prop_name: str) -> Evidence:
+    def judge(case: tuple[tuple[str, ...], frozenset[str]]) -> bool:
+        chain, available = case
+        got = m.pick(chain, available)
+        want = oracle.first_available(chain, available)
+        if prop_name == "in_chain":
+            return got is None or (got in chain and got in available)
+        if prop_name == "unavailable":
+            return (got is None) == (want is None)
+        return got == want
+
+    return bounded(_pick_cases(), judge, label=f"judged by the oracle on {PICK_LABEL}")
+
+
+def _production_pick(prop_name: str) -> Evidence:
+    from eukhe.tiny import roles
+
+    if roles.pick is not m.pick:
+        raise LawFailed("eukhe.tiny.roles.pick is not bend.tiny.pick (the seed: pick runs as the compiled model)")
+    return Evidence(PROVED, "production runs bend.tiny.pick itself (the same function object)")
+
+
+@law("tiny_pick_in_chain", "S9 roles 3", "A pick is an available model of the chain, never one outside it.", PROVED)
+def tiny_pick_in_chain() -> Evidence:
+    return also(_pick_proof("tiny_pick_in_chain", "in_chain"), _judged("in_chain")).with_production(_production_pick("in_chain"))
+
+
+@law("tiny_pick_first", "S9 roles 3", "The pick is the first available model of the chain.", PROVED)
+def tiny_pick_first() -> Evidence:
+    return also(_pick_proof("tiny_pick_first", "first"), _judged("first")).with_production(_production_pick("first"))
+
+
+@law("tiny_pick_unavailable", "S9 roles 3", "With no chain model available the pick is Unavailable, and only then.", PROVED)
+def tiny_pick_unavailable() -> Evidence:
+    return also(_pick_proof("tiny_pick_unavailable", "unavailable"), _judged("unavailable")).with_production(
+        _production_pick("unavailable")
+    )
+
+
+@law(
+    "tiny_role_chain",
+    "S9 roles 1",
+    "A role's chain: modelRoles, then the fallback chain, else the role's catalog models and (text roles) the session model.",
+    BOUNDED,
+    derivation="S9 roles 1; the order of an unset fallback with a primary set, and first places of repeats, derived",
+)
+def tiny_role_chain() -> Evidence:
+    bound = "the settings' names are ours: only their kinds (unset, [], repeats, catalog or not) are chosen"
+    primaries = Bound("primaries (unset, a catalog model, another model)", (None, "lfm2.5-350m", "x"), bound=bound)
+    fallbacks = Bound(
+        "fallback chains (unset, explicit [], one, two with a repeat)",
+        (None, (), ("kokoro",), ("x", "lfm2.5-230m", "x")),
+        bound=bound,
+    )
+    sessions = Bound("session models (none, one)", (None, "s"), bound=bound)
+    roles = Finite("roles", m.ROLES)
+    if set(m.ROLES) != set(oracle.ROLE_CATALOG):
+        raise LawFailed(f"bend.tiny.ROLES {m.ROLES} are not the seed's roles {sorted(oracle.ROLE_CATALOG)}")
+
+    def agrees(role: str, primary: str | None, fallback: tuple[str, ...] | None, session: str | None) -> bool:
+        return list(m.chain(role, primary, fallback, session)) == oracle.expected_chain(role, primary, fallback, session)
+
+    return exhaust(domain(roles, primaries, fallbacks, sessions), agrees)
+
+
+# ------------------------------------------------------------------------- the seat
+
+OPT_TAG = z3.Datatype("OptTag")
+OPT_TAG.declare("none")
+OPT_TAG.declare("some", ("tag", S))
+OptTag = OPT_TAG.create()
+OUTCOME_CODE = {m.STARTED: 0, m.JOINED: 1, m.REPLACED: 2}
+
+
+def _z3_serve(running: z3.ExprRef, tag: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
+    """The encoding of bend.tiny.serve: (outcome code, seated tag after)."""
+    code = z3.If(OptTag.is_none(running), 0, z3.If(OptTag.tag(running) == tag, 1, 2))
+    return code, OptTag.some(tag)
+
+
+def _serve_agrees() -> Evidence:
+    def opt(value: str | None) -> z3.ExprRef:
+        return OptTag.none if value is None else OptTag.some(z3.StringVal(value))
+
+    def agrees(case: tuple[str | None, str]) -> bool:
+        running, tag = case
+        outcome, after = m.serve(running, tag)
+        code, seated = _z3_serve(opt(running), z3.StringVal(tag))
+        return bool(
+            z3.is_true(z3.simplify(code == OUTCOME_CODE[outcome])) and z3.is_true(z3.simplify(seated == opt(after)))
+        )
+
+    return bounded(
+        itertools.product((None, *TAGS), TAGS),
+        agrees,
+        label="the encoding agrees with bend.tiny.serve on every running tag (or none) x need tag of 3 tags",
+    )
+
+
+def _seat_induction(name: str, claim: str) -> Evidence:
+    running = z3.Const("running", OptTag)
+    last = z3.Const("last", OptTag)
+    tag = z3.String("tag")
+    code, after = _z3_serve(running, tag)
+    if claim == "served":
+        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
+        step = prove(
+            z3.And(
+                z3.Or(code == 0, code == 1, code == 2),
+                (code == 0) == OptTag.is_none(running),
+                OptTag.is_some(after),
+            ),
+            label=f"{name}: a need with any tag on any seat gets exactly one of started, joined, replaced and a worker",
+        )
+    elif claim == "current":
+        inv_before = running == last
+        base = prove(OptTag.none == OptTag.none, label=f"{name}: no worker and no need at the start")
+        step_need = z3.Implies(inv_before, after == OptTag.some(tag))
+        step_exit = z3.Implies(inv_before, OptTag.none == OptTag.none)
+        step = prove(z3.And(step_need, step_exit), label=f"{name}: a need or an exit keeps seat == last need since exit")
+    else:
+        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
+        step = prove(
+            z3.Implies(running == OptTag.some(tag), code == 1),
+            label=f"{name}: a need whose tag the seated worker runs joins",
+        )
+    proof = induction(base, step, label="needs and exits")
+    agree = _serve_agrees()
+    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+
+
+def _world_steps(world: m.World) -> Iterator[tuple[object, m.World]]:
+    for tag in TAGS:
+        if world.started < MAX_STARTED or (m.current(world) is not None and m.current(world).tag == tag):  # type: ignore[union-attr]
+            after, outcome, serving, _ = m.need(world, tag)
+            yield (("need", tag), outcome, serving), after
+            for process in PROCESSES:
+                held = m.hold(after, process)
+                if held is not None:
+                    yield (("need+hold", process, tag), outcome, serving), held
+    for process in PROCESSES:
+        done = m.release(world, process)
+        if done is not None:
+            yield (("release", process), done[1]), done[0]
+    gone = m.exit_worker(world)
+    if gone is not None:
+        yield (("exit",), gone[1]), gone[0]
+
+
+def _explore_world(name: str, transition: object) -> Evidence:
+    def invariant(world: m.World) -> bool:
+        seated = [w for w in world.workers if w.seated]
+        if len(seated) > 1:
+            return False
+        draining = [w for w in world.workers if not w.seated]
+        return all(w.inflight for w in draining)
+
+    return explore(
+        [m.World()],
+        _world_steps,
+        invariant,
+        transition=transition,  # type: ignore[arg-type]
+        label=f"{name}: the world of {len(PROCESSES)} processes, {len(TAGS)} tags, held requests, exits, at most {MAX_STARTED} workers started",
+    )
+
+
+@law("tiny_every_need_served", "S9 worker 1-4", "Each need is served by exactly one of started, joined, replaced.", PROVED)
+def tiny_every_need_served() -> Evidence:
+    def served(before: m.World, action: object, after: m.World) -> bool:
+        act = action  # ((kind, ...), outcome, serving) for needs
+        if not isinstance(act, tuple) or act[0][0] not in ("need", "need+hold"):
+            return True
+        outcome, serving = act[1], act[2]
+        seated = m.current(after)
+        return outcome in m.OUTCOMES and seated is not None and seated.number == serving
+
+    return also(_seat_induction("tiny_every_need_served", "served"), _explore_world("tiny_every_need_served", served))
+
+
+@law("tiny_worker_current", "S9 worker 3", "The seated worker has the tag of the last need since the last exit.", PROVED)
+def tiny_worker_current() -> Evidence:
+    def current(before: m.World, action: object, after: m.World) -> bool:
+        seated = m.current(after)
+        return (None if seated is None else seated.tag) == after.last
+
+    return also(_seat_induction("tiny_worker_current", "current"), _explore_world("tiny_worker_current", current))
+
+
+@law("tiny_same_tag_joins", "S9 worker 2", "A need with the running tag joins the running worker.", PROVED)
+def tiny_same_tag_joins() -> Evidence:
+    def joins(before: m.World, action: object, after: m.World) -> bool:
+        if not isinstance(action, tuple) or action[0][0] not in ("need", "need+hold"):
+            return True
+        seated = m.current(before)
+        tag = action[0][-1]
+        want_join = seated is not None and seated.tag == tag
+        return (action[1] == m.JOINED) == want_join and (not want_join or action[2] == seated.number)  # type: ignore[union-attr]
+
+    return also(_seat_induction("tiny_same_tag_joins", "joins"), _explore_world("tiny_same_tag_joins", joins))
+
+
+# ------------------------------------------------------------- one process's election
+
+PING = Finite("ping answers", m.PING_ANSWERS)
+LAUNCHES = Finite("launches an election has made when it checks (1..ATTEMPTS, every value tiny_elect_ends reaches)", tuple(range(1, m.ATTEMPTS + 1)))
+
+
+@law("tiny_elect_ping", "S9 worker 1-4", "From its first ping a process joins (same tag), replaces (other tag) or starts (none, closing).", PROVED)
+def tiny_elect_ping() -> Evidence:
+    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer])
+
+
+@law("tiny_elect_shutdown", "S9 worker 3", "A shutdown's answer (bye, or the connection gone) leads to a start.", PROVED)
+def tiny_elect_shutdown() -> Evidence:
+    return exhaust(domain(Finite("shutdown answers", m.SHUTDOWN_ANSWERS)), lambda a: m.on_shutdown(a) == oracle.ON_SHUTDOWN[a])
+
+
+@law("tiny_elect_launch", "S9 worker 4, 6", "A launched worker is checked; a launch that failed is Crashed.", PROVED)
+def tiny_elect_launch() -> Evidence:
+    return exhaust(domain(Finite("launch outcomes", m.LAUNCH_OUTCOMES)), lambda o: m.on_launch(o) == oracle.ON_LAUNCH[o])
+
+
+@law(
+    "tiny_elect_check",
+    "S9 worker 4",
+    "After a start: same tag is used, nothing is Crashed, other tag replaced and closing restarted while launches remain.",
+    PROVED,
+    derivation="S9 worker 4; the bound of ATTEMPTS launches per election is derived",
+)
+def tiny_elect_check() -> Evidence:
+    if m.ATTEMPTS != oracle.ATTEMPTS:
+        raise LawFailed(f"bend.tiny.ATTEMPTS is {m.ATTEMPTS}, the oracle's {oracle.ATTEMPTS}")
+
+    def judged(answer: str, launches: int) -> bool:
+        table = oracle.ON_CHECK if launches < oracle.ATTEMPTS else oracle.ON_CHECK_EXHAUSTED
+        return m.on_check(answer, launches) == table[answer]
+
+    return exhaust(domain(PING, LAUNCHES), judged)
+
+
+@law("tiny_elect_seat", "S9 worker 4", "A started worker exits when a live worker answers, else binds (clearing a stale socket).", PROVED)
+def tiny_elect_seat() -> Evidence:
+    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p])
+
+
+def _potential(state: m.Election) -> int:
+    rank = m.PHASES.index(state.phase) if state.phase in m.PHASES else len(m.PHASES)
+    return 5 * (state.replaces + state.launches) + rank
+
+
+@law(
+    "tiny_elect_ends",
+    "S9 worker 1-4",
+    "Every election ends in exactly one of joined, started, replaced, or a typed error, and launches at most ATTEMPTS workers.",
+    PROVED,
+    derivation="S9 worker 1-4 (each need exactly one outcome) for one process under any answers",
+)
+def tiny_elect_ends() -> Evidence:
+    answers = Finite("answers of every kind", (*m.PING_ANSWERS, *m.SHUTDOWN_ANSWERS, *m.LAUNCH_OUTCOMES))
+    phases = Finite("first phase", ("ping",))
+
+    def invariant(state: m.Election) -> bool:
+        if state.launches > m.ATTEMPTS or state.replaces > m.ATTEMPTS:
+            return False
+        if state.phase == "check" and not 1 <= state.launches <= m.ATTEMPTS:
+            return False
+        if state.done:
+            if state.phase == m.JOINED:
+                return state.launches == 0 and state.replaces == 0
+            if state.phase == m.STARTED:
+                return state.replaces == 0 and state.launches >= 1
+            if state.phase == m.REPLACED:
+                return state.replaces >= 1 and state.launches >= 1
+            return state.phase in m.ERRORS
+        return state.phase in m.PHASES and any(m.elect_step(state, a) is not None for a in answers.values)
+
+    def progress(before: m.Election, action: tuple[str], after: m.Election) -> bool:
+        return _potential(after) > _potential(before)
+
+    return reachable(
+        domain(phases),
+        domain(answers),
+        lambda state, action: m.elect_step(state, action[0]),
+        invariant,
+        start=lambda phase: m.Election(phase),
+        transition=progress,
+        label="one election: a potential that every step raises and a bound on it, so no run is endless",
+    )

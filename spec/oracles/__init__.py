@@ -1,0 +1,1 @@
+"""Independent judges: the seeds' tables and rules transcribed as data, one module per area."""
