@@ -321,23 +321,36 @@ def tiny_same_tag_joins() -> Evidence:
 
 # ------------------------------------------------------------- one process's election
 
+
+def _production_elect() -> Evidence:
+    from eukhe.tiny import client, worker
+
+    if getattr(client, "model") is not m or getattr(worker, "model") is not m:
+        raise LawFailed("eukhe.tiny's client or worker does not run bend.tiny's election choices")
+    return Evidence(PROVED, "production's client and worker run bend.tiny's choices themselves (no copy)")
+
+
 PING = Finite("ping answers", m.PING_ANSWERS)
 LAUNCHES = Finite("launches an election has made when it checks (1..ATTEMPTS, every value tiny_elect_ends reaches)", tuple(range(1, m.ATTEMPTS + 1)))
 
 
 @law("tiny_elect_ping", "S9 worker 1-4", "From its first ping a process joins (same tag), replaces (other tag) or starts (none, closing).", PROVED)
 def tiny_elect_ping() -> Evidence:
-    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer])
+    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer]).with_production(_production_elect())
 
 
 @law("tiny_elect_shutdown", "S9 worker 3", "A shutdown's answer (bye, or the connection gone) leads to a start.", PROVED)
 def tiny_elect_shutdown() -> Evidence:
-    return exhaust(domain(Finite("shutdown answers", m.SHUTDOWN_ANSWERS)), lambda a: m.on_shutdown(a) == oracle.ON_SHUTDOWN[a])
+    return exhaust(domain(Finite("shutdown answers", m.SHUTDOWN_ANSWERS)), lambda a: m.on_shutdown(a) == oracle.ON_SHUTDOWN[a]).with_production(
+        _production_elect()
+    )
 
 
 @law("tiny_elect_launch", "S9 worker 4, 6", "A launched worker is checked; a launch that failed is Crashed.", PROVED)
 def tiny_elect_launch() -> Evidence:
-    return exhaust(domain(Finite("launch outcomes", m.LAUNCH_OUTCOMES)), lambda o: m.on_launch(o) == oracle.ON_LAUNCH[o])
+    return exhaust(domain(Finite("launch outcomes", m.LAUNCH_OUTCOMES)), lambda o: m.on_launch(o) == oracle.ON_LAUNCH[o]).with_production(
+        _production_elect()
+    )
 
 
 @law(
@@ -355,12 +368,12 @@ def tiny_elect_check() -> Evidence:
         table = oracle.ON_CHECK if launches < oracle.ATTEMPTS else oracle.ON_CHECK_EXHAUSTED
         return m.on_check(answer, launches) == table[answer]
 
-    return exhaust(domain(PING, LAUNCHES), judged)
+    return exhaust(domain(PING, LAUNCHES), judged).with_production(_production_elect())
 
 
 @law("tiny_elect_seat", "S9 worker 4", "A started worker exits when a live worker answers, else binds (clearing a stale socket).", PROVED)
 def tiny_elect_seat() -> Evidence:
-    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p])
+    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(_production_elect())
 
 
 def _potential(state: m.Election) -> int:

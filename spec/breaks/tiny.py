@@ -1,0 +1,55 @@
+"""Named deliberate breaks of the tiny models: each must be caught by a tiny law or the bridge."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "tiny_other_tag_joins",
+        "tiny",
+        "bend.tiny",
+        "    if answer == OTHER:\n        return REPLACE\n    return START",
+        "    if answer == OTHER:\n        return JOIN\n    return START",
+        "a ping answered with another launch tag joins the stale worker instead of replacing it",
+    ),
+    Break(
+        "tiny_pick_prefers_later",
+        "tiny",
+        "bend.tiny",
+        "    if candidates[0] in available:\n        return candidates[0]\n    return pick(candidates[1:], available)",
+        "    later = pick(candidates[1:], available)\n    if later is not None:\n        return later\n"
+        "    return candidates[0] if candidates[0] in available else None",
+        "pick takes the last available chain model instead of the first",
+    ),
+    Break(
+        "tiny_replaced_worker_stays_seated",
+        "tiny",
+        "bend.tiny",
+        "                kept = (*kept, replace(worker, seated=False))",
+        "                kept = (*kept, worker)",
+        "a replaced worker holding a request keeps its seat beside the new one",
+    ),
+    Break(
+        "tiny_check_other_tag_used",
+        "tiny",
+        "bend.tiny",
+        "    if answer == SAME:\n        return USE\n    if answer == NONE:",
+        "    if answer in (SAME, OTHER):\n        return USE\n    if answer == NONE:",
+        "after a start the client uses a worker of another tag that won the seat",
+    ),
+    Break(
+        "tiny_worker_drops_in_flight",
+        "tiny",
+        "eukhe.tiny.worker",
+        "                if self.state.closing and self.state.inflight == 0:\n                    return",
+        "                if self.state.closing:\n                    return",
+        "a worker told to shut down exits without finishing other processes' requests in flight",
+    ),
+    Break(
+        "tiny_line_limit_off_by_one",
+        "tiny",
+        "eukhe.tiny.protocol",
+        "                if end > self.limit:",
+        "                if end >= self.limit:",
+        "a line of exactly the limit is refused",
+    ),
+]
