@@ -2,6 +2,7 @@
 
 The model dir names its engine in ``engine.json`` (``{"kind": ...}``), written at install
 time from the catalog entry:
+- ``onnx-text``: the ONNX text decoder (``eukhe.tiny.text``) with our tokenizer;
 - ``echo``: the fake engine of the election bridge and the worker tests (the seed's bridge
   ran "real serve, fake engine"): chat answers the last message's content; a content of
   ``hold:<dir>`` first meets the test at ``<dir>/received`` (a FIFO the test reads: the
@@ -50,4 +51,12 @@ def load(model_dir: Path) -> Engine:
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "echo":
         return EchoEngine()
+    if kind == "onnx-text":
+        from eukhe.tiny.text import TextEngine, TextError
+        from eukhe.tiny.tokenizer import TokenizerError
+
+        try:
+            return TextEngine.load(model_dir)
+        except (OSError, ValueError, TextError, TokenizerError) as error:
+            raise EngineError(f"{model_dir}: cannot load the text engine: {error}") from error
     raise EngineError(f"{spec_file}: unknown engine kind {kind!r}")
