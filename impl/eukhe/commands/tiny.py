@@ -1,18 +1,33 @@
 """Tiny model commands (inference.md S9).
 
+    eukhe tiny-models list                         installed, missing, incomplete
+    eukhe tiny-models download ID|all [--base-url URL]
     eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
+
+Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
+exits 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
+from eukhe import paths as agent_paths
 from eukhe.cli import UsageError
 
 
 def register(sub: Any) -> None:
+    models = sub.add_parser("tiny-models", help="local tiny models: list, download (S9)")
+    verbs = models.add_subparsers(dest="verb", required=True, parser_class=type(models))
+    verbs.add_parser("list", help="each catalog model: installed, missing or incomplete").set_defaults(run=run_list)
+    get = verbs.add_parser("download", help="download and verify a catalog model, or all")
+    get.add_argument("model_id", help="a catalog model id, or all")
+    get.add_argument("--base-url", help="where files are fetched (default https://huggingface.co, or EUKHE_TINY_MODELS_URL)")
+    get.set_defaults(run=run_download)
+
     worker = sub.add_parser("tiny-worker")
     worker.add_argument("model_id")
     worker.add_argument("--backend", required=True, choices=["onnx"])
@@ -20,6 +35,43 @@ def register(sub: Any) -> None:
     worker.add_argument("--device", default="cpu", choices=["cpu"])
     worker.add_argument("--dtype", default="q4")
     worker.set_defaults(run=run_worker)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from eukhe.tiny import catalog
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    for model in catalog.CATALOG:
+        print(f"{model.id}\t{catalog.install_state(agent_dir, model)}\t{model.kind}")
+    return 0
+
+
+def run_download(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    from eukhe.tiny import catalog, download
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        chosen = list(catalog.CATALOG) if args.model_id == "all" else [catalog.find(args.model_id)]
+    except catalog.UnknownModel as error:
+        raise UsageError(f"eukhe tiny-models download: {error}") from error
+    status = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
+        for model in chosen:
+            task = bar.add_task(model.id, total=None)
+
+            def moved(path: str, done: int, size: int | None, task: Any = task, model: catalog.Model = model) -> None:
+                bar.update(task, description=f"{model.id} {path}", completed=done, total=size)
+
+            try:
+                where = download.download(agent_dir, model, base=args.base_url, progress=moved, warn=lambda w: print(w, file=sys.stderr))
+            except download.DownloadError as error:
+                print(f"eukhe tiny-models download: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+                status = 1
+                continue
+            print(f"{model.id}: installed in {where}")
+    return status
 
 
 def run_worker(args: argparse.Namespace) -> int:
