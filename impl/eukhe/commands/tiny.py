@@ -2,6 +2,7 @@
 
     eukhe tiny-models list                         installed, missing, incomplete
     eukhe tiny-models download ID|all [--base-url URL]
+    eukhe translate LANGUAGE TEXT
     eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
 
 Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
@@ -27,6 +28,11 @@ def register(sub: Any) -> None:
     get.add_argument("model_id", help="a catalog model id, or all")
     get.add_argument("--base-url", help="where files are fetched (default https://huggingface.co, or EUKHE_TINY_MODELS_URL)")
     get.set_defaults(run=run_download)
+
+    translate = sub.add_parser("translate", help="translate English text with the translate role's local model (S9)")
+    translate.add_argument("language", help="the target language by name, e.g. German")
+    translate.add_argument("text", help="the English text")
+    translate.set_defaults(run=run_translate)
 
     worker = sub.add_parser("tiny-worker")
     worker.add_argument("model_id")
@@ -72,6 +78,22 @@ def run_download(args: argparse.Namespace) -> int:
                 continue
             print(f"{model.id}: installed in {where}")
     return status
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    from eukhe.tiny import roles, tasks, uses
+    from eukhe.tiny.client import TinyError
+
+    if not args.language.strip() or not args.text.strip():
+        raise UsageError("eukhe translate: the language and the text must not be empty")
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        print(uses.translate(agent_dir, args.language.strip(), args.text))
+    except (roles.Unavailable, tasks.TranslationError, TinyError) as error:
+        name = f"TranslationError::{type(error).__name__}" if isinstance(error, tasks.TranslationError) else type(error).__name__
+        print(f"eukhe translate: {name}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def run_worker(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ time from the catalog entry:
   ran "real serve, fake engine"): chat answers the last message's content; a content of
   ``hold:<dir>`` first meets the test at ``<dir>/received`` (a FIFO the test reads: the
   request has arrived) and then waits on ``<dir>/release`` (a FIFO the test writes), so a
-  test holds a request in flight without any timing; ``crash`` ends the process mid-request.
+  test holds a request in flight without any timing; ``crash`` ends the process mid-request; a translation request (``...\nEnglish: <text>``)
+  is answered with its text, the echo of a failing tiny model.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class EchoEngine:
                 release.read()
         if content == "crash":
             os._exit(70)
+        if "\nEnglish: " in content:  # a translation request: echo its text, as failing tiny models do
+            return prefill + " " + content.split("\nEnglish: ", 1)[1]
         return prefill + content
 
 
