@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 # Areas whose laws must all be present and pass. Every other area of the manifest is pending.
-BUILT: frozenset[str] = frozenset({"effort", "cvar", "config", "director", "progress", "optchat", "compactor"})
+BUILT: frozenset[str] = frozenset({"effort", "cvar", "config", "director", "progress", "optchat", "compactor", "tiny"})
 
 
 @dataclass(frozen=True)
