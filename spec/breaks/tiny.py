@@ -53,3 +53,22 @@ BREAKS = [
         "a line of exactly the limit is refused",
     ),
 ]
+
+BREAKS += [
+    Break(
+        "tiny_tokenizer_highest_rank_first",
+        "tiny",
+        "eukhe.tiny.tokenizer",
+        "                if rank is not None and (best is None or rank < best_rank):",
+        "                if rank is not None and (best is None or rank > best_rank):",
+        "BPE merges the pair of the highest rank first instead of the lowest",
+    ),
+    Break(
+        "tiny_letterless_not_exempt",
+        "tiny",
+        "eukhe.tiny.tasks",
+        "    if has_letters and _letters_and_digits(body) == _letters_and_digits(text):",
+        "    if _letters_and_digits(body) == _letters_and_digits(text):",
+        "a letterless input echoed back is called Unchanged",
+    ),
+]

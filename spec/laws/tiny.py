@@ -27,13 +27,30 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from functools import cache
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
 
 import z3
 
 from bend import tiny as m
-from spec.evidence import Bound, Evidence, Finite, LawFailed, also, bounded, domain, exhaust, explore, induction, prove, reachable
+from spec.evidence import (
+    Bound,
+    Evidence,
+    Finite,
+    LawFailed,
+    also,
+    bounded,
+    domain,
+    examples,
+    exhaust,
+    explore,
+    induction,
+    prove,
+    reachable,
+)
 from spec.oracles import tiny as oracle
-from spec.registry import BOUNDED, PROVED, law
+from spec.registry import BOUNDED, PROVED, TESTED, law
 
 NAMES: tuple[str, ...] = ("a", "b", "c", "d", "e")
 TAGS: tuple[str, ...] = ("q4", "fp16", "fp32")
@@ -419,3 +436,156 @@ def tiny_elect_ends() -> Evidence:
         transition=progress,
         label="one election: a potential that every step raises and a bound on it, so no run is endless",
     )
+
+
+# ------------------------------------------------------------------ production-only laws
+
+
+class _Chunks:
+    """A socket stand-in whose recv hands out a stream in the given chunk sizes."""
+
+    def __init__(self, stream: bytes, sizes: list[int]) -> None:
+        self.stream = stream
+        self.sizes = sizes or [1]
+        self.at = 0
+        self.turn = 0
+
+    def recv(self, most: int) -> bytes:
+        size = min(most, self.sizes[self.turn % len(self.sizes)])
+        self.turn += 1
+        piece = self.stream[self.at : self.at + size]
+        self.at += len(piece)
+        return piece
+
+
+def _read_all(stream: bytes, limit: int, sizes: list[int]) -> list[bytes | str]:
+    from typing import cast
+
+    from eukhe.tiny import protocol
+
+    reader = protocol.LineReader(cast("Any", _Chunks(stream, sizes)), limit)
+    out: list[bytes | str] = []
+    while True:
+        line = reader.read()
+        if line is None:
+            return out
+        out.append(oracle.OVER if line is protocol.OVER_LIMIT else line)  # type: ignore[arg-type]
+
+
+@law(
+    "tiny_line_limit",
+    "S9 worker 6",
+    "Each line of at most the limit is read whole; a longer one is refused and skipped, and the next line is read.",
+    BOUNDED,
+    derivation="S9 worker 6 (lines of at most 256 MiB each side, bytes discarded), on production's reader",
+)
+def tiny_line_limit() -> Evidence:
+    from hypothesis import strategies as st
+
+    alphabet = (b"a", b"\n")
+    streams = [b"".join(p) for n in range(9) for p in itertools.product(alphabet, repeat=n)]
+
+    def agrees(case: tuple[bytes, int, int]) -> bool:
+        stream, limit, size = case
+        return _read_all(stream, limit, [size]) == oracle.lines_of(stream, limit)
+
+    small = bounded(
+        itertools.product(streams, range(4), (1, 2, 3, 1 << 20)),
+        agrees,
+        label="every stream of at most 8 bytes over {a, newline} x limits 0..3 x chunk sizes 1, 2, 3, 1 MiB",
+    )
+    hunted = examples(
+        lambda stream, limit, sizes: _read_all(stream, limit, sizes) == oracle.lines_of(stream, limit),
+        stream=st.binary(max_size=400).map(lambda b: b.replace(b"\x00", b"\n")),
+        limit=st.integers(0, 64),
+        sizes=st.lists(st.integers(1, 70), min_size=1, max_size=8),
+    )
+    return also(small, hunted)
+
+
+@law(
+    "tiny_translation_verdict",
+    "S9 Translation",
+    "A reply is Empty when nothing is left, Unchanged when it has the input's letters and digits (letterless input exempt).",
+    TESTED,
+    derivation="S9 Translation, on production's parser (eukhe.tiny.tasks)",
+)
+def tiny_translation_verdict() -> Evidence:
+    from hypothesis import strategies as st
+
+    from eukhe.tiny import tasks
+
+    def verdict(language: str, text: str, reply: str) -> str:
+        try:
+            tasks.parse_translation(language, text, reply)
+        except tasks.TranslationError.Empty:
+            return "Empty"
+        except tasks.TranslationError.Unchanged:
+            return "Unchanged"
+        return "ok"
+
+    words = st.sampled_from(["hello", "See you tomorrow.", "123", "!", "", " ", "\n", "Straße", "İ", "ß", "Ⅻ", "٣", "Hallo"])
+    text = st.one_of(st.text(max_size=20), st.lists(words, max_size=4).map(" ".join))
+
+    @st.composite
+    def replies(draw: st.DrawFn, source: SearchStrategy[str]) -> tuple[str, str]:
+        t = draw(source)
+        kind = draw(st.sampled_from(["echo", "upper", "punct", "free", "lines"]))
+        if kind == "echo":
+            r = t
+        elif kind == "upper":
+            r = t.upper()
+        elif kind == "punct":
+            r = "".join(c for c in t if c.isalnum()) + draw(st.sampled_from(["", ".", " !", "\n"]))
+        elif kind == "lines":
+            r = draw(st.text(max_size=5)) + "\n" + t
+        else:
+            r = draw(st.text(max_size=20))
+        return t, draw(st.sampled_from(["", "German:", "German: "])) + r
+
+    def agrees(language: str, pair: tuple[str, str]) -> bool:
+        return verdict(language, *pair) == oracle.translation_verdict(language, *pair)
+
+    return examples(agrees, language=st.sampled_from(["German", "French"]), pair=replies(text))
+
+
+@law(
+    "tiny_tokenizer_agrees",
+    "S9 engine (tokenizer.rs)",
+    "Our byte-level BPE gives the ids and the text `tokenizers` gives, on a file `tokenizers` trained.",
+    TESTED,
+    derivation="S9 engine: own tokenizer; judged by the Hugging Face tokenizers library itself",
+)
+def tiny_tokenizer_agrees() -> Evidence:
+    import json
+
+    from hypothesis import strategies as st
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from eukhe.tiny.tokenizer import Tokenizer as Ours
+
+    reference = Tokenizer(models.BPE())
+    reference.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    reference.decoder = decoders.ByteLevel()
+    syllables = ["ka", "lo", "mi", "ne", "sto", "ra", "ü", "ß", "你", "好", "1", "23", "'s", "😀", "ing", "the"]
+    words = ["".join(syllables[(7 * i + 3 * k * k) % len(syllables)] for k in range(1 + i % 5)) for i in range(200)]
+    corpus = [" ".join(words[i : i + 9]) + ("\n" if i % 3 else ", \t") for i in range(0, 200, 3)] * 3
+    corpus += ["Hello world, it's a test: 12345 ÄÖÜ ñ 你好 😀 \n\t tabs", "Translate from English to German.\nEnglish: hi"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=330, special_tokens=["<|im_end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    reference.train_from_iterator(corpus, trainer)
+    ours = Ours.from_document(json.loads(reference.to_str()))
+
+    def agrees(text: str) -> bool:
+        want = reference.encode(text, add_special_tokens=False).ids
+        return ours.encode(text) == want and ours.decode(want, skip_special=False) == reference.decode(want, skip_special_tokens=False)
+
+    pieces = st.sampled_from(["<|im_end|>", " ", "\n", "\u00a0", "\x1c", "e\u0301", *syllables, *words[:40]])
+    letters = st.text(alphabet="kalominestrügß你好123' ", max_size=40)  # words the training never saw
+    return examples(agrees, text=st.one_of(letters, st.lists(pieces, max_size=20).map("".join), st.text()))

@@ -71,3 +71,35 @@ def expected_chain(role: str, primary: str | None, fallback: tuple[str, ...] | N
         if name not in out:
             out.append(name)
     return out
+
+
+# S9 worker 6: "Lines ≤ 256 MiB each side: longer request → bad_request; longer answer → out of
+# protocol; bytes discarded." Read literally over a whole byte stream: every complete line (up
+# to its newline) is either itself, when its length is at most the limit, or refused; a last
+# line without its newline is the end of the stream (the other side died mid-line).
+OVER = "over-limit"
+
+
+def lines_of(stream: bytes, limit: int) -> list[bytes | str]:
+    out: list[bytes | str] = []
+    *complete, _partial = stream.split(b"\n")
+    for line in complete:
+        out.append(line if len(line) <= limit else OVER)
+    return out
+
+
+# S9 Translation: "Empty reply, or same letters and digits as input (case-insensitive) →
+# TranslationError::Empty/TranslationError::Unchanged ... Letterless input exempt." and "One-line
+# text stops at first line end"; the reply carries the prefill "<Language>:" or not.
+def translation_verdict(language: str, text: str, reply: str) -> str:
+    body = reply.removeprefix(f"{language}:")
+    if "\n" not in text.strip("\n"):
+        body = body.strip(" \t").partition("\n")[0]
+    body = body.strip()
+    if body == "":
+        return "Empty"
+    letters = [c for c in text if c.isalpha()]
+    # case-insensitive as Unicode case folding has it: "SS" echoes "ß"
+    if letters and "".join(c for c in body if c.isalnum()).casefold() == "".join(c for c in text if c.isalnum()).casefold():
+        return "Unchanged"
+    return "ok"
