@@ -135,3 +135,60 @@ def test_abort_stops_recorder(tmp_path: Path) -> None:
     take = recorder.Take(recorder.find_recorder(path))
     take.cancel()
     assert take.process.returncode is not None
+
+
+def test_judge_model_for_model_less_classify(tmp_path: Path) -> None:
+    assert uses.local_classifiers() == ("local/lfm2.5-230m", "local/lfm2.5-350m")
+    with pytest.raises(roles.Unavailable) as caught:
+        uses.judge_model(tmp_path)
+    assert "judge" in str(caught.value) and "local/lfm2.5-230m" in str(caught.value)
+    assert uses.judge_model(tmp_path, primary="openai/gpt-x", provider_classifiers=frozenset({"openai/gpt-x"})) == "openai/gpt-x"
+    _install(tmp_path, "lfm2.5-350m")
+    assert uses.judge_model(tmp_path) == "local/lfm2.5-350m"
+    assert uses.judge_model(tmp_path, primary="openai/gpt-x") == "local/lfm2.5-350m"  # no auth: not available
+
+
+def test_titles_in_the_background(agent_dir: Path) -> None:
+    import threading
+
+    got: list[str | None] = []
+    done = threading.Event()
+
+    def on_title(title: str | None) -> None:
+        got.append(title)
+        done.set()
+
+    assert uses.start_title(agent_dir, "x", on_title, generate=False) is None
+    assert uses.start_title(agent_dir, "x", on_title, scripted=True) is None
+    assert uses.start_title(agent_dir, "x", on_title, named=True) is None
+    thread = uses.start_title(agent_dir, "fix the build", on_title)  # no tiny model installed here
+    assert thread is not None
+    thread.join()
+    assert got == [None]
+    _install(agent_dir, "lfm2.5-230m")
+    thread = uses.start_title(agent_dir, "fix the build", on_title)
+    assert thread is not None
+    thread.join()
+    assert got[1] is not None and got[1].startswith("Write a short title")  # the echo engine's reply, first line
+    assert uses.parse_title('"Title: Fix the build"\nmore') == "Fix the build"
+    assert uses.parse_title("  \n") is None
+
+
+def test_eval_harness_counts_echoes_and_chrf() -> None:
+    perfect = uses.run_eval(lambda lang, s: f"{lang}: " + uses.EVAL_REFERENCES[lang][tasks.EVAL_SENTENCES.index(s)])
+    assert all(r["echoes"] == 0 and r["chrf"] == pytest.approx(100.0) for r in perfect.values())
+    echo = uses.run_eval(lambda lang, s: f"{lang}: {s}\nmore")
+    assert [r["echoes"] for r in echo.values()] == [10, 10, 10, 10]
+
+
+def test_cli_translate_eval_on_an_echo_model(agent_dir: Path) -> None:
+    run = [sys.executable, "-m", "eukhe", "--agent-dir", str(agent_dir), "translate-eval"]
+    missing = subprocess.run([*run, "lfm2.5-230m"], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1 and "not installed" in missing.stderr
+    assert subprocess.run([*run, "gpt-9"], capture_output=True, text=True, timeout=60).returncode == 2
+    _install(agent_dir, "lfm2.5-230m")
+    done = subprocess.run([*run, "lfm2.5-230m"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert sorted(result) == ["French", "German", "Portuguese", "Spanish"]
+    assert all(r["echoes"] == 10 for r in result.values())  # the echo engine echoes every sentence

@@ -3,6 +3,7 @@
     eukhe tiny-models list                         installed, missing, incomplete
     eukhe tiny-models download ID|all [--base-url URL]
     eukhe translate LANGUAGE TEXT
+    eukhe translate-eval MODEL                     echoes and chrF of the seed's eval
     eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
 
 Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
@@ -33,6 +34,10 @@ def register(sub: Any) -> None:
     translate.add_argument("language", help="the target language by name, e.g. German")
     translate.add_argument("text", help="the English text")
     translate.set_defaults(run=run_translate)
+
+    evaluate = sub.add_parser("translate-eval", help="the seed's translation eval (echoes, chrF) on a local model")
+    evaluate.add_argument("model_id", help="an installed local model id")
+    evaluate.set_defaults(run=run_translate_eval)
 
     worker = sub.add_parser("tiny-worker")
     worker.add_argument("model_id")
@@ -92,6 +97,27 @@ def run_translate(args: argparse.Namespace) -> int:
     except (roles.Unavailable, tasks.TranslationError, TinyError) as error:
         name = f"TranslationError::{type(error).__name__}" if isinstance(error, tasks.TranslationError) else type(error).__name__
         print(f"eukhe translate: {name}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_translate_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from eukhe.tiny import catalog, uses
+    from eukhe.tiny.client import TinyError
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    if args.model_id not in uses.installed_models(agent_dir):
+        known = {m.id for m in catalog.CATALOG}
+        if args.model_id not in known:
+            raise UsageError(f"eukhe translate-eval: unknown tiny model {args.model_id!r}")
+        print(f"eukhe translate-eval: {args.model_id} is not installed", file=sys.stderr)
+        return 1
+    try:
+        print(json.dumps(uses.eval_on_local(agent_dir, args.model_id), sort_keys=True))
+    except TinyError as error:
+        print(f"eukhe translate-eval: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
     return 0
 
