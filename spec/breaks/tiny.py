@@ -72,3 +72,38 @@ BREAKS += [
         "a letterless input echoed back is called Unchanged",
     ),
 ]
+
+BREAKS += [
+    Break(
+        "tiny_download_skips_hash",
+        "tiny",
+        "eukhe.tiny.download",
+        "    if digest.hexdigest() != f.sha256:",
+        "    if digest.hexdigest() == 'never':",
+        "a download installs a file whose sha256 differs from its pin",
+    ),
+    Break(
+        "tiny_download_replaces_before_verifying",
+        "tiny",
+        "eukhe.tiny.download",
+        "    stage = staging_dir(agent_dir, model.id)\n    if stage.exists():",
+        "    stage = staging_dir(agent_dir, model.id)\n    shutil.rmtree(paths.model_dir(agent_dir, model.id), ignore_errors=True)\n    if stage.exists():",
+        "a download removes the earlier install before the new one is verified",
+    ),
+    Break(
+        "tiny_text_prefill_drops_first_token",
+        "tiny",
+        "eukhe.tiny.text",
+        "        ids = list(prompt)\n",
+        "        ids = list(prompt[1:]) or list(prompt)\n",
+        "the prefill drops the prompt's first token",
+    ),
+    Break(
+        "tiny_resolve_ignores_session_usable",
+        "tiny",
+        "eukhe.tiny.uses",
+        "        return name in local or (session_usable and name == session_model)",
+        "        return name in local or name == session_model",
+        "a session provider model counts as available even when the session cannot use it",
+    ),
+]

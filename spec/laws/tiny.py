@@ -25,7 +25,7 @@ How each is made strong:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -589,3 +589,179 @@ def tiny_tokenizer_agrees() -> Evidence:
     pieces = st.sampled_from(["<|im_end|>", " ", "\n", "\u00a0", "\x1c", "e\u0301", *syllables, *words[:40]])
     letters = st.text(alphabet="kalominestrügß你好123' ", max_size=40)  # words the training never saw
     return examples(agrees, text=st.one_of(letters, st.lists(pieces, max_size=20).map("".join), st.text()))
+
+
+@law(
+    "tiny_text_greedy",
+    "S9 engine (text.rs)",
+    "The ONNX text runner's greedy tokens are the NumPy reference's, on real graphs of every documented signature.",
+    BOUNDED,
+    derivation="S9 engine: prefill, greedy, max tokens over a graph of the documented signature; judged by NumPy",
+)
+def tiny_text_greedy() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.text import TextRunner
+
+    vocab, dim = 48, 8
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    variants = (("plain", False, False), ("optional inputs", True, False), ("num_logits_to_keep", False, True))
+    runners = {
+        (name, seed): TextRunner(oracle.build(where / f"{name}-{seed}.onnx", vocab, dim, seed, optional=o, keep=k))
+        for name, o, k in variants
+        for seed in (1, 2)
+    }
+    prompts = ([0], [7, 7, 7], [1, 2, 3, 4, 5, 6], [vocab - 1])
+
+    def agrees(case: tuple[tuple[str, int], list[int]]) -> bool:
+        (name, seed), prompt = case
+        runner = runners[(name, seed)]
+        close = np.allclose(runner.logits(prompt), oracle.reference_logits(prompt, vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        return close and list(runner.generate(prompt, max_tokens=6).ids) == oracle.reference_greedy(prompt, 6, vocab, dim, seed)
+
+    return bounded(
+        itertools.product(sorted(runners), prompts),
+        agrees,
+        label="3 graph signatures x 2 weight seeds x 4 prompts (edge ids included), 6 greedy tokens each",
+    )
+
+
+@law(
+    "tiny_role_resolution",
+    "S9 roles 1-3",
+    "Production picks the first model of the role's chain that is installed or the session's usable model, else Unavailable.",
+    BOUNDED,
+    derivation="S9 roles 1-3 on production (eukhe.tiny.uses.resolve), judged by the oracle's chain and first-available",
+)
+def tiny_role_resolution() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny import catalog, paths, roles, uses
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    ids = sorted(oracle.CATALOG_IDS)
+    installs = [frozenset(s) for n in range(len(ids) + 1) for s in itertools.combinations(ids, n)]
+    dirs: dict[frozenset[str], Path] = {}
+    for number, chosen in enumerate(installs):
+        agent = root / str(number)
+        for model_id in chosen:
+            for f in catalog.find(model_id).files:
+                (paths.model_dir(agent, model_id) / f.path).parent.mkdir(parents=True, exist_ok=True)
+                (paths.model_dir(agent, model_id) / f.path).write_bytes(b"x")
+        dirs[chosen] = agent
+
+    def agrees(case: tuple[str, str | None, tuple[str, ...] | None, bool, frozenset[str]]) -> bool:
+        role, primary, fallback, usable, installed = case
+        session = "prov/model"
+        chain = oracle.expected_chain(role, primary, fallback, session)
+        available = installed | ({session} if usable else set())
+        want = oracle.first_available(chain, frozenset(available))
+        try:
+            got: str | None = uses.resolve(role, dirs[installed], primary=primary, fallback=fallback, session_model=session, session_usable=usable)
+        except roles.Unavailable:
+            got = None
+        return got == want
+
+    return bounded(
+        itertools.product(
+            sorted(oracle.ROLE_CATALOG),
+            (None, "lfm2.5-350m", "prov/model"),
+            (None, (), ("kokoro", "whisper-base")),
+            (False, True),
+            installs,
+        ),
+        agrees,
+        label="5 roles x 3 primaries x 3 fallbacks x session usable or not x all 32 install sets of the catalog",
+    )
+
+
+@law(
+    "tiny_download_complete_or_absent",
+    "S9 download 1-3",
+    "A download installs every pinned byte or nothing: on any fault the staging is gone and an earlier install untouched.",
+    BOUNDED,
+    derivation="S9 download 1-3 on production (eukhe.tiny.download) against a real loopback HTTP server",
+)
+def tiny_download_complete_or_absent() -> Evidence:
+    import hashlib
+    import http.server
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    import httpx
+
+    from eukhe.tiny import download, paths
+    from eukhe.tiny.catalog import File, Model
+
+    files = {"onnx/model.onnx": bytes(range(256)) * 40, "tokenizer.json": b'{"v":1}'}
+    routes: dict[str, tuple[str, bytes]] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            mode, body = routes.get(self.path, ("404", b""))
+            self.send_response(404 if mode == "404" else 200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2] if mode == "cut" else body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    model = Model("m", "text", "o/m", "c", tuple(File(p, len(b), hashlib.sha256(b).hexdigest()) for p, b in files.items()), "echo")
+    faults: dict[str, Callable[[bytes], tuple[str, bytes]]] = {
+        "ok": lambda b: ("ok", b),
+        "one byte flipped": lambda b: ("ok", bytes([b[0] ^ 1]) + b[1:]),
+        "one byte more": lambda b: ("ok", b + b"!"),
+        "one byte less": lambda b: ("ok", b[:-1]),
+        "connection cut": lambda b: ("cut", b),
+        "HTTP 404": lambda b: ("404", b""),
+    }
+    earlier_kinds = ("none", "partial", "complete")
+
+    def tree(where: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(where)): p.read_bytes() for p in sorted(where.rglob("*")) if p.is_file()}
+
+    def holds(case: tuple[str, str, str]) -> bool:
+        fault, target, earlier = case
+        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
+        routes.clear()
+        for path, body in files.items():
+            routes[f"/o/m/resolve/c/{path}"] = faults[fault if path == target else "ok"](body)
+        where = paths.model_dir(agent, "m")
+        if earlier != "none":
+            where.mkdir(parents=True)
+            (where / "tokenizer.json").write_bytes(b"earlier")
+            if earlier == "complete":
+                (where / "onnx").mkdir()
+                (where / "onnx" / "model.onnx").write_bytes(b"old graph")
+        before = tree(where) if where.exists() else None
+        try:
+            download.download(agent, model, base=base, client=web)
+            installed = True
+        except download.DownloadError:
+            installed = False
+        left = sorted(p.name for p in paths.models_dir(agent).iterdir())
+        if fault == "ok":
+            return installed and tree(where) == {**files, "engine.json": b'{"kind": "echo"}'} and left == ["m"]
+        after = tree(where) if where.exists() else None
+        return not installed and after == before and left == ([] if earlier == "none" else ["m"])
+
+    web = httpx.Client(timeout=60.0)
+    try:
+        return bounded(
+            itertools.product(faults, files, earlier_kinds),
+            holds,
+            label="6 transfer faults (none included) x each of 2 files x no, partial or complete earlier install",
+        )
+    finally:
+        web.close()
+        server.shutdown()
+        server.server_close()
