@@ -37,14 +37,6 @@ BREAKS = [
         "after a start the client uses a worker of another tag that won the seat",
     ),
     Break(
-        "tiny_worker_drops_in_flight",
-        "tiny",
-        "eukhe.tiny.worker",
-        "                if self.state.closing and self.state.inflight == 0:\n                    return",
-        "                if self.state.closing:\n                    return",
-        "a worker told to shut down exits without finishing other processes' requests in flight",
-    ),
-    Break(
         "tiny_line_limit_off_by_one",
         "tiny",
         "eukhe.tiny.protocol",
