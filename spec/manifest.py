@@ -14,7 +14,7 @@ from importlib import resources
 
 # Areas whose laws must all be present and pass. Every other area of the manifest is pending.
 BUILT: frozenset[str] = frozenset(
-    {"effort", "cvar", "config", "director", "progress", "optchat", "compactor", "infer", "catalog_union", "default_model"}
+    {"effort", "cvar", "config", "director", "progress", "optchat", "compactor", "infer", "catalog_union", "default_model", "tiny"}
 )
 
 # Laws of a built area that a later part of the work builds (name or family row, with the

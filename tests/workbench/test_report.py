@@ -18,7 +18,7 @@ ENTRIES = manifest.parse(
     "effort\teffort_a\tS10\tuniversal\ttable\n"
     "effort\teffort_fam_*\tS10\tuniversal\ttext\n"
     "effort\teffort_b\tS10\tuniversal\tderive (x)\n"
-    "tiny\ttiny_a\tS9\tuniversal\ttable\n"
+    "unbuilt\tunbuilt_a\tS0\tuniversal\ttable\n"
 )
 
 
@@ -33,7 +33,7 @@ def test_rows_mark_missing_pending_family_and_derived() -> None:
     assert table[("effort", "effort_a")].status == report.PASS
     assert table[("effort", "effort_fam_one")].status == table[("effort", "effort_fam_two")].status == report.PASS
     assert table[("effort", "effort_b")].status == report.MISSING  # effort is built
-    assert table[("tiny", "tiny_a")].status == report.PENDING
+    assert table[("unbuilt", "unbuilt_a")].status == report.PENDING
     assert table[("session", "session_x")].origin == "derived"
 
 

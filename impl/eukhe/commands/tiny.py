@@ -1,0 +1,133 @@
+"""Tiny model commands (inference.md S9).
+
+    eukhe tiny-models list                         installed, missing, incomplete
+    eukhe tiny-models download ID|all [--base-url URL]
+    eukhe translate LANGUAGE TEXT
+    eukhe translate-eval MODEL                     echoes and chrF of the seed's eval
+    eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
+
+Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
+exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from eukhe import paths as agent_paths
+from eukhe.cli import UsageError
+
+
+def register(sub: Any) -> None:
+    models = sub.add_parser("tiny-models", help="local tiny models: list, download (S9)")
+    verbs = models.add_subparsers(dest="verb", required=True, parser_class=type(models))
+    verbs.add_parser("list", help="each catalog model: installed, missing or incomplete").set_defaults(run=run_list)
+    get = verbs.add_parser("download", help="download and verify a catalog model, or all")
+    get.add_argument("model_id", help="a catalog model id, or all")
+    get.add_argument("--base-url", help="where files are fetched (default https://huggingface.co, or EUKHE_TINY_MODELS_URL)")
+    get.set_defaults(run=run_download)
+
+    translate = sub.add_parser("translate", help="translate English text with the translate role's local model (S9)")
+    translate.add_argument("language", help="the target language by name, e.g. German")
+    translate.add_argument("text", help="the English text")
+    translate.set_defaults(run=run_translate)
+
+    evaluate = sub.add_parser("translate-eval", help="the seed's translation eval (echoes, chrF) on a local model")
+    evaluate.add_argument("model_id", help="an installed local model id")
+    evaluate.set_defaults(run=run_translate_eval)
+
+    worker = sub.add_parser("tiny-worker")
+    worker.add_argument("model_id")
+    worker.add_argument("--backend", required=True, choices=["onnx"])
+    worker.add_argument("--agent-dir", dest="worker_agent_dir", required=True)
+    worker.add_argument("--device", default="cpu", choices=["cpu"])
+    worker.add_argument("--dtype", default="q4")
+    worker.set_defaults(run=run_worker)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from eukhe.tiny import catalog
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    for model in catalog.CATALOG:
+        print(f"{model.id}\t{catalog.install_state(agent_dir, model)}\t{model.kind}")
+    return 0
+
+
+def run_download(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    from eukhe.tiny import catalog, download
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        chosen = list(catalog.CATALOG) if args.model_id == "all" else [catalog.find(args.model_id)]
+    except catalog.UnknownModel as error:
+        raise UsageError(f"eukhe tiny-models download: {error}") from error
+    status = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
+        for model in chosen:
+            task = bar.add_task(model.id, total=None)
+
+            def moved(path: str, done: int, size: int | None, task: Any = task, model: catalog.Model = model) -> None:
+                bar.update(task, description=f"{model.id} {path}", completed=done, total=size)
+
+            try:
+                where = download.download(agent_dir, model, base=args.base_url, progress=moved, warn=lambda w: print(w, file=sys.stderr))
+            except download.DownloadError as error:
+                print(f"eukhe tiny-models download: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+                status = 1
+                continue
+            print(f"{model.id}: installed in {where}")
+    return status
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    from eukhe.tiny import roles, tasks, uses
+    from eukhe.tiny.client import TinyError
+
+    if not args.language.strip() or not args.text.strip():
+        raise UsageError("eukhe translate: the language and the text must not be empty")
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        print(uses.translate(agent_dir, args.language.strip(), args.text))
+    except (roles.Unavailable, tasks.TranslationError, TinyError) as error:
+        name = f"TranslationError::{type(error).__name__}" if isinstance(error, tasks.TranslationError) else type(error).__name__
+        print(f"eukhe translate: {name}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_translate_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from eukhe.tiny import catalog, uses
+    from eukhe.tiny.client import TinyError
+
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    if args.model_id not in uses.installed_models(agent_dir):
+        known = {m.id for m in catalog.CATALOG}
+        if args.model_id not in known:
+            raise UsageError(f"eukhe translate-eval: unknown tiny model {args.model_id!r}")
+        print(f"eukhe translate-eval: {args.model_id} is not installed", file=sys.stderr)
+        return 1
+    try:
+        print(json.dumps(uses.eval_on_local(agent_dir, args.model_id), sort_keys=True))
+    except TinyError as error:
+        print(f"eukhe translate-eval: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    from eukhe.tiny import worker
+
+    if not args.model_id or "/" in args.model_id or args.model_id.startswith("."):
+        raise UsageError(f"eukhe tiny-worker: bad model id {args.model_id!r}")
+    agent_dir = Path(args.worker_agent_dir)
+    if not agent_dir.is_absolute():
+        raise UsageError(f"eukhe tiny-worker: --agent-dir must be absolute, got {args.worker_agent_dir!r}")
+    return worker.run(agent_dir, args.model_id, args.device, args.dtype)

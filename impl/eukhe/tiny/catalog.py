@@ -1,0 +1,84 @@
+"""The catalog (S9, the seed's catalog.rs): each model and the files it installs, each file
+pinned by Hugging Face repo, commit, size and sha256.
+
+Models: lfm2.5-230m and lfm2.5-350m (text, ONNX q4), whisper-base and whisper-small (speech to
+text), kokoro (Kokoro-82M, text to speech). The pins of the real files (commit, size, sha256)
+are not known to this build: a file without a pin is refused by the download (``Unpinned``),
+so nothing unverified is ever installed. Tests install from catalogs of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from eukhe.tiny import paths
+
+
+@dataclass(frozen=True)
+class File:
+    path: str  # inside the repo and inside the installed model dir
+    size: int | None = None
+    sha256: str | None = None
+
+    @property
+    def pinned(self) -> bool:
+        return self.size is not None and self.sha256 is not None
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    kind: str  # "text", "speech-to-text", "text-to-speech"
+    repo: str
+    commit: str | None
+    files: tuple[File, ...]
+    engine: str  # the engine.json kind the install writes
+
+    @property
+    def pinned(self) -> bool:
+        return self.commit is not None and all(f.pinned for f in self.files)
+
+
+_TEXT_FILES = (File("onnx/model_q4.onnx"), File("tokenizer.json"))
+CATALOG: tuple[Model, ...] = (
+    Model("lfm2.5-230m", "text", "LiquidAI/LFM2.5-230M-ONNX", None, _TEXT_FILES, "onnx-text"),
+    Model("lfm2.5-350m", "text", "LiquidAI/LFM2.5-350M-ONNX", None, _TEXT_FILES, "onnx-text"),
+    Model("whisper-base", "speech-to-text", "onnx-community/whisper-base", None, (File("onnx/encoder_model.onnx"), File("onnx/decoder_model.onnx"), File("tokenizer.json")), "whisper"),
+    Model("whisper-small", "speech-to-text", "onnx-community/whisper-small", None, (File("onnx/encoder_model.onnx"), File("onnx/decoder_model.onnx"), File("tokenizer.json")), "whisper"),
+    Model("kokoro", "text-to-speech", "onnx-community/Kokoro-82M-ONNX", None, (File("onnx/model_q4.onnx"), File("voices/af_heart.bin")), "kokoro"),
+)  # fmt: skip
+
+
+class UnknownModel(Exception):
+    def __init__(self, model_id: str, catalog: tuple[Model, ...]) -> None:
+        super().__init__(f"unknown tiny model {model_id!r}; the catalog has {', '.join(m.id for m in catalog)}")
+
+
+def find(model_id: str, catalog: tuple[Model, ...] = CATALOG) -> Model:
+    for model in catalog:
+        if model.id == model_id:
+            return model
+    raise UnknownModel(model_id, catalog)
+
+
+INSTALLED = "installed"
+MISSING = "missing"
+INCOMPLETE = "incomplete"
+
+
+def install_state(agent_dir: Path, model: Model) -> str:
+    """installed: every file present with its pinned size (or present, when unpinned);
+    missing: no model dir; incomplete: anything else."""
+    where = paths.model_dir(agent_dir, model.id)
+    if not where.is_dir():
+        return MISSING
+    for f in model.files:
+        target = where / f.path
+        if not target.is_file() or (f.size is not None and target.stat().st_size != f.size):
+            return INCOMPLETE
+    return INSTALLED
+
+
+def installed(agent_dir: Path, model_id: str, catalog: tuple[Model, ...] = CATALOG) -> bool:
+    return install_state(agent_dir, find(model_id, catalog)) == INSTALLED

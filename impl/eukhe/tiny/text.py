@@ -1,0 +1,155 @@
+"""The text decoder runner on ONNX Runtime (S9 engine, the seed's eukhe-tiny-onnx text.rs),
+CPU only, with our own tokenizer.
+
+The graph's documented signature (what this runner drives):
+- input ``input_ids``: int64 ``[1, sequence]``, the whole sequence so far;
+- optional input ``attention_mask``: int64 ``[1, sequence]`` (all ones);
+- optional input ``position_ids``: int64 ``[1, sequence]`` (0, 1, ...);
+- optional input ``num_logits_to_keep``: int64 scalar, given 1 (the lfm2.5-350m graph has it);
+- output ``logits``: float ``[1, kept, vocab]``; the last row scores the next token.
+Any other input fails to load (``TextError``). Graphs that carry key/value caches
+(past_key_values.*) are not run by this runner yet: the whole sequence is fed at each step.
+
+Generation: prefill (the prompt's tokens, the prefill text included), then greedy steps (the
+highest logit; the lowest id on a tie) until an end token, a stop string (the text is cut
+before it) or ``max_tokens``. Token ids out of the vocabulary are refused before they reach
+the runtime (ONNX Runtime accepts them silently).
+
+The runtime library (S9): ``providers.tinyRuntimeLibrary`` if set, else ``ORT_DYLIB_PATH``,
+else ``libonnxruntime.so``; the Python onnxruntime package ships its library, so the
+resolution names the file it would load and refuses a named file that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eukhe.tiny.tokenizer import Tokenizer
+
+KNOWN_INPUTS = frozenset({"input_ids", "attention_mask", "position_ids", "num_logits_to_keep"})
+DEFAULT_LIBRARY = "libonnxruntime.so"
+
+
+class TextError(Exception):
+    """A graph or request the runner cannot run."""
+
+
+def runtime_library(setting: str | None, env: Mapping[str, str] | None = None) -> str:
+    """S9: providers.tinyRuntimeLibrary, else ORT_DYLIB_PATH, else libonnxruntime.so."""
+    env = os.environ if env is None else env
+    for source, value in (("providers.tinyRuntimeLibrary", setting), ("ORT_DYLIB_PATH", env.get("ORT_DYLIB_PATH"))):
+        if value:
+            if not Path(value).exists():
+                raise TextError(f"{source} names {value}, which does not exist")
+            return value
+    return DEFAULT_LIBRARY
+
+
+@dataclass(frozen=True)
+class Generated:
+    ids: tuple[int, ...]
+    text: str
+    stopped: str  # "end", "stop", "max_tokens"
+
+
+class TextRunner:
+    def __init__(self, graph: Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own exception types
+            raise TextError(f"{graph}: cannot load: {error}") from error
+        inputs = {i.name: i for i in self.session.get_inputs()}
+        unknown = sorted(set(inputs) - KNOWN_INPUTS)
+        if "input_ids" not in inputs or unknown:
+            raise TextError(f"{graph}: inputs {sorted(inputs)} are not the documented signature (unknown: {unknown})")
+        if "logits" not in {o.name for o in self.session.get_outputs()}:
+            raise TextError(f"{graph}: no logits output")
+        self.inputs = frozenset(inputs)
+        shape = next(o.shape for o in self.session.get_outputs() if o.name == "logits")
+        self.vocab = shape[-1] if isinstance(shape[-1], int) else None
+
+    def logits(self, ids: list[int]) -> np.ndarray[Any, Any]:
+        """The next-token scores after ``ids``."""
+        if not ids:
+            raise TextError("no tokens to run")
+        if self.vocab is not None and any(not 0 <= i < self.vocab for i in ids):
+            raise TextError(f"token id out of the vocabulary of {self.vocab}")
+        array = np.array([ids], dtype=np.int64)
+        feed: dict[str, Any] = {"input_ids": array}
+        if "attention_mask" in self.inputs:
+            feed["attention_mask"] = np.ones_like(array)
+        if "position_ids" in self.inputs:
+            feed["position_ids"] = np.arange(len(ids), dtype=np.int64)[None, :]
+        if "num_logits_to_keep" in self.inputs:
+            feed["num_logits_to_keep"] = np.array(1, dtype=np.int64)
+        (out,) = self.session.run(["logits"], feed)
+        return np.asarray(out[0, -1, :])
+
+    def generate(
+        self,
+        prompt: list[int],
+        *,
+        max_tokens: int,
+        end_ids: frozenset[int] = frozenset(),
+        stop: tuple[str, ...] = (),
+        tokenizer: Tokenizer | None = None,
+    ) -> Generated:
+        ids = list(prompt)
+        new: list[int] = []
+        for _ in range(max_tokens):
+            scores = self.logits(ids)
+            token = int(np.argmax(scores))  # the first maximum: the lowest id on a tie
+            if token in end_ids:
+                return Generated(tuple(new), _text(tokenizer, new), "end")
+            new.append(token)
+            ids.append(token)
+            if stop and tokenizer is not None:
+                text = tokenizer.decode(new)
+                cut = min((text.find(s) for s in stop if s and s in text), default=-1)
+                if cut >= 0:
+                    return Generated(tuple(new), text[:cut], "stop")
+        return Generated(tuple(new), _text(tokenizer, new), "max_tokens")
+
+
+def _text(tokenizer: Tokenizer | None, ids: list[int]) -> str:
+    return "" if tokenizer is None else tokenizer.decode(ids)
+
+
+def chatml(messages: list[dict[str, Any]], prefill: str, bos: str = "") -> str:
+    """The prompt: ChatML turns (the LFM2 template), the assistant turn opened and prefilled."""
+    turns = "".join(f"<|im_start|>{m.get('role', 'user')}\n{m.get('content', '')}<|im_end|>\n" for m in messages)
+    return f"{bos}{turns}<|im_start|>assistant\n{prefill}"
+
+
+class TextEngine:
+    """A worker engine: model.onnx, tokenizer.json and engine.json (end tokens, bos) in a dir."""
+
+    def __init__(self, runner: TextRunner, tokenizer: Tokenizer, end: frozenset[int], bos: str) -> None:
+        self.runner = runner
+        self.tokenizer = tokenizer
+        self.end = end
+        self.bos = bos
+
+    @classmethod
+    def load(cls, model_dir: Path) -> TextEngine:
+        spec = json.loads((model_dir / "engine.json").read_text(encoding="utf-8"))
+        tokenizer = Tokenizer.from_file(model_dir / "tokenizer.json")
+        end = frozenset(i for t in spec.get("end_tokens", ["<|im_end|>"]) if (i := tokenizer.token_id(t)) is not None)
+        return cls(TextRunner(model_dir / "model.onnx"), tokenizer, end, str(spec.get("bos", "")))
+
+    def chat(self, messages: list[dict[str, Any]], prefill: str, stop: list[str], max_tokens: int) -> str:
+        prompt = self.tokenizer.encode(chatml(messages, prefill, self.bos))
+        out = self.runner.generate(prompt, max_tokens=max_tokens, end_ids=self.end, stop=tuple(stop), tokenizer=self.tokenizer)
+        return prefill + out.text

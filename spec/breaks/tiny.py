@@ -1,0 +1,101 @@
+"""Named deliberate breaks of the tiny models: each must be caught by a tiny law or the bridge."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "tiny_other_tag_joins",
+        "tiny",
+        "bend.tiny",
+        "    if answer == OTHER:\n        return REPLACE\n    return START",
+        "    if answer == OTHER:\n        return JOIN\n    return START",
+        "a ping answered with another launch tag joins the stale worker instead of replacing it",
+    ),
+    Break(
+        "tiny_pick_prefers_later",
+        "tiny",
+        "bend.tiny",
+        "    if candidates[0] in available:\n        return candidates[0]\n    return pick(candidates[1:], available)",
+        "    later = pick(candidates[1:], available)\n    if later is not None:\n        return later\n"
+        "    return candidates[0] if candidates[0] in available else None",
+        "pick takes the last available chain model instead of the first",
+    ),
+    Break(
+        "tiny_replaced_worker_stays_seated",
+        "tiny",
+        "bend.tiny",
+        "                kept = (*kept, replace(worker, seated=False))",
+        "                kept = (*kept, worker)",
+        "a replaced worker holding a request keeps its seat beside the new one",
+    ),
+    Break(
+        "tiny_check_other_tag_used",
+        "tiny",
+        "bend.tiny",
+        "    if answer == SAME:\n        return USE\n    if answer == NONE:",
+        "    if answer in (SAME, OTHER):\n        return USE\n    if answer == NONE:",
+        "after a start the client uses a worker of another tag that won the seat",
+    ),
+    Break(
+        "tiny_line_limit_off_by_one",
+        "tiny",
+        "eukhe.tiny.protocol",
+        "                if end > self.limit:",
+        "                if end >= self.limit:",
+        "a line of exactly the limit is refused",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_tokenizer_highest_rank_first",
+        "tiny",
+        "eukhe.tiny.tokenizer",
+        "                if rank is not None and (best is None or rank < best_rank):",
+        "                if rank is not None and (best is None or rank > best_rank):",
+        "BPE merges the pair of the highest rank first instead of the lowest",
+    ),
+    Break(
+        "tiny_letterless_not_exempt",
+        "tiny",
+        "eukhe.tiny.tasks",
+        "    if has_letters and _letters_and_digits(body) == _letters_and_digits(text):",
+        "    if _letters_and_digits(body) == _letters_and_digits(text):",
+        "a letterless input echoed back is called Unchanged",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_download_skips_hash",
+        "tiny",
+        "eukhe.tiny.download",
+        "    if digest.hexdigest() != f.sha256:",
+        "    if digest.hexdigest() == 'never':",
+        "a download installs a file whose sha256 differs from its pin",
+    ),
+    Break(
+        "tiny_download_replaces_before_verifying",
+        "tiny",
+        "eukhe.tiny.download",
+        "    stage = staging_dir(agent_dir, model.id)\n    if stage.exists():",
+        "    stage = staging_dir(agent_dir, model.id)\n    shutil.rmtree(paths.model_dir(agent_dir, model.id), ignore_errors=True)\n    if stage.exists():",
+        "a download removes the earlier install before the new one is verified",
+    ),
+    Break(
+        "tiny_text_prefill_drops_first_token",
+        "tiny",
+        "eukhe.tiny.text",
+        "        ids = list(prompt)\n",
+        "        ids = list(prompt[1:]) or list(prompt)\n",
+        "the prefill drops the prompt's first token",
+    ),
+    Break(
+        "tiny_resolve_ignores_session_usable",
+        "tiny",
+        "eukhe.tiny.uses",
+        "        return name in local or (session_usable and name == session_model)",
+        "        return name in local or name == session_model",
+        "a session provider model counts as available even when the session cannot use it",
+    ),
+]

@@ -1,0 +1,767 @@
+"""The tiny laws of inference.md S9: role picks and the worker election.
+
+How each is made strong:
+- The pick laws (roles 3) hold for chains and available sets of any size: induction on the
+  chain. ``bend.tiny.pick`` is structurally recursive (empty chain: Unavailable; else the head
+  if available, else the pick of the rest), so the base and the step are each a z3 claim over
+  unbounded sequences of strings and arrays of booleans; the unfolding the encoding uses is
+  checked against ``bend.tiny.pick`` on every chain of at most 4 of 5 names (repeats
+  included) and every available set, and the picks there are judged by the oracle
+  ``spec.oracles.tiny.first_available``.
+- The seat laws (worker 1-4: every need served, the worker current, same tag joins) are z3
+  inductions over the seat (the running tag, any string, or none) and the last need's tag,
+  under needs of any tag and exits; the encoding of ``bend.tiny.serve`` is checked against it
+  on every pair of a running tag (or none) and a need's tag from 3 tags (serve only compares
+  tags). The whole world (several processes, requests held in flight, replaced workers
+  draining, exits) is also explored breadth first within a bound (3 processes, 3 tags, at
+  most 5 workers started): bounded evidence beside the proof.
+- Each choice of one process's election (tiny_elect_*) is a function of finite answers (the
+  kinds of ping answers, shutdown answers, launch outcomes, seat probes, and the launches an
+  election has made, which tiny_elect_ends shows never exceed ATTEMPTS), so each is proved by
+  enumerating its whole domain and judged by the seed's table in ``spec.oracles.tiny``.
+  tiny_elect_ends searches every state of one election under every answer: proved.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+import z3
+
+from bend import tiny as m
+from spec.evidence import (
+    Bound,
+    Evidence,
+    Finite,
+    LawFailed,
+    also,
+    bounded,
+    domain,
+    examples,
+    exhaust,
+    explore,
+    induction,
+    prove,
+    reachable,
+)
+from spec.oracles import tiny as oracle
+from spec.registry import BOUNDED, PROVED, TESTED, law
+
+NAMES: tuple[str, ...] = ("a", "b", "c", "d", "e")
+TAGS: tuple[str, ...] = ("q4", "fp16", "fp32")
+PROCESSES: tuple[str, ...] = ("p1", "p2", "p3")
+MAX_STARTED = 4
+
+
+# ------------------------------------------------------------------------------ picks
+
+
+@cache
+def _chains() -> tuple[tuple[str, ...], ...]:
+    return tuple(c for n in range(5) for c in itertools.product(NAMES[:4], repeat=n))
+
+
+@cache
+def _availables() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(s) for n in range(len(NAMES) + 1) for s in itertools.combinations(NAMES, n))
+
+
+def _pick_cases() -> Iterator[tuple[tuple[str, ...], frozenset[str]]]:
+    return itertools.product(_chains(), _availables())
+
+
+S = z3.StringSort()
+PICK_LABEL = "every chain of at most 4 candidates from 4 names (repeats included) x every available set of 5 names"
+
+
+def _unfolding_agrees() -> Evidence:
+    """The encoding's unfolding of pick is the model's pick, case by case."""
+
+    def agrees(case: tuple[tuple[str, ...], frozenset[str]]) -> bool:
+        chain, available = case
+        if not chain:
+            return m.pick(chain, available) is None
+        head, rest = chain[0], chain[1:]
+        return m.pick(chain, available) == (head if head in available else m.pick(rest, available))
+
+    return bounded(_pick_cases(), agrees, label=f"the unfolding agrees with bend.tiny.pick on {PICK_LABEL}")
+
+
+def _pick_proof(name: str, property_of: str) -> Evidence:
+    """Induction on the chain for one of the pick laws, by z3: a chain is an array of strings
+    with a length (any length, any strings), the available set an array of booleans."""
+    head = z3.String("head")
+    rest = z3.Array("rest", z3.IntSort(), S)
+    n = z3.Int("rest_length")
+    available = z3.Array("available", S, z3.BoolSort())
+    some = z3.Bool("rest_some")  # pick(rest) found a candidate
+    at = z3.Int("rest_pick_index")  # ... at this index of the rest
+    j = z3.Int("j")
+    i = z3.Int("i")
+    chain = z3.Lambda([i], z3.If(i == 0, head, rest[i - 1]))  # head : rest
+    # the step's unfolding: pick(head : rest) = head if available, else pick(rest)
+    out_some = z3.Or(available[head], some)
+    out_at = z3.If(available[head], 0, at + 1)
+
+    def none_before(seq: z3.ArrayRef, k: z3.ArithRef) -> z3.BoolRef:
+        return z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(available[seq[j]])))
+
+    def picked(seq: z3.ArrayRef, length: z3.ArithRef, found: z3.BoolRef, k: z3.ArithRef) -> z3.BoolRef:
+        if property_of == "in_chain":  # a pick is an available member of the chain
+            return z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]]))
+        if property_of == "first":  # ... and the first available one
+            return z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]], none_before(seq, k)))
+        # none available <-> Unavailable: a pick has an available witness, no pick has none
+        return z3.And(
+            z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]])),
+            z3.Implies(z3.Not(found), none_before(seq, length)),
+        )
+
+    base = prove(
+        picked(rest, z3.IntVal(0), z3.BoolVal(False), z3.IntVal(0)),
+        label=f"{name}: the empty chain is Unavailable and satisfies the law",
+    )
+    step = prove(
+        z3.Implies(z3.And(n >= 0, picked(rest, n, some, at)), picked(chain, n + 1, out_some, out_at)),
+        label=f"{name}: the law for the rest (any length) implies the law for head : rest",
+    )
+    agree = _unfolding_agrees()
+    proof = induction(base, step, label="the chain")
+    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+
+
+def _judged(prop_name: str) -> Evidence:
+    def judge(case: tuple[tuple[str, ...], frozenset[str]]) -> bool:
+        chain, available = case
+        got = m.pick(chain, available)
+        want = oracle.first_available(chain, available)
+        if prop_name == "in_chain":
+            return got is None or (got in chain and got in available)
+        if prop_name == "unavailable":
+            return (got is None) == (want is None)
+        return got == want
+
+    return bounded(_pick_cases(), judge, label=f"judged by the oracle on {PICK_LABEL}")
+
+
+def _production_pick(prop_name: str) -> Evidence:
+    from eukhe.tiny import roles
+
+    if roles.pick is not m.pick:
+        raise LawFailed("eukhe.tiny.roles.pick is not bend.tiny.pick (the seed: pick runs as the compiled model)")
+    return Evidence(PROVED, "production runs bend.tiny.pick itself (the same function object)")
+
+
+@law("tiny_pick_in_chain", "S9 roles 3", "A pick is an available model of the chain, never one outside it.", PROVED)
+def tiny_pick_in_chain() -> Evidence:
+    return also(_pick_proof("tiny_pick_in_chain", "in_chain"), _judged("in_chain")).with_production(_production_pick("in_chain"))
+
+
+@law("tiny_pick_first", "S9 roles 3", "The pick is the first available model of the chain.", PROVED)
+def tiny_pick_first() -> Evidence:
+    return also(_pick_proof("tiny_pick_first", "first"), _judged("first")).with_production(_production_pick("first"))
+
+
+@law("tiny_pick_unavailable", "S9 roles 3", "With no chain model available the pick is Unavailable, and only then.", PROVED)
+def tiny_pick_unavailable() -> Evidence:
+    return also(_pick_proof("tiny_pick_unavailable", "unavailable"), _judged("unavailable")).with_production(
+        _production_pick("unavailable")
+    )
+
+
+@law(
+    "tiny_role_chain",
+    "S9 roles 1",
+    "A role's chain: modelRoles, then the fallback chain, else the role's catalog models and (text roles) the session model.",
+    BOUNDED,
+    derivation="S9 roles 1; the order of an unset fallback with a primary set, and first places of repeats, derived",
+)
+def tiny_role_chain() -> Evidence:
+    bound = "the settings' names are ours: only their kinds (unset, [], repeats, catalog or not) are chosen"
+    primaries = Bound("primaries (unset, a catalog model, another model)", (None, "lfm2.5-350m", "x"), bound=bound)
+    fallbacks = Bound(
+        "fallback chains (unset, explicit [], one, two with a repeat)",
+        (None, (), ("kokoro",), ("x", "lfm2.5-230m", "x")),
+        bound=bound,
+    )
+    sessions = Bound("session models (none, one)", (None, "s"), bound=bound)
+    roles = Finite("roles", m.ROLES)
+    if set(m.ROLES) != set(oracle.ROLE_CATALOG):
+        raise LawFailed(f"bend.tiny.ROLES {m.ROLES} are not the seed's roles {sorted(oracle.ROLE_CATALOG)}")
+
+    def agrees(role: str, primary: str | None, fallback: tuple[str, ...] | None, session: str | None) -> bool:
+        return list(m.chain(role, primary, fallback, session)) == oracle.expected_chain(role, primary, fallback, session)
+
+    return exhaust(domain(roles, primaries, fallbacks, sessions), agrees)
+
+
+# ------------------------------------------------------------------------- the seat
+
+OPT_TAG = z3.Datatype("OptTag")
+OPT_TAG.declare("none")
+OPT_TAG.declare("some", ("tag", S))
+OptTag = OPT_TAG.create()
+OUTCOME_CODE = {m.STARTED: 0, m.JOINED: 1, m.REPLACED: 2}
+
+
+def _z3_serve(running: z3.ExprRef, tag: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
+    """The encoding of bend.tiny.serve: (outcome code, seated tag after)."""
+    code = z3.If(OptTag.is_none(running), 0, z3.If(OptTag.tag(running) == tag, 1, 2))
+    return code, OptTag.some(tag)
+
+
+def _serve_agrees() -> Evidence:
+    def opt(value: str | None) -> z3.ExprRef:
+        return OptTag.none if value is None else OptTag.some(z3.StringVal(value))
+
+    def agrees(case: tuple[str | None, str]) -> bool:
+        running, tag = case
+        outcome, after = m.serve(running, tag)
+        code, seated = _z3_serve(opt(running), z3.StringVal(tag))
+        return bool(
+            z3.is_true(z3.simplify(code == OUTCOME_CODE[outcome])) and z3.is_true(z3.simplify(seated == opt(after)))
+        )
+
+    return bounded(
+        itertools.product((None, *TAGS), TAGS),
+        agrees,
+        label="the encoding agrees with bend.tiny.serve on every running tag (or none) x need tag of 3 tags",
+    )
+
+
+def _seat_induction(name: str, claim: str) -> Evidence:
+    running = z3.Const("running", OptTag)
+    last = z3.Const("last", OptTag)
+    tag = z3.String("tag")
+    code, after = _z3_serve(running, tag)
+    if claim == "served":
+        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
+        step = prove(
+            z3.And(
+                z3.Or(code == 0, code == 1, code == 2),
+                (code == 0) == OptTag.is_none(running),
+                OptTag.is_some(after),
+            ),
+            label=f"{name}: a need with any tag on any seat gets exactly one of started, joined, replaced and a worker",
+        )
+    elif claim == "current":
+        inv_before = running == last
+        base = prove(OptTag.none == OptTag.none, label=f"{name}: no worker and no need at the start")
+        step_need = z3.Implies(inv_before, after == OptTag.some(tag))
+        step_exit = z3.Implies(inv_before, OptTag.none == OptTag.none)
+        step = prove(z3.And(step_need, step_exit), label=f"{name}: a need or an exit keeps seat == last need since exit")
+    else:
+        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
+        step = prove(
+            z3.Implies(running == OptTag.some(tag), code == 1),
+            label=f"{name}: a need whose tag the seated worker runs joins",
+        )
+    proof = induction(base, step, label="needs and exits")
+    agree = _serve_agrees()
+    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+
+
+def _world_steps(world: m.World) -> Iterator[tuple[object, m.World]]:
+    for tag in TAGS:
+        if world.started < MAX_STARTED or (m.current(world) is not None and m.current(world).tag == tag):  # type: ignore[union-attr]
+            after, outcome, serving, _ = m.need(world, tag)
+            yield (("need", tag), outcome, serving), after
+            for process in PROCESSES:
+                held = m.hold(after, process)
+                if held is not None:
+                    yield (("need+hold", process, tag), outcome, serving), held
+    for process in PROCESSES:
+        done = m.release(world, process)
+        if done is not None:
+            yield (("release", process), done[1]), done[0]
+    gone = m.exit_worker(world)
+    if gone is not None:
+        yield (("exit",), gone[1]), gone[0]
+
+
+def _explore_world(name: str, transition: object) -> Evidence:
+    def invariant(world: m.World) -> bool:
+        seated = [w for w in world.workers if w.seated]
+        if len(seated) > 1:
+            return False
+        draining = [w for w in world.workers if not w.seated]
+        return all(w.inflight for w in draining)
+
+    return explore(
+        [m.World()],
+        _world_steps,
+        invariant,
+        transition=transition,  # type: ignore[arg-type]
+        label=f"{name}: the world of {len(PROCESSES)} processes, {len(TAGS)} tags, held requests, exits, at most {MAX_STARTED} workers started",
+    )
+
+
+@law("tiny_every_need_served", "S9 worker 1-4", "Each need is served by exactly one of started, joined, replaced.", PROVED)
+def tiny_every_need_served() -> Evidence:
+    def served(before: m.World, action: object, after: m.World) -> bool:
+        act = action  # ((kind, ...), outcome, serving) for needs
+        if not isinstance(act, tuple) or act[0][0] not in ("need", "need+hold"):
+            return True
+        outcome, serving = act[1], act[2]
+        seated = m.current(after)
+        return outcome in m.OUTCOMES and seated is not None and seated.number == serving
+
+    return also(_seat_induction("tiny_every_need_served", "served"), _explore_world("tiny_every_need_served", served))
+
+
+@law("tiny_worker_current", "S9 worker 3", "The seated worker has the tag of the last need since the last exit.", PROVED)
+def tiny_worker_current() -> Evidence:
+    def current(before: m.World, action: object, after: m.World) -> bool:
+        seated = m.current(after)
+        return (None if seated is None else seated.tag) == after.last
+
+    return also(_seat_induction("tiny_worker_current", "current"), _explore_world("tiny_worker_current", current))
+
+
+@law("tiny_same_tag_joins", "S9 worker 2", "A need with the running tag joins the running worker.", PROVED)
+def tiny_same_tag_joins() -> Evidence:
+    def joins(before: m.World, action: object, after: m.World) -> bool:
+        if not isinstance(action, tuple) or action[0][0] not in ("need", "need+hold"):
+            return True
+        seated = m.current(before)
+        tag = action[0][-1]
+        want_join = seated is not None and seated.tag == tag
+        return (action[1] == m.JOINED) == want_join and (not want_join or action[2] == seated.number)  # type: ignore[union-attr]
+
+    return also(_seat_induction("tiny_same_tag_joins", "joins"), _explore_world("tiny_same_tag_joins", joins))
+
+
+# ------------------------------------------------------------- one process's election
+
+
+def _production_elect() -> Evidence:
+    from eukhe.tiny import client, worker
+
+    if getattr(client, "model") is not m or getattr(worker, "model") is not m:
+        raise LawFailed("eukhe.tiny's client or worker does not run bend.tiny's election choices")
+    return Evidence(PROVED, "production's client and worker run bend.tiny's choices themselves (no copy)")
+
+
+PING = Finite("ping answers", m.PING_ANSWERS)
+LAUNCHES = Finite("launches an election has made when it checks (1..ATTEMPTS, every value tiny_elect_ends reaches)", tuple(range(1, m.ATTEMPTS + 1)))
+
+
+@law("tiny_elect_ping", "S9 worker 1-4", "From its first ping a process joins (same tag), replaces (other tag) or starts (none, closing).", PROVED)
+def tiny_elect_ping() -> Evidence:
+    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer]).with_production(_production_elect())
+
+
+@law("tiny_elect_shutdown", "S9 worker 3", "A shutdown's answer (bye, or the connection gone) leads to a start.", PROVED)
+def tiny_elect_shutdown() -> Evidence:
+    return exhaust(domain(Finite("shutdown answers", m.SHUTDOWN_ANSWERS)), lambda a: m.on_shutdown(a) == oracle.ON_SHUTDOWN[a]).with_production(
+        _production_elect()
+    )
+
+
+@law("tiny_elect_launch", "S9 worker 4, 6", "A launched worker is checked; a launch that failed is Crashed.", PROVED)
+def tiny_elect_launch() -> Evidence:
+    return exhaust(domain(Finite("launch outcomes", m.LAUNCH_OUTCOMES)), lambda o: m.on_launch(o) == oracle.ON_LAUNCH[o]).with_production(
+        _production_elect()
+    )
+
+
+@law(
+    "tiny_elect_check",
+    "S9 worker 4",
+    "After a start: same tag is used, nothing is Crashed, other tag replaced and closing restarted while launches remain.",
+    PROVED,
+    derivation="S9 worker 4; the bound of ATTEMPTS launches per election is derived",
+)
+def tiny_elect_check() -> Evidence:
+    if m.ATTEMPTS != oracle.ATTEMPTS:
+        raise LawFailed(f"bend.tiny.ATTEMPTS is {m.ATTEMPTS}, the oracle's {oracle.ATTEMPTS}")
+
+    def judged(answer: str, launches: int) -> bool:
+        table = oracle.ON_CHECK if launches < oracle.ATTEMPTS else oracle.ON_CHECK_EXHAUSTED
+        return m.on_check(answer, launches) == table[answer]
+
+    return exhaust(domain(PING, LAUNCHES), judged).with_production(_production_elect())
+
+
+@law("tiny_elect_seat", "S9 worker 4", "A started worker exits when a live worker answers, else binds (clearing a stale socket).", PROVED)
+def tiny_elect_seat() -> Evidence:
+    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(_production_elect())
+
+
+def _potential(state: m.Election) -> int:
+    rank = m.PHASES.index(state.phase) if state.phase in m.PHASES else len(m.PHASES)
+    return 5 * (state.replaces + state.launches) + rank
+
+
+@law(
+    "tiny_elect_ends",
+    "S9 worker 1-4",
+    "Every election ends in exactly one of joined, started, replaced, or a typed error, and launches at most ATTEMPTS workers.",
+    PROVED,
+    derivation="S9 worker 1-4 (each need exactly one outcome) for one process under any answers",
+)
+def tiny_elect_ends() -> Evidence:
+    answers = Finite("answers of every kind", (*m.PING_ANSWERS, *m.SHUTDOWN_ANSWERS, *m.LAUNCH_OUTCOMES))
+    phases = Finite("first phase", ("ping",))
+
+    def invariant(state: m.Election) -> bool:
+        if state.launches > m.ATTEMPTS or state.replaces > m.ATTEMPTS:
+            return False
+        if state.phase == "check" and not 1 <= state.launches <= m.ATTEMPTS:
+            return False
+        if state.done:
+            if state.phase == m.JOINED:
+                return state.launches == 0 and state.replaces == 0
+            if state.phase == m.STARTED:
+                return state.replaces == 0 and state.launches >= 1
+            if state.phase == m.REPLACED:
+                return state.replaces >= 1 and state.launches >= 1
+            return state.phase in m.ERRORS
+        return state.phase in m.PHASES and any(m.elect_step(state, a) is not None for a in answers.values)
+
+    def progress(before: m.Election, action: tuple[str], after: m.Election) -> bool:
+        return _potential(after) > _potential(before)
+
+    return reachable(
+        domain(phases),
+        domain(answers),
+        lambda state, action: m.elect_step(state, action[0]),
+        invariant,
+        start=lambda phase: m.Election(phase),
+        transition=progress,
+        label="one election: a potential that every step raises and a bound on it, so no run is endless",
+    )
+
+
+# ------------------------------------------------------------------ production-only laws
+
+
+class _Chunks:
+    """A socket stand-in whose recv hands out a stream in the given chunk sizes."""
+
+    def __init__(self, stream: bytes, sizes: list[int]) -> None:
+        self.stream = stream
+        self.sizes = sizes or [1]
+        self.at = 0
+        self.turn = 0
+
+    def recv(self, most: int) -> bytes:
+        size = min(most, self.sizes[self.turn % len(self.sizes)])
+        self.turn += 1
+        piece = self.stream[self.at : self.at + size]
+        self.at += len(piece)
+        return piece
+
+
+def _read_all(stream: bytes, limit: int, sizes: list[int]) -> list[bytes | str]:
+    from typing import cast
+
+    from eukhe.tiny import protocol
+
+    reader = protocol.LineReader(cast("Any", _Chunks(stream, sizes)), limit)
+    out: list[bytes | str] = []
+    while True:
+        line = reader.read()
+        if line is None:
+            return out
+        out.append(oracle.OVER if line is protocol.OVER_LIMIT else line)  # type: ignore[arg-type]
+
+
+@law(
+    "tiny_line_limit",
+    "S9 worker 6",
+    "Each line of at most the limit is read whole; a longer one is refused and skipped, and the next line is read.",
+    BOUNDED,
+    derivation="S9 worker 6 (lines of at most 256 MiB each side, bytes discarded), on production's reader",
+)
+def tiny_line_limit() -> Evidence:
+    from hypothesis import strategies as st
+
+    alphabet = (b"a", b"\n")
+    streams = [b"".join(p) for n in range(9) for p in itertools.product(alphabet, repeat=n)]
+
+    def agrees(case: tuple[bytes, int, int]) -> bool:
+        stream, limit, size = case
+        return _read_all(stream, limit, [size]) == oracle.lines_of(stream, limit)
+
+    small = bounded(
+        itertools.product(streams, range(4), (1, 2, 3, 1 << 20)),
+        agrees,
+        label="every stream of at most 8 bytes over {a, newline} x limits 0..3 x chunk sizes 1, 2, 3, 1 MiB",
+    )
+    hunted = examples(
+        lambda stream, limit, sizes: _read_all(stream, limit, sizes) == oracle.lines_of(stream, limit),
+        stream=st.binary(max_size=400).map(lambda b: b.replace(b"\x00", b"\n")),
+        limit=st.integers(0, 64),
+        sizes=st.lists(st.integers(1, 70), min_size=1, max_size=8),
+    )
+    return also(small, hunted)
+
+
+@law(
+    "tiny_translation_verdict",
+    "S9 Translation",
+    "A reply is Empty when nothing is left, Unchanged when it has the input's letters and digits (letterless input exempt).",
+    TESTED,
+    derivation="S9 Translation, on production's parser (eukhe.tiny.tasks)",
+)
+def tiny_translation_verdict() -> Evidence:
+    from hypothesis import strategies as st
+
+    from eukhe.tiny import tasks
+
+    def verdict(language: str, text: str, reply: str) -> str:
+        try:
+            tasks.parse_translation(language, text, reply)
+        except tasks.TranslationError.Empty:
+            return "Empty"
+        except tasks.TranslationError.Unchanged:
+            return "Unchanged"
+        return "ok"
+
+    words = st.sampled_from(["hello", "See you tomorrow.", "123", "!", "", " ", "\n", "Straße", "İ", "ß", "Ⅻ", "٣", "Hallo"])
+    text = st.one_of(st.text(max_size=20), st.lists(words, max_size=4).map(" ".join))
+
+    @st.composite
+    def replies(draw: st.DrawFn, source: SearchStrategy[str]) -> tuple[str, str]:
+        t = draw(source)
+        kind = draw(st.sampled_from(["echo", "upper", "punct", "free", "lines"]))
+        if kind == "echo":
+            r = t
+        elif kind == "upper":
+            r = t.upper()
+        elif kind == "punct":
+            r = "".join(c for c in t if c.isalnum()) + draw(st.sampled_from(["", ".", " !", "\n"]))
+        elif kind == "lines":
+            r = draw(st.text(max_size=5)) + "\n" + t
+        else:
+            r = draw(st.text(max_size=20))
+        return t, draw(st.sampled_from(["", "German:", "German: "])) + r
+
+    def agrees(language: str, pair: tuple[str, str]) -> bool:
+        return verdict(language, *pair) == oracle.translation_verdict(language, *pair)
+
+    return examples(agrees, language=st.sampled_from(["German", "French"]), pair=replies(text))
+
+
+@law(
+    "tiny_tokenizer_agrees",
+    "S9 engine (tokenizer.rs)",
+    "Our byte-level BPE gives the ids and the text `tokenizers` gives, on a file `tokenizers` trained.",
+    TESTED,
+    derivation="S9 engine: own tokenizer; judged by the Hugging Face tokenizers library itself",
+)
+def tiny_tokenizer_agrees() -> Evidence:
+    import json
+
+    from hypothesis import strategies as st
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from eukhe.tiny.tokenizer import Tokenizer as Ours
+
+    reference = Tokenizer(models.BPE())
+    reference.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    reference.decoder = decoders.ByteLevel()
+    syllables = ["ka", "lo", "mi", "ne", "sto", "ra", "ü", "ß", "你", "好", "1", "23", "'s", "😀", "ing", "the"]
+    words = ["".join(syllables[(7 * i + 3 * k * k) % len(syllables)] for k in range(1 + i % 5)) for i in range(200)]
+    corpus = [" ".join(words[i : i + 9]) + ("\n" if i % 3 else ", \t") for i in range(0, 200, 3)] * 3
+    corpus += ["Hello world, it's a test: 12345 ÄÖÜ ñ 你好 😀 \n\t tabs", "Translate from English to German.\nEnglish: hi"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=330, special_tokens=["<|im_end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    reference.train_from_iterator(corpus, trainer)
+    ours = Ours.from_document(json.loads(reference.to_str()))
+
+    def agrees(text: str) -> bool:
+        want = reference.encode(text, add_special_tokens=False).ids
+        return ours.encode(text) == want and ours.decode(want, skip_special=False) == reference.decode(want, skip_special_tokens=False)
+
+    pieces = st.sampled_from(["<|im_end|>", " ", "\n", "\u00a0", "\x1c", "e\u0301", *syllables, *words[:40]])
+    letters = st.text(alphabet="kalominestrügß你好123' ", max_size=40)  # words the training never saw
+    return examples(agrees, text=st.one_of(letters, st.lists(pieces, max_size=20).map("".join), st.text()))
+
+
+@law(
+    "tiny_text_greedy",
+    "S9 engine (text.rs)",
+    "The ONNX text runner's greedy tokens are the NumPy reference's, on real graphs of every documented signature.",
+    BOUNDED,
+    derivation="S9 engine: prefill, greedy, max tokens over a graph of the documented signature; judged by NumPy",
+)
+def tiny_text_greedy() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.text import TextRunner
+
+    vocab, dim = 48, 8
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    variants = (("plain", False, False), ("optional inputs", True, False), ("num_logits_to_keep", False, True))
+    runners = {
+        (name, seed): TextRunner(oracle.build(where / f"{name}-{seed}.onnx", vocab, dim, seed, optional=o, keep=k))
+        for name, o, k in variants
+        for seed in (1, 2)
+    }
+    prompts = ([0], [7, 7, 7], [1, 2, 3, 4, 5, 6], [vocab - 1])
+
+    def agrees(case: tuple[tuple[str, int], list[int]]) -> bool:
+        (name, seed), prompt = case
+        runner = runners[(name, seed)]
+        close = np.allclose(runner.logits(prompt), oracle.reference_logits(prompt, vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        return close and list(runner.generate(prompt, max_tokens=6).ids) == oracle.reference_greedy(prompt, 6, vocab, dim, seed)
+
+    return bounded(
+        itertools.product(sorted(runners), prompts),
+        agrees,
+        label="3 graph signatures x 2 weight seeds x 4 prompts (edge ids included), 6 greedy tokens each",
+    )
+
+
+@law(
+    "tiny_role_resolution",
+    "S9 roles 1-3",
+    "Production picks the first model of the role's chain that is installed or the session's usable model, else Unavailable.",
+    BOUNDED,
+    derivation="S9 roles 1-3 on production (eukhe.tiny.uses.resolve), judged by the oracle's chain and first-available",
+)
+def tiny_role_resolution() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny import catalog, paths, roles, uses
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    ids = sorted(oracle.CATALOG_IDS)
+    installs = [frozenset(s) for n in range(len(ids) + 1) for s in itertools.combinations(ids, n)]
+    dirs: dict[frozenset[str], Path] = {}
+    for number, chosen in enumerate(installs):
+        agent = root / str(number)
+        for model_id in chosen:
+            for f in catalog.find(model_id).files:
+                (paths.model_dir(agent, model_id) / f.path).parent.mkdir(parents=True, exist_ok=True)
+                (paths.model_dir(agent, model_id) / f.path).write_bytes(b"x")
+        dirs[chosen] = agent
+
+    def agrees(case: tuple[str, str | None, tuple[str, ...] | None, bool, frozenset[str]]) -> bool:
+        role, primary, fallback, usable, installed = case
+        session = "prov/model"
+        chain = oracle.expected_chain(role, primary, fallback, session)
+        available = installed | ({session} if usable else set())
+        want = oracle.first_available(chain, frozenset(available))
+        try:
+            got: str | None = uses.resolve(role, dirs[installed], primary=primary, fallback=fallback, session_model=session, session_usable=usable)
+        except roles.Unavailable:
+            got = None
+        return got == want
+
+    return bounded(
+        itertools.product(
+            sorted(oracle.ROLE_CATALOG),
+            (None, "lfm2.5-350m", "prov/model"),
+            (None, (), ("kokoro", "whisper-base")),
+            (False, True),
+            installs,
+        ),
+        agrees,
+        label="5 roles x 3 primaries x 3 fallbacks x session usable or not x all 32 install sets of the catalog",
+    )
+
+
+@law(
+    "tiny_download_complete_or_absent",
+    "S9 download 1-3",
+    "A download installs every pinned byte or nothing: on any fault the staging is gone and an earlier install untouched.",
+    BOUNDED,
+    derivation="S9 download 1-3 on production (eukhe.tiny.download) against a real loopback HTTP server",
+)
+def tiny_download_complete_or_absent() -> Evidence:
+    import hashlib
+    import http.server
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    import httpx
+
+    from eukhe.tiny import download, paths
+    from eukhe.tiny.catalog import File, Model
+
+    files = {"onnx/model.onnx": bytes(range(256)) * 40, "tokenizer.json": b'{"v":1}'}
+    routes: dict[str, tuple[str, bytes]] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            mode, body = routes.get(self.path, ("404", b""))
+            self.send_response(404 if mode == "404" else 200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2] if mode == "cut" else body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    model = Model("m", "text", "o/m", "c", tuple(File(p, len(b), hashlib.sha256(b).hexdigest()) for p, b in files.items()), "echo")
+    faults: dict[str, Callable[[bytes], tuple[str, bytes]]] = {
+        "ok": lambda b: ("ok", b),
+        "one byte flipped": lambda b: ("ok", bytes([b[0] ^ 1]) + b[1:]),
+        "one byte more": lambda b: ("ok", b + b"!"),
+        "one byte less": lambda b: ("ok", b[:-1]),
+        "connection cut": lambda b: ("cut", b),
+        "HTTP 404": lambda b: ("404", b""),
+    }
+    earlier_kinds = ("none", "partial", "complete")
+
+    def tree(where: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(where)): p.read_bytes() for p in sorted(where.rglob("*")) if p.is_file()}
+
+    def holds(case: tuple[str, str, str]) -> bool:
+        fault, target, earlier = case
+        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
+        routes.clear()
+        for path, body in files.items():
+            routes[f"/o/m/resolve/c/{path}"] = faults[fault if path == target else "ok"](body)
+        where = paths.model_dir(agent, "m")
+        if earlier != "none":
+            where.mkdir(parents=True)
+            (where / "tokenizer.json").write_bytes(b"earlier")
+            if earlier == "complete":
+                (where / "onnx").mkdir()
+                (where / "onnx" / "model.onnx").write_bytes(b"old graph")
+        before = tree(where) if where.exists() else None
+        try:
+            download.download(agent, model, base=base, client=web)
+            installed = True
+        except download.DownloadError:
+            installed = False
+        left = sorted(p.name for p in paths.models_dir(agent).iterdir())
+        if fault == "ok":
+            return installed and tree(where) == {**files, "engine.json": b'{"kind": "echo"}'} and left == ["m"]
+        after = tree(where) if where.exists() else None
+        return not installed and after == before and left == ([] if earlier == "none" else ["m"])
+
+    web = httpx.Client(timeout=60.0)
+    try:
+        return bounded(
+            itertools.product(faults, files, earlier_kinds),
+            holds,
+            label="6 transfer faults (none included) x each of 2 files x no, partial or complete earlier install",
+        )
+    finally:
+        web.close()
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,107 @@
+"""The ONNX text decoder runner on small real graphs, against their NumPy reference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eukhe.tiny import engine
+from eukhe.tiny.text import DEFAULT_LIBRARY, TextEngine, TextError, TextRunner, chatml, runtime_library
+from eukhe.tiny.tokenizer import Tokenizer
+from tests.tiny import graphs
+from tests.tiny.tokenizer_files import train, write
+
+VOCAB, DIM = 64, 16
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("variant", ["plain", "optional", "keep"])
+def test_greedy_run_matches_the_numpy_reference(tmp_path: Path, seed: int, variant: str) -> None:
+    graph = graphs.build(tmp_path / "m.onnx", VOCAB, DIM, seed, optional=variant == "optional", keep=variant == "keep")
+    runner = TextRunner(graph)
+    prompt = [seed, 5, 9, 2]
+    np.testing.assert_allclose(runner.logits(prompt), graphs.reference_logits(prompt, VOCAB, DIM, seed), rtol=1e-4, atol=1e-4)
+    got = runner.generate(prompt, max_tokens=12)
+    assert list(got.ids) == graphs.reference_greedy(prompt, 12, VOCAB, DIM, seed)
+    assert got.stopped == "max_tokens" and len(got.ids) == 12
+
+
+def test_end_token_stops(tmp_path: Path) -> None:
+    graph = graphs.build(tmp_path / "m.onnx", VOCAB, DIM, 4)
+    runner = TextRunner(graph)
+    free = graphs.reference_greedy([1, 2], 6, VOCAB, DIM, 4)
+    end = frozenset({free[3]})
+    got = runner.generate([1, 2], max_tokens=6, end_ids=end)
+    assert list(got.ids) == graphs.reference_greedy([1, 2], 6, VOCAB, DIM, 4, end) and got.stopped == "end"
+
+
+def test_out_of_range_ids_are_refused(tmp_path: Path) -> None:
+    runner = TextRunner(graphs.build(tmp_path / "m.onnx", VOCAB, DIM, 1))
+    for bad in ([-1], [VOCAB], []):
+        with pytest.raises(TextError):
+            runner.logits(bad)
+
+
+def test_unknown_inputs_fail_to_load(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["past_key_values.0"], ["logits"])],
+        "g",
+        [helper.make_tensor_value_info("past_key_values.0", TensorProto.FLOAT, [1, 2, 3])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "m.onnx"))
+    with pytest.raises(TextError):
+        TextRunner(tmp_path / "m.onnx")
+    (tmp_path / "bad.onnx").write_bytes(b"not a graph")
+    with pytest.raises(TextError):
+        TextRunner(tmp_path / "bad.onnx")
+
+
+def test_runtime_library_resolution_order(tmp_path: Path) -> None:
+    lib = tmp_path / "libonnxruntime.so.1"
+    lib.write_bytes(b"")
+    other = tmp_path / "other.so"
+    other.write_bytes(b"")
+    assert runtime_library(str(lib), {"ORT_DYLIB_PATH": str(other)}) == str(lib)
+    assert runtime_library(None, {"ORT_DYLIB_PATH": str(other)}) == str(other)
+    assert runtime_library("", {}) == DEFAULT_LIBRARY
+    with pytest.raises(TextError):
+        runtime_library(str(tmp_path / "absent.so"), {})
+    with pytest.raises(TextError):
+        runtime_library(None, {"ORT_DYLIB_PATH": str(tmp_path / "absent.so")})
+
+
+def _install_text_model(where: Path, seed: int) -> Tokenizer:
+    where.mkdir(parents=True, exist_ok=True)
+    reference = train("llama3", vocab_size=400)
+    write(reference, where)
+    tokenizer = Tokenizer.from_file(where / "tokenizer.json")
+    vocab = reference.get_vocab_size()
+    graphs.build(where / "model.onnx", vocab, DIM, seed)
+    (where / "engine.json").write_text(json.dumps({"kind": "onnx-text", "end_tokens": ["<|im_end|>"]}), encoding="utf-8")
+    return tokenizer
+
+
+def test_text_engine_chat_matches_the_reference_with_stop_strings(tmp_path: Path) -> None:
+    tokenizer = _install_text_model(tmp_path / "model", 7)
+    loaded = engine.load(tmp_path / "model")
+    assert isinstance(loaded, TextEngine)
+    messages = [{"role": "user", "content": "Translate from English to German.\nEnglish: hello"}]
+    prompt = tokenizer.encode(chatml(messages, "German:"))
+    vocab = len(loaded.tokenizer.id_to_token)
+    end = frozenset({tokenizer.token_id("<|im_end|>")}) - {None}
+    want_ids = graphs.reference_greedy(prompt, 10, vocab, DIM, 7, end)  # type: ignore[arg-type]
+    want = tokenizer.decode(want_ids)
+    assert loaded.chat(messages, "German:", [], 10) == "German:" + want
+    if len(want) > 2:
+        stop = want[1:3]
+        cut = want.find(stop)
+        assert loaded.chat(messages, "German:", [stop], 10) == "German:" + want[:cut]
