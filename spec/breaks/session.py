@@ -67,4 +67,12 @@ BREAKS = [
         "session_dir = self.path(session_id or new_session_id())",
         "create('') makes a session under a new id instead of refusing the empty id (found by session_refuses_bad_input).",
     ),
+    Break(
+        "session_display_only_one_is_true",
+        "session",
+        "eukhe.session.records",
+        "or not isinstance(display_only, bool):",
+        "or display_only not in (True, False):",
+        "A record whose display_only is the number 1 (1 == True in Python) reads as a display-only row instead of a corrupt record (found by session_corrupt_record_named).",
+    ),
 ]

@@ -153,7 +153,7 @@ def _stored(item: object) -> Stored:
     custom_type = item.get("custom_type")
     display_only = item.get("display_only", False)
     documents = item.get("documents", {})
-    if (kind is Kind.CUSTOM) != isinstance(custom_type, str) or display_only not in (True, False):
+    if (kind is Kind.CUSTOM) != isinstance(custom_type, str) or not isinstance(display_only, bool):
         raise RecordError(f"entry {entry_id}: custom_type or display_only does not fit kind {kind.value}")
     if display_only and kind is not Kind.CUSTOM:
         raise RecordError(f"entry {entry_id}: a {kind.value} entry is display-only")
