@@ -11,7 +11,7 @@ logs, a locked session), runs the command, and asserts:
 The in-process test runs ``eukhe.cli.main`` with captured output: the active profile's number
 of examples (300 under ``laws``, 20,000 under ``make hunt``). The process test runs a few
 drawn cases as real processes with the raw bytes as arguments. Values with line breaks, and
-huge floats, are drawn by the settings fuzzer below, which waits for the cfg writer's fix.
+huge floats, are drawn by the settings fuzzer below, which checks they read back.
 """
 
 from __future__ import annotations
@@ -189,12 +189,11 @@ def test_the_front_door_as_a_real_process(top: list[str], argv: list[str], state
         assert not problems, f"{full!r} in state {state}: " + "; ".join(problems)
 
 
-# -- waiting for the cfg writer's fix (helper A's branch) -------------------------------------------
+# -- every value a set writes to config.cfg reads back ----------------------------------------------
 
 ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12) | st.sampled_from(["a\nb", "a\u2028b", "1" + "0" * 400 + ".5"])
 
 
-@pytest.mark.xfail(strict=True, reason="fixed by the settings value validation and cfg writer branch (helper A)")
 @settings(suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(cvar=st.sampled_from(["defaultModel", "memory.model", "temperature"]), value=ANY_TEXT, state=st.sampled_from(["populated", "missing"]))
 def test_every_set_global_value_reads_back_from_config_cfg(cvar: str, value: str, state: str) -> None:
