@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: laws test bridge scenarios hunt crosshair mutants bench types clean
+.PHONY: laws test bridge scenarios hunt crosshair mutants bench types core clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,15 +14,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-laws: $(STAMP)  ## every law in the laws profile; the table; build/laws.json and build/laws.html
+core: $(STAMP)  ## the planner core compiled with mypyc (a no-op when current); the pure form stays
+	$(BIN)/python -m eukhe.memory.compile
+
+laws: $(STAMP) core  ## every law in the laws profile; the table; build/laws.json and build/laws.html
 	$(PYTEST) -q tests/laws
 
-test: $(STAMP)  ## the CI command: types, laws, then bridges (scenario currency included) and tests
+test: $(STAMP) core  ## the CI command: types, laws, then bridges (scenario currency included) and tests
+	$(BIN)/python -m eukhe.memory.compile --check
 	$(BIN)/python -m mypy
 	$(PYTEST) -q tests/laws
 	$(PYTEST) -q tests --ignore=tests/laws
 
-bridge: $(STAMP)  ## replay every committed scenario, both sides, byte for byte
+bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte
 	$(BIN)/python -m bridge replay
 
 scenarios: $(STAMP)  ## regenerate scenario files and digests
@@ -35,10 +39,10 @@ hunt: $(STAMP)  ## long random Hypothesis hunt, then the CrossHair backend
 crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production pairs
 	$(BIN)/python -m spec.crosshair --timeout $(CROSSHAIR_TIMEOUT)
 
-mutants: $(STAMP)  ## every named deliberate break, and what caught it
+mutants: $(STAMP) core  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
-bench: $(STAMP)  ## pytest-benchmark suites, then the view-fit run as JSON (never part of make test)
+bench: $(STAMP) core  ## pytest-benchmark suites, then the view-fit run as JSON (never part of make test)
 	$(PYTEST) benchmarks --benchmark-only -p no:cacheprovider
 	$(BIN)/python benchmarks/bench_view_fit.py
 
@@ -46,4 +50,4 @@ types: $(STAMP)  ## mypy --strict on impl/, bend/, spec/, bridge/
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf build .hypothesis .benchmarks
+	rm -rf build .hypothesis .benchmarks impl/eukhe/memory/core_c*.so

@@ -11,9 +11,10 @@ most the budget. The message count ``T`` is fixed during a fit, so the due order
 per pair: ``(T + 1 - first) / 2^l`` (the seed's production form: the order of
 ``(T - last) / 2^l`` shifted by 2), kept exact as an integer (``core.due_key``).
 
-Forms: ``EUKHE_MEMORY_FORM=pure`` (or a named break, ``EUKHE_BREAK``: breaks patch the source)
-selects the pure-Python core; ``=compiled`` requires the compiled one; unset, the compiled core
-is used when it was built from the current source. ``use(form)`` switches for planners built
+Forms: ``EUKHE_MEMORY_FORM=pure`` selects the pure-Python core; ``=compiled`` requires the
+compiled one; unset, the compiled core is used when it was built from the current source, except
+under a named break (``EUKHE_BREAK``: breaks patch the source) or ``coverage run`` (it traces
+the source), which get the pure core. ``use(form)`` switches for planners built
 afterwards.
 """
 
@@ -83,7 +84,9 @@ def _pick(form: str) -> ModuleType:
         return found
     if form:
         raise ValueError(f"{FORM_ENV} is pure or compiled, not {form!r}")
-    return found if found is not None and not os.environ.get("EUKHE_BREAK") else pure
+    if os.environ.get("EUKHE_BREAK") or os.environ.get("COVERAGE_RUN"):
+        return pure  # a break patches the source; coverage traces the source only
+    return found if found is not None else pure
 
 
 CORE: ModuleType = _pick(os.environ.get(FORM_ENV, ""))
