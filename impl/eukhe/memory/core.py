@@ -36,13 +36,14 @@ of the fitted view, with the same keys, so the merges are those a fresh fit woul
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:  # a native 64-bit int for mypyc; a plain int in the pure form
     from mypy_extensions import i64
 
 SOURCE = ""  # the compiled form records here the sha256 of the source it was built from
 
+_RANGE: list[int] = list(range(-1, 1024))  # _RANGE[j] == j - 1, grown on demand
 PLACEHOLDER = 29  # bytes of "(not summarized yet: zoom it)" (memory.md rule 18)
 NO_FIT = -1
 
@@ -74,7 +75,13 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
     are at most ``budget`` bytes or no pair can merge. When that merged and ``cbudget`` >= 0,
     go on to ``cbudget`` for the compaction view. ``codes`` and ``sizes`` may be changed in
     place; the lines after each phase are returned as new lists (the same lists when nothing
-    merged)."""
+    merged).
+
+    Runs: at one level, adjacent candidate pairs ``(l, i), (l, i+2), ...`` are due in that
+    order (the due falls by 2 from one to the next), so only the first pair of each run enters
+    the heap; when a pair of a run merges, the next pair of the run (``skipped``) is merged
+    at once if it is more due than the heap's best, else it enters the heap. A pair made by a
+    merge (a parent beside its sibling) enters the heap itself."""
     out = Fitted()
     out.codes = codes
     out.sizes = sizes
@@ -85,7 +92,10 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
     depth = len(rows)
     bits = count.bit_length()
     mask = (1 << bits) - 1
+    tp = t + 1
     heap: list[int] = []
+    skipped = [False] * count
+    run = -3  # the position of the last candidate pair seen
     k = 0
     last = count - 1
     while k < last:
@@ -96,84 +106,99 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
                 row = rows[level + 1]
                 up = code >> 7
                 if up < len(row) and row[up] > 0:
-                    heap.append((-due_key(code, t, depth) << bits) | k)
-        k += 1
+                    if run == k - 2 and codes[run] == code - 128:
+                        skipped[k] = True
+                    else:
+                        heap.append((((code >> 6 << level) - tp) << (depth - level) << bits) | k)
+                    run = k
+            k += 2
+        else:
+            k += 1
     if not heap:
         return out
     heapify(heap)
-    after = list(range(1, count + 1))
-    before = list(range(-1, count - 1))
-    merges = 0
+    pop = heappop
+    push = heappush
+    while len(_RANGE) < count + 2:
+        _RANGE.extend(range(len(_RANGE) - 1, 2 * len(_RANGE)))
+    after = _RANGE[2 : count + 2]  # the next line of each line (slices copy references: no new ints)
+    before = _RANGE[:count]  # the line before
     lowest = count
     phase = 0
     goal = budget
     while True:
         while total > goal and heap:
-            k = heappop(heap) & mask
-            right = after[k]
-            code = codes[k]
-            level = code & 63
-            up = code >> 7
-            length = rows[level + 1][up]
-            total += length - sizes[k] - sizes[right]
-            parent = (up << 6) | (level + 1)
-            codes[k] = parent
-            sizes[k] = length
-            nxt = after[right]
-            after[k] = nxt
-            if nxt < count:
-                before[nxt] = k
-            merges += 1
-            if k < lowest:
-                lowest = k
-            if level + 2 < depth:
-                row = rows[level + 2]
-                grand = up >> 1
-                if grand < len(row) and row[grand] > 0:
-                    if up & 1 == 0:
-                        if nxt < count and codes[nxt] == parent + 64:
-                            heappush(heap, (-due_key(parent, t, depth) << bits) | k)
-                    else:
-                        prv = before[k]
-                        if prv >= 0 and codes[prv] == parent - 64:
-                            heappush(heap, (-due_key(parent - 64, t, depth) << bits) | prv)
+            k = pop(heap) & mask
+            while True:
+                right = after[k]
+                code = codes[k]
+                level = code & 63
+                up = code >> 7
+                length = rows[level + 1][up]
+                total += length - sizes[k] - sizes[right]
+                parent = (up << 6) | (level + 1)
+                codes[k] = parent
+                sizes[k] = length
+                nxt = after[right]
+                after[k] = nxt
+                if nxt < count:
+                    before[nxt] = k
+                if k < lowest:
+                    lowest = k
+                if level + 2 < depth:
+                    row = rows[level + 2]
+                    grand = up >> 1
+                    if grand < len(row) and row[grand] > 0:
+                        if up & 1 == 0:
+                            if nxt < count and codes[nxt] == parent + 64:
+                                push(heap, (((up << level + 1) - tp) << (depth - level - 1) << bits) | k)
+                        else:
+                            prv = before[k]
+                            if prv >= 0 and codes[prv] == parent - 64:
+                                push(heap, ((((up - 1) << level + 1) - tp) << (depth - level - 1) << bits) | prv)
+                if nxt >= count or not skipped[nxt] or codes[nxt] != code + 128:
+                    break
+                skipped[nxt] = False
+                key = ((((up + 1) << level + 1) - tp) << (depth - level) << bits) | nxt
+                if total <= goal or (heap and heap[0] < key):
+                    push(heap, key)
+                    break
+                k = nxt
         if phase == 0:
-            out.merges = merges
-            if merges == 0:
-                return out
-            new_codes: list[int] = []
-            new_sizes: list[int] = []
-            k = 0
+            # the lines before the first merged one are unchanged: sliced; then the linked rest
+            # (moved as objects: no int is unboxed and boxed again in the compiled form)
+            raw_codes = cast("list[object]", codes)
+            raw_sizes = cast("list[object]", sizes)
+            new_codes = cast("list[object]", codes[:lowest])
+            new_sizes = cast("list[object]", sizes[:lowest])
+            out.first_change = lowest
+            k = lowest
             while k < count:
-                if k == lowest:
-                    out.first_change = len(new_codes)
-                new_codes.append(codes[k])
-                new_sizes.append(sizes[k])
+                new_codes.append(raw_codes[k])
+                new_sizes.append(raw_sizes[k])
                 k = after[k]
-            out.codes = new_codes
-            out.sizes = new_sizes
+            out.merges = count - len(new_codes)  # one line leaves with each merge
+            out.codes = cast("list[int]", new_codes)
+            out.sizes = cast("list[int]", new_sizes)
             out.total = total
             if cbudget < 0:
                 return out
             phase = 1
             goal = cbudget
-            merges = 0
         else:
-            out.cmerges = merges
-            out.ctotal = total
-            if merges == 0:
-                out.ccodes = list(out.codes)
-                out.csizes = list(out.sizes)
-                return out
-            c_codes: list[int] = []
-            c_sizes: list[int] = []
-            k = 0
+            raw_codes = cast("list[object]", codes)
+            raw_sizes = cast("list[object]", sizes)
+            c_codes = cast("list[object]", codes[:lowest])
+            c_sizes = cast("list[object]", sizes[:lowest])
+            k = lowest
             while k < count:
-                c_codes.append(codes[k])
-                c_sizes.append(sizes[k])
+                c_codes.append(raw_codes[k])
+                c_sizes.append(raw_sizes[k])
                 k = after[k]
-            out.ccodes = c_codes
-            out.csizes = c_sizes
+            out.cmerges = len(out.codes) - len(c_codes)
+            out.ccodes = cast("list[int]", c_codes)
+            out.csizes = cast("list[int]", c_sizes)
+            out.ctotal = total
             return out
 
 
