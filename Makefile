@@ -15,13 +15,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 core: $(STAMP)  ## the planner core compiled with mypyc (a no-op when current); the pure form stays
-	$(BIN)/python -m eukhe.memory.compile
+	$(BIN)/python -m eukhe.corebuild
 
 laws: $(STAMP) core  ## every law in the laws profile; the table; build/laws.json and build/laws.html
 	$(PYTEST) -q tests/laws
 
 test: $(STAMP) core  ## the CI command: types, laws, then bridges (scenario currency included) and tests
-	$(BIN)/python -m eukhe.memory.compile --check
+	$(BIN)/python -m eukhe.corebuild --check
 	$(BIN)/python -m mypy
 	$(PYTEST) -q tests/laws
 	$(PYTEST) -q tests --ignore=tests/laws

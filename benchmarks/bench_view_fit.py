@@ -377,7 +377,7 @@ def main(argv: list[str]) -> int:
 
     compiled = view.compiled() is not None
     if not compiled:
-        print("the compiled core is not built (python -m eukhe.memory.compile): pure form and model only", file=sys.stderr)
+        print("the compiled core is not built (python -m eukhe.corebuild): pure form and model only", file=sys.stderr)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     results = [spawn(*run) for run in plan(sizes, args.pure_max, args.model_max, compiled)]
     summary = summarize(results, sizes)

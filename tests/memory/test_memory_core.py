@@ -32,7 +32,7 @@ def form(request: pytest.FixtureRequest) -> Iterator[str]:
         if os.environ.get("EUKHE_BREAK"):
             pytest.skip("a break patches the pure source; the compiled form is built from the unpatched one")
         if V.compiled() is None:
-            pytest.skip("the compiled core is not built: python -m eukhe.memory.compile (make does it)")
+            pytest.skip("the compiled core is not built: python -m eukhe.corebuild (make does it)")
     before = V.use(name)
     try:
         yield name
@@ -136,7 +136,7 @@ def _history(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_memory_core_agrees_with_the_model_on_random_histories(form: str, seed: int) -> None:
+def test_optchat_core_agrees_with_the_model_on_random_histories(form: str, seed: int) -> None:
     """Messages built at once or late, parents built late or in any order, tiny budgets (many
     batches, short batches, F1, compaction views merged again and past their ceiling)."""
     _history(seed)
@@ -187,7 +187,7 @@ def _model_h_stream(count: int, ceiling: int, floor: int, cceiling: int, cfloor:
 
 
 @pytest.mark.parametrize("budgets", [(12_800, 6_400, 3_200, 1_600), (4_000, 3_900, 1_000, 100), (128_000, 64_000, 32_000, 16_000)])
-def test_memory_core_h_stream_agrees_with_the_model(form: str, budgets: tuple[int, int, int, int]) -> None:
+def test_optchat_core_h_stream_agrees_with_the_model(form: str, budgets: tuple[int, int, int, int]) -> None:
     count = 3_000 if budgets[0] < 100_000 else 1_200
     core = V.CORE
     planner = core.Planner(*budgets)

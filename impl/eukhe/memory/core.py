@@ -1,7 +1,7 @@
 """The planner core: the built sizes, the view, the compaction view and their batched fit, on
 plain ints (memory.md §3, rules 19, 22-24, 33; F1). The hot path of the chat memory.
 
-This module is pure Python and is also compiled with mypyc (``python -m eukhe.memory.compile``,
+This module is pure Python and is also compiled with mypyc (``python -m eukhe.corebuild``,
 run by the Makefile before the tests); ``eukhe.memory.view.CORE`` is the form in use. Both forms
 run the same source and must give the same results: the bridge replays on each, and a
 differential test checks the fit against the model (bend.optchat.view) on random histories.
@@ -92,6 +92,7 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
     depth = len(rows)
     bits = count.bit_length()
     mask = (1 << bits) - 1
+    tie = 0  # a key ends with its position k ^ tie: among equal dues, the oldest pair first
     tp = t + 1
     heap: list[int] = []
     skipped = [False] * count
@@ -109,7 +110,7 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
                     if run == k - 2 and codes[run] == code - 128:
                         skipped[k] = True
                     else:
-                        heap.append((((code >> 6 << level) - tp) << (depth - level) << bits) | k)
+                        heap.append((((code >> 6 << level) - tp) << (depth - level) << bits) | (k ^ tie))
                     run = k
             k += 2
         else:
@@ -128,7 +129,9 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
     goal = budget
     while True:
         while total > goal and heap:
-            k = pop(heap) & mask
+            k = (pop(heap) & mask) ^ tie
+            if k < lowest:  # the run's next pairs merged below lie further on
+                lowest = k
             while True:
                 right = after[k]
                 code = codes[k]
@@ -143,23 +146,21 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
                 after[k] = nxt
                 if nxt < count:
                     before[nxt] = k
-                if k < lowest:
-                    lowest = k
                 if level + 2 < depth:
                     row = rows[level + 2]
                     grand = up >> 1
                     if grand < len(row) and row[grand] > 0:
                         if up & 1 == 0:
                             if nxt < count and codes[nxt] == parent + 64:
-                                push(heap, (((up << level + 1) - tp) << (depth - level - 1) << bits) | k)
+                                push(heap, (((up << level + 1) - tp) << (depth - level - 1) << bits) | (k ^ tie))
                         else:
                             prv = before[k]
                             if prv >= 0 and codes[prv] == parent - 64:
-                                push(heap, ((((up - 1) << level + 1) - tp) << (depth - level - 1) << bits) | prv)
+                                push(heap, ((((up - 1) << level + 1) - tp) << (depth - level - 1) << bits) | (prv ^ tie))
                 if nxt >= count or not skipped[nxt] or codes[nxt] != code + 128:
                     break
                 skipped[nxt] = False
-                key = ((((up + 1) << level + 1) - tp) << (depth - level) << bits) | nxt
+                key = ((((up + 1) << level + 1) - tp) << (depth - level) << bits) | (nxt ^ tie)
                 if total <= goal or (heap and heap[0] < key):
                     push(heap, key)
                     break

@@ -80,7 +80,7 @@ def _pick(form: str) -> ModuleType:
     found = compiled()
     if form == "compiled":
         if found is None:
-            raise RuntimeError(f"{FORM_ENV}=compiled, but {COMPILED} is not built from the current source: run `python -m eukhe.memory.compile`")
+            raise RuntimeError(f"{FORM_ENV}=compiled, but {COMPILED} is not built from the current source: run `python -m eukhe.corebuild`")
         return found
     if form:
         raise ValueError(f"{FORM_ENV} is pure or compiled, not {form!r}")

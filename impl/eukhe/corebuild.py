@@ -1,12 +1,13 @@
 """Build the compiled form of the planner core: ``eukhe.memory.core`` compiled with mypyc (which
 ships inside mypy, a dev dependency) into ``eukhe.memory.core_c``, beside the pure module.
 
-    python -m eukhe.memory.compile [--force] [--check]
+    python -m eukhe.corebuild [--force] [--check]
 
 The source is copied as ``core_c.py`` into ``build/mypyc/`` with ``SOURCE`` set to the sha256 of
 ``core.py``; the compiled core is used only while that digest matches the source
 (``eukhe.memory.view.compiled``), so a stale build falls back to the pure form. ``make`` runs
 this before the laws, the tests and the benchmark; the pure form stays importable and tested.
+(Build tooling, outside the memory area's modules: it is not production code of the planner.)
 ``--check`` exits 1 when the compiled core is missing or stale.
 """
 
@@ -20,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent / "memory"
 SOURCE = HERE / "core.py"
 NAME = "core_c"
 _SETUP = """
@@ -74,7 +75,7 @@ def build(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eukhe.memory.compile", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m eukhe.corebuild", description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="rebuild even when current")
     parser.add_argument("--check", action="store_true", help="only check: exit 1 when missing or stale")
     parser.add_argument("--out", default=str(HERE.parent.parent.parent / "build" / "mypyc"), help="build directory")
