@@ -23,7 +23,8 @@ peak RSS, and a check value that every side must agree on. A calibration loop (1
 in pure Python) is timed in every run so figures from loaded and quiet machines can be compared.
 
     .venv/bin/python benchmarks/bench_view_fit.py [--sizes 10000,100000,1000000,10000000]
-        [--pure-max 1000000] [--model-max 100000] [--out build/bench.json] [--png build/bench.png]
+        [--pure-max 1000000] [--model-max 100000] [--model-cview-max 100000] [--note-max 100000]
+        [--out build/bench.json] [--png build/bench.png]
 
 Targets (issue 16; a quiet 2-core machine): main view at most 1.2 us a message at 10^4, 10^5,
 10^6; with the compaction view at most 2.0; at least 300 times the model at 10^5; 10^7 messages
@@ -254,11 +255,11 @@ def spawn(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
     return result
 
 
-def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool) -> list[tuple[str, str, str, int]]:
+def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool, model_cview_max: int, note_max: int) -> list[tuple[str, str, str, int]]:
     runs: list[tuple[str, str, str, int]] = []
     for count in sizes:
         for mode in ("main", "cview"):
-            if count <= model_max:
+            if count <= (model_max if mode == "main" else model_cview_max):
                 runs.append(("h", mode, "model", count))
             if count <= pure_max:
                 runs.append(("h", mode, "pure", count))
@@ -269,7 +270,7 @@ def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool) -> lis
     for count in sizes:
         if count <= min(model_max, 10_000):
             runs.append(("note", "chat", "model", count))
-        if count <= pure_max:
+        if count <= min(pure_max, note_max):
             runs.append(("note", "chat", "pure", count))
             if compiled:
                 runs.append(("note", "chat", "compiled", count))
@@ -366,6 +367,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sizes", default="10000,100000,1000000,10000000")
     parser.add_argument("--pure-max", type=int, default=1_000_000)
     parser.add_argument("--model-max", type=int, default=100_000)
+    parser.add_argument("--model-cview-max", type=int, default=100_000, help="the model with the compaction view up to this size")
+    parser.add_argument("--note-max", type=int, default=100_000, help="the note stream (whole chat planner) up to this size")
     parser.add_argument("--out", default=str(ROOT / "build" / "bench.json"))
     parser.add_argument("--png", default=str(ROOT / "build" / "bench.png"))
     args = parser.parse_args(argv)
@@ -379,7 +382,7 @@ def main(argv: list[str]) -> int:
     if not compiled:
         print("the compiled core is not built (python -m eukhe.corebuild): pure form and model only", file=sys.stderr)
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    results = [spawn(*run) for run in plan(sizes, args.pure_max, args.model_max, compiled)]
+    results = [spawn(*run) for run in plan(sizes, args.pure_max, args.model_max, compiled, args.model_cview_max, args.note_max)]
     summary = summarize(results, sizes)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
