@@ -24,7 +24,8 @@ def _count(text: str) -> int:
 
 def register(sub: Any) -> None:
     memory = sub.add_parser("memory", help="the chat memory")
-    verbs = memory.add_subparsers(dest="verb", required=True, parser_class=type(memory))
+    verbs = memory.add_subparsers(dest="verb", required=False, parser_class=type(memory))
+    memory.set_defaults(verbs=verbs)  # eukhe.commands.memory_store adds the store's verbs here
     simulate = verbs.add_parser("simulate", help="run the planner on synthetic message sizes")
     simulate.add_argument("--messages", type=_count, required=True, help="how many messages")
     simulate.add_argument("--png", type=Path, help="draw the sawtooth to this PNG file")

@@ -1,0 +1,166 @@
+"""The chat memory on disk at scale (issue 11 item 9): prints JSON with
+
+- appends per second with fsync: ``DurableChat.message`` on a real store (one write and one fsync
+  per line, view.json replaced after each message), in the temp dir and, when it exists, in
+  /dev/shm (tmpfs: the cost without the disk's flush);
+- the start of a chat of N messages (default 1,000,000): reading the day files, folding the view
+  from the merge lines, checking it against view.json and rebuilding the planner
+  (``Store`` + ``DurableChat.open``), in seconds, with the process's peak resident memory.
+
+The big chat is written by the same ``DurableChat`` with a sink that buffers its lines (no fsync:
+writing 3,000,000 fsynced lines would take hours on this disk, and what is measured is the start).
+Messages: sizes 20-700 bytes from a fixed seed (one in four needs a model call); the compactor is
+never late (every started call ends at once with a line of 300-512 bytes).
+
+    .venv/bin/python benchmarks/bench_memory_store.py [--messages 1000000] [--appends 300] [--dir DIR]
+
+Goal (issue 11): the start of 10^6 messages in at most 10 s and 1 GiB resident on 2 cores.
+Benchmarks never assert time: this prints what it measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "impl")]
+
+from eukhe.memory.chat import Config  # noqa: E402
+from eukhe.memory.durable import DurableChat  # noqa: E402
+from eukhe.memory.records import MergeLine, Message, NodeLine, encode  # noqa: E402
+from eukhe.memory.store import Store  # noqa: E402
+from eukhe.memory.view import Node  # noqa: E402
+
+CLOCK = "2026-11-30T12:00:00+00:00"
+
+
+def text(r: random.Random, i: int) -> str:
+    size = r.randint(20, 700)
+    body = f"m{i} " + "word " * (size // 5 + 1)
+    return body[:size]
+
+
+class Buffered:
+    """A sink writing the store's files through buffers, without fsync (to build a big chat)."""
+
+    def __init__(self, directory: Path) -> None:
+        (directory / "tree").mkdir(parents=True, exist_ok=True)
+        self.main: IO[bytes] = open(directory / "2026-11-30.jsonl", "ab", buffering=1 << 20)
+        self.tree: IO[bytes] = open(directory / "tree" / "2026-11-30.jsonl", "ab", buffering=1 << 20)
+        self.directory = directory
+        self.last: list[Node] = []
+
+    def message(self, record: Message) -> None:
+        self.main.write(encode(record))
+
+    def node(self, record: NodeLine) -> None:
+        self.tree.write(encode(record))
+
+    def merge(self, record: MergeLine) -> None:
+        self.tree.write(encode(record))
+
+    def view(self, nodes: object) -> None:
+        pass
+
+    def close(self, nodes: list[Node]) -> None:
+        self.main.close()
+        self.tree.close()
+        (self.directory / "view.json").write_text(json.dumps([list(n) for n in nodes], separators=(",", ":")))
+
+
+def build(directory: Path, count: int, seed: int = 2026) -> float:
+    r = random.Random(seed)
+    sink = Buffered(directory)
+    durable = DurableChat.open(Config(), [], [], sink, lambda: CLOCK)
+    started = time.perf_counter()
+    for i in range(count):
+        durable.message(text(r, i))
+        while durable.chat.running:
+            durable.done(0, "a summary line " + "s" * r.randint(285, 497))
+    sink.close(list(durable.chat.view.nodes))
+    return time.perf_counter() - started
+
+
+def appends(directory: Path, count: int) -> dict[str, float]:
+    store = Store(directory, now=lambda: CLOCK)
+    durable = DurableChat.open(Config(), store.messages, store.tree, store, store.now)
+    r = random.Random(7)
+    started = time.perf_counter()
+    for i in range(count):
+        durable.message(text(r, i))
+    seconds = time.perf_counter() - started
+    store.close()
+    return {"appends": count, "seconds": round(seconds, 3), "appends_per_second": round(count / seconds, 1)}
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def start(directory: Path) -> dict[str, object]:
+    cpu = _cpu()
+    started = time.perf_counter()
+    store = Store(directory, now=lambda: CLOCK)
+    read = time.perf_counter()
+    durable = DurableChat.open(Config(), store.messages, store.tree, store, store.now)
+    check = store.check(durable.chat.view.nodes)
+    done = time.perf_counter()
+    result = {
+        "messages": durable.chat.t,
+        "nodes": durable.chat.built_count,
+        "view_lines": len(durable.chat.view),
+        "view_bytes": durable.chat.view.total,
+        "view_json": check,
+        "read_seconds": round(read - started, 2),
+        "fold_and_reopen_seconds": round(done - read, 2),
+        "start_seconds": round(done - started, 2),
+        "start_cpu_seconds": round(_cpu() - cpu, 2),  # the figure that does not depend on the machine's load
+        "peak_resident_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    store.close()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--appends", type=int, default=300)
+    parser.add_argument("--dir", type=Path, default=None, help="where the big chat is written (default: a temp dir)")
+    args = parser.parse_args()
+    out: dict[str, object] = {}
+    for label, base in (("disk", None), ("tmpfs", "/dev/shm")):
+        if base is not None and not Path(base).is_dir():
+            continue
+        where = Path(tempfile.mkdtemp(prefix="eukhe-bench-", dir=base))
+        try:
+            out[f"appends_with_fsync_{label}"] = appends(where / "chat", args.appends)
+        finally:
+            shutil.rmtree(where)
+    where = Path(tempfile.mkdtemp(prefix="eukhe-bench-big-", dir=args.dir))
+    try:
+        built = build(where / "chat", args.messages)
+        sizes = {p.name: p.stat().st_size for p in (where / "chat").rglob("*.jsonl")}
+        out["big_chat"] = {"messages": args.messages, "written_seconds": round(built, 1), "bytes": sum(sizes.values())}
+        pid = os.fork()
+        if pid == 0:  # the start in a fresh process, so its peak memory is its own
+            print(json.dumps({"start": start(where / "chat")}), flush=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    finally:
+        shutil.rmtree(where)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""The optchat_store bridge: the production planner on its store (``eukhe.memory.store`` in a
+real directory, fsync per line) and the model (``bend.optchat_store``) run the same scenarios;
+``restart`` closes the store and reopens the chat from disk mid-scenario, and the transcript goes
+on byte for byte (memory.md rule 25, D1, D7, F1).
+
+Scenarios: 0 and 1 = 250 and 350 messages with a late compactor (calls end, fail, turns wait)
+and restarts every 20-120 events; 2..7 = random runs with small budgets and restarts. The
+directory is made under /dev/shm when it exists (real files, cheap fsync), else the temp dir.
+
+This printer drives eukhe code only: it never imports the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from bridge.core import Bridge, Event, dumps
+from bridge.optchat import _late, _show, _status, _zoom, filler, line_size
+from eukhe.memory.chat import Config
+from eukhe.memory.durable import DurableChat
+from eukhe.memory.store import Store
+from eukhe.memory.view import name
+
+COUNT = 8
+CLOCK = "2026-11-30T12:00:00+00:00"
+
+
+def _restarts(r: random.Random, events: list[Event]) -> list[Event]:
+    out: list[Event] = []
+    gap = r.randint(20, 120)
+    for event in events:
+        out.append(event)
+        gap -= 1
+        if gap == 0 and event.get("e") != "config":
+            out.append({"e": "restart"})
+            gap = r.randint(20, 120)
+    return out
+
+
+def _random(r: random.Random) -> list[Event]:
+    ceiling = r.randint(1_500, 9_000)
+    cceiling = r.randint(600, max(700, ceiling // 2))
+    events: list[Event] = [
+        {
+            "e": "config",
+            "jobs": r.randint(1, 8),
+            "ceiling": ceiling,
+            "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
+            "cceiling": cceiling,
+            "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
+            "base": r.randint(1, 480),
+            "spread": r.randint(1, 300),
+        }
+    ]
+    for _ in range(r.randint(200, 400)):
+        roll = r.random()
+        if roll < 0.45:
+            events.append({"e": "m", "size": r.randint(1, 900) if r.random() < 0.5 else r.randint(1, 4_000)})
+        elif roll < 0.72:
+            events.append({"e": "done", "k": r.randrange(8), "size": r.randint(1, 512)})
+        elif roll < 0.80:
+            events.append({"e": "fail", "k": r.randrange(8)})
+        elif roll < 0.83:
+            events.append({"e": "wait"})
+        elif roll < 0.86:
+            events.append({"e": "tick"})
+        elif roll < 0.89:
+            events.append({"e": "go"})
+        elif roll < 0.93:
+            events.append({"e": "idle"})
+        else:
+            n = 1 << r.randint(0, 4)
+            events.append({"e": "zoom", "id": r.randint(0, 30) * n, "n": n})
+    events.append({"e": "idle"})
+    return events
+
+
+def generate(index: int) -> list[Event]:
+    r = random.Random(7_000_011 + index)
+    if index in (0, 1):
+        config: Event = {"e": "config", "jobs": 6 - index, "ceiling": 12_000, "floor": 6_000, "cceiling": 4_000, "cfloor": 2_000}
+        return _restarts(r, _late(r, 250 + 100 * index, config))
+    return _restarts(r, _random(r))
+
+
+class _Run:
+    """One scenario's chat on its store in a directory of its own."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = Config()
+        self.base, self.spread = 400, 113
+        self.store: Store | None = None
+        self.chat = self._open(fresh=True)
+        self.cases: set[str] = set()
+
+    def _open(self, fresh: bool) -> DurableChat:
+        if self.store is not None:
+            self.store.close()
+        if fresh and self.root.exists():
+            shutil.rmtree(self.root)
+        self.store = Store(self.root, now=lambda: CLOCK)
+        return DurableChat.open(self.config, self.store.messages, self.store.tree, self.store, lambda: CLOCK)
+
+    def restart(self) -> str:
+        chat = self.chat.chat
+        if chat.running:
+            self.cases.add("restart_running")
+        if chat.open:
+            self.cases.add("restart_open")
+        if chat.waiting:
+            self.cases.add("restart_waiting")
+        self.cases.add("restart")
+        self.chat = self._open(fresh=False)
+        if self.chat.chat.merges:
+            self.cases.add("restart_ready_merges")
+        assert self.store is not None
+        if self.store.check(self.chat.chat.view.nodes) == "matches":
+            self.cases.add("restart_view_json_matches")
+        return f" log={self.store.lines[0]}+{self.store.lines[1]}"
+
+
+def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
+    root = Path(tempfile.mkdtemp(prefix="eukhe-bridge-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    try:
+        state = _Run(root / "chat")
+        out: list[str] = []
+        cases: set[str] = set()
+        for number, event in enumerate(events):
+            kind = event.get("e")
+            extra = ""
+            durable = state.chat
+            chat = durable.chat
+            if kind == "config":
+                cases |= chat.cases
+                state.config = Config(
+                    jobs=int(event.get("jobs", 8)),
+                    ceiling=int(event.get("ceiling", 128_000)),
+                    floor=int(event.get("floor", 64_000)),
+                    cceiling=int(event.get("cceiling", 32_000)),
+                    cfloor=int(event.get("cfloor", 16_000)),
+                )
+                state.base, state.spread = int(event.get("base", 400)), int(event.get("spread", 113))
+                state.chat = state._open(fresh=True)
+            elif kind == "m":
+                durable.message(filler(f"m{chat.t}", int(event["size"])))
+            elif kind == "done":
+                if chat.running:
+                    node = chat.running[int(event["k"]) % len(chat.running)]
+                    durable.done(int(event["k"]), filler(name(node), int(event["size"])))
+            elif kind == "fail":
+                durable.fail(int(event["k"]))
+            elif kind == "idle":
+                while chat.running:
+                    node = chat.running[0]
+                    durable.done(0, filler(name(node), line_size(node, state.base, state.spread)))
+            elif kind == "wait":
+                durable.wait()
+            elif kind == "go":
+                durable.go()
+            elif kind == "tick":
+                durable.tick()
+            elif kind == "zoom":
+                extra = " " + _zoom(chat, int(event["id"]), int(event["n"]))
+            elif kind == "restart":
+                cases |= chat.cases
+                extra = state.restart()
+            else:
+                extra = f" unknown event {kind!r}"
+            chat = state.chat.chat
+            out.append(f"{number} {kind} {_status(chat)}{extra}")
+            if kind == "restart" or (kind == "m" and chat.batch > 0):
+                out.extend(_show(number, chat))
+        out.extend(_show(len(events), state.chat.chat))
+        if state.store is not None:
+            state.store.close()
+        return out, cases | state.chat.chat.cases | state.cases
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_CASES: dict[str, frozenset[str]] = {}
+
+
+def _key(events: Sequence[Event]) -> str:
+    return hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()
+
+
+def production(events: Sequence[Event]) -> list[str]:
+    lines, cases = run(events)
+    _CASES[_key(events)] = frozenset(cases)
+    return lines
+
+
+def reached(events: Sequence[Event]) -> set[str]:
+    key = _key(events)
+    if key not in _CASES:
+        production(events)
+    return set(_CASES[key])
+
+
+CASES = frozenset(
+    {
+        "restart",  # rule 25, D1: the chat reopened from disk mid-scenario
+        "restart_open",  # F1: a restart while the view is still shrinking keeps it shrinking
+        "restart_running",  # calls running at the restart are gone; their nodes wait again
+        "restart_waiting",  # a turn waiting at the restart: no turn waits after it
+        "restart_ready_merges",  # ready merges queued again in the order they became ready
+        "restart_view_json_matches",  # D1: the folded view equals the saved view.json
+        "batch",  # rule 23
+        "batch_resumed",  # rule 24, F1
+        "free_merge",  # rule 12: free parents logged as node lines
+        "fail_cap",  # D5: the cut line is logged as the node's line
+        "zoom",
+    }
+)
+
+
+def _model(events: Sequence[Event]) -> list[str]:
+    from bend.optchat_store import transcript  # the model side, never used by production
+
+    return transcript(events)
+
+
+BRIDGE = Bridge(
+    area="optchat_store",
+    count=COUNT,
+    generate=generate,
+    model=_model,
+    production=production,
+    cases=CASES,
+    reached=reached,
+)

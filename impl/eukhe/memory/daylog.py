@@ -1,0 +1,156 @@
+"""Day files: one append-only log split into ``YYYY-MM-DD.jsonl`` files (memory.md rules 1, 2, 6).
+
+Reading: the files in name order, every line decoded. The lines of the newest file after its
+last good line (a last line without newline, or lines that are not good records: a write cut by
+a crash, also one cut while terminating an earlier tail) are its torn tail: skipped. A
+``{"torn": N}`` marker skips the lines from ``N`` up to itself (a tail an earlier writer
+terminated). Any other bad line is a ``CorruptLine`` naming the file and the line.
+
+Appending: one ``os.write`` of one whole line, then ``fsync`` (rule 6: flush every write, never
+edit or delete). A writer that finds a torn tail terminates it first, in one write: a newline if
+the tail has none, then the marker naming it; so its own lines start on a line of their own and
+no byte of the log is rewritten. A new file is made with its directory fsynced.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode_many, encode
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The newest file's end: the first line of its torn tail (0: none), and whether the file
+    ends with a newline."""
+
+    path: Path | None
+    torn: int
+    terminated: bool
+
+
+@dataclass(frozen=True)
+class Read:
+    records: list[tuple[Record, Path, int]]  # each good record with its file and line number
+    tail: Tail
+
+
+def day_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.is_file() and _is_day(p.name))
+
+
+def _is_day(name: str) -> bool:
+    stem, dot, ext = name.partition(".")
+    parts = stem.split("-")
+    return ext == "jsonl" and bool(dot) and len(parts) == 3 and all(p.isdigit() for p in parts) and [len(p) for p in parts] == [4, 2, 2]
+
+
+def read(directory: Path, *, tree: bool) -> Read:
+    files = day_files(directory)
+    out: list[tuple[Record, Path, int]] = []
+    tail = Tail(files[-1] if files else None, 0, True)
+    for index, path in enumerate(files):
+        newest = index == len(files) - 1
+        data = path.read_bytes()
+        pieces = data.split(b"\n")
+        terminated = not pieces[-1]
+        lines = pieces[:-1] if terminated else pieces  # an unterminated last piece is a (torn) line
+        decoded = decode_many(lines if terminated else lines[:-1], tree=tree)
+        if not terminated:  # a torn write; but a whole marker that lost its newline still marks
+            last = decode_many(lines[-1:], tree=tree)[0]
+            decoded.append(last if isinstance(last, Torn) else "the line has no newline: a torn write")
+        skipped: set[int] = set()
+        marked = 0
+        for number, item in enumerate(decoded, 1):
+            if isinstance(item, Torn):
+                if not 0 < item.line < number:
+                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not a line before it")
+                skipped.update(range(item.line, number + 1))
+                marked = number
+        good = [n for n, item in enumerate(decoded, 1) if not isinstance(item, str) and n not in skipped]
+        last_good = max(good + [marked])
+        first_torn = last_good + 1
+        if terminated is False and last_good == len(decoded):
+            unended = decoded[-1]
+            assert isinstance(unended, Torn)
+            first_torn = unended.line  # the marker's own write was cut before its newline
+        if first_torn <= len(decoded):
+            if not newest:
+                raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
+            tail = Tail(path, first_torn, terminated)
+        for number, item in enumerate(decoded[:last_good], 1):
+            if number in skipped:
+                continue
+            if isinstance(item, str):
+                raise CorruptLine(path, number, item)
+            out.append((item, path, number))
+    return Read(out, tail)
+
+
+class Appender:
+    """The open end of one day-file log, for the one owner of its chat."""
+
+    def __init__(self, directory: Path, tail: Tail, day: Callable[[], str]) -> None:
+        self.directory = directory
+        self.day = day
+        self._tail = tail
+        self._path: Path | None = None
+        self._fd = -1
+        self.failed: BaseException | None = None
+
+    def _terminate(self) -> None:
+        tail = self._tail
+        if tail.path is None or tail.torn == 0:
+            return
+        fd = os.open(tail.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            write_line(fd, (b"" if tail.terminated else b"\n") + encode(Torn(tail.torn)))
+        finally:
+            os.close(fd)
+        self._tail = Tail(tail.path, 0, True)
+
+    def append(self, record: Record) -> None:
+        if self.failed is not None:
+            raise StoreError(f"an earlier write to {self._path} failed ({self.failed}); reopen the chat")
+        try:
+            self._terminate()
+            path = self.directory / f"{self.day()}.jsonl"
+            if path != self._path:
+                self.close()
+                self.directory.mkdir(parents=True, exist_ok=True)
+                created = not path.exists()
+                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._path = path
+                if created:
+                    fsync_dir(self.directory)
+            write_line(self._fd, encode(record))
+        except OSError as error:
+            self.failed = error
+            raise StoreError(f"cannot write {self._path or self.directory}: {error}") from error
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+            self._path = None
+
+
+def write_line(fd: int, data: bytes) -> None:
+    """One write of the whole line (repeated only if the kernel took part of it), then fsync."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,146 @@
+"""The chat memory on disk (memory.md rules 1, 2, 6, 25, D1, D2): one chat directory,
+``<agent dir>/chat/main/`` by default::
+
+    YYYY-MM-DD.jsonl        messages {i, kind, text, size, date} (+ key, D2), split by day
+    tree/YYYY-MM-DD.jsonl   node lines {l, i, text, size} and merge lines {merge, open, t}
+    view.json               the view as [l, i] pairs, replaced after each change
+    images/                 images of messages (zoom(id, 1), rule 53): images/<i>/<name>
+    lock, owner             the lock socket and the owner's lock file (eukhe.memory.owner)
+
+Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the view is
+folded from the messages and the merge lines (``eukhe.memory.fold``) and checked against
+view.json: ``saved`` says whether it matched, was stale, missing or unreadable. view.json is
+never the truth (D1): it is replaced (a new file renamed over it) without fsync, so a crash may
+lose it or leave it stale; the fold gives the identical view either way. A gap in message ids
+is an ``IdGap`` naming the file and the line.
+
+The store is the sink of ``eukhe.memory.durable.DurableChat``; one process owns it
+(``eukhe.memory.owner``, rule 7).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from eukhe.memory.daylog import Appender, fsync_dir, read
+from eukhe.memory.records import IdGap, MergeLine, Message, NodeLine, StoreError
+from eukhe.memory.view import Node
+
+VIEW_FILE = "view.json"
+TREE_DIR = "tree"
+IMAGES_DIR = "images"
+
+
+def chat_dir(agent_dir: Path, name: str = "main") -> Path:
+    return agent_dir / "chat" / name
+
+
+def local_now() -> str:
+    """The local date and time with its offset, to the second: a message line's ``date``."""
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+class Store:
+    """One chat directory: what is logged, and the open ends of its logs."""
+
+    def __init__(self, directory: Path, *, now: Callable[[], str] = local_now) -> None:
+        self.directory = directory
+        self.now = now
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / IMAGES_DIR).mkdir(exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot make the chat directory {directory}: {error}") from error
+        main = read(directory, tree=False)
+        tree = read(directory / TREE_DIR, tree=True)
+        self.messages: list[Message] = []
+        for record, path, line in main.records:
+            assert isinstance(record, Message)  # decode(tree=False) gives messages only
+            if record.i != len(self.messages):
+                raise IdGap(path, line, f"message id {record.i} where {len(self.messages)} is next: a gap in message ids")
+            self.messages.append(record)
+        self.tree: list[NodeLine | MergeLine] = []
+        for item, _path, _line in tree.records:
+            assert isinstance(item, (NodeLine, MergeLine))  # decode(tree=True) gives tree lines only
+            self.tree.append(item)
+        self.saved = self._read_view()
+        self._main = Appender(directory, main.tail, lambda: self.now()[:10])
+        self._tree = Appender(directory / TREE_DIR, tree.tail, lambda: self.now()[:10])
+        self.view_writes = 0
+        self.lines = [len(self.messages), len(self.tree)]  # message lines, tree lines (read or written)
+
+    def _read_view(self) -> list[Node] | str:
+        """The saved view, or ``missing`` / ``unreadable``."""
+        path = self.directory / VIEW_FILE
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return "missing"
+        except (OSError, ValueError):
+            return "unreadable"
+        if not isinstance(data, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in p) for p in data
+        ):
+            return "unreadable"
+        return [(p[0], p[1]) for p in data]
+
+    def check(self, view: Sequence[Node]) -> str:
+        """How the view.json found at open compares with the folded view."""
+        if isinstance(self.saved, str):
+            return self.saved
+        return "matches" if list(self.saved) == list(view) else "stale"
+
+    # -- the sink ---------------------------------------------------------------------------------
+
+    def message(self, record: Message) -> None:
+        self._main.append(record)
+        self.lines[0] += 1
+
+    def node(self, record: NodeLine) -> None:
+        self._tree.append(record)
+        self.lines[1] += 1
+
+    def merge(self, record: MergeLine) -> None:
+        self._tree.append(record)
+        self.lines[1] += 1
+
+    def view(self, nodes: Sequence[Node]) -> None:
+        """Replace view.json: a new file renamed over the old one (no fsync: D1, it is a check)."""
+        path = self.directory / VIEW_FILE
+        temporary = self.directory / f".{VIEW_FILE}.{os.getpid()}"
+        try:
+            temporary.write_text(json.dumps([list(n) for n in nodes], separators=(",", ":")), encoding="utf-8")
+            os.replace(temporary, path)
+        except OSError as error:
+            raise StoreError(f"cannot save {path}: {error}") from error
+        self.view_writes += 1
+
+    # -- images -----------------------------------------------------------------------------------
+
+    def save_image(self, i: int, name: str, data: bytes) -> Path:
+        """Keep an image of message ``i`` (rule 53); fsynced, its directory too."""
+        if not name or "/" in name or name.startswith("."):
+            raise StoreError(f"an image name is a plain file name, not {name!r}")
+        folder = self.directory / IMAGES_DIR / str(i)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(folder)
+        return path
+
+    def images(self, i: int) -> list[Path]:
+        folder = self.directory / IMAGES_DIR / str(i)
+        return sorted(folder.iterdir()) if folder.is_dir() else []
+
+    def close(self) -> None:
+        self._main.close()
+        self._tree.close()

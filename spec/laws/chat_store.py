@@ -1,0 +1,770 @@
+"""The fold law of the chat memory on disk (area optchat; derived: memory.md D1, D8, F1, rule 25;
+issue 11 item 7). Registered here beside spec/laws/optchat.py with ``area="optchat"``.
+
+store_fold_is_live: for every history of messages, calls that end or fail, turns that wait and
+restarts, and for every crash point (every prefix of the lines the history wrote), the chat
+reopened from the log has the live chat's view and shrinking flag at that point: the live chat
+after the event whose lines the prefix cuts when its message line is in the prefix, before it
+otherwise; except D8's case, where the cut loses the batch line of a message that passed the
+ceiling from a view that was not shrinking: then the reopened view is the view before it with
+the message's line appended, not shrinking (the batch runs at the next message).
+
+Why bounded: the histories are unbounded and the fold's claim is about sequences of batches of
+any length; no finite type covers them. Evidence: every history of the alphabet below up to
+``LENGTH`` events (each crash point of its last event; the crash points of earlier events are
+those of its prefixes, also enumerated), then Hypothesis over long histories of any sizes,
+budgets and job counts with a crash at any line. Production (``eukhe.memory.durable``, its lines
+encoded and decoded by ``eukhe.memory.records``, reopened by ``eukhe.memory.fold``) runs the same
+histories under the same law, and its reopened view must also equal the model's.
+
+The judge is the live chat, never the fold: the fold is checked against a chat that never
+restarted through its own log.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bend.optchat import chat as C
+from bend.optchat.fold import Log, Msg, logged, restart
+from bend.optchat.node import name
+from bend.optchat.text import filler
+from eukhe.memory.chat import Config
+from eukhe.memory.durable import DurableChat
+from eukhe.memory.records import MergeLine, Message, NodeLine, decode, encode
+from eukhe.memory.view import Node
+from spec.evidence import Evidence, all_of, also, bounded, examples
+from spec.registry import BOUNDED, TESTED, law
+
+SMALL = C.Config(jobs=2, ceiling=150, floor=100, cceiling=100, cfloor=50)
+ALPHABET: tuple[tuple[Any, ...], ...] = (("m", 60), ("m", 700), ("done", 0, 90), ("fail", 0), ("wait",), ("restart",))
+LENGTH = 4
+CAP = 40
+CLOCK = "2026-11-30T12:00:00+00:00"
+
+Nodes = tuple[Node, ...]
+Case = tuple[C.Config, tuple[tuple[Any, ...], ...]]
+
+
+def _prod_config(config: C.Config) -> Config:
+    return Config(config.jobs, config.ceiling, config.floor, config.cceiling, config.cfloor)
+
+
+def _step(chat: C.Chat, log: Log, event: tuple[Any, ...]) -> tuple[C.Chat, Log]:
+    kind = event[0]
+    if kind == "restart":
+        return restart(chat, log)
+    if kind == "m":
+        after = C.message(chat, filler(f"m{chat.t}", event[1]))
+    elif kind == "done":
+        node = chat.running[event[1] % len(chat.running)] if chat.running else (0, 0)
+        after = C.done(chat, event[1], filler(name(node), event[2]))
+    elif kind == "fail":
+        after = C.fail(chat, event[1])
+    else:
+        after = C.wait(chat)
+    return after, log + logged(chat, after)
+
+
+def expected(before: C.Chat, after: C.Chat, new: Log, cut: int) -> tuple[Nodes, bool]:
+    """The live view and shrinking flag a crash after ``cut`` of an event's ``new`` lines must
+    reopen to (the law's statement, D8)."""
+    if not new or not isinstance(new[0], Msg) or cut == 0:
+        full = cut == len(new)
+        chat = after if full else before
+        return tuple(n for n, _ in chat.view), chat.open
+    lost_batch = cut < len(new) and not isinstance(new[-1], NodeLine) and not isinstance(new[-1], Msg)
+    if lost_batch and not before.open:
+        return tuple(n for n, _ in before.view) + ((0, before.t),), False
+    return tuple(n for n, _ in after.view), after.open
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+
+def model_holds(case: Case, cuts: str = "last") -> bool:
+    """The law on the model for one history: crash points of the last event (``last``) or of
+    every event (``all``)."""
+    config, history = case
+    chat: C.Chat = C.Chat(config=config)
+    log: Log = ()
+    for number, event in enumerate(history):
+        before, start = chat, len(log)
+        chat, log = _step(chat, log, event)
+        if event[0] == "restart" or (cuts == "last" and number < len(history) - 1):
+            continue
+        new = log[start:]
+        for cut in range(len(new) + 1):
+            reopened, _ = restart(before, log[: start + cut])
+            got = (tuple(n for n, _ in reopened.view), reopened.open)
+            if got != expected(before, chat, new, cut):
+                return False
+    return True
+
+
+# -- production ----------------------------------------------------------------------------------
+
+
+class Lines:
+    """A sink keeping every line as the store would write it (bytes), in order."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, bytes]] = []
+
+    def message(self, record: Message) -> None:
+        self.lines.append(("main", encode(record)))
+
+    def node(self, record: NodeLine) -> None:
+        self.lines.append(("tree", encode(record)))
+
+    def merge(self, record: MergeLine) -> None:
+        self.lines.append(("tree", encode(record)))
+
+    def view(self, nodes: Any) -> None:
+        pass
+
+
+def reopen_lines(config: Config, lines: list[tuple[str, bytes]], sink: Lines) -> DurableChat:
+    """Production reopened from the lines (decoded as the store decodes its files)."""
+    messages = [decode(data[:-1], tree=False) for where, data in lines if where == "main"]
+    tree = [decode(data[:-1], tree=True) for where, data in lines if where == "tree"]
+    assert all(isinstance(m, Message) for m in messages) and all(isinstance(t, (NodeLine, MergeLine)) for t in tree)
+    return DurableChat.open(config, messages, tree, sink, lambda: CLOCK)  # type: ignore[arg-type]
+
+
+def production_holds(case: Case, cuts: str = "last") -> bool:
+    """The law on production, and production's reopened view equal to the model's."""
+    config, history = case
+    pconfig = _prod_config(config)
+    sink = Lines()
+    durable = DurableChat.open(pconfig, [], [], sink, lambda: CLOCK)
+    model: C.Chat = C.Chat(config=config)
+    log: Log = ()
+    for number, event in enumerate(history):
+        chat = durable.chat
+        before_view, before_open, start = tuple(chat.view.nodes), chat.open, len(sink.lines)
+        kind = event[0]
+        if kind == "restart":
+            durable = reopen_lines(pconfig, sink.lines, sink)
+        elif kind == "m":
+            durable.message(filler(f"m{chat.t}", event[1]))
+        elif kind == "done":
+            if chat.running:
+                node = chat.running[event[1] % len(chat.running)]
+                durable.done(event[1], filler(name(node), event[2]))
+        elif kind == "fail":
+            durable.fail(event[1])
+        else:
+            durable.wait()
+        model_before = model
+        model, log = _step(model, log, event)
+        after = durable.chat
+        if (tuple(after.view.nodes), after.open) != (tuple(n for n, _ in model.view), model.open):
+            return False
+        if kind == "restart" or (cuts == "last" and number < len(history) - 1):
+            continue
+        new = sink.lines[start:]
+        for cut in range(len(new) + 1):
+            reopened = reopen_lines(pconfig, sink.lines[: start + cut], Lines()).chat
+            got = (tuple(reopened.view.nodes), reopened.open)
+            full = cut == len(new)
+            if not new or new[0][0] != "main" or cut == 0:
+                want = (tuple(after.view.nodes), after.open) if full else (before_view, before_open)
+            elif cut < len(new) and b'"merge"' in new[-1][1] and not before_open:
+                want = (before_view + ((0, model_before.t),), False)
+            else:
+                want = (tuple(after.view.nodes), after.open)
+            if got != want:
+                return False
+    return True
+
+
+# -- the domain ------------------------------------------------------------------------------------
+
+
+def histories(length: int = LENGTH) -> Iterator[Case]:
+    for size in range(1, length + 1):
+        for history in itertools.product(ALPHABET, repeat=size):
+            yield SMALL, history
+
+
+@functools.lru_cache(maxsize=None)
+def _label() -> str:
+    count = sum(len(ALPHABET) ** k for k in range(1, LENGTH + 1))
+    return (
+        f"every history of {len(ALPHABET)} events (messages of 60 and 700 bytes, the oldest call ending with a 90-byte line or failing, "
+        f"a turn waiting, a restart) of 1..{LENGTH} events ({count:,} histories), 2 jobs, budgets 150/100 and 100/50, "
+        f"every crash point of each history's last event"
+    )
+
+
+configs = st.builds(
+    lambda jobs, ceiling, f, cceiling, cf: C.Config(jobs, ceiling, ceiling * f // 4, cceiling, cceiling * cf // 4),
+    st.integers(1, 8),
+    st.integers(0, 6_000),
+    st.integers(0, 4),
+    st.integers(0, 3_000),
+    st.integers(0, 4),
+)
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("m"), st.one_of(st.integers(1, 512), st.integers(513, 3_000), st.sampled_from([1, 512, 513]))),
+        st.tuples(st.just("m"), st.integers(1, 900)),
+        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, 512)),
+        st.tuples(st.just("done"), st.integers(0, 7), st.integers(1, 512)),
+        st.tuples(st.just("fail"), st.integers(0, 7)),
+        st.tuples(st.just("wait"),),
+        st.tuples(st.just("restart"),),
+    ),
+    max_size=CAP,
+)
+
+
+@law(
+    "store_fold_is_live",
+    "memory D1, D8, F1, rule 25",
+    "For every history and every crash point the chat reopened from its log (view folded from the logged merges, "
+    "shrinking flag from the last merge line) has the live view, except D8's deferred batch.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md D1 (the view folded from messages and merge lines, same parts, same bytes), F1, D8; issue 11",
+)
+def fold_is_live() -> Evidence:
+    model = also(
+        bounded(histories(), model_holds, label=_label()),
+        examples(lambda config, history: model_holds((config, tuple(history)), "all"), config=configs, history=events),
+    )
+    production = also(
+        bounded(histories(), production_holds, label=_label()),
+        examples(lambda config, history: production_holds((config, tuple(history)), "all"), config=configs, history=events),
+    )
+    return model.with_production(production)
+
+
+# -- production-only laws of the store (derived: memory.md rules 1-10, D1, D2, D3, F1) -------------
+# These judge eukhe.memory directly: the store has no model twin (the model keeps its log as a
+# tuple). The judges are spec.oracles.chat_store (the seed's fields and kinds as data) and plain
+# comparisons with what was written.
+
+import json as _json  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from eukhe.memory import daylog  # noqa: E402
+from eukhe.memory import lines as L  # noqa: E402
+from eukhe.memory.fold import FoldError  # noqa: E402
+from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, StoreError, Torn, decode_many  # noqa: E402
+from eukhe.memory.store import Store  # noqa: E402
+from spec.oracles import chat_store as O  # noqa: E402
+
+_GOOD = {
+    "message": {"i": 3, "kind": "user", "text": "ζ ok", "size": 5, "date": CLOCK},
+    "node": {"l": 1, "i": 2, "text": "a line", "size": 6},
+    "merge": {"merge": [[1, 0], [2, 1]], "open": True, "t": 9},
+}
+_FIELDS = {"message": O.MESSAGE_FIELDS, "node": O.NODE_FIELDS, "merge": O.MERGE_FIELDS}
+
+
+def _malformed() -> Iterator[tuple[str, dict[str, Any] | bytes, bool]]:
+    """Every line shape: each field missing, each field given each JSON type, an unknown field,
+    kinds old and unknown, and lines that are no JSON object; with the oracle's verdict."""
+    for shape, good in _GOOD.items():
+        yield shape, dict(good), True
+        fields = _FIELDS[shape]
+        for field_name, kind in fields.items():
+            missing = {k: v for k, v in good.items() if k != field_name}
+            yield shape, missing, shape == "merge" and field_name == "open"  # F1: old lines without open read as false
+            for label, value in O.VALUES.items():
+                body = dict(good)
+                body[field_name] = value
+                if field_name == "text" and isinstance(value, str):
+                    body["size"] = O.size_of(value)
+                ok = label in O.ACCEPTS[kind]
+                if field_name == "size":
+                    ok = value == O.size_of(str(good["text"]))
+                if field_name == "merge" and value == []:
+                    ok = True
+                yield shape, body, ok
+        yield shape, dict(good, extra=1), False
+    for kind in O.KINDS + tuple(O.OLD_KINDS) + ("thought", "unii"):
+        yield "message", dict(_GOOD["message"], kind=kind), kind in O.KINDS or kind in O.OLD_KINDS
+    yield "message", dict(_GOOD["message"], key="k1"), True
+    yield "message", dict(_GOOD["message"], key=5), False
+    for bad_pairs in ([[1]], [[1, -1]], [[1, "a"]], [[True, 0]], "x"):
+        yield "merge", dict(_GOOD["merge"], merge=bad_pairs), False
+    for raw in (b"[]", b"1", b'"text"', b"{", b"\xff\xfe", b"", b"null"):
+        yield "message", raw, False
+        yield "node", raw, False
+
+
+def _line(body: dict[str, Any] | bytes) -> bytes:
+    return body if isinstance(body, bytes) else _json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+def _reads(case: tuple[str, dict[str, Any] | bytes, bool]) -> bool:
+    shape, body, ok = case
+    line = _line(body)
+    tree = shape != "message"
+    try:
+        record = decode(line, tree=tree)
+    except ValueError:
+        return not ok and isinstance(decode_many([line], tree=tree)[0], str)
+    if not ok:
+        return False
+    assert isinstance(body, dict)
+    if isinstance(record, Message):
+        kind = O.OLD_KINDS.get(str(body["kind"]), str(body["kind"]))
+        same = (record.i, record.kind.value, record.text, record.date, record.key) == (body["i"], kind, body["text"], body["date"], body.get("key"))
+    elif isinstance(record, NodeLine):
+        same = record == NodeLine((body["l"], body["i"]), body["text"])
+    else:
+        assert isinstance(record, MergeLine)
+        same = record == MergeLine(tuple((p[0], p[1]) for p in body["merge"]), bool(body.get("open", False)), body["t"])
+    return same and decode_many([line], tree=tree) == [record] and decode(encode(record)[:-1], tree=tree) == record
+
+
+records = st.one_of(
+    st.builds(Message, st.integers(0, 10**12), st.sampled_from(list(Kind)), st.text(min_size=1), st.text(), st.one_of(st.none(), st.text())),
+    st.builds(NodeLine, st.tuples(st.integers(0, 60), st.integers(0, 10**12)), st.text(min_size=1)),
+    st.builds(MergeLine, st.lists(st.tuples(st.integers(1, 60), st.integers(0, 10**12)), max_size=8).map(tuple), st.booleans(), st.integers(0, 10**12)),
+)
+
+
+def _round_trip(many: list[Record]) -> bool:
+    by_file: dict[bool, list[bytes]] = {False: [], True: []}
+    for record in many:
+        by_file[not isinstance(record, Message)].append(encode(record)[:-1])
+    back = decode_many(by_file[False], tree=False) + decode_many(by_file[True], tree=True)
+    return back == [r for r in many if isinstance(r, Message)] + [r for r in many if not isinstance(r, Message)]
+
+
+@law(
+    "store_lines_read_back",
+    "memory rule 1, D2, D3, F1",
+    "Every log line reads back as the record written; every malformed line (a field missing, of any wrong type, unknown, "
+    "an unknown kind, no JSON object) is refused, as the seed's fields say; old talk lines read as eukhe.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 1 (the fields), D2 (key), D3 (talk), F1 (merge lines); judged by spec.oracles.chat_store",
+)
+def log_lines_read_back() -> Evidence:
+    cases = list(_malformed())
+    return also(
+        bounded(cases, _reads, label="every line shape of the three line kinds: each field missing or of each JSON type, unknown fields, every kind, non-objects"),
+        examples(_round_trip, many=st.lists(records, max_size=CAP)),
+    )
+
+
+def _torn(case: tuple[int, int]) -> bool:
+    """A log of three lines whose last line is cut after ``cut`` bytes, then (``term`` > 0) a
+    writer killed after ``term`` bytes of its termination: the reader skips the tail, the next
+    writer marks it and appends; nothing before the cut is rewritten."""  # noqa: D401
+    cut, term = case
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        good = [Message(0, Kind.USER, "one", CLOCK), Message(1, Kind.EUKHE, "two", CLOCK)]
+        third = encode(Message(2, Kind.TOOL, "three ζ", CLOCK))
+        data = b"".join(encode(m) for m in good) + third[:cut]
+        marker = (b"" if cut == len(third) or cut == 0 else b"\n") + encode(Torn(3))
+        if term and cut not in (0, len(third)):
+            data += marker[:term]
+        day = folder / "2026-11-30.jsonl"
+        day.write_bytes(data)
+        read = daylog.read(folder, tree=False)
+        # a line all of whose bytes but its newline were written, then terminated by the next writer
+        # before it was killed, reads whole: every byte the writer wrote is there (D2's key keeps a
+        # retry of it from being logged twice); a whole marker that lost only its newline still
+        # marks the line torn
+        whole = cut == len(third) or (cut == len(third) - 1 and 0 < term < len(marker) - 1)
+        expected = good + ([Message(2, Kind.TOOL, "three ζ", CLOCK)] if whole else [])
+        if [r for r, _p, _l in read.records] != expected:
+            return False
+        appender = daylog.Appender(folder, read.tail, lambda: "2026-11-30")
+        appender.append(Message(len(expected), Kind.NOTE, "after", CLOCK))
+        appender.close()
+        again = daylog.read(folder, tree=False)
+        return day.read_bytes().startswith(data) and [r for r, _p, _l in again.records] == expected + [Message(len(expected), Kind.NOTE, "after", CLOCK)]
+
+
+_TREE_CORRUPT: dict[str, list[Record]] = {
+    "merge lines out of order": [NodeLine((0, 0), "a"), NodeLine((0, 1), "b"), NodeLine((1, 0), "a\nb"), MergeLine((), True, 3), MergeLine((), True, 2)],
+    "a merge past its messages": [NodeLine((0, 0), "a"), MergeLine(((1, 1),), True, 2)],
+    "a merge of a message": [MergeLine(((0, 0),), True, 2)],
+    "a merge inside an earlier one": [MergeLine(((2, 0),), True, 4), MergeLine(((1, 0),), True, 4)],
+    "a node logged twice": [NodeLine((0, 0), "a"), NodeLine((0, 0), "a")],
+    "a node past the chat": [NodeLine((0, 9), "a")],
+}
+
+
+def _corrupt(case: str) -> bool:
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        one, two = encode(Message(0, Kind.USER, "a", CLOCK)), encode(Message(1, Kind.USER, "b", CLOCK))
+        if case == "middle":
+            (folder / "2026-11-30.jsonl").write_bytes(one + b"oops\n" + two)
+            expect: type[Exception] = CorruptLine
+        elif case == "older file torn":
+            (folder / "2026-11-29.jsonl").write_bytes(one + b'{"i":1')
+            (folder / "2026-11-30.jsonl").write_bytes(two)
+            expect = CorruptLine
+        elif case == "marker out of place":
+            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Torn(5)) + two)
+            expect = CorruptLine
+        elif case in _TREE_CORRUPT:
+            (folder / "2026-11-30.jsonl").write_bytes(b"".join(encode(Message(i, Kind.USER, "x" * 600, CLOCK)) for i in range(4)))
+            (folder / "tree").mkdir()
+            (folder / "tree" / "2026-11-30.jsonl").write_bytes(b"".join(encode(r) for r in _TREE_CORRUPT[case]))
+            try:
+                store = Store(folder, now=lambda: CLOCK)
+                DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+            except FoldError as error:
+                return "t=" in str(error) or "node" in str(error)
+            return False
+        elif case == "unwritable":
+            (folder / "2026-11-30.jsonl").mkdir()  # the day file cannot be opened for writing
+            appender = daylog.Appender(folder, daylog.Tail(None, 0, True), lambda: "2026-11-30")
+            refused = 0
+            for _ in range(2):
+                try:
+                    appender.append(Message(0, Kind.USER, "a", CLOCK))
+                except StoreError:
+                    refused += 1
+            return refused == 2 and appender.failed is not None
+        elif case == "gap":
+            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Message(2, Kind.USER, "c", CLOCK)))
+            expect = IdGap
+        else:
+            (folder / "2026-11-30.jsonl").write_bytes(one + two)
+            (folder / "notes.txt").write_text("not a day file")
+            (folder / "2026-1-30.jsonl").write_text("not a day file either")
+            store = Store(folder, now=lambda: CLOCK)
+            store.close()
+            return [m.text for m in store.messages] == ["a", "b"]
+        try:
+            Store(folder, now=lambda: CLOCK).close()
+        except expect as error:
+            return "line" in str(error) and str(folder) in str(error)
+        return False
+
+
+@law(
+    "store_torn_tail_is_skipped",
+    "memory rules 2, 6",
+    "A torn last line (cut at any byte, also while a writer was terminating it) is skipped and terminated, and nothing "
+    "before it is rewritten; any other bad line, a torn tail in an older day file, or a gap in message ids is an error naming file and line.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 6 (append only, flush every write) and the store's test a_torn_last_line_is_skipped_and_terminated",
+)
+def torn_tail_is_skipped() -> Evidence:
+    third = len(encode(Message(2, Kind.TOOL, "three ζ", CLOCK)))
+    marker = len(b"\n" + encode(Torn(3)))
+    return all_of(
+        bounded(((c, t) for c in range(third + 1) for t in (0, 1, marker // 2, marker - 1)), _torn, label=f"every cut 0..{third} of the last line, and cuts of its termination"),
+        bounded(
+            ["middle", "older file torn", "marker out of place", "gap", "stray files", "unwritable", *_TREE_CORRUPT],
+            _corrupt,
+            label="a bad middle line, a torn older file, a misplaced marker, a gap, stray files, an unwritable day file, merge and node lines that do not fold",
+        ),
+    )
+
+
+_SAVED = {"missing": None, "stale": "[[0,0]]", "not json": "{", "an object": "{}", "a bad pair": '[[0,"a"]]', "a bool": "[[true,0]]", "short pair": "[[0]]"}
+
+
+def _saved(case: tuple[str, str | None]) -> bool:
+    label, content = case
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        store = Store(folder, now=lambda: CLOCK)
+        durable = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+        for n in range(12):
+            durable.message(filler(f"m{n}", 60 if n % 3 else 700))
+            while durable.chat.running and n % 2:
+                durable.done(0, filler("line", 90))
+        live = (tuple(durable.chat.view.nodes), tuple(durable.chat.view.sizes), durable.chat.open)
+        try:
+            durable.message("")
+            return False
+        except ValueError:
+            pass
+        store.save_image(0, "shot.png", b"\x89PNG")  # rule 53: a message's images, kept beside the log
+        refused = 0
+        for bad in ("", "../x", ".hidden"):
+            try:
+                store.save_image(0, bad, b"")
+            except StoreError:
+                refused += 1
+        store.close()
+        if refused != 3 or [p.name for p in store.images(0)] != ["shot.png"] or store.images(1):
+            return False
+        saved = folder / "view.json"
+        if content is None:
+            saved.unlink()
+        else:
+            saved.write_text(content)
+        store = Store(folder, now=lambda: CLOCK)
+        again = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+        verdict = store.check(again.chat.view.nodes)
+        store.close()
+        want = {"missing": "missing", "stale": "stale", "short pair": "unreadable"}.get(label, "unreadable")
+        return (tuple(again.chat.view.nodes), tuple(again.chat.view.sizes), again.chat.open) == live and verdict == want and again.size_of(0) == 700
+
+
+@law(
+    "store_saved_view_is_a_check",
+    "memory rule 25, D1",
+    "view.json lost, stale or unreadable gives the identical view: the view is folded from the log and checked against it.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md D1 and the test deleting_the_saved_view_reproduces_the_identical_view",
+)
+def saved_view_is_a_check() -> Evidence:
+    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages (an image kept for message 0) with view.json missing, stale, not JSON, an object, a bad pair, a bool, a short pair")
+
+
+def _capped(text: str, cap: int) -> bool:
+    out = L.cap_text(text, cap)
+    if len(text) <= cap:
+        return out == text
+    head, marker, rest = out.partition("\n[... ")
+    number, _, tail = rest.partition(" characters clipped ...]\n")
+    return bool(marker) and len(out) == cap and text.startswith(head) and text.endswith(tail) and len(head) + int(number) + len(tail) == len(text)
+
+
+def _split(text: str, cap: int) -> bool:
+    pieces = L.split_text(text, cap)
+    return "".join(pieces) == text and all(len(p) <= cap for p in pieces) and all(pieces[:-1]) and (len(pieces) == 1 or all(len(p) > cap // 2 or p.endswith("\n") for p in pieces[:-1]))
+
+
+_BLOCKS: list[tuple[dict[str, object], list[tuple[str, str]]]] = [
+    ({"type": "thinking", "text": "secret"}, []),
+    ({"type": "user", "text": "hi"}, [("user", "hi")]),
+    ({"type": "user", "text": ""}, []),
+    ({"type": "text", "text": "reply"}, [("eukhe", "reply")]),
+    ({"type": "tool_use", "name": "read", "input": {"path": "a"}}, [("tool", 'read {"path": "a"}')]),
+    ({"type": "tool_result", "text": "out"}, [("echo", "out")]),
+    ({"type": "report", "name": "Scout", "text": "done"}, [("work", "[Scout] done")]),
+]
+
+
+def _entries(case: tuple[dict[str, object], list[tuple[str, str]]]) -> bool:
+    block, want = case
+    return [(k.value, t) for k, t in L.conversation_lines([block])] == want
+
+
+@law(
+    "store_texts_whole_or_clipped",
+    "memory rules 3, 8, 9, 10",
+    "Tool output is clipped to head and tail, 30,000 characters in all; any other long text becomes consecutive messages "
+    "whose join is the text; thoughts are never logged; each block logs as its kind.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rules 8-10 and the tests cap_keeps_head_and_tail_within_the_cap, long_texts_split_into_messages_without_losing_anything",
+)
+def logged_texts_are_whole_or_clipped() -> Evidence:
+    lengths = [0, 1, O.CAP - 1, O.CAP, O.CAP + 1, 2 * O.CAP, 3 * O.CAP + 5]
+    texts = [("ab\nζ𝄞 " * (n // 6 + 1))[:n] for n in lengths] + [("x" * n) for n in lengths]
+
+    def bad_block() -> bool:
+        try:
+            L.entry_lines({"type": "image"})
+        except ValueError:
+            return True
+        return False
+
+    return also(
+        all_of(
+            bounded(texts, lambda t: _capped(t, O.CAP) and _split(t, O.CAP), label=f"texts of {lengths} characters, with and without newlines and 4-byte characters, at the seed's cap"),
+            bounded(_BLOCKS + [({"type": "tool_result", "text": "y" * (O.CAP + 9)}, [])], lambda c: _entries(c) if c[1] or c[0]["type"] != "tool_result" else len(L.entry_lines(c[0])[0][1]) == O.CAP, label="every block type"),
+            bounded([0], lambda _n: bad_block(), label="an unknown block type is refused"),
+        ),
+        examples(lambda text, cap: _capped(text, cap) and _split(text, cap), text=st.text(max_size=400), cap=st.integers(60, 200)),
+    )
+
+
+# -- one owner per chat (rule 7) and import (rule 5) -----------------------------------------------
+
+import fcntl  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
+
+from eukhe.memory.chat import ZoomError  # noqa: E402
+from eukhe.memory.importer import import_sessions  # noqa: E402
+from eukhe.memory.owner import Memory, status_line  # noqa: E402
+from eukhe.memory.text import flatten  # noqa: E402
+from eukhe.session import Store as Sessions  # noqa: E402
+from eukhe.session import assistant, tool_result, user  # noqa: E402
+from spec.evidence import machine  # noqa: E402
+
+
+class OneOwner(RuleBasedStateMachine):
+    """Handles open and close on one chat in any order; each call goes through any handle. At most
+    one handle owns the chat; every append is logged once, in order, whoever takes it; a client
+    whose owner closed takes over at its next call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.where = Path(tempfile.mkdtemp(prefix="eukhe-owner-"))
+        self.handles: list[Memory] = []
+        self.texts: list[str] = []
+
+    @precondition(lambda self: len(self.handles) < 3)
+    @rule()
+    def open_handle(self) -> None:
+        self.handles.append(Memory(self.where / "chat"))
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2))
+    def close_handle(self, k: int) -> None:
+        self.handles.pop(k % len(self.handles)).close()
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2), text=st.text(min_size=1, max_size=60), kind=st.sampled_from(["user", "eukhe", "note"]), keyed=st.booleans())
+    def append(self, k: int, text: str, kind: str, keyed: bool) -> None:
+        handle = self.handles[k % len(self.handles)]
+        key = f"key-{len(self.texts)}" if keyed else None
+        assert handle.append(text, kind, key) == [len(self.texts)]
+        if keyed:
+            assert handle.append(text, kind, key) == [len(self.texts)], "a key already logged is not logged again"
+        self.texts.append(text)
+
+    @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2), n=st.integers(0, 4))
+    def read(self, k: int, n: int) -> None:
+        handle = self.handles[k % len(self.handles)]
+        status = handle.status()
+        assert status["messages"] == len(self.texts) and status_line(status).startswith("mem ")
+        if self.texts:
+            last = len(self.texts) - 1
+            assert handle.zoom(last, 1) == [f"{last}+1|{flatten(self.texts[last])}"]
+        bad = (lambda: handle.zoom(0, 3), lambda: handle.zoom(len(self.texts), 1 << n), lambda: handle.date(len(self.texts)))[n % 3]
+        try:
+            bad()
+        except (ZoomError, ValueError):
+            return
+        raise AssertionError("a bad zoom or date was answered")
+
+    @invariant()
+    def at_most_one_owner(self) -> None:
+        assert sum(1 for h in self.handles if h.is_owner) <= 1
+
+    def teardown(self) -> None:
+        for handle in self.handles:
+            handle.close()
+        shutil.rmtree(self.where, ignore_errors=True)
+
+
+def _protocol(case: str) -> bool:
+    """The lock socket's edges: calls that are no calls, a chat directory too long for a socket
+    address, an owner that holds the lock but does not answer, a log that cannot be opened."""
+    from eukhe.memory import owner as owner_module
+
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        if case == "long path":
+            folder = Path(where) / ("d" * 60) / ("e" * 60) / "chat"
+            with Memory(folder) as first, Memory(folder) as second:
+                return first.is_owner and not second.is_owner and second.append("x") == [0] and first.view() == ["0+1|x"]
+        if case == "no answer":
+            folder.mkdir()
+            fd = os.open(folder / owner_module.OWNER, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # an owner that holds the lock and never serves its socket
+            claim, owner_module.CLAIM_SECONDS = owner_module.CLAIM_SECONDS, 0.05
+            try:
+                Memory(folder)
+            except owner_module.MemoryBusy:
+                return True
+            finally:
+                owner_module.CLAIM_SECONDS = claim
+                os.close(fd)
+            return False
+        if case == "corrupt log":
+            folder.mkdir()
+            (folder / "2026-11-30.jsonl").write_bytes(b"oops\n" + encode(Message(0, Kind.USER, "a", CLOCK)))
+            for _ in range(2):  # the second claim finds the lock released, not a busy owner
+                try:
+                    Memory(folder)
+                    return False
+                except CorruptLine:
+                    pass
+            return True
+        with Memory(folder) as memory, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            raw.connect(str(folder / owner_module.LOCK))
+            replies = []
+            with raw.makefile("rb") as reader:
+                for line in (b"not json", b"[]", b'{"op": "nope"}', b'{"op": "append", "text": ""}', b'{"op": "date", "id": 9}', b'{"op": "zoom", "id": 0, "n": 3}'):
+                    raw.sendall(line + b"\n")
+                    replies.append(_json.loads(reader.readline()))
+            return all("error" in r for r in replies) and memory.status()["messages"] == 0
+
+
+@law(
+    "store_one_owner",
+    "memory rule 7, §7.12, D2",
+    "Whatever handles open and close, at most one owns the chat; appends through any handle are logged once, in order; "
+    "a client whose owner is gone takes over at its next call.",
+    TESTED,
+    area="optchat",
+    derivation="memory.md rule 7 and the tests a_second_handle_is_a_client_and_takes_over, a_stale_socket_is_taken_over",
+)
+def store_one_owner() -> Evidence:
+    return all_of(
+        machine(OneOwner),
+        bounded(["calls that are no calls", "long path", "no answer", "corrupt log"], _protocol, label="the lock socket's edges: bad calls, a long directory, an owner that does not answer, a log that cannot open"),
+    )
+
+
+def _sessions(case: str, root: Path) -> list[str]:
+    """Make the sessions of ``case`` and return the notes the seed's rule 5 asks for, in order."""
+    sessions = Sessions(root)
+    with sessions.create("20260301T000000-0000000a") as first:
+        ids = first.conversation().commit([user("plan"), assistant([{"type": "text", "text": "ok"}, {"type": "thinking", "text": "hidden"}])])
+    notes = ["[session 20260301T000000-0000000a] user: plan", "[session 20260301T000000-0000000a] assistant: ok"]
+    if case in ("fork", "all"):
+        forked = sessions.fork("20260301T000000-0000000a", ids[-1], new_id="20260302T000000-0000000b")
+        with sessions.open(forked) as second:
+            second.conversation().commit([user("more")])
+        notes.append("[session 20260302T000000-0000000b] user: more")
+    if case == "all":
+        with sessions.open("20260302T000000-0000000b") as second:
+            second.conversation().commit([assistant(["plain words"]), assistant([{"type": "image"}])])
+        notes += ["[session 20260302T000000-0000000b] assistant: plain words", '[session 20260302T000000-0000000b] assistant: [{"type": "image"}]']
+    if case in ("older", "all"):
+        with sessions.create("20250101T000000-0000000c") as older:
+            older.conversation().commit([tool_result({"data": [1, 2]}), user("plan")])
+        notes = ['[session 20250101T000000-0000000c] tool_result: {"data": [1, 2]}', "[session 20250101T000000-0000000c] user: plan"] + notes
+    return notes
+
+
+def _imports(case: str) -> bool:
+    with tempfile.TemporaryDirectory() as where:
+        root = Path(where)
+        notes = _sessions(case, root / "sessions")
+        with Memory(root / "chat") as memory:
+            done = import_sessions(memory, Sessions(root / "sessions"))
+            again = import_sessions(memory, Sessions(root / "sessions"))
+            texts = [memory.zoom(i, 1)[0].split("|", 1)[1] for i in range(memory.status()["messages"])]
+        store = Store(root / "chat", now=lambda: CLOCK)
+        store.close()
+        return texts == [flatten(n) for n in notes] and done.added == len(notes) and again.added == 0 and {m.kind for m in store.messages} == {Kind.NOTE}
+
+
+@law(
+    "store_import_once",
+    "memory rule 5",
+    "Earlier sessions come in as note messages, oldest first, each entry once (a fork's shared entries once, thoughts never); a second import adds nothing.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 5 and the test sessions_import_oldest_first_without_repeated_pastes",
+)
+def store_import_once() -> Evidence:
+    return bounded(["one", "fork", "older", "all"], _imports, label="one session; a fork of it; an older session; all three")
