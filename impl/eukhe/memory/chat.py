@@ -27,6 +27,7 @@ D5); while a turn waits only the view's unbuilt lines start and other calls stop
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -36,6 +37,7 @@ from eukhe.memory import (
     FAILURES,
     JOBS,
     NODE,
+    PLACEHOLDER_BYTES,
     VIEW_CEILING,
     VIEW_FLOOR,
     WINDOW,
@@ -185,6 +187,63 @@ class Chat:
             self.build(up, text, joined)
         else:
             self.merges.append(up)
+
+    def restore(
+        self,
+        messages: Sequence[str],
+        built: Iterable[tuple[Node, str]],
+        lines: Sequence[Node],
+        shrinking: bool,
+        fit: bool = False,
+    ) -> None:
+        """Take a saved state into a new planner (a chat reopened from its log: rule 25, F1, D7,
+        D8; ``eukhe.memory.fold.reopen``): the ``messages``; the ``built`` nodes with their lines,
+        in the order they were built (a node named again takes its later line and place); the
+        view's ``lines`` (each shows its built line's size, or the placeholder's); whether the view
+        is still ``shrinking`` (F1). With ``fit`` (messages came after the last batch of a
+        shrinking view, D8), the view is fitted to its floor now and shrinks on while above it.
+        The compaction view is the view merged to its floor (D7); unbuilt message nodes queue
+        oldest first, merges whose halves are both built in the order they became ready
+        (rule 42); then the first calls start. Built nodes are not merged upward here: the
+        caller gives the free parents it wants built."""
+        core = self.core
+        if core.t or self.built_count:
+            raise ValueError("restore takes a new planner, not one with messages or built nodes")
+        t = len(messages)
+        order: dict[Node, int] = {}
+        for node, line in built:
+            level, i = node
+            core.store(level, i, size(line))
+            if self.keep_texts:
+                self.texts[node] = line
+            order[node] = len(order)
+            self.built_count += 1
+        core.t = t
+        if self.keep_texts:
+            self.messages = list(messages)
+        size_of = core.size
+        codes = [i << 6 | level for level, i in lines]
+        sizes = [size_of(level, i) or PLACEHOLDER_BYTES for level, i in lines]
+        core.codes, core.sizes, core.total = codes, sizes, sum(sizes)
+        core.where = {i: k for k, (level, i) in enumerate(lines) if level == 0 and not size_of(0, i)}
+        if fit:
+            self.view.fit(t, core.rows, self.config.floor)
+            shrinking = core.total > self.config.floor
+        core.open = shrinking
+        if core.with_cview:
+            core.ccodes, core.csizes, core.ctotal, core.cwhere = list(core.codes), list(core.sizes), core.total, dict(core.where)
+            self.cview.fit(t, core.rows, self.config.cfloor)
+        unbuilt = [i for i in range(t) if not size_of(0, i)]
+        self.unbuilt = len(unbuilt)
+        self.fresh = deque(unbuilt)
+        self._pending = {i: size(messages[i]) for i in unbuilt}
+        ready = sorted(
+            (max(position, order[(node[0], node[1] ^ 1)]), (node[0] + 1, node[1] >> 1))
+            for node, position in order.items()
+            if node[1] & 1 and (node[0], node[1] ^ 1) in order and (node[0] + 1, node[1] >> 1) not in order
+        )
+        self.merges = deque(up for _position, up in ready)
+        self._after()
 
     # -- the work queue ------------------------------------------------------------------------
 
