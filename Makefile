@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: laws test bridge scenarios hunt crosshair mutants mutate bench types clean
+.PHONY: laws test bridge scenarios hunt crosshair mutants mutate bench types core clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,10 +14,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-laws: $(STAMP)  ## every law in the laws profile; the table; build/laws.json and build/laws.html
+core: $(STAMP)  ## the planner core compiled with mypyc (a no-op when current); the pure form stays
+	$(BIN)/python -m eukhe.corebuild
+
+laws: $(STAMP) core  ## every law in the laws profile; the table; build/laws.json and build/laws.html
 	$(PYTEST) -q tests/laws
 
-test: $(STAMP)  ## the CI command: types; laws and bridges under coverage (floor per area); then the tests
+test: $(STAMP) core  ## the CI command: types; laws and bridges under coverage (floor per area); then the tests
+	$(BIN)/python -m eukhe.corebuild --check
 	$(BIN)/python -m mypy
 	$(BIN)/python -m coverage erase
 	$(BIN)/python -m coverage run -m pytest -q tests/laws
@@ -25,7 +29,7 @@ test: $(STAMP)  ## the CI command: types; laws and bridges under coverage (floor
 	$(BIN)/python -m spec.binding coverage --floor 0
 	$(PYTEST) -q tests --ignore=tests/laws --ignore=tests/bridge
 
-bridge: $(STAMP)  ## replay every committed scenario, both sides, byte for byte
+bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte
 	$(BIN)/python -m bridge replay
 
 scenarios: $(STAMP)  ## regenerate scenario files and digests
@@ -38,18 +42,20 @@ hunt: $(STAMP)  ## long random Hypothesis hunt, then the CrossHair backend
 crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production pairs
 	$(BIN)/python -m spec.crosshair --timeout $(CROSSHAIR_TIMEOUT)
 
-mutants: $(STAMP)  ## every named deliberate break, and what caught it
+mutants: $(STAMP) core  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
 mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory), build/mutation.json
 	$(BIN)/python -m spec.mutate $(if $(AREA),--area $(AREA))
 
-bench: $(STAMP)  ## pytest-benchmark suites, then the view-fit run as JSON (never part of make test)
+bench: $(STAMP) core  ## pytest-benchmarks, then the view-fit, chat-store and tokenizer runs as JSON (never part of make test)
 	$(PYTEST) benchmarks --benchmark-only -p no:cacheprovider
 	$(BIN)/python benchmarks/bench_view_fit.py
+	$(BIN)/python benchmarks/bench_memory_store.py
+	$(BIN)/python benchmarks/bench_tokenizer.py
 
 types: $(STAMP)  ## mypy --strict on impl/, bend/, spec/, bridge/
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf build .hypothesis .benchmarks .coverage mutants
+	rm -rf build .hypothesis .benchmarks .coverage mutants impl/eukhe/memory/core_c*.so

@@ -1,6 +1,6 @@
 """pytest-benchmark suite for `make bench` (never part of `make test`): the view fit of the
-model and of production on the same stream (benchmarks/bench_view_fit.py has the one-run JSON
-with the issue's targets)."""
+model and of production's core in each form on the same streams (benchmarks/bench_view_fit.py
+has the one-run JSON with the issue's targets)."""
 
 from __future__ import annotations
 
@@ -8,22 +8,42 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from eukhe.memory import view
+
 _spec = importlib.util.spec_from_file_location("bench_view_fit", Path(__file__).with_name("bench_view_fit.py"))
 assert _spec and _spec.loader
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
-
-def test_production_view_fit_20000(benchmark: Any) -> None:
-    seconds = benchmark.pedantic(bench.run_production, args=(20_000,), rounds=3, iterations=1)
-    assert seconds > 0
+FORMS = ["pure"] + (["compiled"] if view.compiled() is not None else [])
 
 
-def test_model_view_fit_2000(benchmark: Any) -> None:
-    seconds = benchmark.pedantic(bench.run_model, args=(2_000,), rounds=3, iterations=1)
-    assert seconds > 0
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("mode", ["main", "cview"])
+def test_production_h_stream_100000(benchmark: Any, form: str, mode: str) -> None:
+    before = view.use(form)
+    try:
+        check = benchmark.pedantic(bench.production_h, args=(view.CORE, 100_000, mode == "cview"), rounds=3, iterations=1)
+    finally:
+        view.CORE = before
+    assert check > 0
 
 
-def test_production_view_fit_200000(benchmark: Any) -> None:
-    seconds = benchmark.pedantic(bench.run_production, args=(200_000,), rounds=1, iterations=1)
-    assert seconds > 0
+def test_model_h_stream_2000(benchmark: Any) -> None:
+    assert benchmark.pedantic(bench.model_h, args=(2_000, True), rounds=3, iterations=1) > 0
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_production_note_stream_20000(benchmark: Any, form: str) -> None:
+    before = view.use(form)
+    try:
+        check = benchmark.pedantic(bench.production_note, args=(20_000,), rounds=3, iterations=1)
+    finally:
+        view.CORE = before
+    assert check > 0
+
+
+def test_model_note_stream_2000(benchmark: Any) -> None:
+    assert benchmark.pedantic(bench.model_note, args=(2_000,), rounds=3, iterations=1) > 0

@@ -53,18 +53,26 @@ BREAKS = [
     Break(
         "optchat_due_from_first_production",
         AREA,
-        "eukhe.memory.view",
-        "return (t + 1 - (left[1] << left[0])) << (_SHIFT - left[0])",
-        "return (t - (left[1] << left[0])) << (_SHIFT - left[0])",
-        "due from first in production: the bridge fails",
+        "eukhe.memory.core",
+        "    tp = t + 1\n",
+        "    tp = t\n",
+        "due from first in production ((T - first) / 2^l): the bridge fails",
     ),
     Break(
         "optchat_batch_to_ceiling_production",
         AREA,
-        "eukhe.memory.chat",
-        "self.batch = self.view.fit(self.t, self.levels, cfg.floor)",
-        "self.batch = self.view.fit(self.t, self.levels, cfg.ceiling)",
+        "eukhe.memory.core",
+        "self.sizes, self.total, self.floor, cbudget)",
+        "self.sizes, self.total, self.ceiling, cbudget)",
         "production batch merging to the ceiling, not the floor: the bridge fails",
+    ),
+    Break(
+        "optchat_ties_newest_first_production",
+        AREA,
+        "eukhe.memory.core",
+        "    tie = 0  #",
+        "    tie = mask  #",
+        "production's fit breaks ties between equally due pairs newest first: the bridge and the core's differential test fail",
     ),
     # -- ours: the work queue -----------------------------------------------------------------
     Break(
@@ -119,10 +127,10 @@ BREAKS = [
     Break(
         "optchat_cview_no_refit_production",
         AREA,
-        "eukhe.memory.chat",
-        "        if self.batch > 0:",
-        "        if self.batch > 10**9:",
-        "production's compaction view is not merged again when the chat view merges: the bridge fails",
+        "eukhe.memory.core",
+        "                if self.with_cview:\n                    self.ccodes = done.ccodes",
+        "                if False:\n                    self.ccodes = done.ccodes",
+        "production's compaction view skips its re-merge when the chat view merges: the bridge fails",
     ),
     Break(
         "optchat_context_past_node_model",

@@ -3,11 +3,12 @@ and which node the compactor builds next (memory.md §3, §4, D5, F1, F2).
 
 Built for chats of millions of messages:
 
-- built nodes: one ``array('H')`` of line sizes per level, indexed by ``i`` (0 = not built),
-  so a lookup is two index operations and a million messages cost a few megabytes;
-  texts are kept only when asked for (``keep_texts``: the bridge, rendering);
-- the view and the compaction view keep byte totals incrementally and fit with a heap
-  (``eukhe.memory.view``);
+- the built sizes, the view and the compaction view live in the planner core
+  (``eukhe.memory.core``: plain int lists, one row of line sizes per level, 0 = not built;
+  byte totals kept incrementally; a heap fit; compiled with mypyc when built); texts are kept
+  only when asked for (``keep_texts``: the bridge, rendering);
+- a message of at most 512 bytes appends its line with its final size: nothing but the fit
+  runs on its path;
 - ready nodes wait in queues (rule 42): failed nodes to retry, message nodes not yet started
   (oldest first), merges whose halves are both built (in the order they became ready).
   Starting work reads the queues' heads only; the tree is never scanned.
@@ -25,8 +26,8 @@ D5); while a turn waits only the view's unbuilt lines start and other calls stop
 
 from __future__ import annotations
 
-from array import array
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -42,7 +43,9 @@ from eukhe.memory import (
     WINDOW,
 )
 from eukhe.memory.text import cut, flatten, size
-from eukhe.memory.view import Node, View, first, last, name, render_lines
+from eukhe.memory.view import Node, View, first, last, name, planner, render_lines
+
+_CMERGE = ("-", "view", "ceiling")
 
 
 class ZoomError(ValueError):
@@ -75,17 +78,13 @@ class Chat:
 
     def __init__(self, config: Config = Config(), *, keep_texts: bool = True) -> None:
         self.config = config
-        self.t = 0
         self.keep_texts = keep_texts
-        self.levels: list[array[int]] = []
+        self.core = planner(config.ceiling, config.floor, config.cceiling, config.cfloor)
+        self.view = View(self.core)
+        self.cview = View(self.core, compaction=True)
         self.texts: dict[Node, str] = {}
         self.messages: list[str] = []
         self._pending: dict[int, int] = {}
-        self.view = View()
-        self.cview = View()
-        self.open = False
-        self.batch = -1
-        self.cmerge = "-"
         self.unbuilt = 0
         self.fresh: deque[int] = deque()
         self.started = 0
@@ -98,18 +97,33 @@ class Chat:
         self.built_count = 0
         self.cases: set[str] = set()
 
+    @property
+    def t(self) -> int:
+        return self.core.t
+
+    @property
+    def open(self) -> bool:
+        """Still shrinking toward the floor (F1)."""
+        return self.core.open
+
+    @property
+    def batch(self) -> int:
+        """The merges of the last message's batch, -1 when it had none."""
+        return self.core.batch
+
+    @property
+    def cmerge(self) -> str:
+        """How the last message changed the compaction view: "-", "view" or "ceiling"."""
+        return _CMERGE[self.core.cmerge]
+
     # -- built nodes ---------------------------------------------------------------------------
 
     def built_size(self, node: Node) -> int:
         """The size of ``node``'s line, 0 when it is not built."""
-        level, i = node
-        if level >= len(self.levels):
-            return 0
-        sizes = self.levels[level]
-        return sizes[i] if i < len(sizes) else 0
+        return self.core.size(node[0], node[1])
 
     def is_built(self, node: Node) -> bool:
-        return self.built_size(node) > 0
+        return self.core.size(node[0], node[1]) > 0
 
     def text(self, node: Node) -> str | None:
         return self.texts.get(node)
@@ -117,8 +131,8 @@ class Chat:
     def source_size(self, node: Node) -> int:
         if node[0] == 0:
             return self._pending.get(node[1], 0)
-        left, right = (node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)
-        return self.built_size(left) + 1 + self.built_size(right)
+        size_of = self.core.size
+        return size_of(node[0] - 1, 2 * node[1]) + 1 + size_of(node[0] - 1, 2 * node[1] + 1)
 
     def source(self, node: Node) -> str:
         """A node's input: its message, or its halves joined with a newline (rule 12)."""
@@ -129,18 +143,6 @@ class Chat:
         left, right = (node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)
         return self.texts[left] + "\n" + self.texts[right]
 
-    def _store(self, node: Node, length: int, line: str | None) -> None:
-        level, i = node
-        while len(self.levels) <= level:
-            self.levels.append(array("H"))
-        sizes = self.levels[level]
-        if len(sizes) <= i:
-            sizes.frombytes(bytes(2 * (i + 1 - len(sizes))))
-        sizes[i] = length
-        if self.keep_texts and line is not None:
-            self.texts[node] = line
-        self.built_count += 1
-
     def build(self, node: Node, line: str | None, length: int | None = None) -> None:
         """Build ``node`` (once, rule 13); a parent whose halves are now both built is built at
         once when its joined input fits 512 bytes (rule 12), else it waits in the merge queue."""
@@ -148,40 +150,100 @@ class Chat:
             if line is None:
                 raise ValueError("a built node needs its line or its size")
             length = size(line)
-        self._store(node, length, line)
+        level, i = node
+        self.core.build(level, i, length)
+        if self.keep_texts and line is not None:
+            self.texts[node] = line
+        self.built_count += 1
         if node in self.running:
             self.running.remove(node)
-            if node[0] == 0:
+            if level == 0:
                 self.started -= 1
         elif node in self.failed:
             self.failed.remove(node)
-            if node[0] == 0:
+            if level == 0:
                 self.started -= 1
         elif node in self.retry:
             self.retry.remove(node)
-            if node[0] == 0:
+            if level == 0:
                 self.started -= 1
         self.fails.pop(node, None)
-        level, i = node
         if level == 0:
             self._pending.pop(i, None)
-            self.view.resize(node, length)
-            self.cview.resize(node, length)
             self.unbuilt -= 1
-        sizes = self.levels[level]
-        j = i ^ 1
-        sib_size = sizes[j] if j < len(sizes) else 0
+        self._up(level, i, length)
+
+    def _up(self, level: int, i: int, length: int) -> None:
+        """``(level, i)`` was built: when its sibling is built too, their parent is built at once
+        (joined input of at most 512 bytes, rule 12) or waits in the merge queue (rule 42)."""
+        sib_size = self.core.size(level, i ^ 1)
         if not sib_size:
             return
         up = (level + 1, i >> 1)
-        left_size, right_size = (length, sib_size) if i & 1 == 0 else (sib_size, length)
-        joined = left_size + 1 + right_size
+        joined = length + 1 + sib_size
         if joined <= NODE:
             self.cases.add("free_merge")
             text = self.source(up) if self.keep_texts else None
             self.build(up, text, joined)
         else:
             self.merges.append(up)
+
+    def restore(
+        self,
+        messages: Sequence[str],
+        built: Iterable[tuple[Node, str]],
+        lines: Sequence[Node],
+        shrinking: bool,
+        fit: bool = False,
+    ) -> None:
+        """Take a saved state into a new planner (a chat reopened from its log: rule 25, F1, D7,
+        D8; ``eukhe.memory.fold.reopen``): the ``messages``; the ``built`` nodes with their lines,
+        in the order they were built (a node named again takes its later line and place); the
+        view's ``lines`` (each shows its built line's size, or the placeholder's); whether the view
+        is still ``shrinking`` (F1). With ``fit`` (messages came after the last batch of a
+        shrinking view, D8), the view is fitted to its floor now and shrinks on while above it.
+        The compaction view is the view merged to its floor (D7); unbuilt message nodes queue
+        oldest first, merges whose halves are both built in the order they became ready
+        (rule 42); then the first calls start. Built nodes are not merged upward here: the
+        caller gives the free parents it wants built."""
+        core = self.core
+        if core.t or self.built_count:
+            raise ValueError("restore takes a new planner, not one with messages or built nodes")
+        t = len(messages)
+        order: dict[Node, int] = {}
+        for node, line in built:
+            level, i = node
+            core.store(level, i, size(line))
+            if self.keep_texts:
+                self.texts[node] = line
+            order[node] = len(order)
+            self.built_count += 1
+        core.t = t
+        if self.keep_texts:
+            self.messages = list(messages)
+        size_of = core.size
+        codes = [i << 6 | level for level, i in lines]
+        sizes = [size_of(level, i) or PLACEHOLDER_BYTES for level, i in lines]
+        core.codes, core.sizes, core.total = codes, sizes, sum(sizes)
+        core.where = {i: k for k, (level, i) in enumerate(lines) if level == 0 and not size_of(0, i)}
+        if fit:
+            self.view.fit(t, core.rows, self.config.floor)
+            shrinking = core.total > self.config.floor
+        core.open = shrinking
+        if core.with_cview:
+            core.ccodes, core.csizes, core.ctotal, core.cwhere = list(core.codes), list(core.sizes), core.total, dict(core.where)
+            self.cview.fit(t, core.rows, self.config.cfloor)
+        unbuilt = [i for i in range(t) if not size_of(0, i)]
+        self.unbuilt = len(unbuilt)
+        self.fresh = deque(unbuilt)
+        self._pending = {i: size(messages[i]) for i in unbuilt}
+        ready = sorted(
+            (max(position, order[(node[0], node[1] ^ 1)]), (node[0] + 1, node[1] >> 1))
+            for node, position in order.items()
+            if node[1] & 1 and (node[0], node[1] ^ 1) in order and (node[0] + 1, node[1] >> 1) not in order
+        )
+        self.merges = deque(up for _position, up in ready)
+        self._after()
 
     # -- the work queue ------------------------------------------------------------------------
 
@@ -242,53 +304,45 @@ class Chat:
             length = size(text)
         if length is None or length < 1:
             raise ValueError("a message has at least one byte")
-        i = self.t
-        node = (0, i)
-        self.t += 1
+        core = self.core
+        i = core.t
         if self.keep_texts:
             self.messages.append(text if text is not None else "")
-        self.view.append(node, PLACEHOLDER_BYTES)
-        self.cview.append(node, PLACEHOLDER_BYTES)
-        self.unbuilt += 1
         if self.failed:
             self.retry.extend(self.failed)
             self.failed.clear()
             self.cases.add("retry_at_message")
-        self.batch = -1
-        self.cmerge = "-"
         if length <= NODE:
+            # its own node at once (rule 12): the line is appended with its final size
             self.cases.add("free_message")
-            self.build(node, text, length)
+            core.add(length)
+            if self.keep_texts and text is not None:
+                self.texts[(0, i)] = text
+            self.built_count += 1
+            self._up(0, i, length)
         else:
+            core.add(0)
+            self.unbuilt += 1
             self._pending[i] = length
             self.fresh.append(i)
-        self._batch()
-        self._compact()
+        resumed = core.open
+        core.step()
+        self._record(resumed)
         self._after()
 
-    def _batch(self) -> None:
-        cfg = self.config
-        if not self.open and self.view.total <= cfg.ceiling:
-            self.cases.add("grow")
-            return
-        resumed = self.open
-        self.batch = self.view.fit(self.t, self.levels, cfg.floor)
-        self.open = self.view.total > cfg.floor
-        self.cases.add("batch" if not resumed else ("batch_resumed" if self.batch else "batch_open_empty"))
-        if self.open:
-            self.cases.add("batch_short")
-
-    def _compact(self) -> None:
-        cfg = self.config
-        if self.batch > 0:
-            self.cview = self.view.copy()
-            self.cview.fit(self.t, self.levels, cfg.cfloor)
-            self.cmerge = "view"
-            self.cases.add("cview_from_view")
-        elif self.cview.total > cfg.cceiling:
-            self.cview.fit(self.t, self.levels, cfg.cfloor)
-            self.cmerge = "ceiling"
-            self.cases.add("cview_ceiling")
+    def _record(self, resumed: bool) -> None:
+        """The rule cases of the last message's batch and compaction view."""
+        core, cases = self.core, self.cases
+        if core.batch < 0:
+            cases.add("grow")
+        else:
+            cases.add("batch" if not resumed else ("batch_resumed" if core.batch else "batch_open_empty"))
+            if core.open:
+                cases.add("batch_short")
+        if core.cmerge == 1:
+            cases.add("cview_from_view")
+        elif core.cmerge == 2:
+            cases.add("cview_ceiling")
 
     def done(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
         """The ``k``-th running call (modulo) ends with its line."""

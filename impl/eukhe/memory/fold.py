@@ -16,20 +16,21 @@ shrinking view's gap run (D8), the compaction view merged to its floor once (D7)
 message nodes queued oldest first, ready merges in the order they became ready, and the first
 calls started. It returns the lines it wrote for the store to log.
 
-The planner keeps no public way in for a saved state, so ``_restore`` sets its fields here (the
-one place that does; see the report: ``Chat.restore`` would be the public method).
+The planner takes that state through its one public way in, ``Chat.restore``: this module gives
+it the messages, the built nodes in log order (then the ones the reopening built), the folded
+view and the shrinking flag, and whether the gap run is due; the planner sizes the lines, fits,
+and fills its queues.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 
-from eukhe.memory import NODE, PLACEHOLDER_BYTES
+from eukhe.memory import NODE
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.records import MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.text import size
-from eukhe.memory.view import Node, View, first, last
+from eukhe.memory.view import Node, first, last
 
 
 class FoldError(StoreError):
@@ -67,83 +68,55 @@ def fold(t: int, merges: Sequence[MergeLine]) -> tuple[list[Node], bool]:
     return view, bool(merges) and merges[-1].open
 
 
-def _put(chat: Chat, node: Node, text: str) -> None:
-    chat._store(node, size(text), text)
-
-
-def _complete(chat: Chat, node: Node, wrote: list[NodeLine | MergeLine]) -> None:
-    """Build the free parents above ``node`` that a crash cut (rule 12)."""
-    while chat.is_built((node[0], node[1] ^ 1)):
+def _complete(texts: dict[Node, str], node: Node, wrote: list[NodeLine | MergeLine]) -> None:
+    """Build the free parents above ``node`` that a crash cut (rule 12). ``texts`` holds the
+    built nodes' lines (a line of 0 bytes is no built node)."""
+    while size(texts.get((node[0], node[1] ^ 1), "")) > 0:
         up = (node[0] + 1, node[1] >> 1)
-        if chat.is_built(up):
+        if size(texts.get(up, "")) > 0:
             return
-        joined = chat.source(up)
+        left, right = (node[0], node[1] & ~1), (node[0], node[1] | 1)
+        joined = texts[left] + "\n" + texts[right]
         if size(joined) > NODE:
             return
-        _put(chat, up, joined)
+        texts[up] = joined
         wrote.append(NodeLine(up, joined))
         node = up
 
 
 def reopen(config: Config, messages: Sequence[Message], tree: Sequence[NodeLine | MergeLine]) -> tuple[Chat, list[NodeLine | MergeLine]]:
     """The planner of a chat reopened from its log, and the lines the reopening wrote."""
-    chat = Chat(config)
     t = len(messages)
-    chat.t = t
-    chat.messages = [m.text for m in messages]
-    order: dict[Node, int] = {}
+    texts: dict[Node, str] = {}
+    built: list[tuple[Node, str]] = []
     merges: list[MergeLine] = []
     newest: Node | None = None
     for record in tree:
         if isinstance(record, NodeLine):
             node = record.node
-            if node in order or (node[0] == 0 and node[1] >= t) or (node[0] > 0 and last(node) >= t):
+            if node in texts or (node[0] == 0 and node[1] >= t) or (node[0] > 0 and last(node) >= t):
                 raise FoldError(f"node {node} logged twice or beyond the chat's {t} messages")
-            _put(chat, node, record.text)
-            order[node] = len(order)
+            texts[node] = record.text
+            built.append((node, record.text))
             newest = node
         else:
             merges.append(record)
     wrote: list[NodeLine | MergeLine] = []
     if newest is not None:
-        _complete(chat, newest, wrote)
-    for i, text in enumerate(chat.messages):
-        if not chat.is_built((0, i)) and size(text) <= NODE:
-            _put(chat, (0, i), text)
-            wrote.append(NodeLine((0, i), text))
-            _complete(chat, (0, i), wrote)
+        _complete(texts, newest, wrote)
+    for i, message in enumerate(messages):
+        if size(texts.get((0, i), "")) == 0 and size(message.text) <= NODE:
+            texts[(0, i)] = message.text
+            wrote.append(NodeLine((0, i), message.text))
+            _complete(texts, (0, i), wrote)
     for record in wrote:
         assert isinstance(record, NodeLine)
-        order[record.node] = len(order)
+        built.append((record.node, record.text))
     nodes, shrinking = fold(t, merges)
-    view = View()
-    for node in nodes:
-        built = chat.built_size(node)
-        view.append(node, built if built else PLACEHOLDER_BYTES)
-    if shrinking and merges[-1].t < t:
-        before = set(view.nodes)
-        view.fit(t, chat.levels, config.floor)
-        shrinking = view.total > config.floor
-        line = MergeLine(tuple(n for n in view.nodes if n not in before), shrinking, t)
-        wrote.append(line)
-    _restore(chat, view, shrinking, order)
+    gap = shrinking and merges[-1].t < t
+    chat = Chat(config)
+    chat.restore([m.text for m in messages], built, nodes, shrinking, fit=gap)
+    if gap:
+        before = set(nodes)
+        wrote.append(MergeLine(tuple(n for n in chat.view.nodes if n not in before), chat.open, t))
     return chat, wrote
-
-
-def _restore(chat: Chat, view: View, shrinking: bool, order: dict[Node, int]) -> None:
-    t = chat.t
-    chat.view = view
-    chat.cview = view.copy()
-    chat.cview.fit(t, chat.levels, chat.config.cfloor)
-    chat.open = shrinking
-    unbuilt = [i for i in range(t) if not chat.is_built((0, i))]
-    chat.unbuilt = len(unbuilt)
-    chat.fresh = deque(unbuilt)
-    chat._pending = {i: size(chat.messages[i]) for i in unbuilt}
-    ready = sorted(
-        (max(position, order[(node[0], node[1] ^ 1)]), (node[0] + 1, node[1] >> 1))
-        for node, position in order.items()
-        if node[1] & 1 and (node[0], node[1] ^ 1) in order and (node[0] + 1, node[1] >> 1) not in order
-    )
-    chat.merges = deque(up for _position, up in ready)
-    chat._after()

@@ -1,29 +1,41 @@
 """The view and its batched fit, built for chats of millions of messages (memory.md §3).
 
-Nodes ``(l, i)`` cover ``[i*2^l, (i+1)*2^l)`` and are named ``id+n`` (rule 11). The view keeps
-its lines in two parallel lists (node, size) and its byte total incrementally; a message
-appends in O(1), a built message line is resized through a position index.
+Nodes ``(l, i)`` cover ``[i*2^l, (i+1)*2^l)`` and are named ``id+n`` (rule 11). The lines, the
+built sizes and the fit live in the planner core (``eukhe.memory.core``, on plain ints); this
+module picks the form of that core (``CORE``: compiled with mypyc when built and current, else
+the pure-Python module) and keeps the public ``View`` (nodes as ``(l, i)`` tuples) and the
+rendering.
 
 ``fit`` (rules 19, 23, 24) merges the most due pair whose parent is built until the view is at
 most the budget. The message count ``T`` is fixed during a fit, so the due order is a number
 per pair: ``(T + 1 - first) / 2^l`` (the seed's production form: the order of
-``(T - last) / 2^l`` shifted by 2), kept exact as the integer ``(T + 1 - first) << (64 - l)``.
-The candidate pairs are read once into a heap; each merge removes one line from a linked list
-and offers at most one new pair (the parent and its sibling), so a batch costs
-O(lines + merges log lines), never a rescan of the view per merge.
+``(T - last) / 2^l`` shifted by 2), kept exact as an integer (``core.due_key``).
+
+Forms: ``EUKHE_MEMORY_FORM=pure`` selects the pure-Python core; ``=compiled`` requires the
+compiled one; unset, the compiled core is used when it was built from the current source, except
+under a named break (``EUKHE_BREAK``: breaks patch the source) or ``coverage run`` (it traces
+the source), which get the pure core. ``use(form)`` switches for planners built
+afterwards.
 """
 
 from __future__ import annotations
 
-import heapq
-from array import array
+import hashlib
+import importlib
+import os
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import cast
 
 from eukhe.memory import PLACEHOLDER
+from eukhe.memory import core as pure
 from eukhe.memory.text import flatten
 
 Node = tuple[int, int]
-_SHIFT = 64
+Planner = pure.Planner
+FORM_ENV = "EUKHE_MEMORY_FORM"
+COMPILED = "eukhe.memory.core_c"
 
 
 def first(node: Node) -> int:
@@ -43,131 +55,158 @@ def parent(node: Node) -> Node:
 
 
 def due_key(left: Node, t: int) -> int:
-    """The due of the pair whose left line is ``left``, as an exact integer at a fixed ``t``."""
-    return (t + 1 - (left[1] << left[0])) << (_SHIFT - left[0])
+    """The due of the pair whose left line is ``left``, as an exact integer at a fixed ``t``
+    (the core's key, at depth 64)."""
+    return pure.due_key(left[1] << 6 | left[0], t, 64)
+
+
+def source_digest() -> str:
+    """The sha256 of the pure core's source: the compiled core records the one it was built from."""
+    return hashlib.sha256(Path(pure.__file__).read_bytes()).hexdigest()
+
+
+def compiled() -> ModuleType | None:
+    """The compiled core when it is built and current, else None."""
+    try:
+        module = importlib.import_module(COMPILED)
+    except ImportError:
+        return None
+    return module if getattr(module, "SOURCE", "") == source_digest() else None
+
+
+def _pick(form: str) -> ModuleType:
+    if form == "pure":
+        return pure
+    found = compiled()
+    if form == "compiled":
+        if found is None:
+            raise RuntimeError(f"{FORM_ENV}=compiled, but {COMPILED} is not built from the current source: run `python -m eukhe.corebuild`")
+        return found
+    if form:
+        raise ValueError(f"{FORM_ENV} is pure or compiled, not {form!r}")
+    if os.environ.get("EUKHE_BREAK") or os.environ.get("COVERAGE_RUN"):
+        return pure  # a break patches the source; coverage traces the source only
+    return found if found is not None else pure
+
+
+CORE: ModuleType = _pick(os.environ.get(FORM_ENV, ""))
+
+
+def use(form: str) -> ModuleType:
+    """Planners built from now on use the ``form`` core ("pure", "compiled", or "" for the
+    default); returns the previous core."""
+    global CORE
+    before = CORE
+    CORE = _pick(form)
+    return before
+
+
+def form() -> str:
+    return "pure" if CORE is pure else "compiled"
+
+
+def planner(ceiling: int, floor: int, cceiling: int, cfloor: int) -> Planner:
+    """A planner core of the form in use (``cceiling`` < 0: no compaction view)."""
+    return cast(Planner, CORE.Planner(ceiling, floor, cceiling, cfloor))
 
 
 class View:
     """Lines oldest first, each a node with its byte size (the built line's, or the
-    placeholder's)."""
+    placeholder's): one of a planner's two views (``compaction``: the compaction view), or a
+    view of its own."""
 
-    __slots__ = ("nodes", "sizes", "total", "_where", "first_change")
+    __slots__ = ("_p", "_c")
 
-    def __init__(self) -> None:
-        self.nodes: list[Node] = []
-        self.sizes: list[int] = []
-        self.total = 0
-        self._where: dict[Node, int] = {}
-        self.first_change = -1
+    def __init__(self, core: Planner | None = None, compaction: bool = False) -> None:
+        self._p = core if core is not None else planner(0, 0, -1, 0)
+        self._c = compaction
+
+    def _codes(self) -> list[int]:
+        return self._p.ccodes if self._c else self._p.codes
+
+    @property
+    def nodes(self) -> list[Node]:
+        return [(code & 63, code >> 6) for code in self._codes()]
+
+    @property
+    def sizes(self) -> list[int]:
+        return list(self._p.csizes if self._c else self._p.sizes)
+
+    @property
+    def total(self) -> int:
+        return self._p.ctotal if self._c else self._p.total
+
+    @property
+    def first_change(self) -> int:
+        return self._p.cfirst_change if self._c else self._p.first_change
 
     def __len__(self) -> int:
-        return len(self.nodes)
+        return len(self._codes())
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.nodes)
 
     def copy(self) -> View:
         other = View()
-        other.nodes = list(self.nodes)
-        other.sizes = list(self.sizes)
-        other.total = self.total
-        other._where = dict(self._where)
+        p, q = self._p, other._p
+        if self._c:
+            q.codes, q.sizes, q.total, q.where = list(p.ccodes), list(p.csizes), p.ctotal, dict(p.cwhere)
+        else:
+            q.codes, q.sizes, q.total, q.where = list(p.codes), list(p.sizes), p.total, dict(p.where)
         return other
 
     def append(self, node: Node, length: int) -> None:
-        """A message appends its line (rule 22)."""
-        if node[0] == 0:
-            self._where[node] = len(self.nodes)
-        self.nodes.append(node)
-        self.sizes.append(length)
-        self.total += length
+        """A message appends its line (rule 22); a message line can be resized once built."""
+        p = self._p
+        code = node[1] << 6 | node[0]
+        if self._c:
+            if node[0] == 0:
+                p.cwhere[node[1]] = len(p.ccodes)
+            p.ccodes.append(code)
+            p.csizes.append(length)
+            p.ctotal += length
+        else:
+            if node[0] == 0:
+                p.where[node[1]] = len(p.codes)
+            p.codes.append(code)
+            p.sizes.append(length)
+            p.total += length
 
     def resize(self, node: Node, length: int) -> None:
         """``node``'s line was built: its size becomes the line's."""
-        position = self._where.pop(node, -1)
-        if position >= 0:
-            self.total += length - self.sizes[position]
-            self.sizes[position] = length
+        p = self._p
+        if node[0] != 0:
+            return
+        where, sizes = (p.cwhere, p.csizes) if self._c else (p.where, p.sizes)
+        k = where.pop(node[1], -1)
+        if k >= 0:
+            if self._c:
+                p.ctotal += length - sizes[k]
+            else:
+                p.total += length - sizes[k]
+            sizes[k] = length
 
-    def fit(self, t: int, levels: Sequence[array[int]], budget: int) -> int:
+    def fit(self, t: int, levels: Sequence[Sequence[int]], budget: int) -> int:
         """Merge the most due built-parent pair, oldest among equals, until at most ``budget``
         bytes or no pair can merge. ``levels[l][i]`` is the size of node ``(l, i)``'s line, 0
         when it is not built. Returns the number of merges; ``first_change`` is the first line
         the batch rewrote (-1 when none)."""
-        self.first_change = -1
-        if self.total <= budget:
-            return 0
-        nodes, sizes = self.nodes, self.sizes
-        count = len(nodes)
-        depth = len(levels)
-
-        def built(level: int, i: int) -> int:
-            if level >= depth:
-                return 0
-            row = levels[level]
-            return row[i] if i < len(row) else 0
-
-        heap: list[tuple[int, int, int, Node]] = []
-        for k in range(count - 1):
-            a = nodes[k]
-            al, ai = a
-            if ai & 1:
-                continue
-            b = nodes[k + 1]
-            if b[0] == al and b[1] == ai + 1 and built(al + 1, ai >> 1):
-                heap.append((-due_key(a, t), ai << al, k, a))
-        if not heap:
-            return 0
-        heapq.heapify(heap)
-        after = list(range(1, count + 1))
-        before = list(range(-1, count - 1))
-        alive = [True] * count
-        total = self.total
-        merges = 0
-        lowest = count
-        while total > budget and heap:
-            _key, _first, k, left = heapq.heappop(heap)
-            right = after[k]
-            if not alive[k] or right >= count or nodes[k] != left:
-                continue
-            b = nodes[right]
-            ul, ui = left[0] + 1, left[1] >> 1
-            if not (b[0] == left[0] and b[1] == left[1] + 1):
-                continue
-            length = built(ul, ui)
-            total += length - sizes[k] - sizes[right]
-            up = (ul, ui)
-            nodes[k] = up
-            sizes[k] = length
-            alive[right] = False
-            nxt = after[right]
-            after[k] = nxt
-            if nxt < count:
-                before[nxt] = k
-            merges += 1
-            if k < lowest:
-                lowest = k
-            if not built(ul + 1, ui >> 1):
-                continue
-            if ui & 1 == 0:
-                if nxt < count and nodes[nxt] == (ul, ui + 1):
-                    heapq.heappush(heap, (-due_key(up, t), ui << ul, k, up))
-            else:
-                prv = before[k]
-                if prv >= 0 and nodes[prv] == (ul, ui - 1):
-                    heapq.heappush(heap, (-due_key(nodes[prv], t), (ui - 1) << ul, prv, nodes[prv]))
-        if merges:
-            keep = [k for k in range(count) if alive[k]]
-            self.first_change = sum(1 for k in keep if k < lowest)
-            self.nodes = [nodes[k] for k in keep]
-            self.sizes = [sizes[k] for k in keep]
-            where = self._where
-            self._where = {node: position for position, node in enumerate(self.nodes) if node in where}
-        self.total = total
-        return merges
+        p = self._p
+        rows = [list(row) for row in levels]
+        if self._c:
+            done = CORE.fit(rows, t, p.ccodes, p.csizes, p.ctotal, budget, -1)
+            p.ccodes, p.csizes, p.ctotal, p.cfirst_change = done.codes, done.sizes, done.total, done.first_change
+            if done.merges and p.cwhere:
+                p.cwhere = CORE.positions(p.ccodes, p.cwhere)
+        else:
+            done = CORE.fit(rows, t, p.codes, p.sizes, p.total, budget, -1)
+            p.codes, p.sizes, p.total, p.first_change = done.codes, done.sizes, done.total, done.first_change
+            if done.merges and p.where:
+                p.where = CORE.positions(p.codes, p.where)
+        return int(done.merges)
 
 
-def render_lines(nodes: list[Node], text: Callable[[Node], str | None]) -> list[str]:
+def render_lines(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> list[str]:
     """One ``id+n|text`` line per node, newlines flattened, the placeholder for an unbuilt node
     (rules 15, 16, 18)."""
     out = []
@@ -177,12 +216,12 @@ def render_lines(nodes: list[Node], text: Callable[[Node], str | None]) -> list[
     return out
 
 
-def render(nodes: list[Node], text: Callable[[Node], str | None]) -> str:
+def render(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> str:
     """``<chat>``, the lines, ``</chat>`` (rule 15)."""
     return "<chat>\n" + "".join(line + "\n" for line in render_lines(nodes, text)) + "</chat>"
 
 
-def pieces(nodes: list[Node], text: Callable[[Node], str | None], block: int = 4) -> tuple[str, str]:
+def pieces(nodes: Sequence[Node], text: Callable[[Node], str | None], block: int = 4) -> tuple[str, str]:
     """The rendered view split at its cache mark, the end of the last whole block of ``block``
     lines (rule 29): the marked piece, then the rest."""
     lines = render_lines(nodes, text)

@@ -1,0 +1,206 @@
+"""The planner core in each form it ships (pure Python, and compiled with mypyc when built):
+a differential test of the fast path against the model (bend.optchat: its fit, batch and
+compaction rules) on random histories, the issue-16 stream against the model's fit, and the
+optchat bridge's committed scenarios replayed byte for byte on each form."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from bend.optchat import chat as M
+from bend.optchat import store
+from bend.optchat.view import PLACEHOLDER_BYTES, View, fit, grow, resize, view_bytes
+from bridge import core as bridges
+from bridge.optchat import BRIDGE
+from eukhe.memory import PLACEHOLDER_BYTES as P_BYTES
+from eukhe.memory import core as pure
+from eukhe.memory import view as V
+
+Node = tuple[int, int]
+FORMS = ["pure", "compiled"]
+
+
+@pytest.fixture(params=FORMS)
+def form(request: pytest.FixtureRequest) -> Iterator[str]:
+    name = str(request.param)
+    if name == "compiled":
+        if os.environ.get("EUKHE_BREAK"):
+            pytest.skip("a break patches the pure source; the compiled form is built from the unpatched one")
+        if V.compiled() is None:
+            pytest.skip("the compiled core is not built: python -m eukhe.corebuild (make does it)")
+    before = V.use(name)
+    try:
+        yield name
+    finally:
+        V.CORE = before
+
+
+def test_the_core_counts_the_placeholder_as_the_seed_does() -> None:
+    assert pure.PLACEHOLDER == P_BYTES == PLACEHOLDER_BYTES
+
+
+class Model:
+    """The model's side of a history: a model Chat whose built lines are texts of the sizes
+    given, stepped by the model's own batch and compact (bend.optchat.chat)."""
+
+    def __init__(self, ceiling: int, floor: int, cceiling: int, cfloor: int) -> None:
+        self.chat = M.Chat(config=M.Config(ceiling=ceiling, floor=floor, cceiling=cceiling, cfloor=cfloor))
+
+    def build(self, node: Node, length: int) -> None:
+        chat = self.chat
+        level = node[0]
+        tries = chat.built + (None,) * (level + 1 - len(chat.built))
+        tries = tries[:level] + (store.insert(tries[level], node[1], "x" * length),) + tries[level + 1 :]
+        chat = replace(chat, built=tries)
+        if level == 0:
+            chat = replace(chat, view=resize(chat.view, node, length), cview=resize(chat.cview, node, length))
+        self.chat = chat
+
+    def message(self, length: int) -> None:
+        """``length`` 0: the message waits for its line (the placeholder shows)."""
+        chat = self.chat
+        node = (0, chat.t)
+        chat = replace(
+            chat,
+            t=chat.t + 1,
+            view=grow(chat.view, node, PLACEHOLDER_BYTES),
+            cview=grow(chat.cview, node, PLACEHOLDER_BYTES),
+            batch=-1,
+            cmerge="-",
+        )
+        self.chat = chat
+        if length:
+            self.build(node, length)
+        self.chat = M.compact(M.batch(self.chat))
+
+
+def _lines(view: View) -> list[tuple[Node, int]]:
+    return [(node, length) for node, length in view]
+
+
+def _core_lines(codes: list[int], sizes: list[int]) -> list[tuple[Node, int]]:
+    return [((code & 63, code >> 6), length) for code, length in zip(codes, sizes)]
+
+
+def _history(seed: int) -> None:
+    r = random.Random(seed)
+    ceiling = r.randint(300, 6_000)
+    floor = r.randint(0, ceiling)
+    cceiling = r.randint(100, 3_000)
+    cfloor = r.randint(0, cceiling)
+    model = Model(ceiling, floor, cceiling, cfloor)
+    core = V.planner(ceiling, floor, cceiling, cfloor)
+    built: dict[Node, int] = {}
+    waiting: list[Node] = []  # unbuilt message nodes and ready parents
+    late = r.random() * 0.6
+    cmerges = {"-": 0, "view": 1, "ceiling": 2}
+
+    def ready(node: Node) -> None:
+        level, i = node
+        if (level, i ^ 1) in built:
+            waiting.append((level + 1, i >> 1))
+
+    def build(node: Node, length: int) -> None:
+        built[node] = length
+        model.build(node, length)
+        core.build(node[0], node[1], length)
+        ready(node)
+
+    for _ in range(r.randint(50, 700)):
+        while waiting and r.random() < 0.7:
+            node = waiting.pop(r.randrange(len(waiting)) if r.random() < 0.5 else 0)
+            build(node, r.randint(1, 512))
+        t = core.t
+        now = r.random() >= late
+        length = r.randint(1, 512) if now else 0
+        model.message(length)
+        core.add(length)
+        if now:
+            built[(0, t)] = length
+            ready((0, t))
+        else:
+            waiting.append((0, t))
+        core.step()
+        chat = model.chat
+        where = f"seed {seed}, T={core.t}"
+        assert _core_lines(core.codes, core.sizes) == _lines(chat.view), where
+        assert core.total == view_bytes(chat.view), where
+        assert _core_lines(core.ccodes, core.csizes) == _lines(chat.cview), where
+        assert core.ctotal == view_bytes(chat.cview), where
+        assert (core.open, core.batch, core.cmerge) == (chat.open, chat.batch, cmerges[chat.cmerge]), where
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_optchat_core_agrees_with_the_model_on_random_histories(form: str, seed: int) -> None:
+    """Messages built at once or late, parents built late or in any order, tiny budgets (many
+    batches, short batches, F1, compaction views merged again and past their ceiling)."""
+    _history(seed)
+
+
+def _model_h_stream(count: int, ceiling: int, floor: int, cceiling: int, cfloor: int) -> int:
+    """The issue-16 stream on the model's fit (bend.optchat.view) and its batch/compact rule."""
+    rows: list[dict[int, int]] = []
+
+    def mix(level: int, i: int) -> int:
+        x = ((i * 0x9E3779B1) % 2**32) ^ (((level + 1) * 0x85EBCA77) % 2**32) ^ 12345
+        x ^= x >> 16
+        x = x * 0x85EBCA6B % 2**32
+        x ^= x >> 13
+        x = x * 0xC2B2AE35 % 2**32
+        return x ^ (x >> 16)
+
+    def built(node: Node) -> int | None:
+        return rows[node[0]].get(node[1]) if node[0] < len(rows) else None
+
+    def put(node: Node, length: int) -> None:
+        while len(rows) <= node[0]:
+            rows.append({})
+        rows[node[0]][node[1]] = length
+
+    view: View = ()
+    cview: View = ()
+    shrinking = False
+    check = 0
+    for t in range(count):
+        put((0, t), 200 + mix(0, t) % 313)
+        level, i = 0, t
+        while i & 1:
+            level, i = level + 1, i >> 1
+            put((level, i), 300 + mix(level, i) % 213)
+        view = grow(view, (0, t), rows[0][t])
+        cview = grow(cview, (0, t), rows[0][t])
+        merges = -1
+        if shrinking or view_bytes(view) > ceiling:
+            view, merges = fit(view, t + 1, built, floor)
+            shrinking = view_bytes(view) > floor
+        if merges > 0:
+            cview, _ = fit(view, t + 1, built, cfloor)
+        elif view_bytes(cview) > cceiling:
+            cview, _ = fit(cview, t + 1, built, cfloor)
+        check += view_bytes(view)
+    return check
+
+
+@pytest.mark.parametrize("budgets", [(12_800, 6_400, 3_200, 1_600), (4_000, 3_900, 1_000, 100), (128_000, 64_000, 32_000, 16_000)])
+def test_optchat_core_h_stream_agrees_with_the_model(form: str, budgets: tuple[int, int, int, int]) -> None:
+    count = 3_000 if budgets[0] < 100_000 else 1_200
+    core = V.CORE
+    planner = core.Planner(*budgets)
+    assert core.run_h_stream(planner, count) == _model_h_stream(count, *budgets)
+    main = core.Planner(budgets[0], budgets[1], -1, 0)
+    assert core.run_h_stream(main, count) == _model_h_stream(count, *budgets)
+
+
+def test_optchat_bridge_on_each_core_form(form: str) -> None:
+    """The optchat bridge's committed scenarios: production's transcript on this form of the
+    core has the committed digest (the model's), byte for byte."""
+    digests = bridges.read_digests(BRIDGE.directory)
+    files = sorted(BRIDGE.directory.glob("*.jsonl"))
+    assert len(files) == BRIDGE.count
+    wrong = [p.name for p in files if bridges.digest(BRIDGE.production(bridges.read(p))) != digests[p.name]]
+    assert not wrong, f"{form}: production transcripts differ from the committed digests: {wrong}"
