@@ -148,7 +148,7 @@ def area_counts(table: list[Row]) -> dict[str, dict[str, object]]:
         entry["status"][r.status] += 1  # type: ignore[index]
         if r.strength:
             entry["strength"][r.strength] += 1  # type: ignore[index]
-        if r.seed_strength == "universal":
+        if r.seed_strength == "universal" and r.status != PENDING:
             entry["universal"] = int(entry["universal"]) + 1  # type: ignore[call-overload]
             if r.strength == "proved" and r.status == PASS:
                 entry["universal_proved"] = int(entry["universal_proved"]) + 1  # type: ignore[call-overload]
