@@ -763,6 +763,8 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                     except ForcedToolError:
                         continue
                 step = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                if any(v.startswith("reminder:") and v != "reminder:leave" and v != "reminder:defer" for v in step.verdicts):
+                    raise LawFailed(f"a reminder decided on its own (S5.4: it leaves or waits): {step.verdicts}")
                 if any("Goal paused" in r for r in step.rows):
                     _PAUSES[0] += 1
                 again = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
