@@ -757,12 +757,18 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                     main.commit([row("eukhe.progress_note", {"text": body["note"], "accepted": True})])
                 main.commit([assistant({"text": body["text"]})])
                 if forced is not None:
+                    forcing = sum(1 for layer in directors.stack() if layer.kind.value == "forced")
                     try:
                         if directors.after_response(called=forced in made):
                             continue
                     except ForcedToolError:
+                        left = sum(1 for layer in directors.stack() if layer.kind.value == "forced")
+                        if left != forcing - 1:
+                            raise LawFailed("a forced call that was never made kept its layer after NotCalled (S5.4)") from None
                         continue
                 step = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                if any(v.startswith("reminder:") and v != "reminder:leave" and v != "reminder:defer" for v in step.verdicts):
+                    raise LawFailed(f"a reminder decided on its own (S5.4: it leaves or waits): {step.verdicts}")
                 if any("Goal paused" in r for r in step.rows):
                     _PAUSES[0] += 1
                 again = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))

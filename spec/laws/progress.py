@@ -66,16 +66,20 @@ AGREE_COUNTS = range(0, 9)
 AGREE_SETTINGS = range(0, 9)
 
 
-def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5) -> bool:
+FIRSTS = ("none", "another run", "another goal")  # S5.8: the first continuation of a run, or of a new goal
+
+
+def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5, why: str = "none") -> bool:
     """The encoding, the oracle, the model and production give the same verdict and count."""
     from eukhe.directors.progress import StallRecord, stall_check
 
     verdict, after = check_encoding(first, grew, count, stall_steps, PY)
     want = oracle.verdict(first, grew, count, stall_steps)
-    record = None if first else m.Record(RUN, GOAL, work, count)
+    run, goal = ("run-0" if why == "another run" else RUN), ("goal-0" if why == "another goal" else GOAL)
+    record = None if first and why == "none" else m.Record(run, goal, work, count)
     now = work + 1 if grew else work
     model = m.check(record, RUN, GOAL, now, stall_steps)
-    p_record = None if first else StallRecord(RUN, GOAL, work, count)
+    p_record = None if first and why == "none" else StallRecord(run, goal, work, count)
     production = stall_check(p_record, RUN, GOAL, now, stall_steps)
     got = {
         "encoding": (oracle.VERDICTS[verdict], after),
@@ -90,11 +94,12 @@ def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5)
 
 
 def agreement() -> Evidence:
-    cases = itertools.product((False, True), (False, True), AGREE_COUNTS, AGREE_SETTINGS)
+    cases = [(False, grew, c, s, 5, "none") for grew in (False, True) for c in AGREE_COUNTS for s in AGREE_SETTINGS]
+    cases += [(True, grew, c, s, 5, why) for why in FIRSTS for grew in (False, True) for c in AGREE_COUNTS for s in AGREE_SETTINGS]
     return bounded(
         cases,
         lambda case: agrees(*case),
-        label=f"encoding = oracle = model = production on first/grew x counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1} x "
+        label=f"encoding = oracle = model = production on (first: no record, another run, another goal; or not) x grew x counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1} x "
         f"directors.stallSteps {AGREE_SETTINGS.start}..{AGREE_SETTINGS.stop - 1}",
     )
 
