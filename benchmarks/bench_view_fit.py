@@ -54,7 +54,7 @@ BASE, SPREAD = 400, 113
 
 
 def calibrate() -> float:
-    """CPU seconds of 10^6 additions in a pure-Python loop (about 0.03 s on a quiet machine)."""
+    """CPU seconds of 10^6 additions in a pure-Python loop: how fast the machine ran this run."""
     start = time.process_time()
     total = 0
     for k in range(1_000_000):
@@ -354,7 +354,7 @@ def picture(summary: dict[str, Any], path: Path) -> None:
         ax.legend(fontsize=8)
     axes[0].set_ylabel("us a message (CPU)")
     cal = summary["calibration_s"]
-    figure.suptitle(f"View fit, whole loop (calibration loop {cal['min']:.3f}-{cal['max']:.3f} s; ~0.03 s quiet)")
+    figure.suptitle(f"View fit, whole loop, CPU time (calibration loop {cal['min']:.3f}-{cal['max']:.3f} s in these runs)")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
