@@ -189,6 +189,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def classify(error: BaseException) -> tuple[int, str]:
     """The exit status and the message (without the command's name) of a failure."""
+    from eukhe.directors import document as directors_document
+    from eukhe.directors.hooks import GoalError, LimitsError
     from eukhe.session import errors as session_errors
     from eukhe.settings.cvar import CvarError, ExpandError, ParseError
     from eukhe.settings.files import UNREADABLE, DocumentError
@@ -197,7 +199,7 @@ def classify(error: BaseException) -> tuple[int, str]:
         return error.status, str(error)
     if isinstance(error, CvarError):  # the seed's own form of a refused set, printed as it is
         return EXIT_USAGE, f"CvarError::{error.kind}({error.id}): {error.message}"
-    if isinstance(error, (ExpandError, ParseError)):
+    if isinstance(error, (ExpandError, ParseError, LimitsError, GoalError, directors_document.DocumentError)):
         return EXIT_USAGE, str(error)
     if isinstance(error, DocumentError):
         fault = error.kind == UNREADABLE and not error.detail.startswith("not UTF-8")

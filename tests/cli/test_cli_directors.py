@@ -108,7 +108,6 @@ def test_limit_flags_have_the_type_of_their_cvar(inproc: InProcess, agent: Path,
     assert f"argument {flag}: directors." in line and "is a Nat" in line, line
 
 
-@pytest.mark.xfail(strict=True, reason="fixed by the directors document validation branch (helper B): a 28-digit limit is refused")
 def test_a_28_digit_max_steps_is_refused(inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     script = _script(tmp_path, GOOD)
     done = inproc("directors", "simulate", "--script", str(script), "--max-steps", "9" * 28)
@@ -116,7 +115,6 @@ def test_a_28_digit_max_steps_is_refused(inproc: InProcess, agent: Path, tmp_pat
     assert done.one_error_line().startswith("eukhe directors simulate: ")
 
 
-@pytest.mark.xfail(strict=True, reason="fixed by the directors document validation branch (helper B): a 28-digit stack cap is refused")
 def test_a_28_digit_stack_cap_is_refused(inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     script = _script(tmp_path, GOOD)
     done = inproc("directors", "simulate", "--script", str(script), "--stack-cap", "9" * 28)

@@ -21,7 +21,7 @@ from typing import Any
 
 from eukhe.session import Conversation, display
 from eukhe.settings import config as configmod
-from eukhe.settings.cfg import SettingsError, read_cfg, write_sets
+from eukhe.settings.cfg import SettingsError, lines, read_cfg, write_sets
 from eukhe.settings.cvar import (
     ALIAS,
     SET,
@@ -95,7 +95,7 @@ class EukheSettings:
             layers = [layer for layer in self.config.layers if layer.source != "global config.cfg"]
             layers.append(Layer("global config.cfg", False, fresh.sets))
             new = Cvars(self.registry, layers).global_toggled(cvar)
-            kept = [line for line in text.splitlines() if not _is_set_of(line, {cvar})]
+            kept = [line for line in lines(text) if not _is_set_of(line, {cvar})]
             write_atomic(path, "".join(line + "\n" for line in kept + [set_line(cvar, new)]))
         self.reload()
         return new
