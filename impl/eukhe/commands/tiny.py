@@ -40,11 +40,11 @@ def register(sub: Any) -> None:
     evaluate.set_defaults(run=run_translate_eval)
 
     worker = sub.add_parser("tiny-worker")
-    worker.add_argument("model_id")
-    worker.add_argument("--backend", required=True, choices=["onnx"])
-    worker.add_argument("--agent-dir", dest="worker_agent_dir", required=True)
-    worker.add_argument("--device", default="cpu", choices=["cpu"])
-    worker.add_argument("--dtype", default="q4")
+    worker.add_argument("model_id", help="the local model id this worker serves")
+    worker.add_argument("--backend", required=True, choices=["onnx"], help="the inference backend")
+    worker.add_argument("--agent-dir", dest="worker_agent_dir", required=True, help="the agent dir whose run/tiny/ holds the socket (never taken from the environment)")
+    worker.add_argument("--device", default="cpu", choices=["cpu"], help="the device the model runs on")
+    worker.add_argument("--dtype", default="q4", help="the weights' data type, part of the launch tag")
     worker.set_defaults(run=run_worker)
 
 
