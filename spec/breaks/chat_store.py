@@ -51,8 +51,8 @@ BREAKS = [
         "store_reopen_skips_the_gap_batch",
         AREA,
         "eukhe.memory.fold",
-        "if shrinking and merges[-1].t < t:",
-        "if False:",
+        "gap = shrinking and merges[-1].t < t",
+        "gap = False",
         "D8 lost: a restart after a cut batch line of a shrinking view does not run the batch",
     ),
     Break(

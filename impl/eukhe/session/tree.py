@@ -105,7 +105,7 @@ class Tree:
         """The first record of a new conversation holding the path to ``entry_id``, each entry
         with the document values it sets, so every document as of every entry is kept.
         UnknownEntry when the tree has no such entry."""
-        self.entry(entry_id)
+        self.entry(entry_id)  # an unknown entry is UnknownEntry, not a KeyError
         path = self._walk(entry_id)
         stored = tuple(Stored(self._entries[i], copy.deepcopy(self._changes.get(i, {}))) for i in path)
         return Append(1, stored, origin)

@@ -290,8 +290,9 @@ def run(agent_dir: Path, model_id: str, device: str, dtype: str) -> int:
         print(f"tiny worker {model_id}: cannot bind {worker.sock_path}: {error}", file=sys.stderr, flush=True)
         return 1
     print(READY if seated else LIVE, flush=True)
-    sys.stdout.close()
-    os.dup2(sys.stderr.fileno(), 1)
+    # fd 1 becomes the log: dup2 closes the pipe to the starter (it reads to its end) while
+    # sys.stdout stays an open stream, so the command line's final flush still works
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     if not seated:
         return 0
     print(f"tiny worker {model_id} pid {os.getpid()} serving {worker.sock_path} tag {worker.tag}", file=sys.stderr, flush=True)
