@@ -240,36 +240,21 @@ def reachable(
     (``step`` returns None where an action does not apply). The invariant holds on each
     state, ``transition`` (when given) on each edge. Proved when neither domain has a bound:
     the search visits every reachable state of the system."""
-    seen: set[S] = set()
-    queue: deque[S] = deque()
-    for point in initial.points():
-        state: S = start(*point) if start is not None else point  # type: ignore[assignment]
-        if state not in seen:
-            seen.add(state)
-            queue.append(state)
+    starts = (start(*point) if start is not None else point for point in initial.points())
     every_action = list(actions.points())
-    edges = 0
-    while queue:
-        state = queue.popleft()
-        if invariant(state) is False:
-            raise LawFailed(f"invariant fails in reachable state {state!r}")
+
+    def moves(state: S) -> Iterator[tuple[object, S]]:
         for action in every_action:
             after = step(state, action)
-            if after is None:
-                continue
-            edges += 1
-            if transition is not None and transition(state, action, after) is False:
-                raise LawFailed(f"fails on {state!r} --{action!r}--> {after!r}")
-            if after not in seen:
-                seen.add(after)
-                queue.append(after)
-    if not seen:
-        raise LawFailed(f"no state reached for {label}")
+            if after is not None:
+                yield action, after
+
+    states, edges = _search(starts, moves, invariant, transition, label)  # type: ignore[arg-type]
     kind = "exhaustive" if initial.whole and actions.whole else "bounded"
     return Evidence(
         _strength_of(initial, actions),
         f"{kind}: {label}: from {initial.describe()} under {actions.describe()} "
-        f"({len(seen):,} reachable states, {edges:,} transitions)",
+        f"({states:,} reachable states, {edges:,} transitions)",
     )
 
 
@@ -284,6 +269,19 @@ def explore(
     """Breadth-first search from the states we chose under the actions ``step`` offers: every
     state reached is checked, but the start and the actions are ours, so this is bounded
     (``label`` says the bound). ``reachable`` is the proved form over whole domains."""
+    states, edges = _search(initial, step, invariant, transition, label)
+    return Evidence(BOUNDED, f"bounded: {label} ({states:,} reachable states, {edges:,} transitions)")
+
+
+def _search(
+    initial: Iterable[S],
+    moves: Callable[[S], Iterable[tuple[object, S]]],
+    invariant: Callable[[S], bool | None],
+    transition: Callable[[S, Any, S], bool | None] | None,
+    label: str,
+) -> tuple[int, int]:
+    """Breadth-first search: the invariant on each state reached, ``transition`` on each edge;
+    the number of states and of edges."""
     seen: set[S] = set()
     queue: deque[S] = deque()
     for state in initial:
@@ -295,7 +293,7 @@ def explore(
         state = queue.popleft()
         if invariant(state) is False:
             raise LawFailed(f"invariant fails in reachable state {state!r}")
-        for action, after in step(state):
+        for action, after in moves(state):
             edges += 1
             if transition is not None and transition(state, action, after) is False:
                 raise LawFailed(f"fails on {state!r} --{action!r}--> {after!r}")
@@ -304,7 +302,7 @@ def explore(
                 queue.append(after)
     if not seen:
         raise LawFailed(f"no state reached for {label}")
-    return Evidence(BOUNDED, f"bounded: {label} ({len(seen):,} reachable states, {edges:,} transitions)")
+    return len(seen), edges
 
 
 def prove(claim: z3.BoolRef, *, label: str, assumptions: Sequence[z3.BoolRef] = ()) -> Evidence:
