@@ -1,0 +1,85 @@
+"""The wire APIs (inference.md S6, issue 14): one client per API over httpx, async and streaming,
+each turning its stream into the project's events (``events``) through one SSE reader
+(``sse``), each building its request from the rulebook's plan (``plan``).
+
+- openai-completions: ``OpenAIChat`` (llama.cpp's server, vLLM, Ollama, OpenRouter);
+- openai-responses: ``OpenAIResponses``;
+- anthropic-messages: ``AnthropicMessages``;
+- google-generative-ai: ``GoogleGenerative``.
+
+``client_for(model)`` picks the client of the model's API; ``collect`` reads a whole stream
+into a ``Reply``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
+from typing import Any
+
+from eukhe.inference.wire.anthropic import AnthropicMessages
+from eukhe.inference.wire.base import WireClient
+from eukhe.inference.wire.events import (
+    BadRequest,
+    Event,
+    PromptProgress,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCall,
+    Usage,
+)
+from eukhe.inference.wire.google import GoogleGenerative
+from eukhe.inference.wire.openai_chat import OpenAIChat
+from eukhe.inference.wire.openai_responses import OpenAIResponses
+from eukhe.inference.wire.plan import Message, Request, Tool, WireModel
+
+CLIENTS: dict[str, type[WireClient]] = {c.api: c for c in (OpenAIChat, OpenAIResponses, AnthropicMessages, GoogleGenerative)}
+
+__all__ = ["CLIENTS", "Message", "Reply", "Request", "Tool", "WireClient", "WireModel", "client_for", "collect"]
+
+
+def client_for(model: WireModel, **options: Any) -> WireClient:
+    kind = CLIENTS.get(model.api)
+    if kind is None:
+        raise BadRequest(f"{model.provider}: wire API {model.api!r} has no client here (clients: {', '.join(CLIENTS)})")
+    return kind(model, **options)
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    thinking: str
+    tool_calls: tuple[ToolCall, ...]
+    stop: Stop
+    usage: Usage | None
+    signatures: tuple[str, ...] = ()
+    progress: tuple[PromptProgress, ...] = ()
+
+
+async def collect(events: AsyncIterable[Event]) -> Reply:
+    text: list[str] = []
+    thinking: list[str] = []
+    calls: list[ToolCall] = []
+    signatures: list[str] = []
+    progress: list[PromptProgress] = []
+    usage: Usage | None = None
+    stop: Stop | None = None
+    async for event in events:
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, ThinkingDelta):
+            thinking.append(event.text)
+        elif isinstance(event, ThinkingSignature):
+            signatures.append(event.signature)
+        elif isinstance(event, ToolCall):
+            calls.append(event)
+        elif isinstance(event, PromptProgress):
+            progress.append(event)
+        elif isinstance(event, Usage):
+            usage = event
+        elif isinstance(event, Stop):
+            stop = event
+    assert stop is not None, "every stream ends with Stop or raises"
+    return Reply("".join(text), "".join(thinking), tuple(calls), stop, usage, tuple(signatures), tuple(progress))

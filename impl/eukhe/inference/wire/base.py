@@ -1,0 +1,231 @@
+"""What every wire API client shares: the HTTP request over httpx (async, streaming), the error
+typing, the stream filter hook, the tool-call assembler and the order of the end events.
+
+A client subclass gives ``build`` (the URL, headers and JSON body of a request, spelled from
+the plan) and ``reader`` (a fresh per-stream state turning SSE events into project events).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import httpx
+
+from eukhe.inference import quirks
+from eukhe.inference.wire.events import (
+    ConnectFailed,
+    Event,
+    MalformedEvent,
+    ProviderError,
+    Stop,
+    StreamCut,
+    StreamFilter,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+    WireTimeout,
+)
+from eukhe.inference.wire.plan import Plan, Request, WireModel, make_plan
+from eukhe.inference.wire.sse import SseEvent, read_sse
+
+DEFAULT_TIMEOUT = 120.0  # seconds without a byte (connect, read, write) before WireTimeout
+
+
+@dataclass
+class _Call:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class Calls:
+    """Tool calls assembled from their deltas, keyed by the API's own key (an index, an item
+    id, a content block), numbered in order of first appearance."""
+
+    def __init__(self) -> None:
+        self._calls: dict[object, _Call] = {}
+        self._order: list[object] = []
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def known(self, key: object) -> bool:
+        return key in self._calls
+
+    def delta(self, key: object, id: str | None = None, name: str | None = None, arguments: str = "") -> ToolCallDelta:
+        call = self._calls.get(key)
+        if call is None:
+            call = self._calls[key] = _Call()
+            self._order.append(key)
+        if id:
+            call.id = id
+        if name and not call.name:
+            call.name = name
+        if arguments:
+            call.arguments.append(arguments)
+        return ToolCallDelta(self._order.index(key), id or None, name or None, arguments)
+
+    def replace_arguments(self, key: object, arguments: str) -> None:
+        """The API's final argument text (a done event) wins over the pieces."""
+        if key in self._calls:
+            self._calls[key].arguments = [arguments]
+
+    def finished(self) -> list[ToolCall]:
+        out = []
+        for index, key in enumerate(self._order):
+            call = self._calls[key]
+            out.append(ToolCall(index, call.id or f"call_{index}", call.name, "".join(call.arguments)))
+        return out
+
+
+class Reader:
+    """Per-stream state of one API: ``feed`` an SSE event, get project events; ``done`` once the
+    API's end event arrived; ``finish`` gives the end events (calls, usage, stop) or raises
+    StreamCut when the end never came."""
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.calls = Calls()
+        self.usage: Usage | None = None
+        self.stop: Stop | None = None
+        self.done = False
+
+    def feed(self, event: SseEvent) -> list[Event]:
+        raise NotImplementedError
+
+    def complete(self) -> bool:
+        """Whether the body may end here (the end event, or what the API counts as one)."""
+        return self.done
+
+    def finish(self) -> list[Event]:
+        if not self.complete() or self.stop is None:
+            raise StreamCut(self.provider, "the stream ended before its end event (connection closed mid-reply)")
+        out: list[Event] = list(self.calls.finished())
+        if self.usage is not None:
+            out.append(self.usage)
+        out.append(self.stop)
+        return out
+
+    def json(self, event: SseEvent) -> Any:
+        try:
+            return json.loads(event.data)
+        except json.JSONDecodeError as error:
+            raise MalformedEvent(self.provider, f"event {event.event!r} is not JSON: {error.msg} at column {error.colno}: {event.data[:120]!r}") from None
+
+    def obj(self, event: SseEvent) -> dict[str, Any]:
+        value = self.json(event)
+        if not isinstance(value, dict):
+            raise MalformedEvent(self.provider, f"event {event.event!r} is not a JSON object: {event.data[:120]!r}")
+        return value
+
+
+def as_int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def error_kind(body: str) -> str:
+    """The type or code an error body names ({"error": {"type"|"code"|"status": ...}})."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, ValueError):
+        return ""
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(data, list) and data and isinstance(data[0], dict):  # Google's list of one error
+        error = data[0].get("error")
+    if isinstance(error, dict):
+        for name in ("type", "status", "code"):
+            if isinstance(error.get(name), (str, int)) and not isinstance(error.get(name), bool):
+                return str(error[name])
+    return ""
+
+
+class WireClient:
+    """One wire API. ``stream`` sends one request and yields its events."""
+
+    api: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        model: WireModel,
+        *,
+        book: quirks.Rulebook | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self.book = book if book is not None else quirks.shipped()
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.http = http
+
+    @property
+    def provider(self) -> str:
+        return self.model.provider
+
+    def plan(self, request: Request) -> Plan:
+        return make_plan(self.book, self.model, request)
+
+    def build(self, request: Request, plan: Plan) -> tuple[str, dict[str, str], dict[str, Any]]:
+        raise NotImplementedError
+
+    def reader(self, plan: Plan) -> Reader:
+        raise NotImplementedError
+
+    def headers(self, own: Mapping[str, str]) -> dict[str, str]:
+        out = {"content-type": "application/json", "accept": "text/event-stream", **own}
+        out.update(self.model.headers or {})
+        return out
+
+    def url(self, path: str) -> str:
+        return self.model.base_url.rstrip("/") + path
+
+    async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncIterator[Event]:
+        plan = self.plan(request)
+        url, headers, body = self.build(request, plan)
+        own = self.http is None
+        http = httpx.AsyncClient(timeout=self.timeout) if self.http is None else self.http
+        try:
+            async for event in self._send(http, plan, url, headers, body, filter):
+                yield event
+        finally:
+            if own:
+                await http.aclose()
+
+    async def _send(
+        self, http: httpx.AsyncClient, plan: Plan, url: str, headers: dict[str, str], body: dict[str, Any], filter: StreamFilter | None
+    ) -> AsyncIterator[Event]:
+        name = self.provider
+        try:
+            async with http.stream("POST", url, headers=headers, json=body, timeout=self.timeout) as response:
+                if response.status_code >= 400:
+                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    raise ProviderError(name, response.status_code, text, error_kind(text))
+                reader = self.reader(plan)
+                async for sse in read_sse(response.aiter_text()):
+                    for event in reader.feed(sse):
+                        if filter is not None and isinstance(event, (TextDelta, ThinkingDelta)):
+                            filter(event)
+                        yield event
+                    if reader.done:
+                        break
+                for event in reader.finish():
+                    yield event
+        except httpx.ConnectTimeout as error:
+            raise WireTimeout(name, f"no connection to {url} within the timeout ({_said(error)})") from None
+        except httpx.TimeoutException as error:
+            raise WireTimeout(name, f"no answer from {url} within the read timeout ({_said(error)})") from None
+        except httpx.ConnectError as error:
+            raise ConnectFailed(name, f"cannot connect to {url}: {_said(error)}") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError) as error:
+            raise StreamCut(name, f"the connection to {url} was cut mid-reply: {_said(error)}") from None
+        except httpx.HTTPError as error:
+            raise ConnectFailed(name, f"request to {url} failed: {type(error).__name__}: {_said(error)}") from None
+
+
+def _said(error: Exception) -> str:
+    text = str(error).strip()
+    return text or type(error).__name__

@@ -1,0 +1,165 @@
+"""Google generateContent (api "google-generative-ai"), streamed.
+
+Request: POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse, ``x-goog-api-key``;
+``contents`` (role user or model; parts ``text``, ``functionCall``, ``functionResponse``),
+``systemInstruction``; tools as ``functionDeclarations``; forced choice as
+``toolConfig.functionCallingConfig: {mode: ANY, allowedFunctionNames: [name]}`` (S6.3), else
+``VALIDATED`` when the strict plan holds a strict tool (S6.4); ``generationConfig``:
+``maxOutputTokens`` and ``thinkingConfig`` with ``includeThoughts`` and either
+``thinkingLevel`` (the rulebook's google_thinking_level) or ``thinkingBudget`` (S6.13: the
+rule's budget, the user's clamped to it, else -1, dynamic).
+
+Stream: each ``data:`` is a GenerateContentResponse: ``candidates[0].content.parts`` (``text``,
+``thought: true`` for thinking, ``thoughtSignature``, ``functionCall`` whole with ``name``,
+``args`` and maybe ``id``), ``candidates[0].finishReason`` (STOP -> stop, or toolUse with calls;
+MAX_TOKENS -> length; SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII -> refusal;
+MALFORMED_FUNCTION_CALL and others -> stop with the raw value), ``usageMetadata``
+(promptTokenCount, cachedContentTokenCount, candidatesTokenCount, thoughtsTokenCount). There is
+no end event: the body may end once a finishReason arrived; before that it was cut.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from eukhe.inference.wire.base import Reader, WireClient, as_int
+from eukhe.inference.wire.events import (
+    LENGTH,
+    REFUSAL,
+    STOP,
+    TOOL_USE,
+    Event,
+    MalformedEvent,
+    ProviderError,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    Usage,
+)
+from eukhe.inference.wire.plan import API_GOOGLE, Plan, Request
+from eukhe.inference.wire.sse import SseEvent
+
+FINISH = {"STOP": STOP, "MAX_TOKENS": LENGTH, "SAFETY": REFUSAL, "RECITATION": REFUSAL, "PROHIBITED_CONTENT": REFUSAL, "BLOCKLIST": REFUSAL, "SPII": REFUSAL}
+LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
+
+
+def google_contents(plan: Plan) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in plan.messages:
+        parts: list[dict[str, Any]] = []
+        if message.role == "tool":
+            role = "user"
+            parts.append({"functionResponse": {"name": message.tool_name or "", "id": message.tool_call_id, "response": {"output": message.text}}})
+        elif message.role == "assistant":
+            role = "model"
+            if message.text:
+                parts.append({"text": message.text})
+            for call in message.tool_calls:
+                try:
+                    args = json.loads(call.arguments) if call.arguments else {}
+                except json.JSONDecodeError:
+                    args = {}
+                parts.append({"functionCall": {"name": call.name, "args": args if isinstance(args, dict) else {}, "id": call.id}})
+        else:
+            role = "user"
+            parts.append({"text": message.text})
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"].extend(parts)
+        else:
+            out.append({"role": role, "parts": parts})
+    return out
+
+
+class GoogleGenerative(WireClient):
+    api = API_GOOGLE
+
+    def build(self, request: Request, plan: Plan) -> tuple[str, dict[str, str], dict[str, Any]]:
+        body: dict[str, Any] = {"contents": google_contents(plan)}
+        if request.system:
+            body["systemInstruction"] = {"parts": [{"text": request.system}]}
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [{"name": t.name, "description": t.description, "parameters": dict(t.parameters)} for t in request.tools]}]
+            if plan.forced_tool is not None:
+                body["toolConfig"] = {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [plan.forced_tool]}}
+            elif any(plan.strict):
+                body["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
+        config: dict[str, Any] = {"maxOutputTokens": plan.max_tokens}
+        if plan.level != "off" and plan.effort is not None:
+            thinking: dict[str, Any] = {"includeThoughts": True}
+            if plan.google_thinking_level:
+                thinking["thinkingLevel"] = plan.effort if plan.effort_from_ladder else LEVELS.get(plan.level, "high")
+            elif plan.budget is not None:
+                thinking["thinkingBudget"] = plan.budget
+            config["thinkingConfig"] = thinking
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        body["generationConfig"] = config
+        own = {"x-goog-api-key": self.model.api_key} if self.model.api_key else {}
+        return self.url(f"/models/{quote(self.model.id, safe='')}:streamGenerateContent?alt=sse"), self.headers(own), body
+
+    def reader(self, plan: Plan) -> Reader:
+        return GoogleReader(self.provider)
+
+
+class GoogleReader(Reader):
+    def __init__(self, provider: str) -> None:
+        super().__init__(provider)
+        self.finish_reason: str | None = None
+
+    def complete(self) -> bool:
+        return self.finish_reason is not None
+
+    def feed(self, event: SseEvent) -> list[Event]:
+        data = self.json(event)
+        if isinstance(data, list):  # a JSON array stream item: the first object
+            data = data[0] if data else {}
+        if not isinstance(data, dict):
+            raise MalformedEvent(self.provider, f"a chunk is not a JSON object: {event.data[:120]!r}")
+        if "error" in data:
+            error = data["error"]
+            raise ProviderError(self.provider, None, json.dumps(error), str(error.get("status", "")) if isinstance(error, dict) else "")
+        out: list[Event] = []
+        usage = data.get("usageMetadata")
+        if isinstance(usage, dict):
+            cached = as_int(usage.get("cachedContentTokenCount"))
+            thoughts = as_int(usage.get("thoughtsTokenCount"))
+            self.usage = Usage(
+                max(as_int(usage.get("promptTokenCount")) - cached, 0), as_int(usage.get("candidatesTokenCount")) + thoughts, cached, 0, thoughts
+            )
+        candidates = data.get("candidates")
+        if candidates is None:
+            return out
+        if not isinstance(candidates, list):
+            raise MalformedEvent(self.provider, "candidates is not a list")
+        for candidate in candidates[:1]:
+            if not isinstance(candidate, dict):
+                raise MalformedEvent(self.provider, "a candidate is not an object")
+            content = candidate.get("content") or {}
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else []:
+                if not isinstance(part, dict):
+                    raise MalformedEvent(self.provider, "a part is not an object")
+                if isinstance(part.get("text"), str) and part["text"]:
+                    out.append(ThinkingDelta(part["text"], 0) if part.get("thought") is True else TextDelta(part["text"], 1))
+                call = part.get("functionCall")
+                if isinstance(call, dict):
+                    args = call.get("args")
+                    key = ("call", len(self.calls))
+                    out.append(self.calls.delta(key, str(call.get("id") or ""), str(call.get("name") or ""), json.dumps(args if args is not None else {}, ensure_ascii=False)))
+                if isinstance(part.get("thoughtSignature"), str):
+                    out.append(ThinkingSignature(part["thoughtSignature"], 0))
+            reason = candidate.get("finishReason")
+            if isinstance(reason, str) and reason:
+                self.finish_reason = reason
+        return out
+
+    def finish(self) -> list[Event]:
+        if self.finish_reason is not None:
+            mapped = FINISH.get(self.finish_reason, STOP)
+            if mapped == STOP and len(self.calls):
+                mapped = TOOL_USE
+            self.stop = Stop(mapped, self.finish_reason)
+        return super().finish()

@@ -1,0 +1,537 @@
+"""A real model API server on loopback for tests (issue 14 part 2; issue 12 reuses it).
+
+``LoopbackServer`` is an HTTP/1.1 server (the standard library's ThreadingHTTPServer) on
+127.0.0.1 at an ephemeral port. It speaks the four wire APIs with streaming, by path:
+
+- ``.../chat/completions``              OpenAI chat completions (data: chunks, data: [DONE])
+- ``.../responses``                     OpenAI Responses (typed events)
+- ``.../messages``                      Anthropic Messages (named events)
+- ``.../models/<m>:streamGenerateContent``  Google generateContent (alt=sse)
+
+It records every request (``Recorded``: method, path, query, headers, JSON body) and answers
+each with the next scripted reply, first in first out. A reply is written once, independent of
+the API, and rendered in the API's own stream form:
+
+    server.script(Stream([Thinking("hmm"), Text("Hello"), Call("read", '{"path": "a"}')],
+                        stop="toolUse", usage=Tokens(12, 5)))
+    server.script(Fail(429, '{"error": {"type": "rate_limit_error", "message": "slow down"}}'))
+
+Parts: ``Text``, ``Thinking``, ``Call`` (arguments streamed in ``pieces``; Google sends calls
+whole), ``Progress`` (llama.cpp's prompt_progress, chat only); controls between them:
+``Stall`` (no byte until the test calls ``release()``, or the server closes), ``Wait(event)``
+(until a threading.Event the test sets), ``Delay(seconds)`` (a slow chunk), ``Cut`` (the
+connection is closed mid-body, no final chunk), ``RawBytes`` (bytes as they are: malformed
+events). ``Stream.end=False`` ends the body cleanly but without the API's end event. Stop
+reasons: ``stop``, ``length``, ``toolUse``, ``refusal`` (``raw_stop`` sends any other value).
+
+Tests synchronise on events, never on sleeps: ``wait_requests(n)`` returns once n requests
+arrived; ``stalled`` is set when a Stall begins. No mock of httpx: the clients talk real HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+STALL_CAP = 60.0  # seconds a Stall or Wait holds a thread at most (the server never hangs a run)
+
+# -- the script ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Thinking:
+    text: str
+    signature: str = "sig"
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: str = "{}"
+    id: str | None = None
+    pieces: int = 2
+
+
+@dataclass(frozen=True)
+class Progress:
+    total: int
+    cache: int
+    processed: int
+    time_ms: float = 1.0
+
+
+@dataclass(frozen=True)
+class Stall:
+    pass
+
+
+@dataclass(frozen=True)
+class Wait:
+    event: threading.Event
+
+
+@dataclass(frozen=True)
+class Delay:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Cut:
+    pass
+
+
+@dataclass(frozen=True)
+class RawBytes:
+    data: bytes
+
+
+Part = Text | Thinking | Call | Progress | Stall | Wait | Delay | Cut | RawBytes
+
+
+@dataclass(frozen=True)
+class Tokens:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+
+
+@dataclass(frozen=True)
+class Stream:
+    parts: tuple[Part, ...] | list[Part] = ()
+    stop: str = "stop"  # stop, length, toolUse, refusal
+    usage: Tokens | None = field(default_factory=lambda: Tokens(10, 5))
+    raw_stop: str | None = None  # the provider's own stop value, sent as is
+    end: bool = True  # False: the body ends without the API's end event
+    chat_reasoning_field: str = "reasoning_content"  # OpenRouter and Ollama say "reasoning"
+    chat_call_index: bool = True  # False: Ollama's whole calls without an index
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Fail:
+    status: int
+    body: str = '{"error": {"type": "server_error", "message": "scripted failure"}}'
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+Script = Stream | Fail
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]  # lower-cased names
+    body: Any  # the JSON body, or None when it was not JSON
+    raw: bytes
+    api: str
+
+
+# -- rendering ----------------------------------------------------------------------------------------
+
+Frame = bytes | Stall | Wait | Delay | Cut
+
+
+def _data(obj: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event is not None else ""
+    return f"{head}data: {json.dumps(obj, ensure_ascii=False)}\n\n".encode()
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    n = max(1, n)
+    size = max(1, -(-len(text) // n))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _call_id(call: Call, i: int) -> str:
+    return call.id if call.id is not None else f"call_{i}"
+
+
+CHAT_STOP = {"stop": "stop", "length": "length", "toolUse": "tool_calls", "refusal": "content_filter"}
+ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use", "refusal": "refusal"}
+GOOGLE_STOP = {"stop": "STOP", "length": "MAX_TOKENS", "toolUse": "STOP", "refusal": "SAFETY"}
+
+
+def render_chat(reply: Stream, model: str) -> list[Frame]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return _data({"id": "chatcmpl-loop", "object": "chat.completion.chunk", "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    out: list[Frame] = [chunk({"role": "assistant"})]
+    calls = 0
+    for part in reply.parts:
+        if isinstance(part, Text):
+            out.append(chunk({"content": part.text}))
+        elif isinstance(part, Thinking):
+            out.append(chunk({reply.chat_reasoning_field: part.text}))
+        elif isinstance(part, Call):
+            if not reply.chat_call_index:
+                out.append(chunk({"tool_calls": [{"id": _call_id(part, calls), "type": "function", "function": {"name": part.name, "arguments": part.arguments}}]}))
+            else:
+                out.append(chunk({"tool_calls": [{"index": calls, "id": _call_id(part, calls), "type": "function", "function": {"name": part.name, "arguments": ""}}]}))
+                for piece in _pieces(part.arguments, part.pieces):
+                    out.append(chunk({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]}))
+            calls += 1
+        elif isinstance(part, Progress):
+            out.append(_data({"choices": [], "prompt_progress": {"total": part.total, "cache": part.cache, "processed": part.processed, "time_ms": part.time_ms}}))
+        else:
+            out.append(part.data if isinstance(part, RawBytes) else part)
+    if reply.end:
+        out.append(chunk({}, reply.raw_stop or CHAT_STOP[reply.stop]))
+        if reply.usage is not None:
+            u = reply.usage
+            usage = {
+                "prompt_tokens": u.input + u.cache_read,
+                "completion_tokens": u.output,
+                "total_tokens": u.input + u.cache_read + u.output,
+                "prompt_tokens_details": {"cached_tokens": u.cache_read},
+                "completion_tokens_details": {"reasoning_tokens": u.reasoning},
+            }
+            out.append(_data({"id": "chatcmpl-loop", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage}))
+        out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def render_responses(reply: Stream, model: str) -> list[Frame]:
+    def event(kind: str, **fields: Any) -> bytes:
+        return _data({"type": kind, **fields}, kind)
+
+    out: list[Frame] = [event("response.created", response={"id": "resp_loop", "model": model, "status": "in_progress", "output": []})]
+    index = -1
+    last: type | None = None
+    calls = 0
+    for part in reply.parts:
+        if isinstance(part, (Text, Thinking)):
+            if last is not type(part):
+                index += 1
+                kind = "message" if isinstance(part, Text) else "reasoning"
+                out.append(event("response.output_item.added", output_index=index, item={"id": f"item_{index}", "type": kind}))
+            last = type(part)
+            if isinstance(part, Text):
+                out.append(event("response.output_text.delta", item_id=f"item_{index}", output_index=index, content_index=0, delta=part.text))
+            else:
+                out.append(event("response.reasoning_summary_text.delta", item_id=f"item_{index}", output_index=index, summary_index=0, delta=part.text))
+        elif isinstance(part, Call):
+            index += 1
+            last = Call
+            item = {"id": f"fc_{index}", "type": "function_call", "call_id": _call_id(part, calls), "name": part.name, "arguments": ""}
+            out.append(event("response.output_item.added", output_index=index, item=item))
+            for piece in _pieces(part.arguments, part.pieces):
+                out.append(event("response.function_call_arguments.delta", item_id=f"fc_{index}", output_index=index, delta=piece))
+            out.append(event("response.function_call_arguments.done", item_id=f"fc_{index}", output_index=index, arguments=part.arguments))
+            out.append(event("response.output_item.done", output_index=index, item={**item, "arguments": part.arguments, "status": "completed"}))
+            calls += 1
+        elif isinstance(part, Progress):
+            continue
+        else:
+            out.append(part.data if isinstance(part, RawBytes) else part)
+    if reply.end:
+        u = reply.usage or Tokens()
+        usage = {
+            "input_tokens": u.input + u.cache_read,
+            "input_tokens_details": {"cached_tokens": u.cache_read},
+            "output_tokens": u.output,
+            "output_tokens_details": {"reasoning_tokens": u.reasoning},
+            "total_tokens": u.input + u.cache_read + u.output,
+        }
+        response: dict[str, Any] = {"id": "resp_loop", "model": model, "usage": usage if reply.usage is not None else None}
+        if reply.stop in ("length", "refusal") or reply.raw_stop is not None:
+            reason = reply.raw_stop or ("max_output_tokens" if reply.stop == "length" else "content_filter")
+            out.append(event("response.incomplete", response={**response, "status": "incomplete", "incomplete_details": {"reason": reason}}))
+        else:
+            out.append(event("response.completed", response={**response, "status": "completed"}))
+    return out
+
+
+def render_anthropic(reply: Stream, model: str) -> list[Frame]:
+    def event(kind: str, **fields: Any) -> bytes:
+        return _data({"type": kind, **fields}, kind)
+
+    u = reply.usage or Tokens()
+    start_usage = {"input_tokens": u.input, "cache_read_input_tokens": u.cache_read, "cache_creation_input_tokens": u.cache_write, "output_tokens": 1}
+    out: list[Frame] = [
+        event("message_start", message={"id": "msg_loop", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None, "usage": start_usage}),
+        event("ping"),
+    ]
+    index = -1
+    open_kind: str | None = None
+    signature = ""
+    calls = 0
+
+    def close() -> None:
+        nonlocal open_kind
+        if open_kind == "thinking":
+            out.append(event("content_block_delta", index=index, delta={"type": "signature_delta", "signature": signature}))
+        if open_kind is not None:
+            out.append(event("content_block_stop", index=index))
+        open_kind = None
+
+    for part in reply.parts:
+        if isinstance(part, (Text, Thinking)):
+            kind = "text" if isinstance(part, Text) else "thinking"
+            if open_kind != kind:
+                close()
+                index += 1
+                open_kind = kind
+                out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": ""}))
+            if isinstance(part, Text):
+                out.append(event("content_block_delta", index=index, delta={"type": "text_delta", "text": part.text}))
+            else:
+                signature = part.signature
+                out.append(event("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": part.text}))
+        elif isinstance(part, Call):
+            close()
+            index += 1
+            open_kind = "tool_use"
+            out.append(event("content_block_start", index=index, content_block={"type": "tool_use", "id": _call_id(part, calls), "name": part.name, "input": {}}))
+            for piece in _pieces(part.arguments, part.pieces):
+                out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": piece}))
+            close()
+            calls += 1
+        elif isinstance(part, Progress):
+            continue
+        else:
+            out.append(part.data if isinstance(part, RawBytes) else part)
+    if reply.end:
+        close()
+        out.append(event("message_delta", delta={"stop_reason": reply.raw_stop or ANTHROPIC_STOP[reply.stop], "stop_sequence": None}, usage={"output_tokens": u.output}))
+        out.append(event("message_stop"))
+    return out
+
+
+def render_google(reply: Stream, model: str) -> list[Frame]:
+    def chunk(parts: list[dict[str, Any]], finish: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish is not None:
+            candidate["finishReason"] = finish
+        body: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+        if usage is not None:
+            body["usageMetadata"] = usage
+        return _data(body)
+
+    out: list[Frame] = []
+    for part in reply.parts:
+        if isinstance(part, Text):
+            out.append(chunk([{"text": part.text}]))
+        elif isinstance(part, Thinking):
+            out.append(chunk([{"text": part.text, "thought": True}]))
+        elif isinstance(part, Call):
+            try:
+                args = json.loads(part.arguments)
+            except json.JSONDecodeError:
+                args = {"__raw": part.arguments}
+            call: dict[str, Any] = {"name": part.name, "args": args}
+            if part.id is not None:
+                call["id"] = part.id
+            out.append(chunk([{"functionCall": call}]))
+        elif isinstance(part, Progress):
+            continue
+        else:
+            out.append(part.data if isinstance(part, RawBytes) else part)
+    if reply.end:
+        usage = None
+        if reply.usage is not None:
+            u = reply.usage
+            usage = {
+                "promptTokenCount": u.input + u.cache_read,
+                "cachedContentTokenCount": u.cache_read,
+                "candidatesTokenCount": u.output - u.reasoning,
+                "thoughtsTokenCount": u.reasoning,
+                "totalTokenCount": u.input + u.cache_read + u.output,
+            }
+        out.append(chunk([], reply.raw_stop or GOOGLE_STOP[reply.stop], usage))
+    return out
+
+
+RENDER = {"openai-completions": render_chat, "openai-responses": render_responses, "anthropic-messages": render_anthropic, "google-generative-ai": render_google}
+
+
+def api_of(path: str) -> str | None:
+    if path.endswith("/chat/completions"):
+        return "openai-completions"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    if path.endswith("/messages"):
+        return "anthropic-messages"
+    if ":streamGenerateContent" in path or ":generateContent" in path:
+        return "google-generative-ai"
+    return None
+
+
+# -- the server ---------------------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Http
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def _serve(self) -> None:
+        owner = self.server.owner
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = None
+        parts = urlsplit(self.path)
+        api = api_of(parts.path)
+        owner._record(Recorded(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw, api or ""))
+        if api is None:
+            self._plain(404, '{"error": {"type": "not_found", "message": "loopback: no API at this path"}}')
+            return
+        script = owner._next()
+        if script is None:
+            self._plain(500, '{"error": {"type": "loopback", "message": "loopback: no scripted reply left"}}')
+            return
+        if isinstance(script, Fail):
+            self._plain(script.status, script.body, script.headers)
+            return
+        model = body.get("model", "") if isinstance(body, dict) else ""
+        if not model and api == "google-generative-ai":
+            model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
+        self._stream(RENDER[api](script, str(model)), script.headers)
+
+    def _plain(self, status: int, text: str, headers: tuple[tuple[str, str], ...] = ()) -> None:
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _stream(self, frames: list[Frame], headers: tuple[tuple[str, str], ...]) -> None:
+        owner = self.server.owner
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for frame in frames:
+                if isinstance(frame, bytes):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+                    self.wfile.flush()
+                elif isinstance(frame, Stall):
+                    owner.stalled.set()
+                    owner._release.wait(STALL_CAP)
+                elif isinstance(frame, Wait):
+                    frame.event.wait(STALL_CAP)
+                elif isinstance(frame, Delay):
+                    owner._release.wait(frame.seconds)
+                else:  # Cut: close mid-body, no final chunk
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):  # the client went away (its timeout)
+            self.close_connection = True
+
+
+class _Http(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: LoopbackServer
+
+
+class LoopbackServer:
+    """A real HTTP server on 127.0.0.1 at an ephemeral port; a context manager."""
+
+    def __init__(self) -> None:
+        self._http = _Http(("127.0.0.1", 0), _Handler)
+        self._http.owner = self
+        self._lock = threading.Condition()
+        self._scripts: deque[Script] = deque()
+        self.requests: list[Recorded] = []
+        self.stalled = threading.Event()
+        self._release = threading.Event()
+        self._thread = threading.Thread(target=self._http.serve_forever, name="loopback", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._http.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LoopbackServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._release.set()
+        self._http.shutdown()
+        self._http.server_close()
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def script(self, *scripts: Script) -> None:
+        with self._lock:
+            self._scripts.extend(scripts)
+
+    def release(self) -> None:
+        """End every Stall (and Delay) now and from now on."""
+        self._release.set()
+
+    def wait_requests(self, n: int, timeout: float = 10.0) -> list[Recorded]:
+        """The first n requests, once they arrived (AssertionError after ``timeout``)."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.requests) >= n, timeout):
+                raise AssertionError(f"loopback: {len(self.requests)} of {n} requests arrived within {timeout} s")
+            return list(self.requests[:n])
+
+    @property
+    def last(self) -> Recorded:
+        with self._lock:
+            return self.requests[-1]
+
+    def _record(self, recorded: Recorded) -> None:
+        with self._lock:
+            self.requests.append(recorded)
+            self._lock.notify_all()
+
+    def _next(self) -> Script | None:
+        with self._lock:
+            return self._scripts.popleft() if self._scripts else None
+
+
+def base_url(server: LoopbackServer, api: str) -> str:
+    """The base URL a provider of ``api`` is given to reach the server (each API's usual root)."""
+    roots = {"openai-completions": "/v1", "openai-responses": "/v1", "anthropic-messages": "", "google-generative-ai": "/v1beta"}
+    return server.url + roots[api]
