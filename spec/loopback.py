@@ -475,7 +475,7 @@ class LoopbackServer:
         self.requests: list[Recorded] = []
         self.stalled = threading.Event()
         self._release = threading.Event()
-        self._thread = threading.Thread(target=self._http.serve_forever, name="loopback", daemon=True)
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,), name="loopback", daemon=True)
 
     @property
     def port(self) -> int:

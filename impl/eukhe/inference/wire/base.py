@@ -8,8 +8,10 @@ the plan) and ``reader`` (a fresh per-stream state turning SSE events into proje
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 import httpx
@@ -144,6 +146,12 @@ def error_kind(body: str) -> str:
     return ""
 
 
+@cache
+def tls() -> ssl.SSLContext:
+    """One TLS context per process (building one reads the CA bundle: slow to do per request)."""
+    return ssl.create_default_context()
+
+
 class WireClient:
     """One wire API. ``stream`` sends one request and yields its events."""
 
@@ -187,7 +195,7 @@ class WireClient:
         plan = self.plan(request)
         url, headers, body = self.build(request, plan)
         own = self.http is None
-        http = httpx.AsyncClient(timeout=self.timeout) if self.http is None else self.http
+        http = httpx.AsyncClient(timeout=self.timeout, verify=tls()) if self.http is None else self.http
         try:
             async for event in self._send(http, plan, url, headers, body, filter):
                 yield event
