@@ -34,6 +34,7 @@ import json
 import socket
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -110,7 +111,7 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Stream:
-    parts: tuple[Part, ...] | list[Part] = ()
+    parts: Sequence[Part] = ()
     stop: str = "stop"  # stop, length, toolUse, refusal
     usage: Tokens | None = field(default_factory=lambda: Tokens(10, 5))
     raw_stop: str | None = None  # the provider's own stop value, sent as is

@@ -6,6 +6,8 @@
     eukhe quirks query MODEL [--provider P] [--base-url U] [--api A] [--name N]
                                                    the family, the hosts, every directive's
                                                    answer and the layer it came from
+    eukhe ask [--provider P] [--model M] [--thinking L] [--timeout S] TEXT
+                                                   stream one reply of the provider's model
 
 Bad input (an unknown provider, an empty model id, a damaged rulebook) is one line on stderr
 and exit status 2.
@@ -17,11 +19,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eukhe import paths
-from eukhe.cli import UsageError
+from eukhe.cli import EnvironmentFault, UsageError
 from eukhe.inference import capabilities, catalog, ladder, quirks
+
+if TYPE_CHECKING:  # the wire (httpx) is imported only when `eukhe ask` runs
+    from eukhe.inference.wire.events import StreamFilter
 
 
 def register(sub: Any) -> None:
@@ -46,6 +51,16 @@ def register(sub: Any) -> None:
     query.add_argument("--api", default="", help="the wire API")
     query.add_argument("--name", default=None, help="the model's display name")
     query.set_defaults(run=_guard(run_quirks_query))
+
+    p = sub.add_parser("ask", help="stream one reply of a provider's model to the terminal (S6 wire APIs)")
+    p.add_argument("text", help="the user message")
+    p.add_argument("--provider", default=None, help="the provider id (default: the defaultProvider setting)")
+    p.add_argument("--model", default=None, help="the model id (default: defaultModel, else the provider's default model)")
+    p.add_argument("--thinking", default=None, help="the thinking level (default: the defaultThinkingLevel setting)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds without a byte before the request fails (default 120)")
+    p.add_argument("--show-thinking", action="store_true", help="print the model's thinking before its answer")
+    p.add_argument("--usage", action="store_true", help="print the token counts on stderr after the reply")
+    p.set_defaults(run=run_ask)
 
 
 def _guard(fn: Any) -> Any:
@@ -127,3 +142,144 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value) if value else {}
     return value
+
+
+# -- eukhe ask ------------------------------------------------------------------------------------------
+
+
+def _credential(agent: Path, provider: str, custom: catalog.CustomProvider | None) -> str:
+    """The key of a provider: models.json's apiKey, else auth.json's credential (a string, or an
+    object with key, apiKey or access), else the <PROVIDER>_API_KEY variable; "" when none."""
+    import os
+
+    from eukhe.settings.config import AUTH_FILE, AuthStorage
+    from eukhe.settings.files import DocumentError
+
+    if custom is not None:
+        return custom.api_key
+    try:
+        stored = AuthStorage(agent / AUTH_FILE).get(provider)
+    except DocumentError as error:
+        raise EnvironmentFault(f"eukhe ask: {agent / AUTH_FILE}: {error}") from error
+    if isinstance(stored, str) and stored:
+        return stored
+    if isinstance(stored, dict):
+        for name in ("key", "apiKey", "access"):
+            if isinstance(stored.get(name), str) and stored[name]:
+                return str(stored[name])
+    return os.environ.get(provider.upper().replace("-", "_") + "_API_KEY", "")
+
+
+def resolve_ask_model(agent: Path, provider: str | None, model_id: str | None) -> Any:
+    """The model ``eukhe ask`` talks to: the provider (flag, else defaultProvider), the model
+    (flag, else defaultModel of that provider, else the rulebook's provider default, else the
+    provider's first model), its base URL and key from the catalog, models.json and auth.json."""
+    from eukhe.inference import tiers
+    from eukhe.inference.wire.plan import WireModel
+    from eukhe.settings.agent import EukheSettings
+
+    cvars = EukheSettings(agent, Path.cwd()).cvars
+    saved_provider = cvars.value([], "defaultProvider") or ""
+    saved_model = cvars.value([], "defaultModel") or ""
+    provider = provider or saved_provider
+    if not provider:
+        raise UsageError("eukhe ask: no provider: pass --provider or set defaultProvider")
+    reg = catalog.registry(agent)
+    custom = reg.custom_providers.get(provider)
+    listed = [m for m in reg.models if m.provider == provider]
+    if not listed and custom is None:
+        known = sorted({m.provider for m in reg.models} | set(reg.custom_providers))
+        raise UsageError(f"eukhe ask: unknown provider {provider!r} (providers: {', '.join(known)})")
+    if not model_id:
+        if saved_model and provider == saved_provider:
+            model_id = saved_model
+        else:
+            model_id = tiers.provider_default_model(quirks.shipped(), provider)
+            if model_id is None or reg.find(provider, model_id) is None:
+                model_id = listed[0].id if listed else None
+    if not model_id:
+        raise UsageError(f"eukhe ask: provider {provider} lists no model: pass --model")
+    key = _credential(agent, provider, custom)
+    found = reg.find(provider, model_id)
+    if found is not None:
+        return WireModel.of(found, key)
+    if custom is None:
+        raise UsageError(f"eukhe ask: provider {provider} has no model {model_id!r} (models: {', '.join(m.id for m in listed)})")
+    return WireModel(provider, model_id, custom.api, custom.base_url, key)
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from eukhe.effort import EffortError, parse_level
+    from eukhe.inference import wire
+    from eukhe.inference.wire import events
+
+    if not args.text.strip():
+        raise UsageError("eukhe ask: the text is empty")
+    if not (args.timeout > 0):
+        raise UsageError(f"eukhe ask: --timeout must be a positive number of seconds, not {args.timeout}")
+    agent = paths.agent_dir(args.agent_dir)
+    try:
+        model = resolve_ask_model(agent, args.provider, args.model)
+    except (quirks.QuirksError, catalog.CatalogError) as error:
+        raise UsageError(f"eukhe ask: {error}") from error
+    level = args.thinking
+    if level is None:
+        from eukhe.settings.agent import EukheSettings
+
+        level = EukheSettings(agent, Path.cwd()).cvars.value([], "defaultThinkingLevel") or "off"
+    try:
+        level = parse_level(level)
+    except EffortError as error:
+        raise UsageError(f"eukhe ask: --thinking: {error}") from error
+    try:
+        client = wire.client_for(model, timeout=args.timeout)
+    except events.BadRequest as error:
+        raise UsageError(f"eukhe ask: {error}") from error
+    request = wire.Request((wire.Message("user", args.text),), thinking=level)
+    out = sys.stdout
+    state = {"thinking": False, "text": False}
+
+    async def run() -> None:
+        async for event in client.stream(request, ask_filter()):
+            if isinstance(event, events.ThinkingDelta) and args.show_thinking:
+                if not state["thinking"]:
+                    out.write("[thinking] ")
+                    state["thinking"] = True
+                out.write(event.text)
+                out.flush()
+            elif isinstance(event, events.TextDelta):
+                if state["thinking"] and not state["text"]:
+                    out.write("\n[answer] ")
+                state["text"] = True
+                out.write(event.text)
+                out.flush()
+            elif isinstance(event, events.ToolCall):
+                out.write(f"\n[tool call] {event.name} {event.arguments}")
+                out.flush()
+            elif isinstance(event, events.Usage) and args.usage:
+                print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
+            elif isinstance(event, events.Stop):
+                out.write("\n")
+                if event.reason != events.STOP:
+                    out.write(f"[stop: {event.reason}]\n")
+                out.flush()
+
+    try:
+        asyncio.run(run())
+    except events.WireError as error:
+        if state["text"] or state["thinking"]:
+            out.write("\n")
+            out.flush()
+        raise EnvironmentFault(f"eukhe ask: {error}") from error
+    except events.Retryable as error:
+        out.write("\n")
+        out.flush()
+        raise EnvironmentFault(f"eukhe ask: {model.provider}: the stream was cut: {error}") from error
+    return 0
+
+
+def ask_filter() -> StreamFilter | None:
+    """The stream filter of ``eukhe ask`` (the repetition guard's hook, S6.5): none yet."""
+    return None
