@@ -26,6 +26,8 @@ reasons: ``stop``, ``length``, ``toolUse``, ``refusal`` (``raw_stop`` sends any 
 
 Tests synchronise on events, never on sleeps: ``wait_requests(n)`` returns once n requests
 arrived; ``stalled`` is set when a Stall begins. No mock of httpx: the clients talk real HTTP.
+When no reply is queued, ``responder`` (a function of the recorded request) answers, so
+concurrent requests can be served by what they ask; with neither, the answer is HTTP 500.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import json
 import socket
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -398,11 +400,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         parts = urlsplit(self.path)
         api = api_of(parts.path)
-        owner._record(Recorded(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw, api or ""))
+        recorded = Recorded(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw, api or "")
+        owner._record(recorded)
         if api is None:
             self._plain(404, '{"error": {"type": "not_found", "message": "loopback: no API at this path"}}')
             return
-        script = owner._next()
+        script = owner._next(recorded)
         if script is None:
             self._plain(500, '{"error": {"type": "loopback", "message": "loopback: no scripted reply left"}}')
             return
@@ -476,6 +479,7 @@ class LoopbackServer:
         self.requests: list[Recorded] = []
         self.stalled = threading.Event()
         self._release = threading.Event()
+        self.responder: Callable[[Recorded], Script | None] | None = None
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,), name="loopback", daemon=True)
 
     @property
@@ -527,9 +531,14 @@ class LoopbackServer:
             self.requests.append(recorded)
             self._lock.notify_all()
 
-    def _next(self) -> Script | None:
+    def _next(self, recorded: Recorded) -> Script | None:
+        """The next scripted reply; when none is queued, the ``responder``'s answer to the
+        request (a test that serves concurrent requests by their content sets one)."""
         with self._lock:
-            return self._scripts.popleft() if self._scripts else None
+            if self._scripts:
+                return self._scripts.popleft()
+            responder = self.responder
+        return None if responder is None else responder(recorded)
 
 
 def base_url(server: LoopbackServer, api: str) -> str:

@@ -232,3 +232,120 @@ def test_the_filter_sees_every_delta_and_its_error_ends_the_stream(server: Loopb
     # the next attempt (a new request) is served normally
     server.script(Stream([Text("fresh")]))
     assert reply(model(server, api)).text == "fresh"
+
+
+@api_param
+def test_an_empty_reply_and_a_thinking_only_reply(server: LoopbackServer, api: str) -> None:
+    server.script(Stream([]), Stream([Thinking("only thoughts")]))
+    empty = reply(model(server, api))
+    assert (empty.text, empty.thinking, empty.tool_calls, empty.stop.reason) == ("", "", (), STOP)
+    thinking = reply(model(server, api), ask(thinking="high"))
+    assert (thinking.text, thinking.thinking) == ("", "only thoughts")
+
+
+@api_param
+def test_retry_after_is_read_from_a_429(server: LoopbackServer, api: str) -> None:
+    server.script(Fail(429, "{}", (("retry-after", "7"),)), Fail(429, "{}", (("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),)))
+    for expected in (7.0, None):
+        with pytest.raises(ProviderError) as caught:
+            reply(model(server, api))
+        assert caught.value.retry_after == expected
+
+
+def test_a_responder_serves_what_each_request_asks(server: LoopbackServer) -> None:
+    from spec.loopback import Recorded
+
+    def answer(request: Recorded) -> Stream:
+        return Stream([Text("echo: " + request.body["messages"][-1]["content"])])
+
+    server.responder = answer
+    wire = model(server, "openai-completions")
+
+    async def run() -> list[str]:
+        replies = await asyncio.gather(*(collect(client_for(wire, timeout=10).stream(ask(f"q{i}"))) for i in range(8)))
+        return [r.text for r in replies]
+
+    assert asyncio.run(run()) == [f"echo: q{i}" for i in range(8)]
+    assert len(server.wait_requests(8)) == 8
+
+
+def test_no_scripted_reply_is_an_http_500(server: LoopbackServer) -> None:
+    with pytest.raises(ProviderError) as caught:
+        reply(model(server, "anthropic-messages"))
+    assert caught.value.status == 500 and "no scripted reply" in caught.value.body
+
+
+def _sse(obj: object, event: str | None = None) -> RawBytes:
+    head = f"event: {event}\n" if event else ""
+    return RawBytes(f"{head}data: {json.dumps(obj)}\n\n".encode())
+
+
+MALFORMED = [
+    ("openai-completions", _sse([1, 2]), "not a JSON object"),
+    ("openai-completions", _sse({"choices": {"x": 1}}), "choices is not a list"),
+    ("openai-completions", _sse({"choices": [3]}), "a choice is not an object"),
+    ("openai-completions", _sse({"choices": [{"delta": "x"}]}), "delta is not an object"),
+    ("openai-completions", _sse({"choices": [{"delta": {"tool_calls": ["x"]}}]}), "a tool call delta is not an object"),
+    ("openai-completions", _sse({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": "f"}]}}]}), "function is not an object"),
+    ("openai-responses", _sse({"type": "response.output_text.delta", "output_index": "0", "delta": "x"}), "output_index is not an integer"),
+    ("openai-responses", _sse({"type": "response.output_text.delta", "output_index": 0, "delta": 5}), "delta is not a string"),
+    ("openai-responses", _sse({"type": "response.completed"}), "without its response object"),
+    ("anthropic-messages", _sse({"type": "content_block_delta", "index": "1", "delta": {}}), "index is not an integer"),
+    ("anthropic-messages", _sse({"type": "content_block_start", "index": 5}), "without its content_block"),
+    ("anthropic-messages", _sse({"type": "content_block_delta", "index": 5}), "without its delta"),
+    ("anthropic-messages", _sse({"type": "content_block_delta", "index": 9, "delta": {"type": "input_json_delta", "partial_json": "{"}}), "no tool_use block"),
+    ("anthropic-messages", _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": None}}), "text is not a string"),
+    ("google-generative-ai", _sse("text"), "not a JSON object"),
+    ("google-generative-ai", _sse({"candidates": {}}), "candidates is not a list"),
+    ("google-generative-ai", _sse({"candidates": [1]}), "a candidate is not an object"),
+    ("google-generative-ai", _sse({"candidates": [{"content": {"parts": [1]}}]}), "a part is not an object"),
+]
+
+
+@pytest.mark.parametrize(("api", "frame", "says"), MALFORMED)
+def test_an_event_of_the_wrong_shape_is_malformed(server: LoopbackServer, api: str, frame: RawBytes, says: str) -> None:
+    server.script(Stream([Text("a"), frame, Text("b")]))
+    with pytest.raises(MalformedEvent) as caught:
+        reply(model(server, api, provider="shapeprov"))
+    assert str(caught.value).startswith("shapeprov: ") and says in str(caught.value)
+
+
+def test_events_the_apis_add_are_read_or_skipped(server: LoopbackServer) -> None:
+    """Ollama's object arguments, Google's array chunks and thought signatures, Responses'
+    encrypted reasoning and its top-level error event, Anthropic's redacted thinking and a text
+    block that starts with text, unknown events skipped."""
+    ollama = {"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "o1", "function": {"name": "read", "arguments": {"path": "é"}}}]}}]}
+    server.script(Stream([_sse(ollama)], stop="toolUse"))
+    assert [(c.id, json.loads(c.arguments)) for c in reply(model(server, "openai-completions")).tool_calls] == [("o1", {"path": "é"})]
+
+    chunk = [{"candidates": [{"content": {"parts": [{"text": "hi", "thoughtSignature": "g-sig"}]}}]}]
+    server.script(Stream([_sse(chunk), _sse([]), _sse({"usageMetadata": {"promptTokenCount": 3}})]))
+    got = reply(model(server, "google-generative-ai"))
+    assert (got.text, got.signatures) == ("hi", ("g-sig",))
+
+    item = {"type": "response.output_item.done", "output_index": 0, "item": {"type": "reasoning", "encrypted_content": "enc"}}
+    server.script(Stream([_sse(item), _sse({"type": "response.something_new", "output_index": 0})]))
+    assert reply(model(server, "openai-responses")).signatures == ("enc",)
+    server.script(Stream([_sse({"type": "error", "code": "rate_limit_exceeded", "message": "slow"})]))
+    with pytest.raises(ProviderError) as caught:
+        reply(model(server, "openai-responses"))
+    assert caught.value.kind == "rate_limit_exceeded"
+
+    redacted = {"type": "content_block_start", "index": 7, "content_block": {"type": "redacted_thinking", "data": "r-data"}}
+    started = {"type": "content_block_start", "index": 8, "content_block": {"type": "text", "text": "pre"}}
+    other = {"type": "content_block_delta", "index": 8, "delta": {"type": "citations_delta"}}
+    server.script(Stream([_sse(redacted), _sse(started), _sse(other), Text("post")]))
+    got = reply(model(server, "anthropic-messages"))
+    assert got.signatures == ("r-data",) and got.text == "prepost"
+
+
+@api_param
+def test_temperature_and_service_tier_are_sent(server: LoopbackServer, api: str) -> None:
+    server.script(Stream([Text("a")]))
+    reply(model(server, api, reasoning=False, compat={"supportsStore": True}), ask(temperature=0.0, service_tier="flex"))
+    text = json.dumps(server.last.body)
+    assert '"temperature": 0.0' in text
+    if api in ("openai-completions", "openai-responses", "anthropic-messages"):
+        assert server.last.body["service_tier"] == "flex"
+    if api == "openai-completions":
+        assert server.last.body["store"] is False

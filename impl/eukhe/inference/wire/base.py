@@ -152,6 +152,17 @@ def tls() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+def retry_after(value: str | None) -> float | None:
+    """Seconds of a Retry-After header given in seconds (an HTTP date is not read: None)."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds < 10**7 else None
+
+
 class WireClient:
     """One wire API. ``stream`` sends one request and yields its events."""
 
@@ -211,7 +222,7 @@ class WireClient:
             async with http.stream("POST", url, headers=headers, json=body, timeout=self.timeout) as response:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
-                    raise ProviderError(name, response.status_code, text, error_kind(text))
+                    raise ProviderError(name, response.status_code, text, error_kind(text), retry_after(response.headers.get("retry-after")))
                 reader = self.reader(plan)
                 async for sse in read_sse(response.aiter_text()):
                     for event in reader.feed(sse):

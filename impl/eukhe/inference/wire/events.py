@@ -122,7 +122,7 @@ class ProviderError(WireError):
     """The provider answered with an error: an HTTP status (``status``) or an error event in
     the stream (``status`` None); ``body`` is what it said."""
 
-    def __init__(self, provider: str, status: int | None, body: str, kind: str = "") -> None:
+    def __init__(self, provider: str, status: int | None, body: str, kind: str = "", retry_after: float | None = None) -> None:
         shown = body.strip().replace("\n", " ")
         if len(shown) > 300:
             shown = shown[:300] + "..."
@@ -131,6 +131,7 @@ class ProviderError(WireError):
         self.status = status
         self.body = body
         self.kind = kind
+        self.retry_after = retry_after  # seconds, from a Retry-After header of seconds
         self.retryable = status is None or status == 408 or status == 409 or status == 429 or status >= 500
 
 
