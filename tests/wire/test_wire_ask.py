@@ -177,3 +177,14 @@ def test_the_key_comes_from_auth_json_or_the_environment(server: LoopbackServer,
         assert _credential(agent, "openai-codex", None) == "from-env"
     finally:
         del os.environ["OPENAI_CODEX_API_KEY"]
+
+
+def test_a_looping_reply_is_cut_by_the_repetition_guard(server: LoopbackServer, agent: Path) -> None:
+    """S6.5 through `eukhe ask`: one line k times is cut; the error names the provider."""
+    pytest.importorskip("eukhe.inference.guard")
+    write_models(agent, loop_providers(server))
+    server.script(Stream([Text("same line\n")] * 100))
+    done = ask(agent, "--provider", "loop-chat", "hi")
+    assert done.status == 1
+    assert done.error_line().startswith("eukhe ask: loop-chat: stream_repeating")
+    assert done.out.count("same line") < 100  # the stream stopped at the cut (the delta that cut is not shown)

@@ -349,3 +349,26 @@ def test_temperature_and_service_tier_are_sent(server: LoopbackServer, api: str)
         assert server.last.body["service_tier"] == "flex"
     if api == "openai-completions":
         assert server.last.body["store"] is False
+
+
+def test_a_guards_feed_becomes_a_filter_that_raises_its_cut(server: LoopbackServer) -> None:
+    """events.filter_of: each delta is fed with its block (text and thinking told apart); the
+    first non-None answer is raised as it is and ends the stream."""
+    from collections.abc import Hashable
+
+    from eukhe.inference.wire.events import filter_of
+
+    fed: list[tuple[Hashable, str]] = []
+
+    class Cut(Exception):
+        pass
+
+    def feed(block: Hashable, text: str) -> Cut | None:
+        fed.append((block, text))
+        return Cut(text) if text == "again" else None
+
+    server.script(Stream([Thinking("t"), Text("once"), Text("again"), Text("never")]))
+    with pytest.raises(Cut, match="again"):
+        reply(model(server, "anthropic-messages"), ask(thinking="high"), filter=filter_of(feed))
+    assert [text for _, text in fed] == ["t", "once", "again"]
+    assert fed[0][0][0] == "thinking" and fed[1][0][0] == "text" and fed[1][0] == fed[2][0]

@@ -240,9 +240,21 @@ def run_ask(args: argparse.Namespace) -> int:
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout
     state = {"thinking": False, "text": False}
+    cuts: list[BaseException] = []
+    feed = guard_feed(agent)
+    stream_filter: StreamFilter | None = None
+    if feed is not None:
+        guard = events.filter_of(feed)
+
+        def stream_filter(delta: events.Delta) -> None:
+            try:
+                guard(delta)
+            except Exception as cut:
+                cuts.append(cut)
+                raise
 
     async def run() -> None:
-        async for event in client.stream(request, ask_filter()):
+        async for event in client.stream(request, stream_filter):
             if isinstance(event, events.ThinkingDelta) and args.show_thinking:
                 if not state["thinking"]:
                     out.write("[thinking] ")
@@ -273,13 +285,26 @@ def run_ask(args: argparse.Namespace) -> int:
             out.write("\n")
             out.flush()
         raise EnvironmentFault(f"eukhe ask: {error}") from error
-    except events.Retryable as error:
+    except Exception as error:
+        if not cuts or error is not cuts[-1]:
+            raise
         out.write("\n")
         out.flush()
-        raise EnvironmentFault(f"eukhe ask: {model.provider}: the stream was cut: {error}") from error
+        raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error
     return 0
 
 
-def ask_filter() -> StreamFilter | None:
-    """The stream filter of ``eukhe ask`` (the repetition guard's hook, S6.5): none yet."""
-    return None
+def guard_feed(agent: Path) -> Any:
+    """The repetition guard's ``feed(block, text)`` for one attempt (S6.5), its window from the
+    settings (retry.provider.streamRepeatLimit), or None while the guard module is absent (it is
+    built beside the wire: eukhe.inference.guard, Guard.from_settings and Guard.feed)."""
+    import importlib
+
+    try:
+        module = importlib.import_module("eukhe.inference.guard")
+    except ImportError:
+        return None
+    from eukhe.settings.agent import EukheSettings
+
+    cvars = EukheSettings(agent, Path.cwd()).cvars
+    return module.Guard.from_settings(lambda cvar: cvars.value([], cvar)).feed

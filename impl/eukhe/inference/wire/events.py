@@ -26,7 +26,7 @@ response and the error propagates unchanged. A new attempt takes a new filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 # Stop reasons of the project (pi-ai's StopReason): the provider's own value is kept in ``raw``.
@@ -98,6 +98,24 @@ class Stop:
 Event = TextDelta | ThinkingDelta | ThinkingSignature | ToolCallDelta | ToolCall | PromptProgress | Usage | Stop
 Delta = TextDelta | ThinkingDelta
 StreamFilter = Callable[[Delta], None]
+
+
+def block_key(delta: Delta) -> tuple[str, int]:
+    """The block a delta belongs to, text and thinking told apart (each keeps its own partial
+    line in the repetition guard; every block shares one run)."""
+    return ("thinking" if isinstance(delta, ThinkingDelta) else "text", delta.block)
+
+
+def filter_of(feed: Callable[[Hashable, str], BaseException | None]) -> StreamFilter:
+    """A stream filter from a guard's ``feed(block, text)``, which answers None while the stream
+    may go on and its error once it must stop: the error is raised as it is."""
+
+    def watch(delta: Delta) -> None:
+        cut = feed(block_key(delta), delta.text)
+        if cut is not None:
+            raise cut
+
+    return watch
 
 
 # -- errors -----------------------------------------------------------------------------------------
