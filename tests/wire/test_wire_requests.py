@@ -362,3 +362,35 @@ def test_a_chat_stream_that_closes_after_its_finish_reason_is_whole(server: Loop
     server.script(Stream([Text("cut short"), RawBytes(finish)], end=False))
     got = reply(model(server, "openai-completions"))
     assert (got.text, got.stop.reason, got.stop.raw) == ("cut short", "length", "length")
+
+
+def test_thinking_goes_back_with_its_signature(server: LoopbackServer) -> None:
+    call = ToolCall(0, "c1", "read", '{"path": "a"}')
+    history = (Message("user", "go"), Message("assistant", "", tool_calls=(call,), thinking="plan", signature="sig-1"),
+               Message("tool", "body", tool_call_id="c1", tool_name="read"))
+    anthropic = sent(server, model(server, "anthropic-messages"), Request(history)).body
+    assert anthropic["messages"][1]["content"][0] == {"type": "thinking", "thinking": "plan", "signature": "sig-1"}
+    redacted = (Message("user", "go"), Message("assistant", "ok", signature="opaque"))
+    assert sent(server, model(server, "anthropic-messages"), Request(redacted)).body["messages"][1]["content"][0] == {"type": "redacted_thinking", "data": "opaque"}
+    google = sent(server, model(server, "google-generative-ai"), Request(history)).body
+    assert google["contents"][1]["parts"][0]["thoughtSignature"] == "sig-1"
+
+
+def test_a_shared_http_client_serves_many_requests(server: LoopbackServer) -> None:
+    import asyncio
+
+    import httpx
+
+    from eukhe.inference.wire import client_for, collect
+
+    server.script(*[Stream([Text(f"r{i}")]) for i in range(3)])
+
+    async def run() -> list[str]:
+        async with httpx.AsyncClient(timeout=10) as http:
+            out = []
+            for api in ("openai-completions", "anthropic-messages", "google-generative-ai"):
+                out.append((await collect(client_for(model(server, api), http=http).stream(ask()))).text)
+            assert not http.is_closed  # the client given is the caller's to close
+            return out
+
+    assert asyncio.run(run()) == ["r0", "r1", "r2"]

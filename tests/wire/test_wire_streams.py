@@ -372,3 +372,11 @@ def test_a_guards_feed_becomes_a_filter_that_raises_its_cut(server: LoopbackServ
         reply(model(server, "anthropic-messages"), ask(thinking="high"), filter=filter_of(feed))
     assert [text for _, text in fed] == ["t", "once", "again"]
     assert fed[0][0][0] == "thinking" and fed[1][0][0] == "text" and fed[1][0] == fed[2][0]
+
+
+def test_a_character_split_across_network_chunks_arrives_whole(server: LoopbackServer) -> None:
+    head = b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xc3'
+    tail = b'\xa9 \xf0\x9f\x98'
+    end = b'\x80"}}]}\n\n'
+    server.script(Stream([RawBytes(head), RawBytes(tail), RawBytes(end)]))
+    assert reply(model(server, "openai-completions")).text == "café 😀"

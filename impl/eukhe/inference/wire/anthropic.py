@@ -58,7 +58,14 @@ CACHE_MARK = {"type": "ephemeral"}
 def _blocks(message: Message) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.text, **({"is_error": True} if message.is_error else {})}]
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
+    blocks: list[dict[str, Any]] = []
+    if message.role == "assistant" and message.signature:
+        if message.thinking:
+            blocks.append({"type": "thinking", "thinking": message.thinking, "signature": message.signature})
+        else:
+            blocks.append({"type": "redacted_thinking", "data": message.signature})
+    if message.text:
+        blocks.append({"type": "text", "text": message.text})
     for call in message.tool_calls:
         try:
             arguments = json.loads(call.arguments) if call.arguments else {}

@@ -63,6 +63,8 @@ def google_contents(plan: Plan) -> list[dict[str, Any]]:
                 except json.JSONDecodeError:
                     args = {}
                 parts.append({"functionCall": {"name": call.name, "args": args if isinstance(args, dict) else {}, "id": call.id}})
+            if message.signature and parts:  # the thought signature goes back on the first part
+                parts[0] = {**parts[0], "thoughtSignature": message.signature}
         else:
             role = "user"
             parts.append({"text": message.text})

@@ -45,7 +45,7 @@ class Tool:
 @dataclass(frozen=True)
 class Message:
     """One message: ``user`` or ``assistant`` text (an assistant may carry tool calls and the
-    thinking it showed), or a ``tool`` result answering ``tool_call_id``. ``cache`` asks for a
+    thinking it showed with its signature), or a ``tool`` result answering ``tool_call_id``. ``cache`` asks for a
     cache mark at its end (memory.md rule 29), where the API and the rulebook allow marks."""
 
     role: str
@@ -55,6 +55,8 @@ class Message:
     tool_name: str | None = None
     cache: bool = False
     is_error: bool = False
+    thinking: str = ""  # an assistant's thinking, sent back where the API wants it (with its signature)
+    signature: str = ""  # the provider's signature of that thinking (Anthropic, Google)
 
 
 @dataclass(frozen=True)
