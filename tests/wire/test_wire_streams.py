@@ -380,3 +380,20 @@ def test_a_character_split_across_network_chunks_arrives_whole(server: LoopbackS
     end = b'\x80"}}]}\n\n'
     server.script(Stream([RawBytes(head), RawBytes(tail), RawBytes(end)]))
     assert reply(model(server, "openai-completions")).text == "café 😀"
+
+
+def test_a_reply_past_its_deadline_fails_even_while_bytes_trickle(server: LoopbackServer) -> None:
+    server.script(Stream([Text("a"), Delay(0.4), Text("b"), Delay(0.4), Text("c"), Delay(0.4), Text("d")]))
+    with pytest.raises(WireTimeout) as caught:
+        reply(model(server, "openai-completions", provider="trickle"), deadline=0.3)
+    assert str(caught.value).startswith("trickle: no whole reply from http://127.0.0.1:") and "deadline (0.3 s)" in str(caught.value)
+    server.script(Stream([Text("quick")]))
+    assert reply(model(server, "openai-completions"), deadline=30).text == "quick"
+
+
+@api_param
+def test_a_200_that_is_no_event_stream_is_named(server: LoopbackServer, api: str) -> None:
+    server.script(Fail(200, '{"object": "chat.completion", "choices": []}'))
+    with pytest.raises(MalformedEvent) as caught:
+        reply(model(server, api, provider="jsonprov"))
+    assert str(caught.value).startswith("jsonprov: HTTP 200 answered application/json, not an event stream: ")

@@ -7,6 +7,7 @@ the plan) and ``reader`` (a fresh per-stream state turning SSE events into proje
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 from collections.abc import AsyncIterator, Mapping
@@ -175,8 +176,12 @@ class WireClient:
         book: quirks.Rulebook | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         http: httpx.AsyncClient | None = None,
+        deadline: float | None = None,
     ) -> None:
+        """``timeout``: seconds without a byte (connect, read, write); ``deadline``: seconds for
+        the whole reply (a server that trickles bytes forever still ends), None: no bound."""
         self.model = model
+        self.deadline = deadline
         self.book = book if book is not None else quirks.shipped()
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.http = http
@@ -218,13 +223,21 @@ class WireClient:
         self, http: httpx.AsyncClient, plan: Plan, url: str, headers: dict[str, str], body: dict[str, Any], filter: StreamFilter | None
     ) -> AsyncIterator[Event]:
         name = self.provider
+        loop = asyncio.get_running_loop()
+        end = None if self.deadline is None else loop.time() + self.deadline
         try:
             async with http.stream("POST", url, headers=headers, json=body, timeout=self.timeout) as response:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise ProviderError(name, response.status_code, text, error_kind(text), retry_after(response.headers.get("retry-after")))
+                kind = response.headers.get("content-type", "")
+                if "event-stream" not in kind:
+                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    raise MalformedEvent(name, f"HTTP {response.status_code} answered {kind or 'no content type'}, not an event stream: {text[:200]!r}")
                 reader = self.reader(plan)
                 async for sse in read_sse(response.aiter_text()):
+                    if end is not None and loop.time() > end:
+                        raise WireTimeout(name, f"no whole reply from {url} within the deadline ({self.deadline} s)")
                     for event in reader.feed(sse):
                         if filter is not None and isinstance(event, (TextDelta, ThinkingDelta)):
                             filter(event)
