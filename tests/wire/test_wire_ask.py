@@ -158,6 +158,19 @@ def test_bad_input_is_exit_2(server: LoopbackServer, agent: Path, argv: list[str
     assert server.requests == []
 
 
+def test_a_provider_without_credentials_fails_before_any_request(server: LoopbackServer, agent: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from eukhe import cli
+
+    for name in [k for k in os.environ if k.startswith("EUKHE_") or k == "GOOGLE_API_KEY"]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("EUKHE_AGENT_DIR", str(agent))
+    status = cli.main(["ask", "--provider", "google", "hi"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err == "eukhe ask: provider google has no credentials (auth.json, or GOOGLE_API_KEY); run `eukhe login google`\n"
+
+
 def test_the_key_comes_from_auth_json_or_the_environment(server: LoopbackServer, agent: Path) -> None:
     write_models(agent, {"xai": {"baseUrl": base_url(server, "openai-completions"), "apiKey": "from-models", "api": "openai-completions",
                                  "models": [{"id": "grok-4.6", "reasoning": True}]}})

@@ -10,7 +10,13 @@
                                                    stream one reply of the provider's model
 
 Bad input (an unknown provider, an empty model id, a damaged rulebook) is one line on stderr
-and exit status 2.
+and exit status 2. ``eukhe ask`` reads the provider from --provider, else defaultProvider; the
+model from --model, else defaultModel (of that provider), else the rulebook's provider default,
+else the provider's first model; the base URL from the catalog or models.json; the key from
+models.json's apiKey, else auth.json, else <PROVIDER>_API_KEY. It streams the reply through the
+repetition guard (when eukhe.inference.guard is present) and shows tool calls; a fault of the
+provider or the connection (an HTTP error, no connection, a timeout, a cut stream, a repeating
+stream, no credentials) is one line naming the provider and the reason, exit status 1.
 """
 
 from __future__ import annotations
@@ -199,12 +205,16 @@ def resolve_ask_model(agent: Path, provider: str | None, model_id: str | None) -
                 model_id = listed[0].id if listed else None
     if not model_id:
         raise UsageError(f"eukhe ask: provider {provider} lists no model: pass --model")
-    key = _credential(agent, provider, custom)
     found = reg.find(provider, model_id)
+    if found is None and custom is None:
+        raise UsageError(f"eukhe ask: provider {provider} has no model {model_id!r} (models: {', '.join(m.id for m in listed)})")
+    key = _credential(agent, provider, custom)
+    if not key:
+        variable = provider.upper().replace("-", "_") + "_API_KEY"
+        raise EnvironmentFault(f"eukhe ask: provider {provider} has no credentials (auth.json, or {variable}); run `eukhe login {provider}`")
     if found is not None:
         return WireModel.of(found, key)
-    if custom is None:
-        raise UsageError(f"eukhe ask: provider {provider} has no model {model_id!r} (models: {', '.join(m.id for m in listed)})")
+    assert custom is not None
     return WireModel(provider, model_id, custom.api, custom.base_url, key)
 
 
