@@ -480,6 +480,7 @@ class LoopbackServer:
         self.stalled = threading.Event()
         self._release = threading.Event()
         self.responder: Callable[[Recorded], Script | None] | None = None
+        self.record_file: str | None = None  # each request is also appended here as one JSON line
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,), name="loopback", daemon=True)
 
     @property
@@ -529,6 +530,10 @@ class LoopbackServer:
     def _record(self, recorded: Recorded) -> None:
         with self._lock:
             self.requests.append(recorded)
+            if self.record_file is not None:
+                line = {"method": recorded.method, "path": recorded.path, "query": recorded.query, "headers": recorded.headers, "body": recorded.body}
+                with open(self.record_file, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(line, ensure_ascii=False) + "\n")
             self._lock.notify_all()
 
     def _next(self, recorded: Recorded) -> Script | None:
@@ -545,3 +550,61 @@ def base_url(server: LoopbackServer, api: str) -> str:
     """The base URL a provider of ``api`` is given to reach the server (each API's usual root)."""
     roots = {"openai-completions": "/v1", "openai-responses": "/v1", "anthropic-messages": "", "google-generative-ai": "/v1beta"}
     return server.url + roots[api]
+
+
+# -- a server of its own (another process's tests: a pty, tmux) --------------------------------------
+
+
+def script_of(entry: Any) -> Script:
+    """A scripted reply from JSON: {"fail": status, "body": text} or {"parts": [...], "stop": s,
+    "usage": {"input": n, ...}, "end": bool}, parts {"text": t}, {"thinking": t}, {"call":
+    {"name": n, "arguments": text, "id": i}}, {"delay": s}, {"stall": true}, {"cut": true}."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"a scripted reply is a JSON object, not {entry!r}")
+    if "fail" in entry:
+        return Fail(int(entry["fail"]), str(entry.get("body", "")))
+    parts: list[Part] = []
+    for part in entry.get("parts", []):
+        if "text" in part:
+            parts.append(Text(str(part["text"])))
+        elif "thinking" in part:
+            parts.append(Thinking(str(part["thinking"])))
+        elif "call" in part:
+            call = part["call"]
+            parts.append(Call(str(call["name"]), str(call.get("arguments", "{}")), call.get("id")))
+        elif "delay" in part:
+            parts.append(Delay(float(part["delay"])))
+        elif part.get("stall"):
+            parts.append(Stall())
+        elif part.get("cut"):
+            parts.append(Cut())
+        else:
+            raise ValueError(f"unknown scripted part {part!r}")
+    usage = entry.get("usage")
+    return Stream(parts, str(entry.get("stop", "stop")), Tokens(**usage) if isinstance(usage, dict) else Tokens(10, 5), end=bool(entry.get("end", True)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m spec.loopback [--script FILE] [--record FILE]``: serve on loopback, print the
+    base URL on stdout, answer with the file's replies (a JSON list) in order, append every
+    request to the record file as one JSON line, and stop when stdin closes."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m spec.loopback", description=main.__doc__)
+    parser.add_argument("--script", help="a JSON list of scripted replies")
+    parser.add_argument("--record", help="a file each request is appended to as one JSON line")
+    args = parser.parse_args(argv)
+    server = LoopbackServer()
+    if args.script:
+        with open(args.script, encoding="utf-8") as handle:
+            server.script(*(script_of(entry) for entry in json.load(handle)))
+    server.record_file = args.record
+    with server:
+        print(server.url, flush=True)
+        sys.stdin.read()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -201,3 +201,31 @@ def test_a_looping_reply_is_cut_by_the_repetition_guard(server: LoopbackServer, 
     assert done.status == 1
     assert done.error_line().startswith("eukhe ask: loop-chat: stream_repeating")
     assert done.out.count("same line") < 100  # the stream stopped at the cut (the delta that cut is not shown)
+
+
+def test_the_loopback_server_runs_as_its_own_process(agent: Path, tmp_path: Path) -> None:
+    """python -m spec.loopback: a script file, the URL on stdout, the requests recorded, stdin's
+    end stops it; `eukhe ask` in another process talks to it."""
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"parts": [{"thinking": "t"}, {"text": "from afar"}, {"call": {"name": "read", "arguments": "{}", "id": "c9"}}], "stop": "toolUse"},
+                                  {"fail": 418, "body": "{\"error\": {\"type\": \"teapot\"}}"}]), encoding="utf-8")
+    record = tmp_path / "requests.jsonl"
+    server = subprocess.Popen([sys.executable, "-m", "spec.loopback", "--script", str(script), "--record", str(record)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert server.stdout is not None and server.stdin is not None
+        url = server.stdout.readline().decode().strip()
+        assert url.startswith("http://127.0.0.1:")
+        write_models(agent, {"far": {"baseUrl": url, "apiKey": "k", "api": "anthropic-messages", "models": [{"id": "m"}]}})
+        done = ask(agent, "--provider", "far", "hello")
+        assert (done.status, done.out) == (0, 'from afar\n[tool call] read {}\n[stop: toolUse]\n')
+        failed = ask(agent, "--provider", "far", "again")
+        assert failed.status == 1 and failed.error_line().startswith("eukhe ask: far: HTTP 418 teapot")
+        lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+        assert [line["path"] for line in lines] == ["/v1/messages", "/v1/messages"]
+        assert lines[0]["body"]["messages"][0]["content"][0]["text"] == "hello"
+    finally:
+        if server.stdin is not None:
+            server.stdin.close()
+        server.wait(timeout=30)
+    assert server.returncode == 0
