@@ -18,7 +18,8 @@ the API, and rendered in the API's own stream form:
 
 Parts: ``Text``, ``Thinking``, ``Call`` (arguments streamed in ``pieces``; Google sends calls
 whole), ``Progress`` (llama.cpp's prompt_progress, chat only); controls between them:
-``Stall`` (no byte until the test calls ``release()``, or the server closes), ``Wait(event)``
+``Stall`` (no byte until the test calls ``release()``, or the server closes; ``stalled`` is set
+when one begins), ``Wait(event)``
 (until a threading.Event the test sets), ``Delay(seconds)`` (a slow chunk), ``Cut`` (the
 connection is closed mid-body, no final chunk), ``RawBytes`` (bytes as they are: malformed
 events). ``Stream.end=False`` ends the body cleanly but without the API's end event. Stop
@@ -444,12 +445,11 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
                     self.wfile.flush()
                 elif isinstance(frame, Stall):
-                    owner.stalled.set()
-                    owner._release.wait(STALL_CAP)
+                    owner._stall()
                 elif isinstance(frame, Wait):
                     frame.event.wait(STALL_CAP)
                 elif isinstance(frame, Delay):
-                    owner._release.wait(frame.seconds)
+                    owner._closing.wait(frame.seconds)
                 else:  # Cut: close mid-body, no final chunk
                     self.close_connection = True
                     try:
@@ -478,7 +478,9 @@ class LoopbackServer:
         self._scripts: deque[Script] = deque()
         self.requests: list[Recorded] = []
         self.stalled = threading.Event()
-        self._release = threading.Event()
+        self._gate = threading.Condition()
+        self._generation = 0  # release() moves it on: the stalls under way end
+        self._closing = threading.Event()
         self.responder: Callable[[Recorded], Script | None] | None = None
         self.record_file: str | None = None  # each request is also appended here as one JSON line
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,), name="loopback", daemon=True)
@@ -496,7 +498,9 @@ class LoopbackServer:
         return self
 
     def close(self) -> None:
-        self._release.set()
+        self._closing.set()
+        with self._gate:
+            self._gate.notify_all()
         self._http.shutdown()
         self._http.server_close()
         self._thread.join(timeout=10)
@@ -512,8 +516,16 @@ class LoopbackServer:
             self._scripts.extend(scripts)
 
     def release(self) -> None:
-        """End every Stall (and Delay) now and from now on."""
-        self._release.set()
+        """End the Stalls under way (wait on ``stalled`` first); later Stalls hold again."""
+        with self._gate:
+            self._generation += 1
+            self._gate.notify_all()
+
+    def _stall(self) -> None:
+        with self._gate:
+            start = self._generation
+            self.stalled.set()
+            self._gate.wait_for(lambda: self._generation != start or self._closing.is_set(), STALL_CAP)
 
     def wait_requests(self, n: int, timeout: float = 10.0) -> list[Recorded]:
         """The first n requests, once they arrived (AssertionError after ``timeout``)."""

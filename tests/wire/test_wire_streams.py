@@ -397,3 +397,18 @@ def test_a_200_that_is_no_event_stream_is_named(server: LoopbackServer, api: str
     with pytest.raises(MalformedEvent) as caught:
         reply(model(server, api, provider="jsonprov"))
     assert str(caught.value).startswith("jsonprov: HTTP 200 answered application/json, not an event stream: ")
+
+
+def test_release_ends_the_stall_under_way_and_a_later_stall_holds_again(server: LoopbackServer) -> None:
+    server.script(Stream([Text("one"), Stall(), Text(" two")]), Stream([Text("three"), Stall(), Text(" four")]))
+    wire = model(server, "openai-responses")
+
+    async def one_reply() -> str:
+        task = asyncio.ensure_future(collect(client_for(wire, timeout=30).stream(ask())))
+        await asyncio.get_running_loop().run_in_executor(None, server.stalled.wait, 30)
+        server.stalled.clear()
+        server.release()
+        return (await task).text
+
+    assert asyncio.run(one_reply()) == "one two"
+    assert asyncio.run(one_reply()) == "three four"
