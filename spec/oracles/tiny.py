@@ -173,3 +173,245 @@ def reference_greedy(prompt: list[int], steps: int, vocab: int, dim: int, seed: 
         out.append(token)
         ids.append(token)
     return out
+
+
+# ---------------------------------------------------------------------------------- audio
+# Whisper's input features, written out from Whisper's audio.py and librosa's filters.mel
+# (htk=False, norm="slaney") as loops and an explicit DFT matrix, independently of the
+# production code's vectorised version: 16 kHz, 30 s (480000 samples, zero padded), n_fft 400,
+# hop 160, periodic Hann window, centred with reflect padding, last frame dropped, power
+# spectrum, mel filters, log10 clamped at 1e-10, floor at max - 8, then (x + 4) / 4.
+WHISPER_RATE = 16000
+WHISPER_SAMPLES = 480000
+
+
+def slaney_hz_to_mel(f: float) -> float:
+    import math
+
+    if f < 1000.0:
+        return 3.0 * f / 200.0
+    return 15.0 + math.log(f / 1000.0) / (math.log(6.4) / 27.0)
+
+
+def slaney_mel_to_hz(m: float) -> float:
+    import math
+
+    if m < 15.0:
+        return 200.0 * m / 3.0
+    return 1000.0 * math.exp((m - 15.0) * math.log(6.4) / 27.0)
+
+
+def reference_mel_filters(n_mels: int, rate: int = WHISPER_RATE, n_fft: int = 400) -> np.ndarray[Any, Any]:
+    bins = n_fft // 2 + 1
+    top = slaney_hz_to_mel(rate / 2)
+    edges = [slaney_mel_to_hz(top * i / (n_mels + 1)) for i in range(n_mels + 2)]
+    out = np.zeros((n_mels, bins))
+    for band in range(n_mels):
+        left, centre, right = edges[band], edges[band + 1], edges[band + 2]
+        for k in range(bins):
+            f = k * rate / n_fft
+            rising = (f - left) / (centre - left)
+            falling = (right - f) / (right - centre)
+            out[band, k] = max(0.0, min(rising, falling)) * 2.0 / (right - left)
+    return out
+
+
+def reference_log_mel(samples: np.ndarray[Any, Any], n_mels: int = 80) -> np.ndarray[Any, Any]:
+    import math
+
+    n_fft, hop = 400, 160
+    audio = np.zeros(WHISPER_SAMPLES)
+    chunk = np.asarray(samples, dtype=np.float64)[:WHISPER_SAMPLES]
+    audio[: len(chunk)] = chunk
+    half = n_fft // 2
+    # reflect padding: index -i is i, index n-1+i is n-1-i
+    padded = np.concatenate([audio[1 : half + 1][::-1], audio, audio[-half - 1 : -1][::-1]])
+    window = np.array([0.5 - 0.5 * math.cos(2 * math.pi * n / n_fft) for n in range(n_fft)])
+    k = np.arange(n_fft // 2 + 1)[:, None]
+    n = np.arange(n_fft)[None, :]
+    cos, sin = np.cos(2 * np.pi * k * n / n_fft), np.sin(2 * np.pi * k * n / n_fft)
+    frames = WHISPER_SAMPLES // hop  # 3001 centred frames, the last one dropped
+    power = np.empty((n_fft // 2 + 1, frames))
+    for t in range(frames):
+        x = padded[t * hop : t * hop + n_fft] * window
+        power[:, t] = (cos @ x) ** 2 + (sin @ x) ** 2
+    mel = reference_mel_filters(n_mels) @ power
+    log = np.log10(np.maximum(mel, 1e-10))
+    log = np.maximum(log, log.max() - 8.0)
+    return np.asarray((log + 4.0) / 4.0)
+
+
+# A small whisper-style pair of graphs of the documented signature, and its NumPy reference:
+# encoder: last_hidden_state = tanh(transpose(input_features) @ A); decoder: with
+# c = cumsum(E[input_ids]) and p its last feature (E's last column is all ones: the position),
+# logits = (c / p + mean over frames of encoder_hidden_states) @ W + p * U, U zero but for
+# <|endoftext|> (``eot``): the other logits stay bounded, eot's grows along the sequence and
+# ends the run.
+def whisper_weights(n_mels: int, dim: int, vocab: int, eot: int, seed: int) -> tuple[np.ndarray[Any, Any], ...]:
+    rng = np.random.default_rng(seed)
+    enc = (rng.standard_normal((n_mels, dim)) * 0.3).astype(np.float32)
+    embed = rng.standard_normal((vocab, dim)).astype(np.float32)
+    embed[:, -1] = 1.0
+    proj = rng.standard_normal((dim, vocab)).astype(np.float32)
+    grow = np.zeros(vocab, np.float32)
+    grow[eot] = 0.3
+    return enc, embed, proj, grow
+
+
+def _save(model: Any, path: Path) -> Path:
+    import onnx
+
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
+def build_whisper(where: Path, n_mels: int, dim: int, vocab: int, eot: int, seed: int) -> tuple[Path, Path]:
+    from onnx import TensorProto, helper, numpy_helper
+
+    enc, embed, proj, grow = whisper_weights(n_mels, dim, vocab, eot, seed)
+    where.mkdir(parents=True, exist_ok=True)
+    opset = [helper.make_opsetid("", 17)]
+    encoder = helper.make_graph(
+        [
+            helper.make_node("Transpose", ["input_features"], ["t"], perm=[0, 2, 1]),
+            helper.make_node("MatMul", ["t", "A"], ["m"]),
+            helper.make_node("Tanh", ["m"], ["last_hidden_state"]),
+        ],
+        "tiny-whisper-encoder",
+        [helper.make_tensor_value_info("input_features", TensorProto.FLOAT, [1, n_mels, 3000])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [1, 3000, dim])],
+        [numpy_helper.from_array(enc, "A")],
+    )
+    decoder = helper.make_graph(
+        [
+            helper.make_node("Gather", ["E", "input_ids"], ["h0"]),
+            helper.make_node("CumSum", ["h0", "axis"], ["h1"]),
+            helper.make_node("Slice", ["h1", "last", "end", "two"], ["pos"]),
+            helper.make_node("Div", ["h1", "pos"], ["mean"]),
+            helper.make_node("ReduceMean", ["encoder_hidden_states"], ["ctx"], axes=[1], keepdims=1),
+            helper.make_node("Add", ["mean", "ctx"], ["h2"]),
+            helper.make_node("MatMul", ["h2", "W"], ["l0"]),
+            helper.make_node("Mul", ["pos", "U"], ["l1"]),
+            helper.make_node("Add", ["l0", "l1"], ["logits"]),
+        ],
+        "tiny-whisper-decoder",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
+            helper.make_tensor_value_info("encoder_hidden_states", TensorProto.FLOAT, [1, "frames", dim]),
+        ],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, "seq", vocab])],
+        [
+            numpy_helper.from_array(embed, "E"),
+            numpy_helper.from_array(proj, "W"),
+            numpy_helper.from_array(grow, "U"),
+            numpy_helper.from_array(np.array(1, np.int64), "axis"),
+            numpy_helper.from_array(np.array([dim - 1], np.int64), "last"),
+            numpy_helper.from_array(np.array([dim], np.int64), "end"),
+            numpy_helper.from_array(np.array([2], np.int64), "two"),
+        ],
+    )
+    (where / "onnx").mkdir(exist_ok=True)
+    return (
+        _save(helper.make_model(encoder, opset_imports=opset), where / "onnx" / "encoder_model.onnx"),
+        _save(helper.make_model(decoder, opset_imports=opset), where / "onnx" / "decoder_model.onnx"),
+    )
+
+
+def reference_whisper(features: np.ndarray[Any, Any], prompt: list[int], n_mels: int, dim: int, vocab: int, eot: int, seed: int, limit: int = 448) -> list[int]:
+    enc, embed, proj, grow = (w.astype(np.float64) for w in whisper_weights(n_mels, dim, vocab, eot, seed))
+    hidden = np.tanh(features.astype(np.float64).T @ enc)  # [frames, dim]
+    ctx = hidden.mean(axis=0)
+    ids, out = list(prompt), []
+    while len(ids) < limit:
+        total = embed[ids].sum(axis=0)
+        position = total[-1]
+        token = int(np.argmax((total / position + ctx) @ proj + position * grow))
+        if token == eot:
+            break
+        out.append(token)
+        ids.append(token)
+    return out
+
+
+# Whisper-like special tokens after the 256 byte-level tokens of a decoding vocabulary.
+WHISPER_SPECIALS = ("<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|de|>", "<|transcribe|>", "<|notimestamps|>")
+
+
+def whisper_tokenizer_document() -> dict[str, Any]:
+    """A tokenizer.json as Whisper's exports lay it out (a TemplateProcessing post-processor,
+    which decoding does not need): the 256 byte-level tokens, then the special tokens."""
+    alphabet = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars: dict[int, str] = {b: chr(b) for b in alphabet}
+    extra = 0
+    for b in range(256):
+        if b not in chars:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    vocab = {chars[b]: b for b in range(256)}
+    added = [{"id": 256 + i, "content": t, "special": True} for i, t in enumerate(WHISPER_SPECIALS)]
+    return {
+        "version": "1.0",
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": {"type": "TemplateProcessing", "single": [], "pair": [], "special_tokens": {}},
+        "decoder": {"type": "ByteLevel"},
+        "model": {"type": "BPE", "vocab": vocab, "merges": []},
+    }
+
+
+def reference_bytes_text(ids: list[int]) -> str:
+    """What the decoding vocabulary above gives for ``ids``: id b < 256 is byte b; specials vanish."""
+    return bytes(i for i in ids if i < 256).decode("utf-8", "replace").strip()
+
+
+# A small kokoro-style graph of the documented signature and its NumPy reference:
+# waveform = reshape(tanh((E[input_ids] + style @ P) * speed), [1, -1]).
+KOKORO_VOCAB = 178
+KOKORO_WIDTH = 6
+
+
+def kokoro_weights(seed: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((KOKORO_VOCAB, KOKORO_WIDTH)).astype(np.float32), (rng.standard_normal((256, KOKORO_WIDTH)) * 0.1).astype(np.float32)
+
+
+def build_kokoro(path: Path, seed: int) -> Path:
+    from onnx import TensorProto, helper, numpy_helper
+
+    embed, proj = kokoro_weights(seed)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Gather", ["E", "input_ids"], ["h"]),
+            helper.make_node("MatMul", ["style", "P"], ["s"]),
+            helper.make_node("Unsqueeze", ["s", "one"], ["s3"]),
+            helper.make_node("Add", ["h", "s3"], ["a"]),
+            helper.make_node("Mul", ["a", "speed"], ["b"]),
+            helper.make_node("Tanh", ["b"], ["c"]),
+            helper.make_node("Reshape", ["c", "flat"], ["waveform"]),
+        ],
+        "tiny-kokoro",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
+            helper.make_tensor_value_info("style", TensorProto.FLOAT, [1, 256]),
+            helper.make_tensor_value_info("speed", TensorProto.FLOAT, [1]),
+        ],
+        [helper.make_tensor_value_info("waveform", TensorProto.FLOAT, [1, "samples"])],
+        [
+            numpy_helper.from_array(embed, "E"),
+            numpy_helper.from_array(proj, "P"),
+            numpy_helper.from_array(np.array([1], np.int64), "one"),
+            numpy_helper.from_array(np.array([1, -1], np.int64), "flat"),
+        ],
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def reference_kokoro(ids: list[int], style: np.ndarray[Any, Any], speed: float, seed: int) -> np.ndarray[Any, Any]:
+    """The waveform of one piece: ``ids`` framed by the pad 0, ``style`` its row of 256."""
+    embed, proj = (w.astype(np.float64) for w in kokoro_weights(seed))
+    framed = [0, *ids, 0]
+    return np.tanh((embed[framed] + style.astype(np.float64) @ proj) * speed).reshape(-1)

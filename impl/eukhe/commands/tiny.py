@@ -4,6 +4,8 @@
     eukhe tiny-models download ID|all [--base-url URL]
     eukhe translate LANGUAGE TEXT
     eukhe translate-eval MODEL                     echoes and chrF of the seed's eval
+    eukhe say TEXT [--out F.wav] [--voice V] [--speed S]   the speech role's model speaks
+    eukhe transcribe F.wav [--language L]          the dictation role's model reads a WAV file
     eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
 
 Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
@@ -38,6 +40,18 @@ def register(sub: Any) -> None:
     evaluate = sub.add_parser("translate-eval", help="the seed's translation eval (echoes, chrF) on a local model")
     evaluate.add_argument("model_id", help="an installed local model id")
     evaluate.set_defaults(run=run_translate_eval)
+
+    say = sub.add_parser("say", help="speak text with the speech role's local model (S9)")
+    say.add_argument("text", help="the text to speak")
+    say.add_argument("--out", help="write the speech to this WAV file instead of playing it")
+    say.add_argument("--voice", default="af_heart", help="the voice (a file voices/<voice>.bin of the model)")
+    say.add_argument("--speed", type=float, default=1.0, help="the speaking speed (1 is normal)")
+    say.set_defaults(run=run_say)
+
+    transcribe = sub.add_parser("transcribe", help="transcribe a WAV file with the dictation role's local model (S9)")
+    transcribe.add_argument("file", help="a PCM WAV file")
+    transcribe.add_argument("--language", default="en", help="the spoken language's code, e.g. en")
+    transcribe.set_defaults(run=run_transcribe)
 
     worker = sub.add_parser("tiny-worker")
     worker.add_argument("model_id", help="the local model id this worker serves")
@@ -119,6 +133,68 @@ def run_translate_eval(args: argparse.Namespace) -> int:
     except TinyError as error:
         print(f"eukhe translate-eval: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
+    return 0
+
+
+PLAYERS = ("pw-play", "paplay", "aplay")
+
+
+def run_say(args: argparse.Namespace) -> int:
+    import math
+    import shutil
+    import subprocess
+    import tempfile
+
+    from eukhe.tiny import roles, uses
+    from eukhe.tiny.client import TinyError
+
+    if not args.text.strip():
+        raise UsageError("eukhe say: the text must not be empty")
+    if not math.isfinite(args.speed) or args.speed <= 0:
+        raise UsageError(f"eukhe say: --speed must be a positive number, got {args.speed}")
+    player = None if args.out else next((p for p in PLAYERS if shutil.which(p)), None)
+    if not args.out and player is None:
+        print(f"eukhe say: no audio player on PATH ({', '.join(PLAYERS)}); write a file with --out F.wav", file=sys.stderr)
+        return 1
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        wav = uses.speak(agent_dir, args.text, voice=args.voice, speed=args.speed)
+    except (roles.Unavailable, TinyError) as error:
+        print(f"eukhe say: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if args.out:
+        try:
+            Path(args.out).write_bytes(wav)
+        except OSError as error:
+            print(f"eukhe say: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
+            return 1
+        return 0
+    assert player is not None
+    with tempfile.NamedTemporaryFile(suffix=".wav") as out:
+        out.write(wav)
+        out.flush()
+        played = subprocess.run([player, out.name], capture_output=True, text=True, check=False)
+    if played.returncode != 0:
+        print(f"eukhe say: {player} failed: {played.stderr.strip()}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_transcribe(args: argparse.Namespace) -> int:
+    from eukhe.tiny import roles, uses
+    from eukhe.tiny.client import TinyError
+
+    try:
+        wav = Path(args.file).read_bytes()
+    except OSError as error:
+        raise UsageError(f"eukhe transcribe: cannot read {args.file}: {error.strerror or error}") from error
+    agent_dir = agent_paths.agent_dir(args.agent_dir)
+    try:
+        text = uses.transcribe(agent_dir, wav, language=args.language)
+    except (roles.Unavailable, TinyError) as error:
+        print(f"eukhe transcribe: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    print(text)
     return 0
 
 

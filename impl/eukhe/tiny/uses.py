@@ -46,6 +46,44 @@ def translate(agent_dir: Path, language: str, text: str, *, primary: str | None 
     return tasks.parse_translation(language, text, reply)
 
 
+# --------------------------------------------------------------------- speech, dictation
+
+
+def client_for(agent_dir: Path, model_id: str) -> TinyClient:
+    """A client whose launch tag carries the catalog model's dtype (q4 for models outside it)."""
+    known = {m.id: m.dtype for m in catalog.CATALOG}
+    return TinyClient(agent_dir, model_id, dtype=known.get(model_id, "q4"))
+
+
+def speak(
+    agent_dir: Path,
+    text: str,
+    *,
+    voice: str = "af_heart",
+    speed: float = 1.0,
+    primary: str | None = None,
+    fallback: tuple[str, ...] | None = None,
+) -> bytes:
+    """``text`` spoken by the speech role's local model: WAV bytes (24 kHz, 16-bit, mono)."""
+    model = resolve("speech", agent_dir, primary=primary, fallback=fallback)
+    with client_for(agent_dir, model) as client:
+        return client.speak(text, voice=voice, speed=speed)
+
+
+def transcribe(
+    agent_dir: Path,
+    wav: bytes,
+    *,
+    language: str = "en",
+    primary: str | None = None,
+    fallback: tuple[str, ...] | None = None,
+) -> str:
+    """The text of a WAV file on the dictation role's model (local only: S9 Dictation 4)."""
+    model = resolve("dictation", agent_dir, primary=primary, fallback=fallback)
+    with client_for(agent_dir, model) as client:
+        return client.transcribe(wav, language).strip()
+
+
 # ------------------------------------------------------------------------------ judge
 
 LOCAL_PREFIX = "local/"
