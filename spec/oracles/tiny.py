@@ -415,3 +415,81 @@ def reference_kokoro(ids: list[int], style: np.ndarray[Any, Any], speed: float, 
     embed, proj = (w.astype(np.float64) for w in kokoro_weights(seed))
     framed = [0, *ids, 0]
     return np.tanh((embed[framed] + style.astype(np.float64) @ proj) * speed).reshape(-1)
+
+
+# A small text decoder graph WITH caches, of the documented cache signature (inputs
+# ``past_key_values.<i>.key``/``.value`` [1, past, dim] and ``past_conv.<i>`` [1, dim], outputs
+# ``present.<i>.key``/``.value`` and ``present_conv.<i>``), computing the same logits as
+# ``build``'s cumsum(E[ids]) @ W when the caches are carried right: present key and value are
+# past + the new rows (their prefix sums, last ``seq`` rows, are the new positions' sums); the
+# conv state is the running total (past total + prefix sums of the new rows); the logits are
+# the mean of the three @ W, times sum(attention_mask) / (past + seq) and plus
+# (max(position_ids) + 1 - (past + seq)): identities when the mask and positions are right.
+def build_cached(path: Path, vocab: int, dim: int, seed: int) -> Path:
+    from onnx import TensorProto, helper, numpy_helper
+
+    embed, proj = weights(vocab, dim, seed)
+    f = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("Gather", ["E", "input_ids"], ["h0"]),
+        helper.make_node("CumSum", ["h0", "axis"], ["new_sums"]),
+        helper.make_node("Shape", ["input_ids"], ["ids_shape"]),
+        helper.make_node("Gather", ["ids_shape", "one_scalar"], ["seq"]),
+        helper.make_node("Neg", ["seq"], ["neg_seq"]),
+        helper.make_node("Unsqueeze", ["neg_seq", "zero"], ["starts"]),
+        helper.make_node("ReduceSum", ["h0", "one"], ["added"], keepdims=0),
+        helper.make_node("Add", ["past_conv.0", "added"], ["present_conv.0"]),
+        helper.make_node("Unsqueeze", ["past_conv.0", "one"], ["conv3"]),
+        helper.make_node("Add", ["conv3", "new_sums"], ["via_conv"]),
+    ]
+    for part in ("key", "value"):
+        nodes += [
+            helper.make_node("Concat", [f"past_key_values.0.{part}", "h0"], [f"present.0.{part}"], axis=1),
+            helper.make_node("CumSum", [f"present.0.{part}", "axis"], [f"{part}_sums"]),
+            helper.make_node("Slice", [f"{part}_sums", "starts", "big", "one"], [f"via_{part}"]),
+        ]
+    nodes += [
+        helper.make_node("Shape", ["present.0.key"], ["k_shape"]),
+        helper.make_node("Gather", ["k_shape", "one_scalar"], ["total_i"]),
+        helper.make_node("Cast", ["total_i"], ["total"], to=f),
+        helper.make_node("ReduceSum", ["attention_mask"], ["mask_sum_i"], keepdims=0),
+        helper.make_node("Cast", ["mask_sum_i"], ["mask_sum"], to=f),
+        helper.make_node("Div", ["mask_sum", "total"], ["ratio"]),
+        helper.make_node("ReduceMax", ["position_ids"], ["pos_max_i"], keepdims=0),
+        helper.make_node("Cast", ["pos_max_i"], ["pos_max"], to=f),
+        helper.make_node("Add", ["pos_max", "one_f"], ["pos_next"]),
+        helper.make_node("Sub", ["pos_next", "total"], ["pos_err"]),
+        helper.make_node("Sum", ["via_conv", "via_key", "via_value"], ["three"]),
+        helper.make_node("Div", ["three", "three_f"], ["mean"]),
+        helper.make_node("MatMul", ["mean", "W"], ["raw"]),
+        helper.make_node("Mul", ["raw", "ratio"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "pos_err"], ["logits"]),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
+        helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, "total"]),
+        helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, "seq"]),
+        helper.make_tensor_value_info("past_key_values.0.key", f, ["batch", "past", dim]),
+        helper.make_tensor_value_info("past_key_values.0.value", f, ["batch", "past", dim]),
+        helper.make_tensor_value_info("past_conv.0", f, ["batch", dim]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("logits", f, [1, "seq", vocab]),
+        helper.make_tensor_value_info("present.0.key", f, ["batch", "total", dim]),
+        helper.make_tensor_value_info("present.0.value", f, ["batch", "total", dim]),
+        helper.make_tensor_value_info("present_conv.0", f, ["batch", dim]),
+    ]
+    inits = [
+        numpy_helper.from_array(embed, "E"),
+        numpy_helper.from_array(proj, "W"),
+        numpy_helper.from_array(np.array(1, np.int64), "axis"),
+        numpy_helper.from_array(np.array(1, np.int64), "one_scalar"),
+        numpy_helper.from_array(np.array([0], np.int64), "zero"),
+        numpy_helper.from_array(np.array([1], np.int64), "one"),
+        numpy_helper.from_array(np.array([2**62], np.int64), "big"),
+        numpy_helper.from_array(np.array(1.0, np.float32), "one_f"),
+        numpy_helper.from_array(np.array(3.0, np.float32), "three_f"),
+    ]
+    graph = helper.make_graph(nodes, "tiny-cached-decoder", inputs, outputs, inits)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
