@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
     verbs.add_parser("list", help="each catalog model: installed, missing or incomplete").set_defaults(run=run_list)
     get = verbs.add_parser("download", help="download and verify a catalog model, or all")
     get.add_argument("model_id", help="a catalog model id, or all")
-    get.add_argument("--base-url", help="where files are fetched (default https://huggingface.co, or EUKHE_TINY_MODELS_URL)")
+    get.add_argument("--base-url", help="where files are fetched (default: the setting tinyModels.baseUrl, else EUKHE_TINY_MODELS_URL, else https://huggingface.co)")
     get.set_defaults(run=run_download)
 
     translate = sub.add_parser("translate", help="translate English text with the translate role's local model (S9)")
@@ -62,6 +62,13 @@ def register(sub: Any) -> None:
     worker.set_defaults(run=run_worker)
 
 
+def _settings(agent_dir: Path) -> Any:
+    """The tiny settings of the agent dir and the working dir's project (eukhe.tiny.settings)."""
+    from eukhe.tiny.settings import TinySettings
+
+    return TinySettings.load(agent_dir, Path.cwd())
+
+
 def run_list(args: argparse.Namespace) -> int:
     from eukhe.tiny import catalog
 
@@ -81,6 +88,9 @@ def run_download(args: argparse.Namespace) -> int:
         chosen = list(catalog.CATALOG) if args.model_id == "all" else [catalog.find(args.model_id)]
     except catalog.UnknownModel as error:
         raise UsageError(f"eukhe tiny-models download: {error}") from error
+    from eukhe.tiny.settings import TinySettings
+
+    base = args.base_url or TinySettings.load(agent_dir, Path.cwd()).base_url
     status = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         for model in chosen:
@@ -90,7 +100,7 @@ def run_download(args: argparse.Namespace) -> int:
                 bar.update(task, description=f"{model.id} {path}", completed=done, total=size)
 
             try:
-                where = download.download(agent_dir, model, base=args.base_url, progress=moved, warn=lambda w: print(w, file=sys.stderr))
+                where = download.download(agent_dir, model, base=base, progress=moved, warn=lambda w: print(w, file=sys.stderr))
             except download.DownloadError as error:
                 print(f"eukhe tiny-models download: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
                 status = 1
@@ -107,7 +117,7 @@ def run_translate(args: argparse.Namespace) -> int:
         raise UsageError("eukhe translate: the language and the text must not be empty")
     agent_dir = agent_paths.agent_dir(args.agent_dir)
     try:
-        print(uses.translate(agent_dir, args.language.strip(), args.text))
+        print(uses.translate(agent_dir, args.language.strip(), args.text, settings=_settings(agent_dir)))
     except (roles.Unavailable, tasks.TranslationError, TinyError) as error:
         name = f"TranslationError::{type(error).__name__}" if isinstance(error, tasks.TranslationError) else type(error).__name__
         print(f"eukhe translate: {name}: {str(error).splitlines()[0]}", file=sys.stderr)
@@ -158,7 +168,7 @@ def run_say(args: argparse.Namespace) -> int:
         return 1
     agent_dir = agent_paths.agent_dir(args.agent_dir)
     try:
-        wav = uses.speak(agent_dir, args.text, voice=args.voice, speed=args.speed)
+        wav = uses.speak(agent_dir, args.text, voice=args.voice, speed=args.speed, settings=_settings(agent_dir))
     except (roles.Unavailable, TinyError) as error:
         print(f"eukhe say: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -190,7 +200,7 @@ def run_transcribe(args: argparse.Namespace) -> int:
         raise UsageError(f"eukhe transcribe: cannot read {args.file}: {error.strerror or error}") from error
     agent_dir = agent_paths.agent_dir(args.agent_dir)
     try:
-        text = uses.transcribe(agent_dir, wav, language=args.language)
+        text = uses.transcribe(agent_dir, wav, language=args.language, settings=_settings(agent_dir))
     except (roles.Unavailable, TinyError) as error:
         print(f"eukhe transcribe: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1

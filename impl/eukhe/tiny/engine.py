@@ -6,8 +6,8 @@ time from the catalog entry:
 - ``whisper``: transcription (``eukhe.tiny.whisper``): WAV bytes and a language to text;
 - ``kokoro``: speech (``eukhe.tiny.kokoro``): text, voice and speed to WAV bytes;
 - ``echo``: the fake engine of the election bridge and the worker tests (the seed's bridge
-  ran "real serve, fake engine"): chat answers the last message's content; a content of
-  ``hold:<dir>`` first meets the test at ``<dir>/received`` (a FIFO the test reads: the
+  ran "real serve, fake engine"): chat answers the last message's content; a content whose
+  last line is ``hold:<dir>`` first meets the test at ``<dir>/received`` (a FIFO the test reads: the
   request has arrived) and then waits on ``<dir>/release`` (a FIFO the test writes), so a
   test holds a request in flight without any timing; ``crash`` ends the process mid-request; a translation request (``...\nEnglish: <text>``)
   is answered with its text, the echo of a failing tiny model; transcribe answers
@@ -51,8 +51,9 @@ class EchoEngine:
 
     def chat(self, messages: list[dict[str, Any]], prefill: str, stop: list[str], max_tokens: int) -> str:
         content = str(messages[-1].get("content", "")) if messages else ""
-        if content.startswith("hold:"):
-            where = Path(content[5:])
+        last = content.rsplit("\n", 1)[-1]
+        if last.startswith("hold:"):
+            where = Path(last[5:])
             with open(where / "received", "w", encoding="utf-8"):
                 pass
             with open(where / "release", encoding="utf-8") as release:
