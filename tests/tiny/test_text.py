@@ -148,3 +148,15 @@ def test_cache_inputs_without_present_outputs_fail_to_load(tmp_path: Path) -> No
     onnx.save(model, str(tmp_path / "m.onnx"))
     with pytest.raises(TextError, match="present_conv.0"):
         TextRunner(tmp_path / "m.onnx")
+
+
+def test_text_engine_finds_the_catalog_layout(tmp_path: Path) -> None:
+    """The catalog installs onnx/model_q4.onnx; a dir with no graph fails to load."""
+    _install_text_model(tmp_path / "model", 3)
+    (tmp_path / "model" / "onnx").mkdir()
+    (tmp_path / "model" / "model.onnx").rename(tmp_path / "model" / "onnx" / "model_q4.onnx")
+    loaded = engine.load(tmp_path / "model")
+    assert isinstance(loaded, TextEngine)
+    (tmp_path / "model" / "onnx" / "model_q4.onnx").unlink()
+    with pytest.raises(engine.EngineError):
+        engine.load(tmp_path / "model")

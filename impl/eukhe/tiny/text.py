@@ -173,7 +173,8 @@ def chatml(messages: list[dict[str, Any]], prefill: str, bos: str = "") -> str:
 
 
 class TextEngine:
-    """A worker engine: model.onnx, tokenizer.json and engine.json (end tokens, bos) in a dir."""
+    """A worker engine: the graph (``model.onnx``, or the catalog's ``onnx/<name>.onnx``),
+    tokenizer.json and engine.json (end tokens, bos) in a dir."""
 
     def __init__(self, runner: TextRunner, tokenizer: Tokenizer, end: frozenset[int], bos: str) -> None:
         self.runner = runner
@@ -186,7 +187,11 @@ class TextEngine:
         spec = json.loads((model_dir / "engine.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(model_dir / "tokenizer.json")
         end = frozenset(i for t in spec.get("end_tokens", ["<|im_end|>"]) if (i := tokenizer.token_id(t)) is not None)
-        return cls(TextRunner(model_dir / "model.onnx"), tokenizer, end, str(spec.get("bos", "")))
+        graphs = [model_dir / "model.onnx", *sorted((model_dir / "onnx").glob("*.onnx"))]
+        graph = next((g for g in graphs if g.is_file()), None)
+        if graph is None:
+            raise TextError(f"{model_dir}: no graph (model.onnx, or onnx/*.onnx as the catalog installs it)")
+        return cls(TextRunner(graph), tokenizer, end, str(spec.get("bos", "")))
 
     def chat(self, messages: list[dict[str, Any]], prefill: str, stop: list[str], max_tokens: int) -> str:
         prompt = self.tokenizer.encode(chatml(messages, prefill, self.bos))
