@@ -39,6 +39,7 @@ from spec.evidence import (
     Evidence,
     Finite,
     LawFailed,
+    all_of,
     also,
     bounded,
     domain,
@@ -650,8 +651,10 @@ def tiny_role_resolution() -> Evidence:
         agent = root / str(number)
         for model_id in chosen:
             for f in catalog.find(model_id).files:
-                (paths.model_dir(agent, model_id) / f.path).parent.mkdir(parents=True, exist_ok=True)
-                (paths.model_dir(agent, model_id) / f.path).write_bytes(b"x")
+                target = paths.model_dir(agent, model_id) / f.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:  # a pinned file has its pinned size (sparse: no bytes written)
+                    out.truncate(f.size or 1)
         dirs[chosen] = agent
 
     def agrees(case: tuple[str, str | None, tuple[str, ...] | None, bool, frozenset[str]]) -> bool:
@@ -765,3 +768,406 @@ def tiny_download_complete_or_absent() -> Evidence:
         web.close()
         server.shutdown()
         server.server_close()
+
+
+# ------------------------------------------------------------------ speech and dictation
+
+
+def _tone(hz: float, seconds: float, rate: int = 16000) -> Any:
+    import numpy as np
+
+    t = np.arange(int(seconds * rate)) / rate
+    return (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32)
+
+
+@law(
+    "tiny_whisper_features",
+    "S9 engine (whisper.rs)",
+    "Whisper's input features are the reference log-mel spectrogram (loops and an explicit DFT) on every class of audio.",
+    BOUNDED,
+    derivation="S9 engine: whisper-style transcription needs Whisper's features; judged by the oracle's independent computation",
+)
+def tiny_whisper_features() -> Evidence:
+    import numpy as np
+
+    from eukhe.tiny.whisper import CHUNK_SAMPLES, log_mel_spectrogram, mel_filters
+
+    rng = np.random.default_rng(11)
+    audios = {
+        "silence": np.zeros(16000, np.float32),
+        "no samples": np.zeros(0, np.float32),
+        "a 440 Hz tone": _tone(440, 1.0),
+        "a tone at the band edge (7900 Hz)": _tone(7900, 0.5),
+        "noise past 30 s (cut)": (rng.standard_normal(CHUNK_SAMPLES + 300) * 0.1).astype(np.float32),
+        "loud, clipped noise": np.clip(rng.standard_normal(4000) * 10, -1, 1).astype(np.float32),
+    }
+
+    def filters_agree(n_mels: int) -> bool:
+        return bool(np.allclose(mel_filters(n_mels), oracle.reference_mel_filters(n_mels), rtol=1e-5, atol=1e-7))
+
+    def features_agree(name: str) -> bool:
+        got = log_mel_spectrogram(audios[name])
+        return got.shape == (80, 3000) and bool(np.allclose(got, oracle.reference_log_mel(audios[name]), atol=2e-4))
+
+    return all_of(
+        bounded((80, 128), filters_agree, label="the mel filter banks of 80 and 128 bands (whisper-base/small, large)"),
+        bounded(sorted(audios), features_agree, label="6 audio classes: silence, none, tone, band-edge tone, over 30 s, clipped"),
+    )
+
+
+@law(
+    "tiny_whisper_transcribe",
+    "S9 engine (whisper.rs)",
+    "The transcription pipeline's tokens and text are the NumPy reference's, on real graphs of the documented signature.",
+    BOUNDED,
+    derivation="S9 engine: features, encoder, greedy decoder loop to <|endoftext|>, 30 s chunks; judged by NumPy",
+)
+def tiny_whisper_transcribe() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.audio import Audio, resample
+    from eukhe.tiny.whisper import CHUNK_SAMPLES, Whisper
+
+    n_mels, dim, eot = 80, 8, 256
+    vocab = 256 + len(oracle.WHISPER_SPECIALS)
+    prompt = [257, 258, 260, 261]
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    whispers = {}
+    for seed in (1, 2):
+        oracle.build_whisper(where / str(seed), n_mels, dim, vocab, eot, seed)
+        (where / str(seed) / "tokenizer.json").write_text(json.dumps(oracle.whisper_tokenizer_document()), encoding="utf-8")
+        whispers[seed] = Whisper.load(where / str(seed))
+    rng = np.random.default_rng(3)
+    audios = {
+        "a tone at 16 kHz": Audio(_tone(300, 0.7), 16000),
+        "noise at 8 kHz (resampled)": Audio((rng.standard_normal(4000) * 0.2).astype(np.float32), 8000),
+        "31 s (two chunks)": Audio((rng.standard_normal(CHUNK_SAMPLES + 16000) * 0.2).astype(np.float32), 16000),
+    }
+
+    def reference(seed: int, audio: Audio) -> str:
+        samples = resample(audio, 16000).samples
+        texts = []
+        for start in range(0, max(len(samples), 1), CHUNK_SAMPLES):
+            features = oracle.reference_log_mel(samples[start : start + CHUNK_SAMPLES])
+            texts.append(oracle.reference_bytes_text(oracle.reference_whisper(features, prompt, n_mels, dim, vocab, eot, seed)))
+        return " ".join(t for t in texts if t)
+
+    def agrees(case: tuple[int, str]) -> bool:
+        seed, name = case
+        return bool(whispers[seed].transcribe(audios[name], "en") == reference(seed, audios[name]))
+
+    cases = [(1, name) for name in sorted(audios)] + [(2, "a tone at 16 kHz")]
+    return bounded(cases, agrees, label="2 weight seeds; 3 audio classes (16 kHz, resampled 8 kHz, two chunks)")
+
+
+@law(
+    "tiny_kokoro_speech",
+    "S9 engine (kokoro.rs)",
+    "The speech pipeline's waveform is the NumPy reference's for the lexicon's phonemes, voice row and speed.",
+    BOUNDED,
+    derivation="S9 engine: misaki lexicon, Kokoro's vocabulary, pieces of at most 510, style row by length; judged by NumPy",
+)
+def tiny_kokoro_speech() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.kokoro import VOCAB, Kokoro, SpeechError
+
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    oracle.build_kokoro(where / "onnx" / "model.onnx", 5)
+    (where / "voices").mkdir()
+    voice = np.random.default_rng(5).standard_normal((510, 256)).astype("<f4")
+    (where / "voices" / "af_heart.bin").write_bytes(voice.tobytes())
+    lexicon = {"hello": "həlˈO", "world": "wˈɜɹld", "the": {"DEFAULT": "ðə"}, "Paris": "pˈæɹɪs", "long": "lˈɔŋ" * 60}
+    (where / "misaki").mkdir()
+    (where / "misaki" / "us_gold.json").write_text(json.dumps(lexicon), encoding="utf-8")
+    kokoro = Kokoro.load(where)
+    # the oracle's reading of the lexicon: words by table lookup (as written, lower, capitalised)
+    # joined by spaces, the vocabulary's punctuation attached, cut at spaces into pieces <= 510
+    words = {"Hello,": "həlˈO,", "the": "ðə", "WORLD!": "wˈɜɹld!", "paris?": "pˈæɹɪs?", "long": "lˈɔŋ" * 60}
+
+    def expected_pieces(text: str) -> list[list[int]]:
+        out: list[list[int]] = []
+        for word in text.split():
+            ids = [VOCAB[c] for c in words[word]]
+            if out and len(out[-1]) + 1 + len(ids) <= 510:
+                out[-1] += [VOCAB[" "], *ids]
+            else:
+                out.append(ids)
+        return out
+
+    def agrees(case: tuple[str, float]) -> bool:
+        text, speed = case
+        want = [oracle.reference_kokoro(p, voice[len(p)], speed, 5) for p in expected_pieces(text)]
+        got = kokoro.speak(text, "af_heart", speed).samples
+        return got.shape == (sum(len(w) for w in want),) and bool(np.allclose(got, np.concatenate(want) if want else got, rtol=1e-5, atol=1e-5))
+
+    def refused(text: str) -> bool:
+        try:
+            kokoro.speak(text, "af_heart", 1.0)
+        except SpeechError:
+            return True
+        return False
+
+    texts = ("Hello, the WORLD!", "paris?", "", " ".join(["long"] * 4), "the " * 3)
+    return all_of(
+        bounded(itertools.product(texts, (1.0, 0.5, 1.7)), agrees, label="5 text classes (punctuation, case, empty, pieces, repeats) x 3 speeds"),
+        bounded(("zyzzyva", "hello zyzzyva"), refused, label="words in no lexicon are refused"),
+    )
+
+
+@law(
+    "tiny_text_cached",
+    "S9 engine (text.rs)",
+    "With key/value and conv caches the text runner's logits and greedy tokens are the no-cache NumPy reference's.",
+    BOUNDED,
+    derivation="S9 engine: the runner over the documented cache signature (past_key_values.*, past_conv.* -> present*)",
+)
+def tiny_text_cached() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.text import TextRunner
+
+    vocab, dim = 40, 6
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    runners = {seed: TextRunner(oracle.build_cached(where / f"{seed}.onnx", vocab, dim, seed)) for seed in (1, 2)}
+    prompts = ([0], [3, 3, 3], [1, 2, 3, 4, 5, 6, 7], [vocab - 1])
+
+    def agrees(case: tuple[int, list[int]]) -> bool:
+        seed, prompt = case
+        runner = runners[seed]
+        close = np.allclose(runner.logits(prompt), oracle.reference_logits(prompt, vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        _, cache = runner.step(prompt, 0, runner.empty)
+        after, _ = runner.step([1], len(prompt), cache)  # one cached step: its logits too
+        stepped = np.allclose(after, oracle.reference_logits([*prompt, 1], vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        return close and stepped and list(runner.generate(prompt, max_tokens=8).ids) == oracle.reference_greedy(prompt, 8, vocab, dim, seed)
+
+    return bounded(itertools.product(sorted(runners), prompts), agrees, label="2 weight seeds x 4 prompts (edge ids included), 8 cached greedy steps")
+
+
+@law(
+    "tiny_wav_round_trip",
+    "S9 Dictation 3, Uses (say --out)",
+    "A written WAV reads back as its samples clipped to [-1, 1] within one 16-bit step, NaN as silence, at its rate.",
+    BOUNDED,
+    derivation="S9: WAV in and out (recorders' 16 kHz mono 16-bit; speech written as WAV)",
+)
+def tiny_wav_round_trip() -> Evidence:
+    import numpy as np
+
+    from eukhe.tiny.audio import Audio, read_wav, write_wav
+
+    classes = {
+        "empty": [],
+        "zeros": [0.0] * 5,
+        "full scale": [1.0, -1.0],
+        "over full scale": [3.0, -7.5],
+        "non-finite": [float("nan"), float("inf"), float("-inf")],
+        "small": [1e-6, -1e-6, 0.5 / 32768],
+        "a tone": list(_tone(440, 0.01)),
+    }
+
+    def agrees(case: tuple[str, int]) -> bool:
+        name, rate = case
+        values = np.array(classes[name], dtype=np.float64)
+        want = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=-1.0), -1, 1) * 32767 / 32768
+        back = read_wav(write_wav(Audio(values.astype(np.float32), rate)))
+        return back.rate == rate and back.samples.shape == want.shape and bool(np.all(np.abs(back.samples - want) <= 1 / 32768))
+
+    return bounded(itertools.product(sorted(classes), (8000, 16000, 24000)), agrees, label="7 sample classes x 3 rates")
+
+
+# ------------------------------------------------------------------- the worker's answers
+
+
+def _worker_requests(wav: str) -> dict[str, bytes]:
+    import json
+
+    def line(message: object) -> bytes:
+        return json.dumps(message).encode() + b"\n"
+
+    return {
+        "ping": line({"op": "ping"}),
+        "load": line({"op": "load"}),
+        "chat": line({"op": "chat", "messages": [{"role": "user", "content": "one"}]}),
+        "chat without messages": line({"op": "chat"}),
+        "chat with a negative max_tokens": line({"op": "chat", "messages": [], "max_tokens": -1}),
+        "transcribe a WAV": line({"op": "transcribe", "audio": wav, "language": "en"}),
+        "transcribe bytes that are not a WAV": line({"op": "transcribe", "audio": "bm90IGEgd2F2"}),
+        "transcribe audio that is not base64": line({"op": "transcribe", "audio": "%%"}),
+        "transcribe without audio": line({"op": "transcribe"}),
+        "speak": line({"op": "speak", "text": "hi", "voice": "af_heart", "speed": 1.5}),
+        "speak at speed 0": line({"op": "speak", "text": "hi", "speed": 0}),
+        "speak at a boolean speed": line({"op": "speak", "text": "hi", "speed": True}),
+        "speak without text": line({"op": "speak"}),
+        "an unknown op": line({"op": "sing"}),
+        "a line that is not JSON": b"{not json\n",
+        "a JSON line that is not an object": b"[1, 2]\n",
+    }
+
+
+@law(
+    "tiny_worker_answers_in_order",
+    "S9 worker 6",
+    "A worker answers each request line once, in order, with the answer its class has (ok or the error kind).",
+    BOUNDED,
+    derivation="S9 worker 6 on production (eukhe.tiny.worker serving in this process, the echo engine), judged by the oracle's table",
+)
+def tiny_worker_answers_in_order() -> Evidence:
+    import base64
+    import json
+    import socket
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny import paths, protocol
+    from eukhe.tiny.audio import Audio, write_wav
+    from eukhe.tiny.worker import Worker
+
+    agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+    where = paths.model_dir(agent, "echo")
+    where.mkdir(parents=True)
+    (where / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
+    wav = base64.b64encode(write_wav(Audio(np.zeros(160, np.float32), 16000))).decode()
+    requests = _worker_requests(wav)
+    if set(requests) != set(oracle.WORKER_ANSWERS):
+        raise LawFailed("the law's requests are not the oracle's request classes")
+    worker = Worker(agent, "echo", "cpu", "q4", 600000)
+    if not worker.take_seat():
+        raise LawFailed("a fresh run dir had a live worker")
+    serving = threading.Thread(target=worker.serve_forever, daemon=True)
+    serving.start()
+
+    def kind(answer: dict[str, Any] | None) -> str:
+        if answer is None:
+            return "none"
+        return "ok" if answer.get("ok") else str(answer.get("error"))
+
+    def answers(order: tuple[str, ...]) -> list[str]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(paths.socket_path(agent, "echo")))
+            sock.sendall(b"".join(requests[name] for name in order))  # all at once: answered in order
+            reader = protocol.LineReader(sock)
+            got = []
+            for _ in order:
+                line = reader.read()
+                got.append(kind(protocol.decode(line) if isinstance(line, bytes) else None))
+            return got
+
+    names = tuple(sorted(requests))
+    orders = [names, names[::-1], tuple(n for n in names if n.startswith(("chat", "speak"))) * 2]
+
+    def agrees(order: tuple[str, ...]) -> bool:
+        return answers(order) == [oracle.WORKER_ANSWERS[name] for name in order]
+
+    try:
+        classes = bounded(orders, agrees, label=f"{len(names)} request classes on one connection, in 3 orders (sorted, reversed, repeated)")
+        missing = Worker(agent, "absent", "cpu", "q4", 600000)
+
+        def not_installed(op: str) -> bool:
+            return bool(missing._run(op, {"op": op})["error"] == "not_installed")
+
+        absent = bounded(("load", "chat", "transcribe", "speak"), not_installed, label="every engine op of a model that is not installed")
+    finally:
+        worker.close()
+        serving.join(timeout=60)
+    return all_of(classes, absent)
+
+
+# ---------------------------------------------------------------------------- recorders
+
+
+def _recorder_dir(root: Any, present: tuple[bool, ...], body: str) -> Any:
+    where = root / "".join("1" if p else "0" for p in present)
+    where.mkdir(parents=True, exist_ok=True)
+    for name, here in zip(oracle.RECORDER_ORDER, present):
+        if here:
+            script = where / name
+            script.write_text(f"#!/bin/sh\n{body.replace('NAME', name)}\n", encoding="utf-8")
+            script.chmod(0o755)
+    return where
+
+
+PRESENT = (Finite("pw-record on PATH", (False, True)), Finite("parec on PATH", (False, True)), Finite("arecord on PATH", (False, True)))
+
+
+@law(
+    "tiny_recorder_first_on_path",
+    "S9 Dictation 3",
+    "The recorder is the first of pw-record, parec, arecord on PATH; with none, the take fails and names them.",
+    PROVED,
+    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.find_recorder) over every set of the three on PATH",
+)
+def tiny_recorder_first_on_path() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.recorder import RecorderError, find_recorder
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+
+    def agrees(*present: bool) -> bool:
+        where = _recorder_dir(root, present, "exit 0")
+        want = next((n for n, p in zip(oracle.RECORDER_ORDER, present) if p), None)
+        try:
+            got = find_recorder(str(where))
+        except RecorderError as error:
+            return want is None and all(n in str(error) for n in oracle.RECORDER_ORDER)
+        return got.program == want and got.argv[0] == str(where / want)
+
+    return exhaust(domain(*PRESENT), agrees)
+
+
+@law(
+    "tiny_recorder_take",
+    "S9 Dictation 3",
+    "A take's WAV holds the recorder's 16 kHz mono 16-bit output; a failing or silent recorder fails the take with its stderr.",
+    BOUNDED,
+    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.Take) with /bin/sh recorders",
+)
+def tiny_recorder_take() -> Evidence:
+    import os
+    import tempfile
+    import wave
+    from pathlib import Path
+
+    from eukhe.tiny.recorder import RecorderError, Take, find_recorder
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    # (script body, what the take gives: the PCM bytes, or the error's expected words)
+    cases = {
+        "two samples": ("printf 'abcd'", b"abcd"),
+        "an odd byte dropped": ("printf 'abcde'", b"abcd"),
+        "a failure with stderr": ("echo 'device busy' >&2; exit 3", "device busy"),
+        "no audio": ("echo 'nothing' >&2; exit 0", "recorded no audio"),
+    }
+
+    def agrees(name: str) -> bool:
+        body, want = cases[name]
+        where = _recorder_dir(root / name.replace(" ", "-"), (False, True, True), body)
+        take = Take(find_recorder(str(where)))
+        try:
+            wav = take.stop(interrupt=False)
+        except RecorderError as error:
+            return isinstance(want, str) and want in str(error) and "parec" in str(error)  # the first, no next program
+        try:
+            with wave.open(str(wav), "rb") as read:
+                shape = (read.getnchannels(), read.getsampwidth(), read.getframerate())
+                return shape == (1, 2, 16000) and read.readframes(read.getnframes()) == want
+        finally:
+            os.unlink(wav)
+
+    return bounded(sorted(cases), agrees, label="4 recorder behaviours (audio, odd byte, failure with stderr, no audio)")

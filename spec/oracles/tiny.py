@@ -423,8 +423,9 @@ def reference_kokoro(ids: list[int], style: np.ndarray[Any, Any], speed: float, 
 # ``build``'s cumsum(E[ids]) @ W when the caches are carried right: present key and value are
 # past + the new rows (their prefix sums, last ``seq`` rows, are the new positions' sums); the
 # conv state is the running total (past total + prefix sums of the new rows); the logits are
-# the mean of the three @ W, times sum(attention_mask) / (past + seq) and plus
-# (max(position_ids) + 1 - (past + seq)): identities when the mask and positions are right.
+# the mean of the three @ W, plus (sum(attention_mask) / (past + seq) - 1) * V1 and
+# (max(position_ids) + 1 - (past + seq)) * V2 (V1, V2 random over the vocabulary): zero shifts
+# when the mask and the positions are right, a changed ranking when they are not.
 def build_cached(path: Path, vocab: int, dim: int, seed: int) -> Path:
     from onnx import TensorProto, helper, numpy_helper
 
@@ -462,8 +463,10 @@ def build_cached(path: Path, vocab: int, dim: int, seed: int) -> Path:
         helper.make_node("Sum", ["via_conv", "via_key", "via_value"], ["three"]),
         helper.make_node("Div", ["three", "three_f"], ["mean"]),
         helper.make_node("MatMul", ["mean", "W"], ["raw"]),
-        helper.make_node("Mul", ["raw", "ratio"], ["scaled"]),
-        helper.make_node("Add", ["scaled", "pos_err"], ["logits"]),
+        helper.make_node("Sub", ["ratio", "one_f"], ["mask_err"]),
+        helper.make_node("Mul", ["mask_err", "V1"], ["mask_shift"]),
+        helper.make_node("Mul", ["pos_err", "V2"], ["pos_shift"]),
+        helper.make_node("Sum", ["raw", "mask_shift", "pos_shift"], ["logits"]),
     ]
     inputs = [
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
@@ -489,7 +492,37 @@ def build_cached(path: Path, vocab: int, dim: int, seed: int) -> Path:
         numpy_helper.from_array(np.array([2**62], np.int64), "big"),
         numpy_helper.from_array(np.array(1.0, np.float32), "one_f"),
         numpy_helper.from_array(np.array(3.0, np.float32), "three_f"),
+        numpy_helper.from_array(np.random.default_rng(seed + 100).standard_normal(vocab).astype(np.float32) * 10, "V1"),
+        numpy_helper.from_array(np.random.default_rng(seed + 200).standard_normal(vocab).astype(np.float32) * 10, "V2"),
     ]
     graph = helper.make_graph(nodes, "tiny-cached-decoder", inputs, outputs, inits)
     path.parent.mkdir(parents=True, exist_ok=True)
     return _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+# S9 worker 6: "JSON-line requests: load; chat (messages, prefill, stop strings, max tokens);
+# transcribe (audio, language); speak (text, voice, speed). One answer each, in order." What
+# each request class is answered (the ``error`` kind, or ``ok``), by a worker of an installed
+# model whose engine chats, transcribes and speaks; the kinds other than ok are this build's
+# names for "not a request of the protocol" (bad_request) and a model that is not installed.
+WORKER_ANSWERS: dict[str, str] = {
+    "ping": "ok",
+    "load": "ok",
+    "chat": "ok",
+    "chat without messages": "bad_request",
+    "chat with a negative max_tokens": "bad_request",
+    "transcribe a WAV": "ok",
+    "transcribe bytes that are not a WAV": "bad_request",
+    "transcribe audio that is not base64": "bad_request",
+    "transcribe without audio": "bad_request",
+    "speak": "ok",
+    "speak at speed 0": "bad_request",
+    "speak at a boolean speed": "bad_request",
+    "speak without text": "bad_request",
+    "an unknown op": "bad_request",
+    "a line that is not JSON": "bad_request",
+    "a JSON line that is not an object": "bad_request",
+}
+
+# S9 Dictation 3: "Recorder: first on PATH of pw-record, parec, arecord".
+RECORDER_ORDER: tuple[str, ...] = ("pw-record", "parec", "arecord")
