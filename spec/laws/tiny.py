@@ -1171,3 +1171,191 @@ def tiny_recorder_take() -> Evidence:
             os.unlink(wav)
 
     return bounded(sorted(cases), agrees, label="4 recorder behaviours (audio, odd byte, failure with stderr, no audio)")
+
+
+# ------------------------------------------------------------------ uses on production
+
+
+@law(
+    "tiny_translate_recipe",
+    "S9 Translation",
+    "A translation request is the new recipe: the user turn, the <Language>: prefill, one-line text stopping at the first line end.",
+    BOUNDED,
+    derivation="S9 Translation on production (eukhe.tiny.tasks.translate_request), judged by the oracle's reading of the recipe",
+)
+def tiny_translate_recipe() -> Evidence:
+    from eukhe.tiny import tasks
+
+    languages = (*tasks.EVAL_LANGUAGES, "Ελληνικά", "")
+    texts = ("hello", "Where is the station?", "two\nlines", "trailing newline\n", "", "\n", "ünïcødé 🙂", "a\r\nb")
+
+    def agrees(case: tuple[str, str]) -> bool:
+        language, text = case
+        turn, prefill, one_line = oracle.translation_turn(language, text)
+        got = tasks.translate_request(language, text)
+        return got.messages == [{"role": "user", "content": turn}] and got.prefill == prefill and (got.stop == ["\n"]) == one_line and (one_line or got.stop == [])
+
+    return bounded(itertools.product(languages, texts), agrees, label="6 language names (eval, Greek, empty) x 8 text classes (lines, empty, unicode, CRLF)")
+
+
+@law(
+    "tiny_eval_scores",
+    "S9 Eval",
+    "The eval counts replies equal to the input as echoes and scores chrF (0 to 100) against the one reference.",
+    BOUNDED,
+    derivation="S9 Eval on production (eukhe.tiny.tasks.chrf, eukhe.tiny.uses.run_eval), judged by the oracle's chrF",
+)
+def tiny_eval_scores() -> Evidence:
+    from eukhe.tiny import tasks, uses
+
+    pairs = [(h, r) for r in ("Hallo", "Wo ist der Bahnhof?", "À demain.", "") for h in ("Hallo", "hallo", "Wo ist der Bahnhof", "Où est", "", "x", "Bis morgen.")]
+
+    def chrf_agrees(pair: tuple[str, str]) -> bool:
+        return abs(tasks.chrf(*pair) - oracle.reference_chrf(*pair)) < 1e-9
+
+    replies: dict[str, Callable[[str, str], str]] = {
+        "the references": lambda lang, s: f"{lang}: {uses.EVAL_REFERENCES[lang][tasks.EVAL_SENTENCES.index(s)]}",
+        "echoes with a second line": lambda lang, s: f"{lang}: {s}\nmore",
+        "echoes without the prefill": lambda lang, s: s,
+        "empty replies": lambda lang, s: "",
+        "half echoes": lambda lang, s: s if tasks.EVAL_SENTENCES.index(s) % 2 else "nein",
+    }
+
+    def eval_agrees(name: str) -> bool:
+        reply_of = replies[name]
+        got = uses.run_eval(reply_of)
+        for language in tasks.EVAL_LANGUAGES:
+            bodies = [reply_of(language, s).removeprefix(f"{language}:").strip().split("\n")[0].strip() for s in tasks.EVAL_SENTENCES]
+            echoes = sum(b == s for b, s in zip(bodies, tasks.EVAL_SENTENCES))
+            score = sum(oracle.reference_chrf(b, r) for b, r in zip(bodies, uses.EVAL_REFERENCES[language])) / len(bodies)
+            if got[language]["echoes"] != echoes or abs(got[language]["chrf"] - score) > 1e-9:
+                return False
+        return set(got) == set(tasks.EVAL_LANGUAGES)
+
+    return all_of(
+        bounded(pairs, chrf_agrees, label="7 hypotheses x 4 references (equal, case, partial, other, empty)"),
+        bounded(sorted(replies), eval_agrees, label="5 reply classes over the 10 sentences x 4 languages"),
+    )
+
+
+@law(
+    "tiny_uses_end_to_end",
+    "S9 Uses",
+    "translate, titles, speech, dictation and the eval reach the role's model through a worker and read its answers.",
+    BOUNDED,
+    derivation="S9 Uses on production (eukhe.tiny.uses with an in-process worker of the echo engine), judged by the echo engine's stated answers",
+)
+def tiny_uses_end_to_end() -> Evidence:
+    import json
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import catalog, paths, roles, tasks, uses
+    from eukhe.tiny.audio import read_wav
+    from eukhe.tiny.settings import TinySettings
+    from eukhe.tiny.worker import Worker
+
+    agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+    workers = []
+    for model_id in ("lfm2.5-230m", "kokoro", "whisper-base"):
+        model = catalog.find(model_id)
+        for f in model.files:
+            target = paths.model_dir(agent, model_id) / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as out:
+                out.truncate(f.size or 1)
+        (paths.model_dir(agent, model_id) / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
+        worker = Worker(agent, model_id, "cpu", model.dtype, 600000)
+        worker.take_seat()
+        thread = threading.Thread(target=worker.serve_forever, daemon=True)
+        thread.start()
+        workers.append((worker, thread))
+
+    def translate_echoes(text: str) -> bool:
+        try:
+            uses.translate(agent, "German", text, settings=TinySettings())
+        except tasks.TranslationError as error:
+            return type(error).__name__ == oracle.translation_verdict("German", text, oracle.echo_chat(oracle.translation_turn("German", text)[0], "German:"))
+        return oracle.translation_verdict("German", text, oracle.echo_chat(oracle.translation_turn("German", text)[0], "German:")) == "ok"
+
+    def speech_round_trip(text: str) -> bool:
+        wav = uses.speak(agent, text, settings=TinySettings())
+        audio = read_wav(wav)
+        return audio.rate == 24000 and len(audio.samples) == 100 * len(text) and uses.transcribe(agent, wav) == f"{100 * len(text)} samples at 24000 Hz"
+
+    def titled(message: str) -> bool:
+        got: list[str | None] = []
+        thread = uses.start_title(agent, message, got.append, settings=TinySettings())
+        if thread is None:
+            return False
+        thread.join()
+        return got == [uses.parse_title(oracle.echo_chat(uses.TITLE_PROMPT + message, ""))]
+
+    def unavailable(role: str) -> bool:
+        try:
+            uses.resolve(role, agent, primary="absent", fallback=())
+        except roles.Unavailable as error:
+            return error.role == role and error.candidates == ("absent",)
+        return False
+
+    try:
+        evaluated = uses.eval_on_local(agent, "lfm2.5-230m")
+        parts = [
+            bounded(("hello", "Where is the station?", "1984", "two\nlines"), translate_echoes, label="4 texts (letters, question, letterless, two lines) echoed"),
+            bounded(("hi", "Hello, world!", "ünïcødé"), speech_round_trip, label="3 texts spoken and read back"),
+            bounded(("fix the build", "\"Title: quoted\"", "line one\nline two"), titled, label="3 first messages titled in the background"),
+            bounded(tuple(sorted(oracle.ROLE_CATALOG)), unavailable, label="every role's Unavailable names the role and the chain"),
+            bounded((evaluated,), lambda e: all(e[lang]["echoes"] == 10 for lang in tasks.EVAL_LANGUAGES), label="the eval on the echo model: 40 echoes"),
+            bounded((None,), lambda _: uses.judge_model(agent, settings=TinySettings()) == "local/lfm2.5-230m", label="the judge's classifier is the installed local model"),
+        ]
+    finally:
+        for worker, thread in workers:
+            worker.close()
+            thread.join(timeout=60)
+    return all_of(*parts)
+
+
+@law(
+    "tiny_settings_read",
+    "S9 roles 1, Uses; control.md S4b",
+    "The tiny settings are the settings.json values of modelRoles.<role>, retry.fallbackChains.<role> and titles.generate; malformed values are unset.",
+    BOUNDED,
+    derivation="S9 roles 1 on production (eukhe.tiny.settings through eukhe.settings), judged by the oracle's reading of the document",
+)
+def tiny_settings_read() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.settings import TinySettings
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    roles_table = ("tiny", "translate")  # the roles the cvar table declares modelRoles for
+    primaries = (None, "", "lfm2.5-350m", 5)
+    chains: tuple[object, ...] = (None, [], ["a", "b"], "not a list")
+    titles = (None, True, False, "yes")
+
+    def agrees(case: tuple[str, object, object, object]) -> bool:
+        role, primary, chain, generate = case
+        document: dict[str, Any] = {}
+        if primary is not None:
+            document["modelRoles"] = {role: primary}
+        if chain is not None:
+            document["retry"] = {"fallbackChains": {role: chain}}
+        if generate is not None:
+            document["titles"] = {"generate": generate}
+        where = root / str(abs(hash(json.dumps([role, primary, chain, generate]))))
+        where.mkdir()
+        (where / "settings.json").write_text(json.dumps(document), encoding="utf-8")
+        got = TinySettings.load(where)
+        want_primary = primary if isinstance(primary, str) and primary else None
+        want_chain = tuple(chain) if isinstance(chain, list) else None
+        want_titles = generate if isinstance(generate, bool) else True
+        return got.primary(role) == want_primary and got.fallback(role) == want_chain and got.titles == want_titles
+
+    return bounded(
+        itertools.product(roles_table, primaries, chains, titles),
+        agrees,
+        label="2 declared roles x 4 primaries (unset, empty, a name, a number) x 4 chains (unset, [], a list, a string) x 4 titles values",
+    )

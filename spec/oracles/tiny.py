@@ -526,3 +526,41 @@ WORKER_ANSWERS: dict[str, str] = {
 
 # S9 Dictation 3: "Recorder: first on PATH of pw-record, parec, arecord".
 RECORDER_ORDER: tuple[str, ...] = ("pw-record", "parec", "arecord")
+
+
+# S9 Translation: 'user turn Translate from English to <Language>.\nEnglish: <text>, assistant
+# prefill <Language>:. One-line text stops at first line end.'
+def translation_turn(language: str, text: str) -> tuple[str, str, bool]:
+    """(the user turn, the prefill, whether the reply stops at the first line end)."""
+    return f"Translate from English to {language}.\nEnglish: {text}", f"{language}:", text.strip("\n").count("\n") == 0
+
+
+# S9 Eval: "chrF = mean (0 to 100) vs one reference" (chrF: Popović 2015, character n-grams of
+# orders 1..6, spaces removed, precision and recall averaged over the orders, F with beta 2).
+def reference_chrf(hypothesis: str, reference: str) -> float:
+    from collections import Counter
+
+    hyp, ref = "".join(hypothesis.split(" ")), "".join(reference.split(" "))
+    precision, recall = [], []
+    for order in range(1, 7):
+        h = Counter(hyp[i : i + order] for i in range(max(len(hyp) - order + 1, 0)))
+        r = Counter(ref[i : i + order] for i in range(max(len(ref) - order + 1, 0)))
+        if sum(h.values()) == 0 or sum(r.values()) == 0:
+            continue
+        matched = sum((h & r).values())
+        precision.append(matched / sum(h.values()))
+        recall.append(matched / sum(r.values()))
+    if not precision:
+        return 0.0
+    p, rr = sum(precision) / len(precision), sum(recall) / len(recall)
+    return 0.0 if p + rr == 0 else 100.0 * 5 * p * rr / (4 * p + rr)
+
+
+# The echo engine (the fake engine of the seed's bridge, "real serve, fake engine") as its
+# documentation states it: chat answers the prefill and the last message's content (a
+# translation request: the prefill, a space and its English text); transcribe answers
+# "<samples> samples at <rate> Hz"; speak answers 100 silent samples per character at 24 kHz.
+def echo_chat(content: str, prefill: str) -> str:
+    if "\nEnglish: " in content:
+        return prefill + " " + content.split("\nEnglish: ", 1)[1]
+    return prefill + content
