@@ -1359,3 +1359,32 @@ def tiny_settings_read() -> Evidence:
         agrees,
         label="2 declared roles x 4 primaries (unset, empty, a name, a number) x 4 chains (unset, [], a list, a string) x 4 titles values",
     )
+
+
+@law(
+    "tiny_tokenizer_settings",
+    "S9 engine (tokenizer.rs)",
+    "The tokenizer loads byte-level BPE with added tokens, a pre-tokenizer regex and ranked merges; any other setting fails to load.",
+    BOUNDED,
+    derivation="S9 engine: 'other settings → load fails', on production (eukhe.tiny.tokenizer), at every depth of the document",
+)
+def tiny_tokenizer_settings() -> Evidence:
+    from eukhe.tiny.tokenizer import Tokenizer, TokenizerError
+
+    def loads(name: str) -> bool:
+        path, value = oracle.TOKENIZER_ACCEPTED[name]
+        tokenizer = Tokenizer.from_document(oracle.tokenizer_variant(path, value))
+        return tokenizer.decode(tokenizer.encode("ab")) == "ab"
+
+    def refused(name: str) -> bool:
+        path, value = oracle.TOKENIZER_REFUSED[name]
+        try:
+            Tokenizer.from_document(oracle.tokenizer_variant(path, value))
+        except TokenizerError:
+            return True
+        return False
+
+    return all_of(
+        bounded(sorted(oracle.TOKENIZER_ACCEPTED), loads, label=f"{len(oracle.TOKENIZER_ACCEPTED)} supported variants load"),
+        bounded(sorted(oracle.TOKENIZER_REFUSED), refused, label=f"{len(oracle.TOKENIZER_REFUSED)} other settings at every depth fail to load"),
+    )

@@ -564,3 +564,84 @@ def echo_chat(content: str, prefill: str) -> str:
     if "\nEnglish: " in content:
         return prefill + " " + content.split("\nEnglish: ", 1)[1]
     return prefill + content
+
+
+# S9 engine: "Own tokenizer (tokenizer.rs): byte-level BPE from tokenizer.json with added tokens,
+# pre-tokenizer regex, ranked merges; other settings → load fails." A minimal document of the
+# supported kind, the variants of it that are still that kind, and changes at every depth that
+# are other settings (or not a tokenizer.json at all).
+def tokenizer_document() -> dict[str, Any]:
+    return {
+        "version": "1.0",
+        "added_tokens": [{"id": 3, "content": "<|end|>", "special": True, "lstrip": False, "rstrip": False, "single_word": False}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel"},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+    }
+
+
+SPLIT_SEQUENCE: dict[str, Any] = {
+    "type": "Sequence",
+    "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": " ?\\p{L}+"}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "use_regex": False},
+    ],
+}
+TOKENIZER_ACCEPTED: dict[str, tuple[tuple[str, ...], Any]] = {
+    "as it is": ((), None),
+    "merges as pairs": (("model", "merges"), [["a", "b"]]),
+    "no decoder": (("decoder",), None),
+    "a ByteLevel post-processor": (("post_processor",), {"type": "ByteLevel"}),
+    "a Split regex then ByteLevel": (("pre_tokenizer",), SPLIT_SEQUENCE),
+    "a Split string then ByteLevel": (("pre_tokenizer",), {**SPLIT_SEQUENCE, "pretokenizers": [{**SPLIT_SEQUENCE["pretokenizers"][0], "pattern": {"String": " "}}, SPLIT_SEQUENCE["pretokenizers"][1]]}),
+    "ByteLevel without its regex": (("pre_tokenizer", "use_regex"), False),
+    "ignore_merges": (("model", "ignore_merges"), True),
+    "no added tokens": (("added_tokens",), []),
+}
+TOKENIZER_REFUSED: dict[str, tuple[tuple[str, ...], Any]] = {
+    "not an object": ((), [1, 2]),
+    "a normalizer": (("normalizer",), {"type": "NFC"}),
+    "a WordPiece decoder": (("decoder",), {"type": "WordPiece"}),
+    "a decoder that is a string": (("decoder",), "ByteLevel"),
+    "a template post-processor": (("post_processor",), {"type": "TemplateProcessing"}),
+    "a WordPiece model": (("model", "type"), "WordPiece"),
+    "no model": (("model",), None),
+    "dropout": (("model", "dropout"), 0.1),
+    "an unknown token": (("model", "unk_token"), "<unk>"),
+    "a subword prefix": (("model", "continuing_subword_prefix"), "##"),
+    "a word suffix": (("model", "end_of_word_suffix"), "</w>"),
+    "byte fallback": (("model", "byte_fallback"), True),
+    "a vocab that is a list": (("model", "vocab"), [["a", 0]]),
+    "a vocab id that is a string": (("model", "vocab"), {"a": "0"}),
+    "a merge of three": (("model", "merges"), ["a b c"]),
+    "a merge that is a number": (("model", "merges"), [7]),
+    "an added token without an id": (("added_tokens",), [{"content": "x"}]),
+    "an empty added token": (("added_tokens",), [{"id": 4, "content": ""}]),
+    "an added token with lstrip": (("added_tokens",), [{"id": 4, "content": "x", "lstrip": True}]),
+    "an added token with rstrip": (("added_tokens",), [{"id": 4, "content": "x", "rstrip": True}]),
+    "an added token with single_word": (("added_tokens",), [{"id": 4, "content": "x", "single_word": True}]),
+    "an added token that is a string": (("added_tokens",), ["x"]),
+    "no pre-tokenizer": (("pre_tokenizer",), None),
+    "a Whitespace pre-tokenizer": (("pre_tokenizer",), {"type": "Whitespace"}),
+    "a Sequence of one": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [SPLIT_SEQUENCE["pretokenizers"][1]]}),
+    "a Sequence with ByteLevel's regex": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [SPLIT_SEQUENCE["pretokenizers"][0], {"type": "ByteLevel", "use_regex": True}]}),
+    "a Split that is Removed": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{**SPLIT_SEQUENCE["pretokenizers"][0], "behavior": "Removed"}, SPLIT_SEQUENCE["pretokenizers"][1]]}),
+    "an inverted Split": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{**SPLIT_SEQUENCE["pretokenizers"][0], "invert": True}, SPLIT_SEQUENCE["pretokenizers"][1]]}),
+    "a Split with an empty string": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{**SPLIT_SEQUENCE["pretokenizers"][0], "pattern": {"String": ""}}, SPLIT_SEQUENCE["pretokenizers"][1]]}),
+    "a Split without a pattern": (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{**SPLIT_SEQUENCE["pretokenizers"][0], "pattern": "x"}, SPLIT_SEQUENCE["pretokenizers"][1]]}),
+}
+
+
+def tokenizer_variant(path: tuple[str, ...], value: Any) -> Any:
+    import copy
+
+    if not path:
+        return tokenizer_document() if value is None else value
+    doc = copy.deepcopy(tokenizer_document())
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return doc
