@@ -1388,3 +1388,110 @@ def tiny_tokenizer_settings() -> Evidence:
         bounded(sorted(oracle.TOKENIZER_ACCEPTED), loads, label=f"{len(oracle.TOKENIZER_ACCEPTED)} supported variants load"),
         bounded(sorted(oracle.TOKENIZER_REFUSED), refused, label=f"{len(oracle.TOKENIZER_REFUSED)} other settings at every depth fail to load"),
     )
+
+
+SOURCE_STATES = ("unset", "file", "missing")
+
+
+@law(
+    "tiny_runtime_library_order",
+    "S9 engine",
+    "The runtime library is providers.tinyRuntimeLibrary, else ORT_DYLIB_PATH, else libonnxruntime.so; a named file that is absent is refused.",
+    PROVED,
+    derivation="S9 engine's resolution order on production (eukhe.tiny.text.runtime_library) over every state of both sources",
+)
+def tiny_runtime_library_order() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.text import DEFAULT_LIBRARY, TextError, runtime_library
+
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    present = {"setting": where / "libsetting.so", "env": where / "libenv.so"}
+    for f in present.values():
+        f.write_bytes(b"")
+
+    def value(source: str, state: str) -> str | None:
+        return {"unset": None, "file": str(present[source]), "missing": str(where / f"absent-{source}.so")}[state]
+
+    def agrees(setting: str, env: str) -> bool:
+        want = oracle.runtime_library_choice(setting, env)
+        environment = {} if env == "unset" else {"ORT_DYLIB_PATH": value("env", env) or ""}
+        try:
+            got = runtime_library(value("setting", setting), environment)
+        except TextError:
+            return want == "refused"
+        return got == (DEFAULT_LIBRARY if want == "default" else str(present.get(want, "")))
+
+    return exhaust(domain(Finite("providers.tinyRuntimeLibrary", SOURCE_STATES), Finite("ORT_DYLIB_PATH", SOURCE_STATES)), agrees)
+
+
+@law(
+    "tiny_engine_kinds",
+    "S9 worker 6, engine",
+    "An installed model dir loads the engine its engine.json names, answering that kind's ops; anything else fails to load.",
+    BOUNDED,
+    derivation="S9 on production (eukhe.tiny.engine.load) over every engine kind and every broken dir class",
+)
+def tiny_engine_kinds() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny import engine
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+
+    def install(name: str, kind: str, broken: bool) -> Path:
+        where = root / name
+        where.mkdir()
+        (where / "engine.json").write_text(json.dumps({"kind": kind}), encoding="utf-8")
+        if kind == "onnx-text":
+            tokenizer = oracle.tokenizer_document()
+            (where / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+            (where / "onnx").mkdir()
+            oracle.build(where / "onnx" / "model_q4.onnx" if not broken else where / "unused.onnx", 4, 4, 1)
+        elif kind == "whisper":
+            oracle.build_whisper(where, 80, 4, 262, 256, 1)
+            if broken:
+                (where / "onnx" / "encoder_model.onnx").write_bytes(b"not a graph")
+            (where / "tokenizer.json").write_text(json.dumps(oracle.whisper_tokenizer_document()), encoding="utf-8")
+        elif kind == "kokoro":
+            oracle.build_kokoro(where / "onnx" / "model.onnx", 1)
+            (where / "voices").mkdir()
+            (where / "voices" / "af_heart.bin").write_bytes(np.zeros((4, 256), "<f4").tobytes())
+            if not broken:
+                (where / "misaki").mkdir()
+                (where / "misaki" / "us_gold.json").write_text("{}", encoding="utf-8")
+        return where
+
+    def loads(kind: str) -> bool:
+        loaded = engine.load(install(f"ok-{kind}", kind, False))
+        ops = {op for op in ("chat", "transcribe", "speak") if hasattr(loaded, op)}
+        return ops == oracle.ENGINE_OPS[kind]
+
+    def fails(name: str) -> bool:
+        if name in oracle.ENGINE_OPS:
+            where = install(f"broken-{name}", name, True)
+        else:
+            where = root / name.replace(" ", "-")
+            where.mkdir()
+            if name == "engine.json not JSON":
+                (where / "engine.json").write_text("{", encoding="utf-8")
+            elif name == "engine.json not an object":
+                (where / "engine.json").write_text("[]", encoding="utf-8")
+            elif name == "an unknown kind":
+                (where / "engine.json").write_text(json.dumps({"kind": "gguf"}), encoding="utf-8")
+        try:
+            engine.load(where)
+        except engine.EngineError:
+            return True
+        return False
+
+    broken = ("no engine.json", "engine.json not JSON", "engine.json not an object", "an unknown kind", *sorted(k for k in oracle.ENGINE_OPS if k != "echo"))
+    return all_of(
+        bounded(sorted(oracle.ENGINE_OPS), loads, label="every engine kind loads with its ops"),
+        bounded(broken, fails, label="4 broken engine.json classes and a broken dir of each ONNX kind"),
+    )

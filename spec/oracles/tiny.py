@@ -645,3 +645,27 @@ def tokenizer_variant(path: tuple[str, ...], value: Any) -> Any:
         target = target[key]
     target[path[-1]] = value
     return doc
+
+
+# S9 engine: "loaded at run time from providers.tinyRuntimeLibrary, else ORT_DYLIB_PATH, else
+# libonnxruntime.so". A value naming a file that does not exist is refused (derived: loading it
+# would fail), never skipped for the next source.
+def runtime_library_choice(setting: str, env: str) -> str:
+    """Each of ``setting`` and ``env`` is "unset", "file" or "missing": the source chosen, or
+    "refused"."""
+    for source, state in (("setting", setting), ("env", env)):
+        if state == "file":
+            return source
+        if state == "missing":
+            return "refused"
+    return "default"
+
+
+# The engine kinds an installed model dir names in engine.json, and what each does (the ops
+# of S9 worker 6 it answers).
+ENGINE_OPS: dict[str, frozenset[str]] = {
+    "echo": frozenset({"chat", "transcribe", "speak"}),
+    "onnx-text": frozenset({"chat"}),
+    "whisper": frozenset({"transcribe"}),
+    "kokoro": frozenset({"speak"}),
+}
