@@ -1495,3 +1495,70 @@ def tiny_engine_kinds() -> Evidence:
         bounded(sorted(oracle.ENGINE_OPS), loads, label="every engine kind loads with its ops"),
         bounded(broken, fails, label="4 broken engine.json classes and a broken dir of each ONNX kind"),
     )
+
+
+@law(
+    "tiny_client_answers",
+    "S9 worker 6",
+    "The client returns an ok answer, and types the rest: a worker gone mid-request is Crashed naming the log, a malformed line OutOfProtocol, an error WorkerError.",
+    BOUNDED,
+    derivation="S9 worker 6 on production (eukhe.tiny.client.TinyClient.request) against a scripted worker on the socket",
+)
+def tiny_client_answers() -> Evidence:
+    import json
+    import socket
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import client as clients
+    from eukhe.tiny import paths, protocol
+    from eukhe.tiny.worker import launch_tag
+
+    answers = {
+        "an ok answer": b'{"ok": true, "text": "fine"}\n',
+        "the connection closed": b"",
+        "a partial line, then closed": b'{"ok": tr',
+        "a line that is not JSON": b"{nope\n",
+        "a JSON line that is not an object": b"[true]\n",
+        "an error answer": b'{"ok": false, "error": "bad_request", "detail": "no"}\n',
+    }
+    if set(answers) != set(oracle.CLIENT_ANSWERS):
+        raise LawFailed("the law's answer classes are not the oracle's")
+
+    def outcome(name: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+        paths.ensure_run_dir(agent)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(paths.socket_path(agent, "m")))
+        listener.listen(4)
+        tag = launch_tag("cpu", "q4")
+
+        def serve() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                reader = protocol.LineReader(conn)
+                reader.read()  # the ping
+                conn.sendall(json.dumps({"ok": True, "tag": tag, "pid": 1}).encode() + b"\n")
+                reader.read()  # the request
+                conn.sendall(answers[name])
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        want = oracle.CLIENT_ANSWERS[name]
+        try:
+            with clients.TinyClient(agent, "m") as client:
+                text = client.chat([{"role": "user", "content": "x"}])
+            got = "ok" if text == "fine" else f"ok with {text!r}"
+        except clients.Crashed as error:
+            got = "Crashed" if str(paths.log_path(agent, "m")) in str(error) else "Crashed without the log"
+        except clients.OutOfProtocol:
+            got = "OutOfProtocol"
+        except clients.WorkerError as error:
+            got = "WorkerError" if error.kind == "bad_request" else f"WorkerError {error.kind}"
+        finally:
+            thread.join(timeout=60)
+            listener.close()
+        return got == want
+
+    return bounded(sorted(answers), outcome, label=f"{len(answers)} classes of answer line")

@@ -669,3 +669,15 @@ ENGINE_OPS: dict[str, frozenset[str]] = {
     "whisper": frozenset({"transcribe"}),
     "kokoro": frozenset({"speak"}),
 }
+
+
+# S9 worker 6: "Worker dies mid-request → typed Crashed + log path. ... longer answer → out of
+# protocol". What the client makes of each class of answer line to a request.
+CLIENT_ANSWERS: dict[str, str] = {
+    "an ok answer": "ok",
+    "the connection closed": "Crashed",
+    "a partial line, then closed": "Crashed",
+    "a line that is not JSON": "OutOfProtocol",
+    "a JSON line that is not an object": "OutOfProtocol",
+    "an error answer": "WorkerError",
+}
