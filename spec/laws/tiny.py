@@ -965,7 +965,7 @@ def tiny_text_cached() -> Evidence:
 def tiny_wav_round_trip() -> Evidence:
     import numpy as np
 
-    from eukhe.tiny.audio import Audio, read_wav, write_wav
+    from eukhe.tiny.audio import Audio, AudioError, read_wav, write_wav
 
     classes = {
         "empty": [],
@@ -984,7 +984,47 @@ def tiny_wav_round_trip() -> Evidence:
         back = read_wav(write_wav(Audio(values.astype(np.float32), rate)))
         return back.rate == rate and back.samples.shape == want.shape and bool(np.all(np.abs(back.samples - want) <= 1 / 32768))
 
-    return bounded(itertools.product(sorted(classes), (8000, 16000, 24000)), agrees, label="7 sample classes x 3 rates")
+    def pcm(width: int, channels: int, frames: list[list[int]]) -> bytes:
+        import io
+        import wave
+
+        dtype = {1: "u1", 2: "<i2", 4: "<i4"}.get(width, "u1")
+        raw = np.array(frames, dtype=dtype).tobytes() if width in (1, 2, 4) else bytes(width * channels * len(frames))
+        out = io.BytesIO()
+        with wave.open(out, "wb") as w:
+            w.setnchannels(channels)
+            w.setsampwidth(width)
+            w.setframerate(16000)
+            w.writeframes(raw)
+        return out.getvalue()
+
+    # WAV PCM (unsigned 8-bit with 128 as zero; signed 16 and 32-bit), channels averaged
+    full = {1: 128, 2: 32768, 4: 2**31}
+    reads = {
+        "8-bit stereo": (1, [[128, 255], [0, 128]]),
+        "16-bit mono": (2, [[-32768], [16384]]),
+        "32-bit stereo": (4, [[2**30, -(2**30)], [-(2**31), 2**31 - 1]]),
+    }
+
+    def read_agrees(name: str) -> bool:
+        width, frames = reads[name]
+        zero = 128 if width == 1 else 0
+        want = [sum((v - zero) / full[width] for v in frame) / len(frame) for frame in frames]
+        got = read_wav(pcm(width, len(frames[0]), frames))
+        return got.rate == 16000 and bool(np.allclose(got.samples, want, atol=1e-6))
+
+    def refused(data: bytes) -> bool:
+        try:
+            read_wav(data)
+        except AudioError:
+            return True
+        return False
+
+    return all_of(
+        bounded(itertools.product(sorted(classes), (8000, 16000, 24000)), agrees, label="7 sample classes x 3 rates"),
+        bounded(sorted(reads), read_agrees, label="reads of 8-bit stereo, 16-bit mono, 32-bit stereo PCM"),
+        bounded((pcm(3, 1, [[0]] * 2), b"RIFF", b""), refused, label="24-bit PCM, a truncated header and no bytes are refused"),
+    )
 
 
 # ------------------------------------------------------------------- the worker's answers
@@ -1562,3 +1602,97 @@ def tiny_client_answers() -> Evidence:
         return got == want
 
     return bounded(sorted(answers), outcome, label=f"{len(answers)} classes of answer line")
+
+
+@law(
+    "tiny_download_cleanup",
+    "S9 download 1-3",
+    "Unpinned models download nothing; a staging dir that cannot be removed leaves the download's own error and a warning naming it.",
+    BOUNDED,
+    derivation="S9 download 1-3 on production (eukhe.tiny.download, its removal seam) against a loopback HTTP server",
+)
+def tiny_download_cleanup() -> Evidence:
+    import hashlib
+    import http.server
+    import os
+    import shutil
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import download, paths
+    from eukhe.tiny.catalog import File, Model
+
+    body = b"weights" * 100
+    routes = {"/o/m/resolve/c/w.bin": body, "/o/m/resolve/c/bad.bin": body + b"x"}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            data = routes.get(self.path)
+            self.send_response(200 if data is not None else 404)
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            self.wfile.write(data or b"")
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    good = Model("m", "text", "o/m", "c", (File("w.bin", len(body), hashlib.sha256(body).hexdigest()),), "echo")
+    bad = Model("m", "text", "o/m", "c", (File("w.bin", len(body), "0" * 64),), "echo")
+    unpinned = Model("m", "text", "o/m", None, (File("w.bin"),), "echo")
+
+    def refuse(path: Path) -> None:
+        raise OSError(13, "Permission denied", str(path))
+
+    def case(name: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
+        warnings: list[str] = []
+        stage = paths.models_dir(agent) / f".staging-m-{os.getpid()}"
+        try:
+            if name == "unpinned":
+                try:
+                    download.download(agent, unpinned, base=base)
+                except download.Unpinned:
+                    return not paths.models_dir(agent).exists()
+                return False
+            if name == "a leftover staging dir":
+                stage.mkdir(parents=True)
+                (stage / "junk").write_bytes(b"old")
+                where = download.download(agent, good, base=base)
+                return (where / "w.bin").read_bytes() == body and not stage.exists()
+            if name == "unremovable staging":
+                try:
+                    download.download(agent, bad, base=base, remove=refuse, warn=warnings.append)
+                except download.WrongHash:
+                    return len(warnings) == 1 and str(stage) in warnings[0] and not paths.model_dir(agent, "m").exists()
+                return False
+            if name == "unremovable earlier install":
+                download.download(agent, good, base=base)
+                where = download.download(agent, good, base=base, remove=refuse, warn=warnings.append)
+                return (where / "w.bin").read_bytes() == body and len(warnings) == 1 and "replaced install" in warnings[0]
+            if name == "a failing progress callback":
+                def boom(path: str, done: int, size: int | None) -> None:
+                    raise OSError(28, "No space left on device")
+
+                try:
+                    download.download(agent, good, base=base, progress=boom)
+                except download.BrokenTransfer:
+                    return not stage.exists() and not paths.model_dir(agent, "m").exists()
+                return False
+            if name == "progress reports":
+                seen: list[tuple[str, int, int | None]] = []
+                download.download(agent, good, base=base, progress=lambda p, d, s: seen.append((p, d, s)))
+                return bool(seen) and seen[-1] == ("w.bin", len(body), len(body)) and all(d <= len(body) for _, d, _ in seen)
+            raise LawFailed(f"no case {name}")
+        finally:
+            shutil.rmtree(agent, ignore_errors=True)
+
+    names = ("unpinned", "a leftover staging dir", "unremovable staging", "unremovable earlier install", "a failing progress callback", "progress reports")
+    try:
+        return bounded(names, case, label="6 classes: unpinned, leftover staging, unremovable staging or earlier install, a failing writer, progress")
+    finally:
+        server.shutdown()
+        server.server_close()
