@@ -23,8 +23,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bend import tiny as model
 from bridge.core import Bridge, Event
@@ -90,6 +92,53 @@ def _alive(pid: int) -> bool:
     return not _wait_exit(pid, 0)
 
 
+class _Measured:
+    """Under coverage (``coverage run ... -m pytest``), the bridge's real processes are measured
+    too: the drivers and the workers they start get ``COVERAGE_PROCESS_START`` (an rc file with
+    the running measurement's branch and source settings, parallel data files in a temp dir) and
+    a ``sitecustomize`` on their ``PYTHONPATH`` that calls ``coverage.process_startup()``; once
+    they have exited, their data is merged into the running measurement (saved with it). Without
+    coverage running this does nothing."""
+
+    def __init__(self) -> None:
+        self.env: dict[str, str] = {}
+        self.where: Path | None = None
+        self.cov: Any = None
+        try:
+            import coverage
+        except ImportError:  # coverage is a dev dependency
+            return
+        self.cov = coverage.Coverage.current()
+        if self.cov is None:
+            return
+        self.where = Path(tempfile.mkdtemp(prefix="ekcov", dir="/tmp"))
+        config = self.cov.config
+        source = "".join(f"\n    {os.path.abspath(s)}" for s in (config.source or []))
+        rc = self.where / "coveragerc"
+        rc.write_text(f"[run]\nbranch = {bool(config.branch)}\nparallel = True\ndata_file = {self.where / 'data'}\nsource ={source}\n", encoding="utf-8")
+        site = self.where / "site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text("import coverage\n\ncoverage.process_startup()\n", encoding="utf-8")
+        path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+        self.env = {"COVERAGE_PROCESS_START": str(rc), "PYTHONPATH": path}
+
+    def merge(self) -> None:
+        if self.where is None or self.cov is None:
+            return
+        import coverage
+
+        with _MERGING:  # runs replay on threads (the external-model test)
+            data = self.cov.get_data()
+            for part_file in sorted(self.where.glob("data.*")):
+                part = coverage.CoverageData(basename=str(part_file))
+                part.read()
+                data.update(part)
+        shutil.rmtree(self.where, ignore_errors=True)
+
+
+_MERGING = threading.Lock()
+
+
 class _Run:
     def __init__(self) -> None:
         self.agent_dir = Path(tempfile.mkdtemp(prefix="ekb", dir="/tmp"))
@@ -100,7 +149,8 @@ class _Run:
         self.numbers: dict[int, int] = {}  # worker pid -> number in order of first sight
         self.seated: int | None = None  # pid of the worker the last need was served by
         self.held: dict[str, tuple[int, Path]] = {}  # process -> (worker pid, hold dir)
-        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000"}
+        self.measured = _Measured()
+        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000", **self.measured.env}
 
     def driver(self, process: str) -> subprocess.Popen[str]:
         if process not in self.drivers:
@@ -141,6 +191,7 @@ class _Run:
                 continue
             _wait_exit(pid)
         shutil.rmtree(self.agent_dir, ignore_errors=True)
+        self.measured.merge()
 
 
 def production(events: Sequence[Event]) -> list[str]:

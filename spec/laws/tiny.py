@@ -39,6 +39,7 @@ from spec.evidence import (
     Evidence,
     Finite,
     LawFailed,
+    all_of,
     also,
     bounded,
     domain,
@@ -650,8 +651,10 @@ def tiny_role_resolution() -> Evidence:
         agent = root / str(number)
         for model_id in chosen:
             for f in catalog.find(model_id).files:
-                (paths.model_dir(agent, model_id) / f.path).parent.mkdir(parents=True, exist_ok=True)
-                (paths.model_dir(agent, model_id) / f.path).write_bytes(b"x")
+                target = paths.model_dir(agent, model_id) / f.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:  # a pinned file has its pinned size (sparse: no bytes written)
+                    out.truncate(f.size or 1)
         dirs[chosen] = agent
 
     def agrees(case: tuple[str, str | None, tuple[str, ...] | None, bool, frozenset[str]]) -> bool:
@@ -763,5 +766,933 @@ def tiny_download_complete_or_absent() -> Evidence:
         )
     finally:
         web.close()
+        server.shutdown()
+        server.server_close()
+
+
+# ------------------------------------------------------------------ speech and dictation
+
+
+def _tone(hz: float, seconds: float, rate: int = 16000) -> Any:
+    import numpy as np
+
+    t = np.arange(int(seconds * rate)) / rate
+    return (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32)
+
+
+@law(
+    "tiny_whisper_features",
+    "S9 engine (whisper.rs)",
+    "Whisper's input features are the reference log-mel spectrogram (loops and an explicit DFT) on every class of audio.",
+    BOUNDED,
+    derivation="S9 engine: whisper-style transcription needs Whisper's features; judged by the oracle's independent computation",
+)
+def tiny_whisper_features() -> Evidence:
+    import numpy as np
+
+    from eukhe.tiny.whisper import CHUNK_SAMPLES, log_mel_spectrogram, mel_filters
+
+    rng = np.random.default_rng(11)
+    audios = {
+        "silence": np.zeros(16000, np.float32),
+        "no samples": np.zeros(0, np.float32),
+        "a 440 Hz tone": _tone(440, 1.0),
+        "a tone at the band edge (7900 Hz)": _tone(7900, 0.5),
+        "noise past 30 s (cut)": (rng.standard_normal(CHUNK_SAMPLES + 300) * 0.1).astype(np.float32),
+        "loud, clipped noise": np.clip(rng.standard_normal(4000) * 10, -1, 1).astype(np.float32),
+    }
+
+    def filters_agree(n_mels: int) -> bool:
+        return bool(np.allclose(mel_filters(n_mels), oracle.reference_mel_filters(n_mels), rtol=1e-5, atol=1e-7))
+
+    def features_agree(name: str) -> bool:
+        got = log_mel_spectrogram(audios[name])
+        return got.shape == (80, 3000) and bool(np.allclose(got, oracle.reference_log_mel(audios[name]), atol=2e-4))
+
+    return all_of(
+        bounded((80, 128), filters_agree, label="the mel filter banks of 80 and 128 bands (whisper-base/small, large)"),
+        bounded(sorted(audios), features_agree, label="6 audio classes: silence, none, tone, band-edge tone, over 30 s, clipped"),
+    )
+
+
+@law(
+    "tiny_whisper_transcribe",
+    "S9 engine (whisper.rs)",
+    "The transcription pipeline's tokens and text are the NumPy reference's, on real graphs of the documented signature.",
+    BOUNDED,
+    derivation="S9 engine: features, encoder, greedy decoder loop to <|endoftext|>, 30 s chunks; judged by NumPy",
+)
+def tiny_whisper_transcribe() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.audio import Audio, resample
+    from eukhe.tiny.whisper import CHUNK_SAMPLES, Whisper
+
+    n_mels, dim, eot = 80, 8, 256
+    vocab = 256 + len(oracle.WHISPER_SPECIALS)
+    prompt = [257, 258, 260, 261]
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    whispers = {}
+    for seed in (1, 2):
+        oracle.build_whisper(where / str(seed), n_mels, dim, vocab, eot, seed)
+        (where / str(seed) / "tokenizer.json").write_text(json.dumps(oracle.whisper_tokenizer_document()), encoding="utf-8")
+        whispers[seed] = Whisper.load(where / str(seed))
+    rng = np.random.default_rng(3)
+    audios = {
+        "a tone at 16 kHz": Audio(_tone(300, 0.7), 16000),
+        "noise at 8 kHz (resampled)": Audio((rng.standard_normal(4000) * 0.2).astype(np.float32), 8000),
+        "31 s (two chunks)": Audio((rng.standard_normal(CHUNK_SAMPLES + 16000) * 0.2).astype(np.float32), 16000),
+    }
+
+    def reference(seed: int, audio: Audio) -> str:
+        samples = resample(audio, 16000).samples
+        texts = []
+        for start in range(0, max(len(samples), 1), CHUNK_SAMPLES):
+            features = oracle.reference_log_mel(samples[start : start + CHUNK_SAMPLES])
+            texts.append(oracle.reference_bytes_text(oracle.reference_whisper(features, prompt, n_mels, dim, vocab, eot, seed)))
+        return " ".join(t for t in texts if t)
+
+    def agrees(case: tuple[int, str]) -> bool:
+        seed, name = case
+        return bool(whispers[seed].transcribe(audios[name], "en") == reference(seed, audios[name]))
+
+    cases = [(1, name) for name in sorted(audios)] + [(2, "a tone at 16 kHz")]
+    return bounded(cases, agrees, label="2 weight seeds; 3 audio classes (16 kHz, resampled 8 kHz, two chunks)")
+
+
+@law(
+    "tiny_kokoro_speech",
+    "S9 engine (kokoro.rs)",
+    "The speech pipeline's waveform is the NumPy reference's for the lexicon's phonemes, voice row and speed.",
+    BOUNDED,
+    derivation="S9 engine: misaki lexicon, Kokoro's vocabulary, pieces of at most 510, style row by length; judged by NumPy",
+)
+def tiny_kokoro_speech() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.kokoro import VOCAB, Kokoro, SpeechError
+
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    oracle.build_kokoro(where / "onnx" / "model.onnx", 5)
+    (where / "voices").mkdir()
+    voice = np.random.default_rng(5).standard_normal((510, 256)).astype("<f4")
+    (where / "voices" / "af_heart.bin").write_bytes(voice.tobytes())
+    lexicon = {"hello": "həlˈO", "world": "wˈɜɹld", "the": {"DEFAULT": "ðə"}, "Paris": "pˈæɹɪs", "long": "lˈɔŋ" * 60}
+    (where / "misaki").mkdir()
+    (where / "misaki" / "us_gold.json").write_text(json.dumps(lexicon), encoding="utf-8")
+    kokoro = Kokoro.load(where)
+    # the oracle's reading of the lexicon: words by table lookup (as written, lower, capitalised)
+    # joined by spaces, the vocabulary's punctuation attached, cut at spaces into pieces <= 510
+    words = {"Hello,": "həlˈO,", "the": "ðə", "WORLD!": "wˈɜɹld!", "paris?": "pˈæɹɪs?", "long": "lˈɔŋ" * 60}
+
+    def expected_pieces(text: str) -> list[list[int]]:
+        out: list[list[int]] = []
+        for word in text.split():
+            ids = [VOCAB[c] for c in words[word]]
+            if out and len(out[-1]) + 1 + len(ids) <= 510:
+                out[-1] += [VOCAB[" "], *ids]
+            else:
+                out.append(ids)
+        return out
+
+    def agrees(case: tuple[str, float]) -> bool:
+        text, speed = case
+        want = [oracle.reference_kokoro(p, voice[len(p)], speed, 5) for p in expected_pieces(text)]
+        got = kokoro.speak(text, "af_heart", speed).samples
+        return got.shape == (sum(len(w) for w in want),) and bool(np.allclose(got, np.concatenate(want) if want else got, rtol=1e-5, atol=1e-5))
+
+    def refused(text: str) -> bool:
+        try:
+            kokoro.speak(text, "af_heart", 1.0)
+        except SpeechError:
+            return True
+        return False
+
+    texts = ("Hello, the WORLD!", "paris?", "", " ".join(["long"] * 4), "the " * 3)
+    return all_of(
+        bounded(itertools.product(texts, (1.0, 0.5, 1.7)), agrees, label="5 text classes (punctuation, case, empty, pieces, repeats) x 3 speeds"),
+        bounded(("zyzzyva", "hello zyzzyva"), refused, label="words in no lexicon are refused"),
+    )
+
+
+@law(
+    "tiny_text_cached",
+    "S9 engine (text.rs)",
+    "With key/value and conv caches the text runner's logits and greedy tokens are the no-cache NumPy reference's.",
+    BOUNDED,
+    derivation="S9 engine: the runner over the documented cache signature (past_key_values.*, past_conv.* -> present*)",
+)
+def tiny_text_cached() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny.text import TextRunner
+
+    vocab, dim = 40, 6
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    runners = {seed: TextRunner(oracle.build_cached(where / f"{seed}.onnx", vocab, dim, seed)) for seed in (1, 2)}
+    prompts = ([0], [3, 3, 3], [1, 2, 3, 4, 5, 6, 7], [vocab - 1])
+
+    def agrees(case: tuple[int, list[int]]) -> bool:
+        seed, prompt = case
+        runner = runners[seed]
+        close = np.allclose(runner.logits(prompt), oracle.reference_logits(prompt, vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        _, cache = runner.step(prompt, 0, runner.empty)
+        after, _ = runner.step([1], len(prompt), cache)  # one cached step: its logits too
+        stepped = np.allclose(after, oracle.reference_logits([*prompt, 1], vocab, dim, seed), rtol=1e-4, atol=1e-4)
+        return close and stepped and list(runner.generate(prompt, max_tokens=8).ids) == oracle.reference_greedy(prompt, 8, vocab, dim, seed)
+
+    return bounded(itertools.product(sorted(runners), prompts), agrees, label="2 weight seeds x 4 prompts (edge ids included), 8 cached greedy steps")
+
+
+@law(
+    "tiny_wav_round_trip",
+    "S9 Dictation 3, Uses (say --out)",
+    "A written WAV reads back as its samples clipped to [-1, 1] within one 16-bit step, NaN as silence, at its rate.",
+    BOUNDED,
+    derivation="S9: WAV in and out (recorders' 16 kHz mono 16-bit; speech written as WAV)",
+)
+def tiny_wav_round_trip() -> Evidence:
+    import numpy as np
+
+    from eukhe.tiny.audio import Audio, AudioError, read_wav, write_wav
+
+    classes = {
+        "empty": [],
+        "zeros": [0.0] * 5,
+        "full scale": [1.0, -1.0],
+        "over full scale": [3.0, -7.5],
+        "non-finite": [float("nan"), float("inf"), float("-inf")],
+        "small": [1e-6, -1e-6, 0.5 / 32768],
+        "a tone": list(_tone(440, 0.01)),
+    }
+
+    def agrees(case: tuple[str, int]) -> bool:
+        name, rate = case
+        values = np.array(classes[name], dtype=np.float64)
+        want = np.clip(np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=-1.0), -1, 1) * 32767 / 32768
+        back = read_wav(write_wav(Audio(values.astype(np.float32), rate)))
+        return back.rate == rate and back.samples.shape == want.shape and bool(np.all(np.abs(back.samples - want) <= 1 / 32768))
+
+    def pcm(width: int, channels: int, frames: list[list[int]]) -> bytes:
+        import io
+        import wave
+
+        dtype = {1: "u1", 2: "<i2", 4: "<i4"}.get(width, "u1")
+        raw = np.array(frames, dtype=dtype).tobytes() if width in (1, 2, 4) else bytes(width * channels * len(frames))
+        out = io.BytesIO()
+        with wave.open(out, "wb") as w:
+            w.setnchannels(channels)
+            w.setsampwidth(width)
+            w.setframerate(16000)
+            w.writeframes(raw)
+        return out.getvalue()
+
+    # WAV PCM (unsigned 8-bit with 128 as zero; signed 16 and 32-bit), channels averaged
+    full = {1: 128, 2: 32768, 4: 2**31}
+    reads = {
+        "8-bit stereo": (1, [[128, 255], [0, 128]]),
+        "16-bit mono": (2, [[-32768], [16384]]),
+        "32-bit stereo": (4, [[2**30, -(2**30)], [-(2**31), 2**31 - 1]]),
+    }
+
+    def read_agrees(name: str) -> bool:
+        width, frames = reads[name]
+        zero = 128 if width == 1 else 0
+        want = [sum((v - zero) / full[width] for v in frame) / len(frame) for frame in frames]
+        got = read_wav(pcm(width, len(frames[0]), frames))
+        return got.rate == 16000 and bool(np.allclose(got.samples, want, atol=1e-6))
+
+    def refused(data: bytes) -> bool:
+        try:
+            read_wav(data)
+        except AudioError:
+            return True
+        return False
+
+    return all_of(
+        bounded(itertools.product(sorted(classes), (8000, 16000, 24000)), agrees, label="7 sample classes x 3 rates"),
+        bounded(sorted(reads), read_agrees, label="reads of 8-bit stereo, 16-bit mono, 32-bit stereo PCM"),
+        bounded((pcm(3, 1, [[0]] * 2), b"RIFF", b""), refused, label="24-bit PCM, a truncated header and no bytes are refused"),
+    )
+
+
+# ------------------------------------------------------------------- the worker's answers
+
+
+def _worker_requests(wav: str) -> dict[str, bytes]:
+    import json
+
+    def line(message: object) -> bytes:
+        return json.dumps(message).encode() + b"\n"
+
+    return {
+        "ping": line({"op": "ping"}),
+        "load": line({"op": "load"}),
+        "chat": line({"op": "chat", "messages": [{"role": "user", "content": "one"}]}),
+        "chat without messages": line({"op": "chat"}),
+        "chat with a negative max_tokens": line({"op": "chat", "messages": [], "max_tokens": -1}),
+        "transcribe a WAV": line({"op": "transcribe", "audio": wav, "language": "en"}),
+        "transcribe bytes that are not a WAV": line({"op": "transcribe", "audio": "bm90IGEgd2F2"}),
+        "transcribe audio that is not base64": line({"op": "transcribe", "audio": "%%"}),
+        "transcribe without audio": line({"op": "transcribe"}),
+        "speak": line({"op": "speak", "text": "hi", "voice": "af_heart", "speed": 1.5}),
+        "speak at speed 0": line({"op": "speak", "text": "hi", "speed": 0}),
+        "speak at a boolean speed": line({"op": "speak", "text": "hi", "speed": True}),
+        "speak without text": line({"op": "speak"}),
+        "an unknown op": line({"op": "sing"}),
+        "a line that is not JSON": b"{not json\n",
+        "a JSON line that is not an object": b"[1, 2]\n",
+    }
+
+
+@law(
+    "tiny_worker_answers_in_order",
+    "S9 worker 6",
+    "A worker answers each request line once, in order, with the answer its class has (ok or the error kind).",
+    BOUNDED,
+    derivation="S9 worker 6 on production (eukhe.tiny.worker serving in this process, the echo engine), judged by the oracle's table",
+)
+def tiny_worker_answers_in_order() -> Evidence:
+    import base64
+    import json
+    import socket
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny import paths, protocol
+    from eukhe.tiny.audio import Audio, write_wav
+    from eukhe.tiny.worker import Worker
+
+    agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+    where = paths.model_dir(agent, "echo")
+    where.mkdir(parents=True)
+    (where / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
+    wav = base64.b64encode(write_wav(Audio(np.zeros(160, np.float32), 16000))).decode()
+    requests = _worker_requests(wav)
+    if set(requests) != set(oracle.WORKER_ANSWERS):
+        raise LawFailed("the law's requests are not the oracle's request classes")
+    worker = Worker(agent, "echo", "cpu", "q4", 600000)
+    if not worker.take_seat():
+        raise LawFailed("a fresh run dir had a live worker")
+    serving = threading.Thread(target=worker.serve_forever, daemon=True)
+    serving.start()
+
+    def kind(answer: dict[str, Any] | None) -> str:
+        if answer is None:
+            return "none"
+        return "ok" if answer.get("ok") else str(answer.get("error"))
+
+    def answers(order: tuple[str, ...]) -> list[str]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(paths.socket_path(agent, "echo")))
+            sock.sendall(b"".join(requests[name] for name in order))  # all at once: answered in order
+            reader = protocol.LineReader(sock)
+            got = []
+            for _ in order:
+                line = reader.read()
+                got.append(kind(protocol.decode(line) if isinstance(line, bytes) else None))
+            return got
+
+    names = tuple(sorted(requests))
+    orders = [names, names[::-1], tuple(n for n in names if n.startswith(("chat", "speak"))) * 2]
+
+    def agrees(order: tuple[str, ...]) -> bool:
+        return answers(order) == [oracle.WORKER_ANSWERS[name] for name in order]
+
+    try:
+        classes = bounded(orders, agrees, label=f"{len(names)} request classes on one connection, in 3 orders (sorted, reversed, repeated)")
+        missing = Worker(agent, "absent", "cpu", "q4", 600000)
+
+        def not_installed(op: str) -> bool:
+            return bool(missing._run(op, {"op": op})["error"] == "not_installed")
+
+        absent = bounded(("load", "chat", "transcribe", "speak"), not_installed, label="every engine op of a model that is not installed")
+    finally:
+        worker.close()
+        serving.join(timeout=60)
+    return all_of(classes, absent)
+
+
+# ---------------------------------------------------------------------------- recorders
+
+
+def _recorder_dir(root: Any, present: tuple[bool, ...], body: str) -> Any:
+    where = root / "".join("1" if p else "0" for p in present)
+    where.mkdir(parents=True, exist_ok=True)
+    for name, here in zip(oracle.RECORDER_ORDER, present):
+        if here:
+            script = where / name
+            script.write_text(f"#!/bin/sh\n{body.replace('NAME', name)}\n", encoding="utf-8")
+            script.chmod(0o755)
+    return where
+
+
+PRESENT = (Finite("pw-record on PATH", (False, True)), Finite("parec on PATH", (False, True)), Finite("arecord on PATH", (False, True)))
+
+
+@law(
+    "tiny_recorder_first_on_path",
+    "S9 Dictation 3",
+    "The recorder is the first of pw-record, parec, arecord on PATH; with none, the take fails and names them.",
+    PROVED,
+    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.find_recorder) over every set of the three on PATH",
+)
+def tiny_recorder_first_on_path() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.recorder import RecorderError, find_recorder
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+
+    def agrees(*present: bool) -> bool:
+        where = _recorder_dir(root, present, "exit 0")
+        want = next((n for n, p in zip(oracle.RECORDER_ORDER, present) if p), None)
+        try:
+            got = find_recorder(str(where))
+        except RecorderError as error:
+            return want is None and all(n in str(error) for n in oracle.RECORDER_ORDER)
+        return got.program == want and got.argv[0] == str(where / want)
+
+    return exhaust(domain(*PRESENT), agrees)
+
+
+@law(
+    "tiny_recorder_take",
+    "S9 Dictation 3",
+    "A take's WAV holds the recorder's 16 kHz mono 16-bit output; a failing or silent recorder fails the take with its stderr.",
+    BOUNDED,
+    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.Take) with /bin/sh recorders",
+)
+def tiny_recorder_take() -> Evidence:
+    import os
+    import tempfile
+    import wave
+    from pathlib import Path
+
+    from eukhe.tiny.recorder import RecorderError, Take, find_recorder
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    # (script body, what the take gives: the PCM bytes, or the error's expected words)
+    cases = {
+        "two samples": ("printf 'abcd'", b"abcd"),
+        "an odd byte dropped": ("printf 'abcde'", b"abcd"),
+        "a failure with stderr": ("echo 'device busy' >&2; exit 3", "device busy"),
+        "no audio": ("echo 'nothing' >&2; exit 0", "recorded no audio"),
+    }
+
+    def agrees(name: str) -> bool:
+        body, want = cases[name]
+        where = _recorder_dir(root / name.replace(" ", "-"), (False, True, True), body)
+        take = Take(find_recorder(str(where)))
+        try:
+            wav = take.stop(interrupt=False)
+        except RecorderError as error:
+            return isinstance(want, str) and want in str(error) and "parec" in str(error)  # the first, no next program
+        try:
+            with wave.open(str(wav), "rb") as read:
+                shape = (read.getnchannels(), read.getsampwidth(), read.getframerate())
+                return shape == (1, 2, 16000) and read.readframes(read.getnframes()) == want
+        finally:
+            os.unlink(wav)
+
+    return bounded(sorted(cases), agrees, label="4 recorder behaviours (audio, odd byte, failure with stderr, no audio)")
+
+
+# ------------------------------------------------------------------ uses on production
+
+
+@law(
+    "tiny_translate_recipe",
+    "S9 Translation",
+    "A translation request is the new recipe: the user turn, the <Language>: prefill, one-line text stopping at the first line end.",
+    BOUNDED,
+    derivation="S9 Translation on production (eukhe.tiny.tasks.translate_request), judged by the oracle's reading of the recipe",
+)
+def tiny_translate_recipe() -> Evidence:
+    from eukhe.tiny import tasks
+
+    languages = (*tasks.EVAL_LANGUAGES, "Ελληνικά", "")
+    texts = ("hello", "Where is the station?", "two\nlines", "trailing newline\n", "", "\n", "ünïcødé 🙂", "a\r\nb")
+
+    def agrees(case: tuple[str, str]) -> bool:
+        language, text = case
+        turn, prefill, one_line = oracle.translation_turn(language, text)
+        got = tasks.translate_request(language, text)
+        return got.messages == [{"role": "user", "content": turn}] and got.prefill == prefill and (got.stop == ["\n"]) == one_line and (one_line or got.stop == [])
+
+    return bounded(itertools.product(languages, texts), agrees, label="6 language names (eval, Greek, empty) x 8 text classes (lines, empty, unicode, CRLF)")
+
+
+@law(
+    "tiny_eval_scores",
+    "S9 Eval",
+    "The eval counts replies equal to the input as echoes and scores chrF (0 to 100) against the one reference.",
+    BOUNDED,
+    derivation="S9 Eval on production (eukhe.tiny.tasks.chrf, eukhe.tiny.uses.run_eval), judged by the oracle's chrF",
+)
+def tiny_eval_scores() -> Evidence:
+    from eukhe.tiny import tasks, uses
+
+    pairs = [(h, r) for r in ("Hallo", "Wo ist der Bahnhof?", "À demain.", "") for h in ("Hallo", "hallo", "Wo ist der Bahnhof", "Où est", "", "x", "Bis morgen.")]
+
+    def chrf_agrees(pair: tuple[str, str]) -> bool:
+        return abs(tasks.chrf(*pair) - oracle.reference_chrf(*pair)) < 1e-9
+
+    replies: dict[str, Callable[[str, str], str]] = {
+        "the references": lambda lang, s: f"{lang}: {uses.EVAL_REFERENCES[lang][tasks.EVAL_SENTENCES.index(s)]}",
+        "echoes with a second line": lambda lang, s: f"{lang}: {s}\nmore",
+        "echoes without the prefill": lambda lang, s: s,
+        "empty replies": lambda lang, s: "",
+        "half echoes": lambda lang, s: s if tasks.EVAL_SENTENCES.index(s) % 2 else "nein",
+    }
+
+    def eval_agrees(name: str) -> bool:
+        reply_of = replies[name]
+        got = uses.run_eval(reply_of)
+        for language in tasks.EVAL_LANGUAGES:
+            bodies = [reply_of(language, s).removeprefix(f"{language}:").strip().split("\n")[0].strip() for s in tasks.EVAL_SENTENCES]
+            echoes = sum(b == s for b, s in zip(bodies, tasks.EVAL_SENTENCES))
+            score = sum(oracle.reference_chrf(b, r) for b, r in zip(bodies, uses.EVAL_REFERENCES[language])) / len(bodies)
+            if got[language]["echoes"] != echoes or abs(got[language]["chrf"] - score) > 1e-9:
+                return False
+        return set(got) == set(tasks.EVAL_LANGUAGES)
+
+    return all_of(
+        bounded(pairs, chrf_agrees, label="7 hypotheses x 4 references (equal, case, partial, other, empty)"),
+        bounded(sorted(replies), eval_agrees, label="5 reply classes over the 10 sentences x 4 languages"),
+    )
+
+
+@law(
+    "tiny_uses_end_to_end",
+    "S9 Uses",
+    "translate, titles, speech, dictation and the eval reach the role's model through a worker and read its answers.",
+    BOUNDED,
+    derivation="S9 Uses on production (eukhe.tiny.uses with an in-process worker of the echo engine), judged by the echo engine's stated answers",
+)
+def tiny_uses_end_to_end() -> Evidence:
+    import json
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import catalog, paths, roles, tasks, uses
+    from eukhe.tiny.audio import read_wav
+    from eukhe.tiny.settings import TinySettings
+    from eukhe.tiny.worker import Worker
+
+    agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+    workers = []
+    for model_id in ("lfm2.5-230m", "kokoro", "whisper-base"):
+        model = catalog.find(model_id)
+        for f in model.files:
+            target = paths.model_dir(agent, model_id) / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as out:
+                out.truncate(f.size or 1)
+        (paths.model_dir(agent, model_id) / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
+        worker = Worker(agent, model_id, "cpu", model.dtype, 600000)
+        worker.take_seat()
+        thread = threading.Thread(target=worker.serve_forever, daemon=True)
+        thread.start()
+        workers.append((worker, thread))
+
+    def translate_echoes(text: str) -> bool:
+        try:
+            uses.translate(agent, "German", text, settings=TinySettings())
+        except tasks.TranslationError as error:
+            return type(error).__name__ == oracle.translation_verdict("German", text, oracle.echo_chat(oracle.translation_turn("German", text)[0], "German:"))
+        return oracle.translation_verdict("German", text, oracle.echo_chat(oracle.translation_turn("German", text)[0], "German:")) == "ok"
+
+    def speech_round_trip(text: str) -> bool:
+        wav = uses.speak(agent, text, settings=TinySettings())
+        audio = read_wav(wav)
+        return audio.rate == 24000 and len(audio.samples) == 100 * len(text) and uses.transcribe(agent, wav) == f"{100 * len(text)} samples at 24000 Hz"
+
+    def titled(message: str) -> bool:
+        got: list[str | None] = []
+        thread = uses.start_title(agent, message, got.append, settings=TinySettings())
+        if thread is None:
+            return False
+        thread.join()
+        return got == [uses.parse_title(oracle.echo_chat(uses.TITLE_PROMPT + message, ""))]
+
+    def unavailable(role: str) -> bool:
+        try:
+            uses.resolve(role, agent, primary="absent", fallback=())
+        except roles.Unavailable as error:
+            return error.role == role and error.candidates == ("absent",)
+        return False
+
+    try:
+        evaluated = uses.eval_on_local(agent, "lfm2.5-230m")
+        parts = [
+            bounded(("hello", "Where is the station?", "1984", "two\nlines"), translate_echoes, label="4 texts (letters, question, letterless, two lines) echoed"),
+            bounded(("hi", "Hello, world!", "ünïcødé"), speech_round_trip, label="3 texts spoken and read back"),
+            bounded(("fix the build", "\"Title: quoted\"", "line one\nline two"), titled, label="3 first messages titled in the background"),
+            bounded(tuple(sorted(oracle.ROLE_CATALOG)), unavailable, label="every role's Unavailable names the role and the chain"),
+            bounded((evaluated,), lambda e: all(e[lang]["echoes"] == 10 for lang in tasks.EVAL_LANGUAGES), label="the eval on the echo model: 40 echoes"),
+            bounded((None,), lambda _: uses.judge_model(agent, settings=TinySettings()) == "local/lfm2.5-230m", label="the judge's classifier is the installed local model"),
+        ]
+    finally:
+        for worker, thread in workers:
+            worker.close()
+            thread.join(timeout=60)
+    return all_of(*parts)
+
+
+@law(
+    "tiny_settings_read",
+    "S9 roles 1, Uses; control.md S4b",
+    "The tiny settings are the settings.json values of modelRoles.<role>, retry.fallbackChains.<role> and titles.generate; malformed values are unset.",
+    BOUNDED,
+    derivation="S9 roles 1 on production (eukhe.tiny.settings through eukhe.settings), judged by the oracle's reading of the document",
+)
+def tiny_settings_read() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.settings import TinySettings
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+    roles_table = ("tiny", "translate")  # the roles the cvar table declares modelRoles for
+    primaries = (None, "", "lfm2.5-350m", 5)
+    chains: tuple[object, ...] = (None, [], ["a", "b"], "not a list")
+    titles = (None, True, False, "yes")
+
+    def agrees(case: tuple[str, object, object, object]) -> bool:
+        role, primary, chain, generate = case
+        document: dict[str, Any] = {}
+        if primary is not None:
+            document["modelRoles"] = {role: primary}
+        if chain is not None:
+            document["retry"] = {"fallbackChains": {role: chain}}
+        if generate is not None:
+            document["titles"] = {"generate": generate}
+        where = root / str(abs(hash(json.dumps([role, primary, chain, generate]))))
+        where.mkdir()
+        (where / "settings.json").write_text(json.dumps(document), encoding="utf-8")
+        got = TinySettings.load(where)
+        want_primary = primary if isinstance(primary, str) and primary else None
+        want_chain = tuple(chain) if isinstance(chain, list) else None
+        want_titles = generate if isinstance(generate, bool) else True
+        return got.primary(role) == want_primary and got.fallback(role) == want_chain and got.titles == want_titles
+
+    return bounded(
+        itertools.product(roles_table, primaries, chains, titles),
+        agrees,
+        label="2 declared roles x 4 primaries (unset, empty, a name, a number) x 4 chains (unset, [], a list, a string) x 4 titles values",
+    )
+
+
+@law(
+    "tiny_tokenizer_settings",
+    "S9 engine (tokenizer.rs)",
+    "The tokenizer loads byte-level BPE with added tokens, a pre-tokenizer regex and ranked merges; any other setting fails to load.",
+    BOUNDED,
+    derivation="S9 engine: 'other settings → load fails', on production (eukhe.tiny.tokenizer), at every depth of the document",
+)
+def tiny_tokenizer_settings() -> Evidence:
+    from eukhe.tiny.tokenizer import Tokenizer, TokenizerError
+
+    def loads(name: str) -> bool:
+        path, value = oracle.TOKENIZER_ACCEPTED[name]
+        tokenizer = Tokenizer.from_document(oracle.tokenizer_variant(path, value))
+        return tokenizer.decode(tokenizer.encode("ab")) == "ab"
+
+    def refused(name: str) -> bool:
+        path, value = oracle.TOKENIZER_REFUSED[name]
+        try:
+            Tokenizer.from_document(oracle.tokenizer_variant(path, value))
+        except TokenizerError:
+            return True
+        return False
+
+    return all_of(
+        bounded(sorted(oracle.TOKENIZER_ACCEPTED), loads, label=f"{len(oracle.TOKENIZER_ACCEPTED)} supported variants load"),
+        bounded(sorted(oracle.TOKENIZER_REFUSED), refused, label=f"{len(oracle.TOKENIZER_REFUSED)} other settings at every depth fail to load"),
+    )
+
+
+SOURCE_STATES = ("unset", "file", "missing")
+
+
+@law(
+    "tiny_runtime_library_order",
+    "S9 engine",
+    "The runtime library is providers.tinyRuntimeLibrary, else ORT_DYLIB_PATH, else libonnxruntime.so; a named file that is absent is refused.",
+    PROVED,
+    derivation="S9 engine's resolution order on production (eukhe.tiny.text.runtime_library) over every state of both sources",
+)
+def tiny_runtime_library_order() -> Evidence:
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.tiny.text import DEFAULT_LIBRARY, TextError, runtime_library
+
+    where = Path(tempfile.mkdtemp(prefix="eklaw"))
+    present = {"setting": where / "libsetting.so", "env": where / "libenv.so"}
+    for f in present.values():
+        f.write_bytes(b"")
+
+    def value(source: str, state: str) -> str | None:
+        return {"unset": None, "file": str(present[source]), "missing": str(where / f"absent-{source}.so")}[state]
+
+    def agrees(setting: str, env: str) -> bool:
+        want = oracle.runtime_library_choice(setting, env)
+        environment = {} if env == "unset" else {"ORT_DYLIB_PATH": value("env", env) or ""}
+        try:
+            got = runtime_library(value("setting", setting), environment)
+        except TextError:
+            return want == "refused"
+        return got == (DEFAULT_LIBRARY if want == "default" else str(present.get(want, "")))
+
+    return exhaust(domain(Finite("providers.tinyRuntimeLibrary", SOURCE_STATES), Finite("ORT_DYLIB_PATH", SOURCE_STATES)), agrees)
+
+
+@law(
+    "tiny_engine_kinds",
+    "S9 worker 6, engine",
+    "An installed model dir loads the engine its engine.json names, answering that kind's ops; anything else fails to load.",
+    BOUNDED,
+    derivation="S9 on production (eukhe.tiny.engine.load) over every engine kind and every broken dir class",
+)
+def tiny_engine_kinds() -> Evidence:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from eukhe.tiny import engine
+
+    root = Path(tempfile.mkdtemp(prefix="eklaw"))
+
+    def install(name: str, kind: str, broken: bool) -> Path:
+        where = root / name
+        where.mkdir()
+        (where / "engine.json").write_text(json.dumps({"kind": kind}), encoding="utf-8")
+        if kind == "onnx-text":
+            tokenizer = oracle.tokenizer_document()
+            (where / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+            (where / "onnx").mkdir()
+            oracle.build(where / "onnx" / "model_q4.onnx" if not broken else where / "unused.onnx", 4, 4, 1)
+        elif kind == "whisper":
+            oracle.build_whisper(where, 80, 4, 262, 256, 1)
+            if broken:
+                (where / "onnx" / "encoder_model.onnx").write_bytes(b"not a graph")
+            (where / "tokenizer.json").write_text(json.dumps(oracle.whisper_tokenizer_document()), encoding="utf-8")
+        elif kind == "kokoro":
+            oracle.build_kokoro(where / "onnx" / "model.onnx", 1)
+            (where / "voices").mkdir()
+            (where / "voices" / "af_heart.bin").write_bytes(np.zeros((4, 256), "<f4").tobytes())
+            if not broken:
+                (where / "misaki").mkdir()
+                (where / "misaki" / "us_gold.json").write_text("{}", encoding="utf-8")
+        return where
+
+    def loads(kind: str) -> bool:
+        loaded = engine.load(install(f"ok-{kind}", kind, False))
+        ops = {op for op in ("chat", "transcribe", "speak") if hasattr(loaded, op)}
+        return ops == oracle.ENGINE_OPS[kind]
+
+    def fails(name: str) -> bool:
+        if name in oracle.ENGINE_OPS:
+            where = install(f"broken-{name}", name, True)
+        else:
+            where = root / name.replace(" ", "-")
+            where.mkdir()
+            if name == "engine.json not JSON":
+                (where / "engine.json").write_text("{", encoding="utf-8")
+            elif name == "engine.json not an object":
+                (where / "engine.json").write_text("[]", encoding="utf-8")
+            elif name == "an unknown kind":
+                (where / "engine.json").write_text(json.dumps({"kind": "gguf"}), encoding="utf-8")
+        try:
+            engine.load(where)
+        except engine.EngineError:
+            return True
+        return False
+
+    broken = ("no engine.json", "engine.json not JSON", "engine.json not an object", "an unknown kind", *sorted(k for k in oracle.ENGINE_OPS if k != "echo"))
+    return all_of(
+        bounded(sorted(oracle.ENGINE_OPS), loads, label="every engine kind loads with its ops"),
+        bounded(broken, fails, label="4 broken engine.json classes and a broken dir of each ONNX kind"),
+    )
+
+
+@law(
+    "tiny_client_answers",
+    "S9 worker 6",
+    "The client returns an ok answer, and types the rest: a worker gone mid-request is Crashed naming the log, a malformed line OutOfProtocol, an error WorkerError.",
+    BOUNDED,
+    derivation="S9 worker 6 on production (eukhe.tiny.client.TinyClient.request) against a scripted worker on the socket",
+)
+def tiny_client_answers() -> Evidence:
+    import json
+    import socket
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import client as clients
+    from eukhe.tiny import paths, protocol
+    from eukhe.tiny.worker import launch_tag
+
+    answers = {
+        "an ok answer": b'{"ok": true, "text": "fine"}\n',
+        "the connection closed": b"",
+        "a partial line, then closed": b'{"ok": tr',
+        "a line that is not JSON": b"{nope\n",
+        "a JSON line that is not an object": b"[true]\n",
+        "an error answer": b'{"ok": false, "error": "bad_request", "detail": "no"}\n',
+    }
+    if set(answers) != set(oracle.CLIENT_ANSWERS):
+        raise LawFailed("the law's answer classes are not the oracle's")
+
+    def outcome(name: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+        paths.ensure_run_dir(agent)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(paths.socket_path(agent, "m")))
+        listener.listen(4)
+        tag = launch_tag("cpu", "q4")
+
+        def serve() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                reader = protocol.LineReader(conn)
+                reader.read()  # the ping
+                conn.sendall(json.dumps({"ok": True, "tag": tag, "pid": 1}).encode() + b"\n")
+                reader.read()  # the request
+                conn.sendall(answers[name])
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        want = oracle.CLIENT_ANSWERS[name]
+        try:
+            with clients.TinyClient(agent, "m") as client:
+                text = client.chat([{"role": "user", "content": "x"}])
+            got = "ok" if text == "fine" else f"ok with {text!r}"
+        except clients.Crashed as error:
+            got = "Crashed" if str(paths.log_path(agent, "m")) in str(error) else "Crashed without the log"
+        except clients.OutOfProtocol:
+            got = "OutOfProtocol"
+        except clients.WorkerError as error:
+            got = "WorkerError" if error.kind == "bad_request" else f"WorkerError {error.kind}"
+        finally:
+            thread.join(timeout=60)
+            listener.close()
+        return got == want
+
+    return bounded(sorted(answers), outcome, label=f"{len(answers)} classes of answer line")
+
+
+@law(
+    "tiny_download_cleanup",
+    "S9 download 1-3",
+    "Unpinned models download nothing; a staging dir that cannot be removed leaves the download's own error and a warning naming it.",
+    BOUNDED,
+    derivation="S9 download 1-3 on production (eukhe.tiny.download, its removal seam) against a loopback HTTP server",
+)
+def tiny_download_cleanup() -> Evidence:
+    import hashlib
+    import http.server
+    import os
+    import shutil
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import download, paths
+    from eukhe.tiny.catalog import File, Model
+
+    body = b"weights" * 100
+    routes = {"/o/m/resolve/c/w.bin": body, "/o/m/resolve/c/bad.bin": body + b"x"}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            data = routes.get(self.path)
+            self.send_response(200 if data is not None else 404)
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            self.wfile.write(data or b"")
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    good = Model("m", "text", "o/m", "c", (File("w.bin", len(body), hashlib.sha256(body).hexdigest()),), "echo")
+    bad = Model("m", "text", "o/m", "c", (File("w.bin", len(body), "0" * 64),), "echo")
+    unpinned = Model("m", "text", "o/m", None, (File("w.bin"),), "echo")
+
+    def refuse(path: Path) -> None:
+        raise OSError(13, "Permission denied", str(path))
+
+    def case(name: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
+        warnings: list[str] = []
+        stage = paths.models_dir(agent) / f".staging-m-{os.getpid()}"
+        try:
+            if name == "unpinned":
+                try:
+                    download.download(agent, unpinned, base=base)
+                except download.Unpinned:
+                    return not paths.models_dir(agent).exists()
+                return False
+            if name == "a leftover staging dir":
+                stage.mkdir(parents=True)
+                (stage / "junk").write_bytes(b"old")
+                where = download.download(agent, good, base=base)
+                return (where / "w.bin").read_bytes() == body and not stage.exists()
+            if name == "unremovable staging":
+                try:
+                    download.download(agent, bad, base=base, remove=refuse, warn=warnings.append)
+                except download.WrongHash:
+                    return len(warnings) == 1 and str(stage) in warnings[0] and not paths.model_dir(agent, "m").exists()
+                return False
+            if name == "unremovable earlier install":
+                download.download(agent, good, base=base)
+                where = download.download(agent, good, base=base, remove=refuse, warn=warnings.append)
+                return (where / "w.bin").read_bytes() == body and len(warnings) == 1 and "replaced install" in warnings[0]
+            if name == "a failing progress callback":
+                def boom(path: str, done: int, size: int | None) -> None:
+                    raise OSError(28, "No space left on device")
+
+                try:
+                    download.download(agent, good, base=base, progress=boom)
+                except download.BrokenTransfer:
+                    return not stage.exists() and not paths.model_dir(agent, "m").exists()
+                return False
+            if name == "progress reports":
+                seen: list[tuple[str, int, int | None]] = []
+                download.download(agent, good, base=base, progress=lambda p, d, s: seen.append((p, d, s)))
+                return bool(seen) and seen[-1] == ("w.bin", len(body), len(body)) and all(d <= len(body) for _, d, _ in seen)
+            raise LawFailed(f"no case {name}")
+        finally:
+            shutil.rmtree(agent, ignore_errors=True)
+
+    names = ("unpinned", "a leftover staging dir", "unremovable staging", "unremovable earlier install", "a failing progress callback", "progress reports")
+    try:
+        return bounded(names, case, label="6 classes: unpinned, leftover staging, unremovable staging or earlier install, a failing writer, progress")
+    finally:
         server.shutdown()
         server.server_close()

@@ -142,6 +142,8 @@ def test_unremovable_staging_keeps_the_downloads_own_error(tmp_path: Path, serve
 
 def test_the_catalog_refuses_unpinned_files(tmp_path: Path) -> None:
     for model in catalog.CATALOG:
+        if model.pinned:
+            continue
         with pytest.raises(download.Unpinned):
             download.download(tmp_path, model, base="http://127.0.0.1:9")
     assert not paths.models_dir(tmp_path).exists()
@@ -161,5 +163,18 @@ def test_cli_list_and_download_errors(tmp_path: Path) -> None:
     assert [line.split("\t")[:2] for line in listed.stdout.splitlines()][0] == ["lfm2.5-230m", "missing"]
     unknown = subprocess.run([*run, "download", "gpt-9"], capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 2 and len(unknown.stderr.strip().splitlines()) == 1 and "gpt-9" in unknown.stderr
-    unpinned = subprocess.run([*run, "download", "kokoro", "--base-url", "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
+    unpinned = subprocess.run([*run, "download", "whisper-base", "--base-url", "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
     assert unpinned.returncode == 1 and unpinned.stderr.strip().splitlines()[0].startswith("eukhe tiny-models download: Unpinned")
+
+
+def test_the_catalog_pins_kokoro_from_its_cited_source() -> None:
+    """kokoro is pinned (commit, size, sha256 of each file; catalog.py names the source); the
+    other models are not, and say so by refusing to download."""
+    kokoro = catalog.find("kokoro")
+    assert kokoro.pinned and kokoro.commit is not None and len(kokoro.commit) == 40
+    assert all(f.size and f.sha256 and len(f.sha256) == 64 for f in kokoro.files)
+    assert {m.id for m in catalog.CATALOG if not m.pinned} == {"lfm2.5-230m", "lfm2.5-350m", "whisper-base", "whisper-small"}
+    lexicon = next(f for f in kokoro.files if f.path == "misaki/us_gold.json")
+    assert download.url_of("http://x", kokoro, lexicon) == lexicon.url
+    model = kokoro.files[0]
+    assert download.url_of("http://x/", kokoro, model) == f"http://x/{kokoro.repo}/resolve/{kokoro.commit}/{model.path}"

@@ -105,3 +105,58 @@ def test_text_engine_chat_matches_the_reference_with_stop_strings(tmp_path: Path
         stop = want[1:3]
         cut = want.find(stop)
         assert loaded.chat(messages, "German:", [stop], 10) == "German:" + want[:cut]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cached_decoder_matches_the_no_cache_run(tmp_path: Path, seed: int) -> None:
+    """A graph with past_key_values/past_conv inputs and present outputs: the runner's
+    prefill-then-one-token run gives the logits and tokens of the no-cache graph of the same
+    weights and of the NumPy reference (the graph's logits stay the reference's only when the
+    caches, the attention mask over past and new tokens and the positions are carried right)."""
+    cached = TextRunner(graphs.build_cached(tmp_path / "cached.onnx", VOCAB, DIM, seed))
+    plain = TextRunner(graphs.build(tmp_path / "plain.onnx", VOCAB, DIM, seed))
+    assert set(cached.cache) == {"past_key_values.0.key", "past_key_values.0.value", "past_conv.0"}
+    assert cached.empty["past_key_values.0.key"].shape == (1, 0, DIM) and cached.empty["past_conv.0"].shape == (1, DIM)
+    prompt = [seed, 5, 9, 2]
+    np.testing.assert_allclose(cached.logits(prompt), plain.logits(prompt), rtol=1e-4, atol=1e-4)
+    got = cached.generate(prompt, max_tokens=12)
+    assert got.ids == plain.generate(prompt, max_tokens=12).ids
+    assert list(got.ids) == graphs.reference_greedy(prompt, 12, VOCAB, DIM, seed)
+    scores, cache = cached.step(prompt, 0, cached.empty)
+    assert cache["past_key_values.0.key"].shape == (1, 4, DIM)  # the presents, keyed as the next past
+    after, _ = cached.step([7], 4, cache)
+    np.testing.assert_allclose(after, graphs.reference_logits([*prompt, 7], VOCAB, DIM, seed), rtol=1e-4, atol=1e-4)
+    wrong, _ = cached.step([7], 0, cache)  # a past length that disagrees with the caches
+    assert not np.allclose(wrong, after, atol=1e-3)
+
+
+def test_cache_inputs_without_present_outputs_fail_to_load(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["past_conv.0"], ["logits"])],
+        "g",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
+            helper.make_tensor_value_info("past_conv.0", TensorProto.FLOAT, [1, 2, 3]),
+        ],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "m.onnx"))
+    with pytest.raises(TextError, match="present_conv.0"):
+        TextRunner(tmp_path / "m.onnx")
+
+
+def test_text_engine_finds_the_catalog_layout(tmp_path: Path) -> None:
+    """The catalog installs onnx/model_q4.onnx; a dir with no graph fails to load."""
+    _install_text_model(tmp_path / "model", 3)
+    (tmp_path / "model" / "onnx").mkdir()
+    (tmp_path / "model" / "model.onnx").rename(tmp_path / "model" / "onnx" / "model_q4.onnx")
+    loaded = engine.load(tmp_path / "model")
+    assert isinstance(loaded, TextEngine)
+    (tmp_path / "model" / "onnx" / "model_q4.onnx").unlink()
+    with pytest.raises(engine.EngineError):
+        engine.load(tmp_path / "model")

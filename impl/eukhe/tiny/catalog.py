@@ -20,6 +20,7 @@ class File:
     path: str  # inside the repo and inside the installed model dir
     size: int | None = None
     sha256: str | None = None
+    url: str | None = None  # the whole URL when the file is not in the model's repo
 
     @property
     def pinned(self) -> bool:
@@ -34,6 +35,7 @@ class Model:
     commit: str | None
     files: tuple[File, ...]
     engine: str  # the engine.json kind the install writes
+    dtype: str = "q4"  # the weights' data type: the launch tag's last part
 
     @property
     def pinned(self) -> bool:
@@ -41,12 +43,18 @@ class Model:
 
 
 _TEXT_FILES = (File("onnx/model_q4.onnx"), File("tokenizer.json"))
+_WHISPER_FILES = (File("onnx/encoder_model.onnx"), File("onnx/decoder_model.onnx"), File("tokenizer.json"))
 CATALOG: tuple[Model, ...] = (
     Model("lfm2.5-230m", "text", "LiquidAI/LFM2.5-230M-ONNX", None, _TEXT_FILES, "onnx-text"),
     Model("lfm2.5-350m", "text", "LiquidAI/LFM2.5-350M-ONNX", None, _TEXT_FILES, "onnx-text"),
-    Model("whisper-base", "speech-to-text", "onnx-community/whisper-base", None, (File("onnx/encoder_model.onnx"), File("onnx/decoder_model.onnx"), File("tokenizer.json")), "whisper"),
-    Model("whisper-small", "speech-to-text", "onnx-community/whisper-small", None, (File("onnx/encoder_model.onnx"), File("onnx/decoder_model.onnx"), File("tokenizer.json")), "whisper"),
-    Model("kokoro", "text-to-speech", "onnx-community/Kokoro-82M-ONNX", None, (File("onnx/model_q4.onnx"), File("voices/af_heart.bin")), "kokoro"),
+    Model("whisper-base", "speech-to-text", "onnx-community/whisper-base", None, _WHISPER_FILES, "whisper", "fp32"),
+    Model("whisper-small", "speech-to-text", "onnx-community/whisper-small", None, _WHISPER_FILES, "whisper", "fp32"),
+    Model("kokoro", "text-to-speech", "onnx-community/Kokoro-82M-v1.0-ONNX", "1939ad2a8e416c0acfeecc08a694d14ef25f2231", (
+        File("onnx/model_fp16.onnx", 163_234_740, "ba4527a874b42b21e35f468c10d326fdff3c7fc8cac1f85e9eb6c0dfc35c334a"),
+        File("voices/af_heart.bin", 522_240, "d583ccff3cdca2f7fae535cb998ac07e9fcb90f09737b9a41fa2734ec44a8f0b"),
+        File("misaki/us_gold.json", 3_000_469, "dc414872a49a28ae6c141463d502fd945f3b2fde040484fdc47d00cc4612686f",
+             "https://raw.githubusercontent.com/hexgrad/misaki/fba1236595f2d2bf21d414ba6e57d25256afada3/misaki/data/us_gold.json"),
+    ), "kokoro", "fp16"),
 )  # fmt: skip
 
 

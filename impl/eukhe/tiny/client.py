@@ -10,6 +10,7 @@ stdout a pipe for the one line ``ready``/``live`` and its stderr the log.
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import subprocess
@@ -197,6 +198,20 @@ class TinyClient:
     def chat(self, messages: list[dict[str, Any]], *, prefill: str = "", stop: list[str] | None = None, max_tokens: int = 256) -> str:
         answer = self.request({"op": "chat", "messages": messages, "prefill": prefill, "stop": stop or [], "max_tokens": max_tokens})
         return str(answer.get("text", ""))
+
+    def transcribe(self, wav: bytes, language: str = "en") -> str:
+        """The text of a WAV file's speech (dictation: the worker of a whisper model)."""
+        answer = self.request({"op": "transcribe", "audio": base64.b64encode(wav).decode("ascii"), "language": language})
+        return str(answer.get("text", ""))
+
+    def speak(self, text: str, *, voice: str = "af_heart", speed: float = 1.0) -> bytes:
+        """A WAV file of ``text`` spoken (speech: the worker of a kokoro model)."""
+        answer = self.request({"op": "speak", "text": text, "voice": voice, "speed": speed})
+        audio = answer.get("audio")
+        try:
+            return base64.b64decode(audio if isinstance(audio, str) else "", validate=True)
+        except ValueError as error:
+            raise OutOfProtocol(f"tiny worker for {self.model_id}: speech that is not base64") from error
 
     def close(self) -> None:
         if self.conn is not None and self.conn.sock is not None:

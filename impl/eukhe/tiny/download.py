@@ -59,6 +59,8 @@ def base_url(setting: str | None = None) -> str:
 
 
 def url_of(base: str, model: Model, f: File) -> str:
+    if f.url is not None:
+        return f.url
     return f"{base.rstrip('/')}/{model.repo}/resolve/{model.commit}/{f.path}"
 
 

@@ -6,9 +6,14 @@ The graph's documented signature (what this runner drives):
 - optional input ``attention_mask``: int64 ``[1, sequence]`` (all ones);
 - optional input ``position_ids``: int64 ``[1, sequence]`` (0, 1, ...);
 - optional input ``num_logits_to_keep``: int64 scalar, given 1 (the lfm2.5-350m graph has it);
-- output ``logits``: float ``[1, kept, vocab]``; the last row scores the next token.
-Any other input fails to load (``TextError``). Graphs that carry key/value caches
-(past_key_values.*) are not run by this runner yet: the whole sequence is fed at each step.
+- output ``logits``: float ``[1, kept, vocab]``; the last row scores the next token;
+- optional caches (transformers.js's exports, LFM2's included): each input
+  ``past_key_values.<name>`` has its output ``present.<name>``, each ``past_conv.<name>`` its
+  ``present_conv.<name>``. The first run (prefill) feeds the whole prompt and empty caches (zeros;
+  a symbolic batch dimension is 1, any other symbolic dimension, the past length, is 0); each
+  later step feeds the one new token with the last run's present outputs as the past inputs,
+  ``attention_mask`` over past and new tokens and ``position_ids`` from the past length.
+Any other input, or a cache input without its present output, fails to load (``TextError``).
 
 Generation: prefill (the prompt's tokens, the prefill text included), then greedy steps (the
 highest logit; the lowest id on a tie) until an end token, a stop string (the text is cut
@@ -34,6 +39,16 @@ import numpy as np
 from eukhe.tiny.tokenizer import Tokenizer
 
 KNOWN_INPUTS = frozenset({"input_ids", "attention_mask", "position_ids", "num_logits_to_keep"})
+CACHES = (("past_key_values.", "present."), ("past_conv.", "present_conv."))
+DTYPES = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(double)": np.float64, "tensor(int64)": np.int64}
+
+
+def present_of(name: str) -> str | None:
+    """The output that carries cache input ``name`` to the next step, or None (not a cache)."""
+    for past, present in CACHES:
+        if name.startswith(past) and len(name) > len(past):
+            return present + name[len(past) :]
+    return None
 DEFAULT_LIBRARY = "libonnxruntime.so"
 
 
@@ -71,31 +86,49 @@ class TextRunner:
         except Exception as error:  # onnxruntime raises its own exception types
             raise TextError(f"{graph}: cannot load: {error}") from error
         inputs = {i.name: i for i in self.session.get_inputs()}
-        unknown = sorted(set(inputs) - KNOWN_INPUTS)
+        outputs = {o.name for o in self.session.get_outputs()}
+        self.cache = {name: present for name in inputs if (present := present_of(name)) is not None}
+        unknown = sorted(set(inputs) - KNOWN_INPUTS - set(self.cache))
         if "input_ids" not in inputs or unknown:
             raise TextError(f"{graph}: inputs {sorted(inputs)} are not the documented signature (unknown: {unknown})")
-        if "logits" not in {o.name for o in self.session.get_outputs()}:
+        if "logits" not in outputs:
             raise TextError(f"{graph}: no logits output")
+        lacking = sorted(p for p in self.cache.values() if p not in outputs)
+        if lacking:
+            raise TextError(f"{graph}: cache outputs {lacking} are missing")
+        self.empty: dict[str, np.ndarray[Any, Any]] = {}
+        for name in self.cache:
+            spec = inputs[name]
+            if spec.type not in DTYPES:
+                raise TextError(f"{graph}: cache input {name} has type {spec.type}")
+            shape = [d if isinstance(d, int) else (1 if axis == 0 else 0) for axis, d in enumerate(spec.shape)]
+            self.empty[name] = np.zeros(shape, dtype=DTYPES[spec.type])
         self.inputs = frozenset(inputs)
         shape = next(o.shape for o in self.session.get_outputs() if o.name == "logits")
         self.vocab = shape[-1] if isinstance(shape[-1], int) else None
 
     def logits(self, ids: list[int]) -> np.ndarray[Any, Any]:
-        """The next-token scores after ``ids``."""
+        """The next-token scores after ``ids`` (one run over all of them, caches empty)."""
+        return self.step(ids, 0, self.empty)[0]
+
+    def step(self, ids: list[int], past: int, cache: dict[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], dict[str, np.ndarray[Any, Any]]]:
+        """Run ``ids`` after ``past`` tokens whose caches are ``cache``: the next-token scores
+        and the caches after ``ids`` (empty for a graph without caches)."""
         if not ids:
             raise TextError("no tokens to run")
         if self.vocab is not None and any(not 0 <= i < self.vocab for i in ids):
             raise TextError(f"token id out of the vocabulary of {self.vocab}")
         array = np.array([ids], dtype=np.int64)
-        feed: dict[str, Any] = {"input_ids": array}
+        feed: dict[str, Any] = {"input_ids": array, **cache}
         if "attention_mask" in self.inputs:
-            feed["attention_mask"] = np.ones_like(array)
+            feed["attention_mask"] = np.ones((1, past + len(ids)), dtype=np.int64)
         if "position_ids" in self.inputs:
-            feed["position_ids"] = np.arange(len(ids), dtype=np.int64)[None, :]
+            feed["position_ids"] = np.arange(past, past + len(ids), dtype=np.int64)[None, :]
         if "num_logits_to_keep" in self.inputs:
             feed["num_logits_to_keep"] = np.array(1, dtype=np.int64)
-        (out,) = self.session.run(["logits"], feed)
-        return np.asarray(out[0, -1, :])
+        names = ["logits", *self.cache.values()]
+        out, *presents = self.session.run(names, feed)
+        return np.asarray(out[0, -1, :]), dict(zip(self.cache, presents))
 
     def generate(
         self,
@@ -108,8 +141,14 @@ class TextRunner:
     ) -> Generated:
         ids = list(prompt)
         new: list[int] = []
+        cache: dict[str, np.ndarray[Any, Any]] | None = None
         for _ in range(max_tokens):
-            scores = self.logits(ids)
+            if not self.cache:
+                scores = self.logits(ids)
+            elif cache is None:  # prefill: the whole prompt, caches empty
+                scores, cache = self.step(ids, 0, self.empty)
+            else:  # one new token after the cached ones
+                scores, cache = self.step(ids[-1:], len(ids) - 1, cache)
             token = int(np.argmax(scores))  # the first maximum: the lowest id on a tie
             if token in end_ids:
                 return Generated(tuple(new), _text(tokenizer, new), "end")
@@ -134,7 +173,8 @@ def chatml(messages: list[dict[str, Any]], prefill: str, bos: str = "") -> str:
 
 
 class TextEngine:
-    """A worker engine: model.onnx, tokenizer.json and engine.json (end tokens, bos) in a dir."""
+    """A worker engine: the graph (``model.onnx``, or the catalog's ``onnx/<name>.onnx``),
+    tokenizer.json and engine.json (end tokens, bos) in a dir."""
 
     def __init__(self, runner: TextRunner, tokenizer: Tokenizer, end: frozenset[int], bos: str) -> None:
         self.runner = runner
@@ -147,7 +187,11 @@ class TextEngine:
         spec = json.loads((model_dir / "engine.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(model_dir / "tokenizer.json")
         end = frozenset(i for t in spec.get("end_tokens", ["<|im_end|>"]) if (i := tokenizer.token_id(t)) is not None)
-        return cls(TextRunner(model_dir / "model.onnx"), tokenizer, end, str(spec.get("bos", "")))
+        graphs = [model_dir / "model.onnx", *sorted((model_dir / "onnx").glob("*.onnx"))]
+        graph = next((g for g in graphs if g.is_file()), None)
+        if graph is None:
+            raise TextError(f"{model_dir}: no graph (model.onnx, or onnx/*.onnx as the catalog installs it)")
+        return cls(TextRunner(graph), tokenizer, end, str(spec.get("bos", "")))
 
     def chat(self, messages: list[dict[str, Any]], prefill: str, stop: list[str], max_tokens: int) -> str:
         prompt = self.tokenizer.encode(chatml(messages, prefill, self.bos))

@@ -3,6 +3,10 @@ classifier, titles in the background, and the translation eval.
 
 Availability (roles 2): a local model is available when installed; a provider model when it is
 the session's usable model. The pick is ``bend.tiny.pick`` (through ``roles.choose``).
+
+A role's chain comes from the settings (``settings``: ``modelRoles.<role>``,
+``retry.fallbackChains.<role>``, read by ``eukhe.tiny.settings`` through the settings layer);
+``primary`` and ``fallback`` given explicitly take the place of the settings' values.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from eukhe.tiny import catalog, roles, tasks
 from eukhe.tiny.client import TinyClient
+from eukhe.tiny.settings import TinySettings
 
 
 def installed_models(agent_dir: Path) -> frozenset[str]:
@@ -27,7 +32,9 @@ def resolve(
     fallback: tuple[str, ...] | None = None,
     session_model: str | None = None,
     session_usable: bool = False,
+    settings: TinySettings | None = None,
 ) -> str:
+    primary, fallback = _configured(role, primary, fallback, settings)
     candidates = roles.chain(role, primary, fallback, session_model)
     local = installed_models(agent_dir)
 
@@ -37,13 +44,69 @@ def resolve(
     return roles.choose(role, candidates, available)
 
 
-def translate(agent_dir: Path, language: str, text: str, *, primary: str | None = None, fallback: tuple[str, ...] | None = None) -> str:
+def _configured(
+    role: str, primary: str | None, fallback: tuple[str, ...] | None, settings: TinySettings | None
+) -> tuple[str | None, tuple[str, ...] | None]:
+    if settings is None:
+        return primary, fallback
+    return (settings.primary(role) if primary is None else primary), (settings.fallback(role) if fallback is None else fallback)
+
+
+def translate(
+    agent_dir: Path,
+    language: str,
+    text: str,
+    *,
+    primary: str | None = None,
+    fallback: tuple[str, ...] | None = None,
+    settings: TinySettings | None = None,
+) -> str:
     """Translate English ``text`` into ``language`` on the translate role's local model."""
-    model = resolve("translate", agent_dir, primary=primary, fallback=fallback)
+    model = resolve("translate", agent_dir, primary=primary, fallback=fallback, settings=settings)
     request = tasks.translate_request(language, text)
     with TinyClient(agent_dir, model) as client:
         reply = client.chat(request.messages, prefill=request.prefill, stop=request.stop, max_tokens=request.max_tokens)
     return tasks.parse_translation(language, text, reply)
+
+
+# --------------------------------------------------------------------- speech, dictation
+
+
+def client_for(agent_dir: Path, model_id: str) -> TinyClient:
+    """A client whose launch tag carries the catalog model's dtype (q4 for models outside it)."""
+    known = {m.id: m.dtype for m in catalog.CATALOG}
+    return TinyClient(agent_dir, model_id, dtype=known.get(model_id, "q4"))
+
+
+def speak(
+    agent_dir: Path,
+    text: str,
+    *,
+    voice: str = "af_heart",
+    speed: float = 1.0,
+    primary: str | None = None,
+    fallback: tuple[str, ...] | None = None,
+    settings: TinySettings | None = None,
+) -> bytes:
+    """``text`` spoken by the speech role's local model: WAV bytes (24 kHz, 16-bit, mono)."""
+    model = resolve("speech", agent_dir, primary=primary, fallback=fallback, settings=settings)
+    with client_for(agent_dir, model) as client:
+        return client.speak(text, voice=voice, speed=speed)
+
+
+def transcribe(
+    agent_dir: Path,
+    wav: bytes,
+    *,
+    language: str = "en",
+    primary: str | None = None,
+    fallback: tuple[str, ...] | None = None,
+    settings: TinySettings | None = None,
+) -> str:
+    """The text of a WAV file on the dictation role's model (local only: S9 Dictation 4)."""
+    model = resolve("dictation", agent_dir, primary=primary, fallback=fallback, settings=settings)
+    with client_for(agent_dir, model) as client:
+        return client.transcribe(wav, language).strip()
 
 
 # ------------------------------------------------------------------------------ judge
@@ -62,10 +125,12 @@ def judge_model(
     primary: str | None = None,
     fallback: tuple[str, ...] | None = None,
     provider_classifiers: frozenset[str] = frozenset(),
+    settings: TinySettings | None = None,
 ) -> str:
     """The classifier of a model-less ``models.classify()``: the first model of role judge's
     chain that is an available classifier (an installed local model, as ``local/<id>``, or a
     provider classifier with configured auth); none is Unavailable naming role and chain."""
+    primary, fallback = _configured("judge", primary, fallback, settings)
     ids = {m.id for m in catalog.CATALOG}
     candidates = tuple(f"{LOCAL_PREFIX}{n}" if n in ids else n for n in roles.chain("judge", primary, fallback, None))
     local = {f"{LOCAL_PREFIX}{m}" for m in installed_models(agent_dir)}
@@ -98,17 +163,18 @@ def start_title(
     scripted: bool = False,
     top_level: bool = True,
     named: bool = False,
+    settings: TinySettings | None = None,
 ) -> threading.Thread | None:
-    """Start titling a session in the background (role tiny); the turn never waits. No task
-    when titles.generate is false, the session is scripted, a child, or named by the user;
-    any failure gives ``on_title(None)``."""
-    if not generate or scripted or not top_level or named:
+    """Start titling a session in the background (role tiny): a thread, so the turn never
+    waits. No task when titles.generate is false (``generate``, or the settings' value), the
+    session is scripted, a child, or named by the user; any failure gives ``on_title(None)``."""
+    if not generate or (settings is not None and not settings.titles) or scripted or not top_level or named:
         return None
 
     def run() -> None:
         title: str | None = None
         try:
-            model = resolve("tiny", agent_dir)
+            model = resolve("tiny", agent_dir, settings=settings)
             with TinyClient(agent_dir, model) as client:
                 title = parse_title(client.chat([{"role": "user", "content": TITLE_PROMPT + first_message}], max_tokens=24, stop=["\n"]))
         except Exception:  # a title is best effort: any failure is no title

@@ -17,8 +17,10 @@ then exits; SIGTERM does the same.
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import hashlib
+import math
 import os
 import signal
 import socket
@@ -116,7 +118,7 @@ class Worker:
         self.sock_path = paths.socket_path(agent_dir, model_id)
         self.cond = threading.Condition()
         self.state = _State(last_activity=time.monotonic())
-        self.engine: engines.Engine | None = None
+        self.engine: Any = None
         self.engine_lock = threading.Lock()
         self.listener: socket.socket | None = None
         self.bound_ino: int | None = None
@@ -255,9 +257,43 @@ class Worker:
                 return {"ok": False, "error": "not_installed", "detail": str(error)}
             if op == "load":
                 return {"ok": True}
-            if op == "chat":
-                return self._chat(request)
-            return {"ok": False, "error": "unsupported", "detail": f"{op} is not available for {self.model_id}"}
+            if not hasattr(self.engine, str(op)):
+                return {"ok": False, "error": "unsupported", "detail": f"{op} is not available for {self.model_id}"}
+            try:
+                if op == "chat":
+                    return self._chat(request)
+                if op == "transcribe":
+                    return self._transcribe(request)
+                return self._speak(request)
+            except engines.RequestError as error:
+                return {"ok": False, "error": "bad_request", "detail": str(error)}
+
+    def _transcribe(self, request: dict[str, Any]) -> dict[str, Any]:
+        audio = request.get("audio")
+        language = request.get("language", "en")
+        if not isinstance(audio, str) or not isinstance(language, str) or not language:
+            return {"ok": False, "error": "bad_request", "detail": "transcribe wants audio (base64 WAV) and a language"}
+        try:
+            wav = base64.b64decode(audio, validate=True)
+        except ValueError:
+            return {"ok": False, "error": "bad_request", "detail": "audio is not base64"}
+        return {"ok": True, "text": self.engine.transcribe(wav, language)}
+
+    def _speak(self, request: dict[str, Any]) -> dict[str, Any]:
+        text = request.get("text")
+        voice = request.get("voice", "af_heart")
+        speed = request.get("speed", 1.0)
+        if (
+            not isinstance(text, str)
+            or not isinstance(voice, str)
+            or isinstance(speed, bool)
+            or not isinstance(speed, (int, float))
+            or not math.isfinite(speed)
+            or speed <= 0
+        ):
+            return {"ok": False, "error": "bad_request", "detail": "speak wants text, a voice and a positive speed"}
+        wav = self.engine.speak(text, voice, float(speed))
+        return {"ok": True, "audio": base64.b64encode(wav).decode("ascii")}
 
     def _chat(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.engine is not None
