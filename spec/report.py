@@ -143,8 +143,15 @@ def summary(table: list[Row]) -> dict[str, int]:
 _STYLE = {PASS: "green", FAIL: "bold red", MISSING: "bold red", PENDING: "dim"}
 
 
+def make_console() -> Console:
+    """On a terminal, its width; otherwise (a log, a pipe, CI) 160 columns."""
+    import sys
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 def print_table(table: list[Row], console: Console | None = None) -> None:
-    console = console or Console(width=160)
+    console = console or make_console()
     view = Table(title=f"eukhe laws (Hypothesis profile {profiles.active()})", show_lines=False)
     for column in ("area", "law", "seed asks", "strength", "evidence", "result"):
         view.add_column(column, overflow="fold")

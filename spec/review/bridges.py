@@ -49,7 +49,8 @@ def _split(area: str, cases: frozenset[str]) -> tuple[list[str], list[str]]:
     mark = source.find(CLASS_MARK, start, end)
     if mark < 0:
         return sorted(cases), []
-    rules, classes = [], []
+    rules: list[str] = []
+    classes: list[str] = []
     for case in sorted(cases):
         at = source.find(f'"{case}"', start)
         (classes if at < 0 or at > mark else rules).append(case)

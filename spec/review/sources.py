@@ -81,7 +81,7 @@ def _index(module: str) -> tuple[dict[int, ast.AST], dict[str, int]]:
 
 
 def _line(obj: object) -> int | None:
-    code = getattr(inspect.unwrap(obj), "__code__", None) if callable(obj) else None  # type: ignore[arg-type]
+    code = getattr(inspect.unwrap(obj), "__code__", None) if callable(obj) else None
     if isinstance(code, types.CodeType):
         node = _index(str(getattr(obj, "__module__", "")))[0].get(code.co_firstlineno)
         return getattr(node, "lineno", code.co_firstlineno)
@@ -106,7 +106,8 @@ def _tree(function: Callable[..., Any]) -> ast.AST | None:
     code = getattr(function, "__code__", None)
     if not isinstance(code, types.CodeType):
         return None
-    return _index(str(getattr(function, "__module__", ""))).__getitem__(0).get(code.co_firstlineno)
+    by_line, _ = _index(str(getattr(function, "__module__", "")))
+    return by_line.get(code.co_firstlineno)
 
 
 def spoken_of(check: Callable[..., Any]) -> list[Ref]:
@@ -158,7 +159,7 @@ def property_source(check: Callable[..., Any]) -> tuple[str, str, int]:
     return module, "".join(text[first - 1 : getattr(node, "end_lineno", first)]), first
 
 
-FORMATTER_CSS = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+FORMATTER_CSS: str = HtmlFormatter(style="friendly").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
 
 
 def highlighted(source: str, start: int = 1) -> str:
