@@ -47,6 +47,9 @@ def _detail(error: BaseException) -> str:
 
 def run(law: Law) -> Result:
     """Run one law: pass with its evidence, or fail with the counterexample or error."""
+    from spec.evidence import running
+
+    running(law.name)
     start = time.perf_counter()
     try:
         evidence = law.admit(law.check())
