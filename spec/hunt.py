@@ -99,6 +99,10 @@ def _given_test(target_name: str, nodeid: str, prop: Callable[..., Any], strateg
             failed = False
         finally:
             SAMPLER.tick(failed)
+            calls.append(dict(kwargs))
+
+    calls: list[dict[str, Any]] = []  # what the target was called with (read by ``_stored``)
+    hunted.calls = calls  # type: ignore[attr-defined]
 
     hunted.__name__ = hunted.__qualname__ = target_name
     # The database key: the same as HypoFuzz gives the collected test (its pytest node id), so a
@@ -170,28 +174,29 @@ def summarize(log: Path, out: Path, database_name: str) -> dict[str, Any]:
 # -- pinning --------------------------------------------------------------------------------
 
 
-def _stored(target: Target, db: ExampleDatabase) -> Iterator[dict[str, Any]]:
+def _stored(target: Target, db: ExampleDatabase) -> list[dict[str, Any]]:
     """The arguments of each failing example the database holds for a target (its primary key:
-    the shrunk failures of pytest and of HypoFuzz)."""
-    from hypothesis.internal.conjecture.data import ConjectureData
-    from hypothesis.internal.reflection import function_digest
-    from hypothesis.database import choices_from_bytes
+    the shrunk failures of pytest and of HypoFuzz), read by replaying them: Hypothesis runs the
+    target on what the database holds (read only) and generates nothing, and the target notes
+    the arguments of each call. A find fails only where it was found (a planted break, a
+    defect since fixed): it is pinned all the same, to keep it checked."""
+    from hypothesis import Phase, settings
+    from hypothesis.database import ReadOnlyDatabase
 
     inner = target.test.hypothesis.inner_test
-    key = function_digest(inner)
-    strategies = target.test.hypothesis._given_kwargs
-    from hypothesis import strategies as st
-
-    shape = st.fixed_dictionaries(strategies)
-    for blob in db.fetch(key):
-        choices = choices_from_bytes(blob)
-        if choices is None:
-            continue
-        data = ConjectureData.for_choices(choices)
-        try:
-            yield data.draw(shape)
-        except Exception:  # noqa: BLE001 - an entry of an older strategy: not this law's any more
-            continue
+    inner.calls.clear()
+    replay = settings(
+        database=ReadOnlyDatabase(db), phases=[Phase.reuse], derandomize=False, deadline=None, report_multiple_bugs=True
+    )
+    try:
+        replay(target.test)()
+    except Exception:  # noqa: BLE001 - the replayed failure (or several): what we came for
+        pass
+    seen: list[dict[str, Any]] = []
+    for args in inner.calls:
+        if args not in seen:
+            seen.append(args)
+    return seen
 
 
 def found(law: str, db: ExampleDatabase | None = None) -> list[tuple[Target, dict[str, Any]]]:

@@ -8,6 +8,7 @@ terminal's width; otherwise (a pipe, a log, CI) one plain line per law as it end
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ def register(sub: Any) -> None:
     laws.add_argument("--area", action="append", help="only the laws of this area, such as effort or session (repeatable)")
     laws.add_argument("--laws-dir", default="build", type=Path, help="where laws.json and laws.html go (default build)")
     laws.add_argument("--report", action="store_true", help="also write the review pages (LAWS_DIR/report/index.html)")
+    laws.add_argument(
+        "verb", nargs="*", metavar="pin LAW",
+        help="pin LAW: write the failing examples the hunt's database holds for LAW into its file as explicit examples",
+    )
     laws.set_defaults(run=run)
 
 
@@ -29,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from eukhe.cli import UsageError
 
     profiles.load()
+    if args.verb:
+        return _pin(args.verb, UsageError)
     every = registry.load()
     known = sorted({law.area for law in every} | {entry.area for entry in manifest.load()})
     unknown = [area for area in args.area or [] if area not in known]
@@ -46,6 +53,25 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         print(f"review report written to {report.review(args.laws_dir)}")
     return 1 if report.failed(table) else 0
+
+
+def _pin(words: list[str], usage: Any) -> int:
+    from spec import hunt
+
+    if len(words) != 2 or words[0] != "pin":
+        raise usage(f"unknown words {' '.join(words)!r}: the only verb is `eukhe laws pin LAW`")
+    try:
+        path, lines = hunt.pin(words[1])
+    except KeyError:
+        raise usage(f"no law {words[1]!r} (name or area/name)") from None
+    where = os.environ.get(hunt.DB_ENV) or "the directory .hypothesis/examples"
+    if not lines:
+        print(f"{words[1]}: no new failing example in {where}")
+        return 1
+    print(f"{words[1]}: pinned {len(lines)} example(s) in {path}:")
+    for line in lines:
+        print(f"  {line}")
+    return 0
 
 
 def _by_area(laws: list[Any]) -> dict[str, list[Any]]:
