@@ -54,7 +54,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 fuzz: $(STAMP) core  ## HypoFuzz over every law's Hypothesis property and every @given test, a worker per core, the dashboard on 127.0.0.1:$(FUZZ_PORT); SECONDS=N stops it; EUKHE_HUNT_DB=redis://HOST:PORT shares finds
 	$(if $(filter redis://%,$(EUKHE_HUNT_DB)),$(BIN)/python -m spec.hunt redis)
 	rm -rf build/hunt && mkdir -p build/hunt
-	HYPOTHESIS_PROFILE=fuzz EUKHE_HUNT_LOG=build/hunt timeout --signal=INT $(or $(SECONDS),0) \
+	HYPOTHESIS_PROFILE=fuzz EUKHE_HUNT_LOG=build/hunt timeout --signal=INT --kill-after=30 $(or $(SECONDS),0) \
 		$(BIN)/hypothesis fuzz --numprocesses $(NPROC) --dashboard --host 127.0.0.1 --port $(FUZZ_PORT) -- tests; \
 		status=$$?; [ $$status -eq 0 ] || [ $$status -eq 124 ] || [ $$status -eq 130 ] || exit $$status
 	$(BIN)/python -m spec.hunt summarize

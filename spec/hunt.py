@@ -19,6 +19,7 @@ example database, the hunt's record, and pinning a find as an explicit example.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -40,8 +41,14 @@ SAMPLE_EVERY = 5.0  # seconds between two samples of a hunting process
 
 
 def database() -> ExampleDatabase:
-    """The hunt's example database: Redis for redis://..., else a directory."""
-    where = os.environ.get(DB_ENV, "")
+    """The hunt's example database: Redis for redis://..., else a directory. One object per
+    address in a process: HypoFuzz skips a test whose database is not the profile's (by
+    identity, for Redis)."""
+    return _database(os.environ.get(DB_ENV, ""))
+
+
+@functools.cache
+def _database(where: str) -> ExampleDatabase:
     if where.startswith("redis://"):
         import redis
         from hypothesis.extra.redis import RedisExampleDatabase

@@ -16,7 +16,9 @@ import pytest
 
 from spec import hunt, profiles
 
-if profiles.active() in (profiles.FUZZ, profiles.REPLAY):
+# Loaded again here: a HypoFuzz worker collects in a process forked from the hub, where the
+# root conftest (and its profile) ran once already and a pytest session since may have reset it.
+if profiles.load() in (profiles.FUZZ, profiles.REPLAY):
     _areas = {a for a in os.environ.get("EUKHE_HUNT_AREAS", "").split(",") if a}
     _laws = {a for a in os.environ.get("EUKHE_HUNT_LAWS", "").split(",") if a}
     for _target in hunt.targets(_areas or None, _laws or None):
