@@ -12,11 +12,7 @@ import pytest
 from spec import manifest, registry, report
 from spec.review import build
 
-AREAS = ("effort", "director")
-FAILING = "effort/effort_clamp_offered"
-COUNTEREXAMPLE = (
-    "clamp gave 'low' for ('medium', ('off', 'low', 'high', 'xhigh'), {'reasoning': True, 'map': 'every level null'})"
-)
+from review_support import AREAS, COUNTEREXAMPLE, FAILING
 
 
 @pytest.fixture(scope="session")

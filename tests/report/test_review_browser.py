@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAILING
+from review_support import FAILING
 
 from spec.review import seeds
 

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import FAILING
+from review_support import FAILING
 
 from spec.review import pages, seeds
 
