@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: laws test bridge scenarios hunt crosshair mutants mutate bench types core clean
+.PHONY: laws report browser report-browser test bridge scenarios hunt fuzz redis crosshair mutants mutate bench types core clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,18 @@ $(STAMP): pyproject.toml
 core: $(STAMP)  ## the planner core compiled with mypyc (a no-op when current); the pure form stays
 	$(BIN)/python -m eukhe.corebuild
 
-laws: $(STAMP) core  ## every law in the laws profile; the table; build/laws.json and build/laws.html
+laws: $(STAMP) core  ## every law in the laws profile; the table; build/laws.json, build/laws.html and the review report build/report/
 	$(PYTEST) -q tests/laws
+
+report: $(STAMP)  ## the review report build/report/index.html again from build/laws.json and the measures beside it (no law runs)
+	$(BIN)/python -m spec.review --laws-dir build
+
+browser:  ## Debian's chromium for the report's browser tests, when absent (apt-get as root; otherwise those tests skip)
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+		|| echo "chromium could not be installed: the browser tests of tests/report will skip"
+
+report-browser: $(STAMP) browser  ## the report's tests, in headless Chromium too; screenshots in build/report/screens/
+	$(PYTEST) -q tests/report
 
 test: $(STAMP) core  ## the CI command: types; laws and bridges under coverage (floor per area); then the tests
 	$(BIN)/python -m eukhe.corebuild --check
@@ -38,6 +48,19 @@ scenarios: $(STAMP)  ## regenerate scenario files and digests
 hunt: $(STAMP)  ## long random Hypothesis hunt, then the CrossHair backend
 	HYPOTHESIS_PROFILE=hunt EUKHE_HUNT=1 $(PYTEST) -q tests --laws-dir build/hunt
 	HYPOTHESIS_PROFILE=hunt-crosshair EUKHE_HUNT=1 $(PYTEST) -q tests/laws --laws-dir build/hunt-crosshair
+
+FUZZ_PORT ?= 9999
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+fuzz: $(STAMP) core  ## HypoFuzz over every law's Hypothesis property and every @given test, a worker per core, the dashboard on 127.0.0.1:$(FUZZ_PORT); SECONDS=N stops it; EUKHE_HUNT_DB=redis://HOST:PORT shares finds
+	$(if $(filter redis://%,$(EUKHE_HUNT_DB)),$(BIN)/python -m spec.hunt redis)
+	rm -rf build/hunt && mkdir -p build/hunt
+	HYPOTHESIS_PROFILE=fuzz EUKHE_HUNT_LOG=build/hunt timeout --signal=INT --kill-after=30 $(or $(SECONDS),0) \
+		$(BIN)/hypothesis fuzz --numprocesses $(NPROC) --dashboard --host 127.0.0.1 --port $(FUZZ_PORT) -- tests; \
+		status=$$?; [ $$status -eq 0 ] || [ $$status -eq 124 ] || [ $$status -eq 130 ] || exit $$status
+	$(BIN)/python -m spec.hunt summarize
+
+redis: $(STAMP)  ## a local redis-server (Debian's package) for EUKHE_HUNT_DB=redis://127.0.0.1:PORT, when none answers there
+	$(BIN)/python -m spec.hunt redis
 
 crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production pairs
 	$(BIN)/python -m spec.crosshair --timeout $(CROSSHAIR_TIMEOUT)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import z3
+from hypothesis import example as hexample
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
@@ -195,6 +196,38 @@ def _strength_of(*domains: Domain) -> Strength:
     return PROVED if all(d.whole for d in domains) else BOUNDED
 
 
+# -- capture (the hunt, spec.hunt) -----------------------------------------------------------
+# While a list is set here, ``examples`` and ``machine`` record what they would run instead of
+# running it, and the enumerations and proofs return at once: running a law's check then only
+# collects its Hypothesis properties, so `make fuzz` can hunt each one as a @given test.
+_CAPTURED: list[tuple[str, Any, dict[str, SearchStrategy[Any]]]] | None = None
+
+
+# Explicit examples pinned by `eukhe laws pin` (spec.hunt.pin): (law name, n) -> the arguments
+# of each pinned example of the law's n-th Hypothesis property; run first, every time.
+PINNED: dict[tuple[str, int], list[dict[str, Any]]] = {}
+_RUNNING: list[Any] = ["", 0]  # the law whose check runs now, and how many properties it has reached
+
+
+def running(name: str) -> None:
+    """Say which law's check runs next (spec.report.run), so its pinned examples are found."""
+    _RUNNING[:] = [name, 0]
+
+
+def _next_property() -> list[dict[str, Any]]:
+    name, index = _RUNNING
+    _RUNNING[1] = index + 1
+    return PINNED.get((name, index), [])
+
+
+def _capturing() -> bool:
+    return _CAPTURED is not None
+
+
+def _captured(strength: Strength) -> Evidence:
+    return Evidence(strength, "not run: capturing the Hypothesis properties")
+
+
 def _holds(prop: Callable[[T], bool | None], case: T) -> None:
     if prop(case) is False:
         raise LawFailed(f"fails for {case!r}")
@@ -202,6 +235,8 @@ def _holds(prop: Callable[[T], bool | None], case: T) -> None:
 
 def exhaust(space: Domain, prop: Callable[..., bool | None]) -> Evidence:
     """Check ``prop(*point)`` at every point of ``space``; proved when ``space`` is whole."""
+    if _capturing():
+        return _captured(PROVED)
     count = 0
     for point in space.points():
         if prop(*point) is False:
@@ -216,6 +251,8 @@ def exhaust(space: Domain, prop: Callable[..., bool | None]) -> Evidence:
 def bounded(cases: Iterable[T], prop: Callable[[T], bool | None], *, label: str) -> Evidence:
     """Check ``prop`` on exactly the inputs ``label`` names: those the seed names, or every
     input up to a bound we chose (the label says which)."""
+    if _capturing():
+        return _captured(PROVED)
     count = 0
     for case in cases:
         _holds(prop, case)
@@ -240,6 +277,8 @@ def reachable(
     (``step`` returns None where an action does not apply). The invariant holds on each
     state, ``transition`` (when given) on each edge. Proved when neither domain has a bound:
     the search visits every reachable state of the system."""
+    if _capturing():
+        return _captured(PROVED)
     starts = (start(*point) if start is not None else point for point in initial.points())
     every_action = list(actions.points())
 
@@ -269,6 +308,8 @@ def explore(
     """Breadth-first search from the states we chose under the actions ``step`` offers: every
     state reached is checked, but the start and the actions are ours, so this is bounded
     (``label`` says the bound). ``reachable`` is the proved form over whole domains."""
+    if _capturing():
+        return _captured(PROVED)
     states, edges = _search(initial, step, invariant, transition, label)
     return Evidence(BOUNDED, f"bounded: {label} ({states:,} reachable states, {edges:,} transitions)")
 
@@ -308,6 +349,8 @@ def _search(
 def prove(claim: z3.BoolRef, *, label: str, assumptions: Sequence[z3.BoolRef] = ()) -> Evidence:
     """Prove ``claim`` under ``assumptions`` by showing its negation unsatisfiable. The
     assumptions must be satisfiable on their own: a proof from contradictory ones is vacuous."""
+    if _capturing():
+        return _captured(PROVED)
     if assumptions:
         alone = z3.Solver()
         alone.add(*assumptions)
@@ -329,6 +372,10 @@ def examples(prop: Callable[..., bool | None], **strategies: SearchStrategy[Any]
 
     The profile alone decides how many examples run: law checks never set max_examples.
     """
+    if _CAPTURED is not None:
+        _CAPTURED.append(("given", prop, dict(strategies)))
+        return _captured(PROVED)
+    pinned = _next_property()
     count = 0
 
     @functools.wraps(prop)
@@ -338,12 +385,19 @@ def examples(prop: Callable[..., bool | None], **strategies: SearchStrategy[Any]
         if prop(**kwargs) is False:
             raise LawFailed(f"fails for {kwargs!r}")
 
-    given(**strategies)(counted)()
+    test = counted
+    for args in pinned:
+        test = hexample(**args)(test)
+    given(**strategies)(test)()
     return Evidence(TESTED, f"hypothesis: {count:,} examples (profile {profiles.active()})")
 
 
 def machine(cls: type[RuleBasedStateMachine]) -> Evidence:
     """Run a Hypothesis state machine in the active profile; count runs and steps."""
+    if _CAPTURED is not None:
+        _CAPTURED.append(("machine", cls, {}))
+        return _captured(PROVED)
+    _next_property()
     runs = 0
     steps = 0
 

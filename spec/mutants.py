@@ -74,10 +74,37 @@ def run_one(brk: breaks.Break) -> Outcome:
     return Outcome(brk, tuple(_short(n) for n in failed))
 
 
+def write(outcomes: list[Outcome], path: Path) -> None:
+    """build/mutants.json: each break run and the laws and tests that caught it (names as printed:
+    a law by its name, a test as test[param]); the law report shows them beside each law."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "breaks": [
+            {
+                "name": o.brk.name,
+                "area": o.brk.area,
+                "module": o.brk.module,
+                "why": o.brk.why,
+                "caught_by": list(o.caught_by),
+                "problem": o.problem,
+            }
+            for o in outcomes
+        ]
+    }
+    if path.exists():  # a partial run (--area, names) keeps the other breaks' last results
+        try:
+            kept = [b for b in json.loads(path.read_text(encoding="utf-8"))["breaks"] if b["name"] not in {o.brk.name for o in outcomes}]
+        except (ValueError, KeyError, TypeError):
+            kept = []
+        document["breaks"] = kept + document["breaks"]
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m spec.mutants", description=__doc__)
     parser.add_argument("--area", action="append", help="only breaks of this area (repeatable)")
     parser.add_argument("names", nargs="*", help="only these breaks")
+    parser.add_argument("--out", default=str(ROOT / "build" / "mutants.json"), help="the result file the law report reads")
     args = parser.parse_args(argv)
     selected = [
         b for b in breaks.all_breaks() if (not args.area or b.area in args.area) and (not args.names or b.name in args.names)
@@ -100,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(o.brk.area, o.brk.name, o.brk.why, caught)
     console.print(table)
     missed = [o for o in outcomes if not o.caught_by]
+    write(outcomes, Path(args.out))
+    from spec import report
+
+    report.refresh(Path(args.out).parent)  # the review report shows which laws caught which break
     console.print(f"{len(outcomes) - len(missed)} of {len(outcomes)} breaks caught")
     return 1 if missed else 0
 

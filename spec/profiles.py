@@ -17,6 +17,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 LAWS = "laws"
 HUNT = "hunt"
 HUNT_CROSSHAIR = "hunt-crosshair"
+FUZZ = "fuzz"  # `make fuzz`: HypoFuzz over the laws' properties (tests/hunt), the shared database
+REPLAY = "replay"  # replay what the database holds, generate nothing (a find of another machine)
 
 settings.register_profile(
     LAWS,
@@ -48,10 +50,38 @@ settings.register_profile(
 )
 
 
+def _register_hunt_profiles() -> None:
+    """The hunt's profiles use the database spec.hunt.database() names (a directory, or Redis
+    for EUKHE_HUNT_DB=redis://...): registered only when asked for, so no other run needs redis."""
+    from spec import hunt
+
+    database = hunt.database()
+    settings.register_profile(
+        FUZZ,
+        derandomize=False,
+        database=database,
+        deadline=None,
+        max_examples=2_000,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    settings.register_profile(
+        REPLAY,
+        derandomize=False,
+        database=database,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse],
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
 def load() -> str:
     """Load the profile named by HYPOTHESIS_PROFILE, else ``laws`` (also when CI=true, where
     Hypothesis would otherwise pick its own ``ci`` profile)."""
     name = os.environ.get("HYPOTHESIS_PROFILE", LAWS)
+    if name in (FUZZ, REPLAY):
+        _register_hunt_profiles()
     settings.load_profile(name)
     _fix_local_constants()
     return name

@@ -8,6 +8,7 @@ failed tests are written there too (failures.json), so a mutant run can say what
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     report.print_table(table)
     report.write(table, directory)
     terminalreporter.write_line(f"law report written to {directory}/laws.json and {directory}/laws.html")
+    if len(_RESULTS) == len(registry.load()) and not os.environ.get(report.BREAK_ENV):
+        # every law ran (not a -k selection, not a break run of `make mutants`): the review pages
+        index = report.review(directory)
+        terminalreporter.write_line(f"review report written to {index}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import time
 import traceback
 from collections import Counter
@@ -23,6 +24,7 @@ from rich.table import Table
 from spec import manifest, profiles
 from spec.registry import Law, StrengthError
 
+BREAK_ENV = "EUKHE_BREAK"  # spec.breaks.ENV, named here so the report needs no break machinery
 PASS, FAIL, MISSING, PENDING = "pass", "fail", "missing", "pending"
 
 
@@ -33,20 +35,36 @@ class Result:
     evidence: str
     seconds: float
     production: str = ""  # the strength of the same law run on production, when it is
+    detail: str = ""  # on failure: the whole message (counterexample, Hypothesis' falsifying example)
+
+
+def _detail(error: BaseException) -> str:
+    """The whole failure message with the notes Hypothesis adds (the falsifying example)."""
+    text = str(error).strip()
+    notes = [str(n) for n in getattr(error, "__notes__", ()) or ()]
+    return "\n".join([text, *notes]).strip() or traceback.format_exc(limit=-3)
 
 
 def run(law: Law) -> Result:
     """Run one law: pass with its evidence, or fail with the counterexample or error."""
+    from spec.evidence import running
+
+    running(law.name)
     start = time.perf_counter()
     try:
         evidence = law.admit(law.check())
     except StrengthError as refused:
-        return Result(law.key, FAIL, str(refused), time.perf_counter() - start)
+        return Result(law.key, FAIL, str(refused), time.perf_counter() - start, detail=str(refused))
     except AssertionError as failure:
         detail = str(failure).strip() or traceback.format_exc(limit=-3)
-        return Result(law.key, FAIL, detail.splitlines()[0] if detail else "failed", time.perf_counter() - start)
+        return Result(
+            law.key, FAIL, detail.splitlines()[0] if detail else "failed", time.perf_counter() - start, detail=_detail(failure)
+        )
     except Exception as error:  # a law that crashes fails; the report names the error
-        return Result(law.key, FAIL, f"{type(error).__name__}: {error}", time.perf_counter() - start)
+        return Result(
+            law.key, FAIL, f"{type(error).__name__}: {error}", time.perf_counter() - start,
+            detail=f"{type(error).__name__}: {_detail(error)}",
+        )
     production = evidence.production.value if evidence.production else ""
     return Result(law.key, PASS, evidence.sentence, time.perf_counter() - start, production)
 
@@ -64,6 +82,7 @@ class Row:
     seconds: float
     seed_strength: str = ""  # what the seed asks: universal, or bounded with the inputs it names
     production: str = ""  # the strength of the same law run on production, when it is
+    detail: str = ""  # on failure: the whole message, counterexample included
 
 
 def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, Result]) -> list[Row]:
@@ -103,14 +122,16 @@ def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, 
 def _row(law: Law, results: dict[str, Result], origin: str, built: bool, seed_strength: str) -> Row:
     result = results.get(law.key)
     if result is None:
-        status, evidence, seconds, production = (PENDING if not built else MISSING), "not run", 0.0, ""
+        status, evidence, seconds, production, detail = (PENDING if not built else MISSING), "not run", 0.0, "", ""
     else:
-        status, evidence, seconds, production = result.status, result.evidence, result.seconds, result.production
+        status, evidence, seconds, production, detail = (
+            result.status, result.evidence, result.seconds, result.production, result.detail
+        )
     if law.derivation:
         origin = f"derived: {law.derivation}"
     return Row(
         law.area, law.name, law.section, law.strength.value, status, evidence, law.says, origin, seconds,
-        seed_strength, production,
+        seed_strength, production, detail,
     )
 
 
@@ -125,8 +146,15 @@ def summary(table: list[Row]) -> dict[str, int]:
 _STYLE = {PASS: "green", FAIL: "bold red", MISSING: "bold red", PENDING: "dim"}
 
 
+def make_console() -> Console:
+    """On a terminal, its width; otherwise (a log, a pipe, CI) 160 columns."""
+    import sys
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 def print_table(table: list[Row], console: Console | None = None) -> None:
-    console = console or Console(width=160)
+    console = console or make_console()
     view = Table(title=f"eukhe laws (Hypothesis profile {profiles.active()})", show_lines=False)
     for column in ("area", "law", "seed asks", "strength", "evidence", "result"):
         view.add_column(column, overflow="fold")
@@ -178,6 +206,8 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
         "coverage": coverage,
         "mutation": mutation,
     }
+    if os.environ.get(BREAK_ENV):  # a run under a named break: the report's replay command names it
+        document["break"] = os.environ[BREAK_ENV]
     (directory / "laws.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     cells = "".join(
         "<tr class='{s}'><td>{a}</td><td title='{t}'>{n}</td><td>{sec}</td><td>{seed}</td><td>{st}</td><td>{p}</td>"
@@ -236,11 +266,21 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
     )
 
 
+def review(directory: Path) -> Path:
+    """The law-by-law review report (directory/report/index.html and its pages) from
+    directory/laws.json and the measures beside it (spec.review)."""
+    from spec.review import build
+
+    return build(directory)
+
+
 def refresh(directory: Path) -> None:
     """Rewrite laws.json and laws.html from the rows already there, picking up binding
-    measures written since."""
+    measures written since; the review report too when there is one."""
     path = directory / "laws.json"
     if not path.exists():
         return
     document = json.loads(path.read_text(encoding="utf-8"))
     write([Row(**r) for r in document["laws"]], directory, document.get("profile"))
+    if (directory / "report" / "index.html").exists():
+        review(directory)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +94,7 @@ def test_eukhe_laws_prints_the_table_and_writes_the_report(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert "effort_shown_is_sent" in done.stdout
+    assert re.search(r"^effort 1/19 \w+ pass \(\d+\.\d\d s\)$", done.stdout, re.M), "not a terminal: a plain line per law"
     rows = json.loads((tmp_path / "laws.json").read_text())["laws"]
     assert len(rows) == 19 and {r["status"] for r in rows} == {"pass"} and {r["strength"] for r in rows} <= {"proved", "bounded"}
 
@@ -102,3 +105,40 @@ def test_a_law_a_later_part_builds_is_pending_not_missing(monkeypatch: pytest.Mo
     assert table[("effort", "effort_b")].status == report.PENDING
     assert table[("effort", "effort_b")].evidence == "built in issue 14"
     assert table[("effort", "effort_fam_*")].status == report.MISSING  # the rest of the area is due now
+
+
+def _on_a_terminal(argv: list[str], columns: int) -> tuple[int, str]:
+    """Run a command with its stdout on a pseudo-terminal of the given width; its exit status
+    and everything it printed."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    parent, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "TERM")} | {"TERM": "xterm-256color"}
+    process = subprocess.Popen(argv, stdout=child, stderr=child, stdin=subprocess.DEVNULL, env=env)
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(parent, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(parent)
+    return process.wait(), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_eukhe_laws_on_a_terminal_shows_a_bar_per_area_and_fits_the_width(tmp_path: Path) -> None:
+    status, shown = _on_a_terminal(
+        [sys.executable, "-m", "eukhe", "laws", "--area", "tiny", "--laws-dir", str(tmp_path)], columns=100
+    )
+    assert status == 0, shown[-2000:]
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "\n")
+    assert "━" in plain and "19/19" in plain, "a rich progress bar for the area"
+    table = [line for line in plain.splitlines() if "│" in line or "┃" in line]
+    assert table and max(len(line) for line in table) <= 100, "the table fits the 100 columns of the terminal"

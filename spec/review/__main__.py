@@ -1,0 +1,3 @@
+from spec.review.pages import main
+
+raise SystemExit(main())
