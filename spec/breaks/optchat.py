@@ -54,8 +54,8 @@ BREAKS = [
         "optchat_due_from_first_production",
         AREA,
         "eukhe.memory.core",
-        "    tp = t + 1\n",
-        "    tp = t\n",
+        "    tp: i64 = t + 1\n",
+        "    tp: i64 = t\n",
         "due from first in production ((T - first) / 2^l): the bridge fails",
     ),
     Break(
@@ -70,8 +70,8 @@ BREAKS = [
         "optchat_ties_newest_first_production",
         AREA,
         "eukhe.memory.core",
-        "    tie = 0  #",
-        "    tie = mask  #",
+        "    tie: i64 = 0  #",
+        "    tie: i64 = -1  #",
         "production's fit breaks ties between equally due pairs newest first: the bridge and the core's differential test fail",
     ),
     # -- ours: the work queue -----------------------------------------------------------------
