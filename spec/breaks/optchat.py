@@ -62,8 +62,8 @@ BREAKS = [
         "optchat_batch_to_ceiling_production",
         AREA,
         "eukhe.memory.core",
-        "self.sizes, self.total, self.floor, cbudget)",
-        "self.sizes, self.total, self.ceiling, cbudget)",
+        "self.sizes, self.total, self.floor, cbudget, self.scratch)",
+        "self.sizes, self.total, self.ceiling, cbudget, self.scratch)",
         "production batch merging to the ceiling, not the floor: the bridge fails",
     ),
     Break(

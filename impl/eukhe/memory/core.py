@@ -1,5 +1,5 @@
 """The planner core: the built sizes, the view, the compaction view and their batched fit, on
-plain ints (memory.md §3, rules 19, 22-24, 33; F1). The hot path of the chat memory.
+native int vectors (memory.md §3, rules 19, 22-24, 33; F1). The hot path of the chat memory.
 
 This module is pure Python and is also compiled with mypyc (``python -m eukhe.corebuild``,
 run by the Makefile before the tests); ``eukhe.memory.view.CORE`` is the form in use. Both forms
@@ -7,21 +7,27 @@ run the same source and must give the same results: the bridge replays on each, 
 differential test checks the fit against the model (bend.optchat.view) on random histories.
 It imports nothing from eukhe, so the compiled module stands alone.
 
+Every sequence of ints is a ``librt.vecs.vec[i64]`` (librt: mypyc's runtime library on PyPI):
+compiled, its items are unboxed 64-bit ints read and written inline, with no int object made or
+compared (about 4 times fewer instructions a message than lists of ints); in the pure form it is
+librt's C vector, slower than a list but the same values. ``append`` returns the vector (it may
+move), so every append is assigned back.
+
 Representation (no tuples, no closures on the per-message path):
 
 - a node ``(l, i)`` is one int, ``code = i << 6 | l``: its right sibling is ``code + 64``, its
   first message ``(code >> 6) << l``, its parent ``(code >> 7) << 6 | (l + 1)``;
 - ``rows[l][i]`` is the size of node ``(l, i)``'s built line, 0 while it is not built; rows grow
   by appending (sizes are appended per level as nodes are built in order);
-- a view is two parallel lists (codes, sizes) and its byte total, kept incrementally; a message
+- a view is two parallel vectors (codes, sizes) and its byte total, kept incrementally; a message
   appends its line, with its final size when it is built at once; ``where`` maps each unbuilt
   message line to its position, so building it resizes the line in O(1).
 
 The fit (rules 19, 23, 24): with ``T`` fixed, the due of the pair whose left line is ``(l, i)``
 is ``(T + 1 - first) / 2^l`` (the seed's production form: ``(T - last) / 2^l`` shifted by 2); it
 is kept exact as the integer ``(T + 1 - first) << (S - l)`` with ``S`` the number of levels.
-Each candidate pair is one heap int ``-due << B | k`` (``k`` its left line's position, ``B``
-bits for positions): the heap's smallest is the most due pair, the oldest among equals. The
+Each candidate pair is one heap entry in two vectors, its due and ``k`` its left line's position:
+the heap's first is the most due pair, the oldest (smallest ``k``) among equals. The
 candidates are read once; each merge unlinks one line from a linked list and offers at most one
 new pair (the parent and its adjacent sibling), so a batch costs O(lines + merges log lines).
 A pair in the heap never goes stale: its left line is a left child, so no other merge takes it
@@ -130,7 +136,29 @@ def _sift_up(keys: Ints, where: Ints, j: i64, tie: i64) -> None:
     where[j] = at
 
 
-def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64) -> Fitted:
+@final
+class Scratch:
+    """Vectors a fit copies its work arrays from (kept by a planner across fits): ``base[j]`` is
+    ``j - 1``; ``zeros`` is all 0."""
+
+    def __init__(self) -> None:
+        self.base: Ints = vec[i64]()
+        self.zeros: Ints = vec[i64]()
+
+    def ensure(self, n: i64) -> None:
+        base = self.base
+        zeros = self.zeros
+        if len(base) >= n:
+            return
+        want = max(n, 2 * len(base), 64)
+        while len(base) < want:
+            base = append(base, len(base) - 1)
+            zeros = append(zeros, 0)
+        self.base = base
+        self.zeros = zeros
+
+
+def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64, scratch: Scratch) -> Fitted:
     """Merge the most due pair whose parent is built, the oldest among equals, until the lines
     are at most ``budget`` bytes or no pair can merge. When that merged and ``cbudget`` >= 0,
     go on to ``cbudget`` for the compaction view (the same heap continues: no copy is refitted).
@@ -156,13 +184,11 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
     tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
-    keys = vec[i64]()
-    where = vec[i64]()
-    skipped = vec[i64](capacity=count)
+    keys = vec[i64](capacity=count)
+    where = vec[i64](capacity=count)
+    scratch.ensure(count + 2)
+    skipped = scratch.zeros[:count]  # slices are copies (one memcpy each)
     k: i64 = 0
-    while k < count:
-        skipped = append(skipped, 0)
-        k += 1
     run: i64 = -3  # the position of the last candidate pair seen
     k = 0
     last: i64 = count - 1
@@ -189,13 +215,8 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
     while j >= 0:
         _sift_down(keys, where, j, keys[j], where[j], tie)
         j -= 1
-    after = vec[i64](capacity=count)  # the next line of each line
-    before = vec[i64](capacity=count)  # the line before
-    k = 0
-    while k < count:
-        after = append(after, k + 1)
-        before = append(before, k - 1)
-        k += 1
+    after = scratch.base[2 : count + 2]  # the next line of each line: k + 1
+    before = scratch.base[:count]  # the line before: k - 1
     lowest: i64 = count
     phase = 0
     goal: i64 = budget
@@ -249,14 +270,19 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
                     _sift_up(keys, where, len(keys) - 1, tie)
                     break
                 k = nxt
-        # the lines before the first merged one are unchanged: sliced; then the linked rest
-        new_codes = codes[:lowest]
-        new_sizes = sizes[:lowest]
+        # the lines before the first merged one are unchanged; the linked rest is moved down
+        # over a copy, which is then cut (two copies of native ints, no element appended)
+        new_codes = codes[:count]
+        new_sizes = sizes[:count]
+        w: i64 = lowest
         k = lowest
         while k < count:
-            new_codes = append(new_codes, codes[k])
-            new_sizes = append(new_sizes, sizes[k])
+            new_codes[w] = codes[k]
+            new_sizes[w] = sizes[k]
+            w += 1
             k = after[k]
+        new_codes = new_codes[:w]
+        new_sizes = new_sizes[:w]
         if phase == 0:
             out.first_change = lowest
             out.merges = count - len(new_codes)  # one line leaves with each merge
@@ -323,6 +349,7 @@ class Planner:
         self.cmerge: i64 = 0  # 0: none, 1: merged again from the view, 2: merged past its ceiling
         self.first_change: i64 = -1
         self.cfirst_change: i64 = -1
+        self.scratch = Scratch()
 
     # -- built sizes ---------------------------------------------------------------------------
 
@@ -453,12 +480,12 @@ class Planner:
         """Fit one view alone to ``budget`` at ``t`` messages (a reopened chat, a view of its
         own); returns the merges."""
         if compaction:
-            done = fit(self.rows, t, self.ccodes, self.csizes, self.ctotal, budget, -1)
+            done = fit(self.rows, t, self.ccodes, self.csizes, self.ctotal, budget, -1, self.scratch)
             self.ccodes, self.csizes, self.ctotal, self.cfirst_change = done.codes, done.sizes, done.total, done.first_change
             if done.merges > 0 and self.cwhere:
                 self.cwhere = positions(self.ccodes, self.cwhere)
         else:
-            done = fit(self.rows, t, self.codes, self.sizes, self.total, budget, -1)
+            done = fit(self.rows, t, self.codes, self.sizes, self.total, budget, -1, self.scratch)
             self.codes, self.sizes, self.total, self.first_change = done.codes, done.sizes, done.total, done.first_change
             if done.merges > 0 and self.where:
                 self.where = positions(self.codes, self.where)
@@ -472,7 +499,7 @@ class Planner:
         self.first_change = -1
         if self.open or self.total > self.ceiling:
             cbudget = self.cfloor if self.with_cview else -1
-            done = fit(self.rows, self.t, self.codes, self.sizes, self.total, self.floor, cbudget)
+            done = fit(self.rows, self.t, self.codes, self.sizes, self.total, self.floor, cbudget, self.scratch)
             self.batch = done.merges
             if done.merges > 0:
                 self.codes = done.codes
@@ -489,7 +516,7 @@ class Planner:
                     self.cmerge = 1
             self.open = self.total > self.floor
         if self.with_cview and self.cmerge == 0 and self.ctotal > self.cceiling:
-            done = fit(self.rows, self.t, self.ccodes, self.csizes, self.ctotal, self.cfloor, -1)
+            done = fit(self.rows, self.t, self.ccodes, self.csizes, self.ctotal, self.cfloor, -1, self.scratch)
             if done.merges > 0:
                 self.ccodes = done.codes
                 self.csizes = done.sizes
