@@ -41,8 +41,8 @@ of the fitted view, with the same keys, so the merges are those a fresh fit woul
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final, final
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final, final
 
 from librt.vecs import append, pop, vec
 from mypy_extensions import i64
@@ -525,6 +525,35 @@ class Planner:
                     self.cwhere = positions(self.ccodes, self.cwhere)
             self.cfirst_change = done.first_change
             self.cmerge = 2
+
+
+# -- the pure form's vectors ---------------------------------------------------------------------
+# Interpreted, librt's vectors are slower than lists (each append from Python makes a new vector
+# object), so the pure form binds ``vec``, ``append`` and ``pop`` to list equivalents with the
+# same results. Compiled, these names are native operations and the rebinding never runs.
+
+
+class _ListVec:
+    def __getitem__(self, item: object) -> Callable[..., list[Any]]:
+        return _new_list
+
+
+def _new_list(items: Iterable[Any] | None = None, capacity: int = 0) -> list[Any]:
+    return [] if items is None else list(items)
+
+
+def _list_append(v: list[Any], x: Any) -> list[Any]:
+    v.append(x)
+    return v
+
+
+def _list_pop(v: list[Any], i: int = -1) -> tuple[list[Any], Any]:
+    return v, v.pop(i)
+
+
+PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin functions
+if PURE:
+    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop)
 
 
 def run_h_stream(planner: Planner, count: int) -> int:
