@@ -19,7 +19,9 @@ Streams:
 
 Each run is a fresh process (its peak resident memory is its own): CPU seconds (the process's
 own time, the fair figure on a shared machine), wall seconds, microseconds a message of each,
-peak RSS, and a check value that every side must agree on. A calibration loop (10^6 additions
+peak RSS, and a check value that every side must agree on. A run under REPEAT_S CPU seconds is
+repeated in its process (a fresh planner each time, at most REPEATS times) and gives its median,
+with its min and max beside it. A calibration loop (10^6 additions
 in pure Python) is timed in every run so figures from loaded and quiet machines can be compared.
 
     .venv/bin/python benchmarks/bench_view_fit.py [--sizes 10000,100000,1000000,10000000]
@@ -27,9 +29,10 @@ in pure Python) is timed in every run so figures from loaded and quiet machines 
         [--out build/bench.json] [--png build/bench.png]
 
 Targets (issue 16; a quiet 2-core machine): main view at most 1.2 us a message at 10^4, 10^5,
-10^6; with the compaction view at most 2.0; at least 300 times the model at 10^5; 10^7 messages
-within 1.1 times the cost a message at 10^5 and at most 1 GiB resident. The targets are
-reported, never asserted by `make test`.
+10^6; with the compaction view at most 2.0; at least 300 times the model at 10^5 (the model's
+main view over production's, in the same run; the compaction view's ratio is reported too);
+10^7 messages within 1.1 times the cost a message at 10^5 and at most 1 GiB resident (checked
+for both views). The targets are reported, never asserted by `make test`.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -51,6 +55,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "impl")]
 QUOTED = {"rust": {"10000": 1.44, "100000": 1.62, "1000000": 2.63}, "typescript-bun": {"10000": 3.17, "100000": 2.83, "1000000": 2.28}}
 BUDGETS = (128_000, 64_000, 32_000, 16_000)
 BASE, SPREAD = 400, 113
+REPEAT_S, REPEATS = 1.0, 25  # a run shorter than REPEAT_S CPU seconds is repeated, at most REPEATS times
 
 
 def calibrate() -> float:
@@ -208,17 +213,30 @@ def one(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
         core = view.CORE
     cview = mode == "cview"
     calibration = calibrate()
-    start_cpu, start_wall = time.process_time(), time.perf_counter()
-    if stream == "h":
-        if form == "model":
-            check = model_h(count, cview)
-        elif form == "pyloop":
-            check = pyloop_h(core, count, cview)
-        else:
-            check = production_h(core, count, cview)
-    else:
-        check = model_note(count) if form == "model" else production_note(count)
-    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
+
+    def once() -> int:
+        if stream == "h":
+            if form == "model":
+                return model_h(count, cview)
+            if form == "pyloop":
+                return pyloop_h(core, count, cview)
+            return production_h(core, count, cview)
+        return model_note(count) if form == "model" else production_note(count)
+
+    # A short run is repeated (a fresh planner each time) until it has used REPEAT_S of CPU
+    # time or run REPEATS times; the figure is the median run (a loaded machine stretches some).
+    cpus: list[float] = []
+    walls: list[float] = []
+    checks: set[int] = set()
+    while not cpus or (sum(cpus) < REPEAT_S and len(cpus) < REPEATS):
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        checks.add(once())
+        cpus.append(time.process_time() - start_cpu)
+        walls.append(time.perf_counter() - start_wall)
+    if len(checks) != 1:
+        raise SystemExit(f"{stream} {mode} {form} {count}: repeated runs disagree: {sorted(checks)}")
+    check = checks.pop()
+    cpu, wall = statistics.median(cpus), statistics.median(walls)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "stream": stream,
@@ -228,6 +246,9 @@ def one(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
         "cpu_s": round(cpu, 3),
         "wall_s": round(wall, 3),
         "us_per_message": round(cpu / count * 1e6, 3),
+        "runs": len(cpus),
+        "min_us_per_message": round(min(cpus) / count * 1e6, 3),
+        "max_us_per_message": round(max(cpus) / count * 1e6, 3),
         "wall_us_per_message": round(wall / count * 1e6, 3),
         "peak_rss_mib": round(peak, 1),
         "calibration_s": round(calibration, 4),
@@ -247,7 +268,7 @@ def spawn(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
         raise SystemExit(f"run {stream} {mode} {form} {count} failed:\n{done.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout)
     print(
-        f"{stream:4} {mode:5} {form:8} {count:>10,}: {result['us_per_message']:8.3f} us/msg cpu"
+        f"{stream:4} {mode:5} {form:8} {count:>10,}: {result['us_per_message']:8.3f} us/msg cpu (median of {result['runs']})"
         f" ({result['wall_us_per_message']:.3f} wall), {result['peak_rss_mib']:7.1f} MiB, calibration {result['calibration_s']:.3f} s",
         file=sys.stderr,
         flush=True,
@@ -300,20 +321,21 @@ def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]
                             entry[f"{name}_over_this"] = round(quoted[count] / run["us_per_message"], 2)
     targets: dict[str, Any] = {}
     for form in ("compiled", "pure"):
-        main = table.get("h/main", {}).get(form, {})
-        both = table.get("h/cview", {}).get(form, {})
-        model_main = table.get("h/main", {}).get("model", {})
         got: dict[str, Any] = {}
-        for count in ("10000", "100000", "1000000"):
-            if count in main:
-                got[f"main_at_most_1.2us_{count}"] = main[count]["us_per_message"] <= 1.2
-            if count in both:
-                got[f"cview_at_most_2.0us_{count}"] = both[count]["us_per_message"] <= 2.0
-        if "100000" in main and "100000" in model_main:
-            got["model_300x_at_100000"] = model_main["100000"]["us_per_message"] / main["100000"]["us_per_message"] >= 300
-        if "10000000" in main and "100000" in main:
-            got["1e7_within_1.1x_of_1e5"] = main["10000000"]["us_per_message"] <= 1.1 * main["100000"]["us_per_message"]
-            got["1e7_at_most_1GiB"] = main["10000000"]["peak_rss_mib"] <= 1024
+        for mode, most in (("main", 1.2), ("cview", 2.0)):
+            runs = table.get(f"h/{mode}", {}).get(form, {})
+            for count in ("10000", "100000", "1000000"):
+                if count in runs:
+                    got[f"{mode}_at_most_{most}us_{count}"] = runs[count]["us_per_message"] <= most
+            # the issue: "at least 300 times the model at 10^5" (the model's main view over this
+            # form's main view, both measured in this run); the compaction view's ratio is
+            # reported beside it against the model with its compaction view
+            model = table.get(f"h/{mode}", {}).get("model", {})
+            if "100000" in runs and "100000" in model:
+                got[f"{mode}_model_300x_at_100000"] = model["100000"]["us_per_message"] / runs["100000"]["us_per_message"] >= 300
+            if "10000000" in runs and "100000" in runs:
+                got[f"{mode}_1e7_within_1.1x_of_1e5"] = runs["10000000"]["us_per_message"] <= 1.1 * runs["100000"]["us_per_message"]
+                got[f"{mode}_1e7_at_most_1GiB"] = runs["10000000"]["peak_rss_mib"] <= 1024
         if got:
             targets[form] = got
     calibrations = [r["calibration_s"] for r in results]

@@ -224,15 +224,14 @@ class Chat:
         size_of = core.size
         codes = [i << 6 | level for level, i in lines]
         sizes = [size_of(level, i) or PLACEHOLDER_BYTES for level, i in lines]
-        core.codes, core.sizes, core.total = codes, sizes, sum(sizes)
-        core.where = {i: k for k, (level, i) in enumerate(lines) if level == 0 and not size_of(0, i)}
+        core.load(False, codes, sizes, {i: k for k, (level, i) in enumerate(lines) if level == 0 and not size_of(0, i)})
         if fit:
-            self.view.fit(t, core.rows, self.config.floor)
+            self.view.refit(t, self.config.floor)
             shrinking = core.total > self.config.floor
         core.open = shrinking
         if core.with_cview:
-            core.ccodes, core.csizes, core.ctotal, core.cwhere = list(core.codes), list(core.sizes), core.total, dict(core.where)
-            self.cview.fit(t, core.rows, self.config.cfloor)
+            core.load(True, list(core.codes), list(core.sizes), dict(core.where))
+            self.cview.refit(t, self.config.cfloor)
         unbuilt = [i for i in range(t) if not size_of(0, i)]
         self.unbuilt = len(unbuilt)
         self.fresh = deque(unbuilt)

@@ -1,5 +1,5 @@
 """The planner core: the built sizes, the view, the compaction view and their batched fit, on
-plain ints (memory.md §3, rules 19, 22-24, 33; F1). The hot path of the chat memory.
+native int vectors (memory.md §3, rules 19, 22-24, 33; F1). The hot path of the chat memory.
 
 This module is pure Python and is also compiled with mypyc (``python -m eukhe.corebuild``,
 run by the Makefile before the tests); ``eukhe.memory.view.CORE`` is the form in use. Both forms
@@ -7,21 +7,27 @@ run the same source and must give the same results: the bridge replays on each, 
 differential test checks the fit against the model (bend.optchat.view) on random histories.
 It imports nothing from eukhe, so the compiled module stands alone.
 
+Every sequence of ints is a ``librt.vecs.vec[i64]`` (librt: mypyc's runtime library on PyPI):
+compiled, its items are unboxed 64-bit ints read and written inline, with no int object made or
+compared (about 4 times fewer instructions a message than lists of ints); in the pure form it is
+librt's C vector, slower than a list but the same values. ``append`` returns the vector (it may
+move), so every append is assigned back.
+
 Representation (no tuples, no closures on the per-message path):
 
 - a node ``(l, i)`` is one int, ``code = i << 6 | l``: its right sibling is ``code + 64``, its
   first message ``(code >> 6) << l``, its parent ``(code >> 7) << 6 | (l + 1)``;
 - ``rows[l][i]`` is the size of node ``(l, i)``'s built line, 0 while it is not built; rows grow
   by appending (sizes are appended per level as nodes are built in order);
-- a view is two parallel lists (codes, sizes) and its byte total, kept incrementally; a message
+- a view is two parallel vectors (codes, sizes) and its byte total, kept incrementally; a message
   appends its line, with its final size when it is built at once; ``where`` maps each unbuilt
   message line to its position, so building it resizes the line in O(1).
 
 The fit (rules 19, 23, 24): with ``T`` fixed, the due of the pair whose left line is ``(l, i)``
 is ``(T + 1 - first) / 2^l`` (the seed's production form: ``(T - last) / 2^l`` shifted by 2); it
 is kept exact as the integer ``(T + 1 - first) << (S - l)`` with ``S`` the number of levels.
-Each candidate pair is one heap int ``-due << B | k`` (``k`` its left line's position, ``B``
-bits for positions): the heap's smallest is the most due pair, the oldest among equals. The
+Each candidate pair is one heap entry in two vectors, its due and ``k`` its left line's position:
+the heap's first is the most due pair, the oldest (smallest ``k``) among equals. The
 candidates are read once; each merge unlinks one line from a linked list and offers at most one
 new pair (the parent and its adjacent sibling), so a batch costs O(lines + merges log lines).
 A pair in the heap never goes stale: its left line is a left child, so no other merge takes it
@@ -35,33 +41,53 @@ of the fitted view, with the same keys, so the merges are those a fresh fit woul
 
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final, final
 
-if TYPE_CHECKING:  # a native 64-bit int for mypyc; a plain int in the pure form
-    from mypy_extensions import i64
+from librt.vecs import append, pop, vec
+from mypy_extensions import i64
 
 SOURCE = ""  # the compiled form records here the sha256 of the source it was built from
 
-_RANGE: list[int] = list(range(-1, 1024))  # _RANGE[j] == j - 1, grown on demand
-PLACEHOLDER = 29  # bytes of "(not summarized yet: zoom it)" (memory.md rule 18)
-NO_FIT = -1
+PLACEHOLDER: Final = 29  # bytes of "(not summarized yet: zoom it)" (memory.md rule 18)
+NO_FIT: Final = -1
+KEY_BITS: Final = 62  # a due scaled by 2^depth must fit a native int (see ``fit``)
+
+if TYPE_CHECKING:  # aliases for the annotations only (compiled, vec[i64] is not built at run time)
+    Ints = vec[i64]
+    Rows = vec[vec[i64]]
 
 
+def ints(items: list[int] | None = None) -> Ints:
+    """A native int vector (``librt.vecs.vec[i64]``: unboxed in the compiled form)."""
+    return vec[i64]() if items is None else vec[i64](items)
+
+
+def rows_of(levels: Iterable[Iterable[int]]) -> Rows:
+    """Built sizes given as rows of ints (any iterables) as the core's rows."""
+    out = vec[vec[i64]]()
+    for row in levels:
+        out = append(out, vec[i64](row))
+    if len(out) == 0:
+        out = append(out, vec[i64]())
+    return out
+
+
+@final
 class Fitted:
     """What one fit did: the merges down to the first budget and the lines left, then (when
     asked and the first phase merged) the further merges down to the second budget."""
 
-    def __init__(self) -> None:
-        self.merges = 0
-        self.codes: list[int] = []
-        self.sizes: list[int] = []
-        self.total = 0
-        self.first_change = -1
-        self.cmerges = 0
-        self.ccodes: list[int] = []
-        self.csizes: list[int] = []
-        self.ctotal = 0
+    def __init__(self, codes: Ints, sizes: Ints, total: i64) -> None:
+        self.merges: i64 = 0
+        self.codes: Ints = codes
+        self.sizes: Ints = sizes
+        self.total: i64 = total
+        self.first_change: i64 = -1
+        self.cmerges: i64 = 0
+        self.ccodes: Ints = codes
+        self.csizes: Ints = sizes
+        self.ctotal: i64 = total
 
 
 def due_key(code: int, t: int, depth: int) -> int:
@@ -70,35 +96,102 @@ def due_key(code: int, t: int, depth: int) -> int:
     return (t + 1 - ((code >> 6) << (code & 63))) << (depth - (code & 63))
 
 
-def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total: int, budget: int, cbudget: int) -> Fitted:
+def _sift_down(keys: Ints, where: Ints, j: i64, key: i64, at: i64, tie: i64) -> None:
+    """Put the entry ``(key, at)`` at heap slot ``j`` and sift it down. The heap's first entry
+    is the most due pair: the largest key, then the smallest ``at ^ tie``."""
+    n = len(keys)
+    mine = at ^ tie
+    while True:
+        c = 2 * j + 1
+        if c >= n:
+            break
+        kc = keys[c]
+        if c + 1 < n:
+            kd = keys[c + 1]
+            if kd > kc or (kd == kc and (where[c + 1] ^ tie) < (where[c] ^ tie)):
+                c += 1
+                kc = kd
+        if kc < key or (kc == key and (where[c] ^ tie) > mine):
+            break
+        keys[j] = kc
+        where[j] = where[c]
+        j = c
+    keys[j] = key
+    where[j] = at
+
+
+def _sift_up(keys: Ints, where: Ints, j: i64, tie: i64) -> None:
+    key = keys[j]
+    at = where[j]
+    mine = at ^ tie
+    while j > 0:
+        p = (j - 1) >> 1
+        kp = keys[p]
+        if kp > key or (kp == key and (where[p] ^ tie) < mine):
+            break
+        keys[j] = kp
+        where[j] = where[p]
+        j = p
+    keys[j] = key
+    where[j] = at
+
+
+@final
+class Scratch:
+    """Vectors a fit copies its work arrays from (kept by a planner across fits): ``base[j]`` is
+    ``j - 1``; ``zeros`` is all 0."""
+
+    def __init__(self) -> None:
+        self.base: Ints = vec[i64]()
+        self.zeros: Ints = vec[i64]()
+
+    def ensure(self, n: i64) -> None:
+        base = self.base
+        zeros = self.zeros
+        if len(base) >= n:
+            return
+        want = max(n, 2 * len(base), 64)
+        while len(base) < want:
+            base = append(base, len(base) - 1)
+            zeros = append(zeros, 0)
+        self.base = base
+        self.zeros = zeros
+
+
+def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64, scratch: Scratch) -> Fitted:
     """Merge the most due pair whose parent is built, the oldest among equals, until the lines
     are at most ``budget`` bytes or no pair can merge. When that merged and ``cbudget`` >= 0,
-    go on to ``cbudget`` for the compaction view. ``codes`` and ``sizes`` may be changed in
-    place; the lines after each phase are returned as new lists (the same lists when nothing
-    merged).
+    go on to ``cbudget`` for the compaction view (the same heap continues: no copy is refitted).
+    ``codes`` and ``sizes`` may be changed in place; the lines after each phase are returned as
+    new vectors (the same ones when nothing merged).
+
+    The heap is two native int vectors: ``keys`` (the pair's due ``(T + 1 - first) / 2^l``
+    scaled by ``2^depth``: exact, and under ``2^KEY_BITS`` while ``T + 1`` has at most
+    ``KEY_BITS - depth`` bits, about 2^31 messages; a longer chat is refused, never mis-ordered)
+    and ``where`` (the left line's position).
 
     Runs: at one level, adjacent candidate pairs ``(l, i), (l, i+2), ...`` are due in that
     order (the due falls by 2 from one to the next), so only the first pair of each run enters
     the heap; when a pair of a run merges, the next pair of the run (``skipped``) is merged
     at once if it is more due than the heap's best, else it enters the heap. A pair made by a
     merge (a parent beside its sibling) enters the heap itself."""
-    out = Fitted()
-    out.codes = codes
-    out.sizes = sizes
-    out.total = total
-    count = len(codes)
+    out = Fitted(codes, sizes, total)
+    count: i64 = len(codes)
     if total <= budget or count < 2:
         return out
-    depth = len(rows)
-    bits = count.bit_length()
-    mask = (1 << bits) - 1
-    tie = 0  # a key ends with its position k ^ tie: among equal dues, the oldest pair first
-    tp = t + 1
-    heap: list[int] = []
-    skipped = [False] * count
-    run = -3  # the position of the last candidate pair seen
+    depth: i64 = len(rows)
+    tp: i64 = t + 1
+    if int(tp).bit_length() + int(depth) > KEY_BITS:
+        raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
+    tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
+    keys = vec[i64](capacity=count)
+    where = vec[i64](capacity=count)
+    scratch.ensure(count + 2)
+    skipped = scratch.zeros[:count]  # slices are copies (one memcpy each)
+    k: i64 = 0
+    run: i64 = -3  # the position of the last candidate pair seen
     k = 0
-    last = count - 1
+    last: i64 = count - 1
     while k < last:
         code = codes[k]
         if code & 64 == 0 and codes[k + 1] == code + 64:
@@ -108,28 +201,32 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
                 up = code >> 7
                 if up < len(row) and row[up] > 0:
                     if run == k - 2 and codes[run] == code - 128:
-                        skipped[k] = True
+                        skipped[k] = 1
                     else:
-                        heap.append((((code >> 6 << level) - tp) << (depth - level) << bits) | (k ^ tie))
+                        keys = append(keys, (tp - ((code >> 6) << level)) << (depth - level))
+                        where = append(where, k)
                     run = k
             k += 2
         else:
             k += 1
-    if not heap:
+    if len(keys) == 0:
         return out
-    heapify(heap)
-    pop = heappop
-    push = heappush
-    while len(_RANGE) < count + 2:
-        _RANGE.extend(range(len(_RANGE) - 1, 2 * len(_RANGE)))
-    after = _RANGE[2 : count + 2]  # the next line of each line (slices copy references: no new ints)
-    before = _RANGE[:count]  # the line before
-    lowest = count
+    j: i64 = (len(keys) >> 1) - 1
+    while j >= 0:
+        _sift_down(keys, where, j, keys[j], where[j], tie)
+        j -= 1
+    after = scratch.base[2 : count + 2]  # the next line of each line: k + 1
+    before = scratch.base[:count]  # the line before: k - 1
+    lowest: i64 = count
     phase = 0
-    goal = budget
+    goal: i64 = budget
     while True:
-        while total > goal and heap:
-            k = (pop(heap) & mask) ^ tie
+        while total > goal and len(keys) > 0:
+            k = where[0]
+            keys, lk = pop(keys)
+            where, lw = pop(where)
+            if len(keys) > 0:
+                _sift_down(keys, where, 0, lk, lw, tie)
             if k < lowest:  # the run's next pairs merged below lie further on
                 lowest = k
             while True:
@@ -152,138 +249,145 @@ def fit(rows: list[list[int]], t: int, codes: list[int], sizes: list[int], total
                     if grand < len(row) and row[grand] > 0:
                         if up & 1 == 0:
                             if nxt < count and codes[nxt] == parent + 64:
-                                push(heap, (((up << level + 1) - tp) << (depth - level - 1) << bits) | (k ^ tie))
+                                keys = append(keys, (tp - (up << (level + 1))) << (depth - level - 1))
+                                where = append(where, k)
+                                _sift_up(keys, where, len(keys) - 1, tie)
                         else:
                             prv = before[k]
                             if prv >= 0 and codes[prv] == parent - 64:
-                                push(heap, ((((up - 1) << level + 1) - tp) << (depth - level - 1) << bits) | (prv ^ tie))
-                if nxt >= count or not skipped[nxt] or codes[nxt] != code + 128:
+                                keys = append(keys, (tp - ((up - 1) << (level + 1))) << (depth - level - 1))
+                                where = append(where, prv)
+                                _sift_up(keys, where, len(keys) - 1, tie)
+                if nxt >= count or skipped[nxt] == 0 or codes[nxt] != code + 128:
                     break
-                skipped[nxt] = False
-                key = ((((up + 1) << level + 1) - tp) << (depth - level) << bits) | (nxt ^ tie)
-                if total <= goal or (heap and heap[0] < key):
-                    push(heap, key)
+                skipped[nxt] = 0
+                key = (tp - ((up + 1) << (level + 1))) << (depth - level)
+                if total <= goal or (
+                    len(keys) > 0 and (keys[0] > key or (keys[0] == key and (where[0] ^ tie) < (nxt ^ tie)))
+                ):
+                    keys = append(keys, key)
+                    where = append(where, nxt)
+                    _sift_up(keys, where, len(keys) - 1, tie)
                     break
                 k = nxt
+        # the lines before the first merged one are unchanged; the linked rest is moved down
+        # over a copy, which is then cut (two copies of native ints, no element appended)
+        new_codes = codes[:count]
+        new_sizes = sizes[:count]
+        w: i64 = lowest
+        k = lowest
+        while k < count:
+            new_codes[w] = codes[k]
+            new_sizes[w] = sizes[k]
+            w += 1
+            k = after[k]
+        new_codes = new_codes[:w]
+        new_sizes = new_sizes[:w]
         if phase == 0:
-            # the lines before the first merged one are unchanged: sliced; then the linked rest
-            # (moved as objects: no int is unboxed and boxed again in the compiled form)
-            raw_codes = cast("list[object]", codes)
-            raw_sizes = cast("list[object]", sizes)
-            new_codes = cast("list[object]", codes[:lowest])
-            new_sizes = cast("list[object]", sizes[:lowest])
             out.first_change = lowest
-            k = lowest
-            while k < count:
-                new_codes.append(raw_codes[k])
-                new_sizes.append(raw_sizes[k])
-                k = after[k]
             out.merges = count - len(new_codes)  # one line leaves with each merge
-            out.codes = cast("list[int]", new_codes)
-            out.sizes = cast("list[int]", new_sizes)
+            out.codes = new_codes
+            out.sizes = new_sizes
             out.total = total
+            out.ccodes = new_codes
+            out.csizes = new_sizes
+            out.ctotal = total
             if cbudget < 0:
                 return out
             phase = 1
             goal = cbudget
         else:
-            raw_codes = cast("list[object]", codes)
-            raw_sizes = cast("list[object]", sizes)
-            c_codes = cast("list[object]", codes[:lowest])
-            c_sizes = cast("list[object]", sizes[:lowest])
-            k = lowest
-            while k < count:
-                c_codes.append(raw_codes[k])
-                c_sizes.append(raw_sizes[k])
-                k = after[k]
-            out.cmerges = len(out.codes) - len(c_codes)
-            out.ccodes = cast("list[int]", c_codes)
-            out.csizes = cast("list[int]", c_sizes)
+            out.cmerges = len(out.codes) - len(new_codes)
+            out.ccodes = new_codes
+            out.csizes = new_sizes
             out.ctotal = total
             return out
 
 
-def positions(codes: list[int], where: dict[int, int]) -> dict[int, int]:
+def positions(codes: Ints, where: dict[int, int]) -> dict[int, int]:
     """``where`` (message index -> line position of its unbuilt line) for the lines ``codes``."""
     out: dict[int, int] = {}
     if not where:
         return out
-    for k in range(len(codes)):
+    k: i64 = 0
+    n: i64 = len(codes)
+    while k < n:
         code = codes[k]
-        if code & 63 == 0 and (code >> 6) in where:
-            out[code >> 6] = k
+        if code & 63 == 0 and int(code >> 6) in where:
+            out[int(code >> 6)] = int(k)
+        k += 1
     return out
 
 
+@final
 class Planner:
     """The built sizes, the view and the compaction view of one chat, and their fits.
 
     ``ceiling``/``floor`` are the view's budgets, ``cceiling``/``cfloor`` the compaction view's;
-    a negative ``cceiling`` keeps no compaction view."""
+    a negative ``cceiling`` keeps no compaction view. Lines and sizes are native int vectors
+    (``librt.vecs``); callers outside the core set them through ``load``, ``line`` and
+    ``resize``."""
 
-    def __init__(self, ceiling: int, floor: int, cceiling: int, cfloor: int) -> None:
-        self.ceiling = ceiling
-        self.floor = floor
-        self.cceiling = cceiling
-        self.cfloor = cfloor
-        self.with_cview = cceiling >= 0
-        self.t = 0
-        self.rows: list[list[int]] = [[]]
-        self.codes: list[int] = []
-        self.sizes: list[int] = []
-        self.total = 0
+    def __init__(self, ceiling: i64, floor: i64, cceiling: i64, cfloor: i64) -> None:
+        self.ceiling: i64 = ceiling
+        self.floor: i64 = floor
+        self.cceiling: i64 = cceiling
+        self.cfloor: i64 = cfloor
+        self.with_cview: bool = cceiling >= 0
+        self.t: i64 = 0
+        self.rows: Rows = append(vec[vec[i64]](), vec[i64]())
+        self.codes: Ints = vec[i64]()
+        self.sizes: Ints = vec[i64]()
+        self.total: i64 = 0
         self.where: dict[int, int] = {}
-        self.ccodes: list[int] = []
-        self.csizes: list[int] = []
-        self.ctotal = 0
+        self.ccodes: Ints = vec[i64]()
+        self.csizes: Ints = vec[i64]()
+        self.ctotal: i64 = 0
         self.cwhere: dict[int, int] = {}
-        self.open = False
-        self.batch = NO_FIT
-        self.cmerge = 0  # 0: none, 1: merged again from the view, 2: merged past its ceiling
-        self.first_change = -1
-        self.cfirst_change = -1
+        self.open: bool = False
+        self.batch: i64 = NO_FIT
+        self.cmerge: i64 = 0  # 0: none, 1: merged again from the view, 2: merged past its ceiling
+        self.first_change: i64 = -1
+        self.cfirst_change: i64 = -1
+        self.scratch = Scratch()
 
     # -- built sizes ---------------------------------------------------------------------------
 
-    def size(self, level: int, i: int) -> int:
+    def size(self, level: i64, i: i64) -> i64:
         """The size of node ``(level, i)``'s line, 0 when it is not built."""
-        if level >= len(self.rows) or i < 0:
+        if level >= len(self.rows) or i < 0 or level < 0:
             return 0
         row = self.rows[level]
         return row[i] if i < len(row) else 0
 
-    def store(self, level: int, i: int, length: int) -> None:
+    def store(self, level: i64, i: i64, length: i64) -> None:
         rows = self.rows
         while len(rows) <= level:
-            rows.append([])
+            rows = append(rows, vec[i64]())
         row = rows[level]
         have = len(row)
         if i == have:
-            row.append(length)
+            row = append(row, length)
+        elif i > have:
+            while len(row) < i:
+                row = append(row, 0)
+            row = append(row, length)
         else:
-            if i > have:
-                row.extend([0] * (i - have))
-                row.append(length)
-            else:
-                row[i] = length
+            row[i] = length
+        rows[level] = row
+        self.rows = rows
 
-    def build(self, level: int, i: int, length: int) -> None:
+    def build(self, level: i64, i: i64, length: i64) -> None:
         """Node ``(level, i)`` is built with a line of ``length`` bytes; an unbuilt message line
         in either view takes that size."""
         self.store(level, i, length)
         if level == 0:
-            k = self.where.pop(i, -1)
-            if k >= 0:
-                self.total += length - self.sizes[k]
-                self.sizes[k] = length
-            k = self.cwhere.pop(i, -1)
-            if k >= 0:
-                self.ctotal += length - self.csizes[k]
-                self.csizes[k] = length
+            self.resize(False, i, length)
+            self.resize(True, i, length)
 
     # -- lines ---------------------------------------------------------------------------------
 
-    def add(self, length: int) -> None:
+    def add(self, length: i64) -> None:
         """Message ``t`` arrives and appends its line (rule 22): built with ``length`` bytes, or
         (``length`` 0) unbuilt, showing the placeholder."""
         i = self.t
@@ -294,36 +398,76 @@ class Planner:
             shown = length
         else:
             shown = PLACEHOLDER
-            self.where[i] = len(self.codes)
+            self.where[int(i)] = len(self.codes)
             if self.with_cview:
-                self.cwhere[i] = len(self.ccodes)
-        self.codes.append(code)
-        self.sizes.append(shown)
+                self.cwhere[int(i)] = len(self.ccodes)
+        self.codes = append(self.codes, code)
+        self.sizes = append(self.sizes, shown)
         self.total += shown
         if self.with_cview:
-            self.ccodes.append(code)
-            self.csizes.append(shown)
+            self.ccodes = append(self.ccodes, code)
+            self.csizes = append(self.csizes, shown)
             self.ctotal += shown
 
-    def push(self, length: int) -> None:
+    def line(self, compaction: bool, code: i64, length: i64) -> None:
+        """Append a line to the view (``compaction``: the compaction view), as it is given; a
+        message line can be resized once built."""
+        if compaction:
+            if code & 63 == 0:
+                self.cwhere[int(code >> 6)] = len(self.ccodes)
+            self.ccodes = append(self.ccodes, code)
+            self.csizes = append(self.csizes, length)
+            self.ctotal += length
+        else:
+            if code & 63 == 0:
+                self.where[int(code >> 6)] = len(self.codes)
+            self.codes = append(self.codes, code)
+            self.sizes = append(self.sizes, length)
+            self.total += length
+
+    def resize(self, compaction: bool, i: i64, length: i64) -> None:
+        """Message ``i``'s unbuilt line (if the view shows one) takes the size ``length``."""
+        if compaction:
+            k = self.cwhere.pop(int(i), -1)
+            if k >= 0:
+                self.ctotal += length - self.csizes[k]
+                self.csizes[k] = length
+        else:
+            k = self.where.pop(int(i), -1)
+            if k >= 0:
+                self.total += length - self.sizes[k]
+                self.sizes[k] = length
+
+    def load(self, compaction: bool, codes: list[int], sizes: list[int], where: dict[int, int]) -> None:
+        """Replace a view's lines (a chat reopened from its log, a copied view)."""
+        total: i64 = 0
+        for length in sizes:
+            total += length
+        if compaction:
+            self.ccodes, self.csizes, self.ctotal, self.cwhere = vec[i64](codes), vec[i64](sizes), total, dict(where)
+        else:
+            self.codes, self.sizes, self.total, self.where = vec[i64](codes), vec[i64](sizes), total, dict(where)
+
+    def push(self, length: i64) -> None:
         """A message whose line is built at once with ``length`` bytes (> 0): append it, then
         fit (the whole per-message path, nothing else)."""
         i = self.t
         self.t = i + 1
-        row = self.rows[0]
+        rows = self.rows
+        row = rows[0]
         if len(row) == i:
-            row.append(length)
+            rows[0] = append(row, length)
         else:
             self.store(0, i, length)
         code = i << 6
-        self.codes.append(code)
-        self.sizes.append(length)
+        self.codes = append(self.codes, code)
+        self.sizes = append(self.sizes, length)
         self.total += length
         self.batch = NO_FIT
         self.cmerge = 0
         if self.with_cview:
-            self.ccodes.append(code)
-            self.csizes.append(length)
+            self.ccodes = append(self.ccodes, code)
+            self.csizes = append(self.csizes, length)
             self.ctotal += length
             if self.open or self.total > self.ceiling or self.ctotal > self.cceiling:
                 self.step()
@@ -331,6 +475,21 @@ class Planner:
             self.step()
 
     # -- fits ----------------------------------------------------------------------------------
+
+    def refit(self, compaction: bool, t: i64, budget: i64) -> i64:
+        """Fit one view alone to ``budget`` at ``t`` messages (a reopened chat, a view of its
+        own); returns the merges."""
+        if compaction:
+            done = fit(self.rows, t, self.ccodes, self.csizes, self.ctotal, budget, -1, self.scratch)
+            self.ccodes, self.csizes, self.ctotal, self.cfirst_change = done.codes, done.sizes, done.total, done.first_change
+            if done.merges > 0 and self.cwhere:
+                self.cwhere = positions(self.ccodes, self.cwhere)
+        else:
+            done = fit(self.rows, t, self.codes, self.sizes, self.total, budget, -1, self.scratch)
+            self.codes, self.sizes, self.total, self.first_change = done.codes, done.sizes, done.total, done.first_change
+            if done.merges > 0 and self.where:
+                self.where = positions(self.codes, self.where)
+        return done.merges
 
     def step(self) -> None:
         """After a message: the batch (past the ceiling, or while still shrinking: rules 23, 24,
@@ -340,7 +499,7 @@ class Planner:
         self.first_change = -1
         if self.open or self.total > self.ceiling:
             cbudget = self.cfloor if self.with_cview else -1
-            done = fit(self.rows, self.t, self.codes, self.sizes, self.total, self.floor, cbudget)
+            done = fit(self.rows, self.t, self.codes, self.sizes, self.total, self.floor, cbudget, self.scratch)
             self.batch = done.merges
             if done.merges > 0:
                 self.codes = done.codes
@@ -357,7 +516,7 @@ class Planner:
                     self.cmerge = 1
             self.open = self.total > self.floor
         if self.with_cview and self.cmerge == 0 and self.ctotal > self.cceiling:
-            done = fit(self.rows, self.t, self.ccodes, self.csizes, self.ctotal, self.cfloor, -1)
+            done = fit(self.rows, self.t, self.ccodes, self.csizes, self.ctotal, self.cfloor, -1, self.scratch)
             if done.merges > 0:
                 self.ccodes = done.codes
                 self.csizes = done.sizes
@@ -366,6 +525,35 @@ class Planner:
                     self.cwhere = positions(self.ccodes, self.cwhere)
             self.cfirst_change = done.first_change
             self.cmerge = 2
+
+
+# -- the pure form's vectors ---------------------------------------------------------------------
+# Interpreted, librt's vectors are slower than lists (each append from Python makes a new vector
+# object), so the pure form binds ``vec``, ``append`` and ``pop`` to list equivalents with the
+# same results. Compiled, these names are native operations and the rebinding never runs.
+
+
+class _ListVec:
+    def __getitem__(self, item: object) -> Callable[..., list[Any]]:
+        return _new_list
+
+
+def _new_list(items: Iterable[Any] | None = None, capacity: int = 0) -> list[Any]:
+    return [] if items is None else list(items)
+
+
+def _list_append(v: list[Any], x: Any) -> list[Any]:
+    v.append(x)
+    return v
+
+
+def _list_pop(v: list[Any], i: int = -1) -> tuple[list[Any], Any]:
+    return v, v.pop(i)
+
+
+PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin functions
+if PURE:
+    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop)
 
 
 def run_h_stream(planner: Planner, count: int) -> int:

@@ -121,12 +121,12 @@ class View:
         self._p = core if core is not None else planner(0, 0, -1, 0)
         self._c = compaction
 
-    def _codes(self) -> list[int]:
+    def _codes(self) -> pure.Ints:
         return self._p.ccodes if self._c else self._p.codes
 
     @property
     def nodes(self) -> list[Node]:
-        return [(code & 63, code >> 6) for code in self._codes()]
+        return [(int(code & 63), int(code >> 6)) for code in self._codes()]
 
     @property
     def sizes(self) -> list[int]:
@@ -150,60 +150,31 @@ class View:
         other = View()
         p, q = self._p, other._p
         if self._c:
-            q.codes, q.sizes, q.total, q.where = list(p.ccodes), list(p.csizes), p.ctotal, dict(p.cwhere)
+            q.load(False, list(p.ccodes), list(p.csizes), dict(p.cwhere))
         else:
-            q.codes, q.sizes, q.total, q.where = list(p.codes), list(p.sizes), p.total, dict(p.where)
+            q.load(False, list(p.codes), list(p.sizes), dict(p.where))
         return other
 
     def append(self, node: Node, length: int) -> None:
         """A message appends its line (rule 22); a message line can be resized once built."""
-        p = self._p
-        code = node[1] << 6 | node[0]
-        if self._c:
-            if node[0] == 0:
-                p.cwhere[node[1]] = len(p.ccodes)
-            p.ccodes.append(code)
-            p.csizes.append(length)
-            p.ctotal += length
-        else:
-            if node[0] == 0:
-                p.where[node[1]] = len(p.codes)
-            p.codes.append(code)
-            p.sizes.append(length)
-            p.total += length
+        self._p.line(self._c, node[1] << 6 | node[0], length)
 
     def resize(self, node: Node, length: int) -> None:
         """``node``'s line was built: its size becomes the line's."""
-        p = self._p
-        if node[0] != 0:
-            return
-        where, sizes = (p.cwhere, p.csizes) if self._c else (p.where, p.sizes)
-        k = where.pop(node[1], -1)
-        if k >= 0:
-            if self._c:
-                p.ctotal += length - sizes[k]
-            else:
-                p.total += length - sizes[k]
-            sizes[k] = length
+        if node[0] == 0:
+            self._p.resize(self._c, node[1], length)
 
     def fit(self, t: int, levels: Sequence[Sequence[int]], budget: int) -> int:
         """Merge the most due built-parent pair, oldest among equals, until at most ``budget``
         bytes or no pair can merge. ``levels[l][i]`` is the size of node ``(l, i)``'s line, 0
         when it is not built. Returns the number of merges; ``first_change`` is the first line
         the batch rewrote (-1 when none)."""
-        p = self._p
-        rows = [list(row) for row in levels]
-        if self._c:
-            done = CORE.fit(rows, t, p.ccodes, p.csizes, p.ctotal, budget, -1)
-            p.ccodes, p.csizes, p.ctotal, p.cfirst_change = done.codes, done.sizes, done.total, done.first_change
-            if done.merges and p.cwhere:
-                p.cwhere = CORE.positions(p.ccodes, p.cwhere)
-        else:
-            done = CORE.fit(rows, t, p.codes, p.sizes, p.total, budget, -1)
-            p.codes, p.sizes, p.total, p.first_change = done.codes, done.sizes, done.total, done.first_change
-            if done.merges and p.where:
-                p.where = CORE.positions(p.codes, p.where)
-        return int(done.merges)
+        self._p.rows = CORE.rows_of(levels)
+        return self.refit(t, budget)
+
+    def refit(self, t: int, budget: int) -> int:
+        """``fit`` on the planner's own built sizes."""
+        return int(self._p.refit(self._c, t, budget))
 
 
 def render_lines(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> list[str]:
