@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import TypeVar, cast, overload
 
 from eukhe.memory.daylog import Tail, day_files
 import numpy as np
@@ -76,11 +76,11 @@ class _File:
     bad: dict[int, str] = field(default_factory=dict)
     markers: dict[int, Torn] = field(default_factory=dict)
     last_record: int = 0
+    first_record: int = 0
 
 
-def _settle(path: Path, found: _File, newest: bool, first_record: int) -> Tail | None:
-    """The torn tail of one scanned file (None: none), or the CorruptLine ``daylog.read`` raises.
-    ``first_record``: the number of the file's first record line (0: none)."""
+def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
+    """The torn tail of one scanned file (None: none), or the CorruptLine ``daylog.read`` raises."""
     skipped: set[int] = set()
     marked = 0
     for number in sorted(found.markers):
@@ -91,7 +91,7 @@ def _settle(path: Path, found: _File, newest: bool, first_record: int) -> Tail |
         marked = number
     for number in sorted(found.markers):  # a marker skips the torn lines before it, never a record
         start = found.markers[number].line
-        if start <= found.last_record and any(n not in found.bad and n not in found.markers for n in range(max(start, first_record), number)):
+        if start <= found.last_record and any(n not in found.bad and n not in found.markers for n in range(max(start, found.first_record), number)):
             raise CorruptLine(path, number, f"a torn marker naming line {start}, which is before a good line")
     last_good = max(found.last_record, marked)
     first_torn = last_good + 1
@@ -318,176 +318,185 @@ def _array(values: np.ndarray) -> array[int]:
     return out
 
 
-class MessageLog(Sequence[Message]):
-    """The messages of a chat directory: ``log[i]`` decodes message ``i``'s line from disk."""
+R = TypeVar("R", bound="Message | NodeLine | MergeLine")
 
-    def __init__(self, directory: Path) -> None:
-        files = day_files(directory)
+
+class _Log(Sequence[R]):
+    """The records of one directory's day files in log order: ``log[k]`` decodes record ``k``'s
+    line from disk; equal to a list of the same records."""
+
+    tree = False
+
+    def __init__(self, files: list[Path]) -> None:
         self._files = _Files(files)
-        self.places = array("q")
-        self.keys: dict[str, int] = {}
-        gap: IdGap | None = None
-        self.tail = Tail(files[-1] if files else None, 0, True)
-        count = 0
-        for number, path in enumerate(files):
-            found = _File()
-            slow = _Slow(found, tree=False)
-            first_record = 0
-            ended = True
-            for offset, data, ended in _chunks(path):
-                a, w, starts, ends = _lines(data, ended)
-                if ended:
-                    ok, ident = _frame_messages(a, w, starts, ends)
-                else:  # the last line has no newline: decoded (a torn write, or a marker)
-                    ok, ident = _frame_messages(a, w, starts[:-1], ends[:-1])
-                    ok, ident = np.append(ok, False), np.append(ident, np.int64(-1))
-                numbers = found.lines + 1
-                for k in np.flatnonzero(~ok).tolist():
-                    record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
-                    if record is not None:
-                        assert isinstance(record, Message)
-                        ok[k] = True
-                        ident[k] = record.i
-                        if record.key is not None:
-                            self.keys[record.key] = record.i
-                found.lines += len(ok)
-                taken = np.flatnonzero(ok)
-                if len(taken):
-                    ids = ident[taken]
-                    wrong = np.flatnonzero(ids != np.arange(count, count + len(ids)))
-                    if len(wrong) and gap is None:
-                        k = int(wrong[0])
-                        gap = IdGap(path, numbers + int(taken[k]), f"message id {int(ids[k])} where {count + k} is next: a gap in message ids")
-                    self.places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
-                    count += len(taken)
-                    found.last_record = numbers + int(taken[-1])
-                    first_record = first_record or numbers + int(taken[0])
-            found.terminated = ended if found.lines else True
-            tail = _settle(path, found, number == len(files) - 1, first_record)
-            if tail is not None:
-                self.tail = tail
-        self.gap = gap  # the store raises it after reading the tree (a bad line anywhere comes first)
+        self.places = array("q")  # each record's line: file number << 40 | byte offset
 
     def __len__(self) -> int:
         return len(self.places)
 
     def __eq__(self, other: object) -> bool:
-        """Equal to a list of the same records (what the log reads as)."""
-        if isinstance(other, (list, tuple, MessageLog, TreeLog)):
+        if isinstance(other, (list, tuple, _Log)):
             return len(self) == len(other) and list(self) == list(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
     @overload
-    def __getitem__(self, index: int) -> Message: ...
+    def __getitem__(self, index: int) -> R: ...
     @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+    def __getitem__(self, index: slice) -> list[R]: ...
+    def __getitem__(self, index: int | slice) -> R | list[R]:
         if isinstance(index, slice):
             return [self[k] for k in range(*index.indices(len(self)))]
-        path, line = self._files.line(self.places[index])
-        try:
-            record = decode(line, tree=False)
-        except ValueError as error:
-            raise CorruptLine(path, -1, f"message {index}: {error}") from None
-        assert isinstance(record, Message)
-        return record
+        return self._record(self.places[index])
 
-    def text(self, i: int) -> str:
-        return self[i].text
+    def _record(self, place: int) -> R:
+        path, line = self._files.line(place)
+        try:
+            record = decode(line, tree=self.tree)
+        except ValueError as error:
+            raise CorruptLine(path, -1, f"the line at byte {place & _MASK}: {error}") from None
+        return cast(R, record)
 
     def close(self) -> None:
         self._files.close()
 
+    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, bytes, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+        """Each piece of each file (``_chunks``, ``_lines``) with the file's number, path, what its
+        scan found so far and its decoder of unframed lines; after a file's last piece, its torn
+        tail is settled (``self.tail``: the newest file's)."""
+        self.tail = Tail(files[-1] if files else None, 0, True)
+        for number, path in enumerate(files):
+            found = _File()
+            slow = _Slow(found, tree=self.tree)
+            ended = True
+            for offset, data, ended in _chunks(path):
+                yield number, path, found, slow, offset, data, ended, _lines(data, ended)
+            found.terminated = ended if found.lines else True
+            tail = _settle(path, found, number == len(files) - 1)
+            if tail is not None:
+                self.tail = tail
 
-class TreeLog(Sequence[NodeLine | MergeLine]):
+
+class MessageLog(_Log[Message]):
+    """The messages of a chat directory: ``log[i]`` decodes message ``i``'s line from disk."""
+
+    def __init__(self, directory: Path) -> None:
+        files = day_files(directory)
+        super().__init__(files)
+        self.keys: dict[str, int] = {}
+        gap: IdGap | None = None
+        count = 0
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends) in self._pieces(files):
+            if ended:
+                ok, ident = _frame_messages(a, w, starts, ends)
+            else:  # the last line has no newline: decoded (a torn write, or a marker)
+                ok, ident = _frame_messages(a, w, starts[:-1], ends[:-1])
+                ok, ident = np.append(ok, False), np.append(ident, np.int64(-1))
+            numbers = found.lines + 1
+            for k in np.flatnonzero(~ok).tolist():
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
+                if record is not None:
+                    assert isinstance(record, Message)
+                    ok[k] = True
+                    ident[k] = record.i
+                    if record.key is not None:
+                        self.keys[record.key] = record.i
+            found.lines += len(ok)
+            taken = np.flatnonzero(ok)
+            if len(taken):
+                ids = ident[taken]
+                wrong = np.flatnonzero(ids != np.arange(count, count + len(ids)))
+                if len(wrong) and gap is None:
+                    k = int(wrong[0])
+                    gap = IdGap(path, numbers + int(taken[k]), f"message id {int(ids[k])} where {count + k} is next: a gap in message ids")
+                self.places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+                count += len(taken)
+                found.last_record = numbers + int(taken[-1])
+                found.first_record = found.first_record or numbers + int(taken[0])
+        self.gap = gap  # the store raises it after reading the tree (a bad line anywhere comes first)
+
+    def text(self, i: int) -> str:
+        return self[i].text
+
+
+class TreeLog(_Log[NodeLine | MergeLine]):
     """The tree lines of a chat directory in log order (``log[k]`` decodes line ``k`` from disk),
     with what a restart needs at hand: the built sizes as the planner's rows, each node's place
     in the log, the merge lines, and the first node named twice or beyond the chat."""
 
+    tree = True
+
     def __init__(self, directory: Path, t: int) -> None:
         files = day_files(directory)
-        self._files = _Files(files)
-        self.places = array("q")
+        super().__init__(files)
         self.rows: list[list[int]] = [[]]
         self.order: list[array[int]] = [array("q")]
         self.merges: list[MergeLine] = []
         self.newest: Node | None = None
         self.problem: str | None = None
-        self.tail = Tail(files[-1] if files else None, 0, True)
         places = self.places
         sizes: list[np.ndarray] = []
         where: list[np.ndarray] = []
         first_problem = -1
-        for number, path in enumerate(files):
-            found = _File()
-            slow = _Slow(found, tree=True)
-            first_record = 0
-            ended = True
-            for offset, data, ended in _chunks(path):
-                a, w, starts, ends = _lines(data, ended)
-                if ended:
-                    ok, level, index, length = _frame_nodes(a, w, starts, ends)
-                else:
-                    ok, level, index, length = (np.append(x, y) for x, y in zip(_frame_nodes(a, w, starts[:-1], ends[:-1]), (False, 0, 0, 0)))
-                node = ok.copy()
-                numbers = found.lines + 1
-                for k in np.flatnonzero(~ok).tolist():
-                    record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
-                    if isinstance(record, MergeLine):
-                        ok[k] = True
-                        self.merges.append(record)
-                    elif isinstance(record, NodeLine):
-                        ok[k] = node[k] = True
-                        level[k], index[k], length[k] = record.node[0], record.node[1], len(record.text.encode("utf-8"))
-                found.lines += len(ok)
-                taken = np.flatnonzero(ok)
-                if not len(taken):
-                    continue
-                position = np.cumsum(ok) - 1 + len(places)  # each record's place in the log
-                places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
-                found.last_record = numbers + int(taken[-1])
-                first_record = first_record or numbers + int(taken[0])
-                nodes = np.flatnonzero(node)
-                if not len(nodes):
-                    continue
-                last = int(nodes[-1])
-                self.newest = (int(level[last]), int(index[last]))
-                bad = ((index[nodes] + 1) << level[nodes]) > t
-                for depth in np.unique(level[nodes]).tolist():
-                    mine = nodes[(level[nodes] == depth) & ~bad]
-                    at = index[mine]
-                    while len(sizes) <= depth:
-                        sizes.append(np.zeros(0, dtype=np.int64))
-                        where.append(np.zeros(0, dtype=np.int64))
-                    top = int(at.max()) + 1
-                    if top > len(sizes[depth]):
-                        grow = max(top, 2 * len(sizes[depth]))
-                        sizes[depth] = np.concatenate((sizes[depth], np.zeros(grow - len(sizes[depth]), dtype=np.int64)))
-                        where[depth] = np.concatenate((where[depth], np.full(grow - len(where[depth]), -1, dtype=np.int64)))
-                    before = where[depth][at] >= 0  # named in an earlier piece
-                    keep = mine[~before]
-                    where[depth][index[keep]] = position[keep]
-                    sizes[depth][index[keep]] = length[keep]
-                    twice = before | (where[depth][at] != position[mine])  # or twice in this piece
-                    if twice.any():
-                        again = mine[twice & (before | (where[depth][at] < position[mine]))]
-                        k = int(position[again].min())
-                        if first_problem < 0 or k < first_problem:
-                            first_problem = k
-                            m = int(again[position[again] == k][0])
-                            self.problem = f"node {(depth, int(index[m]))} logged twice or beyond the chat's {t} messages"
-                beyond = nodes[bad]
-                if len(beyond):
-                    m = int(beyond[0])
-                    if first_problem < 0 or int(position[m]) < first_problem:
-                        first_problem = int(position[m])
-                        self.problem = f"node {(int(level[m]), int(index[m]))} logged twice or beyond the chat's {t} messages"
-            found.terminated = ended if found.lines else True
-            tail = _settle(path, found, number == len(files) - 1, first_record)
-            if tail is not None:
-                self.tail = tail
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends) in self._pieces(files):
+            if ended:
+                ok, level, index, length = _frame_nodes(a, w, starts, ends)
+            else:
+                ok, level, index, length = (np.append(x, y) for x, y in zip(_frame_nodes(a, w, starts[:-1], ends[:-1]), (False, 0, 0, 0)))
+            node = ok.copy()
+            numbers = found.lines + 1
+            for k in np.flatnonzero(~ok).tolist():
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
+                if isinstance(record, MergeLine):
+                    ok[k] = True
+                    self.merges.append(record)
+                elif isinstance(record, NodeLine):
+                    ok[k] = node[k] = True
+                    level[k], index[k], length[k] = record.node[0], record.node[1], len(record.text.encode("utf-8"))
+            found.lines += len(ok)
+            taken = np.flatnonzero(ok)
+            if not len(taken):
+                continue
+            position = np.cumsum(ok) - 1 + len(places)  # each record's place in the log
+            places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+            found.last_record = numbers + int(taken[-1])
+            found.first_record = found.first_record or numbers + int(taken[0])
+            nodes = np.flatnonzero(node)
+            if not len(nodes):
+                continue
+            last = int(nodes[-1])
+            self.newest = (int(level[last]), int(index[last]))
+            bad = ((index[nodes] + 1) << level[nodes]) > t
+            for depth in np.unique(level[nodes]).tolist():
+                mine = nodes[(level[nodes] == depth) & ~bad]
+                at = index[mine]
+                while len(sizes) <= depth:
+                    sizes.append(np.zeros(0, dtype=np.int64))
+                    where.append(np.zeros(0, dtype=np.int64))
+                top = int(at.max()) + 1
+                if top > len(sizes[depth]):
+                    grow = max(top, 2 * len(sizes[depth]))
+                    sizes[depth] = np.concatenate((sizes[depth], np.zeros(grow - len(sizes[depth]), dtype=np.int64)))
+                    where[depth] = np.concatenate((where[depth], np.full(grow - len(where[depth]), -1, dtype=np.int64)))
+                before = where[depth][at] >= 0  # named in an earlier piece
+                keep = mine[~before]
+                where[depth][index[keep]] = position[keep]
+                sizes[depth][index[keep]] = length[keep]
+                twice = before | (where[depth][at] != position[mine])  # or twice in this piece
+                if twice.any():
+                    again = mine[twice & (before | (where[depth][at] < position[mine]))]
+                    k = int(position[again].min())
+                    if first_problem < 0 or k < first_problem:
+                        first_problem = k
+                        m = int(again[position[again] == k][0])
+                        self.problem = f"node {(depth, int(index[m]))} logged twice or beyond the chat's {t} messages"
+            beyond = nodes[bad]
+            if len(beyond):
+                m = int(beyond[0])
+                if first_problem < 0 or int(position[m]) < first_problem:
+                    first_problem = int(position[m])
+                    self.problem = f"node {(int(level[m]), int(index[m]))} logged twice or beyond the chat's {t} messages"
         for depth in range(len(sizes)):
             used = np.flatnonzero(where[depth] >= 0)
             top = int(used[-1]) + 1 if len(used) else 0
@@ -497,35 +506,6 @@ class TreeLog(Sequence[NodeLine | MergeLine]):
             self.rows[depth] = sizes[depth][:top].tolist()
             self.order[depth] = _array(where[depth][:top])
 
-    def __len__(self) -> int:
-        return len(self.places)
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to a list of the same records (what the log reads as)."""
-        if isinstance(other, (list, tuple, MessageLog, TreeLog)):
-            return len(self) == len(other) and list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @overload
-    def __getitem__(self, index: int) -> NodeLine | MergeLine: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[NodeLine | MergeLine]: ...
-    def __getitem__(self, index: int | slice) -> NodeLine | MergeLine | list[NodeLine | MergeLine]:
-        if isinstance(index, slice):
-            return [self[k] for k in range(*index.indices(len(self)))]
-        return self._record(self.places[index])
-
-    def _record(self, place: int) -> NodeLine | MergeLine:
-        path, line = self._files.line(place)
-        try:
-            record = decode(line, tree=True)
-        except ValueError as error:
-            raise CorruptLine(path, -1, f"a tree line at byte {place & _MASK}: {error}") from None
-        assert isinstance(record, (NodeLine, MergeLine))
-        return record
-
     def text(self, node: Node) -> str:
         """The line of built node ``node`` (StoreError when it was not logged)."""
         level, i = node
@@ -534,7 +514,4 @@ class TreeLog(Sequence[NodeLine | MergeLine]):
         record = self._record(self.places[self.order[level][i]])
         assert isinstance(record, NodeLine)
         return record.text
-
-    def close(self) -> None:
-        self._files.close()
 
