@@ -15,12 +15,12 @@ import pytest
 
 from eukhe.memory import NODE, PLACEHOLDER
 from eukhe.memory.chat import Chat, Config
-from eukhe.memory.daylog import read
+from eukhe.memory.index import TreeLog
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.importer import import_sessions
 from eukhe.memory.lines import CAP, cap_text, conversation_lines, split_text
 from eukhe.memory.owner import Memory
-from eukhe.memory.records import IdGap, Kind, Message, StoreError
+from eukhe.memory.records import IdGap, Kind, MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.store import Store
 from eukhe.session import Store as Sessions
 from eukhe.session import assistant, user
@@ -206,7 +206,7 @@ def test_short_messages_are_their_own_lines(tmp_path: Path) -> None:
 
 
 def _tree_nodes(directory: Path) -> list[tuple[int, int]]:
-    return [r.node for r, _p, _l in read(directory / "tree", tree=True).records if hasattr(r, "node")]
+    return [r.node for r in TreeLog(directory / "tree", 10**9) if isinstance(r, NodeLine)]
 
 
 def test_deleting_the_saved_view_reproduces_the_identical_view(tmp_path: Path) -> None:
@@ -230,7 +230,7 @@ def test_deleting_the_saved_view_reproduces_the_identical_view(tmp_path: Path) -
 def test_the_view_folds_from_the_logged_merges(tmp_path: Path) -> None:
     store, durable = opened(tmp_path)
     run_history(durable, random.Random(5), 200)
-    merges = [r for r, _p, _l in read(tmp_path / "tree", tree=True).records if hasattr(r, "lines")]
+    merges = [r for r in TreeLog(tmp_path / "tree", 10**9) if isinstance(r, MergeLine)]
     assert any(m.lines for m in merges), "the history must batch"
     live = view_of(durable)
     store.close()

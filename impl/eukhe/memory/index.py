@@ -8,12 +8,14 @@ node line's level, index and size, a merge line whole. Texts stay on disk: ``Mes
 planner reads a line's text the same way (``TreeLog.text``, ``MessageLog.text``).
 
 Each line is checked as it is scanned. A line written as ``records.encode`` writes it (the fields
-in that order, whole numbers without leading zeros, a text with no quote or backslash whose byte
-count is its ``size``) is taken from its frame; any other line is decoded whole by
-``records.decode`` (keys, escapes, old kinds, torn markers, merge lines, bad lines). The text of a
+in that order, whole numbers without leading zeros, a text whose escapes are of one byte and whose
+decoded byte count is its ``size``; a message's date of 25 characters) is taken from its frame
+(found for a whole piece at once, as arrays); any other line is decoded whole by
+``records.decode`` (keys, \\u escapes, old kinds, torn markers, bad lines; merge lines are
+matched whole and decoded). The text of a
 framed line is not decoded at the start: bytes that are not UTF-8 in it (a line no writer of this
 log makes) are reported when the text is read. The torn tail, the markers and the errors are
-those of ``daylog.read`` (the same rules, on the lines' numbers).
+those ``eukhe.memory.daylog`` describes.
 """
 
 from __future__ import annotations
@@ -77,10 +79,11 @@ class _File:
     markers: dict[int, Torn] = field(default_factory=dict)
     last_record: int = 0
     first_record: int = 0
+    skip: set[int] = field(default_factory=set)  # the lines the file's markers skip (found first)
 
 
 def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
-    """The torn tail of one scanned file (None: none), or the CorruptLine ``daylog.read`` raises."""
+    """The torn tail of one scanned file (None: none), or the CorruptLine of a bad line before it."""
     skipped: set[int] = set()
     marked = 0
     for number in sorted(found.markers):
@@ -89,10 +92,6 @@ def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
             raise CorruptLine(path, number, f"a torn marker naming line {torn.line}, not a line before it")
         skipped.update(range(torn.line, number + 1))
         marked = number
-    for number in sorted(found.markers):  # a marker skips the torn lines before it, never a record
-        start = found.markers[number].line
-        if start <= found.last_record and any(n not in found.bad and n not in found.markers for n in range(max(start, found.first_record), number)):
-            raise CorruptLine(path, number, f"a torn marker naming line {start}, which is before a good line")
     last_good = max(found.last_record, marked)
     first_torn = last_good + 1
     if not found.terminated and last_good == found.lines:
@@ -286,6 +285,29 @@ def _lines(data: bytes, ended: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return a, w, starts, ends
 
 
+def _markers(path: Path, slow: _Slow) -> None:
+    """The torn markers of a file, and the lines they skip (``found.markers``, ``found.skip``),
+    before its lines are read: a marker skips the lines from the one it names up to itself, also
+    a whole line whose newline only the terminating write gave it. Only a line with ``"torn"``
+    outside a string can be a marker: a file without those bytes is passed at once."""
+    found = slow.found
+    number = 0
+    for _offset, data, ended in _chunks(path):
+        at = data.find(b'"torn"')
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            line = number + data.count(b"\n", 0, start) + 1
+            slow.decode(line, data[start:end], ended or end < len(data))  # a marker is noted in found
+            found.bad.pop(line, None)  # a bad line is read again, in order, with the others
+            at = data.find(b'"torn"', end)
+        number += data.count(b"\n") + (0 if ended else 1)
+    for line, torn in found.markers.items():
+        if 0 < torn.line < line:
+            found.skip.update(range(torn.line, line + 1))
+
+
 class _Slow:
     """The lines a piece's framing did not take, decoded whole."""
 
@@ -361,7 +383,7 @@ class _Log(Sequence[R]):
     def close(self) -> None:
         self._files.close()
 
-    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, bytes, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, bytes, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
         """Each piece of each file (``_chunks``, ``_lines``) with the file's number, path, what its
         scan found so far and its decoder of unframed lines; after a file's last piece, its torn
         tail is settled (``self.tail``: the newest file's)."""
@@ -369,9 +391,16 @@ class _Log(Sequence[R]):
         for number, path in enumerate(files):
             found = _File()
             slow = _Slow(found, tree=self.tree)
+            _markers(path, slow)
             ended = True
+            lines = 0
             for offset, data, ended in _chunks(path):
-                yield number, path, found, slow, offset, data, ended, _lines(data, ended)
+                a, w, starts, ends = _lines(data, ended)
+                skipped = np.zeros(len(starts), dtype=bool)
+                if found.skip:  # a file an earlier writer terminated: its markers' lines are passed over
+                    skipped[[k for k in range(len(starts)) if lines + 1 + k in found.skip]] = True
+                lines += len(starts)
+                yield number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped)
             found.terminated = ended if found.lines else True
             tail = _settle(path, found, number == len(files) - 1)
             if tail is not None:
@@ -387,14 +416,15 @@ class MessageLog(_Log[Message]):
         self.keys: dict[str, int] = {}
         gap: IdGap | None = None
         count = 0
-        for number, path, found, slow, offset, data, ended, (a, w, starts, ends) in self._pieces(files):
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files):
             if ended:
                 ok, ident = _frame_messages(a, w, starts, ends)
             else:  # the last line has no newline: decoded (a torn write, or a marker)
                 ok, ident = _frame_messages(a, w, starts[:-1], ends[:-1])
                 ok, ident = np.append(ok, False), np.append(ident, np.int64(-1))
             numbers = found.lines + 1
-            for k in np.flatnonzero(~ok).tolist():
+            ok &= ~skipped
+            for k in np.flatnonzero(~ok & ~skipped).tolist():
                 record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
                 if record is not None:
                     assert isinstance(record, Message)
@@ -439,21 +469,27 @@ class TreeLog(_Log[NodeLine | MergeLine]):
         sizes: list[np.ndarray] = []
         where: list[np.ndarray] = []
         first_problem = -1
-        for number, path, found, slow, offset, data, ended, (a, w, starts, ends) in self._pieces(files):
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files):
             if ended:
                 ok, level, index, length = _frame_nodes(a, w, starts, ends)
             else:
                 ok, level, index, length = (np.append(x, y) for x, y in zip(_frame_nodes(a, w, starts[:-1], ends[:-1]), (False, 0, 0, 0)))
             node = ok.copy()
+            huge: list[tuple[int, Node]] = []
             numbers = found.lines + 1
-            for k in np.flatnonzero(~ok).tolist():
+            ok &= ~skipped
+            for k in np.flatnonzero(~ok & ~skipped).tolist():
                 record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
                 if isinstance(record, MergeLine):
                     ok[k] = True
                     self.merges.append(record)
                 elif isinstance(record, NodeLine):
-                    ok[k] = node[k] = True
-                    level[k], index[k], length[k] = record.node[0], record.node[1], len(record.text.encode("utf-8"))
+                    ok[k] = True
+                    if record.node[0] > 62 or record.node[1] >= t:  # no node of the chat (nor an int64)
+                        huge.append((k, record.node))
+                    else:
+                        node[k] = True
+                        level[k], index[k], length[k] = record.node[0], record.node[1], len(record.text.encode("utf-8"))
             found.lines += len(ok)
             taken = np.flatnonzero(ok)
             if not len(taken):
@@ -462,13 +498,17 @@ class TreeLog(_Log[NodeLine | MergeLine]):
             places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
             found.last_record = numbers + int(taken[-1])
             found.first_record = found.first_record or numbers + int(taken[0])
+            for k, far in huge:
+                if first_problem < 0 or int(position[k]) < first_problem:
+                    first_problem = int(position[k])
+                    self.problem = f"node {far} logged twice or beyond the chat's {t} messages"
             nodes = np.flatnonzero(node)
             if not len(nodes):
                 continue
             last = int(nodes[-1])
             self.newest = (int(level[last]), int(index[last]))
-            bad = ((index[nodes] + 1) << level[nodes]) > t
-            for depth in np.unique(level[nodes]).tolist():
+            bad = index[nodes] + 1 > np.right_shift(np.int64(t), np.minimum(level[nodes], 62))  # ends at or past t
+            for depth in np.unique(level[nodes[~bad]]).tolist():
                 mine = nodes[(level[nodes] == depth) & ~bad]
                 at = index[mine]
                 while len(sizes) <= depth:
@@ -483,14 +523,16 @@ class TreeLog(_Log[NodeLine | MergeLine]):
                 keep = mine[~before]
                 where[depth][index[keep]] = position[keep]
                 sizes[depth][index[keep]] = length[keep]
-                twice = before | (where[depth][at] != position[mine])  # or twice in this piece
-                if twice.any():
-                    again = mine[twice & (before | (where[depth][at] < position[mine]))]
-                    k = int(position[again].min())
+                # named again: after an earlier piece (its own place), or within this piece (the
+                # place of the last naming, which the assignment kept, is a later one)
+                later = np.concatenate((position[mine[before]], where[depth][at[~before & (where[depth][at] != position[mine])]]))
+                if len(later):
+                    k = int(later.min())
                     if first_problem < 0 or k < first_problem:
                         first_problem = k
-                        m = int(again[position[again] == k][0])
-                        self.problem = f"node {(depth, int(index[m]))} logged twice or beyond the chat's {t} messages"
+                        m = int(mine[int(np.flatnonzero(position[mine] == k)[0])]) if (position[mine] == k).any() else -1
+                        named = (depth, int(index[m])) if m >= 0 else (depth, -1)
+                        self.problem = f"node {named} logged twice or beyond the chat's {t} messages"
             beyond = nodes[bad]
             if len(beyond):
                 m = int(beyond[0])
