@@ -258,6 +258,7 @@ from pathlib import Path  # noqa: E402
 from eukhe.memory import daylog  # noqa: E402
 from eukhe.memory import lines as L  # noqa: E402
 from eukhe.memory.fold import FoldError  # noqa: E402
+from eukhe.memory import index  # noqa: E402
 from eukhe.memory.index import MessageLog, TreeLog  # noqa: E402
 from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, StoreError, Torn  # noqa: E402
 from eukhe.memory.store import Store  # noqa: E402
@@ -393,6 +394,29 @@ def _round_trip(many: list[Record]) -> bool:
     return back == [r for r in many if isinstance(r, Message)] + [r for r in many if not isinstance(r, Message)]
 
 
+def _scanned(texts: list[str], chunk: int) -> bool:
+    """Messages and node lines of any text written as the store writes them read back whole
+    through the store's scan when it reads the files in pieces of ``chunk`` bytes (pieces cut
+    inside lines, lines longer than a piece), with each node's size in the planner's rows."""
+    messages = [Message(i, Kind.USER, text or "x", CLOCK) for i, text in enumerate(texts)]
+    nodes = [NodeLine((0, i), text or "x") for i, text in enumerate(texts)]
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        (folder / "tree").mkdir()
+        (folder / "2026-11-30.jsonl").write_bytes(b"".join(encode(m) for m in messages))
+        (folder / "tree" / "2026-11-30.jsonl").write_bytes(b"".join(encode(n) for n in nodes))
+        before, index.CHUNK = index.CHUNK, chunk
+        try:
+            got, tree = MessageLog(folder), TreeLog(folder / "tree", len(texts))
+        finally:
+            index.CHUNK = before
+        same = list(got) == messages and list(tree) == nodes and tree.rows[0] == [O.size_of(n.text) for n in nodes]
+        texts_back = all(tree.text(n.node) == n.text and got.text(n.node[1]) == n.text for n in nodes)
+        got.close()
+        tree.close()
+        return same and texts_back and tree.problem is None and got.gap is None
+
+
 @law(
     "store_lines_read_back",
     "memory rule 1, D2, D3, F1",
@@ -407,6 +431,7 @@ def log_lines_read_back() -> Evidence:
     return also(
         bounded(cases, _reads, label="every line shape of the three line kinds: each field missing or of each JSON type, unknown fields, every kind, non-objects"),
         examples(_round_trip, many=st.lists(records, max_size=CAP)),
+        examples(_scanned, texts=st.lists(st.text(), max_size=CAP), chunk=st.integers(1, 400)),
     )
 
 

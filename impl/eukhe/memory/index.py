@@ -249,40 +249,62 @@ def _frame_nodes(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> 
     return ok, level, index, length
 
 
-def _chunks(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """The file in pieces that end at a newline (the last piece may not): each with its offset,
-    and whether it ends with a newline."""
-    offset = 0
-    rest = b""
-    with open(path, "rb", buffering=0) as handle:
-        while True:
-            data = handle.read(CHUNK)
-            if not data:
-                break
-            data = rest + data
-            end = data.rfind(b"\n")
-            if end < 0:
-                rest = data
+def _chunks(path: Path) -> Iterator[tuple[int, np.ndarray, int, bool]]:
+    """The file in pieces that end at a newline (the last piece may not): each with its offset, as
+    a buffer of its ``n`` bytes followed by 8 zero bytes (``_lines``), and whether it ends with a
+    newline. The buffer is read into directly and reused: a piece is used before the next."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        want = CHUNK
+        buffer = np.zeros(want + 8, dtype=np.uint8)
+        offset = 0
+        while offset < size:
+            n = os.preadv(fd, [buffer.data[:want]], offset)
+            if n <= 0:
+                return  # the file shrank under the reader: what was read is what there is
+            if offset + n >= size:
+                buffer[n : n + 8] = 0
+                yield offset, buffer[: n + 8], n, bool(buffer[n - 1] == 10)
+                return
+            end = -1
+            tail = n
+            while end < 0 and tail > 0:  # the last newline, looked for from the end
+                found = np.flatnonzero(buffer[max(0, tail - 65_536) : tail] == 10)
+                end = int(found[-1]) + max(0, tail - 65_536) if len(found) else -1
+                tail -= 65_536
+            if end < 0:  # one line longer than the buffer: a larger one
+                want *= 2
+                buffer = np.zeros(want + 8, dtype=np.uint8)
                 continue
-            rest = data[end + 1 :]
-            yield offset, data[: end + 1], True
+            buffer[end + 1 : end + 9] = 0
+            yield offset, buffer[: end + 9], end + 1, True
             offset += end + 1
-    if rest:
-        yield offset, rest, False
+    finally:
+        os.close(fd)
 
 
-def _lines(data: bytes, ended: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The piece as bytes, as the 8-byte words from each byte (``_is``), and its lines' starts and
-    ends (the newline's position, or the end)."""
-    padded = np.zeros(len(data) + 8, dtype=np.uint8)
-    padded[: len(data)] = np.frombuffer(data, dtype=np.uint8)
-    a = padded[: len(data)]
-    w = np.ndarray(shape=(len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
+def _lines(buffer: np.ndarray, n: int, ended: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The piece's ``n`` bytes, the 8-byte words from each byte (``_is``), and its lines' starts
+    and ends (the newline's position, or the end)."""
+    a = buffer[:n]
+    w = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=buffer, strides=(1,))
     ends = np.flatnonzero(a == 10).astype(np.int64)
     if not ended:
-        ends = np.append(ends, np.int64(len(a)))
+        ends = np.append(ends, np.int64(n))
     starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1] + 1))
     return a, w, starts, ends
+
+
+def _may_mark(path: Path) -> bool:
+    """Whether the file holds the bytes ``"torn"`` (outside a string only a marker does)."""
+    with open(path, "rb", buffering=0) as handle:
+        carry = b""
+        while block := handle.read(CHUNK):
+            if (carry + block[:8]).find(b'"torn"') >= 0 or block.find(b'"torn"') >= 0:
+                return True
+            carry = block[-8:]
+    return False
 
 
 def _markers(path: Path, slow: _Slow) -> None:
@@ -291,8 +313,11 @@ def _markers(path: Path, slow: _Slow) -> None:
     a whole line whose newline only the terminating write gave it. Only a line with ``"torn"``
     outside a string can be a marker: a file without those bytes is passed at once."""
     found = slow.found
+    if not _may_mark(path):
+        return
     number = 0
-    for _offset, data, ended in _chunks(path):
+    for _offset, buffer, n, ended in _chunks(path):
+        data = buffer[:n].tobytes()
         at = data.find(b'"torn"')
         while at >= 0:
             start = data.rfind(b"\n", 0, at) + 1
@@ -383,7 +408,7 @@ class _Log(Sequence[R]):
     def close(self) -> None:
         self._files.close()
 
-    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, bytes, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, np.ndarray, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
         """Each piece of each file (``_chunks``, ``_lines``) with the file's number, path, what its
         scan found so far and its decoder of unframed lines; after a file's last piece, its torn
         tail is settled (``self.tail``: the newest file's)."""
@@ -394,8 +419,8 @@ class _Log(Sequence[R]):
             _markers(path, slow)
             ended = True
             lines = 0
-            for offset, data, ended in _chunks(path):
-                a, w, starts, ends = _lines(data, ended)
+            for offset, data, n, ended in _chunks(path):
+                a, w, starts, ends = _lines(data, n, ended)
                 skipped = np.zeros(len(starts), dtype=bool)
                 if found.skip:  # a file an earlier writer terminated: its markers' lines are passed over
                     skipped[[k for k in range(len(starts)) if lines + 1 + k in found.skip]] = True
@@ -425,7 +450,7 @@ class MessageLog(_Log[Message]):
             numbers = found.lines + 1
             ok &= ~skipped
             for k in np.flatnonzero(~ok & ~skipped).tolist():
-                record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]].tobytes(), ended or k < len(ok) - 1)
                 if record is not None:
                     assert isinstance(record, Message)
                     ok[k] = True
@@ -479,7 +504,7 @@ class TreeLog(_Log[NodeLine | MergeLine]):
             numbers = found.lines + 1
             ok &= ~skipped
             for k in np.flatnonzero(~ok & ~skipped).tolist():
-                record = slow.decode(numbers + k, data[starts[k] : ends[k]], ended or k < len(ok) - 1)
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]].tobytes(), ended or k < len(ok) - 1)
                 if isinstance(record, MergeLine):
                     ok[k] = True
                     self.merges.append(record)
