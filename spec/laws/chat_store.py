@@ -668,6 +668,7 @@ def logged_texts_are_whole_or_clipped() -> Evidence:
 # -- one owner per chat (rule 7) and import (rule 5) -----------------------------------------------
 
 import fcntl  # noqa: E402
+from datetime import datetime as _datetime  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
@@ -693,6 +694,7 @@ class OneOwner(RuleBasedStateMachine):
         self.where = Path(tempfile.mkdtemp(prefix="eukhe-owner-"))
         self.handles: list[Memory] = []
         self.texts: list[str] = []
+        self.images: dict[int, list[tuple[str, bytes]]] = {}  # rule 53: each message's images
 
     @precondition(lambda self: len(self.handles) < 3)
     @rule()
@@ -715,6 +717,36 @@ class OneOwner(RuleBasedStateMachine):
         self.texts.append(text)
 
     @precondition(lambda self: bool(self.handles))
+    @rule(k=st.integers(0, 2), i=st.integers(0, 40), data=st.binary(max_size=64), base64_bad=st.booleans())
+    def image(self, k: int, i: int, data: bytes, base64_bad: bool) -> None:
+        """Rule 53: an image of message ``i`` is kept through any handle; one of no message, a
+        name taken twice, a bad name or bytes not in base64 is refused."""
+        handle = self.handles[k % len(self.handles)]
+        kept = self.images.setdefault(i, []) if i < len(self.texts) else []
+        name = f"shot{len(kept)}.png"
+        if base64_bad:
+            try:
+                handle._call({"op": "image", "id": i, "name": name, "data": "*not base64*"})
+            except ValueError:
+                return
+            raise AssertionError("bytes not in base64 were kept")
+        if i >= len(self.texts):
+            try:
+                handle.save_image(i, name, data)
+            except ValueError:
+                return
+            raise AssertionError("an image of no message was kept")
+        path = handle.save_image(i, name, data)
+        assert path.name == name and path.read_bytes() == data
+        kept.append((name, data))
+        for taken in (name, "../up.png", ""):
+            try:
+                handle.save_image(i, taken, data)
+            except StoreError:
+                continue
+            raise AssertionError(f"the image name {taken!r} was taken")
+
+    @precondition(lambda self: bool(self.handles))
     @rule(k=st.integers(0, 2), n=st.integers(0, 4))
     def read(self, k: int, n: int) -> None:
         handle = self.handles[k % len(self.handles)]
@@ -722,7 +754,12 @@ class OneOwner(RuleBasedStateMachine):
         assert status["messages"] == len(self.texts) and status_line(status).startswith("mem ")
         if self.texts:
             last = len(self.texts) - 1
-            assert handle.zoom(last, 1) == [f"{last}+1|{flatten(self.texts[last])}"]
+            zoomed = handle.zoom(last, 1)
+            assert zoomed == [f"{last}+1|{flatten(self.texts[last])}"]
+            assert [(p.name, p.read_bytes()) for p in zoomed.images] == sorted(self.images.get(last, []))
+            assert _datetime.fromisoformat(handle.date(last)).tzinfo is not None, "a message's date has its offset"
+            if last % 2 == 1:
+                assert handle.zoom(last - 1, 2).images == [], "only zoom(id, 1) gives images"
         bad = (lambda: handle.zoom(0, 3), lambda: handle.zoom(len(self.texts), 1 << n), lambda: handle.date(len(self.texts)))[n % 3]
         try:
             bad()
