@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from bridge.core import Bridge, Event, dumps
 from eukhe.memory import BLOCK, NODE
@@ -177,18 +178,64 @@ def _zoom(chat: Chat, ident: int, n: int) -> str:
     return f"zoom {ident}+{n} " + " || ".join(lines)
 
 
-def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
-    """The production transcript of a scenario, and the rule cases it reached."""
-    chat = Chat()
+class Driver(Protocol):
+    """What the printer drives: ``chat``, the planner it reads, and ``act``, the object the events
+    go to (the planner itself, or the planner on its store: ``bridge.optchat_store``)."""
+
+    cases: set[str]
+
+    @property
+    def chat(self) -> Chat: ...
+
+    @property
+    def act(self) -> Acting: ...
+
+    def configure(self, config: Config) -> None: ...
+
+    def other(self, kind: object, event: Event) -> str | None:
+        """The text an event this printer does not know adds to its line (None: unknown)."""
+
+
+class Acting(Protocol):
+    def message(self, text: str) -> object: ...
+    def done(self, k: int, line: str) -> Node | None: ...
+    def fail(self, k: int) -> Node | None: ...
+    def wait(self) -> None: ...
+    def go(self) -> None: ...
+    def tick(self) -> None: ...
+
+
+class _Planner:
+    """The planner alone: this bridge's production side."""
+
+    def __init__(self) -> None:
+        self.chat = Chat()
+        self.cases: set[str] = set()
+
+    @property
+    def act(self) -> Chat:
+        return self.chat
+
+    def configure(self, config: Config) -> None:
+        self.chat = Chat(config)
+
+    def other(self, kind: object, event: Event) -> str | None:
+        return None
+
+
+def play(events: Sequence[Event], driver: Driver, shown: frozenset[str] = frozenset()) -> tuple[list[str], set[str]]:
+    """The production transcript of a scenario, and the rule cases it reached; the views are
+    shown after each batch and after the events named in ``shown``."""
     base, spread = 400, 113
     out: list[str] = []
     cases: set[str] = set()
     for number, event in enumerate(events):
         kind = event.get("e")
         extra = ""
+        chat, act = driver.chat, driver.act
         if kind == "config":
             cases |= chat.cases
-            chat = Chat(
+            driver.configure(
                 Config(
                     jobs=int(event.get("jobs", 8)),
                     ceiling=int(event.get("ceiling", 128_000)),
@@ -199,54 +246,62 @@ def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
             )
             base, spread = int(event.get("base", 400)), int(event.get("spread", 113))
         elif kind == "m":
-            chat.message(filler(f"m{chat.t}", int(event["size"])))
+            act.message(filler(f"m{chat.t}", int(event["size"])))
         elif kind == "done":
             if chat.running:
                 node = chat.running[int(event["k"]) % len(chat.running)]
-                chat.done(int(event["k"]), filler(name(node), int(event["size"])))
+                act.done(int(event["k"]), filler(name(node), int(event["size"])))
         elif kind == "fail":
-            chat.fail(int(event["k"]))
+            act.fail(int(event["k"]))
         elif kind == "idle":
             while chat.running:
                 node = chat.running[0]
-                chat.done(0, filler(name(node), line_size(node, base, spread)))
+                act.done(0, filler(name(node), line_size(node, base, spread)))
         elif kind == "wait":
-            chat.wait()
+            act.wait()
         elif kind == "go":
-            chat.go()
+            act.go()
         elif kind == "tick":
-            chat.tick()
+            act.tick()
         elif kind == "zoom":
             extra = " " + _zoom(chat, int(event["id"]), int(event["n"]))
         else:
-            extra = f" unknown event {kind!r}"
+            cases |= chat.cases
+            said = driver.other(kind, event)
+            extra = f" unknown event {kind!r}" if said is None else said
+        chat = driver.chat
         out.append(f"{number} {kind} {_status(chat)}{extra}")
-        if kind == "m" and chat.batch > 0:
+        if kind in shown or (kind == "m" and chat.batch > 0):
             out.extend(_show(number, chat))
-    out.extend(_show(len(events), chat))
-    return out, cases | chat.cases
+    out.extend(_show(len(events), driver.chat))
+    return out, cases | driver.chat.cases | driver.cases
 
 
-_CASES: dict[str, frozenset[str]] = {}
+def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
+    """The production transcript of a scenario, and the rule cases it reached."""
+    return play(events, _Planner())
 
 
-def _key(events: Sequence[Event]) -> str:
-    return hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()
+class Recorded:
+    """A production printer whose rule cases are kept per scenario, for the coverage check."""
 
+    def __init__(self, run: Callable[[Sequence[Event]], tuple[list[str], set[str]]], classes: Callable[[Sequence[Event]], set[str]] | None = None) -> None:
+        self.run = run
+        self.classes = classes
+        self.cases: dict[str, frozenset[str]] = {}
 
-def production(events: Sequence[Event]) -> list[str]:
-    lines, cases = run(events)
-    _CASES[_key(events)] = frozenset(cases)
-    return lines
+    def production(self, events: Sequence[Event]) -> list[str]:
+        lines, cases = self.run(events)
+        self.cases[hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()] = frozenset(cases)
+        return lines
 
-
-def reached(events: Sequence[Event]) -> set[str]:
-    """The rule cases a scenario reaches, as the production planner records them, and the input
-    classes its events hold (``classes``)."""
-    key = _key(events)
-    if key not in _CASES:
-        production(events)
-    return set(_CASES[key]) | classes(events)
+    def reached(self, events: Sequence[Event]) -> set[str]:
+        """The rule cases a scenario reaches, as the production planner records them, and the
+        input classes its events hold."""
+        key = hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()
+        if key not in self.cases:
+            self.production(events)
+        return set(self.cases[key]) | (self.classes(events) if self.classes is not None else set())
 
 
 def classes(events: Sequence[Event]) -> set[str]:
@@ -313,12 +368,14 @@ def _model(events: Sequence[Event]) -> list[str]:
     return transcript(events)
 
 
+RECORDED = Recorded(run, classes)
+
 BRIDGE = Bridge(
     area="optchat",
     count=COUNT,
     generate=generate,
     model=_model,
-    production=production,
+    production=RECORDED.production,
     cases=CASES,
-    reached=reached,
+    reached=RECORDED.reached,
 )

@@ -12,19 +12,17 @@ This printer drives eukhe code only: it never imports the model.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from bridge.core import Bridge, Event, dumps
-from bridge.optchat import _late, _show, _status, _zoom, filler, line_size
-from eukhe.memory.chat import Config
+from bridge.core import Bridge, Event
+from bridge.optchat import Recorded, _late, play
+from eukhe.memory.chat import Chat, Config
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.store import Store
-from eukhe.memory.view import name
 
 COUNT = 8
 CLOCK = "2026-11-30T12:00:00+00:00"
@@ -89,15 +87,26 @@ def generate(index: int) -> list[Event]:
 
 
 class _Run:
-    """One scenario's chat on its store in a directory of its own."""
+    """One scenario's chat on its store in a directory of its own (a ``bridge.optchat.Driver``)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config = Config()
-        self.base, self.spread = 400, 113
         self.store: Store | None = None
-        self.chat = self._open(fresh=True)
+        self.durable = self._open(fresh=True)
         self.cases: set[str] = set()
+
+    @property
+    def chat(self) -> Chat:
+        return self.durable.chat
+
+    @property
+    def act(self) -> DurableChat:
+        return self.durable
+
+    def configure(self, config: Config) -> None:
+        self.config = config
+        self.durable = self._open(fresh=True)
 
     def _open(self, fresh: bool) -> DurableChat:
         if self.store is not None:
@@ -107,8 +116,11 @@ class _Run:
         self.store = Store(self.root, now=lambda: CLOCK)
         return DurableChat.open(self.config, self.store.messages, self.store.tree, self.store, lambda: CLOCK)
 
+    def other(self, kind: object, event: Event) -> str | None:
+        return self.restart() if kind == "restart" else None
+
     def restart(self) -> str:
-        chat = self.chat.chat
+        chat = self.chat
         if chat.running:
             self.cases.add("restart_running")
         if chat.open:
@@ -116,11 +128,11 @@ class _Run:
         if chat.waiting:
             self.cases.add("restart_waiting")
         self.cases.add("restart")
-        self.chat = self._open(fresh=False)
-        if self.chat.chat.merges:
+        self.durable = self._open(fresh=False)
+        if self.chat.merges:
             self.cases.add("restart_ready_merges")
         assert self.store is not None
-        if self.store.check(self.chat.chat.view.nodes) == "matches":
+        if self.store.check(self.chat.view.nodes) == "matches":
             self.cases.add("restart_view_json_matches")
         return f" log={self.store.lines[0]}+{self.store.lines[1]}"
 
@@ -129,79 +141,15 @@ def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
     root = Path(tempfile.mkdtemp(prefix="eukhe-bridge-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
     try:
         state = _Run(root / "chat")
-        out: list[str] = []
-        cases: set[str] = set()
-        for number, event in enumerate(events):
-            kind = event.get("e")
-            extra = ""
-            durable = state.chat
-            chat = durable.chat
-            if kind == "config":
-                cases |= chat.cases
-                state.config = Config(
-                    jobs=int(event.get("jobs", 8)),
-                    ceiling=int(event.get("ceiling", 128_000)),
-                    floor=int(event.get("floor", 64_000)),
-                    cceiling=int(event.get("cceiling", 32_000)),
-                    cfloor=int(event.get("cfloor", 16_000)),
-                )
-                state.base, state.spread = int(event.get("base", 400)), int(event.get("spread", 113))
-                state.chat = state._open(fresh=True)
-            elif kind == "m":
-                durable.message(filler(f"m{chat.t}", int(event["size"])))
-            elif kind == "done":
-                if chat.running:
-                    node = chat.running[int(event["k"]) % len(chat.running)]
-                    durable.done(int(event["k"]), filler(name(node), int(event["size"])))
-            elif kind == "fail":
-                durable.fail(int(event["k"]))
-            elif kind == "idle":
-                while chat.running:
-                    node = chat.running[0]
-                    durable.done(0, filler(name(node), line_size(node, state.base, state.spread)))
-            elif kind == "wait":
-                durable.wait()
-            elif kind == "go":
-                durable.go()
-            elif kind == "tick":
-                durable.tick()
-            elif kind == "zoom":
-                extra = " " + _zoom(chat, int(event["id"]), int(event["n"]))
-            elif kind == "restart":
-                cases |= chat.cases
-                extra = state.restart()
-            else:
-                extra = f" unknown event {kind!r}"
-            chat = state.chat.chat
-            out.append(f"{number} {kind} {_status(chat)}{extra}")
-            if kind == "restart" or (kind == "m" and chat.batch > 0):
-                out.extend(_show(number, chat))
-        out.extend(_show(len(events), state.chat.chat))
+        out = play(events, state, frozenset({"restart"}))
         if state.store is not None:
             state.store.close()
-        return out, cases | state.chat.chat.cases | state.cases
+        return out
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-_CASES: dict[str, frozenset[str]] = {}
-
-
-def _key(events: Sequence[Event]) -> str:
-    return hashlib.sha256(dumps(events).encode("utf-8")).hexdigest()
-
-
-def production(events: Sequence[Event]) -> list[str]:
-    lines, cases = run(events)
-    _CASES[_key(events)] = frozenset(cases)
-    return lines
-
-
-def reached(events: Sequence[Event]) -> set[str]:
-    key = _key(events)
-    if key not in _CASES:
-        production(events)
-    return set(_CASES[key])
+RECORDED = Recorded(run)
 
 
 CASES = frozenset(
@@ -232,7 +180,7 @@ BRIDGE = Bridge(
     count=COUNT,
     generate=generate,
     model=_model,
-    production=production,
+    production=RECORDED.production,
     cases=CASES,
-    reached=reached,
+    reached=RECORDED.reached,
 )

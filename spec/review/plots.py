@@ -50,7 +50,7 @@ def bench(laws_dir: Path, out: Path) -> Plot:
 
 
 def sawtooth(out: Path) -> Plot:
-    from eukhe.memory.simulate import PictureError, picture, simulate
+    from eukhe.commands.memory_simulate import PictureError, picture, simulate
 
     title = f"The sawtooth: view bytes over {SAWTOOTH_MESSAGES:,} synthetic messages"
     try:

@@ -15,12 +15,12 @@ import pytest
 
 from eukhe.memory import NODE, PLACEHOLDER
 from eukhe.memory.chat import Chat, Config
-from eukhe.memory.daylog import read
+from eukhe.memory.index import TreeLog
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.importer import import_sessions
 from eukhe.memory.lines import CAP, cap_text, conversation_lines, split_text
 from eukhe.memory.owner import Memory
-from eukhe.memory.records import IdGap, Kind, Message
+from eukhe.memory.records import IdGap, Kind, MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.store import Store
 from eukhe.session import Store as Sessions
 from eukhe.session import assistant, user
@@ -206,7 +206,7 @@ def test_short_messages_are_their_own_lines(tmp_path: Path) -> None:
 
 
 def _tree_nodes(directory: Path) -> list[tuple[int, int]]:
-    return [r.node for r, _p, _l in read(directory / "tree", tree=True).records if hasattr(r, "node")]
+    return [r.node for r in TreeLog(directory / "tree", 10**9) if isinstance(r, NodeLine)]
 
 
 def test_deleting_the_saved_view_reproduces_the_identical_view(tmp_path: Path) -> None:
@@ -230,7 +230,7 @@ def test_deleting_the_saved_view_reproduces_the_identical_view(tmp_path: Path) -
 def test_the_view_folds_from_the_logged_merges(tmp_path: Path) -> None:
     store, durable = opened(tmp_path)
     run_history(durable, random.Random(5), 200)
-    merges = [r for r, _p, _l in read(tmp_path / "tree", tree=True).records if hasattr(r, "lines")]
+    merges = [r for r in TreeLog(tmp_path / "tree", 10**9) if isinstance(r, MergeLine)]
     assert any(m.lines for m in merges), "the history must batch"
     live = view_of(durable)
     store.close()
@@ -351,6 +351,32 @@ def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:
         assert memory.append("hello") == [0]
         with Memory(directory) as client:
             assert not client.is_owner and client.view() == ["0+1|hello"]
+
+
+def test_a_message_zoomed_whole_comes_with_its_images(tmp_path: Path) -> None:
+    """Rule 53: zoom(id, 1) gives the message whole with its images (``images/<id>/``), for the
+    owner and for a client; a zoom of a merged line has none; an image of no message, or a name
+    taken twice, is refused."""
+    directory = tmp_path / "chat"
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    with Memory(directory, SMALL) as memory:
+        assert memory.append("look at this") == [0] and memory.append("and this") == [1]
+        saved = memory.save_image(0, "screen.png", png)
+        assert saved == directory / "images" / "0" / "screen.png" and saved.read_bytes() == png
+        zoomed = memory.zoom(0, 1)
+        assert zoomed == ["0+1|look at this"] and zoomed.images == [saved]
+        assert memory.zoom(1, 1).images == [] and memory.zoom(0, 2).images == []
+        with pytest.raises(ValueError, match="no message 2"):
+            memory.save_image(2, "late.png", png)
+        with pytest.raises(StoreError, match="already has an image"):
+            memory.save_image(0, "screen.png", png)
+        with Memory(directory, SMALL) as client:
+            assert not client.is_owner
+            seen = client.zoom(0, 1)
+            assert seen == ["0+1|look at this"] and seen.images == [saved]
+            assert client.save_image(1, "b.png", b"x").read_bytes() == b"x"
+    with Memory(directory, SMALL) as again:  # kept across a restart
+        assert again.zoom(0, 1).images == [saved] and [p.name for p in again.zoom(1, 1).images] == ["b.png"]
 
 
 def test_a_crash_while_terminating_a_torn_tail_loses_nothing(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from eukhe.cli import EnvironmentFault, UsageError, show_path
-    from eukhe.memory.simulate import PictureError, picture, require_matplotlib, simulate
+    from eukhe.commands.memory_simulate import PictureError, picture, require_matplotlib, simulate
 
     png: Path | None = args.png
     if png is not None:

@@ -4,6 +4,7 @@ zoom and date; rule 5 import):
     eukhe [--agent-dir D] memory                 status: mem N/128K, message and node counts
     eukhe memory view                            every view line, in <chat> ... </chat>
     eukhe memory zoom ID N                       zoom(ID, N): a line's two halves, or message ID whole
+                                                 with its images (rule 53: one `image PATH` line each)
     eukhe memory date ID                         the date and time of message ID
     eukhe memory import [--session-dir S]        earlier sessions in as note messages
 
@@ -97,8 +98,11 @@ def run_view(args: argparse.Namespace) -> int:
 
 def run_zoom(args: argparse.Namespace) -> int:
     with _memory(args) as memory:
-        for line in memory.zoom(args.id, args.n):
+        zoomed = memory.zoom(args.id, args.n)
+        for line in zoomed:
             print(line)
+        for path in zoomed.images:
+            print(f"image {path}")
     return 0
 
 

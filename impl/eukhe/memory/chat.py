@@ -26,8 +26,9 @@ D5); while a turn waits only the view's unbuilt lines start and other calls stop
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -43,9 +44,25 @@ from eukhe.memory import (
     WINDOW,
 )
 from eukhe.memory.text import cut, flatten, size
-from eukhe.memory.view import Node, View, first, last, name, planner, render_lines
+from eukhe.memory.view import Node, View, first, last, name, planner, render_lines, rows_of
 
 _CMERGE = ("-", "view", "ceiling")
+
+
+def put(rows: list[list[int]], order: list[array[int]], node: Node, length: int, position: int) -> None:
+    """Record node ``(l, i)`` built with a line of ``length`` bytes at ``position`` in the build
+    order (rows of sizes and of places, grown as needed)."""
+    level, i = node
+    while len(rows) <= level:
+        rows.append([])
+        order.append(array("q"))
+    row, place = rows[level], order[level]
+    if i >= len(row):
+        row.extend([0] * (i + 1 - len(row)))
+    if i >= len(place):
+        place.extend([-1] * (i + 1 - len(place)))
+    row[i] = length
+    place[i] = position
 
 
 class ZoomError(ValueError):
@@ -83,7 +100,10 @@ class Chat:
         self.view = View(self.core)
         self.cview = View(self.core, compaction=True)
         self.texts: dict[Node, str] = {}
-        self.messages: list[str] = []
+        self.messages: list[str] = []  # the texts of messages ``base``, ``base + 1``, ...
+        self.base = 0  # messages before ``base`` are read through ``message_at`` (a reopened log)
+        self.message_at: Callable[[int], str] | None = None
+        self.text_at: Callable[[Node], str] | None = None  # a built node's line kept on disk
         self._pending: dict[int, int] = {}
         self.unbuilt = 0
         self.fresh: deque[int] = deque()
@@ -126,7 +146,17 @@ class Chat:
         return self.core.size(node[0], node[1]) > 0
 
     def text(self, node: Node) -> str | None:
-        return self.texts.get(node)
+        line = self.texts.get(node)
+        if line is None and self.text_at is not None and self.core.size(node[0], node[1]) > 0:
+            return self.text_at(node)
+        return line
+
+    def message_text(self, i: int) -> str:
+        """Message ``i``'s text (from the log on disk for a reopened chat's older messages)."""
+        if i < self.base:
+            assert self.message_at is not None
+            return self.message_at(i)
+        return self.messages[i - self.base]
 
     def source_size(self, node: Node) -> int:
         if node[0] == 0:
@@ -139,9 +169,10 @@ class Chat:
         if not self.keep_texts:
             raise TextsNotKept(f"node {name(node)} needs its input, and texts are not kept")
         if node[0] == 0:
-            return self.messages[node[1]]
-        left, right = (node[0] - 1, 2 * node[1]), (node[0] - 1, 2 * node[1] + 1)
-        return self.texts[left] + "\n" + self.texts[right]
+            return self.message_text(node[1])
+        halves = self.text((node[0] - 1, 2 * node[1])), self.text((node[0] - 1, 2 * node[1] + 1))
+        assert halves[0] is not None and halves[1] is not None, f"the halves of {name(node)} are built"
+        return halves[0] + "\n" + halves[1]
 
     def build(self, node: Node, line: str | None, length: int | None = None) -> None:
         """Build ``node`` (once, rule 13); a parent whose halves are now both built is built at
@@ -206,21 +237,44 @@ class Chat:
         oldest first, merges whose halves are both built in the order they became ready
         (rule 42); then the first calls start. Built nodes are not merged upward here: the
         caller gives the free parents it wants built."""
+        rows: list[list[int]] = [[]]
+        order: list[array[int]] = [array("q")]
+        count = 0
+        for node, line in built:
+            put(rows, order, node, size(line), count)
+            if self.keep_texts:
+                self.texts[node] = line
+            count += 1
+        texts = list(messages)
+        self.restore_rows(len(texts), rows, order, count, lines, shrinking, fit, texts.__getitem__)
+        if self.keep_texts:
+            self.messages, self.base, self.message_at = texts, 0, None
+
+    def restore_rows(
+        self,
+        t: int,
+        rows: list[list[int]],
+        order: list[array[int]],
+        count: int,
+        lines: Sequence[Node],
+        shrinking: bool,
+        fit: bool,
+        message_at: Callable[[int], str],
+        text_at: Callable[[Node], str] | None = None,
+    ) -> None:
+        """``restore`` from the built sizes as rows (``rows[l][i]``: the size of node ``(l, i)``'s
+        line, 0 when not built; taken, not copied), each built node's place in the build order
+        (``order[l][i]``, -1 when not built), ``count`` built lines, and the messages' and
+        built lines' texts read on demand (``message_at``, ``text_at``: a log on disk; nothing is
+        read here but the unbuilt messages)."""
         core = self.core
         if core.t or self.built_count:
             raise ValueError("restore takes a new planner, not one with messages or built nodes")
-        t = len(messages)
-        order: dict[Node, int] = {}
-        for node, line in built:
-            level, i = node
-            core.store(level, i, size(line))
-            if self.keep_texts:
-                self.texts[node] = line
-            order[node] = len(order)
-            self.built_count += 1
+        core.rows = rows_of(rows)
+        self.built_count = count
         core.t = t
         if self.keep_texts:
-            self.messages = list(messages)
+            self.messages, self.base, self.message_at, self.text_at = [], t, message_at, text_at
         size_of = core.size
         codes = [i << 6 | level for level, i in lines]
         sizes = [size_of(level, i) or PLACEHOLDER_BYTES for level, i in lines]
@@ -232,16 +286,20 @@ class Chat:
         if core.with_cview:
             core.load(True, list(core.codes), list(core.sizes), dict(core.where))
             self.cview.refit(t, self.config.cfloor)
-        unbuilt = [i for i in range(t) if not size_of(0, i)]
+        row0 = rows[0]
+        unbuilt = [i for i, length in enumerate(islice(row0, t)) if not length] + list(range(min(len(row0), t), t))
         self.unbuilt = len(unbuilt)
         self.fresh = deque(unbuilt)
-        self._pending = {i: size(messages[i]) for i in unbuilt}
-        ready = sorted(
-            (max(position, order[(node[0], node[1] ^ 1)]), (node[0] + 1, node[1] >> 1))
-            for node, position in order.items()
-            if node[1] & 1 and (node[0], node[1] ^ 1) in order and (node[0] + 1, node[1] >> 1) not in order
-        )
-        self.merges = deque(up for _position, up in ready)
+        self._pending = {i: size(message_at(i)) for i in unbuilt}
+        ready: list[tuple[int, Node]] = []
+        for level in range(len(rows)):
+            row, place = rows[level], order[level]
+            above = rows[level + 1] if level + 1 < len(rows) else []
+            pairs = len(row) // 2
+            above_all = list(above[:pairs]) + [0] * max(0, pairs - len(above))
+            for j in [j for j, (a, b, p) in enumerate(zip(row[0::2], row[1::2], above_all)) if a and b and not p]:
+                ready.append((max(place[2 * j], place[2 * j + 1]), (level + 1, j)))
+        self.merges = deque(up for _position, up in sorted(ready))
         self._after()
 
     # -- the work queue ------------------------------------------------------------------------
@@ -427,6 +485,6 @@ class Chat:
             raise ZoomError(f"{ident}+{n} runs past the chat's {self.t} messages")
         level = n.bit_length() - 1
         if level == 0:
-            return [f"{ident}+1|{flatten(self.messages[ident]) if self.keep_texts else ''}"]
+            return [f"{ident}+1|{flatten(self.message_text(ident)) if self.keep_texts else ''}"]
         i = ident // n
         return render_lines([(level - 1, 2 * i), (level - 1, 2 * i + 1)], self.text)

@@ -1,10 +1,11 @@
 """Day files: one append-only log split into ``YYYY-MM-DD.jsonl`` files (memory.md rules 1, 2, 6).
 
-Reading: the files in name order, every line decoded. The lines of the newest file after its
-last good line (a last line without newline, or lines that are not good records: a write cut by
-a crash, also one cut while terminating an earlier tail) are its torn tail: skipped. A
-``{"torn": N}`` marker skips the lines from ``N`` up to itself (a tail an earlier writer
-terminated). Any other bad line is a ``CorruptLine`` naming the file and the line.
+Reading (``eukhe.memory.index``): the files in name order, every line checked. The lines of the
+newest file after its last good line (a last line without newline, or lines that are not good
+records: a write cut by a crash, also one cut while terminating an earlier tail) are its torn
+tail: skipped (``Tail``). A ``{"torn": N}`` marker skips the lines from ``N`` up to itself (a tail
+an earlier writer terminated). Any other bad line is a ``CorruptLine`` naming the file and the
+line.
 
 Appending: one ``os.write`` of one whole line, then ``fsync`` (rule 6: flush every write, never
 edit or delete). A writer that finds a torn tail terminates it first, in one write: a newline if
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from eukhe.memory.records import CorruptLine, Record, StoreError, Torn, decode_many, encode
+from eukhe.memory.records import Record, StoreError, Torn, encode
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,6 @@ class Tail:
     terminated: bool
 
 
-@dataclass(frozen=True)
-class Read:
-    records: list[tuple[Record, Path, int]]  # each good record with its file and line number
-    tail: Tail
-
-
 def day_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
@@ -48,48 +43,6 @@ def _is_day(name: str) -> bool:
     stem, dot, ext = name.partition(".")
     parts = stem.split("-")
     return ext == "jsonl" and bool(dot) and len(parts) == 3 and all(p.isdigit() for p in parts) and [len(p) for p in parts] == [4, 2, 2]
-
-
-def read(directory: Path, *, tree: bool) -> Read:
-    files = day_files(directory)
-    out: list[tuple[Record, Path, int]] = []
-    tail = Tail(files[-1] if files else None, 0, True)
-    for index, path in enumerate(files):
-        newest = index == len(files) - 1
-        data = path.read_bytes()
-        pieces = data.split(b"\n")
-        terminated = not pieces[-1]
-        lines = pieces[:-1] if terminated else pieces  # an unterminated last piece is a (torn) line
-        decoded = decode_many(lines if terminated else lines[:-1], tree=tree)
-        if not terminated:  # a torn write; but a whole marker that lost its newline still marks
-            last = decode_many(lines[-1:], tree=tree)[0]
-            decoded.append(last if isinstance(last, Torn) else "the line has no newline: a torn write")
-        skipped: set[int] = set()
-        marked = 0
-        for number, item in enumerate(decoded, 1):
-            if isinstance(item, Torn):
-                if not 0 < item.line < number:
-                    raise CorruptLine(path, number, f"a torn marker naming line {item.line}, not a line before it")
-                skipped.update(range(item.line, number + 1))
-                marked = number
-        good = [n for n, item in enumerate(decoded, 1) if not isinstance(item, str) and n not in skipped]
-        last_good = max(good + [marked])
-        first_torn = last_good + 1
-        if terminated is False and last_good == len(decoded):
-            unended = decoded[-1]
-            assert isinstance(unended, Torn)
-            first_torn = unended.line  # the marker's own write was cut before its newline
-        if first_torn <= len(decoded):
-            if not newest:
-                raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
-            tail = Tail(path, first_torn, terminated)
-        for number, item in enumerate(decoded[:last_good], 1):
-            if number in skipped:
-                continue
-            if isinstance(item, str):
-                raise CorruptLine(path, number, item)
-            out.append((item, path, number))
-    return Read(out, tail)
 
 
 class Appender:

@@ -21,6 +21,7 @@ from typing import Protocol
 from eukhe.memory import NODE
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.fold import reopen
+from eukhe.memory.index import MessageLog
 from eukhe.memory.records import Kind, MergeLine, Message, NodeLine
 from eukhe.memory.text import size
 from eukhe.memory.view import Node
@@ -41,8 +42,8 @@ class DurableChat:
         self.sink = sink
         self.clock = clock
         self.keys: dict[str, int] = {} if keys is None else keys
-        self.kinds: list[Kind] = []
-        self.dates: list[str] = []
+        self.log: Sequence[Message] = ()  # the messages it was reopened with (read on demand)
+        self.dates: list[str] = []  # the dates of the messages after them
 
     @classmethod
     def open(cls, config: Config, messages: Sequence[Message], tree: Sequence[NodeLine | MergeLine], sink: Sink, clock: Callable[[], str]) -> DurableChat:
@@ -53,9 +54,9 @@ class DurableChat:
                 sink.node(record)
             else:
                 sink.merge(record)
-        durable = cls(chat, sink, clock, {m.key: m.i for m in messages if m.key is not None})
-        durable.kinds = [m.kind for m in messages]
-        durable.dates = [m.date for m in messages]
+        keys = dict(messages.keys) if isinstance(messages, MessageLog) else {m.key: m.i for m in messages if m.key is not None}
+        durable = cls(chat, sink, clock, keys)
+        durable.log = messages
         sink.view(chat.view.nodes)
         return durable
 
@@ -79,7 +80,6 @@ class DurableChat:
         self.sink.message(Message(i, kind, text, date, key))
         if key is not None:
             self.keys[key] = i
-        self.kinds.append(kind)
         self.dates.append(date)
         running = [n for n in chat.running]
         before = list(chat.view.nodes) if chat.open or chat.view.total + NODE > chat.config.ceiling else None
@@ -116,4 +116,10 @@ class DurableChat:
         self.chat.tick()
 
     def size_of(self, i: int) -> int:
-        return size(self.chat.messages[i])
+        return size(self.chat.message_text(i))
+
+    def date(self, i: int) -> str:
+        """Message ``i``'s date (IndexError past the chat)."""
+        if not 0 <= i < self.chat.t:
+            raise IndexError(i)
+        return self.log[i].date if i < len(self.log) else self.dates[i - len(self.log)]

@@ -16,6 +16,7 @@ Errors: ``MemoryBusy`` (no owner could be reached or claimed), ``StoreError`` fr
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
@@ -38,6 +39,15 @@ from eukhe.memory.view import render_lines
 LOCK = "lock"
 OWNER = "owner"
 CLAIM_SECONDS = 10.0
+
+
+class Zoom(list[str]):
+    """What zoom(id, n) gives: its lines (a list), and for n = 1 the message's ``images`` (rule 53:
+    the files under ``images/<id>/``)."""
+
+    def __init__(self, lines: list[str], images: list[Path]) -> None:
+        super().__init__(lines)
+        self.images = images
 
 
 class MemoryBusy(StoreError):
@@ -94,12 +104,22 @@ class Core:
         if op == "view":
             return render_lines(list(chat.view.nodes), chat.text)
         if op == "zoom":
-            return chat.zoom(int(request["id"]), int(request["n"]))
+            ident, n = int(request["id"]), int(request["n"])
+            lines = chat.zoom(ident, n)
+            images = [str(path) for path in self.store.images(ident)] if n == 1 else []
+            return {"lines": lines, "images": images}
+        if op == "image":
+            ident, name, data = int(request["id"]), request.get("name"), request.get("data")
+            if not 0 <= ident < chat.t:
+                raise ValueError(f"no message {ident}: the chat has {chat.t}")
+            if not isinstance(name, str) or not isinstance(data, str):
+                raise ValueError("an image needs a name and its bytes")
+            return str(self.store.save_image(ident, name, base64.b64decode(data, validate=True)))
         if op == "date":
             ident = int(request["id"])
             if not 0 <= ident < chat.t:
                 raise ValueError(f"no message {ident}: the chat has {chat.t}")
-            return self.chat.dates[ident]
+            return self.chat.date(ident)
         if op == "status":
             return {
                 "messages": chat.t,
@@ -269,8 +289,14 @@ class Memory:
     def view(self) -> list[str]:
         return list(self._call({"op": "view"}))
 
-    def zoom(self, ident: int, n: int) -> list[str]:
-        return list(self._call({"op": "zoom", "id": ident, "n": n}))
+    def zoom(self, ident: int, n: int) -> Zoom:
+        """zoom(id, n): the lines; for n = 1 the message whole with its images (rule 53)."""
+        reply = self._call({"op": "zoom", "id": ident, "n": n})
+        return Zoom(reply["lines"], [Path(p) for p in reply["images"]])
+
+    def save_image(self, ident: int, name: str, data: bytes) -> Path:
+        """Keep an image of message ``ident`` in ``images/<id>/<name>`` (rule 53)."""
+        return Path(self._call({"op": "image", "id": ident, "name": name, "data": base64.b64encode(data).decode("ascii")}))
 
     def date(self, ident: int) -> str:
         return str(self._call({"op": "date", "id": ident}))

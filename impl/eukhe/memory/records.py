@@ -132,36 +132,6 @@ def decode(line: bytes, *, tree: bool) -> Record:
     return record_of(body, tree=tree)
 
 
-def decode_many(lines: list[bytes], *, tree: bool) -> list[Record | str]:
-    """Each line's record, or the reason it is not one. The lines are parsed as one JSON array
-    per chunk (one call into the C parser); a chunk that does not parse whole is parsed line by
-    line, so each bad line gets its own reason."""
-    out: list[Record | str] = []
-    for start in range(0, len(lines), CHUNK):
-        chunk = lines[start : start + CHUNK]
-        try:
-            bodies = json.loads(b"[" + b",".join(chunk) + b"]")
-            whole = len(bodies) == len(chunk)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            whole = False
-        if not whole:
-            for line in chunk:
-                try:
-                    out.append(decode(line, tree=tree))
-                except ValueError as error:
-                    out.append(str(error))
-            continue
-        for body in bodies:
-            try:
-                out.append(record_of(body, tree=tree))
-            except ValueError as error:
-                out.append(str(error))
-    return out
-
-
-CHUNK = 4_096
-
-
 _NODE_KEYS = {"l", "i", "text", "size"}
 _MESSAGE_KEYS = {"i", "kind", "text", "size", "date"}
 _KINDS = {k.value: k for k in Kind}

@@ -7,7 +7,8 @@
     images/                 images of messages (zoom(id, 1), rule 53): images/<i>/<name>
     lock, owner             the lock socket and the owner's lock file (eukhe.memory.owner)
 
-Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the view is
+Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the day files
+are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. The view is
 folded from the messages and the merge lines (``eukhe.memory.fold``) and checked against
 view.json: ``saved`` says whether it matched, was stale, missing or unreadable. view.json is
 never the truth (D1): it is replaced (a new file renamed over it) without fsync, so a crash may
@@ -26,8 +27,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from eukhe.memory.daylog import Appender, fsync_dir, read
-from eukhe.memory.records import IdGap, MergeLine, Message, NodeLine, StoreError
+from eukhe.memory.daylog import Appender, fsync_dir
+from eukhe.memory.index import MessageLog, TreeLog
+from eukhe.memory.records import MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.view import Node
 
 VIEW_FILE = "view.json"
@@ -55,21 +57,13 @@ class Store:
             (directory / IMAGES_DIR).mkdir(exist_ok=True)
         except OSError as error:
             raise StoreError(f"cannot make the chat directory {directory}: {error}") from error
-        main = read(directory, tree=False)
-        tree = read(directory / TREE_DIR, tree=True)
-        self.messages: list[Message] = []
-        for record, path, line in main.records:
-            assert isinstance(record, Message)  # decode(tree=False) gives messages only
-            if record.i != len(self.messages):
-                raise IdGap(path, line, f"message id {record.i} where {len(self.messages)} is next: a gap in message ids")
-            self.messages.append(record)
-        self.tree: list[NodeLine | MergeLine] = []
-        for item, _path, _line in tree.records:
-            assert isinstance(item, (NodeLine, MergeLine))  # decode(tree=True) gives tree lines only
-            self.tree.append(item)
+        self.messages = MessageLog(directory)
+        self.tree = TreeLog(directory / TREE_DIR, len(self.messages))
+        if self.messages.gap is not None:
+            raise self.messages.gap
         self.saved = self._read_view()
-        self._main = Appender(directory, main.tail, lambda: self.now()[:10])
-        self._tree = Appender(directory / TREE_DIR, tree.tail, lambda: self.now()[:10])
+        self._main = Appender(directory, self.messages.tail, lambda: self.now()[:10])
+        self._tree = Appender(directory / TREE_DIR, self.tree.tail, lambda: self.now()[:10])
         self.view_writes = 0
         self.lines = [len(self.messages), len(self.tree)]  # message lines, tree lines (read or written)
 
@@ -126,15 +120,22 @@ class Store:
         if not name or "/" in name or name.startswith("."):
             raise StoreError(f"an image name is a plain file name, not {name!r}")
         folder = self.directory / IMAGES_DIR / str(i)
-        folder.mkdir(parents=True, exist_ok=True)
         path = folder / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            fsync_dir(folder)
+        except FileExistsError:
+            raise StoreError(f"message {i} already has an image named {name!r}") from None
+        except OSError as error:
+            raise StoreError(f"cannot save the image {path}: {error}") from error
         return path
 
     def images(self, i: int) -> list[Path]:
@@ -144,3 +145,5 @@ class Store:
     def close(self) -> None:
         self._main.close()
         self._tree.close()
+        self.messages.close()
+        self.tree.close()

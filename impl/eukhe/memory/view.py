@@ -105,6 +105,11 @@ def form() -> str:
     return "pure" if CORE is pure else "compiled"
 
 
+def rows_of(levels: Sequence[Sequence[int]]) -> pure.Rows:
+    """Built sizes (``levels[l][i]``, 0 when not built) as the current core form's rows."""
+    return cast("pure.Rows", CORE.rows_of(levels))
+
+
 def planner(ceiling: int, floor: int, cceiling: int, cfloor: int) -> Planner:
     """A planner core of the form in use (``cceiling`` < 0: no compaction view)."""
     return cast(Planner, CORE.Planner(ceiling, floor, cceiling, cfloor))
@@ -169,7 +174,7 @@ class View:
         bytes or no pair can merge. ``levels[l][i]`` is the size of node ``(l, i)``'s line, 0
         when it is not built. Returns the number of merges; ``first_change`` is the first line
         the batch rewrote (-1 when none)."""
-        self._p.rows = CORE.rows_of(levels)
+        self._p.rows = rows_of(levels)
         return self.refit(t, budget)
 
     def refit(self, t: int, budget: int) -> int:

@@ -1,0 +1,584 @@
+"""The day files read for a start without holding their texts (memory.md rules 1, 2, 25; issue 11
+item 9: a chat of 10^6 messages starts within seconds and a bounded memory).
+
+A read scans each file once, in chunks, and keeps per line only where it starts (the file's
+number and the byte offset, packed in one integer) and what the planner needs: a message's id, a
+node line's level, index and size, a merge line whole. Texts stay on disk: ``MessageLog`` and
+``TreeLog`` are sequences of records that decode a line when it is asked for (``pread``), and the
+planner reads a line's text the same way (``TreeLog.text``, ``MessageLog.text``).
+
+Each line is checked as it is scanned. A line written as ``records.encode`` writes it (the fields
+in that order, whole numbers without leading zeros, a text whose escapes are of one byte and whose
+decoded byte count is its ``size``; a message's date of 25 characters) is taken from its frame
+(found for a whole piece at once, as arrays); any other line is decoded whole by
+``records.decode`` (keys, \\u escapes, old kinds, torn markers, bad lines; merge lines are
+matched whole and decoded). The text of a
+framed line is not decoded at the start: bytes that are not UTF-8 in it (a line no writer of this
+log makes) are reported when the text is read. The torn tail, the markers and the errors are
+those ``eukhe.memory.daylog`` describes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar, cast, overload
+
+from eukhe.memory.daylog import Tail, day_files
+import numpy as np
+
+from eukhe.memory.records import CorruptLine, IdGap, Kind, MergeLine, Message, NodeLine, Record, StoreError, Torn, decode
+from eukhe.memory.view import Node
+
+CHUNK = 1 << 24  # bytes read at a time
+_SHIFT = 40  # a line's place: file number << 40 | byte offset
+_MASK = (1 << _SHIFT) - 1
+_MERGE = re.compile(rb'\{"merge":\[(?:\[(?:0|[1-9][0-9]*),(?:0|[1-9][0-9]*)\](?:,\[(?:0|[1-9][0-9]*),(?:0|[1-9][0-9]*)\])*)?\],"open":(?:true|false),"t":(?:0|[1-9][0-9]*)\}')
+
+
+class _Files:
+    """The day files of one directory, opened for reading lines by their place."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.files = files
+        self._fds: dict[int, int] = {}
+
+    def line(self, place: int) -> tuple[Path, bytes]:
+        number, offset = place >> _SHIFT, place & _MASK
+        fd = self._fds.get(number)
+        if fd is None:
+            fd = self._fds[number] = os.open(self.files[number], os.O_RDONLY)
+        want = 4096
+        while True:
+            data = os.pread(fd, want, offset)
+            end = data.find(b"\n")
+            if end >= 0:
+                return self.files[number], data[:end]
+            if len(data) < want:
+                return self.files[number], data
+            want *= 4
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+@dataclass
+class _File:
+    """What the scan of one file found besides its framed lines."""
+
+    lines: int = 0
+    terminated: bool = True
+    bad: dict[int, str] = field(default_factory=dict)
+    markers: dict[int, Torn] = field(default_factory=dict)
+    last_record: int = 0
+    first_record: int = 0
+    skip: set[int] = field(default_factory=set)  # the lines the file's markers skip (found first)
+
+
+def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
+    """The torn tail of one scanned file (None: none), or the CorruptLine of a bad line before it."""
+    skipped: set[int] = set()
+    marked = 0
+    for number in sorted(found.markers):
+        torn = found.markers[number]
+        if not 0 < torn.line < number:
+            raise CorruptLine(path, number, f"a torn marker naming line {torn.line}, not a line before it")
+        skipped.update(range(torn.line, number + 1))
+        marked = number
+    last_good = max(found.last_record, marked)
+    first_torn = last_good + 1
+    if not found.terminated and last_good == found.lines:
+        first_torn = found.markers[found.lines].line  # the marker's own write was cut before its newline
+    for number in sorted(found.bad):
+        if number <= last_good and number not in skipped:
+            raise CorruptLine(path, number, found.bad[number])
+    if first_torn <= found.lines:
+        if not newest:
+            raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
+        return Tail(path, first_torn, found.terminated)
+    return None
+
+
+_QUOTES = (34, 92)  # '"' and '\\': a framed text has neither
+
+
+def _is(words: np.ndarray, pos: np.ndarray, literal: bytes) -> np.ndarray:
+    """Whether ``literal`` stands at each position. ``words[p]`` is the 8 bytes from ``p`` of a
+    piece padded with 8 zero bytes (a literal never matches the padding)."""
+    n = len(words)
+    ok: np.ndarray = (pos >= 0) & (pos < n)
+    for k in range(0, len(literal), 8):
+        part = literal[k : k + 8]
+        mask = np.uint64((1 << (8 * len(part))) - 1)
+        ok &= (words[np.clip(pos + k, 0, n - 1)] & mask) == np.uint64(int.from_bytes(part, "little"))
+    return ok
+
+
+def _number(a: np.ndarray, pos: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole number written from each position (JSON: no leading zero), its end, and whether
+    there is one."""
+    n = len(a)
+    value = np.zeros(len(pos), dtype=np.int64)
+    end = pos.copy()
+    active = np.ones(len(pos), dtype=bool)
+    for k in range(width):
+        p = pos + k
+        c = a[np.clip(p, 0, n - 1)].astype(np.int64)
+        digit = active & (p < n) & (c >= 48) & (c <= 57)
+        value = np.where(digit, value * 10 + (c - 48), value)
+        end = np.where(digit, p + 1, end)
+        active = digit
+        if not active.any():
+            break
+    first = a[np.clip(pos, 0, n - 1)]
+    return value, end, (end > pos) & ~active & ~((first == 48) & (end > pos + 1))
+
+
+def _number_back(a: np.ndarray, last: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole number whose last digit is at each position, where it starts, and whether there is
+    one."""
+    n = len(a)
+    value = np.zeros(len(last), dtype=np.int64)
+    start = last + 1
+    active = np.ones(len(last), dtype=bool)
+    for k in range(width):
+        p = last - k
+        c = a[np.clip(p, 0, n - 1)].astype(np.int64)
+        digit = active & (p >= 0) & (c >= 48) & (c <= 57)
+        value = np.where(digit, value + (c - 48) * 10**k, value)
+        start = np.where(digit, p, start)
+        active = digit
+        if not active.any():
+            break
+    first = a[np.clip(start, 0, n - 1)]
+    return value, start, (start <= last) & ~active & ~((first == 48) & (start < last))
+
+
+def _quotes(a: np.ndarray) -> np.ndarray:
+    return np.flatnonzero((a == _QUOTES[0]) | (a == _QUOTES[1]))
+
+
+_KINDS = tuple(k.value.encode() for k in Kind)
+_DATE = 25  # "2026-11-30T12:00:00+00:00": the date a line is framed with (others are decoded)
+
+
+class _Texts:
+    """The JSON strings of one piece: where escapes start, and which quotes are not escaped."""
+
+    _SIMPLE = np.zeros(256, dtype=bool)
+    _SIMPLE[list(b'"\\/bfnrt')] = True  # escapes of one byte (a \u escape is decoded whole)
+
+    def __init__(self, a: np.ndarray) -> None:
+        backslashes = np.flatnonzero(a == 92)
+        index = np.arange(len(backslashes))
+        run = np.concatenate((np.ones(min(1, len(backslashes)), dtype=bool), backslashes[1:] != backslashes[:-1] + 1))
+        within = index - np.maximum.accumulate(np.where(run, index, 0))
+        self.escapes = backslashes[within % 2 == 0]  # a backslash that escapes the next byte
+        after = a[np.clip(self.escapes + 1, 0, len(a) - 1)]
+        self.odd = self.escapes[~self._SIMPLE[after]]  # \u escapes, or no escape at all
+        self.escaping = np.zeros(len(a) + 1, dtype=bool)
+        self.escaping[self.escapes] = True
+        quotes = np.flatnonzero(a == 34)
+        self.quotes = quotes[~self.escaping[quotes - 1]]
+
+    def size(self, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The bytes the strings from ``begin`` to ``end`` (their closing quotes) decode to, and
+        whether each is a string of plain bytes and one-byte escapes."""
+        end = np.maximum(begin, end)
+        count = np.searchsorted(self.escapes, end) - np.searchsorted(self.escapes, begin)
+        plain = (np.searchsorted(self.quotes, end) == np.searchsorted(self.quotes, begin)) & (
+            np.searchsorted(self.odd, end) == np.searchsorted(self.odd, begin)
+        )
+        plain &= ~self.escaping[np.clip(end - 1, 0, len(self.escaping) - 1)]  # the closing quote is not escaped
+        return end - begin - count, plain
+
+
+_KINDS = tuple(k.value.encode() for k in Kind)
+_DATE = 25  # "2026-11-30T12:00:00+00:00": the date a line is framed with (others are decoded)
+
+
+def _plain(quotes: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Whether the bytes from ``begin`` to ``end`` hold none of the ``quotes`` (the positions of
+    the piece's quotes and backslashes)."""
+    same: np.ndarray = np.searchsorted(quotes, begin) == np.searchsorted(quotes, np.maximum(begin, end))
+    return same
+
+
+def _frame_messages(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lines from ``s`` to ``e`` (their newline) framed as ``encode`` writes a message without a
+    key: which are, and their ids."""
+    texts = _Texts(a)
+    ok = _is(w, s, b'{"i":')
+    ident, after, good = _number(a, s + 5, 15)
+    ok &= good & _is(w, after, b',"kind":"')
+    text = np.full(len(s), -1, dtype=np.int64)
+    for kind in _KINDS:
+        here = _is(w, after + 9, kind + b'","text":"')
+        text = np.where(here, after + 9 + len(kind) + 10, text)
+    ok &= text >= 0
+    ok &= _is(w, e - 1, b"}") & _is(w, e - 2 - _DATE - 9, b',"date":"') & _is(w, e - 2, b'"') & texts.size(e - 2 - _DATE, e - 2)[1]
+    length, start, good = _number_back(a, e - 3 - _DATE - 9, 12)
+    ok &= good & _is(w, start - 9, b'","size":')
+    close = start - 9
+    decoded, plain = texts.size(text, close)
+    ok &= (close >= text) & (decoded == length) & plain
+    return ok, ident
+
+
+def _frame_nodes(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Lines framed as ``encode`` writes a node line: which are, their levels, indexes, sizes."""
+    ok = _is(w, s, b'{"l":')
+    level, after, good = _number(a, s + 5, 2)
+    ok &= good & _is(w, after, b',"i":')
+    index, after, good = _number(a, after + 5, 15)
+    ok &= good & _is(w, after, b',"text":"')
+    text = after + 9
+    ok &= _is(w, e - 1, b"}")
+    length, start, good = _number_back(a, e - 2, 12)
+    ok &= good & _is(w, start - 9, b'","size":')
+    close = start - 9
+    decoded, plain = _Texts(a).size(text, close)
+    ok &= (close >= text) & (decoded == length) & plain
+    return ok, level, index, length
+
+
+def _chunks(path: Path) -> Iterator[tuple[int, np.ndarray, int, bool]]:
+    """The file in pieces that end at a newline (the last piece may not): each with its offset, as
+    a buffer of its ``n`` bytes followed by 8 zero bytes (``_lines``), and whether it ends with a
+    newline. The buffer is read into directly and reused: a piece is used before the next."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        want = CHUNK
+        buffer = np.zeros(want + 8, dtype=np.uint8)
+        offset = 0
+        while offset < size:
+            n = os.preadv(fd, [buffer.data[:want]], offset)
+            if n <= 0:
+                return  # the file shrank under the reader: what was read is what there is
+            if offset + n >= size:
+                buffer[n : n + 8] = 0
+                yield offset, buffer[: n + 8], n, bool(buffer[n - 1] == 10)
+                return
+            end = -1
+            tail = n
+            while end < 0 and tail > 0:  # the last newline, looked for from the end
+                found = np.flatnonzero(buffer[max(0, tail - 65_536) : tail] == 10)
+                end = int(found[-1]) + max(0, tail - 65_536) if len(found) else -1
+                tail -= 65_536
+            if end < 0:  # one line longer than the buffer: a larger one
+                want *= 2
+                buffer = np.zeros(want + 8, dtype=np.uint8)
+                continue
+            buffer[end + 1 : end + 9] = 0
+            yield offset, buffer[: end + 9], end + 1, True
+            offset += end + 1
+    finally:
+        os.close(fd)
+
+
+def _lines(buffer: np.ndarray, n: int, ended: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The piece's ``n`` bytes, the 8-byte words from each byte (``_is``), and its lines' starts
+    and ends (the newline's position, or the end)."""
+    a = buffer[:n]
+    w = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=buffer, strides=(1,))
+    ends = np.flatnonzero(a == 10).astype(np.int64)
+    if not ended:
+        ends = np.append(ends, np.int64(n))
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1] + 1))
+    return a, w, starts, ends
+
+
+def _may_mark(path: Path) -> bool:
+    """Whether the file holds the bytes ``"torn"`` (outside a string only a marker does)."""
+    with open(path, "rb", buffering=0) as handle:
+        carry = b""
+        while block := handle.read(CHUNK):
+            if (carry + block[:8]).find(b'"torn"') >= 0 or block.find(b'"torn"') >= 0:
+                return True
+            carry = block[-8:]
+    return False
+
+
+def _markers(path: Path, slow: _Slow) -> None:
+    """The torn markers of a file, and the lines they skip (``found.markers``, ``found.skip``),
+    before its lines are read: a marker skips the lines from the one it names up to itself, also
+    a whole line whose newline only the terminating write gave it. Only a line with ``"torn"``
+    outside a string can be a marker: a file without those bytes is passed at once."""
+    found = slow.found
+    if not _may_mark(path):
+        return
+    number = 0
+    for _offset, buffer, n, ended in _chunks(path):
+        data = buffer[:n].tobytes()
+        at = data.find(b'"torn"')
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            line = number + data.count(b"\n", 0, start) + 1
+            slow.decode(line, data[start:end], ended or end < len(data))  # a marker is noted in found
+            found.bad.pop(line, None)  # a bad line is read again, in order, with the others
+            at = data.find(b'"torn"', end)
+        number += data.count(b"\n") + (0 if ended else 1)
+    for line, torn in found.markers.items():
+        if 0 < torn.line < line:
+            found.skip.update(range(torn.line, line + 1))
+
+
+class _Slow:
+    """The lines a piece's framing did not take, decoded whole."""
+
+    def __init__(self, found: _File, tree: bool) -> None:
+        self.found = found
+        self.tree = tree
+
+    def decode(self, number: int, line: bytes, ended: bool) -> Record | None:
+        """The record of line ``number``, or None (a bad line or a marker, noted in ``found``)."""
+        if self.tree and ended and _MERGE.fullmatch(line):  # a merge line as ``encode`` writes it
+            body = json.loads(line)
+            return MergeLine(tuple(map(tuple, body["merge"])), body["open"], body["t"])
+        try:
+            record = decode(line, tree=self.tree)
+        except ValueError as error:
+            self.found.bad[number] = str(error) if ended else "the line has no newline: a torn write"
+            return None
+        if isinstance(record, Torn):
+            self.found.markers[number] = record
+            return None
+        if not ended:
+            self.found.bad[number] = "the line has no newline: a torn write"
+            return None
+        return record
+
+
+def _array(values: np.ndarray) -> array[int]:
+    out = array("q")
+    out.frombytes(values.astype(np.int64).tobytes())
+    return out
+
+
+R = TypeVar("R", bound="Message | NodeLine | MergeLine")
+
+
+class _Log(Sequence[R]):
+    """The records of one directory's day files in log order: ``log[k]`` decodes record ``k``'s
+    line from disk; equal to a list of the same records."""
+
+    tree = False
+
+    def __init__(self, files: list[Path]) -> None:
+        self._files = _Files(files)
+        self.places = array("q")  # each record's line: file number << 40 | byte offset
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, _Log)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @overload
+    def __getitem__(self, index: int) -> R: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[R]: ...
+    def __getitem__(self, index: int | slice) -> R | list[R]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        return self._record(self.places[index])
+
+    def _record(self, place: int) -> R:
+        path, line = self._files.line(place)
+        try:
+            record = decode(line, tree=self.tree)
+        except ValueError as error:
+            raise CorruptLine(path, -1, f"the line at byte {place & _MASK}: {error}") from None
+        return cast(R, record)
+
+    def close(self) -> None:
+        self._files.close()
+
+    def _pieces(self, files: list[Path]) -> Iterator[tuple[int, Path, _File, _Slow, int, np.ndarray, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+        """Each piece of each file (``_chunks``, ``_lines``) with the file's number, path, what its
+        scan found so far and its decoder of unframed lines; after a file's last piece, its torn
+        tail is settled (``self.tail``: the newest file's)."""
+        self.tail = Tail(files[-1] if files else None, 0, True)
+        for number, path in enumerate(files):
+            found = _File()
+            slow = _Slow(found, tree=self.tree)
+            _markers(path, slow)
+            ended = True
+            lines = 0
+            for offset, data, n, ended in _chunks(path):
+                a, w, starts, ends = _lines(data, n, ended)
+                skipped = np.zeros(len(starts), dtype=bool)
+                if found.skip:  # a file an earlier writer terminated: its markers' lines are passed over
+                    skipped[[k for k in range(len(starts)) if lines + 1 + k in found.skip]] = True
+                lines += len(starts)
+                yield number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped)
+            found.terminated = ended if found.lines else True
+            tail = _settle(path, found, number == len(files) - 1)
+            if tail is not None:
+                self.tail = tail
+
+
+class MessageLog(_Log[Message]):
+    """The messages of a chat directory: ``log[i]`` decodes message ``i``'s line from disk."""
+
+    def __init__(self, directory: Path) -> None:
+        files = day_files(directory)
+        super().__init__(files)
+        self.keys: dict[str, int] = {}
+        gap: IdGap | None = None
+        count = 0
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files):
+            if ended:
+                ok, ident = _frame_messages(a, w, starts, ends)
+            else:  # the last line has no newline: decoded (a torn write, or a marker)
+                ok, ident = _frame_messages(a, w, starts[:-1], ends[:-1])
+                ok, ident = np.append(ok, False), np.append(ident, np.int64(-1))
+            numbers = found.lines + 1
+            ok &= ~skipped
+            for k in np.flatnonzero(~ok & ~skipped).tolist():
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]].tobytes(), ended or k < len(ok) - 1)
+                if record is not None:
+                    assert isinstance(record, Message)
+                    ok[k] = True
+                    ident[k] = record.i
+                    if record.key is not None:
+                        self.keys[record.key] = record.i
+            found.lines += len(ok)
+            taken = np.flatnonzero(ok)
+            if len(taken):
+                ids = ident[taken]
+                wrong = np.flatnonzero(ids != np.arange(count, count + len(ids)))
+                if len(wrong) and gap is None:
+                    k = int(wrong[0])
+                    gap = IdGap(path, numbers + int(taken[k]), f"message id {int(ids[k])} where {count + k} is next: a gap in message ids")
+                self.places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+                count += len(taken)
+                found.last_record = numbers + int(taken[-1])
+                found.first_record = found.first_record or numbers + int(taken[0])
+        self.gap = gap  # the store raises it after reading the tree (a bad line anywhere comes first)
+
+    def text(self, i: int) -> str:
+        return self[i].text
+
+
+class TreeLog(_Log[NodeLine | MergeLine]):
+    """The tree lines of a chat directory in log order (``log[k]`` decodes line ``k`` from disk),
+    with what a restart needs at hand: the built sizes as the planner's rows, each node's place
+    in the log, the merge lines, and the first node named twice or beyond the chat."""
+
+    tree = True
+
+    def __init__(self, directory: Path, t: int) -> None:
+        files = day_files(directory)
+        super().__init__(files)
+        self.rows: list[list[int]] = [[]]
+        self.order: list[array[int]] = [array("q")]
+        self.merges: list[MergeLine] = []
+        self.newest: Node | None = None
+        self.problem: str | None = None
+        places = self.places
+        sizes: list[np.ndarray] = []
+        where: list[np.ndarray] = []
+        first_problem = -1
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files):
+            if ended:
+                ok, level, index, length = _frame_nodes(a, w, starts, ends)
+            else:
+                ok, level, index, length = (np.append(x, y) for x, y in zip(_frame_nodes(a, w, starts[:-1], ends[:-1]), (False, 0, 0, 0)))
+            node = ok.copy()
+            huge: list[tuple[int, Node]] = []
+            numbers = found.lines + 1
+            ok &= ~skipped
+            for k in np.flatnonzero(~ok & ~skipped).tolist():
+                record = slow.decode(numbers + k, data[starts[k] : ends[k]].tobytes(), ended or k < len(ok) - 1)
+                if isinstance(record, MergeLine):
+                    ok[k] = True
+                    self.merges.append(record)
+                elif isinstance(record, NodeLine):
+                    ok[k] = True
+                    if record.node[0] > 62 or record.node[1] >= t:  # no node of the chat (nor an int64)
+                        huge.append((k, record.node))
+                    else:
+                        node[k] = True
+                        level[k], index[k], length[k] = record.node[0], record.node[1], len(record.text.encode("utf-8"))
+            found.lines += len(ok)
+            taken = np.flatnonzero(ok)
+            if not len(taken):
+                continue
+            position = np.cumsum(ok) - 1 + len(places)  # each record's place in the log
+            places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+            found.last_record = numbers + int(taken[-1])
+            found.first_record = found.first_record or numbers + int(taken[0])
+            for k, far in huge:
+                if first_problem < 0 or int(position[k]) < first_problem:
+                    first_problem = int(position[k])
+                    self.problem = f"node {far} logged twice or beyond the chat's {t} messages"
+            nodes = np.flatnonzero(node)
+            if not len(nodes):
+                continue
+            last = int(nodes[-1])
+            self.newest = (int(level[last]), int(index[last]))
+            bad = index[nodes] + 1 > np.right_shift(np.int64(t), np.minimum(level[nodes], 62))  # ends at or past t
+            for depth in np.unique(level[nodes[~bad]]).tolist():
+                mine = nodes[(level[nodes] == depth) & ~bad]
+                at = index[mine]
+                while len(sizes) <= depth:
+                    sizes.append(np.zeros(0, dtype=np.int64))
+                    where.append(np.zeros(0, dtype=np.int64))
+                top = int(at.max()) + 1
+                if top > len(sizes[depth]):
+                    grow = max(top, 2 * len(sizes[depth]))
+                    sizes[depth] = np.concatenate((sizes[depth], np.zeros(grow - len(sizes[depth]), dtype=np.int64)))
+                    where[depth] = np.concatenate((where[depth], np.full(grow - len(where[depth]), -1, dtype=np.int64)))
+                before = where[depth][at] >= 0  # named in an earlier piece
+                keep = mine[~before]
+                where[depth][index[keep]] = position[keep]
+                sizes[depth][index[keep]] = length[keep]
+                # named again: after an earlier piece (its own place), or within this piece (the
+                # place of the last naming, which the assignment kept, is a later one)
+                later = np.concatenate((position[mine[before]], where[depth][at[~before & (where[depth][at] != position[mine])]]))
+                if len(later):
+                    k = int(later.min())
+                    if first_problem < 0 or k < first_problem:
+                        first_problem = k
+                        m = int(mine[int(np.flatnonzero(position[mine] == k)[0])]) if (position[mine] == k).any() else -1
+                        named = (depth, int(index[m])) if m >= 0 else (depth, -1)
+                        self.problem = f"node {named} logged twice or beyond the chat's {t} messages"
+            beyond = nodes[bad]
+            if len(beyond):
+                m = int(beyond[0])
+                if first_problem < 0 or int(position[m]) < first_problem:
+                    first_problem = int(position[m])
+                    self.problem = f"node {(int(level[m]), int(index[m]))} logged twice or beyond the chat's {t} messages"
+        for depth in range(len(sizes)):
+            used = np.flatnonzero(where[depth] >= 0)
+            top = int(used[-1]) + 1 if len(used) else 0
+            while len(self.rows) <= depth:
+                self.rows.append([])
+                self.order.append(array("q"))
+            self.rows[depth] = sizes[depth][:top].tolist()
+            self.order[depth] = _array(where[depth][:top])
+
+    def text(self, node: Node) -> str:
+        """The line of built node ``node`` (StoreError when it was not logged)."""
+        level, i = node
+        if level >= len(self.order) or i >= len(self.order[level]) or self.order[level][i] < 0:
+            raise StoreError(f"node {node} is not in the log")
+        record = self._record(self.places[self.order[level][i]])
+        assert isinstance(record, NodeLine)
+        return record.text
+
