@@ -49,9 +49,17 @@ BREAKS = [
         "cli_writer_refuses_at_once",
         "cli",
         "eukhe.cli",
-        "timeout=lock_timeout()",
+        "timeout=functools.partial(lock_timeout, args.agent_dir)",
         "timeout=0.0",
         "A second CLI writer is refused at once instead of waiting for the lock.",
+    ),
+    Break(
+        "cli_lock_timeout_setting_ignored",
+        "cli",
+        "eukhe.cli",
+        "        ms = EukheSettings(paths.agent_dir(agent_dir_flag)).cvars.value([], LOCK_TIMEOUT_SETTING)",
+        "        ms = 5000",
+        "The session.lockTimeoutMs setting is ignored: a writer always waits 5 s.",
     ),
     Break(
         "cli_lock_records_the_command_line",
