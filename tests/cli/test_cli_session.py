@@ -92,6 +92,19 @@ def test_a_holder_record_is_utf8_of_a_fixed_width_whatever_the_program(monkeypat
         assert "secret" not in record.decode("utf-8")
 
 
+@pytest.mark.parametrize("cut", range(RECORD_WIDTH - 4, RECORD_WIDTH + 1))
+def test_a_holder_record_cut_inside_a_character_is_still_utf8(monkeypatch: pytest.MonkeyPatch, cut: int) -> None:
+    """The record's width falls inside a 2-, 3- or 4-byte character at every offset (the real
+    text's length depends on the pid and the host: the test above failed only sometimes)."""
+    from eukhe.session import lock
+
+    for char in ("é", "€", "😀"):
+        monkeypatch.setattr(lock, "holder_text", lambda: "p" * cut + char * 8)
+        record = lock.holder_record()
+        assert len(record) == RECORD_WIDTH and record.endswith(b"\n")
+        assert record.decode("utf-8").rstrip().startswith("p" * min(cut, RECORD_WIDTH - 1))
+
+
 def test_a_cli_writer_waits_for_the_holder_in_process(inproc: InProcess, agent: Path, session: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Deterministic: the holder lets go at the waiter's first pause (no clock in the test)."""
     from eukhe.session import lock

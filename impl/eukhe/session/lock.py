@@ -104,6 +104,8 @@ def holder_text() -> str:
 
 
 def holder_record() -> bytes:
-    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped)."""
+    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped; a text too
+    long is cut at a character's boundary, never inside one)."""
     data = holder_text().encode("utf-8", "backslashreplace")[: RECORD_WIDTH - 1]
+    data = data.decode("utf-8", "ignore").encode("utf-8")  # drops the bytes of a character cut in two
     return data.ljust(RECORD_WIDTH - 1, b" ") + b"\n"
