@@ -29,7 +29,7 @@ import os
 import pkgutil
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,10 @@ EPILOG = """exit status: 0 done; 1 a fault of the environment (read-only or miss
 a directory that is a file, a disk error, a locked session, a corrupt session log, a closed
 stdout); 2 bad input or usage (an argument, a script line, a settings document, an unknown
 session or entry, a refused set); 70 a bug in eukhe. EUKHE_DEBUG=1 prints the traceback of
-a failure. A writer waits up to EUKHE_LOCK_TIMEOUT seconds (default 5) for a session another
-writer holds. The agent dir is --agent-dir, else EUKHE_AGENT_DIR, else ~/.eukhe."""
+a failure. A writer waits for a session another writer holds: up to the session.lockTimeoutMs
+setting (milliseconds, default 5000, at most an hour; `eukhe set session.lockTimeoutMs N
+--global`), or EUKHE_LOCK_TIMEOUT seconds when that is set. The agent dir is --agent-dir, else
+EUKHE_AGENT_DIR, else ~/.eukhe."""
 
 # Destinations of arguments that are paths: they may hold any bytes (surrogate-escaped).
 # Errors the seeds print in their own form (control.md S4): no command prefix.
@@ -297,22 +299,40 @@ def _quiet_broken_pipe() -> int:
 
 
 LOCK_TIMEOUT_ENV = "EUKHE_LOCK_TIMEOUT"
+LOCK_TIMEOUT_SETTING = "session.lockTimeoutMs"  # eukhe's own Global cvar (cvar_table.py): milliseconds
 DEFAULT_LOCK_TIMEOUT = 5.0  # seconds a CLI writer waits for a session another writer holds
+MAX_LOCK_TIMEOUT = 3600.0  # seconds: a longer setting waits an hour
 
 
-def lock_timeout() -> float:
-    """Seconds a CLI writer waits: EUKHE_LOCK_TIMEOUT when it is a number from 0 to an hour,
-    else the default."""
+def lock_timeout(agent_dir_flag: str | None = None) -> float:
+    """Seconds a CLI writer waits for a session another writer holds: ``EUKHE_LOCK_TIMEOUT``
+    when it is a number of seconds from 0 to an hour (an override for one run: a script or a
+    test that must not wait, without editing the user's config); else the
+    ``session.lockTimeoutMs`` setting of the agent dir's global config (Global: a project file
+    never sets it), capped at an hour; else the default. Never raises: a config that cannot be
+    read is a settings error ``eukhe settings show`` reports, and the default applies."""
     try:
         value = float(os.environ.get(LOCK_TIMEOUT_ENV, ""))
     except ValueError:
+        value = -1.0
+    if 0 <= value <= MAX_LOCK_TIMEOUT:
+        return value
+    try:
+        from eukhe import paths
+        from eukhe.settings.agent import EukheSettings
+
+        ms = EukheSettings(paths.agent_dir(agent_dir_flag)).cvars.value([], LOCK_TIMEOUT_SETTING)
+    except OSError:
         return DEFAULT_LOCK_TIMEOUT
-    return value if 0 <= value <= 3600 else DEFAULT_LOCK_TIMEOUT
+    if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+        return DEFAULT_LOCK_TIMEOUT
+    return min(ms, int(MAX_LOCK_TIMEOUT * 1000)) / 1000
 
 
 @contextlib.contextmanager
-def holding(*, program: str, timeout: float) -> Iterator[None]:
-    """Within the block, session locks name ``program`` and wait ``timeout`` seconds; restored after."""
+def holding(*, program: str, timeout: float | Callable[[], float]) -> Iterator[None]:
+    """Within the block, session locks name ``program`` and wait ``timeout`` seconds (a function:
+    called when a lock is found taken); restored after."""
     from eukhe.session.lock import HOLDER
 
     before = (HOLDER.program, HOLDER.timeout)
@@ -344,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
         _check_arguments(args)
         # a writer's lock names the command, never its values, and waits for another writer
-        with holding(program=args._prog, timeout=lock_timeout()):
+        with holding(program=args._prog, timeout=functools.partial(lock_timeout, args.agent_dir)):
             status: int = args.run(args)
         try:
             sys.stdout.flush()

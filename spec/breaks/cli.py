@@ -49,9 +49,17 @@ BREAKS = [
         "cli_writer_refuses_at_once",
         "cli",
         "eukhe.cli",
-        "timeout=lock_timeout()",
+        "timeout=functools.partial(lock_timeout, args.agent_dir)",
         "timeout=0.0",
         "A second CLI writer is refused at once instead of waiting for the lock.",
+    ),
+    Break(
+        "cli_lock_timeout_setting_ignored",
+        "cli",
+        "eukhe.cli",
+        "        ms = EukheSettings(paths.agent_dir(agent_dir_flag)).cvars.value([], LOCK_TIMEOUT_SETTING)",
+        "        ms = 5000",
+        "The session.lockTimeoutMs setting is ignored: a writer always waits 5 s.",
     ),
     Break(
         "cli_lock_records_the_command_line",
@@ -60,6 +68,14 @@ BREAKS = [
         "program = HOLDER.program or os.path.basename(sys.argv[0] if sys.argv else \"\") or sys.executable",
         "program = \" \".join(sys.argv)",
         "The lock file records the whole command line, argument values included.",
+    ),
+    Break(
+        "cli_lock_record_cut_inside_a_character",
+        "cli",
+        "eukhe.session.lock",
+        '    data = data.decode("utf-8", "ignore").encode("utf-8")  # drops the bytes of a character cut in two\n',
+        "",
+        "A long holder text is cut inside a character: the lock record is not UTF-8.",
     ),
     Break(
         "cli_goal_status_before_goal",

@@ -162,3 +162,13 @@ TABLE: tuple[Row, ...] = (
 )
 
 IDS: tuple[str, ...] = tuple(row[0] for row in TABLE)
+
+# eukhe's own settings: not in any seed, so no law draws its domain from them as if the seeds
+# said so (the bridge's shipped declarations are TABLE alone). Production ships TABLE + OWN.
+OWN: tuple[Row, ...] = (
+    # issue 10: how long a CLI writer waits for a session another writer holds (the seeds name no
+    # lock wait); a count of milliseconds, one value for the process: Global, persist, no replicate
+    ("session.lockTimeoutMs", _NAT, GLOBAL, True, False, 5000, False),
+)
+SHIPPED: tuple[Row, ...] = TABLE + OWN
+SHIPPED_IDS: tuple[str, ...] = tuple(row[0] for row in SHIPPED)

@@ -3,8 +3,10 @@ that are not UTF-8, a sessions dir that is a regular file, concurrent writers.""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,19 @@ def test_a_holder_record_is_utf8_of_a_fixed_width_whatever_the_program(monkeypat
         record = lock.holder_record()
         assert len(record) == RECORD_WIDTH and record.endswith(b"\n")
         assert "secret" not in record.decode("utf-8")
+
+
+@pytest.mark.parametrize("cut", range(RECORD_WIDTH - 4, RECORD_WIDTH + 1))
+def test_a_holder_record_cut_inside_a_character_is_still_utf8(monkeypatch: pytest.MonkeyPatch, cut: int) -> None:
+    """The record's width falls inside a 2-, 3- or 4-byte character at every offset (the real
+    text's length depends on the pid and the host: the test above failed only sometimes)."""
+    from eukhe.session import lock
+
+    for char in ("é", "€", "😀"):
+        monkeypatch.setattr(lock, "holder_text", lambda: "p" * cut + char * 8)
+        record = lock.holder_record()
+        assert len(record) == RECORD_WIDTH and record.endswith(b"\n")
+        assert record.decode("utf-8").rstrip().startswith("p" * min(cut, RECORD_WIDTH - 1))
 
 
 def test_a_cli_writer_waits_for_the_holder_in_process(inproc: InProcess, agent: Path, session: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,8 +256,96 @@ def test_done_helper_refuses_two_lines() -> None:
 
 @pytest.mark.parametrize(("raw", "seconds"), [("", 5.0), ("0", 0.0), ("0.25", 0.25), ("3600", 3600.0), ("-1", 5.0), ("nan", 5.0),
                                               ("inf", 5.0), ("1e400", 5.0), ("abc", 5.0), ("7200", 5.0)])
-def test_the_lock_timeout_of_the_environment(monkeypatch: pytest.MonkeyPatch, raw: str, seconds: float) -> None:
+def test_the_lock_timeout_of_the_environment(monkeypatch: pytest.MonkeyPatch, agent: Path, raw: str, seconds: float) -> None:
     from eukhe import cli
 
     monkeypatch.setenv("EUKHE_LOCK_TIMEOUT", raw)
     assert cli.lock_timeout() == seconds
+
+
+@pytest.mark.parametrize(
+    ("cfg", "env", "seconds"),
+    [("", None, 5.0), ("set session.lockTimeoutMs 250\n", None, 0.25), ("set session.lockTimeoutMs 0\n", None, 0.0),
+     ("set session.lockTimeoutMs 250\n", "2", 2.0), ("set session.lockTimeoutMs 250\n", "bogus", 0.25),
+     ("set session.lockTimeoutMs " + "9" * 400 + "\n", None, 3600.0), ("set session.lockTimeoutMs -5\n", None, 5.0),
+     ("set session.lockTimeoutMs 1.5\n", None, 5.0), (b"\xff", None, 5.0)],
+    ids=["default", "setting", "zero", "env-over-setting", "bad-env", "huge-capped", "negative-refused", "fraction-refused",
+         "unreadable-cfg"],
+)
+def test_the_lock_timeout_setting(monkeypatch: pytest.MonkeyPatch, agent: Path, cfg: str | bytes, env: str | None, seconds: float) -> None:
+    """session.lockTimeoutMs of the global config (eukhe's own Global cvar) is the wait; a valid
+    EUKHE_LOCK_TIMEOUT overrides it; a refused set or an unreadable file leaves the default."""
+    from eukhe import cli
+
+    agent.mkdir()
+    (agent / "config.cfg").write_bytes(cfg if isinstance(cfg, bytes) else cfg.encode())
+    if env is not None:
+        monkeypatch.setenv("EUKHE_LOCK_TIMEOUT", env)
+    assert cli.lock_timeout() == seconds
+    assert cli.lock_timeout(str(agent.parent / "elsewhere")) == (seconds if env not in (None, "bogus") else 5.0)
+
+
+def test_a_project_file_never_sets_the_lock_timeout(monkeypatch: pytest.MonkeyPatch, agent: Path, tmp_path: Path) -> None:
+    from eukhe import cli
+
+    (tmp_path / ".eukhe").mkdir()
+    (tmp_path / ".eukhe" / "config.cfg").write_text("set session.lockTimeoutMs 1\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.lock_timeout() == 5.0
+
+
+def _without_lock_env(agent: Path) -> dict[str, str]:
+    env = eukhe_env(agent)
+    del env["EUKHE_LOCK_TIMEOUT"]
+    return env
+
+
+def _has_open(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (its /proc fd table)."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        return any(os.path.realpath(fd) == str(path) for fd in fds.iterdir())
+    except OSError:
+        return False
+
+
+def test_two_writers_wait_by_the_lock_timeout_setting(run: RunProcess, agent: Path, session: str) -> None:
+    """Two real processes: a holder keeps the session's lock; `eukhe set` waits as long as the
+    session.lockTimeoutMs setting says (no EUKHE_LOCK_TIMEOUT), then names the holder; with a long
+    setting it waits for the release and writes after the holder's commit. Synchronised on the
+    holder's pipes and on the second writer's open lock file, never on a clock."""
+    assert run("set", "session.lockTimeoutMs", "250", "--global").status == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(agent / "sessions"), session],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=eukhe_env(agent),
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        argv = [sys.executable, "-m", "eukhe", "set", "retry.maxRetries", "6", "--session", session]
+        refused = subprocess.run(argv, capture_output=True, text=True, env=_without_lock_env(agent), timeout=120, check=False)
+        line = Done(refused.returncode, refused.stdout, refused.stderr).one_error_line()
+        assert refused.returncode == 1 and f"by pid {holder.pid} on " in line and line.endswith("; waited 0.25 s"), line
+        refused = subprocess.run(argv, capture_output=True, text=True, env=dict(_without_lock_env(agent), EUKHE_LOCK_TIMEOUT="0"),
+                                 timeout=120, check=False)
+        assert refused.returncode == 1 and refused.stderr.strip().endswith("; waited 0 s"), refused.stderr  # the override
+        assert run("set", "session.lockTimeoutMs", "600000", "--global").status == 0
+        waiting = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_without_lock_env(agent))
+        lock = (agent / "sessions" / session / LOCK_FILE).resolve()
+        while not _has_open(waiting.pid, lock):  # the second writer is at the lock the holder keeps
+            assert waiting.poll() is None, waiting.communicate()
+            time.sleep(0.01)  # a poll for a state, not a timing: no assertion depends on how long
+        holder.stdin.write("go\n")
+        holder.stdin.close()
+        assert holder.wait(timeout=120) == 0
+        out, err = waiting.communicate(timeout=120)
+        assert waiting.returncode == 0 and err == "", err
+    finally:
+        holder.kill()
+    with Store(agent / "sessions").open(session, writer=False) as opened:
+        conversation = opened.conversation()
+        assert conversation.document("eukhe.cvar.agent")["sets"][-1] == ["retry.maxRetries", 6]  # type: ignore[index]
+        entries = list(conversation.entries())
+        held = [i for i, e in enumerate(entries) if e.content == "from the holder"]
+        sets = [i for i, e in enumerate(entries) if conversation.changes(e.id)]
+        assert len(held) == 1 and sets and held[0] < sets[-1]  # the holder committed first, under its lock; the waiter after

@@ -1,7 +1,7 @@
 """`eukhe set|toggle|cvar|settings|mcp` at the front door (issue 10): deep JSON, read-only and
 regular-file agent dirs, mcp names, and nothing lost (a document that failed to parse is never
-overwritten). Tests marked xfail(strict) name open defects of the settings writer: they fail the
-run the day the defect is fixed, so the marker goes with the fix."""
+overwritten, a write keeps the file's mode, writes through a symlink, and a BOM is not text;
+tests/settings/test_writers.py checks those rules on every writer)."""
 
 from __future__ import annotations
 
@@ -139,9 +139,6 @@ def test_a_project_dir_that_does_not_exist_is_bad_input(inproc: InProcess, tmp_p
 
 # -- waiting for the settings writer's fix (helper A's branch) --------------------------------------
 
-SETTINGS_FIX = "open defect of the settings writer (issue 10): not fixed yet"
-
-
 def _round_trips(inproc: InProcess, agent: Path, value: str) -> None:
     assert inproc("set", "defaultModel", value, "--global").status == 0
     shown = inproc("settings", "show")
@@ -167,7 +164,6 @@ def test_a_huge_float_is_refused_not_written_as_inf(inproc: InProcess, agent: Pa
     assert not (agent / "config.cfg").exists() or "inf" not in (agent / "config.cfg").read_text()
 
 
-@pytest.mark.xfail(strict=True, reason=SETTINGS_FIX)
 def test_a_config_cfg_that_does_not_parse_is_never_overwritten(inproc: InProcess, agent: Path) -> None:
     agent.mkdir()
     broken = b'set defaultModel "unterminated\n'
@@ -177,7 +173,6 @@ def test_a_config_cfg_that_does_not_parse_is_never_overwritten(inproc: InProcess
     assert (agent / "config.cfg").read_bytes() == broken
 
 
-@pytest.mark.xfail(strict=True, reason=SETTINGS_FIX)
 def test_a_write_keeps_the_mode_of_config_cfg(inproc: InProcess, agent: Path) -> None:
     assert inproc("set", "defaultModel", "a", "--global").status == 0
     os.chmod(agent / "config.cfg", 0o664)
@@ -185,7 +180,6 @@ def test_a_write_keeps_the_mode_of_config_cfg(inproc: InProcess, agent: Path) ->
     assert (agent / "config.cfg").stat().st_mode & 0o777 == 0o664
 
 
-@pytest.mark.xfail(strict=True, reason=SETTINGS_FIX)
 def test_a_write_goes_through_a_symlinked_settings_json(inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     agent.mkdir()
     target = tmp_path / "dotfiles-settings.json"
@@ -196,9 +190,8 @@ def test_a_write_goes_through_a_symlinked_settings_json(inproc: InProcess, agent
     assert json.loads(target.read_text())["mcpServers"] == {"git": {}}
 
 
-@pytest.mark.xfail(strict=True, reason=SETTINGS_FIX)
 def test_a_bom_does_not_make_the_first_cfg_line_unknown(inproc: InProcess, agent: Path) -> None:
     agent.mkdir()
     (agent / "config.cfg").write_bytes("\ufeffset defaultModel m\n".encode("utf-8"))
     shown = inproc("settings", "show")
-    assert "settings error" not in shown.err and "defaultModel = m" in shown.out
+    assert "settings error" not in shown.err and 'defaultModel = "m"  [global config.cfg]' in shown.out

@@ -9,8 +9,10 @@ file that no holder ever wrote is empty).
 
 A second writer waits for the lock up to a timeout, polling with a short backoff, then fails
 with ``SessionLocked`` naming the holder. The timeout is the ``timeout`` argument, else
-``HOLDER.timeout``: the command line sets it (``EUKHE_LOCK_TIMEOUT`` seconds, default 5); a
-library caller that sets nothing fails at once.
+``HOLDER.timeout``: the command line sets it (the ``session.lockTimeoutMs`` setting, default
+5000, or ``EUKHE_LOCK_TIMEOUT`` seconds over it; ``eukhe.cli.lock_timeout``); a library caller
+that sets nothing fails at once. ``HOLDER.timeout`` may be a function: it is called only when
+the lock is taken by another writer, so an uncontended lock never reads the settings.
 ``flock`` locks belong to the open file, so a second open in the same process conflicts too,
 and the kernel drops the lock when the holder dies (a crash leaves no stale lock).
 """
@@ -22,6 +24,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,10 +38,14 @@ RECORD_WIDTH = 256  # bytes of the holder record, padded with spaces, newline la
 class Holder:
     """How this process takes locks: the name its records give (the CLI sets its command words,
     ``eukhe set``; empty: the script's name) and how long ``acquire`` waits by default (0: a
-    library caller fails at once; the CLI sets its wait, ``eukhe.cli.lock_timeout``)."""
+    library caller fails at once; the CLI sets its wait, ``eukhe.cli.lock_timeout``, as a
+    function called when the lock is contended)."""
 
     program: str = ""
-    timeout: float = 0.0
+    timeout: float | Callable[[], float] = 0.0
+
+    def wait(self) -> float:
+        return self.timeout() if callable(self.timeout) else self.timeout
 
 
 HOLDER = Holder()
@@ -54,16 +61,18 @@ class WriterLock:
         """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: ``HOLDER.timeout``)."""
         path = session_dir / LOCK_FILE
         record = holder_record()  # built first: nothing can fail between the lock and the write
-        wait = max(0.0, HOLDER.timeout if timeout is None else timeout)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            deadline = time.monotonic() + wait
-            pause = 0.005
+            wait = -1.0  # not read until the lock is found taken
+            deadline = pause = 0.0
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    if wait < 0:
+                        wait = max(0.0, HOLDER.wait() if timeout is None else timeout)
+                        deadline, pause = time.monotonic() + wait, 0.005
                     left = deadline - time.monotonic()
                     if left <= 0:
                         holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
@@ -95,6 +104,8 @@ def holder_text() -> str:
 
 
 def holder_record() -> bytes:
-    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped)."""
+    """``holder_text`` as one fixed-width line of UTF-8 (undecodable bytes escaped; a text too
+    long is cut at a character's boundary, never inside one)."""
     data = holder_text().encode("utf-8", "backslashreplace")[: RECORD_WIDTH - 1]
+    data = data.decode("utf-8", "ignore").encode("utf-8")  # drops the bytes of a character cut in two
     return data.ljust(RECORD_WIDTH - 1, b" ") + b"\n"

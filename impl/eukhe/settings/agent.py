@@ -21,7 +21,7 @@ from typing import Any
 
 from eukhe.session import Conversation, display
 from eukhe.settings import config as configmod
-from eukhe.settings.cfg import SettingsError, lines, read_cfg, write_sets
+from eukhe.settings.cfg import SettingsError, check_parses, parse_cfg, read_cfg, rewrite, write_sets
 from eukhe.settings.cvar import (
     ALIAS,
     SET,
@@ -36,6 +36,7 @@ from eukhe.settings.cvar import (
     parse_list,
 )
 from eukhe.settings.cvar_table import registry as default_registry
+from eukhe.settings.files import update_text
 
 CVAR_DOC = "eukhe.cvar.agent"
 ERROR_ROW = "eukhe.settings_error"
@@ -83,22 +84,23 @@ class EukheSettings:
 
     def toggle_global(self, cvar: str) -> bool:
         """A toggle in /set --global flips the global layer's value only; the read of the value
-        and the write happen under the lock of the global config.cfg."""
-        from eukhe.settings.files import locked, read_text, write_atomic
-        from eukhe.settings.cfg import parse_cfg, set_line, _is_set_of
-
+        and the write happen under the lock of the global config.cfg (a file with a line that
+        does not parse is refused: DocumentError, nothing written)."""
         path = self.paths.global_cfg
-        with locked(path):
-            text = read_text(path) or ""
+        flipped: list[bool] = []
+
+        def change(text: str) -> str:
+            check_parses(path, text)
             self.reload()
             fresh = parse_cfg(path, text, self.cvars, local_only=False)
             layers = [layer for layer in self.config.layers if layer.source != "global config.cfg"]
             layers.append(Layer("global config.cfg", False, fresh.sets))
-            new = Cvars(self.registry, layers).global_toggled(cvar)
-            kept = [line for line in lines(text) if not _is_set_of(line, {cvar})]
-            write_atomic(path, "".join(line + "\n" for line in kept + [set_line(cvar, new)]))
+            flipped.append(Cvars(self.registry, layers).global_toggled(cvar))
+            return rewrite(text, {cvar}, [(cvar, flipped[0])])
+
+        update_text(path, change)
         self.reload()
-        return new
+        return flipped[0]
 
 
 class CvarAgent:

@@ -5,7 +5,11 @@ A cfg file is lines of the command language. ``set`` lines give the layer's sets
 A line that does not parse, a refused set (CvarError), and a command that has no meaning in
 a file (toggle, bind, action, a run of an alias) are settings errors naming the file and the
 line; the rest of the file still applies. A file that exists and cannot be read is a settings
-error, gives nothing, and is never written (``DocumentError`` from every writer).
+error, gives nothing, and is never written (``DocumentError`` from every writer). A file with a
+line that does not parse (or an alias whose body does not parse) still applies its other lines
+when read, but a writer (``set --global``, a global toggle, ``cvar save``) refuses it:
+``DocumentError`` naming the file and the line, the file byte for byte as it was. A leading
+UTF-8 byte order mark is dropped by the reader (``files.read_text``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eukhe.settings.cvar import ALIAS, SET, Command, CvarError, Cvars, ParseError, format_value, parse_list, quote
-from eukhe.settings.files import DocumentError, read_text, update_text
+from eukhe.settings.files import NOT_PARSED, DocumentError, read_text, update_text
 
 
 BLANK = " \t\r\n"  # the command language's whitespace: what a line is stripped of
@@ -99,15 +103,45 @@ def _is_set_of(line: str, ids: set[str]) -> bool:
     return len(commands) == 1 and commands[0].verb == SET and commands[0].args[0] in ids
 
 
+def unparsed(text: str) -> tuple[int, str] | None:
+    """The first line of a cfg text that does not parse (its number and why), or None. A line
+    parses when the command language reads it and the body of each alias on it reads too."""
+    for number, line in enumerate(lines(text), 1):
+        stripped = line.strip(BLANK)
+        if not stripped or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        try:
+            for command in parse_list(stripped):
+                if command.verb == ALIAS:
+                    parse_list(command.args[1])
+        except ParseError as error:
+            return number, str(error)
+    return None
+
+
+def check_parses(path: Path, text: str) -> None:
+    """DocumentError naming the file and the line when ``text`` has a line that does not parse:
+    a writer never writes over a cfg file it cannot read whole."""
+    found = unparsed(text)
+    if found is not None:
+        raise DocumentError(path, NOT_PARSED, f"line {found[0]}: {found[1]}")
+
+
+def rewrite(text: str, ids: set[str], pairs: list[tuple[str, Any]]) -> str:
+    """``text`` without its single-set lines of ``ids``, then a ``set`` line for each pair."""
+    kept = [line for line in lines(text) if not _is_set_of(line, ids)]
+    return "".join(line + "\n" for line in kept + [set_line(c, v) for c, v in pairs])
+
+
 def write_sets(path: Path, sets: Iterable[tuple[str, Any]]) -> str:
     """Under the file's lock: read it, drop the single-set lines of the ids written, append a
     ``set`` line for each. Every other line stays. DocumentError (nothing written) when the
-    file exists and cannot be read."""
+    file exists and cannot be read, or has a line that does not parse."""
     pairs = list(sets)
     ids = {cvar for cvar, _ in pairs}
 
     def change(text: str) -> str:
-        kept = [line for line in lines(text) if not _is_set_of(line, ids)]
-        return "".join(line + "\n" for line in kept + [set_line(c, v) for c, v in pairs])
+        check_parses(path, text)
+        return rewrite(text, ids, pairs)
 
     return update_text(path, change)

@@ -180,7 +180,8 @@ def record_connection(connections: Path, name: str, record: dict[str, Any]) -> d
 
 
 class AuthStorage:
-    """auth.json: one credential per provider. set and remove return the read error to the caller."""
+    """auth.json: one credential per provider, the file always 0600 (its mode is set before it
+    is renamed into place). set and remove return the read error to the caller."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -189,11 +190,10 @@ class AuthStorage:
         return read_document(self.path).get(provider)
 
     def set(self, provider: str, credential: Any) -> None:
-        update_document(self.path, lambda doc: _put(doc, [provider], credential))
-        os.chmod(self.path, 0o600)
+        update_document(self.path, lambda doc: _put(doc, [provider], credential), private=True)
 
     def remove(self, provider: str) -> None:
-        update_document(self.path, lambda doc: _remove(doc, [provider]))
+        update_document(self.path, lambda doc: _remove(doc, [provider]), private=True)
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,9 @@ TABLE: tuple[Cvar, ...] = (
     _c("temperature", _Float, LOCAL, 1.0, persist=False),
     # paths and trust (S4b.5, S4b.7)
     _c("sessionDir", _String, GLOBAL, ""),
+    # eukhe's own, not in the seeds (issue 10): how long a CLI writer waits for a session another
+    # writer holds (eukhe.cli.lock_timeout; EUKHE_LOCK_TIMEOUT seconds overrides it for one run)
+    _c("session.lockTimeoutMs", _Nat, GLOBAL, 5000),
     _c("trustedProjects", _Strings, GLOBAL, []),
     _c("kernelTransport", _StringMap, GLOBAL, {}),
 )
