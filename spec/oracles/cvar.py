@@ -145,6 +145,11 @@ TABLE: tuple[Row, ...] = (
         (f"modelRoles.{role}", _STRING, GLOBAL, True, False, "", False)
         for role in ("default", "smol", "slow", "plan", "memory", "tiny", "translate", "title", "commit")
     ),
+    *(  # inference.md S9 "On-machine models per role: ... judge, ... speech, ... dictation"
+        (f"modelRoles.{role}", _STRING, GLOBAL, True, False, "", False)
+        for role in ("judge", "speech", "dictation")
+    ),
+    ("providers.tinyRuntimeLibrary", _STRING, GLOBAL, True, False, "", False),  # inference.md S9 engine
     ("titles.generate", _BOOL, GLOBAL, True, False, True, False),  # inference.md S9 "titles.generate: false titles nothing"
     ("stt.enabled", _BOOL, LOCAL, True, True, False, False),  # inference.md S9
     ("providerMaxInFlight", _NAT_MAP, GLOBAL, True, False, {}, False),  # S4b.4
@@ -169,6 +174,9 @@ OWN: tuple[Row, ...] = (
     # issue 10: how long a CLI writer waits for a session another writer holds (the seeds name no
     # lock wait); a count of milliseconds, one value for the process: Global, persist, no replicate
     ("session.lockTimeoutMs", _NAT, GLOBAL, True, False, 5000, False),
+    # issue 15: the tiny models' download base URL (inference.md S9 gives no key); "" = the
+    # catalog's host
+    ("tinyModels.baseUrl", _STRING, GLOBAL, True, False, "", False),
 )
 SHIPPED: tuple[Row, ...] = TABLE + OWN
 SHIPPED_IDS: tuple[str, ...] = tuple(row[0] for row in SHIPPED)

@@ -34,7 +34,7 @@ from eukhe.settings.cvar import (
 )
 
 LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-ROLES = ("default", "smol", "slow", "plan", "memory", "tiny", "translate", "title", "commit")
+ROLES = ("default", "smol", "slow", "plan", "memory", "tiny", "translate", "title", "commit", "judge", "speech", "dictation")
 
 _Bool = CvarType(BOOL)
 _Nat = CvarType(NAT)
@@ -90,6 +90,7 @@ TABLE: tuple[Cvar, ...] = (
     _c("thinkingBudgets", _NatMap, LOCAL, {}),
     *(_c(f"modelRoles.{role}", _String, GLOBAL, "") for role in ROLES),
     _c("titles.generate", _Bool, GLOBAL, True),
+    _c("providers.tinyRuntimeLibrary", _String, GLOBAL, ""),
     _c("stt.enabled", _Bool, LOCAL, False, replicate=True),
     # limits (S4b.4, S4b.5)
     _c("providerMaxInFlight", _NatMap, GLOBAL, {}),
@@ -106,6 +107,8 @@ TABLE: tuple[Cvar, ...] = (
     # eukhe's own, not in the seeds (issue 10): how long a CLI writer waits for a session another
     # writer holds (eukhe.cli.lock_timeout; EUKHE_LOCK_TIMEOUT seconds overrides it for one run)
     _c("session.lockTimeoutMs", _Nat, GLOBAL, 5000),
+    # eukhe's own (issue 15): the tiny models' download base URL; "" = the catalog's host
+    _c("tinyModels.baseUrl", _String, GLOBAL, ""),
     _c("trustedProjects", _Strings, GLOBAL, []),
     _c("kernelTransport", _StringMap, GLOBAL, {}),
 )

@@ -3,16 +3,14 @@ registry over the global and project settings.json and config.cfg, control.md S4
 
 Declared in the cvar table and read here:
 - ``modelRoles.<role>`` (String; the neutral default "" is unset): the role's primary model
-  (S9 roles 1). The table declares it for the roles ``tiny`` and ``translate``;
+  for each of the roles tiny, judge, translate, speech and dictation (S9 roles 1);
 - ``retry.fallbackChains`` (Map of lists of Strings): ``retry.fallbackChains.<role>`` is the
   role's fallback chain; a role without a key is unset, an explicit ``[]`` means the primary
   only (S9 roles 1);
-- ``titles.generate`` (Bool, default true): false titles nothing (S9 Uses).
-
-Read only when the table declares them (until then they are unset): ``modelRoles.judge``,
-``modelRoles.speech``, ``modelRoles.dictation`` (the table's roles lack them),
-``providers.tinyRuntimeLibrary`` (S9 engine) and ``tinyModels.baseUrl``, the download base URL
-(the issue's "the download base URL is a setting"; the seed names no key).
+- ``titles.generate`` (Bool, default true): false titles nothing (S9 Uses);
+- ``providers.tinyRuntimeLibrary`` (S9 engine; the Python onnxruntime package ships its own
+  library, so it is read but not used at load time);
+- ``tinyModels.baseUrl``, the download base URL (eukhe's own key: the seed names none).
 """
 
 from __future__ import annotations
