@@ -198,3 +198,117 @@ def tier_multiplier_says(provider: str, api: str, tier: str | None, model_id: st
 def cache_write_1h_says(model_id: str) -> float | None:
     """S6.12 cache_write_1h_prices: claude 2 (a regex on the lowercased id); none: the model's rate."""
     return 2.0 if "claude" in model_id.lower() else None
+
+
+# -- part 2 (issue 14) -------------------------------------------------------------------------------
+
+# S6.5: "lines over 4096 bytes (MAX_CHUNK_BYTES) split there"; "retry.provider.streamRepeatLimit,
+# default 64"; "Period 1 to k / 4 (at least 1)".
+MAX_CHUNK_BYTES = 4096
+STREAM_REPEAT_LIMIT = "retry.provider.streamRepeatLimit"
+STREAM_REPEAT_DEFAULT = 64
+
+
+def longest_period_says(k: int) -> int:
+    return max(1, k // 4)
+
+
+def window_periodic_says(window: tuple[int, ...], p: int) -> bool:
+    """S6.5: "periodic with period p if each chunk after the first p equals the one p earlier"."""
+    return window[p:] == window[: len(window) - p]
+
+
+def guard_says(k: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
+    """S6.5 and infer_guard_feed_exact: the first chunk after which the window of the last k
+    chunks is periodic with a period 1..max(1, k / 4), with the shortest such period; None: not
+    cut. A window of 0 chunks never cuts (derived: a limit of 0 is no limit)."""
+    if k == 0:
+        return None
+    for n in range(k, len(stream) + 1):
+        window = stream[n - k : n]
+        for p in range(1, longest_period_says(k) + 1):
+            if window_periodic_says(window, p):
+                return n - 1, p
+    return None
+
+
+# S6.6 infer_threshold_over_exact, as the law table states it.
+def over_says(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> str:
+    if not enabled or window == 0:
+        return "none"
+    if tokens + reserve > window:
+        return "blocking"
+    if margin > 0 and tokens + reserve + margin > window:
+        return "background"
+    return "none"
+
+
+def first_at_says(run: tuple[int, ...], at: int) -> int | None:
+    """infer_threshold_*_steps: the first request of the run whose tokens reach ``at``."""
+    return next((i for i, tokens in enumerate(run) if tokens >= at), None)
+
+
+# S6.6: BackgroundMargin: "eukhe session 10% of window"; "harness library default 32,768 tokens";
+# "keepRecentTokens (eukhe default 40,000) ... <= half the threshold".
+SESSION_MARGIN_PERCENT = 10.0
+LIBRARY_MARGIN_TOKENS = 32_768
+KEEP_RECENT_DEFAULT = 40_000
+
+
+# S6.10: what the harness does with a reply at stream end.
+LEAK_NOTES = 2
+
+
+def reply_says(calls: int, stop: str, leaks: tuple[bool, ...], text_blank: bool, notes: int) -> tuple[str, str, int]:
+    """S6.10 as the seed states it: (what happens, the stop reason recorded, leak notes in a row
+    after it). ``leaks``: one flag per leaked call of a call-less reply, True when it parses and
+    names an offered tool. Calls run whatever the stop reason, except a length reply, which runs
+    none (each is truncated); leaked calls, all good, are rebuilt (stop toolUse) and then treated
+    as calls; else a leak note while fewer than LEAK_NOTES were spent in a row, then the text is
+    the answer; no text and no call: the length note after a length stop, else the no-answer note."""
+    if calls == 0 and leaks and all(leaks):
+        return ("truncated", "length", 0) if stop == "length" else ("run_calls", "toolUse", 0)
+    if calls > 0:
+        return ("truncated" if stop == "length" else "run_calls", stop, 0)
+    if leaks:
+        return ("leak_retry", stop, notes + 1) if notes < LEAK_NOTES else ("answer", stop, 0)
+    if not text_blank:
+        return ("answer", stop, 0)
+    return ("length_note" if stop == "length" else "no_answer", stop, 0)
+
+
+# The entries (infer_*_ffi_*: "every request whose numbers fit the wire"): the widths of the
+# numbers each compiled model takes (attempts, retries, windows, chunk ids: u32; tokens: u64).
+ENTRY_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "force_flag": (("attempt", "u32"), ("supported", "bool"), ("free", "bool")),
+    "force_after": (("attempt", "u32"), ("retries", "u32"), ("called", "bool")),
+    "guard_start": (("limit", "u32"),),
+    "guard_feed": (("limit", "u32"), ("ids", "u32s")),
+    "threshold_over": (("enabled", "bool"), ("window", "u64"), ("reserve", "u64"), ("margin", "u64"), ("tokens", "u64")),
+}
+WIDTHS = {"u32": 2**32 - 1, "u64": 2**64 - 1}
+
+
+def entry_error_says(request: dict[str, object]) -> str | None:
+    """The exact error a request gets (None: it fits): the entry, then each field in order
+    (missing, not a natural or boolean, past the width), then a field the entry lacks."""
+    op = request.get("op")
+    if not isinstance(op, str) or op not in ENTRY_FIELDS:
+        return f"EntryError::Op({op if isinstance(op, str) else '?'})"
+    for name, kind in ENTRY_FIELDS[op]:
+        if name not in request:
+            return f"EntryError::Missing({op}.{name})"
+        value = request[name]
+        values = value if kind == "u32s" and isinstance(value, (list, tuple)) else [value]
+        if kind == "u32s" and not isinstance(value, (list, tuple)):
+            return f"EntryError::Type({op}.{name})"
+        for item in values:
+            if kind == "bool":
+                if type(item) is not bool:
+                    return f"EntryError::Type({op}.{name})"
+            elif type(item) is not int or item < 0:
+                return f"EntryError::Type({op}.{name})"
+            elif item > WIDTHS["u64" if kind == "u64" else "u32"]:
+                return f"EntryError::Range({op}.{name})"
+    extra = sorted(k for k in request if k != "op" and k not in dict(ENTRY_FIELDS[op]))
+    return f"EntryError::Unknown({op}.{extra[0]})" if extra else None
