@@ -1331,7 +1331,7 @@ def _over_agreement() -> Evidence:
 
     def agrees(c: tuple[bool, int, int, int, int]) -> bool:
         z = z3.simplify(_z3_over(z3.BoolVal(c[0]), *[z3.IntVal(x) for x in c[1:]]))
-        return _VERDICT[m.over(*c)] == z.as_long() and m.over(*c) == oracle.over_says(*c)  # type: ignore[attr-defined]
+        return _VERDICT[m.over(*c)] == z.as_long() and m.over(*c) == oracle.over_says(*c)
 
     return bounded(cases, agrees, label="the z3 encoding of over agrees with the Python check and the oracle on enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}")
 
@@ -1643,3 +1643,61 @@ def rec_leak_rebuilt_is_calls() -> Evidence:
         return rebuilt and kind == native_kind and calls == len(c[2]) and text == clean and stop == ("length" if c[1] == "length" else "toolUse")
 
     return _reply_law(prop)
+
+
+# -- tool-call argument repair ("S6 tool-call argument repair"; derived laws: the seed states the rules) --
+
+from eukhe.inference import repair as prod_repair  # noqa: E402
+
+SPELLINGS: tuple[object, ...] = (
+    "", " ", "a", "true", "FALSE", " True ", "yes", "0", "-12", "+7", "3.5", "1e3", "1e999", "nan", "Infinity", "0x10", "١٢",
+    '{"a": 1}', "{'a': 1}", "[1, 2]", '["x"]', "[1,", "null", '"q"', 7, -3, 2.5, 10**30, True, False, None, [1], {"a": 1}, ["s"],
+)
+KINDS = ("string", "integer", "number", "boolean", "array", "object", "string[]")
+
+
+@law(
+    "infer_argument_repaired_warned",
+    "S6 argument repair",
+    "Each alternate spelling becomes the declared type with one argument_repaired warning; anything else is left as is, unwarned; an unknown key of a closed schema stays an error.",
+    BOUNDED,
+    derivation="inference.md S6 tool-call argument repair, items 3 to 5",
+)
+def infer_argument_repaired_warned() -> Evidence:
+    def schema_of(kind: str) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "string"}} if kind == "string[]" else {"type": kind}
+
+    def ok(case: tuple[str, object, bool]) -> bool:
+        kind, value, quoted_key = case
+        key = '"v"' if quoted_key else "v"
+        schema = {"type": "object", "additionalProperties": False, "properties": {"v": schema_of(kind)}}
+        got = prod_repair.repair_arguments({key: value, "extra": 1}, schema)
+        base = "array" if kind == "string[]" else kind
+        fits = {"string": isinstance(value, str), "integer": type(value) is int, "number": type(value) in (int, float), "boolean": type(value) is bool, "array": isinstance(value, list), "object": isinstance(value, dict)}[base]
+        repaired, want = (False, value) if fits else oracle.spelling_says(base, value, "string" if kind == "string[]" else None)
+        warnings = [w for w in got.warnings if w.startswith("argument_repaired")]
+        return (
+            got.arguments.get("v", "missing") == want
+            and len(warnings) == int(repaired) + int(quoted_key)
+            and len(warnings) == len(got.warnings)
+            and [e.kind for e in got.errors] == ["unknown_key"]
+        )
+
+    cases = list(itertools.product(KINDS, SPELLINGS, (False, True)))
+    spellings = bounded(cases, ok, label=f"{len(KINDS)} declared types x {len(SPELLINGS)} values (every JSON kind, numerals, boolean words, JSON texts, non-finite and non-ASCII numerals) x a JSON-string key or not, in a closed schema with an unknown key")
+
+    def parse_form(text: str) -> bool:
+        got = prod_repair.parse_tool_call_arguments(text)
+        return set(got) == {"__parseError", "__rawJson"} and got["__rawJson"] == text[: oracle.RAW_JSON_KEPT]
+
+    unreadable = ["{", "[1]", "1", '"a"', "{a: 1} x", "{a: NaN}", "{" + "x" * 1000, "{'a': 1e999}", "{a: b: c}", "null"]
+    forms = bounded(unreadable, parse_form, label=f"{len(unreadable)} unreadable or non-object arguments: the parse-error form with the first {oracle.RAW_JSON_KEPT} characters")
+
+    def named(case: tuple[str, tuple[str, ...]]) -> bool:
+        called, offered = case
+        got = prod_repair.suggestions(called, offered)
+        return len(got) <= oracle.UNAVAILABLE_NAMED and len(set(got)) == len(got) and all(t in offered and t != called for t in got)
+
+    offers = (("read_file", "write_file", "reed_file", "edit", "mcp__x__read_file"), ("a", "b", "c", "d", "e"), ())
+    names = bounded(itertools.product(("read_file", "raed_file", "x__read_file", "a", "zz_e", "", "_"), offers), named, label="tool_unavailable names at most 3 distinct offered tools (7 names x 3 offers)")
+    return all_of(spellings, forms, names)

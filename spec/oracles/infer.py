@@ -312,3 +312,47 @@ def entry_error_says(request: dict[str, object]) -> str | None:
                 return f"EntryError::Range({op}.{name})"
     extra = sorted(k for k in request if k != "op" and k not in dict(ENTRY_FIELDS[op]))
     return f"EntryError::Unknown({op}.{extra[0]})" if extra else None
+
+
+# "S6 tool-call argument repair" item 4: the alternate spellings of each declared type, and what
+# each reads as (None: not a spelling of it, left to validation).
+def spelling_says(kind: str, value: object, items: str | None = None) -> tuple[bool, object]:
+    import json as _json
+
+    if kind == "string" and isinstance(value, bool):
+        return True, "true" if value else "false"
+    if kind == "string" and isinstance(value, (int, float)):
+        return True, _json.dumps(value)
+    if not isinstance(value, str):
+        return False, value
+    if kind in ("object", "array"):
+        try:
+            parsed = _json.loads(value)
+        except ValueError:
+            parsed = None
+        if (kind == "object" and isinstance(parsed, dict)) or (kind == "array" and isinstance(parsed, list)):
+            return True, parsed
+        if kind == "array" and items == "string":
+            return True, [value]
+        return False, value
+    if kind == "boolean" and value.strip().lower() in ("true", "false"):
+        return True, value.strip().lower() == "true"
+    if kind == "integer" and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
+        return True, int(value)
+    if kind == "number":
+        if not value.isascii() or "_" in value:
+            return False, value
+        try:
+            number = float(value)
+        except ValueError:
+            return False, value
+        if value.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity") or number != number or number in (float("inf"), float("-inf")):
+            return False, value
+        return True, int(value) if value.strip().lstrip("+-").isdigit() else number
+    return False, value
+
+
+# item 2: what cannot be read keeps at most this much of the raw text.
+RAW_JSON_KEPT = 512
+# item 6: tool_unavailable names at most 3 offered tools.
+UNAVAILABLE_NAMED = 3

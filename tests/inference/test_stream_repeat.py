@@ -141,7 +141,7 @@ def test_the_observed_thinking_loop_fails_as_repeating_by_default() -> None:
 
 def test_the_compiled_core_is_reached() -> None:
     # rules::infer_guard::tests: production's guard drives bend.infer.guard_feed (no copy).
-    assert g.compiled is model
+    assert vars(g)["compiled"] is model
     state = model.guard_start(8)
     for chunk in (1, 2) * 3:
         state, verdict = model.guard_feed(state, chunk)

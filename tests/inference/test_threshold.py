@@ -65,6 +65,6 @@ def test_the_provider_count_comes_first_and_falls_back_with_a_warning(caplog: py
 
 
 def test_the_compiled_core_is_reached() -> None:
-    assert t.compiled is model
+    assert vars(t)["compiled"] is model
     assert model.over(True, 10, 2, 3, 6) == "background" and model.over(True, 10, 2, 3, 9) == "blocking"
     assert model.first_at((1, 5, 9), 5) == 1 and model.first_at((1,), 5) is None

@@ -27,7 +27,7 @@ def test_calls_are_read_at_stream_end_whatever_the_stop_reason() -> None:
 
 
 def test_a_length_reply_runs_no_call_and_each_is_truncated() -> None:
-    calls = [{"name": "edit", "arguments": '{"path": "a", "text": "lo'}, {"name": "read", "arguments": {"path": "b"}}]
+    calls: list[dict[str, object]] = [{"name": "edit", "arguments": '{"path": "a", "text": "lo'}, {"name": "read", "arguments": {"path": "b"}}]
     out = toolcalls.read_reply("", calls, "length", OFFERED, 0)
     assert out.kind == toolcalls.TRUNCATED and len(out.calls) == 2 and out.results == (toolcalls.TRUNCATED_RESULT,) * 2
     assert "repeat the call with complete arguments" in out.results[0].lower() and "minimal version first" in out.results[0]
@@ -134,7 +134,7 @@ SCHEMA = {
 
 
 def test_each_repair_gives_an_argument_repaired_warning() -> None:
-    args = {'"path"': "a.py", "edits": '[{"old": "a"}]', "options": "{'deep': true}", "paths": "b.py", "count": "3", "ratio": "0.5", "force": "TRUE", "label": 7}
+    args = {'"path"': "a.py", "edits": '[{"old": "a"}]', "options": '{"deep": true}', "paths": "b.py", "count": "3", "ratio": "0.5", "force": "TRUE", "label": 7}
     fixed = repair.repair_arguments(args, SCHEMA)
     assert fixed.arguments == {"path": "a.py", "edits": [{"old": "a"}], "options": {"deep": True}, "paths": ["b.py"], "count": 3, "ratio": 0.5, "force": True, "label": "7"}
     assert len(fixed.warnings) == 8 and all(w.startswith("argument_repaired") for w in fixed.warnings)

@@ -105,7 +105,7 @@ class _Relaxed:
 
     _WORDS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
     _BARE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$\-.]*")
-    _NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+    _NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -190,7 +190,7 @@ class _Relaxed:
             return sign * int(body[2:], 16)
         if body[:2].lower() == "0b":
             return sign * int(body[2:], 2)
-        if re.fullmatch(r"\d+", body):
+        if re.fullmatch(r"[0-9]+", body):
             if len(body) > 4000:
                 raise self.fail("number too long")
             return sign * int(body)
@@ -237,7 +237,7 @@ class _Relaxed:
             return self.string()
         word = self._BARE.match(self.text, self.at)
         if word is None:
-            number = re.compile(r"\d+").match(self.text, self.at)
+            number = re.compile(r"[0-9]+").match(self.text, self.at)
             if number is None:
                 raise self.fail("truncated" if self.at >= len(self.text) else "a key expected")
             self.at = number.end()
@@ -376,18 +376,18 @@ def _from_string(text: str, kind: str) -> tuple[bool, Any]:
     stripped = text.strip()
     if kind in ("object", "array"):
         try:
-            value = parse_json_with_repair(stripped)
-        except ValueError:
+            value = strict(stripped)
+        except (ValueError, RecursionError):
             return False, None
         return _fits(value, kind), value
     if kind == "boolean" and stripped.lower() in ("true", "false"):
         return True, stripped.lower() == "true"
-    if kind == "integer" and re.fullmatch(r"[+-]?\d{1,4000}", stripped):
+    if kind == "integer" and re.fullmatch(r"[+-]?[0-9]{1,4000}", stripped):
         return True, int(stripped)
-    if kind == "number" and re.fullmatch(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", stripped) and len(stripped) <= 4000:
+    if kind == "number" and re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", stripped) and len(stripped) <= 4000:
         number = float(stripped)
         if math.isfinite(number):
-            return True, int(stripped) if re.fullmatch(r"[+-]?\d+", stripped) else number
+            return True, int(stripped) if re.fullmatch(r"[+-]?[0-9]+", stripped) else number
     return False, None
 
 
