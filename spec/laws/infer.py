@@ -1,6 +1,7 @@
 """The infer laws of inference.md S6, part 1: the quirks rulebook (S6.1), the thinking ladder
-(S6.9), the forced call (S6.3) and the strict plan (S6.4). Part 2 (the repetition guard, the
-compaction threshold, the wire entries, tool-call rebuilding) is issue 14.
+(S6.9), the forced call (S6.3) and the strict plan (S6.4); part 2 (issue 14, at the end of this
+file): the repetition guard (S6.5), the compaction threshold (S6.6), the entries of the compiled
+models, tool calls at stream end (S6.10) and argument repair.
 
 Judges are independent of the model: the expected answers come from ``spec.oracles.infer``
 (the seed's tables and rules as data) or from the construction of the domain (a query whose
@@ -1701,3 +1702,113 @@ def infer_argument_repaired_warned() -> Evidence:
     offers = (("read_file", "write_file", "reed_file", "edit", "mcp__x__read_file"), ("a", "b", "c", "d", "e"), ())
     names = bounded(itertools.product(("read_file", "raed_file", "x__read_file", "a", "zz_e", "", "_"), offers), named, label="tool_unavailable names at most 3 distinct offered tools (7 names x 3 offers)")
     return all_of(spellings, forms, names)
+
+
+@law(
+    "infer_guard_chunks",
+    "S6.5",
+    "A block's deltas become chunks as the seed says: complete non-blank lines, long lines cut within the byte limit on a character boundary, wherever the deltas split, each block with its own partial line.",
+    BOUNDED,
+    derivation="S6.5 Chunk; the seed ties the delta -> chunk split to tests (not modelled): this law runs production against the oracle",
+)
+def infer_guard_chunks() -> Evidence:
+    alphabet = ("a", "é", "😀", "\n", " ", "\r")
+
+    def split_ok(case: tuple[int, tuple[str, ...]]) -> bool:
+        limit, pieces = case
+        text = "".join(pieces)
+        want = oracle.chunks_says(text, limit)
+        whole = prod_guard.split("", text, limit)
+        rest, got = "", []
+        for piece in pieces:  # every delta one character: the finest split
+            rest, chunks = prod_guard.split(rest, piece, limit)
+            got += chunks
+        return (whole[1], whole[0]) == want and (got, rest) == want
+
+    cases = [(limit, p) for limit in (4, 5, 7) for n in range(6) for p in itertools.product(alphabet, repeat=n)]
+    splits = bounded(cases, split_ok, label="byte limits 4, 5, 7 x every text of 0..5 characters over {a, é, 😀, newline, space, CR}, whole and one character a delta")
+
+    def blocks_ok(case: tuple[str, str]) -> bool:
+        a, b = case
+        guard = prod_guard.Guard(10**6)
+        for x, y in itertools.zip_longest(a, b, fillvalue=""):
+            guard.feed("a", x)
+            guard.feed("b", y)
+        return guard.chunks_read == len(oracle.chunks_says(a)[0]) + len(oracle.chunks_says(b)[0])
+
+    texts = ("", "x\n", "ab\ncd\n", "\n\n", "é😀\n \n", "x" * 5000 + "\n", "no newline")
+    blocks = bounded(itertools.product(texts, texts), blocks_ok, label="two blocks interleaved character by character: each keeps its own partial line (7 x 7 texts, one over 4096 bytes)")
+
+    def settings_ok(k: int) -> bool:
+        guard = prod_guard.Guard.from_settings({oracle.STREAM_REPEAT_LIMIT: k}.__getitem__)
+        return guard.limit == k and prod_guard.Guard().limit == oracle.STREAM_REPEAT_DEFAULT and prod_guard.MAX_CHUNK_BYTES == oracle.MAX_CHUNK_BYTES
+
+    limits = bounded((0, 1, 64, prod_guard.U32), settings_ok, label="the window read from retry.provider.streamRepeatLimit; default 64; 4096 bytes")
+
+    def refused(bad: object) -> bool:
+        try:
+            prod_guard.Guard(bad)  # type: ignore[arg-type]
+        except ValueError:
+            return True
+        return False
+
+    bad = bounded((-1, prod_guard.U32 + 1, True, 1.5, "64", None), refused, label="a window that is not a natural up to 2^32 - 1 is refused")
+
+    def message_ok(case: tuple[int, str]) -> bool:
+        period, line = case
+        error = prod_guard.StreamRepeating(period, line)
+        return error.retryable and error.kind == "stream_repeating" and error.repeated_lines == {"period": period, "last_line": line} and str(period) in str(error) and line[:200] in str(error)
+
+    messages = bounded(itertools.product((1, 7), ("x", "é" * 300)), message_ok, label="stream_repeating: retryable, its period and last line in the message and the failure info")
+    return all_of(splits, blocks, limits, bad, messages)
+
+
+@law(
+    "infer_threshold_token_count",
+    "S6.6",
+    "The provider's count_tokens is asked first when compaction.providerTokenCount is on; no counter, a failure or an answer that is not a token count: a warning and the local estimate; off: the estimate.",
+    BOUNDED,
+    derivation="S6.6 Check uses a local input-token estimate; compaction.providerTokenCount",
+)
+def infer_threshold_token_count() -> Evidence:
+    def failing() -> int:
+        raise OSError("count_tokens: 503")
+
+    counters: tuple[tuple[str, Any, bool], ...] = (
+        ("none", None, False),
+        ("12", lambda: 12, True),
+        ("0", lambda: 0, True),
+        ("2^64 - 1", lambda: 2**64 - 1, True),
+        ("2^64", lambda: 2**64, False),
+        ("-1", lambda: -1, False),
+        ("true", lambda: True, False),
+        ("1.5", lambda: 1.5, False),
+        ("failing", failing, False),
+    )
+
+    def ok(case: tuple[tuple[str, Any, bool], bool]) -> bool:
+        (_name, counter, counts), use = case
+        got = prod_threshold.input_tokens(7, counter, use)
+        return got == ((counter(), "provider") if use and counts else (7, "local"))
+
+    return bounded(itertools.product(counters, (False, True)), ok, label="9 provider counters (none, naturals at the edges of u64, past it, negative, a boolean, a float, failing) x the cvar on or off")
+
+
+@law(
+    "infer_relaxed_dialect",
+    "S6 argument repair",
+    "The final parse reads each repair the seed names, refuses truncation, trailing characters, non-finite numbers and hiding unquoted values, and always gives an object or the parse-error form.",
+    BOUNDED,
+    derivation="inference.md S6 tool-call argument repair, items 1 and 2",
+)
+def infer_relaxed_dialect() -> Evidence:
+    read = bounded(oracle.REPAIRS_READ, lambda c: prod_repair.parse_tool_call_arguments(c[0]) == c[1], label="every repair the seed names")
+    refused = bounded(oracle.REPAIRS_REFUSED, lambda t: set(prod_repair.parse_tool_call_arguments(t)) == {"__parseError", "__rawJson"}, label="every refusal the seed names")
+    tokens = ["{", "}", "[", "]", '"', "'", ":", ",", "\\", "/*", "//", "#", "True", "NaN", "0x", "1e999", "-", ".", "\n", "\x00", "a", "é"]
+
+    def total(text: str) -> bool:
+        got = prod_repair.parse_tool_call_arguments(text)
+        return isinstance(got, dict) and ("__parseError" not in got or (set(got) == {"__parseError", "__rawJson"} and got["__rawJson"] == text[: oracle.RAW_JSON_KEPT]))
+
+    hunt = examples(lambda text: total(text), text=st.one_of(st.text(), st.lists(st.sampled_from(tokens), max_size=30).map("".join)))
+    return also(all_of(read, refused), hunt)

@@ -356,3 +356,51 @@ def spelling_says(kind: str, value: object, items: str | None = None) -> tuple[b
 RAW_JSON_KEPT = 512
 # item 6: tool_unavailable names at most 3 offered tools.
 UNAVAILABLE_NAMED = 3
+
+
+def chunks_says(text: str, max_bytes: int = MAX_CHUNK_BYTES) -> tuple[list[str], str]:
+    """S6.5 "Chunk = one complete non-blank output line; lines over 4096 bytes (MAX_CHUNK_BYTES) split
+    there on a character boundary": the chunks of a block's text and what is still partial. A line
+    ends at its newline (a carriage return before it is not part of the line: derived, as Rust's
+    lines()); a piece is the longest run of whole characters within the byte limit; a line still
+    open gives the pieces that are past the limit."""
+    lines = text.split("\n")
+    chunks: list[str] = []
+    for i, line in enumerate(lines):
+        complete = i < len(lines) - 1
+        if complete and line.endswith("\r"):
+            line = line[:-1]
+        while line.encode("utf-8", "surrogatepass") and (len(line.encode("utf-8", "surrogatepass")) > max_bytes or complete):
+            size, take = 0, 0
+            while take < len(line) and size + len(line[take].encode("utf-8", "surrogatepass")) <= max_bytes:
+                size += len(line[take].encode("utf-8", "surrogatepass"))
+                take += 1
+            take = max(take, 1)
+            if line[:take].strip():
+                chunks.append(line[:take])
+            line = line[take:]
+        if not complete:
+            return chunks, line
+    return chunks, ""  # never reached: split gives at least one piece
+
+
+# "S6 tool-call argument repair" item 1: what the final parse reads and what it refuses.
+REPAIRS_READ: tuple[tuple[str, object], ...] = (
+    ('{"a": "x\ty"}', {"a": "x\ty"}),  # a raw control character
+    ('{"a": "\\q"}', {"a": "\\q"}),  # an invalid string escape
+    ("{'a': 'b'}", {"a": "b"}),  # single quotes
+    ("{a: 1}", {"a": 1}),  # an unquoted key
+    ("{a: 1 /* c */} // d", {"a": 1}),  # comments
+    ("{a: True, b: False, c: None}", {"a": True, "b": False, "c": None}),
+    ("{a: [1,, 2,],}", {"a": [1, 2]}),  # stray and trailing commas
+    ("{a: 0x10, b: 0b11}", {"a": 16, "b": 3}),
+    ("{a: hello there}", {"a": "hello there"}),  # an unquoted value
+)
+REPAIRS_REFUSED: tuple[str, ...] = (
+    '{"a": 1',  # truncation
+    "{a: 1} b",  # trailing characters
+    "{a: NaN}",
+    "{a: 1e999}",  # non-finite numbers
+    "{a: b: 1}",  # an unquoted value that can hide the next field
+    "{a: x 'y': 1}",
+)
