@@ -10,7 +10,14 @@ Read it next to 004_cf1da0cad29d7f64.txt, S6. It holds:
   model.compat, then host, then model, then family, else Unknown;
 - the forced tool call's steps (S6.3): ``flag`` and ``after``, and ``force`` driving them;
 - the strict plan (S6.4): ``strict_plan``;
-- the thinking ladder (S6.9): ``chosen_ladder`` and ``offered``.
+- the thinking ladder (S6.9): ``chosen_ladder`` and ``offered``;
+- part 2 (issue 14): the repetition guard's stepper (S6.5: ``guard_start``, ``guard_feed``, and
+  ``guard``, the seed's definition over windows), the compaction threshold (S6.6: ``over``,
+  ``first_at``), the entries of those compiled models (``entry``: numbers past the wire's width
+  are typed errors) and the classification of a reply at stream end (S6.10: ``classify``).
+  Production (impl/eukhe/inference/guard.py, threshold.py) calls the guard's step and the
+  threshold check of this module (the seed: "run as their compiled models ... no Rust copy")
+  and keeps the byte work (lines to chunks, ids, whole tokens); it has its own classify.
 
 The seed ties the strict plan, the thinking ladder and the forced call's steps to production
 ("run as their compiled models ... no Rust copy"), so impl/eukhe/inference/ calls those
@@ -630,6 +637,317 @@ def offered(reasoning: bool, ladder: LevelMap, defaults: ThinkingDefaults) -> tu
         elif level in defaults.reasoning:
             kept.append(level)
     return tuple(kept)
+
+
+# -- the repetition guard (S6.5): the compiled stepper -----------------------------------------
+
+KEPT = 0  # the step's verdict when the chunk is kept; a cut is its period p >= 1
+
+
+def periods(limit: int) -> int:
+    """The longest period the guard cuts: max(1, k / 4) (integer division).
+
+    pre: limit >= 0
+    """
+    return max(1, limit // 4)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The guard's state: the window k, the ids of the newest chunks read, newest first, and,
+    per period p (1..max(1, k / 4)), the count of consecutive chunks up to the newest that each
+    equal the chunk p before it. The seed's core keeps every id read; the step reads only the
+    newest max(1, k / 4) + 1 of them, so this model keeps those (the same answers; a count of a
+    period longer than what was read is 0 and not stored)."""
+
+    limit: int
+    ids: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()
+
+
+def guard_start(limit: int) -> Guard:
+    """The guard of a new attempt: nothing read.
+
+    pre: limit >= 0
+    """
+    return Guard(limit, (), ())
+
+
+def guard_feed(state: Guard, chunk: int) -> tuple[Guard, int]:
+    """Read one chunk (its id). The verdict is the shortest period p <= max(1, k / 4) whose
+    count reaches k - p (the newest k - p chunks each equal the chunk p before: the window of
+    the last k chunks is periodic with period p, the cycle seen k / p >= 4 times), else KEPT.
+    A window k of 0 is the guard off (derived: the seed gives no meaning to a window of no
+    chunks; a cvar of 0 reads as no limit).
+
+    pre: chunk >= 0
+    """
+    if state.limit == 0:
+        return state, KEPT
+    top = periods(state.limit)
+    ids = (chunk,) + state.ids
+    counts: list[int] = []
+    p = 1
+    while p <= top and p < len(ids):
+        before = state.counts[p - 1] if p - 1 < len(state.counts) else 0
+        counts.append(before + 1 if ids[p] == chunk else 0)
+        p += 1
+    verdict = KEPT
+    p = 1
+    last = min(top, max(1, len(counts)))  # a period past the counts has count 0 < k - p, unless k = p = 1
+    while p <= last and verdict == KEPT:
+        count = counts[p - 1] if p - 1 < len(counts) else 0
+        if count >= state.limit - p:
+            verdict = p
+        p += 1
+    return Guard(state.limit, ids[: top + 1], tuple(counts)), verdict
+
+
+def periodic(window: tuple[int, ...], p: int) -> bool:
+    """Each chunk after the first p equals the one p earlier."""
+    i = p
+    while i < len(window):
+        if window[i] != window[i - p]:
+            return False
+        i += 1
+    return True
+
+
+def guard(limit: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
+    """The guard as the seed defines it: the first chunk (its index) after which the window of
+    the last k chunks is periodic with a period 1..max(1, k / 4), and the shortest such period;
+    None: never cut. A window 0 is the guard off."""
+    if limit == 0:
+        return None
+    n = 1
+    while n <= len(stream):
+        if n >= limit:
+            window = stream[n - limit : n]
+            p = 1
+            while p <= periods(limit):
+                if periodic(window, p):
+                    return n - 1, p
+                p += 1
+        n += 1
+    return None
+
+
+def guard_run(limit: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
+    """The step driven over a stream: the index and period of the first cut, else None."""
+    state = guard_start(limit)
+    i = 0
+    while i < len(stream):
+        state, verdict = guard_feed(state, stream[i])
+        if verdict != KEPT:
+            return i, verdict
+        i += 1
+    return None
+
+
+# -- the compaction threshold (S6.6): the compiled check -----------------------------------------
+
+NO_COMPACTION, BACKGROUND, BLOCKING = "none", "background", "blocking"
+
+
+def over(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> str:
+    """The threshold check of one request: off or window 0: none; tokens + reserve > window
+    (over the limit window - reserve): blocking; else margin > 0 and tokens + reserve + margin
+    > window (over the threshold limit - margin): background; else none.
+
+    pre: window >= 0 and reserve >= 0 and margin >= 0 and tokens >= 0
+    """
+    if not enabled or window == 0:
+        return NO_COMPACTION
+    if tokens + reserve > window:
+        return BLOCKING
+    if margin > 0 and tokens + reserve + margin > window:
+        return BACKGROUND
+    return NO_COMPACTION
+
+
+def first_at(run: tuple[int, ...], at: int) -> int | None:
+    """The index of the first request of a run whose tokens reach ``at``; None: none does."""
+    i = 0
+    while i < len(run):
+        if run[i] >= at:
+            return i
+        i += 1
+    return None
+
+
+def first_over(enabled: bool, window: int, reserve: int, margin: int, run: tuple[int, ...], blocking: bool) -> int | None:
+    """The first request of a run the check sends to compaction (blocking only, or either)."""
+    i = 0
+    while i < len(run):
+        verdict = over(enabled, window, reserve, margin, run[i])
+        if verdict == BLOCKING or (verdict == BACKGROUND and not blocking):
+            return i
+        i += 1
+    return None
+
+
+# -- the numbers' entries (the *_ffi_* laws): what the compiled models accept ----------------------
+
+U32 = 2**32 - 1
+U64 = 2**64 - 1
+
+# (op, ((field, kind), ...)): kind "u32", "u64" (a natural that fits) or "bool".
+ENTRIES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("force_flag", (("attempt", "u32"), ("supported", "bool"), ("free", "bool"))),
+    ("force_after", (("attempt", "u32"), ("retries", "u32"), ("called", "bool"))),
+    ("guard_start", (("limit", "u32"),)),
+    ("guard_feed", (("limit", "u32"), ("ids", "u32s"))),
+    ("threshold_over", (("enabled", "bool"), ("window", "u64"), ("reserve", "u64"), ("margin", "u64"), ("tokens", "u64"))),
+)
+
+
+@dataclass(frozen=True)
+class EntryError:
+    """EntryError::<kind>(op.field): Op (no such entry), Missing, Unknown (a field the entry
+    does not have), Type (not a natural, not a boolean), Range (a natural past the wire's width)."""
+
+    kind: str
+    where: str
+
+    def text(self) -> str:
+        return f"EntryError::{self.kind}({self.where})"
+
+
+def _field_error(op: str, name: str, kind: str, value: object) -> EntryError | None:
+    where = f"{op}.{name}"
+    if kind == "bool":
+        return None if isinstance(value, bool) else EntryError("Type", where)
+    if kind == "u32s":
+        if not isinstance(value, (list, tuple)):
+            return EntryError("Type", where)
+        for item in value:
+            problem = _field_error(op, name, "u32", item)
+            if problem is not None:
+                return problem
+        return None
+    if not is_int(value) or value < 0:  # type: ignore[operator]
+        return EntryError("Type", where)
+    width = U32 if kind == "u32" else U64
+    return None if value <= width else EntryError("Range", where)  # type: ignore[operator]
+
+
+def entry(request: tuple[tuple[str, object], ...]) -> object:
+    """Answer one request of the compiled models' entries: ("op", name) and the entry's fields.
+    A request whose numbers fit is answered as the model answers; anything else gets the
+    first error in the entry's field order (unknown op, then each field: missing, wrong type,
+    past the width; then an unknown field)."""
+    fields = dict(request)
+    op = fields.get("op")
+    spec: tuple[tuple[str, str], ...] | None = None
+    for name, declared in ENTRIES:
+        if name == op:
+            spec = declared
+    if spec is None or not isinstance(op, str):
+        return EntryError("Op", str(op) if isinstance(op, str) else "?")
+    for name, kind in spec:
+        if name not in fields:
+            return EntryError("Missing", f"{op}.{name}")
+        problem = _field_error(op, name, kind, fields[name])
+        if problem is not None:
+            return problem
+    for name in sorted(fields):
+        if name != "op" and all(name != declared for declared, _ in spec):
+            return EntryError("Unknown", f"{op}.{name}")
+    if op == "force_flag":
+        return flag(fields["attempt"], fields["supported"], fields["free"])  # type: ignore[arg-type]
+    if op == "force_after":
+        return after(fields["attempt"], fields["retries"], fields["called"])  # type: ignore[arg-type]
+    if op == "guard_start":
+        return guard_start(fields["limit"])  # type: ignore[arg-type]
+    if op == "guard_feed":
+        return guard_run(fields["limit"], tuple(fields["ids"]))  # type: ignore[arg-type]
+    return over(fields["enabled"], fields["window"], fields["reserve"], fields["margin"], fields["tokens"])  # type: ignore[arg-type]
+
+
+# -- tool calls at stream end (S6.10): the classification ------------------------------------------
+
+LEAK_NOTES = 2
+RUN_CALLS, TRUNCATED, LEAK_RETRY, ANSWER, LENGTH_NOTE, NO_ANSWER = (
+    "run_calls",
+    "truncated",
+    "leak_retry",
+    "answer",
+    "length_note",
+    "no_answer",
+)
+STOP_LENGTH, STOP_TOOL_USE = "length", "toolUse"
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: str  # the arguments as the model wrote them (JSON text)
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One leaked call found in a call-less reply's text: its call when it parses, else None."""
+
+    call: Call | None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply at stream end: its text with leaked markup (``text``), the same text with the
+    markup removed (``clean``), its tool calls, its stop reason, the leaks a scan found."""
+
+    text: str
+    calls: tuple[Call, ...]
+    stop: str
+    leaks: tuple[Leak, ...] = ()
+    clean: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the harness does with a reply: the kind, the calls it runs (or marks truncated),
+    the stop reason it records, the text it keeps, the leak notes spent in a row after it."""
+
+    kind: str
+    calls: tuple[Call, ...]
+    stop: str
+    text: str
+    leak_notes: int
+    rebuilt: bool = False
+
+
+def classify(reply: Reply, offered: tuple[str, ...], leak_notes: int) -> Outcome:
+    """S6.10: tool calls are read at stream end whatever the stop reason. A length stop runs
+    none (each gets truncated); otherwise calls run. A call-less reply with leaked markup is
+    rebuilt when every leaked call parses and names an offered tool (the markup leaves the
+    text, the stop reason becomes toolUse, the calls run as tool calls; under a length stop
+    they are truncated like any call: derived from "length reply runs none"), else retried with a leak note while fewer than
+    LEAK_NOTES were spent in a row, then answers as text. No text and no call: a length stop
+    gets the length note, any other the no-answer note.
+
+    pre: leak_notes >= 0
+    """
+    if reply.calls:
+        if reply.stop == STOP_LENGTH:
+            return Outcome(TRUNCATED, reply.calls, reply.stop, reply.text, 0)
+        return Outcome(RUN_CALLS, reply.calls, reply.stop, reply.text, 0)
+    if reply.leaks:
+        rebuilt: list[Call] = []
+        for leak in reply.leaks:
+            if leak.call is not None and leak.call.name in offered:
+                rebuilt.append(leak.call)
+        if len(rebuilt) == len(reply.leaks):
+            if reply.stop == STOP_LENGTH:
+                return Outcome(TRUNCATED, tuple(rebuilt), reply.stop, reply.clean, 0, True)
+            return Outcome(RUN_CALLS, tuple(rebuilt), STOP_TOOL_USE, reply.clean, 0, True)
+        if leak_notes < LEAK_NOTES:
+            return Outcome(LEAK_RETRY, (), reply.stop, reply.text, leak_notes + 1)
+        return Outcome(ANSWER, (), reply.stop, reply.text, 0)
+    if reply.text.strip():
+        return Outcome(ANSWER, (), reply.stop, reply.text, 0)
+    if reply.stop == STOP_LENGTH:
+        return Outcome(LENGTH_NOTE, (), reply.stop, reply.text, 0)
+    return Outcome(NO_ANSWER, (), reply.stop, reply.text, 0)
 
 
 # -- the bridge's transcript ------------------------------------------------------------------

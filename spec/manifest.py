@@ -17,29 +17,9 @@ BUILT: frozenset[str] = frozenset(
     {"effort", "cvar", "config", "director", "progress", "optchat", "compactor", "infer", "catalog_union", "default_model", "tiny"}
 )
 
-# Laws of a built area that a later part of the work builds (name or family row, with the
+# Laws of a built area that a later part of the work builds (name or family row, mapped to the
 # part that brings them): they show as pending, not missing, until that part is built.
-_INFERENCE_PART_2 = "the inference layer, part 2 (wire APIs, repetition guard, compaction threshold, tool calls)"
-LATER: dict[str, dict[str, str]] = {
-    "infer": dict.fromkeys(
-        (
-            "guard_cuts_repeats",
-            "guard_cuts_loops",
-            "guard_keeps_others",
-            "compact_starts_early",
-            "infer_guard_start_exact",
-            "infer_guard_feed_exact",
-            "infer_guard_steps",
-            "infer_threshold_over_exact",
-            "infer_threshold_blocks_steps",
-            "infer_threshold_early_steps",
-            "infer_entry_*",
-            "run_calls_never_answer",
-            "rec_leak_rebuilt_is_calls",
-        ),
-        _INFERENCE_PART_2,
-    )
-}
+LATER: dict[str, dict[str, str]] = {}
 
 
 def is_built(area: str, name: str) -> bool:

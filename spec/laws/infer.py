@@ -1,6 +1,7 @@
 """The infer laws of inference.md S6, part 1: the quirks rulebook (S6.1), the thinking ladder
-(S6.9), the forced call (S6.3) and the strict plan (S6.4). Part 2 (the repetition guard, the
-compaction threshold, the wire entries, tool-call rebuilding) is issue 14.
+(S6.9), the forced call (S6.3) and the strict plan (S6.4); part 2 (issue 14, at the end of this
+file): the repetition guard (S6.5), the compaction threshold (S6.6), the entries of the compiled
+models, tool calls at stream end (S6.10) and argument repair.
 
 Judges are independent of the model: the expected answers come from ``spec.oracles.infer``
 (the seed's tables and rules as data) or from the construction of the domain (a query whose
@@ -1020,3 +1021,794 @@ def quirk_document_refused() -> Evidence:
 
 # `make crosshair`: the model's and production's revision readers (one signature).
 CROSSHAIR_PAIRS = [("bend.infer.revision", "eukhe.inference.quirks.revision")]
+
+
+# =====================================================================================================
+# Part 2 (issue 14): the repetition guard (S6.5), the compaction threshold (S6.6), the entries of the
+# compiled models, tool calls at stream end (S6.10).
+#
+# The guard. The seed's core keeps, per period p, the count of consecutive chunks up to the newest that
+# each equal the chunk p before. z3 proves, for every window k >= 1, every period p <= max(1, k / 4) and
+# every stream (an array of unbounded integers), by induction over the chunks read, that this count is
+# the length of the longest run of such chunks ending at the newest (the invariant ``_inv``), and that
+# it reaches k - p exactly when the window of the last k chunks is periodic with period p. The verdict
+# (the least such period, or kept) is encoded as the least-p condition. Each encoding is checked against
+# the Python step (bend.infer.guard_feed) on every stream over 3 ids up to length 9 for k = 1..9, so the
+# proof is about the code. Production (eukhe.inference.guard: lines -> chunks -> ids -> the same step)
+# runs on the same kind of domain through its byte path (each chunk a line of its own).
+#
+# The threshold. ``over`` is encoded and proved equal to the seed's rule for every natural window,
+# reserve, margin and token count; over a run (an array of naturals) the first request over each
+# threshold is first_at at limit + 1 and limit - margin + 1 because the verdict of each request is
+# (z3) blocking iff tokens >= limit + 1 and not none iff tokens >= limit - margin + 1; compact_starts_early
+# is proved from those over every run whose growth per request is at most the margin.
+#
+# Tool calls: the classification reads only whether there are calls, whether the stop is length, for
+# each leaked call whether it parses and names an offered tool, whether the text is blank and the leak
+# notes spent (below LEAK_NOTES or not): these laws enumerate those classes up to 3 calls and 3 leaks,
+# so they are bounded; production's scan is driven with real markup of all five families.
+# =====================================================================================================
+
+import math  # noqa: E402
+
+from eukhe.inference import entry as prod_entry  # noqa: E402
+from eukhe.inference import guard as prod_guard  # noqa: E402
+from eukhe.inference import threshold as prod_threshold  # noqa: E402
+from eukhe.inference import toolcalls  # noqa: E402
+
+_S = z3.Array("s", z3.IntSort(), z3.IntSort())
+_I = z3.Int("i")
+
+
+def _z3_max(a: Any, b: Any) -> Any:
+    return z3.If(a > b, a, b)
+
+
+def _inv(c: Any, n: Any, p: Any) -> Any:
+    """The count c of period p after n chunks (s[0..n)) is the longest run ending at the newest of
+    chunks each equal to the one p before."""
+    return z3.And(
+        c >= 0,
+        c <= _z3_max(n - p, 0),
+        z3.ForAll([_I], z3.Implies(z3.And(n - c <= _I, _I < n), _S[_I] == _S[_I - p])),
+        z3.Implies(c < n - p, _S[n - c - 1] != _S[n - c - 1 - p]),
+    )
+
+
+def _z3_count_step(c: Any, n: Any, p: Any) -> Any:
+    """The encoding of guard_feed's count of period p when chunk s[n] is read after n chunks."""
+    return z3.If(z3.And(n >= p, _S[n - p] == _S[n]), c + 1, 0)
+
+
+def _window(k: Any, m: Any, p: Any) -> Any:
+    """The window of the last k of m chunks is periodic with period p (the seed's definition)."""
+    return z3.And(m >= k, z3.ForAll([_I], z3.Implies(z3.And(m - k + p <= _I, _I < m), _S[_I] == _S[_I - p])))
+
+
+def _z3_periods(k: Any) -> Any:
+    return _z3_max(k / 4, 1)
+
+
+@cache
+def _guard_induction() -> Evidence:
+    c, n, p = z3.Ints("c n p")
+    base = prove(_inv(z3.IntVal(0), z3.IntVal(0), p), label="base: nothing read, every count 0", assumptions=[p >= 1])
+    step = prove(
+        z3.Implies(_inv(c, n, p), _inv(_z3_count_step(c, n, p), n + 1, p)),
+        label="step: reading s[n] keeps each period's count the longest run ending at the newest chunk",
+        assumptions=[p >= 1, n >= 0],
+    )
+    return induction(base, step, label="the chunks read (every period p >= 1, every stream of unbounded ids)")
+
+
+@cache
+def _guard_window() -> Evidence:
+    c, m, p, k = z3.Ints("c m p k")
+    return prove(
+        z3.Implies(_inv(c, m, p), (c >= k - p) == _window(k, m, p)),
+        label="a count reaches k - p iff the last k chunks are periodic with period p (k >= 1, 1 <= p <= max(1, k / 4), a chunk read)",
+        assumptions=[k >= 1, p >= 1, p <= _z3_periods(k), m >= 1],
+    )
+
+
+@cache
+def _guard_verdict() -> Evidence:
+    """The verdict: the least period whose count reaches k - p, encoded over a count function C of the
+    period; with C exact (the window claim for every period), it is the least periodic period."""
+    C = z3.Function("C", z3.IntSort(), z3.IntSort())
+    W = z3.Function("W", z3.IntSort(), z3.BoolSort())
+    k, v, q = z3.Int("k"), z3.Int("v"), z3.Int("q")
+    top = _z3_periods(k)
+    exact = z3.ForAll([q], z3.Implies(z3.And(q >= 1, q <= top), (C(q) >= k - q) == W(q)))
+
+    def least(holds: Any) -> Any:
+        return z3.Or(
+            z3.And(v == 0, z3.ForAll([q], z3.Implies(z3.And(q >= 1, q <= top), z3.Not(holds(q))))),
+            z3.And(v >= 1, v <= top, holds(v), z3.ForAll([q], z3.Implies(z3.And(q >= 1, q < v), z3.Not(holds(q))))),
+        )
+
+    return prove(
+        z3.Implies(z3.And(exact, least(lambda x: C(x) >= k - x)), least(W)),
+        label="the step's verdict (least p with count >= k - p, else kept) is the least p <= max(1, k / 4) whose window is periodic",
+        assumptions=[k >= 1],
+    )
+
+
+GUARD_KS = tuple(range(1, 10))
+GUARD_STREAMS = "k = 1..9 x every stream over 3 ids of length 0..7 and over 2 ids of length 8..10"
+
+
+@cache
+def _guard_domain() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    streams = [s for n in range(8) for s in itertools.product(range(3), repeat=n)]
+    streams += [s for n in range(8, 11) for s in itertools.product(range(2), repeat=n)]
+    return tuple((k, s) for k in GUARD_KS for s in streams)
+
+
+def _guard_streams() -> Iterator[tuple[int, tuple[int, ...]]]:
+    yield from _guard_domain()
+
+
+@cache
+def _long_streams() -> list[tuple[int, tuple[int, ...]]]:
+    """Longer streams: periods 1, 2, 3, k / 4, k / 4 + 1 and 20 cycled past k for k in 4, 8, 16, 32,
+    64, each whole and with one chunk broken at 6 places of its first 2k chunks, and the seed's
+    7-line loop after 13 lines."""
+    out: list[tuple[int, tuple[int, ...]]] = [(64, tuple(range(13)) + tuple(13 + i % 7 for i in range(1359)))]
+    for k in (4, 8, 16, 32, 64):
+        for p in sorted({1, 2, 3, k // 4, k // 4 + 1, 20}):
+            cycle = tuple(100 + i % p for i in range(2 * k + p))
+            out.append((k, cycle))
+            for hole in range(0, 2 * k, max(1, k // 3)):
+                out.append((k, cycle[:hole] + (7,) + cycle[hole + 1 :]))
+    return out
+
+
+@cache
+def _model_runs() -> dict[tuple[int, tuple[int, ...]], tuple[int, int] | None]:
+    return {c: m.guard_run(*c) for c in itertools.chain(_guard_streams(), _long_streams())}
+
+
+@cache
+def _production_runs() -> dict[tuple[int, tuple[int, ...]], tuple[int, int] | None]:
+    cases = [c for c in _guard_streams() if len(c[1]) <= 7 and c[0] <= 6] + _long_streams()
+    return {c: _production_guard_run(*c) for c in cases}
+
+
+@cache
+def _guard_agreement() -> Evidence:
+    """The z3 encodings agree with bend.infer.guard_feed: the counts follow _z3_count_step and the
+    verdict is the least period whose count reaches k - p."""
+
+    def agrees(case: tuple[int, tuple[int, ...]]) -> bool:
+        k, stream = case
+        state = m.guard_start(k)
+        counts = [0] * (m.periods(k) + 1)
+        for n, chunk in enumerate(stream):
+            state, verdict = m.guard_feed(state, chunk)
+            for p in range(1, m.periods(k) + 1):
+                counts[p] = counts[p] + 1 if n >= p and stream[n - p] == chunk else 0
+            want = next((p for p in range(1, m.periods(k) + 1) if counts[p] >= k - p), m.KEPT)
+            stored = list(state.counts) + [0] * (m.periods(k) - len(state.counts))
+            if verdict != want or stored != counts[1:]:
+                return False
+            if verdict != m.KEPT:
+                break
+        return True
+
+    small = [(k, s) for k in GUARD_KS for n in range(7) for s in itertools.product(range(3), repeat=n)]
+    return bounded(itertools.chain(small, _long_streams()), agrees, label="the z3 encoding of the guard's step agrees with the Python step: k = 1..9 x every stream over 3 ids of length 0..6, and the long cycles")
+
+
+def _production_guard_run(k: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
+    guard = prod_guard.Guard(k)
+    for i, chunk in enumerate(stream):
+        if i % 2:
+            cut = guard.feed("thinking", f"line {chunk}\n")
+        else:
+            guard.feed("text", f"line {chunk}")
+            cut = guard.feed("text", "\n")
+        if cut is not None:
+            return i, cut.period
+    return None
+
+
+def _guard_on_streams(prop: Any, what: str) -> Evidence:
+    """``prop(k, stream, got)`` on the model's step driven over every stream of the domain and the long
+    cycles, and on production (its byte path) over the same."""
+    runs = _model_runs()
+    model = bounded(runs, lambda c: prop(c[0], c[1], runs[c]), label=f"{GUARD_STREAMS} and the long cycles ({what})")
+    made = _production_runs()
+    prod = bounded(made, lambda c: prop(c[0], c[1], made[c]), label=f"production Guard.feed (chunks as lines of two interleaved blocks): k = 1..6 x streams over 3 ids of length 0..7, and the long cycles ({what})")
+    return model.with_production(prod)
+
+
+def _guard_proof() -> Evidence:
+    return all_of(_guard_induction(), _guard_window(), _guard_verdict())
+
+
+@law("guard_cuts_repeats", "S6.5", "One chunk k times in a row: the guard cuts (at the latest at its k-th time, with period 1).", PROVED)
+def guard_cuts_repeats() -> Evidence:
+    def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
+        run = next((n for n in range(k - 1, len(stream)) if len(set(stream[n - k + 1 : n + 1])) == 1), None)
+        return run is None or (got is not None and got[0] <= run and (got[0] < run or got[1] == 1))
+
+    c, mm, k = z3.Ints("c m k")
+    same = z3.ForAll([_I], z3.Implies(z3.And(mm - k <= _I, _I < mm), _S[_I] == _S[mm - 1]))
+    repeats = prove(
+        z3.Implies(z3.And(_inv(c, mm, z3.IntVal(1)), same), c >= k - 1),
+        label="k equal chunks in a row: the count of period 1 reaches k - 1, so the step cuts (every k >= 1, every stream)",
+        assumptions=[k >= 1, mm >= k],
+    )
+    return also(all_of(_guard_proof(), repeats), _guard_agreement(), _guard_on_streams(prop, "k equal chunks -> cut by then"))
+
+
+@law("guard_cuts_loops", "S6.5", "A window of the last k chunks periodic with a period 1..max(1, k / 4): the guard cuts (by then).", PROVED)
+def guard_cuts_loops() -> Evidence:
+    def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
+        want = oracle.guard_says(k, stream)
+        return want is None or (got is not None and got[0] <= want[0])
+
+    return also(_guard_proof(), _guard_agreement(), _guard_on_streams(prop, "a periodic window -> cut by then"))
+
+
+@law("guard_keeps_others", "S6.5", "No such window: the guard does not cut.", PROVED)
+def guard_keeps_others() -> Evidence:
+    """Proved for every window k >= 1; a window of 0 (the guard off: derived, the seed gives no
+    meaning to a window of no chunks) is checked on bounded streams."""
+    def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
+        return got is not None or oracle.guard_says(k, stream) is None
+
+    def off(stream: tuple[int, ...]) -> bool:
+        return m.guard_run(0, stream) is None and _production_guard_run(0, stream) is None
+
+    zero = bounded(itertools.chain.from_iterable(itertools.product(range(2), repeat=n) for n in range(9)), off, label="a window of 0 (the guard off, derived) never cuts, model and production: every stream over 2 ids up to length 8")
+    return also(_guard_proof(), _guard_agreement(), zero, _guard_on_streams(prop, "no periodic window -> kept"))
+
+
+@law("infer_guard_start_exact", "S6.5", "The compiled guard starts with nothing read: every count 0, so its first verdicts are the seed's.", PROVED)
+def infer_guard_start_exact() -> Evidence:
+    ks = [*range(0, 300), 2**31, prod_guard.U32]
+    model = bounded(ks, lambda k: m.guard_start(k) == m.Guard(k, (), ()), label="guard_start(k) holds no id and no count: k = 0..299, 2^31, 2^32 - 1")
+
+    def prod(k: int) -> bool:
+        guard = prod_guard.Guard(k)
+        return guard.chunks_read == 0 and guard.cut is None and guard.feed("text", "x\n") is (None if k > 1 else guard.cut)
+
+    production = bounded(ks, prod, label="production Guard(k): nothing read; the first chunk cuts only when k = 1 (k = 0..299, 2^31, 2^32 - 1)")
+    return also(_guard_induction(), model, _guard_agreement()).with_production(production)
+
+
+@law("infer_guard_feed_exact", "S6.5", "The compiled step cuts with the shortest period p <= max(1, k / 4) whose newest k - p chunks each equal the chunk p before; else it keeps the chunk.", PROVED)
+def infer_guard_feed_exact() -> Evidence:
+    def pointwise(case: tuple[int, tuple[int, ...]]) -> bool:
+        k, stream = case
+        state = m.guard_start(k)
+        for n, chunk in enumerate(stream):
+            state, verdict = m.guard_feed(state, chunk)
+            seen = stream[: n + 1]
+            want = oracle.guard_says(k, seen)
+            expected = want[1] if want is not None and want[0] == n else m.KEPT
+            if verdict != expected:
+                return False
+            if verdict != m.KEPT:
+                return True
+        return True
+
+    verdicts = bounded(_guard_streams(), pointwise, label=f"each step's verdict = the oracle's window rule: {GUARD_STREAMS}")
+    made = _production_runs()
+    prod = bounded(made, lambda c: made[c] == oracle.guard_says(*c), label="production Guard.feed: its cut (chunk and period) is the oracle's: k = 1..6 x streams over 3 ids of length 0..7, and the long cycles")
+    return also(_guard_proof(), _guard_agreement(), verdicts).with_production(prod)
+
+
+@law("infer_guard_steps", "S6.5", "The compiled step driven over a stream is the guard: the first cut and its period are the seed's.", PROVED)
+def infer_guard_steps() -> Evidence:
+    """Proved: each step's verdict is the seed's window rule at that chunk (infer_guard_feed_exact, by
+    z3 induction), so the first non-kept verdict of the driven steps is the first periodic window."""
+    return also(_guard_proof(), _guard_agreement(), _guard_on_streams(lambda k, s, got: got == oracle.guard_says(k, s), "driven steps = the oracle's guard"))
+
+
+# -- the compaction threshold (S6.6) ------------------------------------------------------------------
+
+_VERDICT = {m.NO_COMPACTION: 0, m.BACKGROUND: 1, m.BLOCKING: 2}
+
+
+def _z3_over(enabled: Any, window: Any, reserve: Any, margin: Any, tokens: Any) -> Any:
+    """The encoding of bend.infer.over: 0 none, 1 background, 2 blocking."""
+    return z3.If(
+        z3.Or(z3.Not(enabled), window == 0),
+        0,
+        z3.If(tokens + reserve > window, 2, z3.If(z3.And(margin > 0, tokens + reserve + margin > window), 1, 0)),
+    )
+
+
+_THRESHOLD_VALUES = (0, 1, 2, 3, 5, 8)
+
+
+@cache
+def _over_agreement() -> Evidence:
+    small = (0, 1, 2, 5)
+    cases = itertools.product((False, True), small, small, small, (*_THRESHOLD_VALUES, 13))
+
+    def agrees(c: tuple[bool, int, int, int, int]) -> bool:
+        z = z3.simplify(_z3_over(z3.BoolVal(c[0]), *[z3.IntVal(x) for x in c[1:]]))
+        return _VERDICT[m.over(*c)] == z.as_long() and m.over(*c) == oracle.over_says(*c)
+
+    return bounded(cases, agrees, label="the z3 encoding of over agrees with the Python check and the oracle on enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}")
+
+
+def _production_over(c: tuple[bool, int, int, int, int]) -> str:
+    enabled, window, reserve, margin, tokens = c
+    return prod_threshold.over(prod_threshold.Policy(enabled, window, float(reserve), prod_threshold.BackgroundMargin.fixed(margin)), tokens)
+
+
+@law("infer_threshold_over_exact", "S6.6", "The compiled threshold: off or window 0: none; tokens + reserve > window: blocking; else margin > 0 and tokens + reserve + margin > window: background.", PROVED)
+def infer_threshold_over_exact() -> Evidence:
+    e = z3.Bool("enabled")
+    w, r, g, t = z3.Ints("window reserve margin tokens")
+    says = z3.If(z3.Or(z3.Not(e), w == 0), 0, z3.If(t + r > w, 2, z3.If(z3.And(g > 0, t + r + g > w), 1, 0)))  # the law's text
+    proof = prove(_z3_over(e, w, r, g, t) == says, label="every natural window, reserve, margin, tokens: over = the seed's rule", assumptions=[w >= 0, r >= 0, g >= 0, t >= 0])
+    big = (0, 1, 2**32, 10**14 - 1, 10**14)
+    cases = list(itertools.product((False, True), (*_THRESHOLD_VALUES, *big), (0, 1, 3, 10**14), (0, 2, 10**14), (0, 1, 2, 5, 13, 10**14)))
+    prod = bounded(cases, lambda c: _production_over(c) == oracle.over_says(*c), label="production threshold.over (whole reserve and margin, windows up to 10^14): 2 x 12 x 4 x 3 x 6 cases")
+
+    def percent(c: tuple[int, float]) -> bool:
+        window, pct = c
+        t = prod_threshold.threshold_for(prod_threshold.Policy(True, window, 0.0, prod_threshold.BackgroundMargin.window_percent(pct)))
+        share = window * pct / 100
+        want = 0 if math.isnan(share) or share <= 0 else prod_threshold.SATURATE if share >= prod_threshold.SATURATE else math.ceil(share)
+        return t.margin == want and t.limit == window and t.background == window - want
+
+    percents = bounded(itertools.product((0, 1, 7, 1000, 200_000, 10**14), (0.0, 10.0, 12.5, 33.3, 100.0, float("nan"), -5.0, float("inf"))), percent, label="BackgroundMargin as whole tokens: a percent of the window rounded up; NaN and negatives 0; past 10^14 saturates")
+    return also(proof, _over_agreement()).with_production(all_of(prod, percents))
+
+
+RUN_VALUES = (0, 4, 8, 11, 12)
+THRESHOLD_RUNS = "window 12, reserve {0,1,3}, margin {0,1,2,5}, every run of 0..4 requests over tokens {0,4,8,11,12}"
+
+
+def _runs_of() -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
+    for reserve, margin in itertools.product((0, 1, 3), (0, 1, 2, 5)):
+        for n in range(5):
+            for run in itertools.product(RUN_VALUES, repeat=n):
+                yield 12, reserve, margin, run
+
+
+def _production_first(window: int, reserve: int, margin: int, run: tuple[int, ...]) -> tuple[int | None, int | None]:
+    r = prod_threshold.Run(prod_threshold.Policy(True, window, float(reserve), prod_threshold.BackgroundMargin.fixed(margin)))
+    for tokens in run:
+        r.request(tokens)
+    return r.first_blocking, r.first_background
+
+
+@law("infer_threshold_blocks_steps", "S6.6", "Over a run, the first request over the limit (blocking) is first_at at limit + 1.", PROVED)
+def infer_threshold_blocks_steps() -> Evidence:
+    w, r, g, t = z3.Ints("window reserve margin tokens")
+    pointwise = prove(
+        (_z3_over(z3.BoolVal(True), w, r, g, t) == 2) == (t >= (w - r) + 1),
+        label="each request of an enabled policy blocks iff its tokens reach limit + 1 (so the first of a run that blocks is first_at at limit + 1)",
+        assumptions=[w >= 1, r >= 0, g >= 0, t >= 0],
+    )
+
+    def model_ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
+        window, reserve, margin, run = c
+        return m.first_over(True, window, reserve, margin, run, True) == oracle.first_at_says(run, window - reserve + 1) == m.first_at(run, window - reserve + 1)
+
+    model = bounded(_runs_of(), model_ok, label=THRESHOLD_RUNS)
+    prod = bounded(_runs_of(), lambda c: _production_first(*c)[0] == oracle.first_at_says(c[3], c[0] - c[1] + 1), label=f"production Run: {THRESHOLD_RUNS}")
+    return also(pointwise, _over_agreement(), model).with_production(prod)
+
+
+@law("infer_threshold_early_steps", "S6.6", "Over a run, the first request over the threshold (background or blocking) is first_at at limit - margin + 1.", PROVED)
+def infer_threshold_early_steps() -> Evidence:
+    w, r, g, t = z3.Ints("window reserve margin tokens")
+    pointwise = prove(
+        (_z3_over(z3.BoolVal(True), w, r, g, t) != 0) == (t >= (w - r) - g + 1),
+        label="each request of an enabled policy starts compaction iff its tokens reach limit - margin + 1",
+        assumptions=[w >= 1, r >= 0, g >= 0, t >= 0],
+    )
+
+    def model_ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
+        window, reserve, margin, run = c
+        return m.first_over(True, window, reserve, margin, run, False) == oracle.first_at_says(run, window - reserve - margin + 1)
+
+    model = bounded(_runs_of(), model_ok, label=THRESHOLD_RUNS)
+    prod = bounded(_runs_of(), lambda c: _production_first(*c)[1] == oracle.first_at_says(c[3], c[0] - c[1] - c[2] + 1), label=f"production Run: {THRESHOLD_RUNS}")
+    return also(pointwise, _over_agreement(), model).with_production(prod)
+
+
+@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", PROVED)
+def compact_starts_early() -> Evidence:
+    """Derived precondition: the run starts at or under the limit (a first request already over it
+    blocks at once; nothing can come before it)."""
+    run = z3.Array("run", z3.IntSort(), z3.IntSort())
+    w, r, g, i, j = z3.Ints("window reserve margin i j")
+    limit = w - r
+    growth = z3.ForAll([j], z3.Implies(z3.And(j >= 1, j <= i), run[j] - run[j - 1] <= g))
+    first_over_limit = z3.And(run[i] > limit, z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < i), run[j] <= limit)))
+    proof = prove(
+        z3.Implies(z3.And(growth, first_over_limit, run[0] <= limit, g > 0), _z3_over(z3.BoolVal(True), w, r, g, run[i - 1]) == 1),
+        label="every run (unbounded naturals) growing by <= margin per request: the request before the first over the limit is background",
+        assumptions=[w >= 1, r >= 0, g >= 0, i >= 0, z3.ForAll([j], run[j] >= 0)],
+    )
+
+    def ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
+        window, reserve, margin, tokens = c
+        limit = window - reserve
+        if not tokens or tokens[0] > limit or any(b - a > margin for a, b in zip(tokens, tokens[1:])):
+            return True
+        blocks = m.first_over(True, window, reserve, margin, tokens, True)
+        early = m.first_over(True, window, reserve, margin, tokens, False)
+        return blocks is None or (early is not None and early < blocks)
+
+    def prod_ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
+        window, reserve, margin, tokens = c
+        if not tokens or tokens[0] > window - reserve or any(b - a > margin for a, b in zip(tokens, tokens[1:])):
+            return True
+        blocks, early = _production_first(*c)
+        return blocks is None or (early is not None and early < blocks)
+
+    growing = [(100, reserve, margin, tuple(range(start, 130, step))) for reserve in (0, 10) for margin in (1, 5, 10) for start in (0, 50) for step in range(1, margin + 1)]
+    model = bounded(itertools.chain(_runs_of(), growing), ok, label=f"{THRESHOLD_RUNS}, and runs growing by 1..margin to past the limit")
+    prod = bounded(itertools.chain(_runs_of(), growing), prod_ok, label=f"production Run: {THRESHOLD_RUNS}, and the growing runs")
+    return also(proof, _over_agreement(), model).with_production(prod)
+
+
+# -- the entries (infer_entry_*: the seed's infer_*_ffi_*) --------------------------------------------
+
+_ODD_NUMBERS: tuple[object, ...] = (0, 1, 2**32 - 1, 2**32, 2**64 - 1, 2**64, 10**30, -1, True, False, 1.0, float("nan"), "1", None, [1])
+
+
+def _entry_requests(op: str) -> Iterator[dict[str, object]]:
+    """Every field of the entry given each odd value (others kept good), with every field missing in
+    turn, an unknown field, an unknown op, no op."""
+    fields = oracle.ENTRY_FIELDS[op]
+    good: dict[str, object] = {name: (True if kind == "bool" else [0, 1, 0, 1] if kind == "u32s" else 3) for name, kind in fields}
+    yield {"op": op, **good}
+    for name, kind in fields:
+        for value in _ODD_NUMBERS:
+            yield {"op": op, **good, name: [value, 1] if kind == "u32s" and value is not None else value}
+        yield {"op": op, **{k: v for k, v in good.items() if k != name}}
+    yield {"op": op, **good, "zz": 1}
+    yield {"op": op + "_", **good}
+    yield {k: v for k, v in good.items()}
+    if op == "force_flag":
+        for attempt, supported, free in itertools.product((0, 1, 2**32 - 1), (False, True), (False, True)):
+            yield {"op": op, "attempt": attempt, "supported": supported, "free": free}
+    if op == "force_after":
+        for attempt, retries, called in itertools.product((0, 1, 2**32 - 1), (0, 1, 2**32 - 1), (False, True)):
+            yield {"op": op, "attempt": attempt, "retries": retries, "called": called}
+    if op == "guard_start":
+        yield from ({"op": op, "limit": k} for k in (0, 1, 64, 2**32 - 1))
+    if op == "guard_feed":
+        for k, stream in _long_streams()[:60]:
+            yield {"op": op, "limit": k, "ids": list(stream)}
+        yield {"op": op, "limit": 4, "ids": [2**32 - 1] * 5}
+    if op == "threshold_over":
+        for c in itertools.product((False, True), (0, 10, 2**64 - 1), (0, 3, 2**64 - 1), (0, 2, 2**64 - 1), (0, 6, 2**64 - 1)):
+            yield dict(zip(("op", "enabled", "window", "reserve", "margin", "tokens"), (op, *c)))
+
+
+def _model_answer(request: dict[str, object]) -> object:
+    return m.entry(tuple(request.items()))
+
+
+def _answer_says(request: dict[str, object]) -> object:
+    """What the model answers a fitting request (the laws above tie these functions to the seed)."""
+    op = request["op"]
+    if op == "force_flag":
+        return oracle.flag_says(request["attempt"], request["supported"], request["free"])  # type: ignore[arg-type]
+    if op == "force_after":
+        return oracle.after_says(request["attempt"], request["retries"], request["called"])  # type: ignore[arg-type]
+    if op == "guard_start":
+        return m.Guard(request["limit"], (), ())  # type: ignore[arg-type]
+    if op == "guard_feed":
+        return oracle.guard_says(request["limit"], tuple(request["ids"]))  # type: ignore[arg-type]
+    return oracle.over_says(request["enabled"], request["window"], request["reserve"], request["margin"], request["tokens"])  # type: ignore[arg-type]
+
+
+def _entry_law(op: str) -> Evidence:
+    requests = list(_entry_requests(op))
+
+    def model_ok(request: dict[str, object]) -> bool:
+        error = oracle.entry_error_says(request)
+        got = _model_answer(request)
+        if error is not None:
+            return isinstance(got, m.EntryError) and got.text() == error
+        return not isinstance(got, m.EntryError) and got == _answer_says(request)
+
+    def prod_ok(request: dict[str, object]) -> bool:
+        error = oracle.entry_error_says(request)
+        try:
+            got = prod_entry.answer(request)
+        except prod_entry.EntryError as failure:
+            return str(failure) == error
+        return error is None and got == _answer_says(request)
+
+    label = f"{op}: every field x {len(_ODD_NUMBERS)} values (0, 1, 2^32 - 1, 2^32, 2^64 - 1, 2^64, 10^30, -1, booleans, a float, NaN, a string, null, a list), each field missing, an unknown field and op, and fitting requests"
+    return bounded(requests, model_ok, label=label).with_production(bounded(requests, prod_ok, label=f"production entry.answer: {label}"))
+
+
+@law("infer_entry_force", "S6.3", "The forced call's entries answer as the model on every request whose numbers fit (u32); anything else gets the exact EntryError.", BOUNDED)
+def infer_entry_force() -> Evidence:
+    return all_of(_entry_law("force_flag"), _entry_law("force_after"))
+
+
+@law("infer_entry_guard", "S6.5", "The guard's entries answer as the model on every request whose numbers fit (u32 window and ids); anything else gets the exact EntryError.", BOUNDED)
+def infer_entry_guard() -> Evidence:
+    return all_of(_entry_law("guard_start"), _entry_law("guard_feed"))
+
+
+@law("infer_entry_threshold", "S6.6", "The threshold's entry answers as the model on every request whose numbers fit (u64 tokens); anything else gets the exact EntryError.", BOUNDED)
+def infer_entry_threshold() -> Evidence:
+    return _entry_law("threshold_over")
+
+
+# -- tool calls at stream end (S6.10) -------------------------------------------------------------------
+
+STOPS = ("stop", "length", "toolUse", "error")
+OFFERED = ("read", "edit")
+
+
+def _markup(family: str, name: str, good: bool) -> str:
+    """Leaked markup of one call in each family's form; ``good`` False: it does not parse."""
+    args = '{"path": "a.py"}' if good else '{"path": "a.py"'
+    if family == "hermes-json":
+        return f'<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>'
+    if family == "qwen3-coder-xml":
+        return f"<tool_call>\n<function={name}>\n<parameter=path>\na.py\n</parameter>\n</function>\n</tool_call>" if good else f"<tool_call>\n<function={name}>\n<parameter=path>\na.py\n"
+    if family == "omp-qwen":
+        return f"✿FUNCTION✿: {name}\n✿ARGS✿: {args}\n✿RESULT✿"
+    if family == "kimi":
+        return f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+    return (
+        f'<｜DSML｜function_calls>\n<｜DSML｜invoke name="{name}">\n<｜DSML｜parameter name="path" string="true">a.py</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+        if good
+        else f'<｜DSML｜function_calls>\n<｜DSML｜invoke name="{name}">\n<｜DSML｜parameter name="path"'
+    )
+
+
+# One leaked call's class: (parses, names an offered tool).
+LEAK_CLASSES = ((True, True), (True, False), (False, True))
+ReplyCase = tuple[int, str, tuple[tuple[bool, bool], ...], bool, int, str]
+
+
+def _reply_cases() -> Iterator[ReplyCase]:
+    for calls, stop, n, blank, notes in itertools.product(range(4), STOPS, range(4), (False, True), range(LEAK_NOTES_PLUS)):
+        for leaks in itertools.product(LEAK_CLASSES, repeat=n):
+            family = toolcalls.FAMILIES[(calls + n + notes) % len(toolcalls.FAMILIES)]
+            yield calls, stop, leaks, blank, notes, family
+
+
+LEAK_NOTES_PLUS = oracle.LEAK_NOTES + 2
+REPLIES_LABEL = "0..3 native calls x 4 stop reasons x 0..3 leaked calls, each parsing and offered, not offered or not parsing x blank text or not x 0..3 leak notes spent (the families in turn)"
+
+
+def _model_reply(c: ReplyCase) -> tuple[m.Reply, tuple[m.Call, ...]]:
+    calls, stop, leaks, blank, _notes, _family = c
+    native = tuple(m.Call(OFFERED[i % 2], "{}") for i in range(calls))
+    leaked = tuple(m.Leak(m.Call("read" if offered else "nope", '{"path": "a.py"}') if parses else None) for parses, offered in leaks)
+    text = "" if blank else "some text"
+    return m.Reply(text + " <leak>" * len(leaks), native, stop, leaked, text), native
+
+
+def _production_reply(c: ReplyCase) -> tuple[str, list[dict[str, object]], str]:
+    calls, stop, leaks, blank, _notes, family = c
+    native: list[dict[str, object]] = [{"name": OFFERED[i % 2], "arguments": "{}", "id": f"c{i}"} for i in range(calls)]
+    parts = [] if blank else ["some text"]
+    parts += [_markup(family, "read" if offered else "nope", parses) for parses, offered in leaks]
+    if any(not parses for parses, _ in leaks):  # a cut markup runs to the end of the text: put it last
+        parts.sort(key=lambda part: part in [_markup(family, "read" if o else "nope", False) for p, o in leaks if not p])
+    return "\n".join(parts), native, stop
+
+
+def _reply_law(prop: Any) -> Evidence:
+    def model_ok(c: ReplyCase) -> bool:
+        reply, native = _model_reply(c)
+        out = m.classify(reply, OFFERED, c[4])
+        return bool(prop(c, out.kind, out.stop, len(out.calls), out.leak_notes, out.text, out.rebuilt))
+
+    def prod_ok(c: ReplyCase) -> bool:
+        text, native, stop = _production_reply(c)
+        out = toolcalls.read_reply(text, native, stop, OFFERED, c[4])
+        return bool(prop(c, out.kind, out.stop, len(out.calls), out.leak_notes, out.text, out.rebuilt)) and len(out.results) == (len(out.calls) if out.kind == toolcalls.TRUNCATED else 0)
+
+    model = bounded(_reply_cases(), model_ok, label=REPLIES_LABEL)
+    prod = bounded(_reply_cases(), prod_ok, label=f"production read_reply with real markup of the five families: {REPLIES_LABEL}")
+    hunt = examples(
+        lambda text, stop, notes: toolcalls.read_reply(text, [], stop, OFFERED, notes).kind != toolcalls.ANSWER or not all(leak.call is not None and leak.call.name in OFFERED for leak in toolcalls.scan(text)) or not toolcalls.scan(text),
+        text=st.lists(st.sampled_from([_markup(f, n, g) for f in toolcalls.FAMILIES for n in ("read", "nope") for g in (True, False)] + ["text", "```\n", "`", "\n", "<tool_call>", "✿FUNCTION✿:"]), max_size=6).map("".join),
+        stop=st.sampled_from(STOPS),
+        notes=st.integers(0, 5),
+    )
+    return also(model, hunt).with_production(prod)
+
+
+@law("run_calls_never_answer", "S6.10", "A reply whose calls run (native or rebuilt) never answers: a reply with calls is never the answer.", BOUNDED)
+def run_calls_never_answer() -> Evidence:
+    def prop(c: ReplyCase, kind: str, stop: str, calls: int, notes: int, text: str, rebuilt: bool) -> bool:
+        has_calls = c[0] > 0 or (bool(c[2]) and all(p and o for p, o in c[2]))
+        want = oracle.reply_says(c[0], c[1], tuple(p and o for p, o in c[2]), c[3], c[4])
+        return (kind, stop, notes) == want and (not has_calls or (kind in ("run_calls", "truncated") and calls == (c[0] or len(c[2]))))
+
+    return _reply_law(prop)
+
+
+@law("rec_leak_rebuilt_is_calls", "S6.10", "Leaked markup whose every call parses and names an offered tool is rebuilt: the markup leaves the text, the stop is toolUse, the calls run as tool calls.", BOUNDED)
+def rec_leak_rebuilt_is_calls() -> Evidence:
+    def prop(c: ReplyCase, kind: str, stop: str, calls: int, notes: int, text: str, rebuilt: bool) -> bool:
+        if c[0] > 0 or not c[2] or not all(p and o for p, o in c[2]):
+            return not rebuilt
+        native_kind = "truncated" if c[1] == "length" else "run_calls"
+        clean = "" if c[3] else "some text"
+        return rebuilt and kind == native_kind and calls == len(c[2]) and text == clean and stop == ("length" if c[1] == "length" else "toolUse")
+
+    return _reply_law(prop)
+
+
+# -- tool-call argument repair ("S6 tool-call argument repair"; derived laws: the seed states the rules) --
+
+from eukhe.inference import repair as prod_repair  # noqa: E402
+
+SPELLINGS: tuple[object, ...] = (
+    "", " ", "a", "true", "FALSE", " True ", "yes", "0", "-12", "+7", "3.5", "1e3", "1e999", "nan", "Infinity", "0x10", "١٢",
+    '{"a": 1}', "{'a': 1}", "[1, 2]", '["x"]', "[1,", "null", '"q"', 7, -3, 2.5, 10**30, True, False, None, [1], {"a": 1}, ["s"],
+)
+KINDS = ("string", "integer", "number", "boolean", "array", "object", "string[]")
+
+
+@law(
+    "infer_argument_repaired_warned",
+    "S6 argument repair",
+    "Each alternate spelling becomes the declared type with one argument_repaired warning; anything else is left as is, unwarned; an unknown key of a closed schema stays an error.",
+    BOUNDED,
+    derivation="inference.md S6 tool-call argument repair, items 3 to 5",
+)
+def infer_argument_repaired_warned() -> Evidence:
+    def schema_of(kind: str) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "string"}} if kind == "string[]" else {"type": kind}
+
+    def ok(case: tuple[str, object, bool]) -> bool:
+        kind, value, quoted_key = case
+        key = '"v"' if quoted_key else "v"
+        schema = {"type": "object", "additionalProperties": False, "properties": {"v": schema_of(kind)}}
+        got = prod_repair.repair_arguments({key: value, "extra": 1}, schema)
+        base = "array" if kind == "string[]" else kind
+        fits = {"string": isinstance(value, str), "integer": type(value) is int, "number": type(value) in (int, float), "boolean": type(value) is bool, "array": isinstance(value, list), "object": isinstance(value, dict)}[base]
+        repaired, want = (False, value) if fits else oracle.spelling_says(base, value, "string" if kind == "string[]" else None)
+        warnings = [w for w in got.warnings if w.startswith("argument_repaired")]
+        return (
+            got.arguments.get("v", "missing") == want
+            and len(warnings) == int(repaired) + int(quoted_key)
+            and len(warnings) == len(got.warnings)
+            and [e.kind for e in got.errors] == ["unknown_key"]
+        )
+
+    cases = list(itertools.product(KINDS, SPELLINGS, (False, True)))
+    spellings = bounded(cases, ok, label=f"{len(KINDS)} declared types x {len(SPELLINGS)} values (every JSON kind, numerals, boolean words, JSON texts, non-finite and non-ASCII numerals) x a JSON-string key or not, in a closed schema with an unknown key")
+
+    def parse_form(text: str) -> bool:
+        got = prod_repair.parse_tool_call_arguments(text)
+        return set(got) == {"__parseError", "__rawJson"} and got["__rawJson"] == text[: oracle.RAW_JSON_KEPT]
+
+    unreadable = ["{", "[1]", "1", '"a"', "{a: 1} x", "{a: NaN}", "{" + "x" * 1000, "{'a': 1e999}", "{a: b: c}", "null"]
+    forms = bounded(unreadable, parse_form, label=f"{len(unreadable)} unreadable or non-object arguments: the parse-error form with the first {oracle.RAW_JSON_KEPT} characters")
+
+    def named(case: tuple[str, tuple[str, ...]]) -> bool:
+        called, offered = case
+        got = prod_repair.suggestions(called, offered)
+        return len(got) <= oracle.UNAVAILABLE_NAMED and len(set(got)) == len(got) and all(t in offered and t != called for t in got)
+
+    offers = (("read_file", "write_file", "reed_file", "edit", "mcp__x__read_file"), ("a", "b", "c", "d", "e"), ())
+    names = bounded(itertools.product(("read_file", "raed_file", "x__read_file", "a", "zz_e", "", "_"), offers), named, label="tool_unavailable names at most 3 distinct offered tools (7 names x 3 offers)")
+    return all_of(spellings, forms, names)
+
+
+@law(
+    "infer_guard_chunks",
+    "S6.5",
+    "A block's deltas become chunks as the seed says: complete non-blank lines, long lines cut within the byte limit on a character boundary, wherever the deltas split, each block with its own partial line.",
+    BOUNDED,
+    derivation="S6.5 Chunk; the seed ties the delta -> chunk split to tests (not modelled): this law runs production against the oracle",
+)
+def infer_guard_chunks() -> Evidence:
+    alphabet = ("a", "é", "😀", "\n", " ", "\r")
+
+    def split_ok(case: tuple[int, tuple[str, ...]]) -> bool:
+        limit, pieces = case
+        text = "".join(pieces)
+        want = oracle.chunks_says(text, limit)
+        whole = prod_guard.split("", text, limit)
+        rest, got = "", []
+        for piece in pieces:  # every delta one character: the finest split
+            rest, chunks = prod_guard.split(rest, piece, limit)
+            got += chunks
+        return (whole[1], whole[0]) == want and (got, rest) == want
+
+    cases = [(limit, p) for limit in (4, 5, 7) for n in range(6) for p in itertools.product(alphabet, repeat=n)]
+    splits = bounded(cases, split_ok, label="byte limits 4, 5, 7 x every text of 0..5 characters over {a, é, 😀, newline, space, CR}, whole and one character a delta")
+
+    def blocks_ok(case: tuple[str, str]) -> bool:
+        a, b = case
+        guard = prod_guard.Guard(10**6)
+        for x, y in itertools.zip_longest(a, b, fillvalue=""):
+            guard.feed("a", x)
+            guard.feed("b", y)
+        return guard.chunks_read == len(oracle.chunks_says(a)[0]) + len(oracle.chunks_says(b)[0])
+
+    texts = ("", "x\n", "ab\ncd\n", "\n\n", "é😀\n \n", "x" * 5000 + "\n", "no newline")
+    blocks = bounded(itertools.product(texts, texts), blocks_ok, label="two blocks interleaved character by character: each keeps its own partial line (7 x 7 texts, one over 4096 bytes)")
+
+    def settings_ok(k: int) -> bool:
+        guard = prod_guard.Guard.from_settings({oracle.STREAM_REPEAT_LIMIT: k}.__getitem__)
+        return guard.limit == k and prod_guard.Guard().limit == oracle.STREAM_REPEAT_DEFAULT and prod_guard.MAX_CHUNK_BYTES == oracle.MAX_CHUNK_BYTES
+
+    limits = bounded((0, 1, 64, prod_guard.U32), settings_ok, label="the window read from retry.provider.streamRepeatLimit; default 64; 4096 bytes")
+
+    def refused(bad: object) -> bool:
+        try:
+            prod_guard.Guard(bad)  # type: ignore[arg-type]
+        except ValueError:
+            return True
+        return False
+
+    bad = bounded((-1, prod_guard.U32 + 1, True, 1.5, "64", None), refused, label="a window that is not a natural up to 2^32 - 1 is refused")
+
+    def message_ok(case: tuple[int, str]) -> bool:
+        period, line = case
+        error = prod_guard.StreamRepeating(period, line)
+        return error.retryable and error.kind == "stream_repeating" and error.repeated_lines == {"period": period, "last_line": line} and str(period) in str(error) and line[:200] in str(error)
+
+    messages = bounded(itertools.product((1, 7), ("x", "é" * 300)), message_ok, label="stream_repeating: retryable, its period and last line in the message and the failure info")
+    return all_of(splits, blocks, limits, bad, messages)
+
+
+@law(
+    "infer_threshold_token_count",
+    "S6.6",
+    "The provider's count_tokens is asked first when compaction.providerTokenCount is on; no counter, a failure or an answer that is not a token count: a warning and the local estimate; off: the estimate.",
+    BOUNDED,
+    derivation="S6.6 Check uses a local input-token estimate; compaction.providerTokenCount",
+)
+def infer_threshold_token_count() -> Evidence:
+    def failing() -> int:
+        raise OSError("count_tokens: 503")
+
+    counters: tuple[tuple[str, Any, bool], ...] = (
+        ("none", None, False),
+        ("12", lambda: 12, True),
+        ("0", lambda: 0, True),
+        ("2^64 - 1", lambda: 2**64 - 1, True),
+        ("2^64", lambda: 2**64, False),
+        ("-1", lambda: -1, False),
+        ("true", lambda: True, False),
+        ("1.5", lambda: 1.5, False),
+        ("failing", failing, False),
+    )
+
+    def ok(case: tuple[tuple[str, Any, bool], bool]) -> bool:
+        (_name, counter, counts), use = case
+        got = prod_threshold.input_tokens(7, counter, use)
+        return got == ((counter(), "provider") if use and counts else (7, "local"))
+
+    return bounded(itertools.product(counters, (False, True)), ok, label="9 provider counters (none, naturals at the edges of u64, past it, negative, a boolean, a float, failing) x the cvar on or off")
+
+
+@law(
+    "infer_relaxed_dialect",
+    "S6 argument repair",
+    "The final parse reads each repair the seed names, refuses truncation, trailing characters, non-finite numbers and hiding unquoted values, and always gives an object or the parse-error form.",
+    BOUNDED,
+    derivation="inference.md S6 tool-call argument repair, items 1 and 2",
+)
+def infer_relaxed_dialect() -> Evidence:
+    read = bounded(oracle.REPAIRS_READ, lambda c: prod_repair.parse_tool_call_arguments(c[0]) == c[1], label="every repair the seed names")
+    refused = bounded(oracle.REPAIRS_REFUSED, lambda t: set(prod_repair.parse_tool_call_arguments(t)) == {"__parseError", "__rawJson"}, label="every refusal the seed names")
+    tokens = ["{", "}", "[", "]", '"', "'", ":", ",", "\\", "/*", "//", "#", "True", "NaN", "0x", "1e999", "-", ".", "\n", "\x00", "a", "é"]
+
+    def total(text: str) -> bool:
+        got = prod_repair.parse_tool_call_arguments(text)
+        return isinstance(got, dict) and ("__parseError" not in got or (set(got) == {"__parseError", "__rawJson"} and got["__rawJson"] == text[: oracle.RAW_JSON_KEPT]))
+
+    hunt = examples(lambda text: total(text), text=st.one_of(st.text(), st.lists(st.sampled_from(tokens), max_size=30).map("".join)))
+    return also(all_of(read, refused), hunt)

@@ -198,3 +198,209 @@ def tier_multiplier_says(provider: str, api: str, tier: str | None, model_id: st
 def cache_write_1h_says(model_id: str) -> float | None:
     """S6.12 cache_write_1h_prices: claude 2 (a regex on the lowercased id); none: the model's rate."""
     return 2.0 if "claude" in model_id.lower() else None
+
+
+# -- part 2 (issue 14) -------------------------------------------------------------------------------
+
+# S6.5: "lines over 4096 bytes (MAX_CHUNK_BYTES) split there"; "retry.provider.streamRepeatLimit,
+# default 64"; "Period 1 to k / 4 (at least 1)".
+MAX_CHUNK_BYTES = 4096
+STREAM_REPEAT_LIMIT = "retry.provider.streamRepeatLimit"
+STREAM_REPEAT_DEFAULT = 64
+
+
+def longest_period_says(k: int) -> int:
+    return max(1, k // 4)
+
+
+def window_periodic_says(window: tuple[int, ...], p: int) -> bool:
+    """S6.5: "periodic with period p if each chunk after the first p equals the one p earlier"."""
+    return window[p:] == window[: len(window) - p]
+
+
+def guard_says(k: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
+    """S6.5 and infer_guard_feed_exact: the first chunk after which the window of the last k
+    chunks is periodic with a period 1..max(1, k / 4), with the shortest such period; None: not
+    cut. A window of 0 chunks never cuts (derived: a limit of 0 is no limit)."""
+    if k == 0:
+        return None
+    for n in range(k, len(stream) + 1):
+        window = stream[n - k : n]
+        for p in range(1, longest_period_says(k) + 1):
+            if window_periodic_says(window, p):
+                return n - 1, p
+    return None
+
+
+# S6.6 infer_threshold_over_exact, as the law table states it.
+def over_says(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> str:
+    if not enabled or window == 0:
+        return "none"
+    if tokens + reserve > window:
+        return "blocking"
+    if margin > 0 and tokens + reserve + margin > window:
+        return "background"
+    return "none"
+
+
+def first_at_says(run: tuple[int, ...], at: int) -> int | None:
+    """infer_threshold_*_steps: the first request of the run whose tokens reach ``at``."""
+    return next((i for i, tokens in enumerate(run) if tokens >= at), None)
+
+
+# S6.6: BackgroundMargin: "eukhe session 10% of window"; "harness library default 32,768 tokens";
+# "keepRecentTokens (eukhe default 40,000) ... <= half the threshold".
+SESSION_MARGIN_PERCENT = 10.0
+LIBRARY_MARGIN_TOKENS = 32_768
+KEEP_RECENT_DEFAULT = 40_000
+
+
+# S6.10: what the harness does with a reply at stream end.
+LEAK_NOTES = 2
+
+
+def reply_says(calls: int, stop: str, leaks: tuple[bool, ...], text_blank: bool, notes: int) -> tuple[str, str, int]:
+    """S6.10 as the seed states it: (what happens, the stop reason recorded, leak notes in a row
+    after it). ``leaks``: one flag per leaked call of a call-less reply, True when it parses and
+    names an offered tool. Calls run whatever the stop reason, except a length reply, which runs
+    none (each is truncated); leaked calls, all good, are rebuilt (stop toolUse) and then treated
+    as calls; else a leak note while fewer than LEAK_NOTES were spent in a row, then the text is
+    the answer; no text and no call: the length note after a length stop, else the no-answer note."""
+    if calls == 0 and leaks and all(leaks):
+        return ("truncated", "length", 0) if stop == "length" else ("run_calls", "toolUse", 0)
+    if calls > 0:
+        return ("truncated" if stop == "length" else "run_calls", stop, 0)
+    if leaks:
+        return ("leak_retry", stop, notes + 1) if notes < LEAK_NOTES else ("answer", stop, 0)
+    if not text_blank:
+        return ("answer", stop, 0)
+    return ("length_note" if stop == "length" else "no_answer", stop, 0)
+
+
+# The entries (infer_*_ffi_*: "every request whose numbers fit the wire"): the widths of the
+# numbers each compiled model takes (attempts, retries, windows, chunk ids: u32; tokens: u64).
+ENTRY_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "force_flag": (("attempt", "u32"), ("supported", "bool"), ("free", "bool")),
+    "force_after": (("attempt", "u32"), ("retries", "u32"), ("called", "bool")),
+    "guard_start": (("limit", "u32"),),
+    "guard_feed": (("limit", "u32"), ("ids", "u32s")),
+    "threshold_over": (("enabled", "bool"), ("window", "u64"), ("reserve", "u64"), ("margin", "u64"), ("tokens", "u64")),
+}
+WIDTHS = {"u32": 2**32 - 1, "u64": 2**64 - 1}
+
+
+def entry_error_says(request: dict[str, object]) -> str | None:
+    """The exact error a request gets (None: it fits): the entry, then each field in order
+    (missing, not a natural or boolean, past the width), then a field the entry lacks."""
+    op = request.get("op")
+    if not isinstance(op, str) or op not in ENTRY_FIELDS:
+        return f"EntryError::Op({op if isinstance(op, str) else '?'})"
+    for name, kind in ENTRY_FIELDS[op]:
+        if name not in request:
+            return f"EntryError::Missing({op}.{name})"
+        value = request[name]
+        values = value if kind == "u32s" and isinstance(value, (list, tuple)) else [value]
+        if kind == "u32s" and not isinstance(value, (list, tuple)):
+            return f"EntryError::Type({op}.{name})"
+        for item in values:
+            if kind == "bool":
+                if type(item) is not bool:
+                    return f"EntryError::Type({op}.{name})"
+            elif type(item) is not int or item < 0:
+                return f"EntryError::Type({op}.{name})"
+            elif item > WIDTHS["u64" if kind == "u64" else "u32"]:
+                return f"EntryError::Range({op}.{name})"
+    extra = sorted(k for k in request if k != "op" and k not in dict(ENTRY_FIELDS[op]))
+    return f"EntryError::Unknown({op}.{extra[0]})" if extra else None
+
+
+# "S6 tool-call argument repair" item 4: the alternate spellings of each declared type, and what
+# each reads as (None: not a spelling of it, left to validation).
+def spelling_says(kind: str, value: object, items: str | None = None) -> tuple[bool, object]:
+    import json as _json
+
+    if kind == "string" and isinstance(value, bool):
+        return True, "true" if value else "false"
+    if kind == "string" and isinstance(value, (int, float)):
+        return True, _json.dumps(value)
+    if not isinstance(value, str):
+        return False, value
+    if kind in ("object", "array"):
+        try:
+            parsed = _json.loads(value)
+        except ValueError:
+            parsed = None
+        if (kind == "object" and isinstance(parsed, dict)) or (kind == "array" and isinstance(parsed, list)):
+            return True, parsed
+        if kind == "array" and items == "string":
+            return True, [value]
+        return False, value
+    if kind == "boolean" and value.strip().lower() in ("true", "false"):
+        return True, value.strip().lower() == "true"
+    if kind == "integer" and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
+        return True, int(value)
+    if kind == "number":
+        if not value.isascii() or "_" in value:
+            return False, value
+        try:
+            number = float(value)
+        except ValueError:
+            return False, value
+        if value.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity") or number != number or number in (float("inf"), float("-inf")):
+            return False, value
+        return True, int(value) if value.strip().lstrip("+-").isdigit() else number
+    return False, value
+
+
+# item 2: what cannot be read keeps at most this much of the raw text.
+RAW_JSON_KEPT = 512
+# item 6: tool_unavailable names at most 3 offered tools.
+UNAVAILABLE_NAMED = 3
+
+
+def chunks_says(text: str, max_bytes: int = MAX_CHUNK_BYTES) -> tuple[list[str], str]:
+    """S6.5 "Chunk = one complete non-blank output line; lines over 4096 bytes (MAX_CHUNK_BYTES) split
+    there on a character boundary": the chunks of a block's text and what is still partial. A line
+    ends at its newline (a carriage return before it is not part of the line: derived, as Rust's
+    lines()); a piece is the longest run of whole characters within the byte limit; a line still
+    open gives the pieces that are past the limit."""
+    lines = text.split("\n")
+    chunks: list[str] = []
+    for i, line in enumerate(lines):
+        complete = i < len(lines) - 1
+        if complete and line.endswith("\r"):
+            line = line[:-1]
+        while line.encode("utf-8", "surrogatepass") and (len(line.encode("utf-8", "surrogatepass")) > max_bytes or complete):
+            size, take = 0, 0
+            while take < len(line) and size + len(line[take].encode("utf-8", "surrogatepass")) <= max_bytes:
+                size += len(line[take].encode("utf-8", "surrogatepass"))
+                take += 1
+            take = max(take, 1)
+            if line[:take].strip():
+                chunks.append(line[:take])
+            line = line[take:]
+        if not complete:
+            return chunks, line
+    return chunks, ""  # never reached: split gives at least one piece
+
+
+# "S6 tool-call argument repair" item 1: what the final parse reads and what it refuses.
+REPAIRS_READ: tuple[tuple[str, object], ...] = (
+    ('{"a": "x\ty"}', {"a": "x\ty"}),  # a raw control character
+    ('{"a": "\\q"}', {"a": "\\q"}),  # an invalid string escape
+    ("{'a': 'b'}", {"a": "b"}),  # single quotes
+    ("{a: 1}", {"a": 1}),  # an unquoted key
+    ("{a: 1 /* c */} // d", {"a": 1}),  # comments
+    ("{a: True, b: False, c: None}", {"a": True, "b": False, "c": None}),
+    ("{a: [1,, 2,],}", {"a": [1, 2]}),  # stray and trailing commas
+    ("{a: 0x10, b: 0b11}", {"a": 16, "b": 3}),
+    ("{a: hello there}", {"a": "hello there"}),  # an unquoted value
+)
+REPAIRS_REFUSED: tuple[str, ...] = (
+    '{"a": 1',  # truncation
+    "{a: 1} b",  # trailing characters
+    "{a: NaN}",
+    "{a: 1e999}",  # non-finite numbers
+    "{a: b: 1}",  # an unquoted value that can hide the next field
+    "{a: x 'y': 1}",
+)
