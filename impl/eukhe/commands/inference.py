@@ -223,7 +223,9 @@ def run_ask(args: argparse.Namespace) -> int:
 
     from eukhe.effort import EffortError, parse_level
     from eukhe.inference import wire
+    from eukhe.inference.guard import Guard, StreamRepeating
     from eukhe.inference.wire import events
+    from eukhe.settings.agent import EukheSettings
 
     if not args.text.strip():
         raise UsageError("eukhe ask: the text is empty")
@@ -234,11 +236,10 @@ def run_ask(args: argparse.Namespace) -> int:
         model = resolve_ask_model(agent, args.provider, args.model)
     except (quirks.QuirksError, catalog.CatalogError) as error:
         raise UsageError(f"eukhe ask: {error}") from error
+    settings = EukheSettings(agent, Path.cwd()).cvars
     level = args.thinking
     if level is None:
-        from eukhe.settings.agent import EukheSettings
-
-        level = EukheSettings(agent, Path.cwd()).cvars.value([], "defaultThinkingLevel") or "off"
+        level = settings.value([], "defaultThinkingLevel") or "off"
     try:
         level = parse_level(level)
     except EffortError as error:
@@ -250,18 +251,8 @@ def run_ask(args: argparse.Namespace) -> int:
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout
     state = {"thinking": False, "text": False}
-    cuts: list[BaseException] = []
-    feed = guard_feed(agent)
-    stream_filter: StreamFilter | None = None
-    if feed is not None:
-        guard = events.filter_of(feed)
-
-        def stream_filter(delta: events.Delta) -> None:
-            try:
-                guard(delta)
-            except Exception as cut:
-                cuts.append(cut)
-                raise
+    guard = Guard.from_settings(lambda cvar: settings.value([], cvar))
+    stream_filter: StreamFilter = events.filter_of(guard.feed)
 
     async def run() -> None:
         async for event in client.stream(request, stream_filter):
@@ -295,26 +286,8 @@ def run_ask(args: argparse.Namespace) -> int:
             out.write("\n")
             out.flush()
         raise EnvironmentFault(f"eukhe ask: {error}") from error
-    except Exception as error:
-        if not cuts or error is not cuts[-1]:
-            raise
+    except StreamRepeating as error:
         out.write("\n")
         out.flush()
         raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error
     return 0
-
-
-def guard_feed(agent: Path) -> Any:
-    """The repetition guard's ``feed(block, text)`` for one attempt (S6.5), its window from the
-    settings (retry.provider.streamRepeatLimit), or None while the guard module is absent (it is
-    built beside the wire: eukhe.inference.guard, Guard.from_settings and Guard.feed)."""
-    import importlib
-
-    try:
-        module = importlib.import_module("eukhe.inference.guard")
-    except ImportError:
-        return None
-    from eukhe.settings.agent import EukheSettings
-
-    cvars = EukheSettings(agent, Path.cwd()).cvars
-    return module.Guard.from_settings(lambda cvar: cvars.value([], cvar)).feed

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from bend import infer as compiled
+from eukhe.inference.wire.events import Retryable
 
 MAX_CHUNK_BYTES = 4096
 DEFAULT_LIMIT = 64
@@ -27,7 +28,7 @@ U32 = compiled.U32
 _SHOWN = 200  # characters of the last line the message shows
 
 
-class StreamRepeating(Exception):
+class StreamRepeating(Retryable):
     """stream_repeating: the stream repeats a cycle of ``period`` chunks; retryable. The failure
     info records RepeatedLines (``repeated_lines``: the period and the last line)."""
 
