@@ -34,6 +34,43 @@ UNCHECKED = {"not checked", "check was interrupted by user", "skipped"}
 
 JUDGES = ["tests", "--ignore=tests/workbench"]
 
+# The suites of make test that concern each area: its laws (spec/laws/<law area>.py), its
+# bridges (bridge/<law area>.py, the four checks of tests/bridge) and its regression tests.
+LAW_AREAS: dict[str, tuple[str, ...]] = {
+    "effort": ("effort",),
+    "settings": ("cvar", "config"),
+    "directors": ("director", "progress"),
+    "session": ("session",),
+    "memory": ("optchat", "optchat_store", "chat_store", "compactor"),
+}
+TEST_DIRS: dict[str, tuple[str, ...]] = {
+    "effort": ("tests/effort",),
+    "settings": ("tests/settings",),
+    "directors": ("tests/directors",),
+    "session": ("tests/session",),
+    "memory": ("tests/memory", "tests/memory_store"),
+}
+BRIDGE_CHECKS = (
+    "test_bridge_replays_byte_for_byte",
+    "test_bridge_scenarios_are_current",
+    "test_bridge_reaches_every_case",
+    "test_bridge_through_an_external_model",
+)
+
+
+def area_judges(area: str) -> list[str]:
+    """The pytest selection judging the mutants of one area: node ids of its laws and its
+    bridges' checks, and its test directories."""
+    from spec import registry
+
+    laws = [law.key for law in registry.load() if law.area in LAW_AREAS[area]]
+    bridges = [a for a in LAW_AREAS[area] if (ROOT / "bridge" / f"{a}.py").exists()]
+    return (
+        [f"tests/laws/test_laws.py::test_law[{key}]" for key in laws]
+        + [f"tests/bridge/test_bridge.py::{check}[{b}]" for b in bridges for check in BRIDGE_CHECKS]
+        + list(TEST_DIRS[area])
+    )
+
 
 def _mutmut_config(area: str, judges: list[str]) -> str:
     patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in AREAS[area]]
@@ -42,7 +79,7 @@ def _mutmut_config(area: str, judges: list[str]) -> str:
         'source_paths = ["eukhe"]',
         f"only_mutate = {json.dumps(patterns)}",
         f"also_copy = {json.dumps(ALSO_COPY)}",
-        # the judges are the suites of make test; the workbench's own tests judge the workbench
+        # the judges: the suites of make test that concern the area (area_judges)
         f"pytest_add_cli_args_test_selection = {json.dumps(judges)}",
     ]
     return "\n".join(lines) + "\n"
@@ -156,13 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
     parser.add_argument("--laws-dir", default="build", type=Path)
-    parser.add_argument("--judges", nargs="+", default=JUDGES, help="pytest selection that judges the mutants (default: make test's suites)")
+    parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     args = parser.parse_args(argv)
     areas = args.area or list(AREAS)
     failed = 0
     if not args.report_only:
         for area in areas:
-            failed |= run_area(area, args.max_children, args.judges)
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area))
     path = write(areas, args.laws_dir)
     from spec import report
 
