@@ -50,11 +50,15 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "session": ("tests/session",),
     "memory": ("tests/memory", "tests/memory_store"),
 }
+# The bridge checks that run production: the replay of every committed scenario (production's
+# transcript against the committed digest) and the case classification. Left out as judges:
+# test_bridge_scenarios_are_current (regenerates the scenario files; production never runs) and
+# test_bridge_through_an_external_model (the same production replay as the first check, with
+# the model side in one subprocess per scenario: no more power over production, and the
+# costliest test of each area under mutation).
 BRIDGE_CHECKS = (
     "test_bridge_replays_byte_for_byte",
-    "test_bridge_scenarios_are_current",
     "test_bridge_reaches_every_case",
-    "test_bridge_through_an_external_model",
 )
 
 
