@@ -839,6 +839,8 @@ def _check_verdicts(step: Any, stack_before: list[Any], goal: dict[str, Any] | N
         tools = [str(layer.data.get("tool")) for layer in stack_before if layer.kind.value == "forced"]
         if not any(f"Call the tool {tool}." in (step.continuation or "") for tool in tools):
             raise LawFailed(f"a forced call continued the run without naming its tool: {step.continuation!r} (S5.4)")
+    if "forced:again" in step.verdicts and step.rule == "again_no_budget":
+        raise LawFailed("a forced call with no budget asked again instead of aborting with ForcedToolError::NotCalled (S5.4)")
     forced_before = sum(1 for layer in stack_before if layer.kind.value == "forced")
     forced_after = sum(1 for layer in directors.stack() if layer.kind.value == "forced")
     if step.committed and step.rule == "abort" and "forced:abort" in step.verdicts:
