@@ -2,7 +2,8 @@
 
 For each production area (spec.binding.AREAS) a workspace under build/mutate/<area>/ holds
 a copy of the tracked project files and a pyproject.toml whose [tool.mutmut] section mutates
-only that area's modules, with the suites of `make test` (tests/) as the judges. mutmut keeps
+only that area's modules, judged by the suites of `make test` that concern the area (its
+laws, its bridges' production checks and its tests: area_judges). mutmut keeps
 its results there between runs (a rerun retests only what changed). The outcome per area,
 killed / survived / equivalent (spec/equivalent_mutants.tsv: a mutant name and why no test
 can tell it apart) and the survivors by name, goes to build/mutation.json, which the law
@@ -10,7 +11,7 @@ report shows.
 
 Never part of `make test`: it runs the suites once per mutant.
 
-python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only]
+python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def write(areas: list[str], directory: Path) -> Path:
             by_area[area] = summarize(area, statuses, known)
     document = {
         "engine": "mutmut",
-        "judges": "the suites of make test (tests/)",
+        "judges": {a: describe_judges(a) for a in areas},
         "score": "killed / (mutants - equivalent); a timeout counts as killed",
         "areas": [by_area[a] for a in AREAS if a in by_area],
     }
@@ -191,12 +192,61 @@ def write(areas: list[str], directory: Path) -> Path:
     return path
 
 
+RECORDED = ROOT / "spec" / "mutation_scores.json"
+
+
+def describe_judges(area: str) -> str:
+    laws = [j for j in area_judges(area) if j.startswith("tests/laws/")]
+    bridges = sorted({j.rsplit("[", 1)[1].rstrip("]") for j in area_judges(area) if j.startswith("tests/bridge/")})
+    return (
+        f"{len(laws)} laws of {', '.join(LAW_AREAS[area])}; bridges {', '.join(bridges) or '(none)'} "
+        f"({' and '.join(BRIDGE_CHECKS)}); {', '.join(TEST_DIRS[area])}"
+    )
+
+
+def record(areas: list[str], directory: Path) -> Path:
+    """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
+    measured result is kept in the tree, each area marked with the commit it was measured at."""
+    measured = json.loads((directory / "mutation.json").read_text(encoding="utf-8"))["areas"]
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    previous = json.loads(RECORDED.read_text(encoding="utf-8"))["areas"] if RECORDED.exists() else []
+    by_area = {a["area"]: a for a in previous}
+    for entry in measured:
+        if entry["area"] not in areas:
+            continue
+        statuses = entry["statuses"]
+        by_area[entry["area"]] = {
+            "area": entry["area"],
+            "modules": [f"impl/eukhe/{p}" for p in AREAS[entry["area"]]],
+            "commit": commit + ("+uncommitted" if dirty else ""),
+            "judges": describe_judges(entry["area"]),
+            "mutants": entry["mutants"],
+            "killed": entry["killed"],
+            "survived": entry["survived"] - statuses.get("no tests", 0),
+            "no_tests": statuses.get("no tests", 0),
+            "equivalent": entry["equivalent"],
+            "not_run": entry["unchecked"],
+            "score": entry["score"],
+            "survivors": [s["mutant"] for s in entry["survivors"]],
+        }
+    document = {
+        "engine": "mutmut 3 (python -m spec.mutate --area AREA --record)",
+        "note": "score = killed / (mutants run - equivalent); a mutant no judge runs (no tests) counts as surviving; "
+        "each area was measured at the commit shown, with the judges shown",
+        "areas": [by_area[a] for a in AREAS if a in by_area],
+    }
+    RECORDED.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return RECORDED
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m spec.mutate", description=__doc__.splitlines()[0])
     parser.add_argument("--area", action="append", choices=sorted(AREAS), help="only this area (repeatable)")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
     parser.add_argument("--laws-dir", default="build", type=Path)
+    parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     args = parser.parse_args(argv)
     areas = args.area or list(AREAS)
@@ -205,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         for area in areas:
             failed |= run_area(area, args.max_children, args.judges or area_judges(area))
     path = write(areas, args.laws_dir)
+    if args.record:
+        record(areas, args.laws_dir)
     from spec import report
 
     report.refresh(args.laws_dir)
