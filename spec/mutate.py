@@ -114,13 +114,14 @@ def _workspace(area: str, judges: list[str]) -> Path:
     return space
 
 
-def run_area(area: str, max_children: int, judges: list[str]) -> int:
+def run_area(area: str, max_children: int, judges: list[str], mutants: list[str] | None = None) -> int:
     space = _workspace(area, judges)
     env = dict(os.environ)
     env["PYTHONPATH"] = str(space / "mutants")  # subprocesses of the tests import the mutants too
     env.setdefault("HYPOTHESIS_PROFILE", "laws")
     mutmut = Path(sys.executable).parent / "mutmut"
-    done = subprocess.run([str(mutmut), "run", "--max-children", str(max_children)], cwd=space, env=env, check=False)
+    argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
+    done = subprocess.run(argv, cwd=space, env=env, check=False)
     return done.returncode
 
 
@@ -246,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
     parser.add_argument("--laws-dir", default="build", type=Path)
+    parser.add_argument("--mutants", nargs="+", help="rerun only these mutants (names as mutmut prints them), e.g. the survivors")
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     args = parser.parse_args(argv)
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     if not args.report_only:
         for area in areas:
-            failed |= run_area(area, args.max_children, args.judges or area_judges(area))
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants)
     path = write(areas, args.laws_dir)
     if args.record:
         record(areas, args.laws_dir)

@@ -131,3 +131,23 @@ def test_a_switch_puts_the_session_on_the_new_model() -> None:
     assert session.offer == ("off", "low", "medium", "xhigh")
     assert session.switch(None) == "xhigh"  # outside the catalog the level is kept
     assert session.model is None and session.offer is None
+
+
+def test_a_map_read_as_json_is_the_map() -> None:
+    # a thinkingLevelMap as models.json holds it (S10 ladder 1): level -> wire string or null
+    assert effort.parse_map_json('{"off": "none", "minimal": null, "low": "lo"}') == {"off": "none", "minimal": None, "low": "lo"}
+
+
+def test_sent_is_clamped_by_the_provider() -> None:
+    # S10 session 3: the stored level, else off; each provider clamps before sending
+    no_off = effort.CatalogModel("m", True, {"off": None})
+    assert effort.ThinkingSession(no_off, stored=None).sent == "minimal"
+    assert effort.ThinkingSession(effort.CatalogModel("m", True), stored="max").sent == "high"
+    assert effort.ThinkingSession(None, stored="max").sent == "max"  # outside the catalog: as stored
+
+
+def test_a_switch_settles_an_unset_level_on_the_default() -> None:
+    # S10 session 1, 2: the current level of an unset session is the default; a switch clamps it
+    session = effort.ThinkingSession(None, stored=None, default="low")
+    assert session.switch(effort.CatalogModel("m", True)) == "low"
+    assert effort.ThinkingSession(None, stored=None, default="xhigh").switch(effort.CatalogModel("m", True)) == "high"
