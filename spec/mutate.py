@@ -77,8 +77,8 @@ def area_judges(area: str) -> list[str]:
     )
 
 
-def _mutmut_config(area: str, judges: list[str]) -> str:
-    patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in AREAS[area]]
+def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) -> str:
+    patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in (only or AREAS[area])]
     lines = [
         "[tool.mutmut]",
         'source_paths = ["eukhe"]',
@@ -90,7 +90,7 @@ def _mutmut_config(area: str, judges: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _workspace(area: str, judges: list[str]) -> Path:
+def _workspace(area: str, judges: list[str], only: list[str] | None = None) -> Path:
     """Lay the tracked files into build/mutate/<area>/, keeping mutmut's mutants/ results.
 
     mutmut names a mutant by its file's path from the workspace root and looks for sources
@@ -110,12 +110,12 @@ def _workspace(area: str, judges: list[str]) -> Path:
                 flat.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, flat)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    (space / "pyproject.toml").write_text(pyproject + "\n" + _mutmut_config(area, judges), encoding="utf-8")
+    (space / "pyproject.toml").write_text(pyproject + "\n" + _mutmut_config(area, judges, only), encoding="utf-8")
     return space
 
 
-def run_area(area: str, max_children: int, judges: list[str], mutants: list[str] | None = None) -> int:
-    space = _workspace(area, judges)
+def run_area(area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None) -> int:
+    space = _workspace(area, judges, only)
     env = dict(os.environ)
     env["PYTHONPATH"] = str(space / "mutants")  # subprocesses of the tests import the mutants too
     env.setdefault("HYPOTHESIS_PROFILE", "laws")
@@ -205,7 +205,7 @@ def describe_judges(area: str) -> str:
     )
 
 
-def record(areas: list[str], directory: Path) -> Path:
+def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
     """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
     measured result is kept in the tree, each area marked with the commit it was measured at."""
     measured = json.loads((directory / "mutation.json").read_text(encoding="utf-8"))["areas"]
@@ -219,7 +219,7 @@ def record(areas: list[str], directory: Path) -> Path:
         statuses = entry["statuses"]
         by_area[entry["area"]] = {
             "area": entry["area"],
-            "modules": [f"impl/eukhe/{p}" for p in AREAS[entry["area"]]],
+            "modules": [f"impl/eukhe/{p}" for p in (only or AREAS[entry["area"]])],
             "commit": commit + ("+uncommitted" if dirty else ""),
             "judges": describe_judges(entry["area"]),
             "mutants": entry["mutants"],
@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
     parser.add_argument("--laws-dir", default="build", type=Path)
+    parser.add_argument("--only", nargs="+", help="mutate only these modules of the area (paths under impl/eukhe, e.g. settings/binds.py)")
     parser.add_argument("--mutants", nargs="+", help="rerun only these mutants (names as mutmut prints them), e.g. the survivors")
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
@@ -255,10 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     if not args.report_only:
         for area in areas:
-            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants)
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only)
     path = write(areas, args.laws_dir)
     if args.record:
-        record(areas, args.laws_dir)
+        record(areas, args.laws_dir, args.only)
     from spec import report
 
     report.refresh(args.laws_dir)
