@@ -9,7 +9,14 @@ killed / survived / equivalent (spec/equivalent_mutants.tsv: a mutant name and w
 can tell it apart) and the survivors by name, goes to build/mutation.json, which the law
 report shows.
 
-Never part of `make test`: it runs the suites once per mutant.
+Never part of `make test`: it runs the suites once per mutant. `--record` keeps the measured
+scores in spec/mutation_scores.json (tracked, shown by the report with the commit measured).
+
+Known limits of mutmut 3 here: a mutant of code that runs only at import (the helpers that
+build settings/cvar_table.TABLE) is never activated, so it "survives" whatever the judges do
+(seen with fork and forkserver isolation): such a module gets no score. The first `mutmut run`
+of a fresh workspace has failed its stats run with pytest's exit code 4 twice; a second run of
+the same workspace went through (run it again).
 
 python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
 """
