@@ -2,15 +2,23 @@
 
 For each production area (spec.binding.AREAS) a workspace under build/mutate/<area>/ holds
 a copy of the tracked project files and a pyproject.toml whose [tool.mutmut] section mutates
-only that area's modules, with the suites of `make test` (tests/) as the judges. mutmut keeps
+only that area's modules, judged by the suites of `make test` that concern the area (its
+laws, its bridges' production checks and its tests: area_judges). mutmut keeps
 its results there between runs (a rerun retests only what changed). The outcome per area,
 killed / survived / equivalent (spec/equivalent_mutants.tsv: a mutant name and why no test
 can tell it apart) and the survivors by name, goes to build/mutation.json, which the law
 report shows.
 
-Never part of `make test`: it runs the suites once per mutant.
+Never part of `make test`: it runs the suites once per mutant. `--record` keeps the measured
+scores in spec/mutation_scores.json (tracked, shown by the report with the commit measured).
 
-python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only]
+Known limits of mutmut 3 here: a mutant of code that runs only at import (the helpers that
+build settings/cvar_table.TABLE) is never activated, so it "survives" whatever the judges do
+(seen with fork and forkserver isolation): such a module gets no score. The first `mutmut run`
+of a fresh workspace has failed its stats run with pytest's exit code 4 twice; a second run of
+the same workspace went through (run it again).
+
+python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
 """
 
 from __future__ import annotations
@@ -34,21 +42,62 @@ UNCHECKED = {"not checked", "check was interrupted by user", "skipped"}
 
 JUDGES = ["tests", "--ignore=tests/workbench"]
 
+# The suites of make test that concern each area: its laws (spec/laws/<law area>.py), its
+# bridges (bridge/<law area>.py, the four checks of tests/bridge) and its regression tests.
+LAW_AREAS: dict[str, tuple[str, ...]] = {
+    "effort": ("effort",),
+    "settings": ("cvar", "config"),
+    "directors": ("director", "progress"),
+    "session": ("session",),
+    "memory": ("optchat", "optchat_store", "chat_store", "compactor"),
+}
+TEST_DIRS: dict[str, tuple[str, ...]] = {
+    "effort": ("tests/effort",),
+    "settings": ("tests/settings",),
+    "directors": ("tests/directors",),
+    "session": ("tests/session",),
+    "memory": ("tests/memory", "tests/memory_store"),
+}
+# The bridge checks that run production: the replay of every committed scenario (production's
+# transcript against the committed digest) and the case classification. Left out as judges:
+# test_bridge_scenarios_are_current (regenerates the scenario files; production never runs) and
+# test_bridge_through_an_external_model (the same production replay as the first check, with
+# the model side in one subprocess per scenario: no more power over production, and the
+# costliest test of each area under mutation).
+BRIDGE_CHECKS = (
+    "test_bridge_replays_byte_for_byte",
+    "test_bridge_reaches_every_case",
+)
 
-def _mutmut_config(area: str, judges: list[str]) -> str:
-    patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in AREAS[area]]
+
+def area_judges(area: str) -> list[str]:
+    """The pytest selection judging the mutants of one area: node ids of its laws and its
+    bridges' checks, and its test directories."""
+    from spec import registry
+
+    laws = [law.key for law in registry.load() if law.area in LAW_AREAS[area]]
+    bridges = [a for a in LAW_AREAS[area] if (ROOT / "bridge" / f"{a}.py").exists()]
+    return (
+        [f"tests/laws/test_laws.py::test_law[{key}]" for key in laws]
+        + [f"tests/bridge/test_bridge.py::{check}[{b}]" for b in bridges for check in BRIDGE_CHECKS]
+        + list(TEST_DIRS[area])
+    )
+
+
+def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) -> str:
+    patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in (only or AREAS[area])]
     lines = [
         "[tool.mutmut]",
         'source_paths = ["eukhe"]',
         f"only_mutate = {json.dumps(patterns)}",
         f"also_copy = {json.dumps(ALSO_COPY)}",
-        # the judges are the suites of make test; the workbench's own tests judge the workbench
+        # the judges: the suites of make test that concern the area (area_judges)
         f"pytest_add_cli_args_test_selection = {json.dumps(judges)}",
     ]
     return "\n".join(lines) + "\n"
 
 
-def _workspace(area: str, judges: list[str]) -> Path:
+def _workspace(area: str, judges: list[str], only: list[str] | None = None) -> Path:
     """Lay the tracked files into build/mutate/<area>/, keeping mutmut's mutants/ results.
 
     mutmut names a mutant by its file's path from the workspace root and looks for sources
@@ -68,17 +117,18 @@ def _workspace(area: str, judges: list[str]) -> Path:
                 flat.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, flat)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    (space / "pyproject.toml").write_text(pyproject + "\n" + _mutmut_config(area, judges), encoding="utf-8")
+    (space / "pyproject.toml").write_text(pyproject + "\n" + _mutmut_config(area, judges, only), encoding="utf-8")
     return space
 
 
-def run_area(area: str, max_children: int, judges: list[str]) -> int:
-    space = _workspace(area, judges)
+def run_area(area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None) -> int:
+    space = _workspace(area, judges, only)
     env = dict(os.environ)
     env["PYTHONPATH"] = str(space / "mutants")  # subprocesses of the tests import the mutants too
     env.setdefault("HYPOTHESIS_PROFILE", "laws")
     mutmut = Path(sys.executable).parent / "mutmut"
-    done = subprocess.run([str(mutmut), "run", "--max-children", str(max_children)], cwd=space, env=env, check=False)
+    argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
+    done = subprocess.run(argv, cwd=space, env=env, check=False)
     return done.returncode
 
 
@@ -141,7 +191,7 @@ def write(areas: list[str], directory: Path) -> Path:
             by_area[area] = summarize(area, statuses, known)
     document = {
         "engine": "mutmut",
-        "judges": "the suites of make test (tests/)",
+        "judges": {a: describe_judges(a) for a in areas},
         "score": "killed / (mutants - equivalent); a timeout counts as killed",
         "areas": [by_area[a] for a in AREAS if a in by_area],
     }
@@ -150,20 +200,73 @@ def write(areas: list[str], directory: Path) -> Path:
     return path
 
 
+RECORDED = ROOT / "spec" / "mutation_scores.json"
+
+
+def describe_judges(area: str) -> str:
+    laws = [j for j in area_judges(area) if j.startswith("tests/laws/")]
+    bridges = sorted({j.rsplit("[", 1)[1].rstrip("]") for j in area_judges(area) if j.startswith("tests/bridge/")})
+    return (
+        f"{len(laws)} laws of {', '.join(LAW_AREAS[area])}; bridges {', '.join(bridges) or '(none)'} "
+        f"({' and '.join(BRIDGE_CHECKS)}); {', '.join(TEST_DIRS[area])}"
+    )
+
+
+def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
+    """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
+    measured result is kept in the tree, each area marked with the commit it was measured at."""
+    measured = json.loads((directory / "mutation.json").read_text(encoding="utf-8"))["areas"]
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    previous = json.loads(RECORDED.read_text(encoding="utf-8"))["areas"] if RECORDED.exists() else []
+    by_area = {a["area"]: a for a in previous}
+    for entry in measured:
+        if entry["area"] not in areas:
+            continue
+        statuses = entry["statuses"]
+        by_area[entry["area"]] = {
+            "area": entry["area"],
+            "modules": [f"impl/eukhe/{p}" for p in (only or AREAS[entry["area"]])],
+            "commit": commit + ("+uncommitted" if dirty else ""),
+            "judges": describe_judges(entry["area"]),
+            "mutants": entry["mutants"],
+            "killed": entry["killed"],
+            "survived": entry["survived"] - statuses.get("no tests", 0),
+            "no_tests": statuses.get("no tests", 0),
+            "equivalent": entry["equivalent"],
+            "not_run": entry["unchecked"],
+            "score": entry["score"],
+            "survivors": [s["mutant"] for s in entry["survivors"]],
+        }
+    document = {
+        "engine": "mutmut 3 (python -m spec.mutate --area AREA --record)",
+        "note": "score = killed / (mutants run - equivalent); a mutant no judge runs (no tests) counts as surviving; "
+        "each area was measured at the commit shown, with the judges shown",
+        "areas": [by_area[a] for a in AREAS if a in by_area],
+    }
+    RECORDED.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return RECORDED
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m spec.mutate", description=__doc__.splitlines()[0])
     parser.add_argument("--area", action="append", choices=sorted(AREAS), help="only this area (repeatable)")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true", help="only summarize earlier runs")
     parser.add_argument("--laws-dir", default="build", type=Path)
-    parser.add_argument("--judges", nargs="+", default=JUDGES, help="pytest selection that judges the mutants (default: make test's suites)")
+    parser.add_argument("--only", nargs="+", help="mutate only these modules of the area (paths under impl/eukhe, e.g. settings/binds.py)")
+    parser.add_argument("--mutants", nargs="+", help="rerun only these mutants (names as mutmut prints them), e.g. the survivors")
+    parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
+    parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     args = parser.parse_args(argv)
     areas = args.area or list(AREAS)
     failed = 0
     if not args.report_only:
         for area in areas:
-            failed |= run_area(area, args.max_children, args.judges)
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only)
     path = write(areas, args.laws_dir)
+    if args.record:
+        record(areas, args.laws_dir, args.only)
     from spec import report
 
     report.refresh(args.laws_dir)

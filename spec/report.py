@@ -191,11 +191,24 @@ def _measure(directory: Path, name: str) -> dict[str, object] | None:
     return loaded
 
 
+RECORDED_MUTATION = Path(__file__).resolve().parent / "mutation_scores.json"
+
+
+def _recorded_mutation() -> dict[str, object] | None:
+    """The mutation scores measured by `make mutate` and committed (spec/mutation_scores.json),
+    each area marked with the commit it was measured at: make mutate is not part of CI."""
+    if not RECORDED_MUTATION.exists():
+        return None
+    loaded: dict[str, object] = json.loads(RECORDED_MUTATION.read_text(encoding="utf-8"))
+    return loaded
+
+
 def write(table: list[Row], directory: Path, profile: str | None = None) -> None:
     """Write build/laws.json and build/laws.html, with the binding measures when present
     (build/coverage.json from `make test`, build/mutation.json from `make mutate`)."""
     directory.mkdir(parents=True, exist_ok=True)
     coverage, mutation = _measure(directory, "coverage.json"), _measure(directory, "mutation.json")
+    recorded = _recorded_mutation()
     areas = area_counts(table)
     document = {
         "laws": [asdict(r) for r in table],
@@ -205,6 +218,7 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
         "areas": areas,
         "coverage": coverage,
         "mutation": mutation,
+        "mutation_recorded": recorded,
     }
     if os.environ.get(BREAK_ENV):  # a run under a named break: the report's replay command names it
         document["break"] = os.environ[BREAK_ENV]
@@ -249,6 +263,21 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
             f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['killed']}</td><td>{a['survived']}</td>"
             f"<td>{a['equivalent']}</td><td>{a['score']}%</td></tr>"
             for a in mutation["areas"]  # type: ignore[attr-defined]
+        )
+        binding += "</table>\n"
+    if recorded:
+        binding += (
+            "<h2>Mutation score recorded (spec/mutation_scores.json)</h2>"
+            f"<p>{html.escape(str(recorded.get('note', '')))}</p>"
+            "<table><tr><th>area</th><th>modules</th><th>measured at commit</th><th>judges</th><th>mutants</th><th>killed</th>"
+            "<th>survived</th><th>equivalent</th><th>no tests</th><th>score</th></tr>"
+        )
+        binding += "".join(
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{html.escape(', '.join(a.get('modules', [])))}</td>"
+            f"<td>{html.escape(str(a['commit']))}</td><td>{html.escape(str(a['judges']))}</td><td>{a['mutants']}</td>"
+            f"<td>{a['killed']}</td><td>{a['survived']}</td><td>{a['equivalent']}</td><td>{a['no_tests']}</td>"
+            f"<td>{a['score']}%</td></tr>"
+            for a in recorded["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"
     counts = html.escape(", ".join(f"{k} {v}" for k, v in summary(table).items()))

@@ -679,9 +679,31 @@ def _session_script(rng: random.Random) -> list[tuple[str, Any]]:
     return script
 
 
-def run_session(seed: int, root: Any) -> tuple[int, int]:
-    """One seeded script through eukhe.directors.hooks on a real session store; checks the loop
-    laws on production with the oracle's numbers. Returns (steps, documents checked)."""
+# Directed sessions (name, limits, script) for the verdicts the seeded scripts rarely reach (S5.4):
+# an autonomous run that continues until autonomous.maxContinuations, stops at a gate, leaves when
+# disabled and defers while a goal drives; a forced call pushed after the last request of a run
+# (a "prior" reply: no request forced it), which continues the run while it has budget and then
+# aborts with ForcedToolError::NotCalled; a continuation with no step left (directors.maxSteps 0);
+# a new input with a forced layer on the stack; a cleared goal whose layer leaves.
+_PRIOR = {"text": "done", "calls": [], "note": "", "prior": True}
+_DONE = {"text": "done", "calls": [], "note": ""}
+DIRECTED: tuple[tuple[str, tuple[int, int, int, int], list[tuple[str, Any]]], ...] = (
+    ("autonomous run to its limit", (3, 6, 3, 2), [("autonomous", True), ("input", "go")] + [("reply", _DONE)] * 4),
+    ("autonomous gate stops", (3, 6, 3, 4), [("autonomous", "stop"), ("input", "go"), ("reply", _DONE)]),
+    ("autonomous disabled leaves", (3, 6, 3, 4), [("autonomous", True), ("input", "go"), ("autonomous", False), ("reply", _DONE)]),
+    ("autonomous defers to a goal", (3, 6, 3, 4), [("goal", "ship it"), ("autonomous", True), ("input", "go"), ("goal_status", "cleared"),
+                                                   ("reply", _DONE), ("goal_status", "active"), ("reply", _DONE)]),
+    ("forced after the last request", (3, 6, 3, 4), [("input", "go"), ("command", "/force bash"), ("reply", _PRIOR), ("reply", _PRIOR),
+                                                     ("command", "/remind check"), ("command", "/force read"), ("input", "again"),
+                                                     ("reply", _PRIOR), ("reply", _PRIOR)]),
+    ("no step left", (3, 0, 3, 4), [("command", "/force bash"), ("input", "go"), ("reply", _PRIOR)]),
+)
+
+
+def run_session(seed: int, root: Any, directed: tuple[str, tuple[int, int, int, int], list[tuple[str, Any]]] | None = None) -> tuple[int, int]:
+    """One seeded script (or a directed one) through eukhe.directors.hooks on a real session
+    store; checks the loop laws on production with the oracle's numbers and the verdicts of
+    S5.4 from the session state. Returns (steps, documents checked)."""
     from eukhe.directors.commands import CommandError, host_push, session_command
     from eukhe.directors.hooks import DirectorLimits, Directors, ForcedToolError, GoalError, LimitsError, PushRefused, Reply
     from eukhe.session import Store, assistant, row, tool_call, tool_result, user
@@ -697,6 +719,8 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
             raise LawFailed(f"limits {raw!r} refused") from None
     settings = {"directors.stackCap": rng.randint(0, 3), "directors.maxSteps": rng.randint(0, 6), "directors.stallSteps": rng.randint(0, 3),
                 "autonomous.maxContinuations": rng.randint(0, 4)}
+    if directed is not None:
+        settings = dict(zip(("directors.stackCap", "directors.maxSteps", "directors.stallSteps", "autonomous.maxContinuations"), directed[1]))
     limits = DirectorLimits.of(settings.__getitem__)
     bound = oracle.full_cap(limits.stack_cap)
     steps = checked = 0
@@ -716,7 +740,7 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
             raise LawFailed("a push that S5.6/S5.7 refuse was made")
         run_steps = 0
         calls = 0
-        for number, (key, body) in enumerate(_session_script(rng)):
+        for number, (key, body) in enumerate(_session_script(rng) if directed is None else directed[2]):
             if key == "input":
                 main.commit([user(body)])
                 directors.begin(f"run-{number}")
@@ -746,7 +770,7 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
             elif key == "push":
                 host_push(directors, body)
             else:
-                forced = directors.before_request()
+                forced = None if body.get("prior") else directors.before_request()
                 made = []
                 for call in body["calls"]:
                     calls += 1
@@ -766,7 +790,10 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
                         if left != forcing - 1:
                             raise LawFailed("a forced call that was never made kept its layer after NotCalled (S5.4)") from None
                         continue
+                stack_before = directors.stack()
+                goal_before, auto_before = directors.goal(), directors.autonomous()
                 step = directors.on_yield(f"gen-{number}", Reply(body["text"], len(made)))
+                _check_verdicts(step, stack_before, goal_before, auto_before, directors, limits)
                 if any(v.startswith("reminder:") and v != "reminder:leave" and v != "reminder:defer" for v in step.verdicts):
                     raise LawFailed(f"a reminder decided on its own (S5.4: it leaves or waits): {step.verdicts}")
                 if any("Goal paused" in r for r in step.rows):
@@ -787,6 +814,46 @@ def run_session(seed: int, root: Any) -> tuple[int, int]:
     return steps, checked
 
 
+def _check_verdicts(step: Any, stack_before: list[Any], goal: dict[str, Any] | None, auto: dict[str, Any] | None, directors: Any, limits: Any) -> None:
+    """S5.4 on one committed step of production: each verdict as the session state says."""
+    status = None if goal is None else goal.get("status")
+    if step.committed and step.rule != "model_error":
+        for verdict in step.verdicts:
+            if verdict == "goal:leave" and status not in (None, "cleared"):
+                raise LawFailed(f"the goal layer left with the goal {status} (S5.4: a cleared goal leaves)")
+            if verdict == "autonomous:defer" and status != "active":
+                raise LawFailed(f"the autonomous run deferred with no goal driving (goal {status}) (S5.4)")
+            if verdict == "autonomous:leave" and auto is not None and auto.get("enabled") is True:
+                raise LawFailed("an enabled autonomous run left (S5.4: a disabled run leaves)")
+            if verdict == "autonomous:again" and (auto is None or auto.get("stop") or int(auto.get("used", 0)) >= int(auto.get("max", 0))):
+                raise LawFailed(f"the autonomous run continued past its gate or autonomous.maxContinuations: {auto!r}")
+    after = directors.autonomous()
+    if after is not None and auto is not None:
+        grew = int(after.get("used", 0)) - int(auto.get("used", 0))
+        continued_by_auto = step.committed and step.decision.value == "continue" and "autonomous:again" in step.verdicts
+        if grew != (1 if continued_by_auto else 0):
+            raise LawFailed(f"a step moved autonomous.used by {grew} (S5.6: each continuation of the run uses one)")
+        if int(after.get("used", 0)) > int(after.get("max", 0)):
+            raise LawFailed(f"autonomous.used {after.get('used')} past autonomous.maxContinuations {after.get('max')}")
+    if "forced:again" in step.verdicts and step.decision.value == "continue":
+        tools = [str(layer.data.get("tool")) for layer in stack_before if layer.kind.value == "forced"]
+        if not any(f"Call the tool {tool}." in (step.continuation or "") for tool in tools):
+            raise LawFailed(f"a forced call continued the run without naming its tool: {step.continuation!r} (S5.4)")
+    if "forced:again" in step.verdicts and step.rule == "again_no_budget":
+        raise LawFailed("a forced call with no budget asked again instead of aborting with ForcedToolError::NotCalled (S5.4)")
+    forced_before = sum(1 for layer in stack_before if layer.kind.value == "forced")
+    forced_after = sum(1 for layer in directors.stack() if layer.kind.value == "forced")
+    if step.committed and step.rule == "abort" and "forced:abort" in step.verdicts:
+        if forced_after != forced_before - 1 - step.verdicts.count("forced:leave") or not any("ForcedToolError::NotCalled" in r for r in step.rows):
+            raise LawFailed("a forced call with no budget aborted without its NotCalled row, or kept its layer (S5.4)")
+        if not (step.error or "").startswith("ForcedToolError::NotCalled"):
+            raise LawFailed(f"the abort of a forced call failed with {step.error!r}, not ForcedToolError::NotCalled")
+    if step.rule == "no_step":
+        kept = [(layer.kind.value, layer.budget) for layer in directors.stack()]
+        if step.decision.value != "yield" or kept != [(layer.kind.value, layer.budget) for layer in stack_before]:
+            raise LawFailed("a continuation with no step left spent a budget or did not yield (S5.3)")
+
+
 SESSIONS = 40
 _PAUSES = [0]
 
@@ -803,9 +870,13 @@ def production_sessions() -> Evidence:
             s, c = run_session(seed, Path(root))
             steps += s
             checked += c
+        for number, directed in enumerate(DIRECTED):
+            s, c = run_session(SESSIONS + number, Path(root), directed)
+            steps += s
+            checked += c
     return Evidence(
         BOUNDED,
-        f"hooks: {SESSIONS} seeded sessions on a real store ({steps:,} steps, {checked:,} committed documents): every document sound "
+        f"hooks: {SESSIONS} seeded and {len(DIRECTED)} directed sessions on a real store ({steps:,} steps, {checked:,} committed documents): every document sound "
         "and within stackCap + 2, no run continues past directors.maxSteps, a rerun repeats its decision, bad limits, pushes and goal "
         f"statuses refused; {_PAUSES[0]:,} goals paused by the progress check",
     )

@@ -98,3 +98,56 @@ def test_cli_bad_input_is_one_line_and_status_2(argv: list[str], names: str) -> 
     assert done.returncode == 2
     assert names in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_every_bad_map_error_names_its_problem() -> None:
+    # each refusal says what was wrong, as the CLI prints it on one line (status 2)
+    with pytest.raises(effort.EffortError, match=r"^a thinking-level map is a JSON object, not list$"):
+        effort.parse_map(["low"])
+    with pytest.raises(effort.EffortError, match=r"^thinking level 'low': an entry is a wire string or null, not 3$"):
+        effort.parse_map({"low": 3})
+    with pytest.raises(effort.EffortError, match=r"^the map is not JSON: Expecting property name enclosed in double quotes at column 2$"):
+        effort.parse_map_json("{not json")
+    levels = "off, minimal, low, medium, high, xhigh, max"
+    with pytest.raises(effort.EffortError, match=rf"^unknown thinking level 'ultra' \(levels: {levels}\)$"):
+        effort.parse_level("ultra")
+
+
+def test_cycle_steps_from_the_shown_level_of_an_unset_session() -> None:
+    # S10 cycle 2: from the clamp of the current level; unset shows the default (session 4)
+    default_ladder = effort.CatalogModel("m", True)
+    assert effort.ThinkingSession(default_ladder, stored=None, default="low").cycle(True) == "medium"
+    assert effort.ThinkingSession(default_ladder, stored=None).cycle(False) == "low"
+    # the default clamps to the model before the step: xhigh is not offered, high is
+    assert effort.ThinkingSession(default_ladder, stored=None, default="xhigh").cycle(True) == "off"
+
+
+def test_a_switch_puts_the_session_on_the_new_model() -> None:
+    qwen = effort.CatalogModel("q", True, QWEN_3_8)
+    session = effort.ThinkingSession(effort.CatalogModel("m", True), stored="high")
+    session.open()
+    assert session.switch(qwen) == "xhigh"  # high is not offered by qwen: the first above
+    assert session.model is qwen
+    assert session.offer == ("off", "low", "medium", "xhigh")
+    assert session.switch(None) == "xhigh"  # outside the catalog the level is kept
+    assert session.model is None and session.offer is None
+
+
+def test_a_map_read_as_json_is_the_map() -> None:
+    # a thinkingLevelMap as models.json holds it (S10 ladder 1): level -> wire string or null
+    assert effort.parse_map_json('{"off": "none", "minimal": null, "low": "lo"}') == {"off": "none", "minimal": None, "low": "lo"}
+
+
+def test_sent_is_clamped_by_the_provider() -> None:
+    # S10 session 3: the stored level, else off; each provider clamps before sending
+    no_off = effort.CatalogModel("m", True, {"off": None})
+    assert effort.ThinkingSession(no_off, stored=None).sent == "minimal"
+    assert effort.ThinkingSession(effort.CatalogModel("m", True), stored="max").sent == "high"
+    assert effort.ThinkingSession(None, stored="max").sent == "max"  # outside the catalog: as stored
+
+
+def test_a_switch_settles_an_unset_level_on_the_default() -> None:
+    # S10 session 1, 2: the current level of an unset session is the default; a switch clamps it
+    session = effort.ThinkingSession(None, stored=None, default="low")
+    assert session.switch(effort.CatalogModel("m", True)) == "low"
+    assert effort.ThinkingSession(None, stored=None, default="xhigh").switch(effort.CatalogModel("m", True)) == "high"
