@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.settings.cvar import Cvars, Layer, Registry
-from eukhe.settings.cvar_table import TABLE, _c, _String
+from eukhe.settings.cvar_table import TABLE
 from eukhe.tiny import catalog, paths, roles, uses
 from eukhe.tiny.settings import BASE_URL_CVAR, RUNTIME_CVAR, TinySettings
 
@@ -48,12 +48,11 @@ def test_settings_are_read_from_settings_json(tmp_path: Path) -> None:
     assert got.titles is False and got.base_url is None and got.runtime_library is None
 
 
-def test_ids_declared_later_are_read() -> None:
-    extra = (_c("modelRoles.judge", _String, "global", ""), _c("modelRoles.speech", _String, "global", ""), _c(BASE_URL_CVAR, _String, "global", ""), _c(RUNTIME_CVAR, _String, "global", ""))
-    registry = Registry((*TABLE, *extra))
-    sets = [("modelRoles.judge", "openai/gpt-x"), ("modelRoles.speech", "kokoro"), (BASE_URL_CVAR, "http://127.0.0.1:1"), (RUNTIME_CVAR, "/lib/ort.so")]
+def test_the_roles_runtime_library_and_base_url_are_read_from_the_table() -> None:
+    registry = Registry(TABLE)
+    sets = [("modelRoles.judge", "openai/gpt-x"), ("modelRoles.speech", "kokoro"), ("modelRoles.dictation", "whisper-base"), (BASE_URL_CVAR, "http://127.0.0.1:1"), (RUNTIME_CVAR, "/lib/ort.so")]
     got = TinySettings.from_cvars(Cvars(registry, [Layer("global settings.json", False, sets)]))
-    assert (got.primary("judge"), got.primary("speech"), got.base_url, got.runtime_library) == ("openai/gpt-x", "kokoro", "http://127.0.0.1:1", "/lib/ort.so")
+    assert (got.primary("judge"), got.primary("speech"), got.primary("dictation"), got.base_url, got.runtime_library) == ("openai/gpt-x", "kokoro", "whisper-base", "http://127.0.0.1:1", "/lib/ort.so")
 
 
 def test_roles_follow_the_settings(tmp_path: Path) -> None:

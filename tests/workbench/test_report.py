@@ -139,6 +139,6 @@ def test_eukhe_laws_on_a_terminal_shows_a_bar_per_area_and_fits_the_width(tmp_pa
     )
     assert status == 0, shown[-2000:]
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "\n")
-    assert "━" in plain and "19/19" in plain, "a rich progress bar for the area"
+    assert "━" in plain and re.search(r"\b(\d+)/\1\b", plain), "a rich progress bar for the area, run to its end"
     table = [line for line in plain.splitlines() if "│" in line or "┃" in line]
     assert table and max(len(line) for line in table) <= 100, "the table fits the 100 columns of the terminal"
