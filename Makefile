@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: laws report browser report-browser test bridge scenarios hunt fuzz redis crosshair mutants mutate bench types core clean
+.PHONY: test-laws test-rest laws report browser report-browser test bridge scenarios hunt fuzz redis crosshair mutants mutate bench types core clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,13 +30,20 @@ browser:  ## Debian's chromium for the report's browser tests, when absent (apt-
 report-browser: $(STAMP) browser  ## the report's tests, in headless Chromium too; screenshots in build/report/screens/
 	$(PYTEST) -q tests/report
 
-test: $(STAMP) core  ## the CI command: types; laws and bridges under coverage (floor per area); then the tests
+test: $(STAMP) core  ## the CI command: types; laws, and bridges then the tests, side by side (laws and bridges under coverage); the coverage floor per area
 	$(BIN)/python -m eukhe.corebuild --check
 	$(BIN)/python -m mypy
 	$(BIN)/python -m coverage erase
-	$(BIN)/python -m coverage run -m pytest -q tests/laws
-	$(BIN)/python -m coverage run -a -m pytest -q tests/bridge
-	$(BIN)/python -m spec.binding coverage --floor 0
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-laws test-rest
+	$(BIN)/python -m coverage combine -q
+	$(BIN)/python -m spec.binding coverage
+
+# The two halves of `make test`, one per core; each one's output is printed when it ends.
+test-laws:
+	$(BIN)/python -m coverage run -p -m pytest -q tests/laws
+
+test-rest:
+	$(BIN)/python -m coverage run -p -m pytest -q tests/bridge
 	$(PYTEST) -q tests --ignore=tests/laws --ignore=tests/bridge
 
 bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte

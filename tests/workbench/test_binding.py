@@ -79,3 +79,10 @@ def test_the_report_shows_binding_measures(tmp_path: Path) -> None:
     assert document["coverage"]["areas"][0]["percent"] == 97.5
     page = (tmp_path / "laws.html").read_text()
     assert "97.5%" in page and "90.0%" in page and "1 of 1" in page
+
+
+def test_a_held_area_must_keep_its_held_level_and_no_other_is_eased() -> None:
+    assert binding.floor_of("effort", 95.0) == 95.0
+    for area, held in binding.HELD.items():
+        assert held < binding.FLOOR and binding.floor_of(area, 95.0) == held
+        assert binding.floor_of(area, 0.0) == 0.0  # --floor 0 checks nothing
