@@ -942,3 +942,276 @@ def settle_reached() -> Evidence:
         examples(hunt, config=configs, history=events, outcomes=st.lists(st.tuples(st.booleans(), st.integers(0, 7)), max_size=CAP)),
     )
 
+
+
+# -- the production planner core's own paths, on each form it ships ------------------------------
+#
+# The seed: "Bridge test: Rust planner and Bend model run the same scenarios; output equal byte for
+# byte". The planner core (eukhe.memory.core, pure and compiled with mypyc) has paths the chat
+# does not take on every message: ``push`` (a message built at once, then the fit: the whole
+# per-message path), ``run_h_stream`` (issue 16's stream, the loop inside the core), views of
+# their own (``View.append`` / ``resize`` / ``copy`` / ``fit``, both views). The law runs them
+# against the model (bend.optchat: grow, resize, fit, batch, compact), on every form of the core
+# that is built (``eukhe.memory.view.use``): the pure form always, the compiled one when built
+# from the current source (CI builds it).
+
+import random as _random  # noqa: E402
+from dataclasses import replace as _replace  # noqa: E402
+
+from bend.optchat import store as _mstore  # noqa: E402
+from bend.optchat.view import grow as _grow  # noqa: E402
+from bend.optchat.view import resize as _resize  # noqa: E402
+from eukhe.memory import view as _V  # noqa: E402
+from eukhe.memory.simulate import note_sizes as _note_sizes  # noqa: E402
+
+CORE_HISTORIES = 10
+H_STREAM = ((600, (4_000, 3_900, 1_000, 100)), (900, (12_800, 6_400, 3_200, 1_600)))
+
+
+def _forms() -> list[str]:
+    """The forms of the core to run: pure, and compiled when it is built and current."""
+    return ["pure"] + (["compiled"] if _V.compiled() is not None else [])
+
+
+class _CoreModel:
+    """The model's side of a core history: a model Chat whose built lines are texts of the sizes
+    given, stepped by the model's own batch and compact."""
+
+    def __init__(self, budgets: tuple[int, int, int, int]) -> None:
+        ceiling, floor, cceiling, cfloor = budgets
+        self.chat = C.Chat(config=C.Config(ceiling=ceiling, floor=floor, cceiling=cceiling, cfloor=cfloor))
+
+    def build(self, node: Node, length: int) -> None:
+        chat = self.chat
+        level = node[0]
+        tries = chat.built + (None,) * (level + 1 - len(chat.built))
+        tries = tries[:level] + (_mstore.insert(tries[level], node[1], "x" * length),) + tries[level + 1 :]
+        chat = _replace(chat, built=tries)
+        if level == 0:
+            chat = _replace(chat, view=_resize(chat.view, node, length), cview=_resize(chat.cview, node, length))
+        self.chat = chat
+
+    def message(self, length: int) -> None:
+        chat = self.chat
+        node = (0, chat.t)
+        self.chat = _replace(chat, t=chat.t + 1, view=_grow(chat.view, node, PLACEHOLDER_BYTES), cview=_grow(chat.cview, node, PLACEHOLDER_BYTES), batch=-1, cmerge="-")
+        if length:
+            self.build(node, length)
+        self.chat = C.compact(C.batch(self.chat))
+
+
+def _core_history(seed: int) -> bool:
+    """Messages built at once (``push``) or late (``add`` then ``step``), parents built late in
+    any order, small budgets; after each message both views, totals, the batch and shrinking
+    flags equal the model's; each view copied, and a view of its own rebuilt line by line and
+    fitted, equals the model's fit of it."""
+    r = _random.Random(9_000 + seed)
+    ceiling = r.randint(300, 4_000)
+    budgets = (ceiling, r.randint(0, ceiling), r.randint(100, 2_000), 0)
+    budgets = budgets[:3] + (r.randint(0, budgets[2]),)
+    model = _CoreModel(budgets)
+    core = _V.planner(*budgets)
+    built: dict[Node, int] = {}
+    waiting: list[Node] = []
+    late = r.random() * 0.6
+    cmerges = {"-": 0, "view": 1, "ceiling": 2}
+    sizes = _note_sizes(400, seed)
+
+    def build(node: Node, length: int) -> None:
+        built[node] = length
+        model.build(node, length)
+        core.build(node[0], node[1], length)
+        if (node[0], node[1] ^ 1) in built:
+            waiting.append((node[0] + 1, node[1] >> 1))
+
+    for _ in range(r.randint(40, 160)):
+        while waiting and r.random() < 0.7:
+            build(waiting.pop(r.randrange(len(waiting)) if r.random() < 0.5 else 0), r.randint(1, 512))
+        t = core.t
+        length = min(next(sizes), 512) if r.random() >= late else 0
+        model.message(length)
+        if length:
+            core.push(length)
+            built[(0, t)] = length
+            if (0, t ^ 1) in built:
+                waiting.append((1, t >> 1))
+        else:
+            core.add(0)
+            core.step()
+            waiting.append((0, t))
+        chat = model.chat
+        for compaction, view in ((False, chat.view), (True, chat.cview)):
+            prod = ProdView(core, compaction)
+            if list(zip(prod.nodes, prod.sizes)) != list(view) or prod.total != view_bytes(view) or list(prod) != prod.nodes:
+                raise LawFailed(f"core history {seed}, T={core.t}, {'compaction view' if compaction else 'view'}: {list(zip(prod.nodes, prod.sizes))} where the model has {list(view)}")
+            copy = prod.copy()
+            if list(zip(copy.nodes, copy.sizes)) != list(view):
+                raise LawFailed(f"core history {seed}, T={core.t}: a copy of the {'compaction ' if compaction else ''}view differs from it")
+        if (core.open, core.batch, core.cmerge) != (chat.open, chat.batch, cmerges[chat.cmerge]):
+            raise LawFailed(f"core history {seed}, T={core.t}: shrinking, batch, cmerge {(core.open, core.batch, core.cmerge)} where the model has {(chat.open, chat.batch, chat.cmerge)}")
+    # a view of its own, line by line (each view in turn), its unbuilt message lines resized as
+    # built, then fitted to a budget: the model's fit of the same view
+    chat = model.chat
+    levels = [[built.get((level, i), 0) for i in range((chat.t >> level) + 1)] for level in range(chat.t.bit_length() + 1)]
+    for compaction, view in ((False, chat.view), (True, chat.cview)):
+        own = ProdView(_V.planner(0, 0, 0 if compaction else -1, 0), compaction)
+        for node, length in view:
+            own.append(node, PLACEHOLDER_BYTES if node[0] == 0 else length)
+            own.resize(node, length)
+        budget = view_bytes(view) // 2
+        merges = own.fit(chat.t, levels, budget)
+        want, count = fit(view, chat.t, lambda n: built.get(n), budget)
+        if list(zip(own.nodes, own.sizes)) != list(want) or merges != count or (own.first_change >= 0) != (count > 0):
+            raise LawFailed(f"core history {seed}: production's fit of its own {'compaction ' if compaction else ''}view to {budget} differs from the model's")
+    return True
+
+
+def _model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
+    """Issue 16's stream on the model's fit and batch/compact rule: message ``t`` is
+    ``200 + h(0, t) % 313`` bytes, a parent ``300 + h(l, i) % 213``, built once its second
+    child exists; the sum of the view's bytes after each message."""
+    ceiling, floor, cceiling, cfloor = budgets
+    rows: list[dict[int, int]] = []
+
+    def mix(level: int, i: int) -> int:
+        x = ((i * 0x9E3779B1) % 2**32) ^ (((level + 1) * 0x85EBCA77) % 2**32) ^ 12345
+        x ^= x >> 16
+        x = x * 0x85EBCA6B % 2**32
+        x ^= x >> 13
+        x = x * 0xC2B2AE35 % 2**32
+        return x ^ (x >> 16)
+
+    def put(node: Node, length: int) -> None:
+        while len(rows) <= node[0]:
+            rows.append({})
+        rows[node[0]][node[1]] = length
+
+    built = lambda n: rows[n[0]].get(n[1]) if n[0] < len(rows) else None  # noqa: E731
+    view: View = ()
+    cview: View = ()
+    shrinking = False
+    check = 0
+    for t in range(count):
+        put((0, t), 200 + mix(0, t) % 313)
+        level, i = 0, t
+        while i & 1:
+            level, i = level + 1, i >> 1
+            put((level, i), 300 + mix(level, i) % 213)
+        view, cview = _grow(view, (0, t), rows[0][t]), _grow(cview, (0, t), rows[0][t])
+        merges = -1
+        if shrinking or view_bytes(view) > ceiling:
+            view, merges = fit(view, t + 1, built, floor)
+            shrinking = view_bytes(view) > floor
+        if merges > 0:
+            cview, _ = fit(view, t + 1, built, cfloor)
+        elif view_bytes(cview) > cceiling:
+            cview, _ = fit(cview, t + 1, built, cfloor)
+        check += view_bytes(view)
+    return check
+
+
+def _h_stream(case: tuple[int, tuple[int, int, int, int]]) -> bool:
+    count, budgets = case
+    want = _model_h_stream(count, budgets)
+    core = _V.CORE
+    both = core.run_h_stream(_V.planner(*budgets), count)
+    main = core.run_h_stream(_V.planner(budgets[0], budgets[1], -1, 0), count)
+    return bool(both == want and main == want)
+
+
+def _on_each_form(case: Any, check: Any) -> bool:
+    for form in _forms():
+        before = _V.use(form)
+        try:
+            if _V.form() != form or not check(case):
+                return False
+        finally:
+            _V.CORE = before
+    return True
+
+
+def _unknown_form() -> bool:
+    """A form that is neither pure nor compiled is refused (EUKHE_MEMORY_FORM)."""
+    try:
+        _V.use("fast")
+    except ValueError:
+        return True
+    return False
+
+
+@law(
+    "core_agrees_with_model",
+    "memory: The Bend model; rules 19, 22-24, 33",
+    "The production planner core on each of its forms (pure, compiled when built): messages pushed built at once or "
+    "added unbuilt, views copied and fitted on their own, and issue 16's stream, give the model's views, batches and totals.",
+    BOUNDED,
+    derivation="memory.md 'Bridge test: Rust planner and Bend model run the same scenarios'; the judge is the model bend.optchat",
+)
+def core_agrees_with_model() -> Evidence:
+    forms = " and ".join(_forms())
+    return all_of(
+        bounded(range(CORE_HISTORIES), lambda seed: _on_each_form(seed, _core_history), label=f"{CORE_HISTORIES} seeded histories of 40-160 messages (the note's sizes, up to 60% late), parents built late in any order, budgets 300-4,000 bytes, on the {forms} core"),
+        bounded(H_STREAM, lambda case: _on_each_form(case, _h_stream), label=f"issue 16's stream of 600 and 900 messages at two budget sets, both views and the main view alone, on the {forms} core"),
+        bounded([0], lambda _n: _unknown_form(), label="an unknown form is refused"),
+    )
+
+
+# -- the rendered view and the due order of production's view module ------------------------------
+
+_TEXTS: tuple[str | None, ...] = (None, "plain words", "a\nb", "a\r\nb\rc", "ζ𝄞 | 0+1|x", "", "\n\n", "<chat>")
+
+
+def _render_case(case: tuple[View, int, frozenset[Node]]) -> bool:
+    """Production's render, its lines and its pieces (blocks of 1-5 lines) against the oracle, on
+    a view with each text class in turn on its lines (unbuilt lines show the placeholder)."""
+    from eukhe.memory.view import pieces, render, render_lines
+
+    view, _t, _built = case
+    nodes = [n for n, _ in view]
+    for shift in range(len(_TEXTS)):
+        texts = {n: _TEXTS[(k + shift) % len(_TEXTS)] for k, n in enumerate(nodes)}
+        text = texts.get
+        if render(nodes, text) != O.rendered(nodes, text) or render_lines(nodes, text) != O.rendered_lines(nodes, text):
+            return False
+        for block in range(1, 6):
+            head, rest = pieces(nodes, text, block)
+            if head != O.marked(nodes, text, block) or head + rest != O.rendered(nodes, text):
+                return False
+    return True
+
+
+def _due_order(case: tuple[Node, Node, int]) -> bool:
+    """Production's due key orders two pairs as the seed's due (T - last) / 2^l does; its node
+    arithmetic is the tree's."""
+    from eukhe.memory import view as V
+
+    a, b, t = case
+    (na, da), (nb, db) = O.due(a, t), O.due(b, t)
+    seed = (na * db > nb * da) - (na * db < nb * da)
+    ka, kb = V.due_key(a, t), V.due_key(b, t)
+    ours = (ka > kb) - (ka < kb)
+    return seed == ours and V.parent(a) == O.parent(a) and (V.first(a), V.last(a), V.name(a)) == (O.first(a), O.last(a), O.name(a))
+
+
+def _pairs(levels: int = 4, t_max: int = 40) -> Iterator[tuple[Node, Node, int]]:
+    lefts = [(level, i) for level in range(levels) for i in range(0, t_max >> level, 2)]
+    for t in range(2, t_max + 1):
+        inside = [n for n in lefts if O.first(n) + 2 * 2 ** n[0] <= t]
+        for a in inside:
+            for b in inside:
+                yield a, b, t
+
+
+@law(
+    "view_renders_as_the_seed",
+    "memory rules 15, 16, 18, 19, 29",
+    "Production's view renders as <chat>, one id+n|text line per node with newlines as spaces and the placeholder for an "
+    "unbuilt line, </chat>; its cache mark ends the last whole block; its due key orders pairs as (T - last) / 2^l.",
+    BOUNDED,
+    derivation="memory.md rules 15, 16, 18, 19 and 29; judged by spec.oracles.optchat (rendered, marked, due)",
+)
+def view_renders_as_the_seed() -> Evidence:
+    return all_of(
+        bounded(small_views(), _render_case, label=f"every view of a chat of 1..10 messages x every set of built pair parents, each with {len(_TEXTS)} text classes (unbuilt, plain, newlines \\n \\r\\n \\r, unicode and bars, empty, tags) x blocks of 1-5 lines"),
+        bounded(_pairs(), _due_order, label="every two pairs of levels 0-3 inside a chat of 2..40 messages"),
+    )

@@ -158,3 +158,46 @@ def built_line(levels: Sequence[object], node: Node) -> str | None:
         return None
     found = trie_get(levels[node[0]], node[1])
     return found if isinstance(found, str) else None
+
+
+# -- the rendered view (rules 15, 16, 18, 29) -------------------------------------------------------
+
+
+def flatten(text: str) -> str:
+    """Rule 16: newlines become spaces; each newline (\\r\\n, \\r or \\n) is one space (the seed's
+    test flatten_turns_every_newline_into_one_space), walked character by character."""
+    out: list[str] = []
+    k = 0
+    while k < len(text):
+        if text[k] == "\r" and k + 1 < len(text) and text[k + 1] == "\n":
+            out.append(" ")
+            k += 2
+            continue
+        out.append(" " if text[k] in "\r\n" else text[k])
+        k += 1
+    return "".join(out)
+
+
+def rendered_lines(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> list[str]:
+    """Rule 15: one ``id+n|text`` line per node; rule 18: a node not built shows the placeholder."""
+    return [name(node) + "|" + flatten(PLACEHOLDER if text(node) is None else str(text(node))) for node in nodes]
+
+
+def rendered(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> str:
+    """Rule 15: ``<chat>``, the lines, ``</chat>``, each on a line of its own."""
+    return "\n".join(["<chat>", *rendered_lines(nodes, text), "</chat>"])
+
+
+def marked(nodes: Sequence[Node], text: Callable[[Node], str | None], block: int = 4) -> str:
+    """Rule 29: the view in blocks of ``block`` lines, the cache mark on the last whole block: the
+    rendered view up to the end of that block (``<chat>`` alone when no block is whole)."""
+    lines = rendered_lines(nodes, text)
+    whole = (len(lines) // block) * block
+    return "\n".join(["<chat>", *lines[:whole]]) + "\n"
+
+
+def due(left: Node, t: int) -> tuple[int, int]:
+    """Rule 19: the due of the pair whose left line is ``left`` in a chat of ``t`` messages,
+    (T - last) / 2^l with ``last`` the pair's last message, as a fraction (numerator, 2^l)."""
+    pair_last = first(left) + 2 * 2 ** left[0] - 1
+    return t - pair_last, 2 ** left[0]
