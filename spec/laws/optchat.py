@@ -1215,3 +1215,95 @@ def view_renders_as_the_seed() -> Evidence:
         bounded(small_views(), _render_case, label=f"every view of a chat of 1..10 messages x every set of built pair parents, each with {len(_TEXTS)} text classes (unbuilt, plain, newlines \\n \\r\\n \\r, unicode and bars, empty, tags) x blocks of 1-5 lines"),
         bounded(_pairs(), _due_order, label="every two pairs of levels 0-3 inside a chat of 2..40 messages"),
     )
+
+
+# -- the planner's inputs: settings, messages, lines (rules 12, 23, 33, 39; D9) ---------------------
+
+
+def _config_case(case: tuple[int, int, int]) -> bool:
+    """Production's Config accepts exactly the settings the oracle allows."""
+    from eukhe.memory.chat import Config as Settings
+
+    jobs, floor_at, cfloor_at = case
+    ceiling, cceiling = 1_000, 300
+    floor, cfloor = ceiling + floor_at, cceiling + cfloor_at
+    try:
+        Settings(jobs, ceiling, floor, cceiling, cfloor)
+        accepted = True
+    except ValueError:
+        accepted = False
+    return accepted == O.config_ok(jobs, ceiling, floor, cceiling, cfloor)
+
+
+def _inputs_case(length: int) -> bool:
+    """A message of ``length`` bytes (0: none) and a compactor line of ``length`` bytes: refused
+    exactly when the seed has no such message or line; a line with no call running ends nothing;
+    a parent's input is its halves joined with a newline (rule 12) and its size theirs + 1; a
+    planner that keeps no texts cannot cut a line from its input."""
+    from eukhe.memory.chat import Chat as Planner, TextsNotKept
+
+    chat = Planner(ProdConfig(jobs=2, ceiling=5_000, floor=2_000, cceiling=1_000, cfloor=500))
+    if chat.done(0, "x") is not None or chat.fail(0) is not None:
+        return False  # no call runs
+    try:
+        chat.message("m" * length if length else "")
+        took = True
+    except ValueError:
+        took = False
+    if took != (length >= 1):
+        return False
+    chat.message("n" * 600)
+    chat.message("o" * 700)
+    line = "l" * length
+    try:
+        node = chat.done(0, line)
+        ended = True
+    except ValueError:
+        node, ended = None, False
+    if ended != O.line_ok(length) or (ended and node is None):
+        return False
+    last = chat.t - 1  # the 700-byte message: its line waits for a call
+    if chat.is_built((0, last)) or chat.built_size((0, last)) != 0 or chat.source_size((0, last)) != 700:
+        return False
+    if ended and chat.built_size(node) != length:
+        return False
+    pair = (1, 0)
+    if chat.is_built((0, 0)) and chat.is_built((0, 1)):
+        halves = chat.built_size((0, 0)) + 1 + chat.built_size((0, 1))
+        if chat.source_size(pair) != halves or size(chat.source(pair)) != halves or chat.source(pair) != f"{chat.text((0, 0))}\n{chat.text((0, 1))}":
+            return False
+    try:
+        chat.build((0, last), None)
+        return False
+    except ValueError:
+        pass
+    blind = Planner(ProdConfig(jobs=1, ceiling=5_000, floor=2_000, cceiling=1_000, cfloor=500), keep_texts=False)
+    blind.message(length=900)
+    try:
+        for _ in range(O.FAILURES):
+            blind.fail(0)  # the third failure cuts the line from its input (D5)
+            blind.message(length=1)  # a failed call is tried again at the next message (rule 38)
+        return False
+    except TextsNotKept:
+        return True
+
+
+@law(
+    "planner_takes_the_seeds_inputs",
+    "memory rules 12, 23, 33, 39; D9",
+    "The planner's settings are 1..8 calls and floors between 0 and their ceilings, by default the seed's 128,000/64,000 and "
+    "32,000/16,000 bytes; a message has at least one byte; a compactor's line is 1-512 bytes; a parent's input is its halves joined by a newline.",
+    BOUNDED,
+    derivation="memory.md rules 23, 33 and 39 (the numbers), D9 and H1 (lines of 1-512 bytes), rule 12 (a node's input); judged by spec.oracles.optchat",
+)
+def planner_takes_the_seeds_inputs() -> Evidence:
+    default = ProdConfig()
+
+    def defaults(_n: int) -> bool:
+        return (default.jobs, default.ceiling, default.floor, default.cceiling, default.cfloor) == (O.JOBS, O.VIEW_CEILING, O.VIEW_FLOOR, O.COMPACTION_CEILING, O.COMPACTION_FLOOR)
+
+    return all_of(
+        bounded([0], defaults, label="the default settings are the seed's"),
+        bounded(((j, f, c) for j in range(-1, O.JOBS + 3) for f in (-1001, -1000, -1, 0, 1) for c in (-301, -300, -1, 0, 1)), _config_case, label="jobs -1..10 x view floors -1, 0, ceiling - 1, ceiling, ceiling + 1 x the same for the compaction view"),
+        bounded([0, 1, 2, O.NODE - 1, O.NODE, O.NODE + 1, 3 * O.NODE], _inputs_case, label="messages and lines of 0, 1, 2, 511, 512, 513 and 1,536 bytes"),
+    )

@@ -201,3 +201,24 @@ def due(left: Node, t: int) -> tuple[int, int]:
     (T - last) / 2^l with ``last`` the pair's last message, as a fraction (numerator, 2^l)."""
     pair_last = first(left) + 2 * 2 ** left[0] - 1
     return t - pair_last, 2 ** left[0]
+
+
+# -- the planner's numbers (rules 23, 33, 39; D9 / H1) ---------------------------------------------
+
+# rule 23: past 128,000 bytes one batch merges the view down to 64,000 bytes.
+VIEW_CEILING, VIEW_FLOOR = 128_000, 64_000
+# rule 33: the compaction view is merged to 16-32 KB.
+COMPACTION_CEILING, COMPACTION_FLOOR = 32_000, 16_000
+# rule 39: at most 8 concurrent calls.
+JOBS = 8
+
+
+def config_ok(jobs: int, ceiling: int, floor: int, cceiling: int, cfloor: int) -> bool:
+    """A planner's settings the seed allows: 1..8 calls (rule 39), each floor between 0 and its
+    ceiling (rules 23, 33: a batch merges from past the ceiling down to the floor)."""
+    return 1 <= jobs <= JOBS and 0 <= floor <= ceiling and 0 <= cfloor <= cceiling
+
+
+def line_ok(length: int) -> bool:
+    """D9 / H1: every line is 1-512 bytes."""
+    return 1 <= length <= NODE
