@@ -672,6 +672,7 @@ from datetime import datetime as _datetime  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
+import threading  # noqa: E402
 
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
 
@@ -882,3 +883,282 @@ def _imports(case: str) -> bool:
 )
 def store_import_once() -> Evidence:
     return bounded(["one", "fork", "older", "all"], _imports, label="one session; a fork of it; an older session; all three")
+
+
+# -- the scan's and the fold's edges, and what the store cannot write (rules 1, 2, 6, 12, 13, D1) ---
+
+
+def _shape(case: str) -> bool:
+    """One log shape a crash, an old writer or a damaged disk leaves, read as the seed says: a
+    torn tail skipped (then terminated by the next append), any other bad line or impossible
+    node an error naming it, and nothing read that was not written."""
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        tree = folder / "tree"
+        tree.mkdir()
+        day = "2026-11-30.jsonl"
+        msgs = [Message(i, Kind.USER, f"m{i}", CLOCK) for i in range(4)]
+        if case in ("only a torn message", "only a torn node line"):
+            # rule 6: a newest file whose one line a crash cut holds no record; the next append
+            # terminates it and reads back after it
+            is_tree = case == "only a torn node line"
+            whole = encode(NodeLine((0, 0), "n") if is_tree else msgs[0])
+            (tree if is_tree else folder).joinpath(day).write_bytes(whole[:-3])
+            log = TreeLog(tree, 4) if is_tree else MessageLog(folder)
+            log.close()
+            if len(log) != 0 or log.tail.torn != 1 or log.tail.terminated:
+                return False
+            appender = daylog.Appender(tree if is_tree else folder, log.tail, lambda: "2026-11-30")
+            appender.append(NodeLine((0, 0), "n") if is_tree else msgs[0])
+            appender.close()
+            again = TreeLog(tree, 4) if is_tree else MessageLog(folder)
+            again.close()
+            return list(again) == [NodeLine((0, 0), "n") if is_tree else msgs[0]]
+        (folder / day).write_bytes(b"".join(encode(m) for m in msgs))
+        if case == "a text that is not UTF-8":
+            # a line framed as the store writes it but whose text bytes no writer makes: an
+            # error naming its place when the text is read, never a wrong text
+            (folder / day).write_bytes(encode(msgs[0]) + b'{"i":1,"kind":"user","text":"\xff\xfe","size":2,"date":"' + CLOCK.encode() + b'"}\n')
+            log = MessageLog(folder)
+            try:
+                log.text(1)
+                return False
+            except CorruptLine as error:
+                return str(folder / day) in str(error) and log.text(0) == "m0"
+            finally:
+                log.close()
+        if case == "a log read as a sequence":
+            log = MessageLog(folder)
+            nodes = TreeLog(tree, 4)
+            try:
+                unlogged = False
+                try:
+                    nodes.text((1, 0))
+                except StoreError:
+                    unlogged = True
+                return bool(log[1:3] == msgs[1:3] and log == msgs and log == tuple(msgs) and log != msgs[:2] and (log == 5) is False and unlogged)
+            finally:
+                log.close()
+                nodes.close()
+        lines: dict[str, list[Record]] = {
+            "two nodes past the chat": [NodeLine((0, 0), "a"), NodeLine((0, 9), "a"), NodeLine((0, 7), "a")],
+            "a node past the chat after one logged twice": [NodeLine((0, 0), "a"), NodeLine((0, 0), "a"), NodeLine((3, 1), "a")],
+            "a merge of a number no node has": [MergeLine(((1, 2**70),), True, 2)],
+            "a merge inside an earlier one, later": [MergeLine(((2, 0),), True, 4)],
+        }
+        if case == "a free parent a crash cut":
+            # rule 12: two short lines make their parent with no model call; a crash after the
+            # halves' node lines and before the parent's: the reopening builds and logs it
+            short = [Message(i, Kind.USER, "ab"[i], CLOCK) for i in range(2)]
+            (folder / day).write_bytes(b"".join(encode(m) for m in short))
+            (tree / day).write_bytes(encode(NodeLine((0, 0), "a")) + encode(NodeLine((0, 1), "b")))
+            store = Store(folder, now=lambda: CLOCK)
+            chat = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+            store.close()
+            again = TreeLog(tree, 2)
+            again.close()
+            return chat.chat.text((1, 0)) == "a\nb" and NodeLine((1, 0), "a\nb") in list(again)
+        if case == "a node logged twice, read from lines":
+            try:
+                DurableChat.open(_prod_config(SMALL), msgs, [NodeLine((0, 0), "a"), NodeLine((0, 0), "a")], _Discard(), lambda: CLOCK)
+            except FoldError as error:
+                return "(0, 0)" in str(error)
+            return False
+        if case == "a merge inside an earlier one, later":
+            more = [Message(i, Kind.USER, "x" * 600, CLOCK) for i in range(6)]
+            (folder / day).write_bytes(b"".join(encode(m) for m in more))
+            lines[case].append(MergeLine(((1, 0),), True, 6))
+        (tree / day).write_bytes(b"".join(encode(r) for r in lines[case]))
+        try:
+            store = Store(folder, now=lambda: CLOCK)
+            try:
+                DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+            finally:
+                store.close()
+        except FoldError as error:
+            named = {"two nodes past the chat": "(0, 9)", "a node past the chat after one logged twice": "(0, 0)", "a merge of a number no node has": "line 1"}
+            return named.get(case, "inside") in str(error)
+        return False
+
+
+class _Discard:
+    """A sink that keeps nothing (the fold's refusal comes before any write)."""
+
+    def message(self, record: Message) -> None: ...
+    def node(self, record: NodeLine) -> None: ...
+    def merge(self, record: MergeLine) -> None: ...
+    def view(self, nodes: Any) -> None: ...
+
+
+_SHAPES = [
+    "only a torn message",
+    "only a torn node line",
+    "a text that is not UTF-8",
+    "a log read as a sequence",
+    "two nodes past the chat",
+    "a node past the chat after one logged twice",
+    "a merge of a number no node has",
+    "a merge inside an earlier one, later",
+    "a free parent a crash cut",
+    "a node logged twice, read from lines",
+]
+
+
+@law(
+    "store_reads_every_log_shape",
+    "memory rules 1, 2, 6, 12, 13, D1",
+    "A newest day file holding only a torn line reads as empty and is terminated by the next append; a text no writer makes, "
+    "a node past the chat or logged twice, a merge of no node or inside an earlier one is an error naming it; a free parent a crash cut is built again.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 6 (append only, flush each write), rules 12-13 (free parents, built once), D1 (the fold)",
+)
+def store_reads_every_log_shape() -> Evidence:
+    return bounded(_SHAPES, _shape, label="log shapes: " + ", ".join(_SHAPES))
+
+
+def _unwritable(case: str) -> bool:
+    """What the store cannot write is a StoreError naming it (rule 6: nothing is lost silently)."""
+    from eukhe.memory.store import VIEW_FILE, chat_dir
+
+    with tempfile.TemporaryDirectory() as where:
+        root = Path(where)
+        if case == "the default chat":
+            return chat_dir(root) == root / "chat" / "main"  # memory.md Use: ~/.eukhe/chat/
+        if case == "a chat directory under a file":
+            (root / "file").write_text("x")
+            try:
+                Store(root / "file" / "chat", now=lambda: CLOCK)
+            except StoreError as error:
+                return "file" in str(error)
+            return False
+        store = Store(root / "chat", now=lambda: CLOCK)
+        try:
+            chat = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+            chat.message("hello")
+            if case == "a view.json that cannot be replaced":
+                (root / "chat" / f".{VIEW_FILE}.{os.getpid()}").mkdir()
+                try:
+                    chat.message("again")
+                except StoreError as error:
+                    return VIEW_FILE in str(error) and list(Store(root / "chat", now=lambda: CLOCK).messages)[-1].text == "again"
+                return False
+            if case == "an image name too long":
+                try:
+                    store.save_image(0, "x" * 300 + ".png", b"png")
+                except StoreError as error:
+                    return "image" in str(error)
+                return False
+            try:
+                chat.date(chat.chat.t)  # a date past the chat
+            except IndexError:
+                return chat.date(0) == CLOCK
+            return False
+        finally:
+            store.close()
+
+
+_UNWRITABLE = ["the default chat", "a chat directory under a file", "a view.json that cannot be replaced", "an image name too long", "a date past the chat"]
+
+
+@law(
+    "store_says_what_it_cannot_write",
+    "memory rules 1, 6, 17, 53",
+    "A chat directory that cannot be made, a view.json that cannot be replaced, an image that cannot be kept is a StoreError "
+    "naming it, the message already logged kept; a date is given for messages of the chat only.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 6 (flush every write; DESIGN: nothing is lost, typed errors), rule 17 (date(id)), rule 53 (images)",
+)
+def store_says_what_it_cannot_write() -> Evidence:
+    return bounded(_UNWRITABLE, _unwritable, label="cases: " + ", ".join(_UNWRITABLE))
+
+
+def _answers(memory: Memory) -> list[threading.Thread]:
+    """The owner's threads answering connections (each ends when its client's connection does)."""
+    return [t for t in threading.enumerate() if getattr(t, "_target", None) == memory._answer]
+
+
+def _owner_edge(case: str) -> bool:
+    """The owner's socket at its edges (rule 7): an image call without a name; an owner whose
+    chat closed answers nothing, so its client sees the end; a client gone before its reply
+    leaves the owner serving; an owner whose socket was removed closes and the chat is claimed
+    again; a lock path the owner cannot take fails the claim and releases the chat. Threads are
+    joined, never slept on."""
+    from eukhe.memory import owner as owner_module
+
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        if case == "a lock path that is no socket":
+            (folder / owner_module.LOCK).mkdir(parents=True)
+            (folder / owner_module.LOCK / "x").write_text("not a socket")
+            for _ in range(2):  # the second claim finds the chat released, not busy
+                try:
+                    Memory(folder)
+                    return False
+                except OSError as error:
+                    if isinstance(error, owner_module.MemoryBusy):
+                        return False
+            return True
+        memory = Memory(folder)
+        try:
+            if case == "an image without a name":
+                try:
+                    memory._call({"op": "image", "id": 0, "name": 5, "data": ""})
+                    return False
+                except ValueError:
+                    pass
+                memory.append("m")
+                try:
+                    memory._call({"op": "image", "id": 0, "name": 5, "data": ""})
+                except ValueError as error:
+                    return "name" in str(error)
+                return False
+            if case == "a socket removed under its owner":
+                os.unlink(folder / owner_module.LOCK)
+                memory.close()
+                with Memory(folder) as again:
+                    return again.is_owner
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+                raw.connect(str(folder / owner_module.LOCK))
+                raw.sendall(b'{"op": "status"}\n')
+                if b"ok" not in raw.recv(4096):  # one round trip: the owner's thread for this client runs
+                    return False
+                core = memory.core
+                assert core is not None
+                if case == "an owner whose chat closed":
+                    core.close()  # the chat closes while a client is connected
+                    if core.call({"op": "status"}) is not None:
+                        return False
+                    raw.sendall(b'{"op": "status"}\n')
+                    ended = raw.recv(64) == b""  # no reply: the client sees the end and claims again
+                    for thread in _answers(memory):
+                        thread.join(5)
+                    memory.core = None
+                    return ended
+                # a client gone before its reply: the owner's reply finds no reader
+                with core.lock:  # the owner answers only after the client has gone
+                    raw.sendall(b'{"op": "status"}\n')
+                    raw.shutdown(socket.SHUT_RDWR)
+                    raw.close()
+                for thread in _answers(memory):
+                    thread.join(5)
+                return memory.append("still served") == [0] and memory.status()["messages"] == 1
+        finally:
+            memory.close()
+
+
+_OWNER_EDGES = ["an image without a name", "an owner whose chat closed", "a client gone before its reply", "a socket removed under its owner", "a lock path that is no socket"]
+
+
+@law(
+    "store_owner_edges",
+    "memory rule 7, §7.12",
+    "The owner's lock socket at its edges: a bad call is refused; a closed chat answers nothing and its client sees the end; "
+    "a client gone before its reply leaves the owner serving; a removed socket closes cleanly; a claim that cannot serve releases the chat.",
+    BOUNDED,
+    area="optchat",
+    derivation="memory.md rule 7 (one process owns a chat, holding a lock) and the tests a_second_handle_is_a_client_and_takes_over, a_stale_socket_is_taken_over",
+)
+def store_owner_edges() -> Evidence:
+    return bounded(_OWNER_EDGES, _owner_edge, label="edges: " + ", ".join(_OWNER_EDGES))
