@@ -36,9 +36,10 @@ AREAS: dict[str, tuple[str, ...]] = {
 # Areas that must meet the floor: the built ones (an area with no module yet is skipped).
 FLOOR = 95.0
 # Areas not yet at the floor, each held at the level last measured in CI so that it cannot fall
-# further until its laws reach FLOOR (memory: 91.63% at 82ff8a1; the store's owner and index
-# paths and the compiled core's pure source are short of it).
-HELD: dict[str, float] = {"memory": 91.0}
+# further until its laws reach FLOOR. None now: memory was held at 91 (91.63% at 82ff8a1) until
+# the laws core_agrees_with_model, view_renders_as_the_seed, planner_takes_the_seeds_inputs,
+# store_reads_every_log_shape, store_says_what_it_cannot_write and store_owner_edges took it past 95.
+HELD: dict[str, float] = {}
 
 
 def floor_of(area: str, floor: float) -> float:
