@@ -1265,7 +1265,7 @@ def _inputs_case(length: int) -> bool:
     last = chat.t - 1  # the 700-byte message: its line waits for a call
     if chat.is_built((0, last)) or chat.built_size((0, last)) != 0 or chat.source_size((0, last)) != 700:
         return False
-    if ended and chat.built_size(node) != length:
+    if ended and (node is None or chat.built_size(node) != length):
         return False
     pair = (1, 0)
     if chat.is_built((0, 0)) and chat.is_built((0, 1)):
