@@ -36,7 +36,7 @@ import numpy as np
 from eukhe.memory.records import CorruptLine, IdGap, Kind, MergeLine, Message, NodeLine, Record, StoreError, Torn, decode
 from eukhe.memory.view import Node
 
-CHUNK = 1 << 24  # bytes read at a time
+CHUNK = 1 << 22  # bytes read at a time (a piece and its arrays stay in the cache)
 _SHIFT = 40  # a line's place: file number << 40 | byte offset
 _MASK = (1 << _SHIFT) - 1
 _MERGE = re.compile(rb'\{"merge":\[(?:\[(?:0|[1-9][0-9]*),(?:0|[1-9][0-9]*)\](?:,\[(?:0|[1-9][0-9]*),(?:0|[1-9][0-9]*)\])*)?\],"open":(?:true|false),"t":(?:0|[1-9][0-9]*)\}')
@@ -70,6 +70,11 @@ class _Files:
         self._fds.clear()
 
 
+class _Redo(Exception):
+    """A torn marker names a line the fast scan took as a record: the log is read again with the
+    markers found first."""
+
+
 class Stale(Exception):
     """An index that does not fit the day files it describes: they are scanned whole instead."""
 
@@ -100,6 +105,7 @@ class _File:
     record_end: int = 0  # the byte after the newline of line ``last_record``
     marker_ends: dict[int, int] = field(default_factory=dict)  # the byte after each whole marker's newline
     covered: Covered | None = None  # the prefix an index may cover (``_settle``)
+    taken: list[np.ndarray] = field(default_factory=list)  # the numbers of the lines taken as records
 
 
 def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
@@ -134,67 +140,103 @@ def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
     return None
 
 
-_QUOTES = (34, 92)  # '"' and '\\': a framed text has neither
 
 
-def _is(words: np.ndarray, pos: np.ndarray, literal: bytes) -> np.ndarray:
-    """Whether ``literal`` stands at each position. ``words[p]`` is the 8 bytes from ``p`` of a
-    piece padded with 8 zero bytes (a literal never matches the padding)."""
-    n = len(words)
-    ok: np.ndarray = (pos >= 0) & (pos < n)
+class _Words:
+    """The 8 bytes from any position of a piece of ``n`` bytes followed by 8 zero bytes, as
+    little-endian words: two aligned words shifted together (the buffer starts aligned and has
+    room for the word after the padding)."""
+
+    def __init__(self, buffer: np.ndarray, n: int) -> None:
+        self.n = n
+        self.words = buffer[: ((n >> 3) + 2) * 8].view("<u8")
+
+    def __len__(self) -> int:
+        return self.n + 1  # the positions a word starts at: the piece's bytes and its padding
+
+    def __getitem__(self, pos: np.ndarray) -> np.ndarray:
+        p = np.clip(pos, 0, self.n)
+        at, shift = p >> 3, ((p & 7) << 3).astype(np.uint64)
+        low, high = self.words[at], self.words[at + 1]
+        word: np.ndarray = (low >> shift) | ((high << np.uint64(1)) << (np.uint64(63) - shift))
+        return word
+
+
+def _is(words: _Words, pos: np.ndarray, literal: bytes) -> np.ndarray:
+    """Whether ``literal`` stands at each position (a literal never matches the padding)."""
+    ok: np.ndarray = (pos >= 0) & (pos < len(words))
     for k in range(0, len(literal), 8):
         part = literal[k : k + 8]
         mask = np.uint64((1 << (8 * len(part))) - 1)
-        ok &= (words[np.clip(pos + k, 0, n - 1)] & mask) == np.uint64(int.from_bytes(part, "little"))
+        ok &= (words[pos + k] & mask) == np.uint64(int.from_bytes(part, "little"))
     return ok
 
 
-def _number(a: np.ndarray, pos: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The whole number written from each position (JSON: no leading zero), its end, and whether
-    there is one."""
-    n = len(a)
+def _word(words: _Words, pos: np.ndarray) -> np.ndarray:
+    """The 8 bytes from each position, as a little-endian word (past the piece: its zero padding)."""
+    return words[pos]
+
+
+def _sixteen(words: _Words, pos: np.ndarray) -> np.ndarray:
+    """The 16 bytes from each position, one row each."""
+    rows: np.ndarray = np.stack((_word(words, pos), _word(words, pos + 8)), axis=1).view(np.uint8)
+    return rows
+
+
+def _number(words: _Words, pos: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole number written from each position (JSON: no leading zero; fewer than ``width``
+    <= 16 digits), its end, and whether there is one."""
+    rows = _sixteen(words, pos)
+    digit = (rows - np.uint8(48)) < 10
+    count = np.argmin(digit, axis=1)  # the first byte that is no digit (0: all are)
+    good = (count >= 1) & (count < width) & (pos >= 0) & (pos < len(words)) & ~((rows[:, 0] == 48) & (count > 1))
+    count = np.where(good, count, 0)
     value = np.zeros(len(pos), dtype=np.int64)
-    end = pos.copy()
-    active = np.ones(len(pos), dtype=bool)
-    for k in range(width):
-        p = pos + k
-        c = a[np.clip(p, 0, n - 1)].astype(np.int64)
-        digit = active & (p < n) & (c >= 48) & (c <= 57)
-        value = np.where(digit, value * 10 + (c - 48), value)
-        end = np.where(digit, p + 1, end)
-        active = digit
-        if not active.any():
-            break
-    first = a[np.clip(pos, 0, n - 1)]
-    return value, end, (end > pos) & ~active & ~((first == 48) & (end > pos + 1))
+    for k in range(int(count.max()) if len(count) else 0):
+        value = np.where(k < count, value * 10 + (rows[:, k].astype(np.int64) - 48), value)
+    return value, pos + count, good
 
 
-def _number_back(a: np.ndarray, last: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The whole number whose last digit is at each position, where it starts, and whether there is
-    one."""
-    n = len(a)
+def _number_back(words: _Words, last: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole number whose last digit is at each position (fewer than ``width`` <= 16 digits),
+    where it starts, and whether there is one."""
+    rows = _sixteen(words, last - 15)
+    digit = (rows[:, ::-1] - np.uint8(48)) < 10
+    count = np.argmin(digit, axis=1)  # the digits that end at ``last``
+    first = rows[np.arange(len(last)), np.clip(16 - count, 0, 15)]
+    good = (count >= 1) & (count < width) & (last >= 15) & (last < len(words)) & ~((first == 48) & (count > 1))
+    count = np.where(good, count, 0)
     value = np.zeros(len(last), dtype=np.int64)
-    start = last + 1
-    active = np.ones(len(last), dtype=bool)
-    for k in range(width):
-        p = last - k
-        c = a[np.clip(p, 0, n - 1)].astype(np.int64)
-        digit = active & (p >= 0) & (c >= 48) & (c <= 57)
-        value = np.where(digit, value + (c - 48) * 10**k, value)
-        start = np.where(digit, p, start)
-        active = digit
-        if not active.any():
-            break
-    first = a[np.clip(start, 0, n - 1)]
-    return value, start, (start <= last) & ~active & ~((first == 48) & (start < last))
+    for k in range(int(count.max()) if len(count) else 0):
+        value = np.where(k < count, value + (rows[:, 15 - k].astype(np.int64) - 48) * 10**k, value)
+    return value, last + 1 - count, good
 
 
-def _quotes(a: np.ndarray) -> np.ndarray:
-    return np.flatnonzero((a == _QUOTES[0]) | (a == _QUOTES[1]))
+def _member(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether each of ``x`` is one of the sorted ``values``."""
+    if not len(values):
+        return np.zeros(len(x), dtype=bool)
+    at = np.minimum(np.searchsorted(values, x), len(values) - 1)
+    hit: np.ndarray = values[at] == x
+    return hit
 
 
 _KINDS = tuple(k.value.encode() for k in Kind)
 _DATE = 25  # "2026-11-30T12:00:00+00:00": the date a line is framed with (others are decoded)
+
+
+def _pattern(literal: bytes) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """A literal of 9 to 16 bytes as two words and their masks."""
+    low, high = literal[:8], literal[8:16]
+    return (
+        np.uint64(int.from_bytes(low, "little")),
+        np.uint64((1 << (8 * len(low))) - 1),
+        np.uint64(int.from_bytes(high, "little")),
+        np.uint64((1 << (8 * len(high))) - 1),
+    )
+
+
+_KIND_TEXT = [(len(kind) + 10, _pattern(kind + b'","text":"')) for kind in _KINDS]  # after ',"kind":"'
 
 
 class _Texts:
@@ -211,10 +253,8 @@ class _Texts:
         self.escapes = backslashes[within % 2 == 0]  # a backslash that escapes the next byte
         after = a[np.clip(self.escapes + 1, 0, len(a) - 1)]
         self.odd = self.escapes[~self._SIMPLE[after]]  # \u escapes, or no escape at all
-        self.escaping = np.zeros(len(a) + 1, dtype=bool)
-        self.escaping[self.escapes] = True
         quotes = np.flatnonzero(a == 34)
-        self.quotes = quotes[~self.escaping[quotes - 1]]
+        self.quotes = quotes[~_member(self.escapes, quotes - 1)] if len(self.escapes) else quotes
 
     def size(self, begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The bytes the strings from ``begin`` to ``end`` (their closing quotes) decode to, and
@@ -224,35 +264,25 @@ class _Texts:
         plain = (np.searchsorted(self.quotes, end) == np.searchsorted(self.quotes, begin)) & (
             np.searchsorted(self.odd, end) == np.searchsorted(self.odd, begin)
         )
-        plain &= ~self.escaping[np.clip(end - 1, 0, len(self.escaping) - 1)]  # the closing quote is not escaped
+        plain &= ~_member(self.escapes, end - 1)  # the closing quote is not escaped
         return end - begin - count, plain
 
 
-_KINDS = tuple(k.value.encode() for k in Kind)
-_DATE = 25  # "2026-11-30T12:00:00+00:00": the date a line is framed with (others are decoded)
-
-
-def _plain(quotes: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Whether the bytes from ``begin`` to ``end`` hold none of the ``quotes`` (the positions of
-    the piece's quotes and backslashes)."""
-    same: np.ndarray = np.searchsorted(quotes, begin) == np.searchsorted(quotes, np.maximum(begin, end))
-    return same
-
-
-def _frame_messages(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _frame_messages(a: np.ndarray, w: _Words, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lines from ``s`` to ``e`` (their newline) framed as ``encode`` writes a message without a
     key: which are, and their ids."""
     texts = _Texts(a)
     ok = _is(w, s, b'{"i":')
-    ident, after, good = _number(a, s + 5, 15)
+    ident, after, good = _number(w, s + 5, 15)
     ok &= good & _is(w, after, b',"kind":"')
     text = np.full(len(s), -1, dtype=np.int64)
-    for kind in _KINDS:
-        here = _is(w, after + 9, kind + b'","text":"')
-        text = np.where(here, after + 9 + len(kind) + 10, text)
+    low, high = _word(w, after + 9), _word(w, after + 17)
+    for skip, (word, mask, word2, mask2) in _KIND_TEXT:
+        here = ((low & mask) == word) & ((high & mask2) == word2)
+        text = np.where(here, after + 9 + skip, text)
     ok &= text >= 0
     ok &= _is(w, e - 1, b"}") & _is(w, e - 2 - _DATE - 9, b',"date":"') & _is(w, e - 2, b'"') & texts.size(e - 2 - _DATE, e - 2)[1]
-    length, start, good = _number_back(a, e - 3 - _DATE - 9, 12)
+    length, start, good = _number_back(w, e - 3 - _DATE - 9, 12)
     ok &= good & _is(w, start - 9, b'","size":')
     close = start - 9
     decoded, plain = texts.size(text, close)
@@ -260,16 +290,16 @@ def _frame_messages(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) 
     return ok, ident
 
 
-def _frame_nodes(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _frame_nodes(a: np.ndarray, w: _Words, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Lines framed as ``encode`` writes a node line: which are, their levels, indexes, sizes."""
     ok = _is(w, s, b'{"l":')
-    level, after, good = _number(a, s + 5, 2)
+    level, after, good = _number(w, s + 5, 2)
     ok &= good & _is(w, after, b',"i":')
-    index, after, good = _number(a, after + 5, 15)
+    index, after, good = _number(w, after + 5, 15)
     ok &= good & _is(w, after, b',"text":"')
     text = after + 9
     ok &= _is(w, e - 1, b"}")
-    length, start, good = _number_back(a, e - 2, 12)
+    length, start, good = _number_back(w, e - 2, 12)
     ok &= good & _is(w, start - 9, b'","size":')
     close = start - 9
     decoded, plain = _Texts(a).size(text, close)
@@ -279,13 +309,14 @@ def _frame_nodes(a: np.ndarray, w: np.ndarray, s: np.ndarray, e: np.ndarray) -> 
 
 def _chunks(path: Path, start: int = 0) -> Iterator[tuple[int, np.ndarray, int, bool]]:
     """The file in pieces that end at a newline (the last piece may not): each with its offset, as
-    a buffer of its ``n`` bytes followed by 8 zero bytes (``_lines``), and whether it ends with a
-    newline. The buffer is read into directly and reused: a piece is used before the next."""
+    a buffer of its ``n`` bytes followed by 8 zero bytes and room for 16 more (``_Words``), and
+    whether it ends with a newline. The buffer is read into directly and reused: a piece is used
+    before the next."""
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
         want = CHUNK
-        buffer = np.zeros(want + 8, dtype=np.uint8)
+        buffer = np.zeros(want + 24, dtype=np.uint8)
         offset = start
         while offset < size:
             n = os.preadv(fd, [buffer.data[:want]], offset)
@@ -293,7 +324,7 @@ def _chunks(path: Path, start: int = 0) -> Iterator[tuple[int, np.ndarray, int, 
                 return  # the file shrank under the reader: what was read is what there is
             if offset + n >= size:
                 buffer[n : n + 8] = 0
-                yield offset, buffer[: n + 8], n, bool(buffer[n - 1] == 10)
+                yield offset, buffer, n, bool(buffer[n - 1] == 10)
                 return
             end = -1
             tail = n
@@ -303,20 +334,20 @@ def _chunks(path: Path, start: int = 0) -> Iterator[tuple[int, np.ndarray, int, 
                 tail -= 65_536
             if end < 0:  # one line longer than the buffer: a larger one
                 want *= 2
-                buffer = np.zeros(want + 8, dtype=np.uint8)
+                buffer = np.zeros(want + 24, dtype=np.uint8)
                 continue
             buffer[end + 1 : end + 9] = 0
-            yield offset, buffer[: end + 9], end + 1, True
+            yield offset, buffer, end + 1, True
             offset += end + 1
     finally:
         os.close(fd)
 
 
-def _lines(buffer: np.ndarray, n: int, ended: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _lines(buffer: np.ndarray, n: int, ended: bool) -> tuple[np.ndarray, _Words, np.ndarray, np.ndarray]:
     """The piece's ``n`` bytes, the 8-byte words from each byte (``_is``), and its lines' starts
     and ends (the newline's position, or the end)."""
     a = buffer[:n]
-    w = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=buffer, strides=(1,))
+    w = _Words(buffer, n)
     ends = np.flatnonzero(a == 10).astype(np.int64)
     if not ended:
         ends = np.append(ends, np.int64(n))
@@ -444,12 +475,18 @@ class _Log(Sequence[R]):
     def close(self) -> None:
         self._files.close()
 
-    def _pieces(self, files: list[Path], resume: Sequence[Covered] = ()) -> Iterator[tuple[int, Path, _File, _Slow, int, np.ndarray, bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+    def _pieces(self, files: list[Path], resume: Sequence[Covered], careful: bool) -> Iterator[tuple[int, Path, _File, _Slow, int, np.ndarray, bool, tuple[np.ndarray, _Words, np.ndarray, np.ndarray, np.ndarray]]]:
         """Each piece of each file (``_chunks``, ``_lines``) with the file's number, path, what its
         scan found so far and its decoder of unframed lines; after a file's last piece, its torn
         tail is settled (``self.tail``: the newest file's). A file an index covers (``resume``)
         is read from the end of its covered prefix, as if its lines had been read; what each
-        file's scan may let an index cover is ``self.covered``."""
+        file's scan may let an index cover is ``self.covered``.
+
+        The torn markers of a file are found as its lines are read (a marker is no framed line);
+        a marker skips the lines from the one it names up to itself. The fast scan (``careful``
+        false) checks at the end of each file that it took none of those lines as a record, else
+        ``_Redo``: the careful scan finds a file's markers first (``_markers``) and passes over
+        their lines."""
         self.tail = Tail(files[-1] if files else None, 0, True)
         self.covered: list[Covered | None] = []
         for number, path in enumerate(files):
@@ -461,7 +498,9 @@ class _Log(Sequence[R]):
                 found.record_end = start = known.bytes
                 found.first_record = known.first
             slow = _Slow(found, tree=self.tree)
-            _markers(path, slow, start, found.lines)
+            first = found.lines
+            if careful:
+                _markers(path, slow, start, first)
             ended = True
             lines = found.lines
             for offset, data, n, ended in _chunks(path, start):
@@ -472,6 +511,14 @@ class _Log(Sequence[R]):
                 lines += len(starts)
                 yield number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped)
             found.terminated = ended if found.lines else True
+            if found.markers and not careful:
+                taken = np.concatenate(found.taken) if found.taken else np.zeros(0, dtype=np.int64)
+                for line, torn in found.markers.items():
+                    if torn.line <= first:
+                        raise Stale(f"{path}: the marker at line {line} names line {torn.line}, which the index covered")
+                    if 0 < torn.line < line and ((taken >= torn.line) & (taken <= line)).any():
+                        raise _Redo()
+            found.taken = []
             tail = _settle(path, found, number == len(files) - 1)
             self.covered.append(found.covered)
             if tail is not None:
@@ -484,6 +531,13 @@ class MessageLog(_Log[Message]):
     def __init__(self, directory: Path, resume: Resume | None = None) -> None:
         files = day_files(directory)
         super().__init__(files)
+        try:
+            self._read(files, resume, careful=False)
+        except _Redo:
+            self.places = array("q")
+            self._read(files, resume, careful=True)
+
+    def _read(self, files: list[Path], resume: Resume | None, careful: bool) -> None:
         self.keys: dict[str, int] = {}
         gap: IdGap | None = None
         count = 0
@@ -493,7 +547,7 @@ class MessageLog(_Log[Message]):
             self.places.frombytes(resume.places.astype(np.int64).tobytes())
             self.keys.update(resume.keys)
             count = len(self.places)
-        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files, covered):
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files, covered, careful):
             if ended:
                 ok, ident = _frame_messages(a, w, starts, ends)
             else:  # the last line has no newline: decoded (a torn write, or a marker)
@@ -518,6 +572,7 @@ class MessageLog(_Log[Message]):
                     k = int(wrong[0])
                     gap = IdGap(path, numbers + int(taken[k]), f"message id {int(ids[k])} where {count + k} is next: a gap in message ids")
                 self.places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+                found.taken.append(taken + numbers)
                 count += len(taken)
                 found.last_record = numbers + int(taken[-1])
                 found.record_end = offset + int(ends[taken[-1]]) + 1
@@ -539,6 +594,14 @@ class TreeLog(_Log[NodeLine | MergeLine]):
         files = day_files(directory)
         super().__init__(files)
         self.t = t
+        try:
+            self._read(files, resume, careful=False)
+        except _Redo:
+            self.places = array("q")
+            self._read(files, resume, careful=True)
+
+    def _read(self, files: list[Path], resume: Resume | None, careful: bool) -> None:
+        t = self.t
         self.rows: list[list[int]] = [[]]
         self.order: list[array[int]] = [array("q")]
         self.merges: list[MergeLine] = []
@@ -558,7 +621,7 @@ class TreeLog(_Log[NodeLine | MergeLine]):
             where = [np.array(x, dtype=np.int64) for x in resume.where]
             self.merges = list(resume.merges)
             self.newest = resume.newest
-        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files, covered):
+        for number, path, found, slow, offset, data, ended, (a, w, starts, ends, skipped) in self._pieces(files, covered, careful):
             if ended:
                 ok, level, index, length = _frame_nodes(a, w, starts, ends)
             else:
@@ -585,6 +648,7 @@ class TreeLog(_Log[NodeLine | MergeLine]):
                 continue
             position = np.cumsum(ok) - 1 + len(places)  # each record's place in the log
             places.frombytes(((starts[taken] + offset) | (number << _SHIFT)).astype(np.int64).tobytes())
+            found.taken.append(taken + numbers)
             found.last_record = numbers + int(taken[-1])
             found.record_end = offset + int(ends[taken[-1]]) + 1
             found.first_record = found.first_record or numbers + int(taken[0])
