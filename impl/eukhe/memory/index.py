@@ -850,12 +850,12 @@ def parse_index(data: bytes) -> tuple[Resume, Resume] | None:
 
 
 def _parse(data: bytes) -> tuple[Resume, Resume] | None:
-    body, digest = data[:-_DIGEST], data[-_DIGEST:]
-    if not body.startswith(INDEX_MAGIC) or hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:
+    body, digest = memoryview(data)[:-_DIGEST], data[-_DIGEST:]
+    if bytes(body[: len(INDEX_MAGIC)]) != INDEX_MAGIC or hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:
         return None
     at = len(INDEX_MAGIC)
     size = int.from_bytes(body[at : at + 8], "little")
-    header = json.loads(body[at + 8 : at + 8 + size])
+    header = json.loads(bytes(body[at + 8 : at + 8 + size]))
     assert isinstance(header, dict)
     at += 8 + size
     arrays: dict[str, np.ndarray] = {}
@@ -886,10 +886,10 @@ def _parse(data: bytes) -> tuple[Resume, Resume] | None:
     moments, opened, counts, flat = (arrays[f"t.merge.{k}"] for k in ("t", "open", "count", "lines"))
     assert len(moments) == len(opened) == len(counts) and not (counts < 0).any() and int(counts.sum()) * 2 == len(flat)
     assert not ((opened != 0) & (opened != 1)).any() and not (flat < 0).any()
-    pairs = flat.reshape(-1, 2).tolist()
+    pairs = list(map(tuple, flat.reshape(-1, 2).tolist()))
     merges, k = [], 0
     for moment, shrinking, many in zip(moments.tolist(), opened.tolist(), counts.tolist()):
-        merges.append(MergeLine(tuple((a, b) for a, b in pairs[k : k + many]), bool(shrinking), moment))
+        merges.append(MergeLine(tuple(pairs[k : k + many]), bool(shrinking), moment))
         k += many
     built = int(sum(int((w >= 0).sum()) for w in where))
     assert built + len(merges) == len(tplaces)
