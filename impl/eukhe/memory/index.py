@@ -293,7 +293,7 @@ def _frame_messages(a: np.ndarray, w: _Words, s: np.ndarray, e: np.ndarray) -> t
 def _frame_nodes(a: np.ndarray, w: _Words, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Lines framed as ``encode`` writes a node line: which are, their levels, indexes, sizes."""
     ok = _is(w, s, b'{"l":')
-    level, after, good = _number(w, s + 5, 2)
+    level, after, good = _number(w, s + 5, 3)  # levels of one or two digits (a chat of 2^20 messages has levels up to 20)
     ok &= good & _is(w, after, b',"i":')
     index, after, good = _number(w, after + 5, 15)
     ok &= good & _is(w, after, b',"text":"')
