@@ -6,9 +6,14 @@
     view.json               the view as [l, i] pairs, replaced after each change
     images/                 images of messages (zoom(id, 1), rule 53): images/<i>/<name>
     lock, owner             the lock socket and the owner's lock file (eukhe.memory.owner)
+    index.bin               what the last full read of the logs found (``eukhe.memory.index``): a
+                            cache, never the truth; a start scans only the lines appended since
 
 Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the day files
-are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. The view is
+are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. When
+index.bin fits the files (its checksum holds and each covered prefix still has its fingerprint)
+only the bytes after the covered prefixes are scanned; any other index is scanned past (``index``
+says which: missing, unreadable, stale, used) and the logs are read whole, with the same result. The view is
 folded from the messages and the merge lines (``eukhe.memory.fold``) and checked against
 view.json: ``saved`` says whether it matched, was stale, missing or unreadable. view.json is
 never the truth (D1): it is replaced (a new file renamed over it) without fsync, so a crash may
