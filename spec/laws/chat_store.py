@@ -1162,3 +1162,98 @@ _OWNER_EDGES = ["an image without a name", "an owner whose chat closed", "a clie
 )
 def store_owner_edges() -> Evidence:
     return bounded(_OWNER_EDGES, _owner_edge, label="edges: " + ", ".join(_OWNER_EDGES))
+
+
+# -- the index beside the logs (issue 11 item 9: the start of a big chat) ---------------------------
+# Derived: the seed has no index (a start reads the logs, rule 25); an index may only make the start
+# faster. Judged by the start of the same files without it (the full scan the laws above hold to the
+# seed's fields, markers and errors).
+
+import eukhe.memory.store as _store_module  # noqa: E402
+from eukhe.memory.store import INDEX_FILE  # noqa: E402
+
+
+def _started(folder: Path) -> tuple[str, object]:
+    try:
+        store = Store(folder, now=lambda: CLOCK)
+        durable = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+    except StoreError as error:
+        return "error", f"{type(error).__name__}: {error}".replace(str(folder), "<chat>")
+    seen = (list(store.messages), store.messages.keys, list(store.tree), store.tree.rows, store.tree.merges, tuple(durable.chat.view.nodes), tuple(durable.chat.view.sizes), durable.chat.open)
+    found = store.index
+    store.close()
+    return found, seen
+
+
+_INDEX_EDITS = ("none", "appended", "flipped", "truncated", "empty", "rewritten", "tree cut", "marker", "torn", "torn, then a message")
+
+
+def _index_case(case: tuple[str, int]) -> bool:
+    edit, at = case
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where) / "chat"
+        before, _store_module.INDEX_GROWTH = _store_module.INDEX_GROWTH, 1  # every start that read new lines indexes them
+        try:
+            for part in range(2):
+                store = Store(folder, now=lambda: CLOCK)
+                durable = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+                for n in range(8):
+                    durable.message(filler(f"m{part}.{n}", 60 if n % 3 else 400), key=f"k{part}.{n}" if n == 5 else None)
+                    while durable.chat.running and n % 2:
+                        durable.done(0, filler("line", 90))
+                store.close()
+            Store(folder, now=lambda: CLOCK).close()  # indexes every line
+            day, tree = folder / "2026-11-30.jsonl", folder / "tree" / "2026-11-30.jsonl"
+            index_file = folder / INDEX_FILE
+            data = index_file.read_bytes()
+            lines = day.read_bytes().splitlines(keepends=True)
+            if edit == "appended":
+                with open(day, "ab") as out:
+                    out.write(encode(Message(len(lines), Kind.USER, "after", CLOCK)))
+            elif edit == "flipped":
+                k = at * 7919 % len(data)
+                index_file.write_bytes(data[:k] + bytes([data[k] ^ 1 << at % 8]) + data[k + 1 :])
+            elif edit == "truncated":
+                index_file.write_bytes(data[: at * len(data) // 8])
+            elif edit == "empty":
+                index_file.write_bytes(b"")
+            elif edit == "rewritten":
+                k = at % len(lines)
+                lines[k] = lines[k].replace(b"m", b"M", 1)
+                day.write_bytes(b"".join(lines))
+            elif edit == "tree cut":
+                tree.write_bytes(tree.read_bytes()[: -1 - at])
+            elif edit == "marker":
+                with open(day, "ab") as out:
+                    out.write(encode(Torn(len(lines) - at % 3)))
+            elif edit.startswith("torn"):
+                with open(day, "ab") as out:
+                    out.write(encode(Message(len(lines), Kind.USER, "cut", CLOCK))[: 5 + at])
+                if edit == "torn, then a message":  # a start from the index terminates the tail and appends
+                    store = Store(folder, now=lambda: CLOCK)
+                    DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK).message("after the cut")
+                    store.close()
+            copy = Path(where) / "plain"  # the same files without the index (a start may write lines)
+            shutil.copytree(folder, copy)
+            (copy / INDEX_FILE).unlink(missing_ok=True)
+            found, seen = _started(folder)
+            plain, expected = _started(copy)
+        finally:
+            _store_module.INDEX_GROWTH = before
+        trusted = {"none": "used", "appended": "used", "torn": "used", "flipped": "unreadable", "truncated": "unreadable", "empty": "unreadable", "rewritten": "stale"}
+        whole = edit != "torn, then a message" or (isinstance(expected, tuple) and expected[0][-1].text == "after the cut")
+        return whole and seen == expected and plain in ("missing", "error") and (found == trusted[edit] if edit in trusted and found != "error" else True)
+
+
+@law(
+    "store_index_is_a_cache",
+    "memory rule 25 (derived: issue 11 item 9)",
+    "A start with the index beside the logs reads the same messages, keys, tree lines, built sizes, merges and view as a start without it; "
+    "a torn or tampered index, or day files changed under it, is scanned past with the same result (or the same error).",
+    BOUNDED,
+    area="optchat",
+    derivation="derived: the seed has no index; judged by the start of the same files with the index deleted",
+)
+def store_index_is_a_cache() -> Evidence:
+    cases = [(edit, at) for edit in _INDEX_EDITS for at in range(1, 4 if edit in ("none", "empty", "appended") else 7)]
+    return bounded(cases, _index_case, label="a chat of two starts of 8 messages; its index kept, appended past, flipped, cut, emptied; a message rewritten, the tree cut, a torn marker or tail appended, a tail terminated by a start from the index")

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
+import numpy as np
+
 from eukhe.memory import (
     COMPACTION_CEILING,
     COMPACTION_FLOOR,
@@ -287,18 +289,27 @@ class Chat:
             core.load(True, list(core.codes), list(core.sizes), dict(core.where))
             self.cview.refit(t, self.config.cfloor)
         row0 = rows[0]
-        unbuilt = [i for i, length in enumerate(islice(row0, t)) if not length] + list(range(min(len(row0), t), t))
+        known = min(len(row0), t)
+        unbuilt = np.flatnonzero(np.fromiter(islice(row0, known), dtype=np.int64, count=known) == 0).tolist() + list(range(known, t))
         self.unbuilt = len(unbuilt)
         self.fresh = deque(unbuilt)
         self._pending = {i: size(message_at(i)) for i in unbuilt}
         ready: list[tuple[int, Node]] = []
-        for level in range(len(rows)):
+        for level in range(len(rows)):  # a built pair whose parent is not built: ready, by its later place
             row, place = rows[level], order[level]
             above = rows[level + 1] if level + 1 < len(rows) else []
             pairs = len(row) // 2
-            above_all = list(above[:pairs]) + [0] * max(0, pairs - len(above))
-            for j in [j for j, (a, b, p) in enumerate(zip(row[0::2], row[1::2], above_all)) if a and b and not p]:
-                ready.append((max(place[2 * j], place[2 * j + 1]), (level + 1, j)))
+            if not pairs:
+                continue
+            pair_sizes = np.fromiter(islice(row, 2 * pairs), dtype=np.int64, count=2 * pairs)
+            parent = np.zeros(pairs, dtype=np.int64)
+            above_known = min(pairs, len(above))
+            parent[:above_known] = np.fromiter(islice(above, above_known), dtype=np.int64, count=above_known)
+            js = np.flatnonzero((pair_sizes[0::2] != 0) & (pair_sizes[1::2] != 0) & (parent == 0))
+            if len(js):
+                where = np.fromiter(islice(place, 2 * pairs), dtype=np.int64, count=min(len(place), 2 * pairs))
+                later = np.maximum(where[2 * js], where[2 * js + 1])
+                ready.extend(zip(later.tolist(), [(level + 1, j) for j in js.tolist()]))
         self.merges = deque(up for _position, up in sorted(ready))
         self._after()
 

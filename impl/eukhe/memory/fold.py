@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from itertools import chain
+from itertools import chain, islice
 
 import numpy as np
 
@@ -167,7 +167,8 @@ def reopen(config: Config, messages: Sequence[Message], tree: Sequence[NodeLine 
     if built.newest is not None:
         _complete(built, built.newest, wrote)
     row0 = built.rows[0]
-    unbuilt = [i for i, length in enumerate(row0[:t]) if not length] + list(range(min(len(row0), t), t))
+    known = min(len(row0), t)
+    unbuilt = np.flatnonzero(np.fromiter(islice(row0, known), dtype=np.int64, count=known) == 0).tolist() + list(range(known, t))
     for i in unbuilt:
         text = message_at(i)
         if size(text) <= NODE:

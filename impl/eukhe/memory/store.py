@@ -6,9 +6,14 @@
     view.json               the view as [l, i] pairs, replaced after each change
     images/                 images of messages (zoom(id, 1), rule 53): images/<i>/<name>
     lock, owner             the lock socket and the owner's lock file (eukhe.memory.owner)
+    index.bin               what the last full read of the logs found (``eukhe.memory.index``): a
+                            cache, never the truth; a start scans only the lines appended since
 
 Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the day files
-are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. The view is
+are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. When
+index.bin fits the files (its checksum holds and each covered prefix still has its fingerprint)
+only the bytes after the covered prefixes are scanned; any other index is scanned past (``index``
+says which: missing, unreadable, stale, used) and the logs are read whole, with the same result. The view is
 folded from the messages and the merge lines (``eukhe.memory.fold``) and checked against
 view.json: ``saved`` says whether it matched, was stale, missing or unreadable. view.json is
 never the truth (D1): it is replaced (a new file renamed over it) without fsync, so a crash may
@@ -28,11 +33,13 @@ from datetime import datetime
 from pathlib import Path
 
 from eukhe.memory.daylog import Appender, fsync_dir
-from eukhe.memory.index import MessageLog, TreeLog
+from eukhe.memory.index import MessageLog, Resume, Stale, TreeLog, index_bytes, parse_index
 from eukhe.memory.records import MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.view import Node
 
 VIEW_FILE = "view.json"
+INDEX_FILE = "index.bin"
+INDEX_GROWTH = 8 << 20  # bytes scanned past the index that make a start write it again (or a quarter of the logs)
 TREE_DIR = "tree"
 IMAGES_DIR = "images"
 
@@ -57,8 +64,9 @@ class Store:
             (directory / IMAGES_DIR).mkdir(exist_ok=True)
         except OSError as error:
             raise StoreError(f"cannot make the chat directory {directory}: {error}") from error
-        self.messages = MessageLog(directory)
-        self.tree = TreeLog(directory / TREE_DIR, len(self.messages))
+        self.index = "missing"  # what the start found of the index: missing, unreadable, stale, used
+        self.index_written = False
+        self.messages, self.tree = self._scan()
         if self.messages.gap is not None:
             raise self.messages.gap
         self.saved = self._read_view()
@@ -66,6 +74,58 @@ class Store:
         self._tree = Appender(directory / TREE_DIR, self.tree.tail, lambda: self.now()[:10])
         self.view_writes = 0
         self.lines = [len(self.messages), len(self.tree)]  # message lines, tree lines (read or written)
+
+    def _scan(self) -> tuple[MessageLog, TreeLog]:
+        """The two logs, read from the end of what the index covers when it fits the files, else
+        whole; the index written again when it was not used or the logs grew past it by
+        ``INDEX_GROWTH`` bytes or a quarter (a failed write only leaves the next start slower)."""
+        path = self.directory / INDEX_FILE
+        resumes: tuple[Resume, Resume] | None = None
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            self.index = "unreadable"
+        else:
+            resumes = parse_index(data)
+            self.index = "unreadable" if resumes is None else "used"
+        if resumes is not None:
+            messages: MessageLog | None = None
+            try:
+                messages = MessageLog(self.directory, resumes[0])
+                tree = TreeLog(self.directory / TREE_DIR, len(messages), resumes[1])
+            except (Stale, StoreError):
+                if messages is not None:
+                    messages.close()
+                self.index = "stale"
+            else:
+                if messages.gap is None and tree.problem is None:
+                    covered = sum(c.bytes for c in messages.covered + tree.covered if c is not None)
+                    grown = covered - sum(c.bytes for r in resumes for c in r.files)
+                    if grown > 0 and (grown >= INDEX_GROWTH or 4 * grown >= covered):
+                        self._write_index(messages, tree)
+                    return messages, tree
+                messages.close()
+                tree.close()
+                self.index = "stale"  # an error: the full scan names it as it would without an index
+        messages = MessageLog(self.directory)
+        tree = TreeLog(self.directory / TREE_DIR, len(messages))
+        self._write_index(messages, tree)
+        return messages, tree
+
+    def _write_index(self, messages: MessageLog, tree: TreeLog) -> None:
+        data = index_bytes(messages, tree, self.directory, self.directory / TREE_DIR)
+        if data is None:
+            return
+        path = self.directory / INDEX_FILE
+        temporary = self.directory / f".{INDEX_FILE}.tmp"
+        try:
+            temporary.write_bytes(data)
+            os.replace(temporary, path)
+        except OSError:
+            return
+        self.index_written = True
 
     def _read_view(self) -> list[Node] | str:
         """The saved view, or ``missing`` / ``unreadable``."""
