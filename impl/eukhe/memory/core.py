@@ -7,7 +7,8 @@ run the same source and must give the same results: the bridge replays on each, 
 differential test checks the fit against the model (bend.optchat.view) on random histories.
 It imports nothing from eukhe, so the compiled module stands alone.
 
-Every sequence of ints is a ``librt.vecs.vec[i64]`` (librt: mypyc's runtime library on PyPI):
+Every sequence of ints is a ``librt.vecs.vec[i64]`` (the built sizes: ``vec[i32]`` chunks)
+(librt: mypyc's runtime library on PyPI):
 compiled, its items are unboxed 64-bit ints read and written inline, with no int object made or
 compared (about 4 times fewer instructions a message than lists of ints); in the pure form it is
 librt's C vector, slower than a list but the same values. ``append`` returns the vector (it may
@@ -21,9 +22,9 @@ Representation (no tuples, no closures on the per-message path):
   is not built, an i32 at the node's in-order place ``g = i * 2^(l+1) + 2^l - 1`` (every level in
   one array: message ``t`` is at ``2t``, and a node lies between its two children), kept in
   chunks of 2^13 (zeros until built) that are allocated once and never copied. A message adds
-  8 bytes (two places), touches no page twice and sets its size in place; a node is built near
-  the end of the array, so the writes stay in the last chunk or two;
-  a fit reads only the sizes of the view's candidate parents;
+  8 bytes (two places), touches no page twice and sets its size in place; a node of level ``l``
+  is built ``2^l`` places before the array's end, so nearly every write falls in the last
+  chunk; a fit reads only the sizes of the view's candidate parents;
 - a view is two parallel vectors (codes, sizes) and its byte total, kept incrementally; a message
   appends its line, with its final size when it is built at once; ``where`` maps each unbuilt
   message line to its position, so building it resizes the line in O(1).
