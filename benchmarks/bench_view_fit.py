@@ -386,9 +386,9 @@ def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]
     for r in results:
         grouped.setdefault((r["stream"], r["mode"], r["form"], r["messages"]), []).append(r)
     table: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
-    for (stream, mode, form, count), runs in grouped.items():
-        table.setdefault(f"{stream}/{mode}", {}).setdefault(form, {})[str(count)] = merge_rounds(runs)
-    checks_agree = all(len({r["check"] for r in runs}) == 1 for runs in grouped.values())
+    for (stream, mode, form, size), group in grouped.items():
+        table.setdefault(f"{stream}/{mode}", {}).setdefault(form, {})[str(size)] = merge_rounds(group)
+    checks_agree = all(len({r["check"] for r in group}) == 1 for group in grouped.values())
     for forms in table.values():
         for count in {c for runs in forms.values() for c in runs}:
             values = {runs[count]["check"] for runs in forms.values() if count in runs}
@@ -411,18 +411,18 @@ def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]
     growth: dict[str, Any] = {}
     for mode in ("main", "cview"):
         by_size: dict[int, dict[int, float]] = {}
-        for (stream, m, form, count), rs in grouped.items():
+        for (stream, m, form, size), group in grouped.items():
             if stream == "h" and m == mode and form == "compiled":
-                by_size[count] = {r["round"]: r["us_per_message"] for r in rs}
+                by_size[size] = {r["round"]: r["us_per_message"] for r in group}
         base = by_size.get(100_000)
         if not base:
             continue
-        for count, by_round in sorted(by_size.items()):
-            if count == 100_000:
+        for size, by_round in sorted(by_size.items()):
+            if size == 100_000:
                 continue
             paired = [by_round[r] / base[r] for r in by_round if r in base]
             med = statistics.median(by_round.values()) / statistics.median(base.values())
-            growth.setdefault(mode, {})[f"{count}_over_100000"] = {"ratio_of_medians": round(med, 3), "per_round": _spread(paired) if paired else None}
+            growth.setdefault(mode, {})[f"{size}_over_100000"] = {"ratio_of_medians": round(med, 3), "per_round": _spread(paired) if paired else None}
     targets: dict[str, Any] = {}
     for form in ("compiled", "pure"):
         got: dict[str, Any] = {}
