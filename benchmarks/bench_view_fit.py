@@ -17,14 +17,23 @@ Streams:
   against the model's chat; the compactor is never late: after each message every ready call
   ends at once with a line of 400-512 bytes.
 
-Each run is a fresh process (its peak resident memory is its own): CPU seconds (the process's
-own time, the fair figure on a shared machine), wall seconds, microseconds a message of each,
-peak RSS, and a check value that every side must agree on. A run under REPEAT_S CPU seconds is
-repeated in its process (a fresh planner each time, at most REPEATS times) and gives its median,
-with its min and max beside it. A calibration loop (10^6 additions
-in pure Python) is timed in every run so figures from loaded and quiet machines can be compared.
+Each run is a fresh process (its peak resident memory is its own), and the runs are interleaved
+in rounds: each round runs every size once, in one order (every other round reversed), so a
+change of the machine's load falls on every size alike. The compiled h stream runs in
+``--small-rounds`` rounds (default 5) up to 10^5 and ``--rounds`` (default 3) above; the slow
+forms (model, pure, pyloop, note) in ``--slow-rounds`` (default 1). In a process, a run shorter
+than ``--repeat-s`` CPU seconds is repeated (a fresh planner each time, at most REPEATS times)
+and the process's figure is its median run; the first (cold) run is kept beside it. A size's
+figure is the median over its processes, with their min and max; the growth from 10^5 is given
+as the ratio of the medians and as the spread of the per-round ratios (the two runs of a round
+are near in time). Times are CPU time (``time.process_time``: user + system, the process's own
+time, the fair figure on a shared machine); the system part and the page faults a message are
+reported beside it, with the load average at each process's start and a calibration loop
+(10^6 additions in pure Python). ``--counts SIZES`` adds callgrind's instruction and simulated
+cache-miss counts a message (valgrind; they do not depend on the load).
 
     .venv/bin/python benchmarks/bench_view_fit.py [--sizes 10000,100000,1000000,10000000]
+        [--rounds 3] [--small-rounds 5] [--slow-rounds 1] [--repeat-s 1.0] [--counts 100000,1000000]
         [--pure-max 1000000] [--model-max 100000] [--model-cview-max 100000] [--note-max 100000]
         [--out build/bench.json] [--png build/bench.png]
 
@@ -204,7 +213,15 @@ def production_note(count: int) -> int:
 # -- one run, in its own process ----------------------------------------------------------------
 
 
-def one(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
+def _usage() -> tuple[float, float, int]:
+    got = resource.getrusage(resource.RUSAGE_SELF)
+    return got.ru_utime, got.ru_stime, got.ru_minflt
+
+
+def one(stream: str, mode: str, form: str, count: int, repeat_s: float = REPEAT_S) -> dict[str, Any]:
+    """One process's figure: the run repeated in this process (a fresh planner each time) while
+    it has used less than ``repeat_s`` CPU seconds (at most REPEATS times); the median run, its
+    min and max, the first (cold) run, and the user/system split and page faults of each."""
     from eukhe.memory import view
 
     core: Any = None
@@ -212,6 +229,7 @@ def one(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
         view.use("pure" if form == "pure" else "compiled")
         core = view.CORE
     cview = mode == "cview"
+    load = os.getloadavg()[0]
     calibration = calibrate()
 
     def once() -> int:
@@ -223,42 +241,51 @@ def one(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
             return production_h(core, count, cview)
         return model_note(count) if form == "model" else production_note(count)
 
-    # A short run is repeated (a fresh planner each time) until it has used REPEAT_S of CPU
-    # time or run REPEATS times; the figure is the median run (a loaded machine stretches some).
     cpus: list[float] = []
     walls: list[float] = []
+    systems: list[float] = []
+    faults: list[int] = []
     checks: set[int] = set()
-    while not cpus or (sum(cpus) < REPEAT_S and len(cpus) < REPEATS):
+    while not cpus or (sum(cpus) < repeat_s and len(cpus) < REPEATS):
+        user0, sys0, flt0 = _usage()
         start_cpu, start_wall = time.process_time(), time.perf_counter()
         checks.add(once())
         cpus.append(time.process_time() - start_cpu)
         walls.append(time.perf_counter() - start_wall)
+        user1, sys1, flt1 = _usage()
+        systems.append(sys1 - sys0)
+        faults.append(flt1 - flt0)
     if len(checks) != 1:
         raise SystemExit(f"{stream} {mode} {form} {count}: repeated runs disagree: {sorted(checks)}")
     check = checks.pop()
     cpu, wall = statistics.median(cpus), statistics.median(walls)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    per = 1e6 / count
     return {
         "stream": stream,
         "mode": mode,
         "form": form,
         "messages": count,
-        "cpu_s": round(cpu, 3),
-        "wall_s": round(wall, 3),
-        "us_per_message": round(cpu / count * 1e6, 3),
-        "runs": len(cpus),
-        "min_us_per_message": round(min(cpus) / count * 1e6, 3),
-        "max_us_per_message": round(max(cpus) / count * 1e6, 3),
-        "wall_us_per_message": round(wall / count * 1e6, 3),
+        "cpu_s": round(cpu, 4),
+        "us_per_message": round(cpu * per, 4),
+        "repeats": len(cpus),
+        "repeat_us_per_message": [round(c * per, 4) for c in cpus],
+        "first_us_per_message": round(cpus[0] * per, 4),
+        "wall_us_per_message": round(wall * per, 4),
+        "sys_us_per_message": round(statistics.median(systems) * per, 4),
+        "faults_per_message": round(statistics.median(faults) / count, 5),
+        "first_faults_per_message": round(faults[0] / count, 5),
         "peak_rss_mib": round(peak, 1),
         "calibration_s": round(calibration, 4),
+        "load": round(load, 2),
         "check": check,
     }
 
 
-def spawn(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
+def spawn(job: tuple[str, str, str, int], repeat_s: float) -> dict[str, Any]:
+    stream, mode, form, count = job
     done = subprocess.run(
-        [sys.executable, __file__, "--one", stream, mode, form, str(count)],
+        [sys.executable, __file__, "--one", stream, mode, form, str(count), "--repeat-s", str(repeat_s)],
         capture_output=True,
         text=True,
         check=False,
@@ -268,16 +295,20 @@ def spawn(stream: str, mode: str, form: str, count: int) -> dict[str, Any]:
         raise SystemExit(f"run {stream} {mode} {form} {count} failed:\n{done.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout)
     print(
-        f"{stream:4} {mode:5} {form:8} {count:>10,}: {result['us_per_message']:8.3f} us/msg cpu (median of {result['runs']})"
-        f" ({result['wall_us_per_message']:.3f} wall), {result['peak_rss_mib']:7.1f} MiB, calibration {result['calibration_s']:.3f} s",
+        f"{stream:4} {mode:5} {form:8} {count:>10,}: {result['us_per_message']:8.3f} us/msg cpu (median of {result['repeats']},"
+        f" first {result['first_us_per_message']:.3f}, sys {result['sys_us_per_message']:.3f}, faults {result['faults_per_message']:.4f}/msg),"
+        f" {result['peak_rss_mib']:7.1f} MiB, calibration {result['calibration_s']:.3f} s, load {result['load']:.2f}",
         file=sys.stderr,
         flush=True,
     )
     return result
 
 
-def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool, model_cview_max: int, note_max: int) -> list[tuple[str, str, str, int]]:
-    runs: list[tuple[str, str, str, int]] = []
+Job = tuple[str, str, str, int]
+
+
+def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool, model_cview_max: int, note_max: int) -> list[Job]:
+    runs: list[Job] = []
     for count in sizes:
         for mode in ("main", "cview"):
             if count <= (model_max if mode == "main" else model_cview_max):
@@ -298,11 +329,66 @@ def plan(sizes: list[int], pure_max: int, model_max: int, compiled: bool, model_
     return runs
 
 
+def rounds_of(jobs: list[Job], rounds: int, small_rounds: int, slow_rounds: int) -> list[list[Job]]:
+    """The jobs in interleaved rounds: the compiled h stream at every size in each of ``rounds``
+    rounds (``small_rounds`` for sizes up to 10^5, which are short and noisier), the slow forms
+    (model, pure, pyloop, the note stream) in the first ``slow_rounds``. Each round runs its jobs
+    in one order, every other round in reverse, so a drift of the machine's load falls on every
+    size alike."""
+    out: list[list[Job]] = []
+    for r in range(max(rounds, small_rounds, slow_rounds)):
+        todo = []
+        for job in jobs:
+            stream, _, form, count = job
+            if stream == "h" and form == "compiled":
+                wanted = small_rounds if count <= 100_000 else rounds
+            else:
+                wanted = slow_rounds
+            if r < wanted:
+                todo.append(job)
+        out.append(todo if r % 2 == 0 else todo[::-1])
+    return out
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 4), "min": round(min(values), 4), "max": round(max(values), 4), "n": len(values)}
+
+
+def merge_rounds(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """One job's processes as one entry: the median over the processes of each process's figure,
+    with the spread (min, max) over the processes; the largest peak resident memory."""
+    us = [r["us_per_message"] for r in results]
+    entry = dict(results[0])
+    entry.update(
+        {
+            "us_per_message": round(statistics.median(us), 4),
+            "min_us_per_message": round(min(us), 4),
+            "max_us_per_message": round(max(us), 4),
+            "processes": len(results),
+            "process_us_per_message": us,
+            "first_us_per_message": round(statistics.median(r["first_us_per_message"] for r in results), 4),
+            "wall_us_per_message": round(statistics.median(r["wall_us_per_message"] for r in results), 4),
+            "sys_us_per_message": round(statistics.median(r["sys_us_per_message"] for r in results), 4),
+            "faults_per_message": round(statistics.median(r["faults_per_message"] for r in results), 5),
+            "peak_rss_mib": max(r["peak_rss_mib"] for r in results),
+            "calibration_s": round(statistics.median(r["calibration_s"] for r in results), 4),
+            "load": [r["load"] for r in results],
+            "round": [r["round"] for r in results],
+        }
+    )
+    for key in ("cpu_s", "repeat_us_per_message"):
+        entry.pop(key, None)
+    return entry
+
+
 def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]:
-    table: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    grouped: dict[tuple[str, str, str, int], list[dict[str, Any]]] = {}
     for r in results:
-        table.setdefault(f"{r['stream']}/{r['mode']}", {}).setdefault(r["form"], {})[str(r["messages"])] = r
-    checks_agree = True
+        grouped.setdefault((r["stream"], r["mode"], r["form"], r["messages"]), []).append(r)
+    table: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for (stream, mode, form, size), group in grouped.items():
+        table.setdefault(f"{stream}/{mode}", {}).setdefault(form, {})[str(size)] = merge_rounds(group)
+    checks_agree = all(len({r["check"] for r in group}) == 1 for group in grouped.values())
     for forms in table.values():
         for count in {c for runs in forms.values() for c in runs}:
             values = {runs[count]["check"] for runs in forms.values() if count in runs}
@@ -319,6 +405,24 @@ def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]
                     for name, quoted in QUOTED.items():
                         if count in quoted:
                             entry[f"{name}_over_this"] = round(quoted[count] / run["us_per_message"], 2)
+    # growth: the cost a message at each size over that at 10^5, as the ratio of the medians
+    # and, round by round, the ratio of the two runs of the same round (near in time, so a
+    # drift of the load cancels), with the spread of those per-round ratios
+    growth: dict[str, Any] = {}
+    for mode in ("main", "cview"):
+        by_size: dict[int, dict[int, float]] = {}
+        for (stream, m, form, size), group in grouped.items():
+            if stream == "h" and m == mode and form == "compiled":
+                by_size[size] = {r["round"]: r["us_per_message"] for r in group}
+        base = by_size.get(100_000)
+        if not base:
+            continue
+        for size, by_round in sorted(by_size.items()):
+            if size == 100_000:
+                continue
+            paired = [by_round[r] / base[r] for r in by_round if r in base]
+            med = statistics.median(by_round.values()) / statistics.median(base.values())
+            growth.setdefault(mode, {})[f"{size}_over_100000"] = {"ratio_of_medians": round(med, 3), "per_round": _spread(paired) if paired else None}
     targets: dict[str, Any] = {}
     for form in ("compiled", "pure"):
         got: dict[str, Any] = {}
@@ -339,13 +443,16 @@ def summarize(results: list[dict[str, Any]], sizes: list[int]) -> dict[str, Any]
         if got:
             targets[form] = got
     calibrations = [r["calibration_s"] for r in results]
+    loads = [r["load"] for r in results]
     return {
         "sizes": sizes,
         "quoted_us_per_message": QUOTED,
         "calibration_s": {"min": min(calibrations), "max": max(calibrations)},
+        "load": {"min": min(loads), "max": max(loads)},
         "checks_agree": checks_agree,
         "runs": table,
         "ratios": ratios,
+        "growth": growth,
         "targets": targets,
     }
 
@@ -383,20 +490,52 @@ def picture(summary: dict[str, Any], path: Path) -> None:
     plt.close(figure)
 
 
+def counts(sizes: list[int], ll: str) -> dict[str, Any]:
+    """Instruction and simulated cache-miss counts a message of the compiled h stream (callgrind,
+    only ``run_h_stream`` collected): they do not depend on the machine's load. D1 is valgrind's
+    default first-level data cache; ``ll`` the last level simulated (``size,assoc,line``)."""
+    out: dict[str, Any] = {"ll": ll}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "impl"), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    for count in sizes:
+        for mode in ("main", "cview"):
+            done = subprocess.run(
+                ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--LL={ll}", "--toggle-collect=CPyDef_run_h_stream", "--callgrind-out-file=/dev/null"]
+                + [sys.executable, __file__, "--one", "h", mode, "compiled", str(count), "--repeat-s", "0"],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=env,
+            )
+            line = [x for x in done.stderr.splitlines() if "Collected :" in x]
+            if done.returncode != 0 or not line:
+                raise SystemExit(f"callgrind of h {mode} {count} failed:\n{done.stderr[-2000:]}")
+            ir, _, _, _, d1r, d1w, _, llr, llw = (int(v) for v in line[0].split(":")[-1].split())
+            got = {"instructions": round(ir / count, 1), "d1_misses": round((d1r + d1w) / count, 3), "ll_misses": round((llr + llw) / count, 4)}
+            out.setdefault(mode, {})[str(count)] = got
+            print(f"counts h {mode:5} {count:>10,}: {got}", file=sys.stderr, flush=True)
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--one", nargs=4, metavar=("STREAM", "MODE", "FORM", "COUNT"), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat-s", type=float, default=REPEAT_S, help="a process repeats a run while it has used less CPU than this")
     parser.add_argument("--sizes", default="10000,100000,1000000,10000000")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the compiled h stream above 10^5 (a fresh process each)")
+    parser.add_argument("--small-rounds", type=int, default=5, help="rounds of the compiled h stream up to 10^5")
+    parser.add_argument("--slow-rounds", type=int, default=1, help="rounds of the model, the pure form, pyloop and the note stream")
     parser.add_argument("--pure-max", type=int, default=1_000_000)
     parser.add_argument("--model-max", type=int, default=100_000)
     parser.add_argument("--model-cview-max", type=int, default=100_000, help="the model with the compaction view up to this size")
     parser.add_argument("--note-max", type=int, default=100_000, help="the note stream (whole chat planner) up to this size")
+    parser.add_argument("--counts", default="", help="sizes to count instructions and cache misses at with callgrind (slow: about 40 s a 10^6)")
+    parser.add_argument("--counts-ll", default="1048576,16,64", help="the last-level cache callgrind simulates (default: a 1 MiB L2)")
     parser.add_argument("--out", default=str(ROOT / "build" / "bench.json"))
     parser.add_argument("--png", default=str(ROOT / "build" / "bench.png"))
     args = parser.parse_args(argv)
     if args.one:
         stream, mode, form, count = args.one
-        print(json.dumps(one(stream, mode, form, int(count))))
+        print(json.dumps(one(stream, mode, form, int(count), args.repeat_s)))
         return 0
     from eukhe.memory import view
 
@@ -404,13 +543,29 @@ def main(argv: list[str]) -> int:
     if not compiled:
         print("the compiled core is not built (python -m eukhe.corebuild): pure form and model only", file=sys.stderr)
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    results = [spawn(*run) for run in plan(sizes, args.pure_max, args.model_max, compiled, args.model_cview_max, args.note_max)]
+    jobs = plan(sizes, args.pure_max, args.model_max, compiled, args.model_cview_max, args.note_max)
+    results = []
+    for number, todo in enumerate(rounds_of(jobs, args.rounds, args.small_rounds, args.slow_rounds)):
+        print(f"round {number + 1}: {len(todo)} runs", file=sys.stderr, flush=True)
+        for job in todo:
+            results.append(dict(spawn(job, args.repeat_s), round=number))
     summary = summarize(results, sizes)
+    if args.counts and compiled:
+        summary["counts"] = counts([int(s) for s in args.counts.split(",") if s], args.counts_ll)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=1) + "\n")
     picture(summary, Path(args.png))
-    print(json.dumps({"checks_agree": summary["checks_agree"], "ratios": summary["ratios"], "targets": summary["targets"]}, indent=1))
+    for mode in ("main", "cview"):
+        for count, run in sorted(summary["runs"].get(f"h/{mode}", {}).get("compiled", {}).items(), key=lambda kv: int(kv[0])):
+            print(
+                f"compiled h {mode:5} {int(count):>10,}: median {run['us_per_message']:.3f} us/msg"
+                f" [min {run['min_us_per_message']:.3f}, max {run['max_us_per_message']:.3f}] over {run['processes']} processes,"
+                f" sys {run['sys_us_per_message']:.3f}, faults {run['faults_per_message']:.4f}/msg, peak {run['peak_rss_mib']:.0f} MiB",
+                file=sys.stderr,
+            )
+    report = {key: summary[key] for key in ("checks_agree", "load", "growth", "ratios", "targets")}
+    print(json.dumps(report, indent=1))
     print(f"wrote {out} and {args.png}", file=sys.stderr)
     return 0 if summary["checks_agree"] else 1
 

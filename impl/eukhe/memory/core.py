@@ -7,7 +7,8 @@ run the same source and must give the same results: the bridge replays on each, 
 differential test checks the fit against the model (bend.optchat.view) on random histories.
 It imports nothing from eukhe, so the compiled module stands alone.
 
-Every sequence of ints is a ``librt.vecs.vec[i64]`` (librt: mypyc's runtime library on PyPI):
+Every sequence of ints is a ``librt.vecs.vec[i64]`` (the built sizes: ``vec[i32]`` chunks)
+(librt: mypyc's runtime library on PyPI):
 compiled, its items are unboxed 64-bit ints read and written inline, with no int object made or
 compared (about 4 times fewer instructions a message than lists of ints); in the pure form it is
 librt's C vector, slower than a list but the same values. ``append`` returns the vector (it may
@@ -17,8 +18,13 @@ Representation (no tuples, no closures on the per-message path):
 
 - a node ``(l, i)`` is one int, ``code = i << 6 | l``: its right sibling is ``code + 64``, its
   first message ``(code >> 6) << l``, its parent ``(code >> 7) << 6 | (l + 1)``;
-- ``rows[l][i]`` is the size of node ``(l, i)``'s built line, 0 while it is not built; rows grow
-  by appending (sizes are appended per level as nodes are built in order);
+- the built sizes (``Sizes``, ``get``/``put``): node ``(l, i)``'s built line's size, 0 while it
+  is not built, an i32 at the node's in-order place ``g = i * 2^(l+1) + 2^l - 1`` (every level in
+  one array: message ``t`` is at ``2t``, and a node lies between its two children), kept in
+  chunks of 2^13 (zeros until built) that are allocated once and never copied. A message adds
+  8 bytes (two places), touches no page twice and sets its size in place; a node of level ``l``
+  is built ``2^l`` places before the array's end, so nearly every write falls in the last
+  chunk; a fit reads only the sizes of the view's candidate parents;
 - a view is two parallel vectors (codes, sizes) and its byte total, kept incrementally; a message
   appends its line, with its final size when it is built at once; ``where`` maps each unbuilt
   message line to its position, so building it resizes the line in O(1).
@@ -44,18 +50,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, final
 
-from librt.vecs import append, pop, vec
-from mypy_extensions import i64
+from librt.vecs import append, extend, pop, vec
+from mypy_extensions import i32, i64
 
 SOURCE = ""  # the compiled form records here the sha256 of the source it was built from
 
 PLACEHOLDER: Final = 29  # bytes of "(not summarized yet: zoom it)" (memory.md rule 18)
 NO_FIT: Final = -1
 KEY_BITS: Final = 62  # a due scaled by 2^depth must fit a native int (see ``fit``)
+CHUNK_BITS: Final = 13  # a level's built sizes are kept in chunks of 2^13 (32 KiB of i32)
+CHUNK: Final = 1 << CHUNK_BITS
+CHUNK_MASK: Final = CHUNK - 1
+SIZE_LIMIT: Final = (1 << 31) - 1  # a built size is an i32
+PLACE_BITS: Final = 40  # nodes cover messages below 2^39 (their places are below 2^40)
+LEVELS: Final = PLACE_BITS - 1
 
 if TYPE_CHECKING:  # aliases for the annotations only (compiled, vec[i64] is not built at run time)
     Ints = vec[i64]
-    Rows = vec[vec[i64]]
+    Chunks = vec[vec[i32]]
 
 
 def ints(items: list[int] | None = None) -> Ints:
@@ -63,14 +75,69 @@ def ints(items: list[int] | None = None) -> Ints:
     return vec[i64]() if items is None else vec[i64](items)
 
 
-def rows_of(levels: Iterable[Iterable[int]]) -> Rows:
-    """Built sizes given as rows of ints (any iterables) as the core's rows."""
-    out = vec[vec[i64]]()
+@final
+class Sizes:
+    """The built sizes of one chat's nodes (see ``get``) and ``depth``, one more than the highest
+    level stored (at least 1)."""
+
+    def __init__(self) -> None:
+        self.chunks: Chunks = vec[vec[i32]]()
+        self.depth: i64 = 1
+
+
+def rows_of(levels: Iterable[Iterable[int]]) -> Sizes:
+    """Built sizes given as rows of ints (``levels[l][i]``, any iterables) as the core's sizes;
+    the depth is the number of rows (at least 1)."""
+    out = Sizes()
+    level: i64 = 0
     for row in levels:
-        out = append(out, vec[i64](row))
-    if len(out) == 0:
-        out = append(out, vec[i64]())
+        i: i64 = 0
+        for length in row:
+            put(out, level, i, length)
+            i += 1
+        level += 1
+    if level > out.depth:
+        out.depth = level
     return out
+
+
+def zero_chunk() -> vec[i32]:
+    """A chunk of ``CHUNK`` sizes, all 0 (doubled by copies of itself: a few memcpys)."""
+    chunk = append(vec[i32](capacity=CHUNK), 0)
+    while len(chunk) < CHUNK:
+        chunk = extend(chunk, chunk[: CHUNK - len(chunk)])
+    return chunk
+
+
+def get(sizes: Sizes, level: i64, i: i64) -> i64:
+    """The built size of node ``(level, i)`` (``level``, ``i`` >= 0), 0 when it is not built.
+
+    The node's place is its in-order index ``i * 2^(level+1) + 2^level - 1`` (distinct for
+    every node: ``place + 1`` is ``2^level`` times an odd number), in chunks of ``CHUNK`` i32."""
+    if level >= LEVELS or i >> (LEVELS - level) != 0:
+        return 0
+    place = (i << (level + 1)) | ((1 << level) - 1)
+    chunks = sizes.chunks
+    c = place >> CHUNK_BITS
+    if c >= len(chunks):
+        return 0
+    return i64(chunks[c][place & CHUNK_MASK])
+
+
+def put(sizes: Sizes, level: i64, i: i64, length: i64) -> None:
+    """Set the built size of node ``(level, i)``."""
+    if length < 0 or length > SIZE_LIMIT or i < 0 or level < 0 or level >= LEVELS or i >> (LEVELS - level) != 0:
+        raise ValueError(f"a built size is 0..{SIZE_LIMIT} bytes at a node (l, i) with 0 <= i * 2^l < 2^{PLACE_BITS - 1}, not {length} at ({level}, {i})")
+    place = (i << (level + 1)) | ((1 << level) - 1)
+    chunks = sizes.chunks
+    c = place >> CHUNK_BITS
+    if c >= len(chunks):
+        while len(chunks) <= c:
+            chunks = append(chunks, zero_chunk())
+        sizes.chunks = chunks
+    chunks[c][place & CHUNK_MASK] = i32(length)
+    if level >= sizes.depth:
+        sizes.depth = level + 1
 
 
 @final
@@ -158,7 +225,7 @@ class Scratch:
         self.zeros = zeros
 
 
-def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64, scratch: Scratch) -> Fitted:
+def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64, scratch: Scratch) -> Fitted:
     """Merge the most due pair whose parent is built, the oldest among equals, until the lines
     are at most ``budget`` bytes or no pair can merge. When that merged and ``cbudget`` >= 0,
     go on to ``cbudget`` for the compaction view (the same heap continues: no copy is refitted).
@@ -179,7 +246,9 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
     count: i64 = len(codes)
     if total <= budget or count < 2:
         return out
-    depth: i64 = len(rows)
+    depth: i64 = rows.depth
+    chunks = rows.chunks
+    nchunks: i64 = len(chunks)
     tp: i64 = t + 1
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
@@ -197,9 +266,10 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
         if code & 64 == 0 and codes[k + 1] == code + 64:
             level = code & 63
             if level + 1 < depth:
-                row = rows[level + 1]
-                up = code >> 7
-                if up < len(row) and row[up] > 0:
+                # the parent's built size (``get``, inline): its place, then its chunk
+                place = ((code >> 7) << (level + 2)) | ((1 << (level + 1)) - 1)
+                c = place >> CHUNK_BITS
+                if c < nchunks and chunks[c][place & CHUNK_MASK] > 0:
                     if run == k - 2 and codes[run] == code - 128:
                         skipped[k] = 1
                     else:
@@ -234,7 +304,8 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
                 code = codes[k]
                 level = code & 63
                 up = code >> 7
-                length = rows[level + 1][up]
+                place = (up << (level + 2)) | ((1 << (level + 1)) - 1)
+                length = i64(chunks[place >> CHUNK_BITS][place & CHUNK_MASK])  # built: in a chunk
                 total += length - sizes[k] - sizes[right]
                 parent = (up << 6) | (level + 1)
                 codes[k] = parent
@@ -243,10 +314,10 @@ def fit(rows: Rows, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, c
                 after[k] = nxt
                 if nxt < count:
                     before[nxt] = k
-                if level + 2 < depth:
-                    row = rows[level + 2]
-                    grand = up >> 1
-                    if grand < len(row) and row[grand] > 0:
+                place = ((up >> 1) << (level + 3)) | ((1 << (level + 2)) - 1)
+                c = place >> CHUNK_BITS
+                if level + 2 < depth and c < nchunks:
+                    if chunks[c][place & CHUNK_MASK] > 0:
                         if up & 1 == 0:
                             if nxt < count and codes[nxt] == parent + 64:
                                 keys = append(keys, (tp - (up << (level + 1))) << (depth - level - 1))
@@ -335,7 +406,7 @@ class Planner:
         self.cfloor: i64 = cfloor
         self.with_cview: bool = cceiling >= 0
         self.t: i64 = 0
-        self.rows: Rows = append(vec[vec[i64]](), vec[i64]())
+        self.rows: Sizes = Sizes()
         self.codes: Ints = vec[i64]()
         self.sizes: Ints = vec[i64]()
         self.total: i64 = 0
@@ -355,27 +426,12 @@ class Planner:
 
     def size(self, level: i64, i: i64) -> i64:
         """The size of node ``(level, i)``'s line, 0 when it is not built."""
-        if level >= len(self.rows) or i < 0 or level < 0:
+        if i < 0 or level < 0:
             return 0
-        row = self.rows[level]
-        return row[i] if i < len(row) else 0
+        return get(self.rows, level, i)
 
     def store(self, level: i64, i: i64, length: i64) -> None:
-        rows = self.rows
-        while len(rows) <= level:
-            rows = append(rows, vec[i64]())
-        row = rows[level]
-        have = len(row)
-        if i == have:
-            row = append(row, length)
-        elif i > have:
-            while len(row) < i:
-                row = append(row, 0)
-            row = append(row, length)
-        else:
-            row[i] = length
-        rows[level] = row
-        self.rows = rows
+        put(self.rows, level, i, length)
 
     def build(self, level: i64, i: i64, length: i64) -> None:
         """Node ``(level, i)`` is built with a line of ``length`` bytes; an unbuilt message line
@@ -453,12 +509,12 @@ class Planner:
         fit (the whole per-message path, nothing else)."""
         i = self.t
         self.t = i + 1
-        rows = self.rows
-        row = rows[0]
-        if len(row) == i:
-            rows[0] = append(row, length)
+        chunks = self.rows.chunks
+        c = i >> (CHUNK_BITS - 1)  # message i's place is 2i
+        if c < len(chunks) and 0 < length <= SIZE_LIMIT:
+            chunks[c][(i << 1) & CHUNK_MASK] = i32(length)
         else:
-            self.store(0, i, length)
+            put(self.rows, 0, i, length)
         code = i << 6
         self.codes = append(self.codes, code)
         self.sizes = append(self.sizes, length)
@@ -551,9 +607,14 @@ def _list_pop(v: list[Any], i: int = -1) -> tuple[list[Any], Any]:
     return v, v.pop(i)
 
 
+def _list_extend(v: list[Any], items: Iterable[Any]) -> list[Any]:
+    v.extend(items)
+    return v
+
+
 PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin functions
 if PURE:
-    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop)
+    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop, extend=_list_extend)
 
 
 def run_h_stream(planner: Planner, count: int) -> int:

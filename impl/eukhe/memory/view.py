@@ -105,9 +105,9 @@ def form() -> str:
     return "pure" if CORE is pure else "compiled"
 
 
-def rows_of(levels: Sequence[Sequence[int]]) -> pure.Rows:
+def rows_of(levels: Sequence[Sequence[int]]) -> pure.Sizes:
     """Built sizes (``levels[l][i]``, 0 when not built) as the current core form's rows."""
-    return cast("pure.Rows", CORE.rows_of(levels))
+    return cast("pure.Sizes", CORE.rows_of(levels))
 
 
 def planner(ceiling: int, floor: int, cceiling: int, cfloor: int) -> Planner:
