@@ -39,6 +39,8 @@ from hypothesis import strategies as st
 
 from bend.compactor import Outcome, Reply, build_line
 from bend.compactor import cut as model_cut
+from eukhe.memory import compactor as production
+from eukhe.memory.text import cut as production_cut
 from spec import profiles
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
 from spec.registry import PROVED, law
@@ -229,6 +231,15 @@ def cut_evidence() -> Evidence:
     return also(cut_proof(), cut_check())
 
 
+@functools.lru_cache(maxsize=None)
+def production_cut_check() -> Evidence:
+    return bounded(
+        boundary_texts(),
+        lambda text: production_cut(text) == cut(text),
+        label="eukhe.memory.text.cut keeps the judge's prefix for every character of width 1-4 straddling byte 512",
+    )
+
+
 # -- agreement of the encoding with the model ----------------------------------------------------
 
 
@@ -259,6 +270,20 @@ def agrees(source: str, replies: Sequence[Reply]) -> bool:
         raise LawFailed(
             f"the model's conversation differs from the seed's rules: {len(out.calls)} calls, line of "
             f"{size(out.line)} bytes from {out.source}; the rules: {calls} calls, kept reply {kept}"
+        )
+    return True
+
+
+def agrees_in_production(source: str, replies: Sequence[Reply]) -> bool:
+    """Production's line builder (``eukhe.memory.compactor.LineBuild``, which reads a reply's
+    text: the compactor drops thinking) holds the same conversation as the encoding."""
+    calls, kept = conversation(lines(replies), PY)
+    out = production.build_line(source, [r.text for r in replies])
+    origin = replies[kept].text.strip() if kept >= 0 else source
+    if len(out.calls) != calls or out.line != cut(origin) or out.origin != ("reply" if kept >= 0 else "input"):
+        raise LawFailed(
+            f"production's conversation differs from the seed's rules: {len(out.calls)} calls, line of "
+            f"{size(out.line)} bytes from {out.origin}; the rules: {calls} calls, kept reply {kept}"
         )
     return True
 
@@ -320,6 +345,24 @@ sources = st.one_of(st.just(""), st.text(max_size=TEXT), st.sampled_from(SOURCES
 
 
 @functools.lru_cache(maxsize=None)
+def production_family() -> Evidence:
+    return bounded(
+        reply_family(),
+        lambda case: agrees_in_production(*case),
+        label="production = encoding on the same family of reply sequences",
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def production_hunted() -> Evidence:
+    return examples(lambda source, rs: agrees_in_production(source, tuple(rs)), source=sources, rs=replies)
+
+
+def on_production(*more: Evidence) -> Evidence:
+    return all_of(production_family(), production_hunted(), *more)
+
+
+@functools.lru_cache(maxsize=None)
 def hunted() -> Evidence:
     """Hypothesis's replies, once for the five laws (each law's claim is proved over the
     encoding; this checks the encoding against the model)."""
@@ -329,7 +372,7 @@ def hunted() -> Evidence:
 def _law(claim: Any, label: str, *more: Evidence) -> Evidence:
     """The claim proved over the encoding, the encoding checked against the model."""
     proof = all_of(_proof(claim, label), *more)
-    return also(proof, family_check(), hunted())
+    return also(proof, family_check(), hunted()).with_production(on_production(*([production_cut_check()] if more else [])))
 
 
 @law("line_calls_at_most_tries", SECTION, "Building one line makes at most 5 model calls.", PROVED, derivation="memory.md rule 37 (TRIES = 5)")
