@@ -718,8 +718,13 @@ def _request_case(kind: str, count: int, lead: int, steps: int) -> bool:
         return True
     whole = count // 4 * 4
     view_mark = [b for b in content if "cache_control" in b][:1] if whole else []
-    if whole and (not view_mark or not view_mark[0]["text"].endswith(view[whole - 1] + "\n") or view_mark[0]["text"].count("\n") != whole + 1):
-        raise LawFailed(f"{kind}: {count} lines, the view's mark is not at the end of line {whole}")
+    blocks = [b["text"] for b in content][: whole // 4]
+    if whole and (
+        not view_mark
+        or not view_mark[0]["text"].endswith(view[whole - 1] + "\n")
+        or [t.count("\n") for t in blocks] != [5] + [4] * (whole // 4 - 1)
+    ):
+        raise LawFailed(f"{kind}: {count} lines, the view is not in blocks of 4 marked at the end of line {whole}")
     last = messages[-1]["content"]
     if not isinstance(last, list) or "cache_control" not in last[-1]:
         raise LawFailed(f"{kind}: no mark at the request's end")

@@ -52,19 +52,21 @@ def test_the_view_is_marked_at_its_last_whole_block(server: LoopbackServer) -> N
     request = build_request(layers, lines(10), [Message("user", turn_text("hello"))])
     _reply, sent = send(server, anthropic(server), request)
     blocks = sent.body["messages"][0]["content"]
-    assert len(sent.body["messages"]) == 1 and len(blocks) == 2
-    assert blocks[0] == {"type": "text", "text": "<chat>\n" + "".join(f"{line}\n" for line in lines(8)), "cache_control": MARK}
-    assert blocks[1]["text"].startswith("8+1|line 8\n9+1|line 9\n</chat>\n\n" + TURN_MARK) and blocks[1]["cache_control"] == MARK
+    assert len(sent.body["messages"]) == 1 and len(blocks) == 3
+    assert blocks[0] == {"type": "text", "text": "<chat>\n" + "".join(f"{line}\n" for line in lines(4))}
+    assert blocks[1] == {"type": "text", "text": "".join(f"{line}\n" for line in lines(8)[4:]), "cache_control": MARK}
+    assert blocks[2]["text"].startswith("8+1|line 8\n9+1|line 9\n</chat>\n\n" + TURN_MARK) and blocks[2]["cache_control"] == MARK
     assert "ttl" not in json.dumps(sent.body) and sent.body["system"][0]["text"] == layers.system
     _reply, sent = send(server, routed(server), request)
     user = sent.body["messages"][1]["content"]
-    assert user[0]["cache_control"] == MARK and user[0]["text"].endswith("7+1|line 7\n") and user[1]["cache_control"] == MARK
+    assert "cache_control" not in user[0] and user[1]["cache_control"] == MARK and user[1]["text"].endswith("7+1|line 7\n") and user[2]["cache_control"] == MARK
     _reply, sent = send(server, local(server), request)
     assert '"cache_control"' not in json.dumps(sent.body)
     assert sent.body["messages"][1]["content"] == "<chat>\n" + "".join(f"{line}\n" for line in lines(10)) + "</chat>\n\n" + turn_text("hello")
     for count, marked in ((0, False), (3, False), (4, True), (7, True), (8, True)):
         parts = view_parts(lines(count))
-        assert parts[0][1] is marked and parts[0][0].count("\n") - 1 == count // 4 * 4
+        assert [mark for _text, mark in parts] == ([False] * (count // 4 - 1) + [True, False] if marked else [False, False])
+        assert all(text.count("\n") == 4 + (k == 0) for k, (text, _mark) in enumerate(parts[:-1])) or not marked
         assert "".join(text for text, _mark in parts) == "<chat>\n" + "".join(f"{line}\n" for line in lines(count)) + "</chat>"
     three = build_request(layers, lines(3), [Message("user", "task")])
     _reply, sent = send(server, anthropic(server), three)

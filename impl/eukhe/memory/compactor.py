@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from eukhe.inference.wire.base import WireClient
-from eukhe.inference.wire.events import TextDelta, ThinkingDelta, WireError
+from eukhe.inference.wire.events import TextDelta, Usage, WireError
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory import NODE, TRIES
 from eukhe.memory.durable import DurableChat
@@ -161,13 +161,15 @@ class PrefixGate:
 
 
 def prefix_key(request: Request) -> str | None:
-    """The marked prefix of a request: tools, system prompt, the view to its last whole block;
-    None when the view has no whole block (nothing is marked there)."""
-    first = request.messages[0]
-    if not first.parts or not first.parts[0][1]:
+    """The marked prefix of a request: tools, system prompt, the view to its last whole block
+    (its marked piece); None when the view has no whole block (nothing is marked there)."""
+    parts = request.messages[0].parts
+    marked = [k for k, (_text, mark) in enumerate(parts) if mark]
+    if not marked:
         return None
     tools = [[t.name, t.description, dict(t.parameters)] for t in request.tools]
-    data = json.dumps([tools, request.system, first.parts[0][0]], ensure_ascii=False, sort_keys=True)
+    view = "".join(text for text, _mark in parts[: marked[0] + 1])
+    data = json.dumps([tools, request.system, view], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
@@ -207,6 +209,7 @@ class Compactor:
         self.started_at: dict[Node, float] = {}  # the start of each node's model call under way
         self.last_tick = clock()
         self.requests = 0
+        self.usage: list[Usage] = []  # each call's usage, as the provider reported it
         self.changed = asyncio.Event()
 
     # -- events of the chat ------------------------------------------------------------------
@@ -349,8 +352,8 @@ class Compactor:
                         self.gate.started(key)
                 if isinstance(event, TextDelta):
                     text.append(event.text)
-                elif isinstance(event, ThinkingDelta):
-                    continue
+                elif isinstance(event, Usage):
+                    self.usage.append(event)
         finally:
             if writer and key is not None:
                 self.gate.started(key, begun)
