@@ -187,3 +187,23 @@ def test_the_model_is_memory_model_else_auxiliary_else_a_typed_failure() -> None
     assert "anthropic/claude-opus-4-6" in str(error.value) and "no credentials" in str(error.value)
     with pytest.raises(ValueError):
         choose_model("no-slash", "medium", None, None, "")
+
+
+def test_the_scripted_server_reads_the_prompt_cache_at_the_marks(server: LoopbackServer) -> None:
+    """Item 9's accounting: the loopback server's PromptCache reads the longest prefix an earlier
+    mark wrote, within 20 blocks before a mark; a view grown at its end reads all but its new
+    blocks; a call with no marks reads nothing."""
+    from spec.loopback import PromptCache
+
+    server.cache = PromptCache()
+    layers = Layers.of()
+    first, sent1 = send(server, anthropic(server), build_request(layers, lines(40), [Message("user", turn_text("one"))]))
+    assert first.usage is not None and first.usage.cache_read == 0 and first.usage.cache_write > 0 and first.usage.input == 0
+    second, _sent = send(server, anthropic(server), build_request(layers, lines(46), [Message("user", turn_text("two"))]))
+    assert second.usage is not None and second.usage.cache_read > 0
+    total = second.usage.input + second.usage.cache_read + second.usage.cache_write
+    assert second.usage.cache_read / total > 0.7  # the 40 lines' 10 blocks, tools and system
+    far, _sent = send(server, anthropic(server), build_request(layers, lines(200), [Message("user", turn_text("far"))]))
+    assert far.usage is not None and far.usage.cache_read == 0  # the old entries are more than 20 blocks back
+    plain, _sent = send(server, local(server), build_request(layers, lines(40), [Message("user", "x")]))
+    assert plain.usage is not None and plain.usage.cache_read == 0
