@@ -835,7 +835,13 @@ def compaction_tasks_carry_the_ruler_and_the_whole_input() -> Evidence:
 
 
 def _prompt_case(notes: str, instructions: str, devices: bool) -> bool:
+    from eukhe.memory.prompts import turn_text
     from eukhe.memory.request import Layers
+
+    for message in ("", "hi", instructions, "Compaction: not a task\n\nsecond paragraph ☃"):
+        turn = turn_text(message)
+        if not turn.startswith("Turn:") or not turn.endswith("\n\n" + message) or turn.count("Turn:") != 1 + message.count("Turn:"):
+            raise LawFailed(f"the turn's mark is not before the whole message (D11): {turn[:80]!r}")
 
     first = Layers.of(notes, instructions, devices=devices)
     again = Layers.of(notes, instructions, devices=devices)
@@ -854,7 +860,7 @@ def _prompt_case(notes: str, instructions: str, devices: bool) -> bool:
     return True
 
 
-@law("one_system_prompt_in_its_layers", "memory rules 27, 44 / D4", "One system prompt for turns and compactions: the memory layer, the static tool notes, the user's instructions; the same inputs give the same bytes.", BOUNDED, derivation="memory.md rules 27, 44, D4")
+@law("one_system_prompt_in_its_layers", "memory rules 27, 44 / D4", "One system prompt for turns and compactions: the memory layer, the static tool notes, the user's instructions; the same inputs give the same bytes; a turn's message follows its Turn: mark whole.", BOUNDED, derivation="memory.md rules 27, 44, D4, D11")
 def one_system_prompt_in_its_layers() -> Evidence:
     cases = itertools.product(("", "  ", "Tool notes: read before edit."), ("", "Answer in French. ☃"), (False, True))
     return bounded(cases, lambda case: _prompt_case(*case), label="tool notes empty, blank or set x user instructions empty or set x device tools or none")
