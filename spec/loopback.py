@@ -29,6 +29,8 @@ Tests synchronise on events, never on sleeps: ``wait_requests(n)`` returns once 
 arrived; ``stalled`` is set when a Stall begins. No mock of httpx: the clients talk real HTTP.
 When no reply is queued, ``responder`` (a function of the recorded request) answers, so
 concurrent requests can be served by what they ask; with neither, the answer is HTTP 500.
+With ``cache`` set to a ``PromptCache``, the usage of every streamed reply is accounted as
+Anthropic's prompt cache would (reads and writes at the request's cache_control marks).
 """
 
 from __future__ import annotations
