@@ -26,7 +26,7 @@ from eukhe.inference.wire.events import Usage
 from eukhe.inference.wire.plan import Message, WireModel
 from eukhe.memory import NODE
 from eukhe.memory.chat import Chat, Config
-from eukhe.memory.compactor import Compactor
+from eukhe.memory.compactor import RETRY, Compactor
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.prompts import turn_text
 from eukhe.memory.records import Kind
@@ -68,6 +68,7 @@ class Shares:
     compaction_input: int
     compaction_read: int
     rewritten: int
+    failures: int = 0
 
     def stats(self) -> dict[str, Any]:
         def share(read: int, total: int) -> float:
@@ -80,6 +81,7 @@ class Shares:
             "turn_cache_read_percent": share(self.turn_read, self.turn_input),
             "compaction_cache_read_percent": share(self.compaction_read, self.compaction_input),
             "rewritten_lines_per_message": round(self.rewritten / self.messages, 2) if self.messages else 0.0,
+            "failed_calls": self.failures,
         }
 
 
@@ -111,7 +113,8 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
             sink = _Sink()
             durable = DurableChat(Chat(config), sink, lambda: "2026-11-30T12:00:00")
             layers = Layers.of()
-            compactor = Compactor(durable, client, layers, clock=lambda: 0.0)
+            now = [0.0]
+            compactor = Compactor(durable, client, layers, clock=lambda: now[0])
             turns: list[Usage] = []
             rewritten = 0
             for _ in range(messages):
@@ -124,7 +127,11 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
                     compactor.wait()
                     while not compactor.settled:
                         compactor.changed.clear()
-                        await compactor.changed.wait()
+                        try:
+                            await asyncio.wait_for(compactor.changed.wait(), 5.0)
+                        except asyncio.TimeoutError:  # a failed node: its retry is due (D5)
+                            now[0] += RETRY
+                            compactor.poll()
                     compactor.go()
                     chat = durable.chat
                     view = render_lines(chat.view.nodes, chat.text)
@@ -146,6 +153,7 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
                 sum(_total(u) for u in compactor.usage),
                 sum(u.cache_read for u in compactor.usage),
                 rewritten,
+                sum(1 for row in compactor.rows if row.event in ("failed", "capped")),
             )
 
 

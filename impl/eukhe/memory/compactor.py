@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from eukhe.inference.wire.base import WireClient
-from eukhe.inference.wire.events import TextDelta, Usage, WireError
+from eukhe.inference.wire.events import TextDelta, Usage
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory import NODE, TRIES
 from eukhe.memory.durable import DurableChat
@@ -281,8 +281,8 @@ class Compactor:
             line, calls = await self._line(node)
         except asyncio.CancelledError:
             raise
-        except WireError as error:
-            self._failed(node, str(error))
+        except Exception as error:  # a wire error, or any fault: the node fails, is retried, then capped
+            self._failed(node, f"{type(error).__name__}: {error}")
             return
         self.tasks.pop(node, None)
         self.started_at.pop(node, None)
