@@ -1,0 +1,470 @@
+"""The turn (memory.md §6, rules 46-58, D10, D11): one user message answered from the view.
+
+A turn, in order:
+
+1. **Pin** (rules 47, 49, D5, D10): the turn waits for its view to settle, every view line
+   built, at most ``memory.settleTimeoutMs`` (the ``Deadline``: a clock and a number of seconds,
+   or an event a caller sets). While it waits the planner knows a turn waits (``wait``: only the
+   view's unbuilt lines start, D5); at the deadline it takes the view as it is (``go``): each line
+   not summarized yet shows its input, the message, cut to 512 bytes at a character boundary,
+   never the placeholder and never an error. The view is rendered, then the message is logged
+   (kind user; a long one as several messages, rule 10), both under the owner's lock: the view
+   covers exactly the messages before the new one, whatever another client appends meanwhile.
+2. **Calls** (rules 26, 48, 50, 51, D11): a fresh conversation, nothing carried from an earlier
+   turn: the view, then the per-turn state (the date and time now, devices), then the message
+   whole, marked ``Turn:``. Every call of the turn sends that same pinned view. The system prompt
+   and the tools never change (rule 27). Each reply, tool call and tool result is logged as it
+   happens (kinds eukhe, tool, echo; tool output clipped, rule 9); thoughts are shown to the
+   caller, never logged (rule 8).
+3. **Messages during a call** (rule 46): a message sent while the turn's call runs waits in the
+   turn's inbox and joins the conversation between tool calls (after the results of the step
+   under way), logged as user when it joins. A message that arrives as the model's last reply
+   ends joins too: the turn goes on with it rather than dropping it.
+4. **Tools** (rules 52-56): ``zoom(id, n)`` opens a view line into its two halves (n a power of
+   2, id a multiple of n); ``zoom(id, 1)`` gives the message whole with its images (their paths);
+   ``zoom("Name")`` gives an agent's whole chat from its own log; ``date(id)`` gives a message's
+   date and time read in the local time zone. A call that names nothing gets an error result the
+   model can read, never an exception.
+5. **Subagents** (rules 54, 57, 58): a subagent is a fresh conversation: the view (pinned once,
+   sent by every call of its conversation), then its task (no ``Turn:`` mark, D11). It logs
+   nothing to the chat: its steps go to its own log ``<chat>/agents/<Name>.jsonl`` (what
+   ``zoom("Name")`` reads). Its final reply comes back as one work message ``[Name] report``;
+   the master never waits for it or polls: when a call of the master runs, the report joins it
+   between tool calls like a message.
+
+A turn runs in the process that owns the chat (``eukhe.memory.owner.Memory`` as owner): it
+reads the planner under the owner's lock. The model is any client with the wire clients'
+``stream(request)`` (``eukhe.inference.wire.client_for``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ToolCall, Usage
+from eukhe.inference.wire.plan import Message, Request, Tool
+from eukhe.memory import NODE
+from eukhe.memory.chat import ZoomError
+from eukhe.memory.lines import cap_text, entry_lines, split_text
+from eukhe.memory.owner import Memory
+from eukhe.memory.records import Kind
+from eukhe.memory.text import cut
+from eukhe.memory.view import Node, render_lines
+
+POLL = 0.02  # seconds between two looks at the planner while a turn waits for its view
+MAX_STEPS = 64  # model calls in one turn at most (a model that calls tools forever ends)
+AGENTS = "agents"
+AGENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+TURN_MARK = "Turn:"
+
+
+class TurnError(Exception):
+    """A turn that cannot run: the handle does not own the chat, or the owner has closed."""
+
+
+class Model(Protocol):
+    """What a turn asks of a model: the wire clients' ``stream``."""
+
+    def stream(self, request: Request) -> AsyncIterator[Event]: ...
+
+
+# -- the deadline (D10) ------------------------------------------------------------------------------
+
+
+class Deadline:
+    """When a waiting turn stops waiting: ``seconds`` after it was made on ``clock``, or once
+    ``event`` is set, whichever comes first. Tests give a clock or an event and never sleep."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic, event: threading.Event | None = None) -> None:
+        self.clock = clock
+        self.end = clock() + seconds
+        self.event = event
+
+    def passed(self) -> bool:
+        return (self.event is not None and self.event.is_set()) or self.clock() >= self.end
+
+
+# -- the pinned view (rules 47, 49, D10) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """The view a turn or a subagent sends with every call: its lines; which of them show their
+    input cut (not summarized by the deadline); whether the turn waited, and the ids its message
+    got (none for a subagent's view)."""
+
+    lines: tuple[str, ...]
+    cut: tuple[int, ...]
+    waited: bool
+    ids: tuple[int, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "<chat>\n" + "".join(line + "\n" for line in self.lines) + "</chat>"
+
+
+def _core(memory: Memory) -> Any:
+    core = memory.core
+    if core is None:
+        raise TurnError(f"{memory.directory}: a turn runs in the process that owns the chat; this handle is a client of the owner")
+    return core
+
+
+def _unbuilt(chat: Any) -> list[int]:
+    return [k for k, node in enumerate(chat.view.nodes) if not chat.is_built(node)]
+
+
+def _render(chat: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The view's lines, a line not built showing its input cut to 512 bytes (D10)."""
+    nodes: list[Node] = chat.view.nodes
+    cuts = tuple(k for k, node in enumerate(nodes) if not chat.is_built(node))
+
+    def text(node: Node) -> str:
+        line = chat.text(node) if chat.is_built(node) else None
+        return line if line is not None else cut(chat.source(node), NODE)
+
+    return tuple(render_lines(nodes, text)), cuts
+
+
+async def pin(memory: Memory, deadline: Deadline, message: str | None = None, kind: Kind = Kind.USER) -> Pinned:
+    """Wait until the view settles or the deadline passes, then render it and (given a
+    ``message``) log the message after it, in one step under the owner's lock."""
+    core = _core(memory)
+    waited = False
+    while True:
+        with core.lock:
+            if core.closed:
+                raise TurnError(f"{memory.directory}: the chat's owner has closed")
+            durable = core.chat
+            chat = durable.chat
+            if not _unbuilt(chat) or deadline.passed():
+                if waited:
+                    durable.go()
+                lines, cuts = _render(chat)
+                ids: list[int] = []
+                if message is not None:
+                    ids = [durable.message(piece, kind) for piece in split_text(message)]
+                return Pinned(lines, cuts, waited, tuple(ids))
+            if not waited:
+                durable.wait()
+                waited = True
+        await asyncio.sleep(POLL)
+
+
+# -- tools (rules 52-56) -----------------------------------------------------------------------------
+
+
+def local_date(iso: str) -> str:
+    """A logged date (ISO 8601 with its offset) read in the local time zone: ``YYYY-MM-DD HH:MM:SS
+    Weekday (zone, UTC+hh:mm)``."""
+    moment = datetime.fromisoformat(iso).astimezone()
+    offset = moment.strftime("%z")
+    return f"{moment:%Y-%m-%d %H:%M:%S} {moment:%A} ({moment.tzname()}, UTC{offset[:3]}:{offset[3:]})"
+
+
+ZOOM = "zoom"
+DATE = "date"
+AGENT = "agent"
+
+
+def tool_specs(zoom_description: str, date_description: str) -> tuple[Tool, Tool]:
+    """The zoom and date tools with their descriptions (the prompt's words) and schemas."""
+    zoom = Tool(
+        ZOOM,
+        zoom_description,
+        {
+            "type": "object",
+            "properties": {
+                "id": {"type": ["integer", "string"], "description": "a line's first message id, or an agent's name"},
+                "n": {"type": "integer", "description": "how many messages the line covers (a power of 2); 1 opens the message whole"},
+            },
+            "required": ["id"],
+        },
+    )
+    date = Tool(DATE, date_description, {"type": "object", "properties": {"id": {"type": "integer", "description": "a message id"}}, "required": ["id"]})
+    return zoom, date
+
+
+@dataclass(frozen=True)
+class Result:
+    text: str
+    error: bool = False
+
+
+def agent_log(memory: Memory, name: str) -> Path:
+    return memory.directory / AGENTS / f"{name}.jsonl"
+
+
+def agent_chat(memory: Memory, name: str) -> list[str]:
+    """An agent's whole chat from its own log: one ``kind: text`` entry per step, in order."""
+    if not AGENT_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not an agent's name (a letter, then letters, digits, _ or -)")
+    path = agent_log(memory, name)
+    try:
+        data = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"no agent named {name!r} in this chat") from None
+    out = []
+    for line in data.splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            out.append(f"{entry['kind']}: {entry['text']}")
+    return out
+
+
+def _arguments(call: ToolCall) -> dict[str, Any]:
+    try:
+        value = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the arguments of {call.name} are not JSON: {error.msg} at column {error.colno}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"the arguments of {call.name} are a JSON object, not {call.arguments[:80]!r}")
+    return value
+
+
+def _whole(value: Any, what: str) -> int:
+    """A whole number given as a JSON number or a string of digits (models write both)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,30}", value):
+        return int(value)
+    raise ValueError(f"{what} is a whole number, not {json.dumps(value)[:40]}")
+
+
+def run_tool(memory: Memory, call: ToolCall) -> Result:
+    """A tool call's result: zoom or date on the chat; an error result names what was wrong."""
+    try:
+        args = _arguments(call)
+        if call.name == ZOOM:
+            ident = args.get("id")
+            if isinstance(ident, str) and not ident.lstrip("-").isdigit():
+                return Result("\n".join(agent_chat(memory, ident)))
+            n = _whole(args.get("n", 1), "n")
+            zoomed = memory.zoom(_whole(ident, "id"), n)
+            return Result("\n".join(list(zoomed) + [f"image: {path}" for path in zoomed.images]))
+        if call.name == DATE:
+            return Result(local_date(memory.date(_whole(args.get("id"), "id"))))
+        raise ValueError(f"no tool named {call.name!r} (tools: {ZOOM}, {DATE})")
+    except (ValueError, ZoomError, KeyError) as error:
+        return Result(f"error: {error}", True)
+
+
+# -- the turn ----------------------------------------------------------------------------------------
+
+
+Show = Callable[[str, str], None]  # (what, text): text, thinking, tool, result, joined, report, usage
+
+
+def _quiet(what: str, text: str) -> None:
+    pass
+
+
+@dataclass
+class Outcome:
+    """What one turn did: the pinned view, the requests it sent, its final reply, the messages it
+    logged (ids), and the stop of its last call."""
+
+    pinned: Pinned
+    requests: list[Request] = field(default_factory=list)
+    reply: str = ""
+    stop: str = ""
+    steps: int = 0
+    joined: int = 0
+    usage: list[Usage] = field(default_factory=list)
+
+
+def turn_message(text: str) -> str:
+    """The new message as a turn sends it: marked ``Turn:`` (D11); the log keeps the words alone."""
+    return f"{TURN_MARK} the new message follows. Answer it as Eukhe, with your tools; do not summarize it.\n\n{text}"
+
+
+Compose = Callable[[Pinned, str, str, bool], list[Message]]
+
+
+def compose(pinned: Pinned, state: str, first: str, turn: bool) -> list[Message]:
+    """The leading messages of a conversation: the view (its marked piece closing at the last
+    whole block of 4 lines, rule 29), then the per-turn state, then the first message (a turn's,
+    marked; a subagent's task, unmarked)."""
+    whole = len(pinned.lines) // 4 * 4
+    marked = "<chat>\n" + "".join(line + "\n" for line in pinned.lines[:whole])
+    rest = "".join(line + "\n" for line in pinned.lines[whole:]) + "</chat>"
+    tail = (state + "\n\n" if state else "") + (turn_message(first) if turn else first)
+    return [Message("user", marked, cache=whole > 0), Message("user", rest + "\n\n" + tail)]
+
+
+class Turns:
+    """The turns of one chat against one model, with the fixed system prompt and tools."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        model: Model,
+        *,
+        system: str,
+        tools: Sequence[Tool],
+        thinking: str | None = None,
+        settle_seconds: float = 20.0,
+        clock: Callable[[], float] = time.monotonic,
+        compose: Compose = compose,
+        now: Callable[[], str] | None = None,
+    ) -> None:
+        _core(memory)
+        self.memory = memory
+        self.model = model
+        self.system = system
+        self.tools = tuple(tools)
+        self.thinking = thinking
+        self.settle_seconds = settle_seconds
+        self.clock = clock
+        self.compose = compose
+        self.now = now
+        self._inbox: deque[tuple[Kind, str]] = deque()
+        self._lock = threading.Lock()
+        self.calling = False
+        self.agents: dict[str, asyncio.Task[str]] = {}
+
+    # -- messages from outside ------------------------------------------------------------------
+
+    def send(self, text: str) -> bool:
+        """A message while a call runs (rule 46): it joins the call between tool calls. False
+        when no call runs (the caller starts a turn with it)."""
+        with self._lock:
+            if not self.calling:
+                return False
+            self._inbox.append((Kind.USER, text))
+            return True
+
+    def _take(self) -> list[tuple[Kind, str]]:
+        with self._lock:
+            out = list(self._inbox)
+            self._inbox.clear()
+            return out
+
+    def _log(self, block: dict[str, object], log: Callable[[Kind, str], None]) -> None:
+        for kind, text in entry_lines(block):
+            log(kind, text)
+
+    def _chat_log(self, kind: Kind, text: str) -> None:
+        self.memory.append(text, kind)
+
+    # -- one conversation -------------------------------------------------------------------------
+
+    async def _converse(
+        self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool, deadline_name: str = ""
+    ) -> None:
+        for _step in range(MAX_STEPS):
+            request = Request(tuple(messages), system=self.system, system_cache=True, tools=self.tools, thinking=self.thinking)
+            outcome.requests.append(request)
+            text: list[str] = []
+            calls: list[ToolCall] = []
+            stop = ""
+            async for event in self.model.stream(request):
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+                    show("text", event.text)
+                elif isinstance(event, ThinkingDelta):
+                    show("thinking", event.text)
+                elif isinstance(event, ToolCall):
+                    calls.append(event)
+                elif isinstance(event, Usage):
+                    outcome.usage.append(event)
+                elif isinstance(event, Stop):
+                    stop = event.reason
+            outcome.steps += 1
+            outcome.stop = stop
+            reply = "".join(text)
+            if reply:
+                outcome.reply = reply
+                self._log({"type": "text", "text": reply}, log)
+            messages.append(Message("assistant", reply, tool_calls=tuple(calls)))
+            for call in calls:
+                try:
+                    parsed: object = json.loads(call.arguments) if call.arguments.strip() else {}
+                except json.JSONDecodeError:
+                    parsed = call.arguments
+                self._log({"type": "tool_use", "name": call.name, "input": parsed}, log)
+                show("tool", f"{call.name} {call.arguments}")
+                result = run_tool(self.memory, call)
+                clipped = cap_text(result.text)
+                self._log({"type": "tool_result", "text": clipped}, log)
+                show("result", clipped)
+                messages.append(Message("tool", clipped, tool_call_id=call.id, tool_name=call.name, is_error=result.error))
+            joined = self._take() if inbox else []
+            for kind, said in joined:
+                if kind is Kind.USER:
+                    self._log({"type": "user", "text": said}, log)
+                show("joined", said)
+                messages.append(Message("user", said))
+                outcome.joined += 1
+            if not calls and not joined:
+                return
+        show("text", f"\n[the turn ends after {MAX_STEPS} model calls]")
+
+    async def turn(self, text: str, *, state: str = "", deadline: Deadline | None = None, show: Show = _quiet) -> Outcome:
+        """Answer one user message (rules 46-51, D10, D11)."""
+        if not text.strip():
+            raise ValueError("a turn needs a message with some text")
+        with self._lock:
+            if self.calling:
+                raise TurnError("a turn is running: send the message to it (it joins between tool calls)")
+            self.calling = True
+        try:
+            pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text)
+            outcome = Outcome(pinned)
+            messages = self.compose(pinned, state or self._state(), text, True)
+            await self._converse(messages, self._chat_log, show, outcome, inbox=True)
+            return outcome
+        finally:
+            with self._lock:
+                self.calling = False
+                left = list(self._inbox)
+                self._inbox.clear()
+            for kind, said in left:  # a message that came as the turn ended is logged, not lost
+                if kind is Kind.USER:
+                    self._log({"type": "user", "text": said}, self._chat_log)
+
+    def _state(self) -> str:
+        if self.now is None:
+            return ""
+        return f"Now: {self.now()}"
+
+    # -- subagents (rules 54, 57, 58) --------------------------------------------------------------
+
+    async def subagent(self, name: str, task: str, *, deadline: Deadline | None = None, show: Show = _quiet) -> Outcome:
+        """Run agent ``name`` on ``task`` to its final reply; the reply is logged as one work
+        message ``[Name] report`` and joins the master's running call, if any."""
+        if not AGENT_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not an agent's name (a letter, then letters, digits, _ or -)")
+        if not task.strip():
+            raise ValueError("a subagent needs a task with some text")
+        path = agent_log(self.memory, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        def log(kind: Kind, text: str) -> None:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"kind": kind.value, "text": text}, ensure_ascii=False) + "\n")
+
+        pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock))
+        outcome = Outcome(pinned)
+        log(Kind.USER, task)
+        messages = self.compose(pinned, "", task, False)
+        await self._converse(messages, log, show, outcome, inbox=False)
+        report = f"[{name}] {outcome.reply}"
+        self._log({"type": "report", "name": name, "text": outcome.reply}, self._chat_log)
+        with self._lock:
+            if self.calling:
+                self._inbox.append((Kind.WORK, report))
+        show("report", report)
+        return outcome
