@@ -468,3 +468,12 @@ class Turns:
                 self._inbox.append((Kind.WORK, report))
         show("report", report)
         return outcome
+
+
+def chat_turns(memory: Memory, model: Model, *, thinking: str | None = None, settle_seconds: float = 20.0) -> Turns:
+    """The turns of ``eukhe chat``: the chat's fixed system prompt and tools, the local date and
+    time as the per-turn state."""
+    from eukhe.memory.store import local_now
+
+    zoom, date = tool_specs("Open a view line id+n into its halves; zoom(id, 1) gives message id whole; zoom(\"Name\") an agent's chat.", "The local date and time of message id.")
+    return Turns(memory, model, system="You are Eukhe.", tools=(zoom, date), thinking=thinking, settle_seconds=settle_seconds, now=lambda: local_date(local_now()))
