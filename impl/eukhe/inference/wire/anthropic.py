@@ -55,10 +55,12 @@ STOP_REASONS = {
 CACHE_MARK = {"type": "ephemeral"}
 
 
-def _blocks(message: Message) -> list[dict[str, Any]]:
+def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.text, **({"is_error": True} if message.is_error else {})}]
     blocks: list[dict[str, Any]] = []
+    if message.parts:
+        return [{"type": "text", "text": text, **({"cache_control": CACHE_MARK} if mark and marks else {})} for text, mark in message.parts]
     if message.role == "assistant" and message.signature:
         if message.thinking:
             blocks.append({"type": "thinking", "thinking": message.thinking, "signature": message.signature})
@@ -80,7 +82,7 @@ def anthropic_messages(plan: Plan) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in plan.messages:
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = _blocks(message)
+        blocks = _blocks(message, plan.cache_marks)
         if message.cache and plan.cache_marks:
             blocks[-1] = {**blocks[-1], "cache_control": CACHE_MARK}
         if out and out[-1]["role"] == role:

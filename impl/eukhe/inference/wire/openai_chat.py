@@ -63,11 +63,11 @@ def chat_messages(plan: Plan, request: Request) -> list[dict[str, Any]]:
         role = "developer" if plan.developer_role else "system"
         out.append({"role": role, "content": _text_content(request.system, plan.cache_marks and request.system_cache)})
     for message in plan.messages:
-        out.append(_message(message, plan.cache_marks and message.cache))
+        out.append(_message(message, plan.cache_marks and message.cache, plan.cache_marks))
     return out
 
 
-def _message(message: Message, mark: bool) -> dict[str, Any]:
+def _message(message: Message, mark: bool, marks: bool = False) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": _text_content(message.text, mark)}
     if message.role == "assistant":
@@ -77,6 +77,13 @@ def _message(message: Message, mark: bool) -> dict[str, Any]:
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
             ]
         return entry
+    if message.parts:
+        if not marks:
+            return {"role": "user", "content": "".join(text for text, _mark in message.parts)}
+        content = [{"type": "text", "text": text, **({"cache_control": CACHE_MARK} if part_mark else {})} for text, part_mark in message.parts]
+        if mark:
+            content[-1] = {**content[-1], "cache_control": CACHE_MARK}
+        return {"role": "user", "content": content}
     return {"role": "user", "content": _text_content(message.text, mark)}
 
 

@@ -57,6 +57,7 @@ class Message:
     is_error: bool = False
     thinking: str = ""  # an assistant's thinking, sent back where the API wants it (with its signature)
     signature: str = ""  # the provider's signature of that thinking (Anthropic, Google)
+    parts: tuple[tuple[str, bool], ...] = ()  # a user message's text pieces, each with a cache mark (rule 29); text unused then
 
 
 @dataclass(frozen=True)
