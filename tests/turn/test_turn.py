@@ -203,6 +203,10 @@ def test_a_run_sends_the_pinned_view_and_its_own_messages_and_logs_them(memory: 
     assert "Now:" not in requests[0].body.get("system", "") and "2026" not in str(requests[0].body.get("system", ""))
     for earlier, later in zip(requests, requests[1:]):
         assert turns_of(later)[: len(turns_of(earlier))] == turns_of(earlier)  # a run only appends
+    if api == "anthropic-messages":  # cache marks: the view's last whole block of 4 lines, the request end (rule 29)
+        blocks = [b for m in requests[1].body["messages"] for b in m["content"]]
+        marked = [k for k, b in enumerate(blocks) if "cache_control" in b]
+        assert marked == [0, len(blocks) - 1] and blocks[0]["text"].endswith("3+1|earlier 3\n")
     assert logged(chat_dir)[6:] == [
         ("user", "check the dates"),
         ("tool", 'date {"id": 2}'),

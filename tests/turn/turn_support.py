@@ -14,12 +14,10 @@ from eukhe.inference.wire import client_for
 from eukhe.inference.wire.plan import WireModel
 from eukhe.memory.owner import Memory
 from eukhe.memory.records import Kind
-from eukhe.memory.turn import Turns, tool_specs
+from eukhe.memory.turn import Turns
 from spec.loopback import LoopbackServer, Recorded, base_url
 
 APIS = ("openai-completions", "anthropic-messages")
-SYSTEM = "You are Eukhe. (test system prompt)"
-TOOLS = tool_specs("Open a view line (test description).", "The date of a message (test description).")
 T = TypeVar("T")
 
 
@@ -28,7 +26,7 @@ def model_for(server: LoopbackServer, api: str) -> WireModel:
 
 
 def turns_for(memory: Memory, server: LoopbackServer, api: str, **options: Any) -> Turns:
-    return Turns(memory, client_for(model_for(server, api), timeout=30.0), system=SYSTEM, tools=TOOLS, **options)
+    return Turns(memory, client_for(model_for(server, api), timeout=30.0), **options)
 
 
 def run(coroutine: Awaitable[T]) -> T:

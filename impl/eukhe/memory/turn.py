@@ -45,19 +45,21 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ToolCall, Usage
-from eukhe.inference.wire.plan import Message, Request, Tool
+from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory import NODE
 from eukhe.memory.chat import ZoomError
 from eukhe.memory.lines import cap_text, entry_lines, split_text
 from eukhe.memory.owner import Memory
+from eukhe.memory.prompts import turn_text
 from eukhe.memory.records import Kind
+from eukhe.memory.request import Layers, build_request
 from eukhe.memory.text import cut
 from eukhe.memory.view import Node, render_lines
 
@@ -65,7 +67,6 @@ POLL = 0.02  # seconds between two looks at the planner while a turn waits for i
 MAX_STEPS = 64  # model calls in one turn at most (a model that calls tools forever ends)
 AGENTS = "agents"
 AGENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
-TURN_MARK = "Turn:"
 
 
 class TurnError(Exception):
@@ -174,25 +175,6 @@ def local_date(iso: str) -> str:
 
 ZOOM = "zoom"
 DATE = "date"
-AGENT = "agent"
-
-
-def tool_specs(zoom_description: str, date_description: str) -> tuple[Tool, Tool]:
-    """The zoom and date tools with their descriptions (the prompt's words) and schemas."""
-    zoom = Tool(
-        ZOOM,
-        zoom_description,
-        {
-            "type": "object",
-            "properties": {
-                "id": {"type": ["integer", "string"], "description": "a line's first message id, or an agent's name"},
-                "n": {"type": "integer", "description": "how many messages the line covers (a power of 2); 1 opens the message whole"},
-            },
-            "required": ["id"],
-        },
-    )
-    date = Tool(DATE, date_description, {"type": "object", "properties": {"id": {"type": "integer", "description": "a message id"}}, "required": ["id"]})
-    return zoom, date
 
 
 @dataclass(frozen=True)
@@ -285,25 +267,6 @@ class Outcome:
     usage: list[Usage] = field(default_factory=list)
 
 
-def turn_message(text: str) -> str:
-    """The new message as a turn sends it: marked ``Turn:`` (D11); the log keeps the words alone."""
-    return f"{TURN_MARK} the new message follows. Answer it as Eukhe, with your tools; do not summarize it.\n\n{text}"
-
-
-Compose = Callable[[Pinned, str, str, bool], list[Message]]
-
-
-def compose(pinned: Pinned, state: str, first: str, turn: bool) -> list[Message]:
-    """The leading messages of a conversation: the view (its marked piece closing at the last
-    whole block of 4 lines, rule 29), then the per-turn state, then the first message (a turn's,
-    marked; a subagent's task, unmarked)."""
-    whole = len(pinned.lines) // 4 * 4
-    marked = "<chat>\n" + "".join(line + "\n" for line in pinned.lines[:whole])
-    rest = "".join(line + "\n" for line in pinned.lines[whole:]) + "</chat>"
-    tail = (state + "\n\n" if state else "") + (turn_message(first) if turn else first)
-    return [Message("user", marked, cache=whole > 0), Message("user", rest + "\n\n" + tail)]
-
-
 class Turns:
     """The turns of one chat against one model, with the fixed system prompt and tools."""
 
@@ -312,23 +275,19 @@ class Turns:
         memory: Memory,
         model: Model,
         *,
-        system: str,
-        tools: Sequence[Tool],
+        layers: Layers | None = None,
         thinking: str | None = None,
         settle_seconds: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
-        compose: Compose = compose,
         now: Callable[[], str] | None = None,
     ) -> None:
         _core(memory)
         self.memory = memory
         self.model = model
-        self.system = system
-        self.tools = tuple(tools)
+        self.layers = layers if layers is not None else Layers.of()
         self.thinking = thinking
         self.settle_seconds = settle_seconds
         self.clock = clock
-        self.compose = compose
         self.now = now
         self._inbox: deque[tuple[Kind, str]] = deque()
         self._lock = threading.Lock()
@@ -361,11 +320,11 @@ class Turns:
 
     # -- one conversation -------------------------------------------------------------------------
 
-    async def _converse(
-        self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool, deadline_name: str = ""
-    ) -> None:
+    async def _converse(self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool) -> None:
+        """Calls until a reply calls no tool and no message waits to join; ``messages`` is the
+        conversation after the pinned view (its leading user texts join the view's message)."""
         for _step in range(MAX_STEPS):
-            request = Request(tuple(messages), system=self.system, system_cache=True, tools=self.tools, thinking=self.thinking)
+            request = build_request(self.layers, outcome.pinned.lines, messages, self.thinking)
             outcome.requests.append(request)
             text: list[str] = []
             calls: list[ToolCall] = []
@@ -423,7 +382,8 @@ class Turns:
         try:
             pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text)
             outcome = Outcome(pinned)
-            messages = self.compose(pinned, state or self._state(), text, True)
+            state = state or self._state()
+            messages = ([Message("user", state)] if state else []) + [Message("user", turn_text(text))]
             await self._converse(messages, self._chat_log, show, outcome, inbox=True)
             return outcome
         finally:
@@ -459,7 +419,7 @@ class Turns:
         pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock))
         outcome = Outcome(pinned)
         log(Kind.USER, task)
-        messages = self.compose(pinned, "", task, False)
+        messages = [Message("user", task)]  # the view, then the task, unmarked (D11)
         await self._converse(messages, log, show, outcome, inbox=False)
         report = f"[{name}] {outcome.reply}"
         self._log({"type": "report", "name": name, "text": outcome.reply}, self._chat_log)
@@ -475,5 +435,4 @@ def chat_turns(memory: Memory, model: Model, *, thinking: str | None = None, set
     time as the per-turn state."""
     from eukhe.memory.store import local_now
 
-    zoom, date = tool_specs("Open a view line id+n into its halves; zoom(id, 1) gives message id whole; zoom(\"Name\") an agent's chat.", "The local date and time of message id.")
-    return Turns(memory, model, system="You are Eukhe.", tools=(zoom, date), thinking=thinking, settle_seconds=settle_seconds, now=lambda: local_date(local_now()))
+    return Turns(memory, model, layers=Layers.of(), thinking=thinking, settle_seconds=settle_seconds, now=lambda: local_date(local_now()))
