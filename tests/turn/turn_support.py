@@ -100,7 +100,9 @@ def logged(directory: Path) -> list[tuple[str, str]]:
     """The chat's message lines on disk: (kind, text), in id order."""
     rows = []
     for path in sorted(directory.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            if not line:
+                continue
             record = json.loads(line)
             if "i" in record:
                 rows.append((record["i"], record["kind"], record["text"]))

@@ -137,7 +137,7 @@ def _render(chat: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(render_lines(nodes, text)), cuts
 
 
-async def pin(memory: Memory, deadline: Deadline, message: str | None = None, kind: Kind = Kind.USER) -> Pinned:
+async def pin(memory: Memory, deadline: Deadline, message: str | None = None, kind: Kind = Kind.USER, poll: float = POLL) -> Pinned:
     """Wait until the view settles or the deadline passes, then render it and (given a
     ``message``) log the message after it, in one step under the owner's lock."""
     core = _core(memory)
@@ -159,7 +159,7 @@ async def pin(memory: Memory, deadline: Deadline, message: str | None = None, ki
             if not waited:
                 durable.wait()
                 waited = True
-        await asyncio.sleep(POLL)
+        await asyncio.sleep(poll)
 
 
 # -- tools (rules 52-56) -----------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def agent_chat(memory: Memory, name: str) -> list[str]:
     except FileNotFoundError:
         raise ValueError(f"no agent named {name!r} in this chat") from None
     out = []
-    for line in data.splitlines():
+    for line in data.split("\n"):
         if line.strip():
             entry = json.loads(line)
             out.append(f"{entry['kind']}: {entry['text']}")
@@ -280,8 +280,12 @@ class Turns:
         settle_seconds: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], str] | None = None,
+        poll: float = POLL,
+        max_steps: int = MAX_STEPS,
     ) -> None:
         _core(memory)
+        self.poll = poll
+        self.max_steps = max_steps
         self.memory = memory
         self.model = model
         self.layers = layers if layers is not None else Layers.of()
@@ -323,7 +327,7 @@ class Turns:
     async def _converse(self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool) -> None:
         """Calls until a reply calls no tool and no message waits to join; ``messages`` is the
         conversation after the pinned view (its leading user texts join the view's message)."""
-        for _step in range(MAX_STEPS):
+        for _step in range(self.max_steps):
             request = build_request(self.layers, outcome.pinned.lines, messages, self.thinking)
             outcome.requests.append(request)
             text: list[str] = []
@@ -347,7 +351,8 @@ class Turns:
             if reply:
                 outcome.reply = reply
                 self._log({"type": "text", "text": reply}, log)
-            messages.append(Message("assistant", reply, tool_calls=tuple(calls)))
+            if reply or calls:
+                messages.append(Message("assistant", reply, tool_calls=tuple(calls)))
             for call in calls:
                 try:
                     parsed: object = json.loads(call.arguments) if call.arguments.strip() else {}
@@ -369,7 +374,7 @@ class Turns:
                 outcome.joined += 1
             if not calls and not joined:
                 return
-        show("text", f"\n[the turn ends after {MAX_STEPS} model calls]")
+        show("text", f"\n[the turn ends after {self.max_steps} model calls]")
 
     async def turn(self, text: str, *, state: str = "", deadline: Deadline | None = None, show: Show = _quiet) -> Outcome:
         """Answer one user message (rules 46-51, D10, D11)."""
@@ -380,7 +385,7 @@ class Turns:
                 raise TurnError("a turn is running: send the message to it (it joins between tool calls)")
             self.calling = True
         try:
-            pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text)
+            pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text, poll=self.poll)
             outcome = Outcome(pinned)
             state = state or self._state()
             messages = ([Message("user", state)] if state else []) + [Message("user", turn_text(text))]
@@ -416,7 +421,7 @@ class Turns:
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"kind": kind.value, "text": text}, ensure_ascii=False) + "\n")
 
-        pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock))
+        pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), poll=self.poll)
         outcome = Outcome(pinned)
         log(Kind.USER, task)
         messages = [Message("user", task)]  # the view, then the task, unmarked (D11)
