@@ -35,7 +35,7 @@ import asyncio
 import json
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -43,11 +43,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ToolCall, Usage
+from eukhe.inference.wire.events import Event, Stop, StreamCut, TextDelta, ThinkingDelta, ToolCall, Usage
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory.chat import Config
 from eukhe.memory.owner import Memory
-from eukhe.memory.turn import Deadline, Turns
+from eukhe.memory.turn import Deadline, TurnError, Turns, chat_turns
 from spec.evidence import Evidence, LawFailed, examples
 from spec.oracles import turn as O
 from spec.registry import TESTED, law
@@ -55,6 +55,8 @@ from spec.registry import TESTED, law
 SMALL = Config(jobs=3, ceiling=3_000, floor=1_500, cceiling=1_200, cfloor=600)
 KINDS = ("user", "eukhe", "tool", "echo", "work", "note")
 STATE = "2026-11-30 12:00:00 Monday (law clock)"
+TASK = "check message 0"
+REPORT = "[Helper] helper report"
 THOUGHT = "THOUGHT-MARK"
 MAX_STEPS = 3
 AGENT = "Helper"
@@ -66,6 +68,7 @@ CALLS: dict[str, tuple[str, str, str]] = {
     "zoom_float": ("zoom", '{"id": 0.0, "n": 1.0}', "message 0"),
     "zoom_bad_multiple": ("zoom", '{"id": 3, "n": 2}', "error"),
     "zoom_bool": ("zoom", '{"id": true}', "error"),
+    "zoom_bad_name": ("zoom", '{"id": "no name!"}', "error"),
     "zoom_name": ("zoom", '{"id": "Helper"}', "agent"),
     "date_first": ("date", '{"id": 0}', "date 0"),
     "date_far": ("date", '{"id": 1000000}', "error"),
@@ -95,17 +98,19 @@ class Case:
     steps: tuple[Step, ...]
     join_at: int  # the call during which a message is sent (-1: none)
     join_text: str
+    report_at: int  # the call during which a subagent runs to its report (-1: after the turn)
+    fail_at: int  # the call whose stream is cut (-1: none)
 
 
 class Scripted:
     """A model answering from a script, with the wire clients' ``stream``; records each request.
-    During call ``join_at`` it sends ``join_text`` to the running turn before the call ends."""
+    Before a call's stream ends it runs ``during(k)`` (the law sends a message, runs a subagent,
+    or cuts the stream there)."""
 
-    def __init__(self, steps: tuple[Step, ...], join: Callable[[], None] | None = None, join_at: int = -1) -> None:
+    def __init__(self, steps: tuple[Step, ...], during: Callable[[int], Awaitable[None]] | None = None) -> None:
         self.steps = steps
         self.requests: list[Request] = []
-        self.join = join
-        self.join_at = join_at
+        self.during = during
 
     async def stream(self, request: Request) -> AsyncIterator[Event]:
         k = len(self.requests)
@@ -118,8 +123,8 @@ class Scripted:
         for n, key in enumerate(step.calls):
             name, arguments, _ = CALLS[key]
             yield ToolCall(n, f"c{k}_{n}", name, arguments)
-        if k == self.join_at and self.join is not None:
-            self.join()
+        if self.during is not None:
+            await self.during(k)
         yield Usage(10, 5)
         yield Stop("toolUse" if step.calls else "stop", "scripted")
 
@@ -149,7 +154,7 @@ def _tool_row(key: str) -> str:
     return f"{name} {json.dumps(value, ensure_ascii=False, sort_keys=True)}"
 
 
-def _result_ok(key: str, text: str, first: tuple[str, str, str], agent: list[str] | None) -> bool:
+def _result_ok(key: str, text: str, first: tuple[str, str, str], agent: Callable[[], list[str]] | None) -> bool:
     """A tool result against the chat on disk (``first``: message 0, logged before any call)."""
     want = CALLS[key][2]
     if want == "error":
@@ -159,34 +164,46 @@ def _result_ok(key: str, text: str, first: tuple[str, str, str], agent: list[str
         return text == whole if len(whole) <= O.PAGE else (len(text) == O.PAGE and text.startswith(whole[:1000]))
     if want == "date 0":
         return text.startswith(datetime.fromisoformat(first[2]).astimezone().strftime("%Y-%m-%d %H:%M:%S "))
-    return (text == "\n".join(agent)) if agent is not None else text.startswith("error: ")
+    return _clipped(text, "\n".join(agent())) if agent is not None else text.startswith("error: ")
 
 
-def _echo_judge(key: str, first: tuple[str, str, str], agent: list[str] | None) -> Callable[[str], bool]:
+def _clipped(text: str, whole: str) -> bool:
+    """``text`` is ``whole``, or (longer than 30,000 characters) its clipped form (rule 9)."""
+    return text == whole if len(whole) <= O.PAGE else len(text) == O.PAGE and text.startswith(whole[:1000])
+
+
+def _echo_judge(key: str, first: tuple[str, str, str], agent: Callable[[], list[str]] | None) -> Callable[[str], bool]:
     def judge(text: str) -> bool:
         return _result_ok(key, text, first, agent)
 
     return judge
 
 
-def _expected_rows(case: Case, first: tuple[str, str, str], agent: list[str] | None) -> tuple[list[tuple[str, Callable[[str], bool]]], int]:
-    """The rows a turn logs after its message (kind and a judge of the text), and its calls."""
+def _expected_rows(case: Case, first: tuple[str, str, str], agent: Callable[[], list[str]]) -> tuple[list[tuple[str, Callable[[str], bool]]], int, bool]:
+    """The rows a turn logs after its message (kind and a judge of the text), its calls, and
+    whether a call was cut (the turn then fails, logging what was sent to that call)."""
     rows: list[tuple[str, Callable[[str], bool]]] = []
     calls = 0
     while calls < MAX_STEPS:
         step = case.steps[calls] if calls < len(case.steps) else EXTRA
+        reported, joined = case.report_at == calls, case.join_at == calls
+        if reported:
+            rows.append((O.WORK, REPORT.__eq__))
+        if case.fail_at == calls:
+            if joined:
+                rows.append(("user", case.join_text.__eq__))
+            return rows, calls + 1, True
         if step.text:
             rows.append(("eukhe", step.text.__eq__))
         for key in step.calls:
             rows.append(("tool", _tool_row(key).__eq__))
-            rows.append(("echo", _echo_judge(key, first, agent)))
-        joined = case.join_at == calls
+            rows.append(("echo", _echo_judge(key, first, agent if 0 <= case.report_at <= calls else None)))
         if joined:
             rows.append(("user", case.join_text.__eq__))
         calls += 1
-        if not step.calls and not joined:
+        if not step.calls and not joined and not reported:
             break
-    return rows, calls
+    return rows, calls, False
 
 
 def _check_rows(got: list[tuple[str, str, str]], want: list[tuple[str, Callable[[str], bool]]], what: str) -> None:
@@ -224,6 +241,43 @@ def _check_run(requests: list[Request], view: str, first: str, what: str) -> Non
             _fail(f"{what}: state in the system prompt, or a thought sent back")
 
 
+class Subagent:
+    """The law's subagent: run once by the master's turns, checked against the chat on disk as it
+    stood when it started."""
+
+    def __init__(self, turns: Turns, directory: Path) -> None:
+        self.turns = turns
+        self.directory = directory
+        self.model = Scripted((Step(True, "looking", ("zoom_message",)), Step(False, "helper report", ())))
+        self.ran = False
+
+    async def run(self) -> None:
+        directory = self.directory
+        start = O.messages(directory)
+        view = O.view_text(O.saved_view(directory), dict(O.node_lines(directory)), [t for _, t, _ in start])
+        await self.turns.subagent(AGENT, TASK, deadline=Deadline(0, clock=lambda: 0.0), model=self.model)
+        self.ran = True
+        if O.covered(view) != list(range(len(start))):
+            _fail("the subagent's view does not cover the chat")
+        _check_run(self.model.requests, view, TASK, "subagent")
+        gained = O.messages(directory)[len(start) :]
+        if [(k, t) for k, t, _ in gained] != [(O.WORK, REPORT)]:
+            _fail(f"the subagent logged {gained}, not one work message (rules 57, 58)")
+
+    def chat(self) -> list[str]:
+        """Its whole chat as zoom("Helper") must give it (rule 54)."""
+        echo = _joined(self.model.requests[1].messages[-1])
+        return ["user: " + TASK, "eukhe: looking", f"tool: {_tool_row('zoom_message')}", f"echo: {echo}", "eukhe: helper report"]
+
+
+async def _refused(call: Awaitable[Any], kind: type[Exception], what: str) -> None:
+    try:
+        await call
+    except kind:
+        return
+    _fail(f"{what} was not refused with {kind.__name__}")
+
+
 async def _play(case: Case, directory: Path) -> None:
     with Memory(directory, SMALL) as memory:
         core = memory.core
@@ -240,6 +294,13 @@ async def _play(case: Case, directory: Path) -> None:
             memory.append(text, kind)
             with core.lock:
                 build(builds)
+        with Memory(directory) as client:  # a turn runs in the owner only
+            try:
+                Turns(client, Scripted(()))
+            except TurnError:
+                pass
+            else:
+                _fail("a client handle ran turns")
         before = O.messages(directory)
         texts = [t for _, t, _ in before]
         nodes = O.saved_view(directory)
@@ -253,18 +314,30 @@ async def _play(case: Case, directory: Path) -> None:
             looks[0] += 1
             return float(looks[0])
 
-        turns: Turns | None = None
-
-        def join() -> None:
-            assert turns is not None
-            if not turns.send(case.join_text):
+        async def during(k: int) -> None:
+            if k == 0:
+                await _refused(turns.turn("a second turn"), TurnError, "a turn while a turn runs")
+            if k == case.report_at:
+                await helper.run()
+            if k == case.join_at and not turns.send(case.join_text):
                 _fail("a message sent during a call was refused")
+            if k == case.fail_at:
+                raise StreamCut("law", "the law cuts this call")
 
-        model = Scripted(case.steps, join, case.join_at)
-        turns = Turns(memory, model, poll=0.0, max_steps=MAX_STEPS, now=lambda: STATE)
+        model = Scripted(case.steps, during)
+        turns = chat_turns(memory, model)
+        turns.poll, turns.max_steps, turns.now = 0.0, MAX_STEPS, lambda: STATE
+        helper = Subagent(turns, directory)
         if turns.send("no call runs"):
             _fail("a message was taken with no call running")
-        await turns.turn(case.message, deadline=Deadline(case.looks, clock=clock))
+        await _refused(turns.turn(" \n "), ValueError, "a turn without text")
+        await _refused(turns.subagent("9lives", TASK), ValueError, "a subagent with a bad name")
+        await _refused(turns.subagent(AGENT, "  "), ValueError, "a subagent without a task")
+        try:
+            await turns.turn(case.message, deadline=Deadline(case.looks, clock=clock))
+            cut = False
+        except StreamCut:
+            cut = True
 
         built = dict(O.node_lines(directory)[: at_pin[0]])
         view = O.view_text(nodes, built, texts)
@@ -284,35 +357,23 @@ async def _play(case: Case, directory: Path) -> None:
             count += 1
         if not O.pages_of(case.message, [t for _, t, _ in after[:count]]) or any(k != "user" for k, _, _ in after[:count]):
             _fail("the turn's message is not logged first, as consecutive user messages (rules 10, 55)")
-        want, calls = _expected_rows(case, logged[0], None)
+        want, calls, failed = _expected_rows(case, logged[0], helper.chat)
         _check_rows(after[count:], want, "turn")
-        if len(model.requests) != calls:
-            _fail(f"the turn made {len(model.requests)} calls, the script {calls}")
-        if case.join_at >= 0 and case.join_at + 1 < calls:
-            following = model.requests[case.join_at + 1].messages
-            last = following[-1]
-            alone = last.role == "user" and not last.parts and last.text == case.join_text
-            leading = len(following) == 1 and _joined(last).endswith("\n\n" + case.join_text)  # joined before any reply
+        if (len(model.requests), cut) != (calls, failed):
+            _fail(f"the turn made {len(model.requests)} calls (cut: {cut}), the script {calls} (cut: {failed})")
+        for k in range(calls - 1):
+            if k not in (case.join_at, case.report_at):
+                continue
+            last = model.requests[k + 1].messages[-1]
+            said = case.join_text if k == case.join_at else REPORT
+            alone = last.role == "user" and not last.parts and last.text == said
+            leading = len(model.requests[k + 1].messages) == 1 and _joined(last).endswith("\n\n" + said)  # joined before any reply
             if not (alone or leading):
                 _fail("a message sent during a call does not follow the results of its tool calls")
         if any(THOUGHT in t for _, t, _ in O.messages(directory)):
             _fail("a thought was logged (rule 8)")
-
-        # a subagent: one view, then its task; one work message
-        start = O.messages(directory)
-        sub_view = O.view_text(O.saved_view(directory), dict(O.node_lines(directory)), [t for _, t, _ in start])
-        helper = Scripted((Step(True, "looking", ("zoom_message",)), Step(False, "helper report", ())))
-        agents = Turns(memory, helper, poll=0.0, max_steps=MAX_STEPS)
-        await agents.subagent(AGENT, "check message 0", deadline=Deadline(0, clock=lambda: 0.0))
-        if O.covered(sub_view) != list(range(len(start))):
-            _fail("the subagent's view does not cover the chat")
-        _check_run(helper.requests, sub_view, "check message 0", "subagent")
-        gained = O.messages(directory)[len(start) :]
-        if [(k, t) for k, t, _ in gained] != [(O.WORK, f"[{AGENT}] helper report")]:
-            _fail(f"the subagent logged {gained}, not one work message (rules 57, 58)")
-        agent = ["user: check message 0", "eukhe: looking", f"tool: {_tool_row('zoom_message')}"]
-        echo = _joined(helper.requests[1].messages[-1])
-        agent += [f"echo: {echo}", "eukhe: helper report"]
+        if not helper.ran:
+            await helper.run()
 
         # the next turn: nothing carried over but the view (rule 50); zoom("Name") (rule 54)
         second = Scripted((Step(False, "", ("zoom_name",)), Step(False, "done", ())))
@@ -326,8 +387,7 @@ async def _play(case: Case, directory: Path) -> None:
         if O.covered(view2) != list(range(len(before2))):
             _fail("the next turn's view does not cover every message before it")
         result = second.requests[1].messages[-1].text
-        whole = "\n".join(agent)  # clipped to 30,000 characters like any tool output (rule 9)
-        if not (result == whole if len(whole) <= O.PAGE else len(result) == O.PAGE and result.startswith(whole[:1000])):
+        if not _clipped(result, "\n".join(helper.chat())):
             _fail(f"zoom({AGENT!r}) gave {result[:200]!r}, not the agent's whole chat")
 
 
@@ -362,6 +422,8 @@ _case = st.builds(
     st.lists(_step, min_size=1, max_size=4).map(tuple),
     st.integers(-1, 3),
     st.sampled_from(("and also this", "one more thing ✓")),
+    st.integers(-1, 3),
+    st.sampled_from((-1, -1, -1, 0, 1, 2)),
 )
 
 

@@ -109,10 +109,6 @@ class Pinned:
     waited: bool
     ids: tuple[int, ...] = ()
 
-    @property
-    def text(self) -> str:
-        return "<chat>\n" + "".join(line + "\n" for line in self.lines) + "</chat>"
-
 
 def _core(memory: Memory) -> Any:
     core = memory.core
@@ -309,10 +305,14 @@ class Turns:
             self._inbox.append((Kind.USER, text))
             return True
 
-    def _take(self) -> list[tuple[Kind, str]]:
+    def _take(self, last: bool) -> list[tuple[Kind, str]]:
+        """The messages waiting to join; when the reply was the ``last`` (no tool call) and none
+        waits, the call ends here, in the same step: a message sent after it starts a turn."""
         with self._lock:
             out = list(self._inbox)
             self._inbox.clear()
+            if last and not out:
+                self.calling = False
             return out
 
     def _log(self, block: dict[str, object], log: Callable[[Kind, str], None]) -> None:
@@ -324,7 +324,9 @@ class Turns:
 
     # -- one conversation -------------------------------------------------------------------------
 
-    async def _converse(self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool) -> None:
+    async def _converse(
+        self, messages: list[Message], log: Callable[[Kind, str], None], show: Show, outcome: Outcome, inbox: bool, model: Model | None = None
+    ) -> None:
         """Calls until a reply calls no tool and no message waits to join; ``messages`` is the
         conversation after the pinned view (its leading user texts join the view's message)."""
         for _step in range(self.max_steps):
@@ -333,7 +335,7 @@ class Turns:
             text: list[str] = []
             calls: list[ToolCall] = []
             stop = ""
-            async for event in self.model.stream(request):
+            async for event in (model or self.model).stream(request):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
                     show("text", event.text)
@@ -365,7 +367,7 @@ class Turns:
                 self._log({"type": "tool_result", "text": clipped}, log)
                 show("result", clipped)
                 messages.append(Message("tool", clipped, tool_call_id=call.id, tool_name=call.name, is_error=result.error))
-            joined = self._take() if inbox else []
+            joined = self._take(not calls) if inbox else []
             for kind, said in joined:
                 if kind is Kind.USER:
                     self._log({"type": "user", "text": said}, log)
@@ -396,7 +398,7 @@ class Turns:
                 self.calling = False
                 left = list(self._inbox)
                 self._inbox.clear()
-            for kind, said in left:  # a message that came as the turn ended is logged, not lost
+            for kind, said in left:  # a call that failed: the messages sent to it are logged, not lost
                 if kind is Kind.USER:
                     self._log({"type": "user", "text": said}, self._chat_log)
 
@@ -407,9 +409,10 @@ class Turns:
 
     # -- subagents (rules 54, 57, 58) --------------------------------------------------------------
 
-    async def subagent(self, name: str, task: str, *, deadline: Deadline | None = None, show: Show = _quiet) -> Outcome:
-        """Run agent ``name`` on ``task`` to its final reply; the reply is logged as one work
-        message ``[Name] report`` and joins the master's running call, if any."""
+    async def subagent(self, name: str, task: str, *, deadline: Deadline | None = None, show: Show = _quiet, model: Model | None = None) -> Outcome:
+        """Run agent ``name`` on ``task`` to its final reply (with the turns' model, or its own
+        ``model``); the reply is logged as one work message ``[Name] report`` and joins the
+        master's running call, if any."""
         if not AGENT_NAME.fullmatch(name):
             raise ValueError(f"{name!r} is not an agent's name (a letter, then letters, digits, _ or -)")
         if not task.strip():
@@ -425,7 +428,7 @@ class Turns:
         outcome = Outcome(pinned)
         log(Kind.USER, task)
         messages = [Message("user", task)]  # the view, then the task, unmarked (D11)
-        await self._converse(messages, log, show, outcome, inbox=False)
+        await self._converse(messages, log, show, outcome, inbox=False, model=model)
         report = f"[{name}] {outcome.reply}"
         self._log({"type": "report", "name": name, "text": outcome.reply}, self._chat_log)
         with self._lock:
