@@ -203,3 +203,15 @@ def test_chat_startup_errors_are_one_line(agent: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "eukhe", "chat", *argv], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
         err = done.stderr.decode()
         assert done.returncode == status and err.startswith(says) and len(err.splitlines()) == 1, err
+
+
+def test_chat_reads_lines_from_a_file(server: LoopbackServer, agent: Path, tmp_path: Path) -> None:
+    """Input that is a regular file (no terminal): its lines are turns and commands, then the end."""
+    script = tmp_path / "lines.txt"
+    script.write_text("hello from a file\n/memory view\n", encoding="utf-8")
+    server.script(Stream([Text("Got it.")]))
+    with script.open("rb") as source:
+        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
+    out = done.stdout.decode()
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert "Got it.\n" in out and "0+1|hello from a file\n" in out and "[mem 0K/128K]" in out
