@@ -21,8 +21,10 @@ not empty.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 TRIES = 5
 NODE = 512
@@ -89,3 +91,27 @@ def build_line(source: str, replies: Sequence[Reply]) -> Outcome:
     if best is None:
         return Outcome(cut(source), tuple(calls), "input")
     return Outcome(cut(best), tuple(calls), "reply")
+
+
+def transcript(events: list[dict[str, Any]]) -> list[str]:
+    """The compactor bridge's transcript (``bridge/compactor.py``): for each node event, each
+    call's follow-up (empty for the first) and the line it answered before, the number of
+    calls, then the line with its origin and size."""
+    lines: list[str] = []
+    for n, event in enumerate(events):
+        replies = [Reply(r["text"], r.get("thinking", "")) for r in event["replies"]]
+        out = build_line(event["source"], replies)
+        for k, call in enumerate(out.calls):
+            said = json.dumps(out.calls[k - 1].line, ensure_ascii=False) if k else "-"
+            lines.append(f"{n} call {k} said={said} ask={json.dumps(call.follow_up, ensure_ascii=False)}")
+        lines.append(f"{n} calls {len(out.calls)}")
+        lines.append(f"{n} line {out.source} {size(out.line)} {json.dumps(out.line, ensure_ascii=False)}")
+    return lines
+
+
+if __name__ == "__main__":
+    import sys
+
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))

@@ -385,6 +385,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        # each frame goes out as written: without this, Nagle's algorithm and the client's
+        # delayed acknowledgement hold every small chunk after the first for ~40 ms
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except ConnectionResetError:  # a client that closed a kept-alive connection
+            self.close_connection = True
+
     def do_GET(self) -> None:
         self._serve()
 

@@ -41,3 +41,35 @@ BREAKS = [
         "the line kept is not the shortest (with the stop rule off by one): line_takes_first_fit fails",
     ),
 ]
+
+# Production's line builder and its follow-up (eukhe.memory.compactor, eukhe.memory.prompts):
+# caught by the compactor bridge (live compactor over loopback against bend.compactor) and by
+# the line laws run on production.
+PRODUCTION = "eukhe.memory.compactor"
+
+BREAKS += [
+    Break(
+        "compactor_live_repeated_line_goes_on",
+        AREA,
+        PRODUCTION,
+        "if not line or (best is not None and size(line) >= size(best)):",
+        "if not line or (best is not None and size(line) > size(best)):",
+        "production asks again after a repeated line: the bridge's repeated-line scenarios and line_stops_when_not_shorter on production fail",
+    ),
+    Break(
+        "compactor_live_six_tries",
+        AREA,
+        PRODUCTION,
+        "if size(line) <= NODE or len(self.calls) >= TRIES:",
+        "if size(line) <= NODE or len(self.calls) > TRIES:",
+        "production makes a sixth call: the bridge's five-call scenarios and line_calls_at_most_tries on production fail",
+    ),
+    Break(
+        "compactor_follow_up_shows_511_bytes",
+        AREA,
+        "eukhe.memory.prompts",
+        "cutting the least valuable items.\\n{cut(line)}{LIMIT_MARK}",
+        "cutting the least valuable items.\\n{cut(line, NODE - 1)}{LIMIT_MARK}",
+        "the follow-up shows 511 bytes before the marker: the bridge's follow-ups differ from the model's",
+    ),
+]

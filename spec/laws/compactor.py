@@ -28,8 +28,10 @@ text; no law calls the model to decide what the model should have done.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,9 +41,11 @@ from hypothesis import strategies as st
 
 from bend.compactor import Outcome, Reply, build_line
 from bend.compactor import cut as model_cut
+from eukhe.memory import compactor as production
+from eukhe.memory.text import cut as production_cut
 from spec import profiles
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
-from spec.registry import PROVED, law
+from spec.registry import BOUNDED, PROVED, law
 
 SECTION = "memory rule 37"
 TRIES = 5  # the seed's number (rule 37), not the model's constant: a break there must show
@@ -229,6 +233,15 @@ def cut_evidence() -> Evidence:
     return also(cut_proof(), cut_check())
 
 
+@functools.lru_cache(maxsize=None)
+def production_cut_check() -> Evidence:
+    return bounded(
+        boundary_texts(),
+        lambda text: production_cut(text) == cut(text),
+        label="eukhe.memory.text.cut keeps the judge's prefix for every character of width 1-4 straddling byte 512",
+    )
+
+
 # -- agreement of the encoding with the model ----------------------------------------------------
 
 
@@ -259,6 +272,20 @@ def agrees(source: str, replies: Sequence[Reply]) -> bool:
         raise LawFailed(
             f"the model's conversation differs from the seed's rules: {len(out.calls)} calls, line of "
             f"{size(out.line)} bytes from {out.source}; the rules: {calls} calls, kept reply {kept}"
+        )
+    return True
+
+
+def agrees_in_production(source: str, replies: Sequence[Reply]) -> bool:
+    """Production's line builder (``eukhe.memory.compactor.LineBuild``, which reads a reply's
+    text: the compactor drops thinking) holds the same conversation as the encoding."""
+    calls, kept = conversation(lines(replies), PY)
+    out = production.build_line(source, [r.text for r in replies])
+    origin = replies[kept].text.strip() if kept >= 0 else source
+    if len(out.calls) != calls or out.line != cut(origin) or out.origin != ("reply" if kept >= 0 else "input"):
+        raise LawFailed(
+            f"production's conversation differs from the seed's rules: {len(out.calls)} calls, line of "
+            f"{size(out.line)} bytes from {out.origin}; the rules: {calls} calls, kept reply {kept}"
         )
     return True
 
@@ -320,6 +347,24 @@ sources = st.one_of(st.just(""), st.text(max_size=TEXT), st.sampled_from(SOURCES
 
 
 @functools.lru_cache(maxsize=None)
+def production_family() -> Evidence:
+    return bounded(
+        reply_family(),
+        lambda case: agrees_in_production(*case),
+        label="production = encoding on the same family of reply sequences",
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def production_hunted() -> Evidence:
+    return examples(lambda source, rs: agrees_in_production(source, tuple(rs)), source=sources, rs=replies)
+
+
+def on_production(*more: Evidence) -> Evidence:
+    return all_of(production_family(), production_hunted(), *more)
+
+
+@functools.lru_cache(maxsize=None)
 def hunted() -> Evidence:
     """Hypothesis's replies, once for the five laws (each law's claim is proved over the
     encoding; this checks the encoding against the model)."""
@@ -329,7 +374,7 @@ def hunted() -> Evidence:
 def _law(claim: Any, label: str, *more: Evidence) -> Evidence:
     """The claim proved over the encoding, the encoding checked against the model."""
     proof = all_of(_proof(claim, label), *more)
-    return also(proof, family_check(), hunted())
+    return also(proof, family_check(), hunted()).with_production(on_production(*([production_cut_check()] if more else [])))
 
 
 @law("line_calls_at_most_tries", SECTION, "Building one line makes at most 5 model calls.", PROVED, derivation="memory.md rule 37 (TRIES = 5)")
@@ -355,3 +400,259 @@ def line_stops_when_not_shorter() -> Evidence:
 @law("line_empty_is_a_try", "memory rule 37 / D9", "An empty or thinking-only reply counts as the last try: the conversation ends with the best line, else the input cut.", PROVED, derivation="memory.md D9")
 def line_empty_is_a_try() -> Evidence:
     return _law(claim_empty(), "an empty line is the last call; the shortest earlier line is kept, else none (the input)")
+
+
+# == the live compactor and its requests, run on production ======================================
+#
+# These laws run production alone (there is no model of the wire): the live compactor over real
+# HTTP against the loopback server, and the requests as each wire client spells them. Each is
+# bounded: the family of runs is one we chose (both APIs, the clock offsets around each bound the
+# seed names, the line counts around each block of 4). The judges are written here from the
+# seed's text: the server's record of what was sent, the lines the chat logged, the byte sizes.
+
+LIVE = "memory rules 30, 38 / D5, D9"
+APIS = ("anthropic-messages", "openai-completions")
+MARK = '"cache_control"'
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+
+    def message(self, record: Any) -> None:
+        pass
+
+    def node(self, record: Any) -> None:
+        self.nodes.append(record)
+
+    def merge(self, record: Any) -> None:
+        pass
+
+    def view(self, nodes: Any) -> None:
+        pass
+
+
+class _Live:
+    """One chat and its compactor speaking ``api`` to ``server``, on a clock the law drives."""
+
+    def __init__(self, server: Any, api: str) -> None:
+        from eukhe.inference.wire import client_for
+        from eukhe.inference.wire.plan import WireModel
+        from eukhe.memory.chat import Chat
+        from eukhe.memory.durable import DurableChat
+        from eukhe.memory.request import Layers
+        from spec.loopback import base_url
+
+        provider, ident = ("anthropic", "claude-haiku-4-5") if api == APIS[0] else ("openrouter", "anthropic/claude-haiku-4.5")
+        wire = WireModel(provider, ident, api, base_url(server, api), "sk-law", reasoning=False, max_tokens=4096)
+        self.server = server
+        self.now = 0.0
+        self.sink = _Sink()
+        self.chat = DurableChat(Chat(), self.sink, lambda: "2026-11-30T12:00:00")
+        self.compactor = production.Compactor(self.chat, client_for(wire, timeout=30.0), Layers.of(), clock=lambda: self.now)
+        self.base = len(server.requests)
+
+    @property
+    def sent(self) -> int:
+        return len(self.server.requests) - self.base
+
+    async def until(self, predicate: Callable[[], bool]) -> None:
+        changed = self.compactor.changed
+
+        async def loop() -> None:
+            while not predicate():
+                changed.clear()
+                await changed.wait()
+
+        await asyncio.wait_for(loop(), 30.0)
+
+    async def arrived(self, n: int) -> None:
+        await asyncio.to_thread(self.server.wait_requests, self.base + n, 30.0)
+
+    def events(self, event: str) -> int:
+        return sum(1 for row in self.compactor.rows if row.event == event)
+
+    def line(self, node: tuple[int, int]) -> str | None:
+        found = [r.text for r in self.sink.nodes if r.node == node]
+        return found[-1] if found else None
+
+
+def _on_loopback(run: Callable[..., Any]) -> Callable[[Any], bool]:
+    """A case runner: each case gets a fresh loopback server and its own event loop."""
+    from spec.loopback import LoopbackServer
+
+    def check(case: Any) -> bool:
+        with LoopbackServer() as server:
+            try:
+                result = asyncio.run(asyncio.wait_for(run_case(server, case), 60.0))
+            finally:
+                server.release()
+        return bool(result)
+
+    async def run_case(server: Any, case: Any) -> Any:
+        return await run(server, *case)
+
+    return check
+
+
+def _long(tag: str) -> str:
+    return (tag + " ") * 200
+
+
+async def _gate_case(server: Any, api: str, waiters: int, blocks: bool) -> bool:
+    """A writer held before its first byte; ``waiters`` calls after it with the same marked
+    prefix (``blocks``: 8 short lines before them) or with no whole block (nothing marked)."""
+    from spec.loopback import Stream, Text, Wait
+
+    live = _Live(server, api)
+    begin = threading.Event()
+    server.script(Stream([Wait(begin), Text("writer line")]), *[Stream([Text(f"waiter line {j}")]) for j in range(waiters)])
+    c = live.compactor
+    if blocks:
+        for i in range(8):
+            c.message(f"short {i}")
+    c.message(_long("writer"))
+    await live.arrived(1)
+    for j in range(waiters):
+        c.message(_long(f"waiter{j}"))
+    try:
+        if blocks:
+            await live.until(lambda: live.events("wait") == waiters)
+            if live.sent != 1:
+                raise LawFailed(f"{api}: {live.sent} calls sent while the writer's response had not started")
+        else:
+            await live.arrived(1 + waiters)  # nothing is marked: nobody waits
+        begin.set()
+        await live.arrived(1 + waiters)
+        await live.until(lambda: c.settled)
+        await c.idle()
+    finally:
+        begin.set()
+        await c.close()
+    return live.events("built") == 1 + waiters
+
+
+@law("compactor_prefix_gate", "memory rule 30", "A compaction whose marked prefix another call is writing is sent only once that call's response starts; a call with nothing marked never waits.", BOUNDED, derivation="memory.md rule 30")
+def compactor_prefix_gate() -> Evidence:
+    cases = itertools.product(APIS, (1, 2, 3), (True, False))
+    return bounded(cases, _on_loopback(_gate_case), label="both APIs x 1-3 waiting calls x a marked prefix or none, over loopback")
+
+
+RETRY_OFFSETS = (0.0, 5.0, 9.5, 10.0, 25.0)
+
+
+async def _retry_case(server: Any, api: str, waiting: bool, offset: float) -> bool:
+    """A failed node, the clock moved by ``offset`` with or without a waiting turn: it is tried
+    again exactly when a turn waits and 10 s have passed; the next message tries it again; its
+    third failure builds it from its input cut to 512 bytes."""
+    from spec.loopback import Fail
+
+    live = _Live(server, api)
+    text = "a" + "ü" * 260 + " end"  # 525 bytes: the cut falls inside a 2-byte character
+    server.script(Fail(500), Fail(503), Fail(429))
+    c = live.compactor
+    c.message(text)
+    await live.until(lambda: live.events("failed") == 1)
+    if waiting:
+        c.wait()
+    live.now += offset
+    c.poll()
+    retried = waiting and offset >= production.RETRY
+    if retried:
+        await live.until(lambda: live.events("failed") == 2)
+    if live.sent != (2 if retried else 1):
+        raise LawFailed(f"{api}: waiting={waiting}, {offset} s: {live.sent} calls (retried: {retried})")
+    c.go()
+    c.message("next")
+    if not retried:
+        await live.until(lambda: live.events("failed") == 2)
+        c.message("again")
+    await live.until(lambda: c.chat.chat.is_built((0, 0)))
+    await c.idle()
+    await c.close()
+    starts = sum(1 for row in c.rows if row.event == "start" and row.node == (0, 0))
+    if starts != 3 or live.events("capped") != 1 or live.line((0, 0)) != cut(text) or size(cut(text)) != 511:
+        raise LawFailed(f"{api}: after 3 failures {starts} calls for message 0, line {live.line((0, 0))!r}")
+    return True
+
+
+@law("compactor_retries_only_for_a_waiting_turn", "memory rule 38 / D5", "A failed node is tried again at the next message, or every 10 s while a turn waits, never by the clock alone; its third failure builds it from its input cut to 512 bytes.", BOUNDED, derivation="memory.md rule 38, D5")
+def compactor_retries_only_for_a_waiting_turn() -> Evidence:
+    cases = itertools.product(APIS, (False, True), RETRY_OFFSETS)
+    return bounded(cases, _on_loopback(_retry_case), label="both APIs x a turn waiting or not x clock offsets 0, 5, 9.5, 10, 25 s, over loopback")
+
+
+async def _deadline_case(server: Any, api: str, offset: float) -> bool:
+    from spec.loopback import Stall, Stream
+
+    live = _Live(server, api)
+    server.script(Stream([Stall()]))
+    c = live.compactor
+    c.message(_long("slow"))
+    await live.arrived(1)
+    live.now += offset
+    c.poll()
+    failed = live.events("failed")
+    await c.close()
+    if failed != (1 if offset >= production.CALL_DEADLINE else 0):
+        raise LawFailed(f"{api}: a call {offset} s old: {failed} failures")
+    return True
+
+
+@law("compactor_call_deadline", "memory D9", "A model call past 10 minutes fails; one under it goes on.", BOUNDED, derivation="memory.md D9 (CALL_DEADLINE)")
+def compactor_call_deadline() -> Evidence:
+    cases = itertools.product(APIS, (0.0, 599.0, 600.0, 601.0))
+    return bounded(cases, _on_loopback(_deadline_case), label="both APIs x call ages 0, 599, 600, 601 s, over loopback")
+
+
+async def _idle_case(server: Any, api: str, messages: int, waits: bool) -> bool:
+    live = _Live(server, api)
+    c = live.compactor
+    for i in range(messages):
+        c.message(f"short message {i}")
+    if waits:
+        c.wait()
+    for _ in range(4):
+        live.now += production.RETRY
+        c.poll()
+    await c.idle()
+    if live.sent or c.rows:
+        raise LawFailed(f"{api}: an idle chat of {messages} short messages made {live.sent} calls")
+    return True
+
+
+@law("compactor_idle_makes_no_call", "memory Use / rule 12", "A chat whose messages are all their own lines makes no model call, however the clock runs or a turn waits.", BOUNDED, derivation="memory.md Use (idle chat: no model call), rule 12")
+def compactor_idle_makes_no_call() -> Evidence:
+    cases = itertools.product(APIS, (0, 1, 2, 9, 31), (False, True))
+    return bounded(cases, _on_loopback(_idle_case), label="both APIs x 0-31 short messages (every merge of them free) x a turn waiting or not, over loopback")
+
+
+async def _stop_case(server: Any, api: str) -> bool:
+    """D5: a merge under way stops when a turn waits for an unbuilt line; it runs again once the
+    view settled."""
+    from spec.loopback import Stall, Stream, Text, Wait
+
+    live = _Live(server, api)
+    third = threading.Event()
+    server.script(Stream([Text("a" * 300)]), Stream([Text("b" * 300)]), Stream([Stall()]), Stream([Wait(third), Text("c")]), Stream([Text("m" * 50)]))
+    c = live.compactor
+    c.message(_long("one"))
+    c.message(_long("two"))
+    await live.until(lambda: (1, 0) in c.tasks)
+    await live.arrived(3)
+    c.message(_long("three"))
+    await live.arrived(4)
+    c.wait()
+    stopped = (1, 0) not in c.tasks and live.events("stopped") == 1 and c.waiting
+    third.set()
+    await live.until(lambda: c.chat.chat.is_built((1, 0)))
+    await c.idle()
+    await c.close()
+    if not stopped or live.sent != 5 or live.line((1, 0)) != "m" * 50:
+        raise LawFailed(f"{api}: stopped={stopped}, {live.sent} calls, merge line {live.line((1, 0))!r}")
+    return True
+
+
+@law("compactor_wait_runs_only_the_view", "memory D5", "While a turn waits only the view's unbuilt message lines run: a merge under way stops, and runs again once the view settled.", BOUNDED, derivation="memory.md D5")
+def compactor_wait_runs_only_the_view() -> Evidence:
+    return bounded(((api,) for api in APIS), _on_loopback(_stop_case), label="both APIs, over loopback")

@@ -44,6 +44,7 @@ class DurableChat:
         self.keys: dict[str, int] = {} if keys is None else keys
         self.log: Sequence[Message] = ()  # the messages it was reopened with (read on demand)
         self.dates: list[str] = []  # the dates of the messages after them
+        self.kinds: list[Kind] = []  # the kinds of the messages after them (a compaction task names it)
 
     @classmethod
     def open(cls, config: Config, messages: Sequence[Message], tree: Sequence[NodeLine | MergeLine], sink: Sink, clock: Callable[[], str]) -> DurableChat:
@@ -81,6 +82,7 @@ class DurableChat:
         if key is not None:
             self.keys[key] = i
         self.dates.append(date)
+        self.kinds.append(kind)
         running = [n for n in chat.running]
         before = list(chat.view.nodes) if chat.open or chat.view.total + NODE > chat.config.ceiling else None
         chat.message(text)
@@ -117,6 +119,12 @@ class DurableChat:
 
     def size_of(self, i: int) -> int:
         return size(self.chat.message_text(i))
+
+    def kind(self, i: int) -> Kind:
+        """Message ``i``'s kind (IndexError past the chat)."""
+        if not 0 <= i < self.chat.t:
+            raise IndexError(i)
+        return self.log[i].kind if i < len(self.log) else self.kinds[i - len(self.log)]
 
     def date(self, i: int) -> str:
         """Message ``i``'s date (IndexError past the chat)."""
