@@ -47,7 +47,8 @@ from eukhe.inference.wire.events import Event, Stop, StreamCut, TextDelta, Think
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory.chat import Config
 from eukhe.memory.owner import Memory
-from eukhe.memory.turn import Deadline, TurnError, Turns, chat_turns
+from eukhe.memory.records import kind_of
+from eukhe.memory.turn import Deadline, LockedChat, TurnError, Turns, chat_turns
 from spec.evidence import Evidence, LawFailed, examples
 from spec.oracles import turn as O
 from spec.registry import TESTED, law
@@ -100,6 +101,7 @@ class Case:
     join_text: str
     report_at: int  # the call during which a subagent runs to its report (-1: after the turn)
     fail_at: int  # the call whose stream is cut (-1: none)
+    driven: bool  # the turn drives a compactor (the law's, on the owner's locked chat)
 
 
 class Scripted:
@@ -241,6 +243,34 @@ def _check_run(requests: list[Request], view: str, first: str, what: str) -> Non
             _fail(f"{what}: state in the system prompt, or a thought sent back")
 
 
+class LawCompactor:
+    """What a turn tells the chat's compactor, played by the law on the owner's chat through
+    ``LockedChat`` (the lock the live compactor's changes take); it counts what it was told."""
+
+    def __init__(self, chat: LockedChat) -> None:
+        self.chat = chat
+        self.told: list[str] = []
+
+    def wait(self) -> None:
+        self.told.append("wait")
+        self.chat.wait()
+
+    def go(self) -> None:
+        self.told.append("go")
+        self.chat.go()
+
+    def poll(self) -> None:
+        self.told.append("poll")
+        self.chat.tick()
+
+    def sync(self) -> None:
+        self.told.append("sync")
+
+    def message(self, text: str, kind: str = "user", key: str | None = None) -> int:
+        self.told.append("message")
+        return self.chat.message(text, kind_of(kind), key)
+
+
 class Subagent:
     """The law's subagent: run once by the master's turns, checked against the chat on disk as it
     stood when it started."""
@@ -283,12 +313,14 @@ async def _play(case: Case, directory: Path) -> None:
         core = memory.core
         assert core is not None
         lines = iter(case.lines * (1 + 64 // max(1, len(case.lines))))
+        locked = LockedChat(memory)
+        compactor = LawCompactor(locked) if case.driven else None
 
         def build(count: int) -> None:
             for _ in range(count):
                 if not core.chat.chat.running:
                     return
-                core.chat.done(0, next(lines))
+                (locked if case.driven else core.chat).done(0, next(lines))
 
         for kind, text, builds in case.history:
             memory.append(text, kind)
@@ -326,7 +358,7 @@ async def _play(case: Case, directory: Path) -> None:
 
         model = Scripted(case.steps, during)
         turns = chat_turns(memory, model)
-        turns.poll, turns.max_steps, turns.now = 0.0, MAX_STEPS, lambda: STATE
+        turns.poll, turns.max_steps, turns.now, turns.compactor = 0.0, MAX_STEPS, lambda: STATE, compactor
         helper = Subagent(turns, directory)
         if turns.send("no call runs"):
             _fail("a message was taken with no call running")
@@ -357,6 +389,13 @@ async def _play(case: Case, directory: Path) -> None:
             count += 1
         if not O.pages_of(case.message, [t for _, t, _ in after[:count]]) or any(k != "user" for k, _, _ in after[:count]):
             _fail("the turn's message is not logged first, as consecutive user messages (rules 10, 55)")
+        if compactor is not None:
+            told = compactor.told
+            waited = "wait" in told
+            if told.count("message") != count or waited != ("go" in told) or told.count("wait") > 1:
+                _fail(f"the compactor was told {told}: the wait, its end and every page of the message go through it (D5)")
+            if len(after) > count and "sync" not in told:
+                _fail("the compactor was never told of the turn's logged rows")
         want, calls, failed = _expected_rows(case, logged[0], helper.chat)
         _check_rows(after[count:], want, "turn")
         if (len(model.requests), cut) != (calls, failed):
@@ -424,6 +463,7 @@ _case = st.builds(
     st.sampled_from(("and also this", "one more thing ✓")),
     st.integers(-1, 3),
     st.sampled_from((-1, -1, -1, 0, 1, 2)),
+    st.booleans(),
 )
 
 

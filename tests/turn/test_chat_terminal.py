@@ -215,3 +215,27 @@ def test_chat_reads_lines_from_a_file(server: LoopbackServer, agent: Path, tmp_p
     out = done.stdout.decode()
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "Got it.\n" in out and "0+1|hello from a file\n" in out and "[mem 0K/128K]" in out
+
+
+def test_chat_runs_the_compactor_on_the_memory_model(server: LoopbackServer, agent: Path, screens: list[Screen]) -> None:
+    """With memory.model set, the live compactor summarizes a long message over loopback (memory:
+    rows on the screen) and the next turn's view shows the summary, not the message."""
+    from turn_support import Router, is_compaction
+
+    Router(server, lambda recorded: Stream([Text("the long one, summarized")]), [Stream([Text("Noted.")]), Stream([Text("Saw the summary.")])])
+    screen = chat(agent, screens, "--provider", "loop-ant")
+    screen.expect(r"memory: no compactor: .*memory\.model is unset.*\n")
+    screen.type("/memory model loop-ant/loop-ant-model low")
+    screen.expect(r"memory: compactor on loop-ant/loop-ant-model \(memory\.model, thinking low\)\n")
+    screen.type("a long message " + "x" * 900)
+    screen.expect(r"Noted\.\n")
+    if "memory: built 0+1" not in screen.seen:  # the call runs beside the turn: its row may come first
+        screen.expect(r"memory: built 0\+1")
+    screen.type("again")
+    screen.expect(r"Saw the summary\.\n")
+    screen.type("/quit")
+    assert screen.close() == 0
+    turns = [r for r in server.requests if not is_compaction(r)]
+    assert view_of(turns[1]).splitlines()[1] == "0+1|the long one, summarized"
+    compactions = [r for r in server.requests if is_compaction(r)]
+    assert len(compactions) == 1 and "x" * 900 in json.dumps(compactions[0].body)

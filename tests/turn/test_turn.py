@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from turn_support import APIS, leading, logged, long_text, play_compactor, run, turns_for, turns_of, user, view_of
+from turn_support import APIS, Router, compactor_for, is_compaction, leading, logged, long_text, run, turns_for, turns_of, user, view_of
 
 from eukhe.memory import NODE, PLACEHOLDER
 from eukhe.memory.lines import CAP
@@ -21,7 +21,7 @@ from eukhe.memory.owner import Memory
 from eukhe.memory.records import Kind
 from eukhe.memory.text import cut, flatten
 from eukhe.memory.turn import Deadline, local_date
-from spec.loopback import Call, LoopbackServer, Recorded, Stream, Text, Thinking, Wait
+from spec.loopback import Call, LoopbackServer, Recorded, Stall, Stream, Text, Thinking, Wait
 
 
 @pytest.fixture
@@ -59,24 +59,31 @@ async def waiting(memory: Memory) -> None:
 
 @pytest.mark.parametrize("api", APIS)
 def test_a_turn_gets_the_view_by_its_deadline_when_the_model_never_answers(memory: Memory, server: LoopbackServer, api: str) -> None:
+    """The live compactor's calls reach the server and never get an answer (a stall); the turn
+    takes the view at its deadline: the line not summarized shows its message cut to 512 bytes."""
     big = long_text("the big one", 2_000)
-    user(memory, "hello")
-    user(memory, big)  # over 512 bytes: its line waits for a compactor that never answers
-    server.script(Stream([Text("answered")]))
+    router = Router(server, lambda recorded: Stream([Stall()]), [Stream([Text("answered")])])
     expire = threading.Event()
-    turns = turns_for(memory, server, api)
 
     async def main() -> None:
+        compactor = compactor_for(memory, server, api)
+        turns = turns_for(memory, server, api, compactor=compactor)
+        compactor.message("hello")
+        compactor.message(big)  # over 512 bytes: its line needs a model call, which never answers
         task = asyncio.create_task(turns.turn("what did I say?", deadline=Deadline(3600.0, event=expire)))
         await waiting(memory)
-        assert not task.done() and not server.requests
+        await asyncio.to_thread(server.stalled.wait, 30)
+        assert not task.done() and router.compactions and len(router.turns) == 1  # the turn has not called yet
         expire.set()
         outcome = await task
         assert outcome.pinned.waited and outcome.pinned.cut == (1,)
         assert outcome.reply == "answered"
+        await compactor.close()
+        server.release()
 
     run(main())
-    view = view_of(server.wait_requests(1)[0])
+    turn = [r for r in server.requests if not is_compaction(r)][0]
+    view = view_of(turn)
     assert PLACEHOLDER not in view
     assert view.splitlines()[1:3] == ["0+1|hello", f"1+1|{flatten(cut(big, NODE))}"]
     assert covered(view) == [0, 1]
@@ -109,32 +116,35 @@ def test_a_turn_deadline_comes_from_its_clock(memory: Memory, server: LoopbackSe
 
 
 def test_a_settled_view_never_shows_a_placeholder_while_another_client_appends(memory: Memory, chat_dir: Path, server: LoopbackServer) -> None:
-    user(memory, long_text("first long", 1_500))
-    server.script(Stream([Text("seen")]))
-    turns = turns_for(memory, server, APIS[1])
-    appended = threading.Event()
+    """The live compactor builds lines over loopback while another client appends long and short
+    messages; the turn waits (no deadline) until its view settles and sends no placeholder."""
+    api = APIS[1]
+    gate = threading.Event()
+    router = Router(server, lambda recorded: Stream([Wait(gate), Text(f"summary {len(router.compactions)}")]), [Stream([Text("seen")])])
 
     def other_client() -> None:
         with Memory(chat_dir) as client:
             assert not client.is_owner
             for k in range(12):
                 client.append(long_text(f"other {k}", 700) if k % 2 else f"short {k}")
-        appended.set()
+        gate.set()  # the compactor's calls answer once the other client is done
 
     async def main() -> None:
+        compactor = compactor_for(memory, server, api)
+        turns = turns_for(memory, server, api, compactor=compactor)
+        compactor.message(long_text("first long", 1_500))
         task = asyncio.create_task(turns.turn("and now?", deadline=Deadline(3600.0)))
         await waiting(memory)
         thread = threading.Thread(target=other_client)
         thread.start()
-        while not task.done():  # the compactor, played by the test, builds what runs
-            play_compactor(memory)
-            await asyncio.sleep(0.002)
-        thread.join()
         outcome = await task
-        assert outcome.pinned.cut == ()
+        await asyncio.to_thread(thread.join)
+        assert outcome.pinned.cut == () and outcome.pinned.waited
+        await compactor.close()
 
     run(main())
-    view = view_of(server.wait_requests(1)[0])
+    turn = [r for r in server.requests if not is_compaction(r)][0]
+    view = view_of(turn)
     assert PLACEHOLDER not in view
     mine = [i for i, (kind, text) in enumerate(logged(chat_dir)) if text == "and now?"]
     assert covered(view) == list(range(mine[0]))  # exactly the messages before the turn's own

@@ -15,7 +15,7 @@ from eukhe.inference.wire.plan import WireModel
 from eukhe.memory.owner import Memory
 from eukhe.memory.records import Kind
 from eukhe.memory.turn import Turns
-from spec.loopback import LoopbackServer, Recorded, base_url
+from spec.loopback import LoopbackServer, Recorded, Stream, base_url
 
 APIS = ("openai-completions", "anthropic-messages")
 T = TypeVar("T")
@@ -109,21 +109,46 @@ def logged(directory: Path) -> list[tuple[str, str]]:
     return [(kind, text) for _i, kind, text in sorted(rows)]
 
 
-def play_compactor(memory: Memory, line: Callable[[Any], str] = lambda node: f"summary of {node}") -> int:
-    """Build every node whose call runs (the test plays the compactor); how many it built."""
-    core = memory.core
-    assert core is not None
-    built = 0
-    with core.lock:
-        while core.chat.chat.running:
-            core.chat.done(0, line(core.chat.chat.running[0]))
-            built += 1
-    return built
-
-
 def long_text(tag: str, length: int = 900) -> str:
     return (f"{tag} " + "lorem ipsum dolor sit amet " * (length // 27 + 1))[:length]
 
 
 def user(memory: Memory, text: str) -> list[int]:
     return memory.append(text, Kind.USER)
+
+
+# -- the live compactor against the same server --------------------------------------------------------
+
+
+def is_compaction(recorded: Recorded) -> bool:
+    """A compaction's request: its last user text is a task opened by "Compaction:"."""
+    return "\n\nCompaction:" in leading(recorded)
+
+
+class Router:
+    """The server's answers by what a request is: compactions get ``compaction(request)``, turns
+    their scripted replies in order."""
+
+    def __init__(self, server: LoopbackServer, compaction: Callable[[Recorded], Stream], turns: list[Stream] | None = None) -> None:
+        self.compaction = compaction
+        self.turns = list(turns or [])
+        self.compactions: list[Recorded] = []
+        server.responder = self
+
+    def __call__(self, recorded: Recorded) -> Stream | None:
+        if is_compaction(recorded):
+            self.compactions.append(recorded)
+            return self.compaction(recorded)
+        return self.turns.pop(0) if self.turns else None
+
+
+def compactor_for(memory: Memory, server: LoopbackServer, api: str) -> Any:
+    """The chat's live compactor (eukhe.memory.compactor) on the owner's chat, its model on the
+    loopback server, sharing the turns' layers (rule 32)."""
+    import time
+
+    from eukhe.memory.compactor import Compactor
+    from eukhe.memory.request import Layers
+    from eukhe.memory.turn import LockedChat
+
+    return Compactor(LockedChat(memory), client_for(model_for(server, api), timeout=30.0), Layers.of(), clock=time.monotonic)

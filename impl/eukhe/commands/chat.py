@@ -123,13 +123,50 @@ def _level(text: str, what: str) -> str:
 class Session:
     """One `eukhe chat` run: the chat memory, its turns, the terminal."""
 
-    def __init__(self, memory: Any, turns: Any, settings: Any, term: Terminal) -> None:
+    def __init__(self, memory: Any, turns: Any, settings: Any, term: Terminal, agent_dir: Path | None = None, timeout: float = 120.0) -> None:
         self.memory = memory
         self.turns = turns
         self.settings = settings
         self.term = term
+        self.agent_dir = agent_dir
+        self.timeout = timeout
         self.turn: asyncio.Task[Any] | None = None
         self.agents: set[asyncio.Task[Any]] = set()
+        self.compactor: Any = None
+
+    def start_compactor(self) -> None:
+        """The chat's live compactor on the memory role's model (memory.model with memory.thinking,
+        D6), sharing the turns' layers (rule 32); its changes show as ``memory:`` rows. With no
+        model, or one that cannot be reached, one ``memory:`` row says why and turns take their
+        view at the settle deadline (D10)."""
+        import time
+
+        from eukhe.cli import CliError
+        from eukhe.commands.inference import resolve_ask_model
+        from eukhe.inference import catalog, quirks, wire
+        from eukhe.inference.wire import events
+        from eukhe.memory.compactor import Compactor
+        from eukhe.memory.request import MemoryModelUnset, choose_model
+        from eukhe.memory.turn import LockedChat
+
+        cvars = self.settings.cvars
+        provider, model = cvars.value([], "defaultProvider") or "", cvars.value([], "defaultModel") or ""
+        saved = f"{provider}/{model}" if provider and model else None
+        try:
+            choice = choose_model(cvars.value([], "memory.model") or "", cvars.value([], "memory.thinking") or "medium", None, saved, "eukhe has no auxiliary model setting")
+            assert self.agent_dir is not None
+            wired = resolve_ask_model(self.agent_dir, choice.provider, choice.id)
+            client = wire.client_for(wired, timeout=self.timeout)
+        except (MemoryModelUnset, ValueError, CliError, quirks.QuirksError, catalog.CatalogError, events.BadRequest) as error:
+            self.term.row(f"memory: no compactor: {_said(error).replace('eukhe ask: ', '')}")
+            return
+        if self.compactor is not None:
+            self.compactor.client, self.compactor.thinking = client, choice.thinking
+        else:
+            self.compactor = Compactor(LockedChat(self.memory), client, self.turns.layers, thinking=choice.thinking, clock=time.monotonic, rows=lambda row: self.term.row(row.render()))
+            self.turns.compactor = self.compactor
+            self.compactor.sync()
+        self.term.row(f"memory: compactor on {choice.provider}/{choice.id} ({choice.source}, thinking {choice.thinking})")
 
     def prompt(self) -> None:
         self.term.row(f"[{mem_bar(self.memory.status())}]")
@@ -202,6 +239,8 @@ class Session:
         if level is not None:
             self.settings.set_global("memory.thinking", level)
         self.term.row(f"memory.model {words[0]}  memory.thinking {self.settings.cvars.value([], 'memory.thinking')} (saved)")
+        if self.agent_dir is not None:
+            self.start_compactor()
 
     async def run_turn(self, text: str) -> None:
         from eukhe.inference.wire.events import WireError
@@ -248,6 +287,8 @@ class Session:
                 lines.put_nowait(piece)
             pending.clear()
             lines.put_nowait(None)
+        if self.agent_dir is not None:
+            self.start_compactor()
         self.prompt()
         get: asyncio.Task[bytes | None] = asyncio.ensure_future(lines.get())
         while True:
@@ -272,6 +313,8 @@ class Session:
             await asyncio.wait({agent})
         get.cancel()
         loop.remove_reader(fd)
+        if self.compactor is not None:
+            await self.compactor.close()
         return 0
 
     def line(self, raw: bytes) -> bool:
@@ -359,7 +402,7 @@ def run_chat(args: argparse.Namespace) -> int:
         turns = chat_turns(memory, client, thinking=level, settle_seconds=settle)
         term = Terminal(sys.stdout, sys.stderr)
         term.row(f"eukhe chat: {model.provider}/{model.id}, chat {chat_dir(agent)}; /help for commands")
-        return asyncio.run(Session(memory, turns, settings, term).loop(sys.stdin.fileno()))
+        return asyncio.run(Session(memory, turns, settings, term, agent, args.timeout).loop(sys.stdin.fileno()))
     except MemoryBusy as error:
         raise EnvironmentFault(f"eukhe chat: {_said(error)}") from None
     finally:

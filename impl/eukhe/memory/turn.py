@@ -55,6 +55,7 @@ from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, T
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory import NODE
 from eukhe.memory.chat import ZoomError
+from eukhe.memory.durable import DurableChat
 from eukhe.memory.lines import cap_text, entry_lines, split_text
 from eukhe.memory.owner import Memory
 from eukhe.memory.prompts import turn_text
@@ -133,9 +134,65 @@ def _render(chat: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(render_lines(nodes, text)), cuts
 
 
-async def pin(memory: Memory, deadline: Deadline, message: str | None = None, kind: Kind = Kind.USER, poll: float = POLL) -> Pinned:
+class Compacting(Protocol):
+    """What a turn tells the live compactor (``eukhe.memory.compactor.Compactor``) of the chat:
+    a turn waits (only the view's lines run, D5) and goes on; the clock is read at each look
+    (retries every 10 s while a turn waits, the call deadline); messages go through it, so the
+    calls they make due start; ``sync`` after a line logged elsewhere."""
+
+    def wait(self) -> None: ...
+    def go(self) -> None: ...
+    def poll(self) -> None: ...
+    def sync(self) -> None: ...
+    def message(self, text: str, kind: str = "user", key: str | None = None) -> int: ...
+
+
+class LockedChat(DurableChat):
+    """The owner's ``DurableChat`` (the same state: one dictionary) whose changes take the owner's
+    lock: the live compactor ends its calls in the event loop's thread while clients append in
+    the owner's socket threads. Give it to the compactor in place of ``core.chat``."""
+
+    def __init__(self, memory: Memory) -> None:  # shares the owner's chat; nothing of its own
+        core = _core(memory)
+        self.__dict__ = core.chat.__dict__
+        self.owner_lock = core.lock
+
+    def message(self, text: str, kind: Kind = Kind.USER, key: str | None = None) -> int:
+        with self.owner_lock:
+            return super().message(text, kind, key)
+
+    def done(self, k: int, line: str) -> Node | None:
+        with self.owner_lock:
+            return super().done(k, line)
+
+    def fail(self, k: int) -> Node | None:
+        with self.owner_lock:
+            return super().fail(k)
+
+    def wait(self) -> None:
+        with self.owner_lock:
+            super().wait()
+
+    def go(self) -> None:
+        with self.owner_lock:
+            super().go()
+
+    def tick(self) -> None:
+        with self.owner_lock:
+            super().tick()
+
+
+async def pin(
+    memory: Memory,
+    deadline: Deadline,
+    message: str | None = None,
+    kind: Kind = Kind.USER,
+    poll: float = POLL,
+    compactor: Compacting | None = None,
+) -> Pinned:
     """Wait until the view settles or the deadline passes, then render it and (given a
-    ``message``) log the message after it, in one step under the owner's lock."""
+    ``message``) log the message after it, in one step under the owner's lock. With the chat's
+    live ``compactor``, the wait and the message go through it (D5)."""
     core = _core(memory)
     waited = False
     while True:
@@ -144,16 +201,22 @@ async def pin(memory: Memory, deadline: Deadline, message: str | None = None, ki
                 raise TurnError(f"{memory.directory}: the chat's owner has closed")
             durable = core.chat
             chat = durable.chat
+            if compactor is not None and waited:
+                compactor.sync()  # calls for lines another client's messages made due
+                compactor.poll()
             if not _unbuilt(chat) or deadline.passed():
                 if waited:
-                    durable.go()
+                    (compactor or durable).go()
                 lines, cuts = _render(chat)
                 ids: list[int] = []
                 if message is not None:
-                    ids = [durable.message(piece, kind) for piece in split_text(message)]
+                    if compactor is not None:
+                        ids = [compactor.message(piece, kind.value) for piece in split_text(message)]
+                    else:
+                        ids = [durable.message(piece, kind) for piece in split_text(message)]
                 return Pinned(lines, cuts, waited, tuple(ids))
             if not waited:
-                durable.wait()
+                (compactor or durable).wait()
                 waited = True
         await asyncio.sleep(poll)
 
@@ -278,8 +341,10 @@ class Turns:
         now: Callable[[], str] | None = None,
         poll: float = POLL,
         max_steps: int = MAX_STEPS,
+        compactor: Compacting | None = None,
     ) -> None:
         _core(memory)
+        self.compactor = compactor
         self.poll = poll
         self.max_steps = max_steps
         self.memory = memory
@@ -321,6 +386,8 @@ class Turns:
 
     def _chat_log(self, kind: Kind, text: str) -> None:
         self.memory.append(text, kind)
+        if self.compactor is not None:
+            self.compactor.sync()  # the calls the line made due start
 
     # -- one conversation -------------------------------------------------------------------------
 
@@ -387,7 +454,7 @@ class Turns:
                 raise TurnError("a turn is running: send the message to it (it joins between tool calls)")
             self.calling = True
         try:
-            pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text, poll=self.poll)
+            pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), text, poll=self.poll, compactor=self.compactor)
             outcome = Outcome(pinned)
             state = state or self._state()
             messages = ([Message("user", state)] if state else []) + [Message("user", turn_text(text))]
@@ -424,7 +491,7 @@ class Turns:
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"kind": kind.value, "text": text}, ensure_ascii=False) + "\n")
 
-        pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), poll=self.poll)
+        pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), poll=self.poll, compactor=self.compactor)
         outcome = Outcome(pinned)
         log(Kind.USER, task)
         messages = [Message("user", task)]  # the view, then the task, unmarked (D11)
@@ -438,9 +505,19 @@ class Turns:
         return outcome
 
 
-def chat_turns(memory: Memory, model: Model, *, thinking: str | None = None, settle_seconds: float = 20.0) -> Turns:
-    """The turns of ``eukhe chat``: the chat's fixed system prompt and tools, the local date and
-    time as the per-turn state."""
+def chat_turns(
+    memory: Memory, model: Model, *, thinking: str | None = None, settle_seconds: float = 20.0, layers: Layers | None = None, compactor: Compacting | None = None
+) -> Turns:
+    """The turns of ``eukhe chat``: the chat's fixed system prompt and tools (shared with its
+    compactor, rule 32), the local date and time as the per-turn state."""
     from eukhe.memory.store import local_now
 
-    return Turns(memory, model, layers=Layers.of(), thinking=thinking, settle_seconds=settle_seconds, now=lambda: local_date(local_now()))
+    return Turns(
+        memory,
+        model,
+        layers=layers or Layers.of(),
+        thinking=thinking,
+        settle_seconds=settle_seconds,
+        now=lambda: local_date(local_now()),
+        compactor=compactor,
+    )
