@@ -10,16 +10,8 @@ BREAKS = [
         "turn_view_after_the_message",
         AREA,
         "eukhe.memory.turn",
-        """                lines, cuts = _render(chat)
-                ids: list[int] = []
-                if message is not None:
-                    ids = [durable.message(piece, kind) for piece in split_text(message)]
-""",
-        """                ids: list[int] = []
-                if message is not None:
-                    ids = [durable.message(piece, kind) for piece in split_text(message)]
-                lines, cuts = _render(chat)
-""",
+        "                lines, cuts = _render(chat)\n                ids: list[int] = []\n",
+        "                ids: list[int] = []\n                if message is not None:\n                    ids = [durable.message(piece, kind) for piece in split_text(message)]\n                    message = None\n                lines, cuts = _render(chat)\n",
         "rule 49 lost: the view is rendered after the new message is logged and shows it",
     ),
     Break(
