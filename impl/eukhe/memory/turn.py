@@ -34,7 +34,12 @@ A turn, in order:
 
 A turn runs in the process that owns the chat (``eukhe.memory.owner.Memory`` as owner): it
 reads the planner under the owner's lock. The model is any client with the wire clients'
-``stream(request)`` (``eukhe.inference.wire.client_for``).
+``stream(request)`` (``eukhe.inference.wire.client_for``); the requests are built by
+``eukhe.memory.request.build_request`` from the chat's layers (one system prompt and the zoom and
+date tools, shared with compactions: rules 26, 27, 29, 32). With the chat's live compactor
+(``Compacting``: ``eukhe.memory.compactor.Compactor``) the wait, its end, the clock at each look
+and the turn's message go through it, and every logged row tells it (its calls start); give it
+``LockedChat(memory)`` so that its changes take the owner's lock like the clients' appends.
 """
 
 from __future__ import annotations
