@@ -246,10 +246,18 @@ class Session:
         from eukhe.inference.wire.events import WireError
         from eukhe.memory.turn import TurnError
 
+        from eukhe.memory.records import StoreError
+
         try:
             await self.turns.turn(text, show=self.term.show)
-        except (WireError, TurnError) as error:
-            self.term.error(str(error))
+        except (WireError, TurnError, StoreError, OSError) as error:
+            self.term.error(_said(error))
+        except Exception as error:  # a bug: one line (the traceback with EUKHE_DEBUG=1), the chat goes on
+            if os.environ.get("EUKHE_DEBUG") == "1":
+                import traceback
+
+                traceback.print_exc()
+            self.term.error(f"a bug in eukhe ({type(error).__name__}: {_said(error)}); please report it")
         if self.term.column:
             self.term.write("\n")
 
