@@ -239,3 +239,13 @@ def test_chat_runs_the_compactor_on_the_memory_model(server: LoopbackServer, age
     assert view_of(turns[1]).splitlines()[1] == "0+1|the long one, summarized"
     compactions = [r for r in server.requests if is_compaction(r)]
     assert len(compactions) == 1 and "x" * 900 in json.dumps(compactions[0].body)
+
+
+def test_chat_refuses_a_chat_another_process_owns(agent: Path) -> None:
+    from eukhe.memory.owner import Memory
+
+    with Memory(agent / "chat" / "main") as owner:
+        assert owner.is_owner
+        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and err.startswith("eukhe chat: another eukhe chat owns") and len(err.splitlines()) == 1, err
