@@ -442,8 +442,8 @@ def _run(case: Case) -> None:
 
 _chars = st.characters(codec="utf-8", exclude_categories=["Cs"])
 _words = st.text(_chars, min_size=1, max_size=24)
-_texts = st.builds(lambda base, repeat: base * repeat, _words, st.sampled_from((1, 1, 2, 30, 90)))
-_history = st.lists(st.tuples(st.sampled_from(KINDS), _texts, st.integers(0, 3)), max_size=10)
+_texts = st.builds(lambda base, repeat: base * repeat, _words, st.sampled_from((1, 1, 2, 30, 90, 400)))
+_history = st.lists(st.tuples(st.sampled_from(KINDS), _texts, st.sampled_from((0, 0, 1, 3))), max_size=10)
 _lines = st.lists(st.builds(lambda base, repeat: O.cut_bytes(base * repeat), _words, st.sampled_from((1, 5, 200))), min_size=1, max_size=4)
 _message = st.builds(
     lambda base, paged: base * (O.PAGE // len(base) + 2) if paged else base,
