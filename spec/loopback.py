@@ -29,16 +29,19 @@ Tests synchronise on events, never on sleeps: ``wait_requests(n)`` returns once 
 arrived; ``stalled`` is set when a Stall begins. No mock of httpx: the clients talk real HTTP.
 When no reply is queued, ``responder`` (a function of the recorded request) answers, so
 concurrent requests can be served by what they ask; with neither, the answer is HTTP 500.
+With ``cache`` set to a ``PromptCache``, the usage of every streamed reply is accounted as
+Anthropic's prompt cache would (reads and writes at the request's cache_control marks).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -143,6 +146,80 @@ class Recorded:
     body: Any  # the JSON body, or None when it was not JSON
     raw: bytes
     api: str
+
+
+# -- the prompt cache ------------------------------------------------------------------------------------
+
+LOOKBACK = 20  # blocks a cache mark looks back for an entry written earlier (Anthropic's rule)
+
+
+class PromptCache:
+    """A model of Anthropic's prompt cache, for requests carrying ``cache_control`` marks
+    (Anthropic Messages; OpenAI chat completions with marks, as OpenRouter takes them for
+    anthropic/ models). The prompt is read as blocks in cache order (tools, system, then each
+    message's content blocks); a mark writes an entry for the prefix ending at its block. A
+    request reads the longest prefix ending at a block within ``LOOKBACK`` blocks before one of
+    its marks whose entry an earlier request wrote; it writes from there to its last mark; the
+    rest is plain input. Sizes are UTF-8 bytes of the blocks' JSON (the share read from cache
+    is what the measures use). Entries never expire: the calls it models follow each other
+    within the 5-minute life of an entry, and nothing pings to keep them (rule 31)."""
+
+    def __init__(self) -> None:
+        self.entries: set[str] = set()
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def blocks(api: str, body: Any) -> list[tuple[str, bool]]:
+        out: list[tuple[str, bool]] = []
+        if not isinstance(body, dict):
+            return out
+
+        def add(block: Any) -> None:
+            marked = isinstance(block, dict) and "cache_control" in block
+            clean = {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+            out.append((json.dumps(clean, ensure_ascii=False, sort_keys=True), marked))
+
+        for tool in body.get("tools") or []:
+            add(tool)
+        system = body.get("system")
+        if isinstance(system, list):
+            for block in system:
+                add(block)
+        elif isinstance(system, str):
+            add({"type": "text", "text": system})
+        for message in body.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            role = message.get("role") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                for block in content:
+                    add({"role": role, **block} if isinstance(block, dict) else block)
+            else:
+                add({"role": role, "text": content})
+        return out
+
+    def account(self, api: str, body: Any) -> Tokens:
+        """The usage of one request: (input, 0, cache read, cache write) in bytes."""
+        blocks = self.blocks(api, body)
+        sizes = [len(text.encode("utf-8")) for text, _marked in blocks]
+        chain: list[str] = []
+        digest = hashlib.sha256()
+        for text, _marked in blocks:
+            digest.update(text.encode("utf-8") + b"\x00")
+            chain.append(digest.copy().hexdigest())
+        marks = [k for k, (_text, marked) in enumerate(blocks) if marked]
+        total = sum(sizes)
+        with self.lock:
+            read_to = 0  # blocks read from cache
+            for mark in marks:
+                for k in range(mark, max(-1, mark - LOOKBACK), -1):
+                    if chain[k] in self.entries:
+                        read_to = max(read_to, k + 1)
+                        break
+            for mark in marks:
+                self.entries.add(chain[mark])
+        read = sum(sizes[:read_to])
+        written = sum(sizes[read_to : marks[-1] + 1]) if marks and marks[-1] + 1 > read_to else 0
+        return Tokens(total - read - written, 5, read, written)
 
 
 # -- rendering ----------------------------------------------------------------------------------------
@@ -425,6 +502,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(script, Fail):
             self._plain(script.status, script.body, script.headers)
             return
+        cache = owner.cache
+        if cache is not None and isinstance(script, Stream) and api in ("anthropic-messages", "openai-completions"):
+            script = replace(script, usage=cache.account(api, body))
         model = body.get("model", "") if isinstance(body, dict) else ""
         if not model and api == "google-generative-ai":
             model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
@@ -494,6 +574,7 @@ class LoopbackServer:
         self._generation = 0  # release() moves it on: the stalls under way end
         self._closing = threading.Event()
         self.responder: Callable[[Recorded], Script | None] | None = None
+        self.cache: PromptCache | None = None  # set: usage accounts prompt-cache reads at the cache marks
         self.record_file: str | None = None  # each request is also appended here as one JSON line
         self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,), name="loopback", daemon=True)
 

@@ -29,6 +29,7 @@ text; no law calls the model to decide what the model should have done.
 from __future__ import annotations
 
 import asyncio
+import json
 import functools
 import itertools
 import threading
@@ -499,11 +500,14 @@ def _long(tag: str) -> str:
     return (tag + " ") * 200
 
 
-async def _gate_case(server: Any, api: str, waiters: int, blocks: bool) -> bool:
+async def _gate_case(server: Any, api: str, waiters: int, blocks: bool, fails: bool = False) -> bool:
     """A writer held before its first byte; ``waiters`` calls after it with the same marked
-    prefix (``blocks``: 8 short lines before them) or with no whole block (nothing marked)."""
+    prefix (``blocks``: 8 short lines before them) or with no whole block (nothing marked).
+    ``fails``: the writer's call fails before any byte: nobody is held by it."""
     from spec.loopback import Stream, Text, Wait
 
+    if fails:
+        return await _gate_fails_case(server, api, waiters)
     live = _Live(server, api)
     begin = threading.Event()
     server.script(Stream([Wait(begin), Text("writer line")]), *[Stream([Text(f"waiter line {j}")]) for j in range(waiters)])
@@ -532,10 +536,29 @@ async def _gate_case(server: Any, api: str, waiters: int, blocks: bool) -> bool:
     return live.events("built") == 1 + waiters
 
 
+async def _gate_fails_case(server: Any, api: str, waiters: int) -> bool:
+    from spec.loopback import Fail, Stream, Text
+
+    live = _Live(server, api)
+    server.script(Fail(500), *[Stream([Text(f"waiter line {j}")]) for j in range(waiters)])
+    c = live.compactor
+    for i in range(8):
+        c.message(f"short {i}")
+    c.message(_long("writer"))
+    await live.until(lambda: live.events("failed") == 1)
+    for j in range(waiters):
+        c.message(_long(f"waiter{j}"))
+    await live.arrived(1 + waiters)
+    await live.until(lambda: live.events("built") == waiters)
+    await c.close()
+    built = sorted(r.render(detail=True).rsplit(": ", 1)[1] for r in c.rows if r.event == "built")
+    return built == [f"waiter line {j}" for j in range(waiters)]  # the writer, retried at a message, may take one
+
+
 @law("compactor_prefix_gate", "memory rule 30", "A compaction whose marked prefix another call is writing is sent only once that call's response starts; a call with nothing marked never waits.", BOUNDED, derivation="memory.md rule 30")
 def compactor_prefix_gate() -> Evidence:
-    cases = itertools.product(APIS, (1, 2, 3), (True, False))
-    return bounded(cases, _on_loopback(_gate_case), label="both APIs x 1-3 waiting calls x a marked prefix or none, over loopback")
+    cases = list(itertools.product(APIS, (1, 2, 3), (True, False), (False,))) + [(api, 2, True, True) for api in APIS]
+    return bounded(cases, _on_loopback(_gate_case), label="both APIs x 1-3 waiting calls x a marked prefix or none, and a writer that fails before its first byte, over loopback")
 
 
 RETRY_OFFSETS = (0.0, 5.0, 9.5, 10.0, 25.0)
@@ -571,7 +594,10 @@ async def _retry_case(server: Any, api: str, waiting: bool, offset: float) -> bo
     await c.idle()
     await c.close()
     starts = sum(1 for row in c.rows if row.event == "start" and row.node == (0, 0))
-    if starts != 3 or live.events("capped") != 1 or live.line((0, 0)) != cut(text) or size(cut(text)) != 511:
+    capped = [r.render(detail=True) for r in c.rows if r.event == "capped"]
+    if capped != [f"memory: capped 0+1 (failure 3: built from its input cut to 512 bytes): {cut(text)}"]:
+        raise LawFailed(f"{api}: the capped row reads {capped}")
+    if starts != 3 or live.line((0, 0)) != cut(text) or size(cut(text)) != 511:
         raise LawFailed(f"{api}: after 3 failures {starts} calls for message 0, line {live.line((0, 0))!r}")
     return True
 
@@ -656,3 +682,185 @@ async def _stop_case(server: Any, api: str) -> bool:
 @law("compactor_wait_runs_only_the_view", "memory D5", "While a turn waits only the view's unbuilt message lines run: a merge under way stops, and runs again once the view settled.", BOUNDED, derivation="memory.md D5")
 def compactor_wait_runs_only_the_view() -> Evidence:
     return bounded(((api,) for api in APIS), _on_loopback(_stop_case), label="both APIs, over loopback")
+
+
+# == the requests (rules 26, 29, 31, 32, 35, 44, D4, D6, D11), as each wire client spells them ==
+
+REQUEST = "memory rules 26, 29, 31"
+WIRES = ("anthropic", "openrouter-anthropic", "openrouter-other", "local")
+
+
+def _wire_client(kind: str) -> Any:
+    from eukhe.inference.wire import client_for
+    from eukhe.inference.wire.plan import WireModel
+
+    model = {
+        "anthropic": ("anthropic", "claude-haiku-4-5", APIS[0], "https://api.anthropic.com"),
+        "openrouter-anthropic": ("openrouter", "anthropic/claude-haiku-4.5", APIS[1], "https://openrouter.ai/api/v1"),
+        "openrouter-other": ("openrouter", "qwen/qwen3-8b", APIS[1], "https://openrouter.ai/api/v1"),
+        "local": ("llama-cpp", "qwen3-8b", APIS[1], "http://127.0.0.1:8080/v1"),
+    }[kind]
+    return client_for(WireModel(model[0], model[1], model[2], model[3], "sk-law", reasoning=False, max_tokens=4096))
+
+
+def _request_case(kind: str, count: int, lead: int, steps: int) -> bool:
+    """The body of a turn over a view of ``count`` lines, ``lead`` leading user texts, ``steps``
+    later tool steps: the view opens the first user message with the leading texts joined
+    behind it; marks sit at the end of the last whole block of 4 lines (when there is one) and
+    at the request's end, for Anthropic and anthropic/ models on OpenRouter only; no ttl."""
+    from eukhe.inference.wire.events import ToolCall
+    from eukhe.inference.wire.plan import Message
+    from eukhe.memory.request import Layers, build_request
+
+    view = [f"{i}+1|line {i}" for i in range(count)]
+    conversation = [Message("user", f"lead text {j}") for j in range(lead)]
+    for k in range(steps):
+        conversation += [
+            Message("assistant", "", tool_calls=(ToolCall(0, f"c{k}", "date", '{"id": 0}'),)),
+            Message("tool", f"result {k}", tool_call_id=f"c{k}", tool_name="date"),
+        ]
+    if not conversation:
+        conversation = [Message("user", "task")]
+        lead = 1
+    client = _wire_client(kind)
+    request = build_request(Layers.of(), view, conversation)
+    _url, _headers, body = client.build(request, client.plan(request))
+    messages = body["messages"][1:] if body["messages"][0]["role"] in ("system", "developer") else body["messages"]
+    first = messages[0]
+    content = first["content"]
+    joined = "".join(b["text"] for b in content) if isinstance(content, list) else content
+    texts = ["lead text %d" % j for j in range(lead)] if conversation[0].text != "task" else ["task"]
+    expected = "<chat>\n" + "".join(line + "\n" for line in view) + "</chat>" + "".join("\n\n" + t for t in texts)
+    if joined != expected:
+        raise LawFailed(f"{kind}: the first user message is not the view with the leading texts behind it")
+    dumped = json.dumps(body)
+    if "ttl" in dumped:
+        raise LawFailed(f"{kind}: a cache mark with a ttl (rule 31)")
+    marked = kind in ("anthropic", "openrouter-anthropic")
+    if not marked:
+        if MARK in dumped:
+            raise LawFailed(f"{kind}: cache marks where the API takes none")
+        return True
+    whole = count // 4 * 4
+    view_mark = [b for b in content if "cache_control" in b][:1] if whole else []
+    blocks = [b["text"] for b in content][: whole // 4]
+    if whole and (
+        not view_mark
+        or not view_mark[0]["text"].endswith(view[whole - 1] + "\n")
+        or [t.count("\n") for t in blocks] != [5] + [4] * (whole // 4 - 1)
+    ):
+        raise LawFailed(f"{kind}: {count} lines, the view is not in blocks of 4 marked at the end of line {whole}")
+    last = messages[-1]["content"]
+    if not isinstance(last, list) or "cache_control" not in last[-1]:
+        raise LawFailed(f"{kind}: no mark at the request's end")
+    if dumped.count(MARK) != (1 if whole else 0) + 1:
+        raise LawFailed(f"{kind}: {dumped.count(MARK)} marks for {count} lines")
+    return True
+
+
+@law("memory_request_marks_the_last_whole_block", REQUEST, "A call sends [tools] [system] [view] [message]: the leading user texts join the view's message; cache marks sit at the last whole block of 4 view lines and at the request's end, only where the API takes them, never with a ttl.", BOUNDED, derivation="memory.md rules 26, 29, 31, 51, D11")
+def memory_request_marks_the_last_whole_block() -> Evidence:
+    cases = itertools.product(WIRES, range(0, 18), range(0, 3), range(0, 3))
+    return bounded(cases, lambda case: _request_case(*case), label="4 wires x 0-17 view lines x 0-2 leading texts x 0-2 tool steps")
+
+
+def _choice_case(memory_model: str, auxiliary: str | None, saved: str | None) -> bool:
+    from eukhe.memory.request import MemoryModelUnset, choose_model
+
+    reason = "provider has no credentials"
+    try:
+        chosen = choose_model(memory_model, "medium", auxiliary, saved, reason)
+    except MemoryModelUnset as error:
+        if memory_model.strip() or (auxiliary or "").strip():
+            raise LawFailed(f"a failure although a model is set: {memory_model!r}, {auxiliary!r}") from None
+        said = str(error)
+        if (saved or "(none)") not in said or reason not in said or "memory.model" not in said:
+            raise LawFailed(f"the failure does not name the saved default and the reason: {said}") from None
+        return True
+    except ValueError:
+        given = memory_model if memory_model.strip() else auxiliary or ""
+        if "/" in given.strip().strip("/") and not given.strip().startswith("/") and not given.strip().endswith("/"):
+            raise LawFailed(f"{given!r} is a provider/id and was refused") from None
+        return True
+    want = memory_model if memory_model.strip() else auxiliary or ""
+    provider, _, ident = want.strip().partition("/")
+    source = "memory.model" if memory_model.strip() else "auxiliary"
+    return (chosen.provider, chosen.id, chosen.thinking, chosen.source) == (provider, ident, "medium", source)
+
+
+@law("memory_model_is_set_or_says_why", "memory D6", "The compactor's model is memory.model, else the auxiliary model, with memory.thinking; with neither the failure names the saved default and the reason.", BOUNDED, derivation="memory.md D6; inference.md S6 (memory compactor fails with saved default and reason)")
+def memory_model_is_set_or_says_why() -> Evidence:
+    values = ("", "  ", "anthropic/claude-haiku-4-5", "openrouter/anthropic/claude-haiku-4.5", "noslash", "/x", "x/")
+    cases = itertools.product(values, (None,) + values, (None, "anthropic/claude-opus-4-6"))
+    return bounded(cases, lambda case: _choice_case(*case), label="memory.model and auxiliary over empty, blank, provider/id, nested id, malformed x a saved default or none")
+
+
+def _task_case(ceiling: int, count: int, long_every: int) -> bool:
+    """Rules 32, 34, 35, 41 on production's compaction input: every running node's view holds
+    built lines only, ends at the node, and its task starts Compaction:, shows the 512-dash
+    ruler and the whole input (a message with its kind; a merge's two lines)."""
+    from eukhe.memory.chat import Chat, Config
+    from eukhe.memory.request import compaction_input
+
+    chat = Chat(Config(ceiling=ceiling, floor=ceiling // 2, cceiling=ceiling // 4, cfloor=ceiling // 8))
+    for i in range(count):
+        chat.message(("long %d " % i) * 90 if i % long_every == 0 else "short %d" % i)
+        for node in list(chat.running):
+            view, task = compaction_input(chat, node, lambda j: "user" if j % 2 else "eukhe")
+            level, ident = node
+            bound = (ident << level) - 1 if level == 0 else ((ident + 1) << level) - 1
+            for line in view:
+                head = line.split("|", 1)[0]
+                first, n = (int(x) for x in head.split("+"))
+                if first + n - 1 > bound or "(not summarized yet" in line:
+                    raise LawFailed(f"node {node}: view line {head} is past the node or unbuilt")
+            if not task.startswith("Compaction:") or "-" * 512 not in task or "-" * 513 in task:
+                raise LawFailed(f"node {node}: the task has no Compaction: head or no 512-dash ruler")
+            if level == 0:
+                want = f"<input>\n{'user' if ident % 2 else 'eukhe'}: {chat.message_text(ident)}\n</input>"
+            else:
+                left, right = chat.text((level - 1, 2 * ident)), chat.text((level - 1, 2 * ident + 1))
+                a, b = f"{(2 * ident) << (level - 1)}+{1 << (level - 1)}", f"{(2 * ident + 1) << (level - 1)}+{1 << (level - 1)}"
+                want = f"<input>\n{a}|{(left or '').replace(chr(10), ' ')}\n{b}|{(right or '').replace(chr(10), ' ')}\n</input>"
+            if not task.endswith(want):
+                raise LawFailed(f"node {node}: the task does not end with the whole input")
+            chat.done(chat.running.index(node), ("line of %d.%d " % node) * (3 + ident % 5))
+    return True
+
+
+@law("compaction_tasks_carry_the_ruler_and_the_whole_input", "memory rules 32, 34, 35, 41", "Each compaction sends its compaction view (built lines only, ending at its node) and a task starting Compaction: with the 512-dash ruler and the whole input.", BOUNDED, derivation="memory.md rules 32, 34, 35, 41")
+def compaction_tasks_carry_the_ruler_and_the_whole_input() -> Evidence:
+    cases = itertools.product((4_000, 16_000), (10, 40, 90), (1, 2, 3))
+    return bounded(cases, lambda case: _task_case(*case), label="view ceilings 4,000 and 16,000 bytes x 10-90 messages x every 1st-3rd message long")
+
+
+def _prompt_case(notes: str, instructions: str, devices: bool) -> bool:
+    from eukhe.memory.prompts import turn_text
+    from eukhe.memory.request import Layers
+
+    for message in ("", "hi", instructions, "Compaction: not a task\n\nsecond paragraph ☃"):
+        turn = turn_text(message)
+        if not turn.startswith("Turn:") or not turn.endswith("\n\n" + message) or turn.count("Turn:") != 1 + message.count("Turn:"):
+            raise LawFailed(f"the turn's mark is not before the whole message (D11): {turn[:80]!r}")
+
+    first = Layers.of(notes, instructions, devices=devices)
+    again = Layers.of(notes, instructions, devices=devices)
+    prompt = first.system
+    if first != again:
+        raise LawFailed("the same inputs gave another prompt or other tools (rule 27)")
+    if [t.name for t in first.tools[:2]] != ["zoom", "date"] or "Compaction:" not in prompt or "Turn:" not in prompt:
+        raise LawFailed("the prompt lacks a mark or the tools lack zoom and date")
+    places = [prompt.index("## Compactions")]
+    if notes.strip():
+        places.append(prompt.index(notes.strip()))
+    if instructions.strip():
+        places.append(prompt.index(instructions.strip()))
+    if places != sorted(places) or (("## The user's computers" in prompt) != devices):
+        raise LawFailed("the layers are out of order (memory, tool notes, user instructions: D4, rule 44)")
+    return True
+
+
+@law("one_system_prompt_in_its_layers", "memory rules 27, 44 / D4", "One system prompt for turns and compactions: the memory layer, the static tool notes, the user's instructions; the same inputs give the same bytes; a turn's message follows its Turn: mark whole.", BOUNDED, derivation="memory.md rules 27, 44, D4, D11")
+def one_system_prompt_in_its_layers() -> Evidence:
+    cases = itertools.product(("", "  ", "Tool notes: read before edit."), ("", "Answer in French. ☃"), (False, True))
+    return bounded(cases, lambda case: _prompt_case(*case), label="tool notes empty, blank or set x user instructions empty or set x device tools or none")

@@ -52,19 +52,21 @@ def test_the_view_is_marked_at_its_last_whole_block(server: LoopbackServer) -> N
     request = build_request(layers, lines(10), [Message("user", turn_text("hello"))])
     _reply, sent = send(server, anthropic(server), request)
     blocks = sent.body["messages"][0]["content"]
-    assert len(sent.body["messages"]) == 1 and len(blocks) == 2
-    assert blocks[0] == {"type": "text", "text": "<chat>\n" + "".join(f"{line}\n" for line in lines(8)), "cache_control": MARK}
-    assert blocks[1]["text"].startswith("8+1|line 8\n9+1|line 9\n</chat>\n\n" + TURN_MARK) and blocks[1]["cache_control"] == MARK
+    assert len(sent.body["messages"]) == 1 and len(blocks) == 3
+    assert blocks[0] == {"type": "text", "text": "<chat>\n" + "".join(f"{line}\n" for line in lines(4))}
+    assert blocks[1] == {"type": "text", "text": "".join(f"{line}\n" for line in lines(8)[4:]), "cache_control": MARK}
+    assert blocks[2]["text"].startswith("8+1|line 8\n9+1|line 9\n</chat>\n\n" + TURN_MARK) and blocks[2]["cache_control"] == MARK
     assert "ttl" not in json.dumps(sent.body) and sent.body["system"][0]["text"] == layers.system
     _reply, sent = send(server, routed(server), request)
     user = sent.body["messages"][1]["content"]
-    assert user[0]["cache_control"] == MARK and user[0]["text"].endswith("7+1|line 7\n") and user[1]["cache_control"] == MARK
+    assert "cache_control" not in user[0] and user[1]["cache_control"] == MARK and user[1]["text"].endswith("7+1|line 7\n") and user[2]["cache_control"] == MARK
     _reply, sent = send(server, local(server), request)
     assert '"cache_control"' not in json.dumps(sent.body)
     assert sent.body["messages"][1]["content"] == "<chat>\n" + "".join(f"{line}\n" for line in lines(10)) + "</chat>\n\n" + turn_text("hello")
     for count, marked in ((0, False), (3, False), (4, True), (7, True), (8, True)):
         parts = view_parts(lines(count))
-        assert parts[0][1] is marked and parts[0][0].count("\n") - 1 == count // 4 * 4
+        assert [mark for _text, mark in parts] == ([False] * (count // 4 - 1) + [True, False] if marked else [False, False])
+        assert all(text.count("\n") == 4 + (k == 0) for k, (text, _mark) in enumerate(parts[:-1])) or not marked
         assert "".join(text for text, _mark in parts) == "<chat>\n" + "".join(f"{line}\n" for line in lines(count)) + "</chat>"
     three = build_request(layers, lines(3), [Message("user", "task")])
     _reply, sent = send(server, anthropic(server), three)
@@ -185,3 +187,23 @@ def test_the_model_is_memory_model_else_auxiliary_else_a_typed_failure() -> None
     assert "anthropic/claude-opus-4-6" in str(error.value) and "no credentials" in str(error.value)
     with pytest.raises(ValueError):
         choose_model("no-slash", "medium", None, None, "")
+
+
+def test_the_scripted_server_reads_the_prompt_cache_at_the_marks(server: LoopbackServer) -> None:
+    """Item 9's accounting: the loopback server's PromptCache reads the longest prefix an earlier
+    mark wrote, within 20 blocks before a mark; a view grown at its end reads all but its new
+    blocks; a call with no marks reads nothing."""
+    from spec.loopback import PromptCache
+
+    server.cache = PromptCache()
+    layers = Layers.of()
+    first, sent1 = send(server, anthropic(server), build_request(layers, lines(40), [Message("user", turn_text("one"))]))
+    assert first.usage is not None and first.usage.cache_read == 0 and first.usage.cache_write > 0 and first.usage.input == 0
+    second, _sent = send(server, anthropic(server), build_request(layers, lines(46), [Message("user", turn_text("two"))]))
+    assert second.usage is not None and second.usage.cache_read > 0
+    total = second.usage.input + second.usage.cache_read + second.usage.cache_write
+    assert second.usage.cache_read / total > 0.7  # the 40 lines' 10 blocks, tools and system
+    far, _sent = send(server, anthropic(server), build_request(layers, lines(200), [Message("user", turn_text("far"))]))
+    assert far.usage is not None and far.usage.cache_read == 0  # the old entries are more than 20 blocks back
+    plain, _sent = send(server, local(server), build_request(layers, lines(40), [Message("user", "x")]))
+    assert plain.usage is not None and plain.usage.cache_read == 0

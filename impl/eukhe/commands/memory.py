@@ -37,6 +37,12 @@ def register(sub: Any) -> None:
     simulate.add_argument("--messages", type=_count, required=True, help=f"how many messages (1 to {MAX_MESSAGES:,})")
     simulate.add_argument("--png", type=Path, help="draw the sawtooth to this .png file (needs matplotlib)")
     simulate.add_argument("--seed", type=_seed, default=2026, help="the seed of the synthetic sizes (a whole number, default 2026)")
+    simulate.add_argument(
+        "--cache",
+        action="store_true",
+        help="also run the chat against a loopback model server that accounts prompt-cache reads at the cache marks "
+        "(live compactor, a turn per user message) and print the shares of input read from cache",
+    )
     simulate.set_defaults(run=run)
 
 
@@ -58,7 +64,12 @@ def run(args: argparse.Namespace) -> int:
         except PictureError as error:
             raise EnvironmentFault(f"--png: {error}") from None
     result = simulate(args.messages, args.seed)
-    print(json.dumps(result.stats(), indent=1))
+    stats = result.stats()
+    if getattr(args, "cache", False):
+        from eukhe.commands.memory_cache import measure
+
+        stats["cache"] = measure(args.messages, args.seed).stats()
+    print(json.dumps(stats, indent=1))
     if png is not None:
         try:
             picture(result, str(png))

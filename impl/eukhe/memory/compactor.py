@@ -29,12 +29,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from eukhe.inference.wire.base import WireClient
-from eukhe.inference.wire.events import TextDelta, ThinkingDelta, WireError
+from eukhe.inference.wire.events import TextDelta, Usage
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory import NODE, TRIES
 from eukhe.memory.durable import DurableChat
@@ -46,7 +45,6 @@ from eukhe.memory.view import Node, name
 
 RETRY = 10.0  # seconds between retries of failed nodes while a turn waits (D5)
 CALL_DEADLINE = 600.0  # seconds a model call may take before it fails (D9)
-WRITTEN = 64  # marked prefixes remembered as written (their calls' responses started)
 
 
 # -- one node's line (rules 35-37, D9) ---------------------------------------------------------
@@ -66,10 +64,9 @@ class LineBuild:
         self.ask: str | None = ""
 
     def take(self, text: str) -> None:
-        if self.ask is None:
-            raise RuntimeError("the conversation is over")
+        """Read the reply to the call ``ask`` asked for (never once the conversation is over)."""
         line = text.strip()
-        self.calls.append((self.ask, line))
+        self.calls.append((self.ask or "", line))
         best = self.best
         if not line or (best is not None and size(line) >= size(best)):
             self.ask = None  # D9: empty is the last try; a follow-up not shorter ends the tries
@@ -126,56 +123,51 @@ class Row:
 
 
 class PrefixGate:
-    """Calls whose marked prefix another call is writing wait until that call's response starts."""
+    """Calls whose marked prefix another call is writing wait until that call's response starts.
+
+    The first call of a prefix nobody is writing writes it; a call that waited goes once the
+    writer's response started (the entry is written). A later call of a prefix whose writer is
+    done writes it again, as a first call: its own response starts as fast as the entry allows."""
 
     def __init__(self) -> None:
         self.writing: dict[str, asyncio.Event] = {}
-        self.written: OrderedDict[str, None] = OrderedDict()
         self.waiting = 0
 
     async def enter(self, key: str) -> bool:
-        """Whether this call writes ``key`` (then it must ``started`` it); waits while another
+        """Whether this call writes ``key`` (then it must call ``started``); waits while another
         call writes it."""
-        while key in self.writing:
-            self.waiting += 1
-            try:
-                await self.writing[key].wait()
-            finally:
-                self.waiting -= 1
-        if key in self.written:
-            self.written.move_to_end(key)
-            return False
-        self.writing[key] = asyncio.Event()
-        return True
-
-    def started(self, key: str, written: bool = True) -> None:
-        """The writer's response started (or its call ended without one: ``written`` False)."""
-        event = self.writing.pop(key, None)
+        event = self.writing.get(key)
         if event is None:
-            return
-        if written:
-            self.written[key] = None
-            while len(self.written) > WRITTEN:
-                self.written.popitem(last=False)
-        event.set()
+            self.writing[key] = asyncio.Event()
+            return True
+        self.waiting += 1
+        try:
+            await event.wait()
+        finally:
+            self.waiting -= 1
+        return False
+
+    def started(self, key: str) -> None:
+        """The writer's response started, or its call ended without one: the waiting calls go."""
+        event = self.writing.pop(key, None)
+        if event is not None:
+            event.set()
 
 
 def prefix_key(request: Request) -> str | None:
-    """The marked prefix of a request: tools, system prompt, the view to its last whole block;
-    None when the view has no whole block (nothing is marked there)."""
-    first = request.messages[0]
-    if not first.parts or not first.parts[0][1]:
+    """The marked prefix of a request: tools, system prompt, the view to its last whole block
+    (its marked piece); None when the view has no whole block (nothing is marked there)."""
+    parts = request.messages[0].parts
+    marked = [k for k, (_text, mark) in enumerate(parts) if mark]
+    if not marked:
         return None
     tools = [[t.name, t.description, dict(t.parameters)] for t in request.tools]
-    data = json.dumps([tools, request.system, first.parts[0][0]], ensure_ascii=False, sort_keys=True)
+    view = "".join(text for text, _mark in parts[: marked[0] + 1])
+    data = json.dumps([tools, request.system, view], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
 # -- the compactor ----------------------------------------------------------------------------------
-
-
-class CallFailed(Exception):
-    """A compaction call that gave no line: a wire error or the deadline."""
 
 
 class Compactor:
@@ -207,6 +199,7 @@ class Compactor:
         self.started_at: dict[Node, float] = {}  # the start of each node's model call under way
         self.last_tick = clock()
         self.requests = 0
+        self.usage: list[Usage] = []  # each call's usage, as the provider reported it
         self.changed = asyncio.Event()
 
     # -- events of the chat ------------------------------------------------------------------
@@ -243,9 +236,7 @@ class Compactor:
         now = self.clock()
         for node, start in list(self.started_at.items()):
             if now - start >= self.deadline:
-                task = self.tasks.get(node)
-                if task is not None:
-                    task.cancel()
+                self.tasks[node].cancel()
                 self._failed(node, f"no line within {self.deadline:.0f} s")
         if self.chat.chat.waiting and now - self.last_tick >= RETRY:
             self.last_tick = now
@@ -290,11 +281,8 @@ class Compactor:
             line, calls = await self._line(node)
         except asyncio.CancelledError:
             raise
-        except (CallFailed, WireError) as error:
-            if self.tasks.get(node) is asyncio.current_task():
-                self._failed(node, str(error))
-            return
-        if self.tasks.get(node) is not asyncio.current_task():
+        except Exception as error:  # a wire error, or any fault: the node fails, is retried, then capped
+            self._failed(node, f"{type(error).__name__}: {error}")
             return
         self.tasks.pop(node, None)
         self.started_at.pop(node, None)
@@ -307,8 +295,6 @@ class Compactor:
         self.tasks.pop(node, None)
         self.started_at.pop(node, None)
         running = self.chat.chat.running
-        if node not in running:
-            return
         count = self.chat.chat.fails.get(node, 0) + 1
         self.chat.fail(running.index(node))
         if self.chat.chat.is_built(node):
@@ -332,27 +318,26 @@ class Compactor:
     async def _call(self, node: Node, request: Request) -> str:
         """One model call: through the prefix gate, the reply's text (thinking dropped)."""
         key = prefix_key(request)
-        writer = False
+        writing: str | None = None  # the prefix this call writes, until its response starts
         if key is not None:
-            if self.gate.writing.get(key) is not None:
+            if key in self.gate.writing:
                 self._emit(Row("wait", node, "its prefix is being written"))
-            writer = await self.gate.enter(key)
+            if await self.gate.enter(key):
+                writing = key
         text: list[str] = []
-        begun = False
         self.started_at[node] = self.clock()
         self.requests += 1
         try:
             async for event in self.client.stream(request):
-                if not begun:
-                    begun = True
-                    if writer and key is not None:
-                        self.gate.started(key)
+                if writing is not None:
+                    self.gate.started(writing)
+                    writing = None
                 if isinstance(event, TextDelta):
                     text.append(event.text)
-                elif isinstance(event, ThinkingDelta):
-                    continue
+                elif isinstance(event, Usage):
+                    self.usage.append(event)
         finally:
-            if writer and key is not None:
-                self.gate.started(key, begun)
+            if writing is not None:
+                self.gate.started(writing)
             self.started_at.pop(node, None)
         return "".join(text)

@@ -43,13 +43,20 @@ class Layers:
 
 
 def view_parts(lines: Sequence[str], block: int = BLOCK) -> tuple[tuple[str, bool], ...]:
-    """The rendered view (``<chat>``, the ``id+n|text`` lines, ``</chat>``) in two pieces: up to
-    the end of its last whole block of ``block`` lines, marked when there is such a block; then
-    the rest (rule 29)."""
+    """The rendered view (``<chat>``, the ``id+n|text`` lines, ``</chat>``) as text blocks of
+    ``block`` lines each, ``<chat>`` opening the first; the last whole block carries the cache
+    mark; the rest of the lines and ``</chat>`` close it, unmarked (rule 29). Each block is its
+    own piece so that a later call, whose view grew at its end, finds the entry an earlier call
+    wrote a few blocks back."""
     whole = len(lines) // block * block
-    marked = "<chat>\n" + "".join(line + "\n" for line in lines[:whole])
+    parts: list[tuple[str, bool]] = []
+    for start in range(0, whole, block):
+        text = "".join(line + "\n" for line in lines[start : start + block])
+        parts.append((("<chat>\n" if start == 0 else "") + text, start + block == whole))
     rest = "".join(line + "\n" for line in lines[whole:]) + "</chat>"
-    return ((marked, whole > 0), (rest, False))
+    if not parts:
+        return (("<chat>\n", False), (rest, False))
+    return tuple(parts) + ((rest, False),)
 
 
 def request_messages(view_lines: Sequence[str], conversation: Sequence[Message]) -> tuple[Message, ...]:
