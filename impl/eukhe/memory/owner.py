@@ -74,7 +74,7 @@ class Core:
         self.store = Store(directory)
         self.chat = DurableChat.open(config, self.store.messages, self.store.tree, self.store, self.store.now)
         self.saved = self.store.check(self.chat.chat.view.nodes)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # reentrant: a turn holds it while the compactor it drives logs (eukhe.memory.turn)
         self.closed = False
 
     def call(self, request: dict[str, Any]) -> dict[str, Any] | None:
