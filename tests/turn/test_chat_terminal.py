@@ -249,3 +249,16 @@ def test_chat_refuses_a_chat_another_process_owns(agent: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
     err = done.stderr.decode()
     assert done.returncode == 1 and err.startswith("eukhe chat: another eukhe chat owns") and len(err.splitlines()) == 1, err
+
+
+def test_chat_takes_the_memory_role_when_memory_model_is_unset(server: LoopbackServer, agent: Path, tmp_path: Path) -> None:
+    """D6: memory.model, else the auxiliary model; eukhe's auxiliary model for the compactor is the
+    memory role (modelRoles.memory). With only the role set, the compactor starts on it."""
+    (agent / "config.cfg").write_text('set modelRoles.memory "loop-ant/loop-ant-model"\n', encoding="utf-8")
+    script = tmp_path / "lines.txt"
+    script.write_text("/quit\n", encoding="utf-8")
+    with script.open("rb") as source:
+        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
+    out = done.stdout.decode()
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert "memory: compactor on loop-ant/loop-ant-model (auxiliary, thinking medium)" in out, out

@@ -153,7 +153,13 @@ class Session:
         provider, model = cvars.value([], "defaultProvider") or "", cvars.value([], "defaultModel") or ""
         saved = f"{provider}/{model}" if provider and model else None
         try:
-            choice = choose_model(cvars.value([], "memory.model") or "", cvars.value([], "memory.thinking") or "medium", None, saved, "eukhe has no auxiliary model setting")
+            choice = choose_model(
+                cvars.value([], "memory.model") or "",
+                cvars.value([], "memory.thinking") or "medium",
+                cvars.value([], "modelRoles.memory") or None,  # the auxiliary model of D6: the memory role
+                saved,
+                "the compactor takes memory.model or modelRoles.memory, never the turn's model",
+            )
             assert self.agent_dir is not None
             wired = resolve_ask_model(self.agent_dir, choice.provider, choice.id)
             client = wire.client_for(wired, timeout=self.timeout)
