@@ -973,8 +973,8 @@ def _forms() -> list[str]:
     return ["pure"] + (["compiled"] if _V.compiled() is not None else [])
 
 
-class _CoreModel:
-    """The model's side of a core history: a model Chat whose built lines are texts of the sizes
+class CoreModel:
+    """The model's side of a core history (also the differential test's, tests/memory): a model Chat whose built lines are texts of the sizes
     given, stepped by the model's own batch and compact."""
 
     def __init__(self, budgets: tuple[int, int, int, int]) -> None:
@@ -1009,7 +1009,7 @@ def _core_history(seed: int) -> bool:
     ceiling = r.randint(300, 4_000)
     budgets = (ceiling, r.randint(0, ceiling), r.randint(100, 2_000), 0)
     budgets = budgets[:3] + (r.randint(0, budgets[2]),)
-    model = _CoreModel(budgets)
+    model = CoreModel(budgets)
     core = _V.planner(*budgets)
     built: dict[Node, int] = {}
     waiting: list[Node] = []

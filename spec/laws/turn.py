@@ -162,7 +162,7 @@ def _result_ok(key: str, text: str, first: tuple[str, str, str], agent: Callable
     if want == "error":
         return text.startswith("error: ")
     if want == "message 0":
-        whole = f"0+1|{O.one_line(first[1])}"
+        whole = f"0+1|{O.flatten(first[1])}"
         return text == whole if len(whole) <= O.PAGE else (len(text) == O.PAGE and text.startswith(whole[:1000]))
     if want == "date 0":
         return text.startswith(datetime.fromisoformat(first[2]).astimezone().strftime("%Y-%m-%d %H:%M:%S "))

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from spec.oracles.optchat import flatten as flatten  # rule 16, one judge for both
+
 # rule 18: the placeholder of a line not summarized yet (a turn's view never shows it: D10)
 PLACEHOLDER = "(not summarized yet: zoom it)"
 # rule 11: a node is at most 512 bytes; D10: an unsummarized line shows its input cut to 512 bytes
@@ -20,20 +22,6 @@ TURN_MARK = "Turn:"
 # rule 58: a subagent's final reply comes back as one work message "[Name] report"
 WORK = "work"
 LINE = re.compile(r"(\d+)\+(\d+)\|")
-
-
-def one_line(text: str) -> str:
-    """Rule 16: each newline (CR LF, CR or LF) becomes one space."""
-    out = []
-    k = 0
-    while k < len(text):
-        if text[k] == "\r" and k + 1 < len(text) and text[k + 1] == "\n":
-            out.append(" ")
-            k += 2
-            continue
-        out.append(" " if text[k] in "\r\n" else text[k])
-        k += 1
-    return "".join(out)
 
 
 def cut_bytes(text: str, limit: int = LIMIT) -> str:
@@ -89,7 +77,7 @@ def view_text(nodes: list[tuple[int, int]], built: dict[tuple[int, int], str], t
         else:
             assert level == 0, f"only a message's own line waits for its summary (rule 18), not {first}+{n}"
             text = cut_bytes(texts[first])
-        lines.append(f"{first}+{n}|{one_line(text)}")
+        lines.append(f"{first}+{n}|{flatten(text)}")
     return "<chat>\n" + "".join(line + "\n" for line in lines) + "</chat>"
 
 

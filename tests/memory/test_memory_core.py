@@ -20,6 +20,7 @@ from bridge.optchat import BRIDGE
 from eukhe.memory import PLACEHOLDER_BYTES as P_BYTES
 from eukhe.memory import core as pure
 from eukhe.memory import view as V
+from spec.laws.optchat import CoreModel
 
 Node = tuple[int, int]
 FORMS = ["pure", "compiled"]
@@ -44,41 +45,6 @@ def test_the_core_counts_the_placeholder_as_the_seed_does() -> None:
     assert pure.PLACEHOLDER == P_BYTES == PLACEHOLDER_BYTES
 
 
-class Model:
-    """The model's side of a history: a model Chat whose built lines are texts of the sizes
-    given, stepped by the model's own batch and compact (bend.optchat.chat)."""
-
-    def __init__(self, ceiling: int, floor: int, cceiling: int, cfloor: int) -> None:
-        self.chat = M.Chat(config=M.Config(ceiling=ceiling, floor=floor, cceiling=cceiling, cfloor=cfloor))
-
-    def build(self, node: Node, length: int) -> None:
-        chat = self.chat
-        level = node[0]
-        tries = chat.built + (None,) * (level + 1 - len(chat.built))
-        tries = tries[:level] + (store.insert(tries[level], node[1], "x" * length),) + tries[level + 1 :]
-        chat = replace(chat, built=tries)
-        if level == 0:
-            chat = replace(chat, view=resize(chat.view, node, length), cview=resize(chat.cview, node, length))
-        self.chat = chat
-
-    def message(self, length: int) -> None:
-        """``length`` 0: the message waits for its line (the placeholder shows)."""
-        chat = self.chat
-        node = (0, chat.t)
-        chat = replace(
-            chat,
-            t=chat.t + 1,
-            view=grow(chat.view, node, PLACEHOLDER_BYTES),
-            cview=grow(chat.cview, node, PLACEHOLDER_BYTES),
-            batch=-1,
-            cmerge="-",
-        )
-        self.chat = chat
-        if length:
-            self.build(node, length)
-        self.chat = M.compact(M.batch(self.chat))
-
-
 def _lines(view: View) -> list[tuple[Node, int]]:
     return [(node, length) for node, length in view]
 
@@ -93,7 +59,7 @@ def _history(seed: int) -> None:
     floor = r.randint(0, ceiling)
     cceiling = r.randint(100, 3_000)
     cfloor = r.randint(0, cceiling)
-    model = Model(ceiling, floor, cceiling, cfloor)
+    model = CoreModel((ceiling, floor, cceiling, cfloor))
     core = V.planner(ceiling, floor, cceiling, cfloor)
     built: dict[Node, int] = {}
     waiting: list[Node] = []  # unbuilt message nodes and ready parents
