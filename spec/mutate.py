@@ -232,6 +232,7 @@ def run_area(
     elif not mutants:  # a whole run: no longer a sample
         (space / "sample.json").unlink(missing_ok=True)
     env = _environment(space)
+    (space / "measured_at.txt").write_text(_commit() + "\n", encoding="utf-8")  # the tree the run judges
     mutmut = Path(sys.executable).parent / "mutmut"
     argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
     done = subprocess.run(argv, cwd=space, env=env, check=False)
@@ -345,6 +346,13 @@ def describe_judges(area: str) -> str:
     )
 
 
+def _commit() -> str:
+    """HEAD, marked +uncommitted when tracked files differ from it."""
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    return commit + ("+uncommitted" if dirty else "")
+
+
 def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
     """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
     measured result is kept in the tree, each area marked with the commit it was measured at."""
@@ -353,6 +361,12 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     previous = json.loads(RECORDED.read_text(encoding="utf-8"))["areas"] if RECORDED.exists() else []
     by_area = {a["area"]: a for a in previous}
+    # the commit each area's last run judged (written when the run started), else HEAD now
+    measured_at = {
+        a: (ROOT / "build" / "mutate" / a / "measured_at.txt").read_text(encoding="utf-8").strip()
+        for a in areas
+        if (ROOT / "build" / "mutate" / a / "measured_at.txt").exists()
+    }
     for entry in measured:
         if entry["area"] not in areas:
             continue
@@ -360,7 +374,7 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
         by_area[entry["area"]] = {
             "area": entry["area"],
             "modules": [f"impl/eukhe/{p}" for p in (only or AREAS[entry["area"]])],
-            "commit": commit + ("+uncommitted" if dirty else ""),
+            "commit": measured_at.get(entry["area"], commit + ("+uncommitted" if dirty else "")),
             "judges": describe_judges(entry["area"]),
             "mutants": entry["mutants"],
             "killed": entry["killed"],
