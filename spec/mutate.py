@@ -205,13 +205,9 @@ def _environment(space: Path) -> dict[str, str]:
 def draw_sample(area: str, size: int, seed: int, only: list[str] | None = None) -> tuple[list[str], int]:
     """A seeded sample of the area's mutants (``size`` of them, drawn by random.Random(seed)
     from the sorted names of every mutant mutmut generates for the area's modules) and the
-    number drawn from. The mutants are generated first when the workspace has none (mutmut's
-    own generation, without running anything)."""
+    number drawn from (run_area has generated them: mutmut's own generation, nothing run)."""
     import random
 
-    space = ROOT / "build" / "mutate" / area
-    if not results(area):
-        subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
     names = sorted(results(area))
     if only:
         modules = tuple("eukhe." + p.removesuffix(".py").removesuffix("/").replace("/", ".") + "." for p in only)
@@ -225,6 +221,12 @@ def run_area(
 ) -> int:
     _check_judges(judges)
     space = _workspace(area, judges, only)
+    if not results(area):
+        # a fresh workspace: generate the mutants in a process of their own first. The first
+        # `mutmut run` of a fresh workspace, generating in its own process, has failed its stats
+        # run with pytest's exit code 4 (the same arguments pass in a fresh interpreter and in
+        # the next run of the workspace); with the mutants generated beforehand it has not.
+        subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
     if sample is not None:
         mutants, drawn_from = draw_sample(area, *sample, only=only)
         SAMPLES[area] = {"size": len(mutants), "seed": sample[1], "drawn_from": drawn_from, "mutants": mutants}
