@@ -12,13 +12,23 @@ report shows.
 Never part of `make test`: it runs the suites once per mutant. `--record` keeps the measured
 scores in spec/mutation_scores.json (tracked, shown by the report with the commit measured).
 
-Known limits of mutmut 3 here: a mutant of code that runs only at import (the helpers that
-build settings/cvar_table.TABLE) is never activated, so it "survives" whatever the judges do
-(seen with fork and forkserver isolation): such a module gets no score. The first `mutmut run`
-of a fresh workspace has failed its stats run with pytest's exit code 4 twice; a second run of
-the same workspace went through (run it again).
+How mutmut 3 runs the judges: pytest in its own process (the stats run, which records which
+test calls which function, then a clean run), then one forked child per mutant, which switches
+its mutant on and reruns the tests that called the mutated function. Code that runs only at
+import is therefore never mutated, and a value built on first use and kept (a functools.cache)
+would be built once in the parent, before any mutant is on, and inherited by every child. So
+production builds its tables in functions (settings/cvar_table.table(), registry()), and under
+mutation this module is also a pytest plugin (``-p spec.mutate``) whose autouse fixture forgets
+those kept values before each test (LAZY): each test builds them afresh, as a fresh process
+would, under the mutant of its child, and the stats run ties the builders to every test that
+reads them.
 
 python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
+                      [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]]
+
+--sample N draws N of the area's mutants with random.Random(S) (seed 9 unless --seed) when a
+whole run cannot finish in the time at hand: its kill rate is recorded as a sample (its size,
+seed and the number drawn from beside it), never as the area's score.
 """
 
 from __future__ import annotations
@@ -84,6 +94,36 @@ def area_judges(area: str) -> list[str]:
     )
 
 
+# Values production builds on first use and keeps ("module:function" of a functools.cache):
+# forgotten before each test under mutation (the plugin below), so that every test builds them
+# with the mutant of its child switched on.
+LAZY = ("eukhe.settings.cvar_table:table", "eukhe.settings.cvar_table:registry")
+
+
+def forget_lazy_values() -> None:
+    """Clear the kept values of LAZY (the modules not yet imported are skipped)."""
+    for entry in LAZY:
+        module_name, _, function = entry.partition(":")
+        module = sys.modules.get(module_name)
+        if module is not None:
+            getattr(module, function).cache_clear()
+
+
+try:
+    import pytest
+except ImportError:  # pragma: no cover - the plugin is only loaded by pytest
+    pass
+else:
+
+    @pytest.fixture(autouse=True)
+    def _mutmut_fresh_lazy_values() -> None:
+        """The pytest plugin of a mutation run (``-p spec.mutate``): see LAZY."""
+        forget_lazy_values()
+
+
+DEBUG = False  # --debug: mutmut prints each pytest run's output (its errors included)
+
+
 def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) -> str:
     patterns = [f"eukhe/{p}*" if p.endswith("/") else f"eukhe/{p}" for p in (only or AREAS[area])]
     lines = [
@@ -91,8 +131,11 @@ def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) 
         'source_paths = ["eukhe"]',
         f"only_mutate = {json.dumps(patterns)}",
         f"also_copy = {json.dumps(ALSO_COPY)}",
+        # the plugin that forgets the values production keeps (LAZY) before each test
+        'pytest_add_cli_args = ["-p", "spec.mutate"]',
         # the judges: the suites of make test that concern the area (area_judges)
         f"pytest_add_cli_args_test_selection = {json.dumps(judges)}",
+        f"debug = {'true' if DEBUG else 'false'}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -121,15 +164,85 @@ def _workspace(area: str, judges: list[str], only: list[str] | None = None) -> P
     return space
 
 
-def run_area(area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None) -> int:
-    space = _workspace(area, judges, only)
+def unselectable(node_ids: list[str]) -> list[str]:
+    """The node ids pytest cannot select again by their id: "::" inside the parameters (pytest
+    splits the id there and answers "not found" with exit code 4). mutmut reruns every judge by
+    its node id (the clean run, each mutant's run), so one such id stops the whole run."""
+    return [n for n in node_ids if "[" in n and "::" in n[n.index("[") :]]
+
+
+def _check_judges(judges: list[str]) -> None:
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *judges],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    ).stdout.splitlines()
+    bad = unselectable([line for line in collected if "::" in line])
+    if bad:
+        raise SystemExit("judges with node ids mutmut cannot select (give them plain ids): " + "; ".join(bad))
+
+
+GENERATE = """
+import os, sys
+sys.argv = ["mutmut", "run"]
+from mutmut.__main__ import copy_also_copy_files, copy_src_dir, create_mutants, set_mutant_under_test
+from mutmut.utils.file_utils import setup_source_paths
+set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir()
+copy_also_copy_files()
+setup_source_paths()
+create_mutants(1)
+"""
+
+
+def _environment(space: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(space / "mutants")  # subprocesses of the tests import the mutants too
     env.setdefault("HYPOTHESIS_PROFILE", "laws")
+    return env
+
+
+def draw_sample(area: str, size: int, seed: int, only: list[str] | None = None) -> tuple[list[str], int]:
+    """A seeded sample of the area's mutants (``size`` of them, drawn by random.Random(seed)
+    from the sorted names of every mutant mutmut generates for the area's modules) and the
+    number drawn from (run_area has generated them: mutmut's own generation, nothing run)."""
+    import random
+
+    names = sorted(results(area))
+    if only:
+        modules = tuple("eukhe." + p.removesuffix(".py").removesuffix("/").replace("/", ".") + "." for p in only)
+        names = [n for n in names if n.startswith(modules)]
+    return sorted(random.Random(seed).sample(names, min(size, len(names)))), len(names)
+
+
+def run_area(
+    area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None,
+    sample: tuple[int, int] | None = None,
+) -> int:
+    _check_judges(judges)
+    space = _workspace(area, judges, only)
+    if not results(area):
+        # a fresh workspace: generate the mutants in a process of their own first. The first
+        # `mutmut run` of a fresh workspace, generating in its own process, has failed its stats
+        # run with pytest's exit code 4 (the same arguments pass in a fresh interpreter and in
+        # the next run of the workspace); with the mutants generated beforehand it has not.
+        subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
+    if sample is not None:
+        mutants, drawn_from = draw_sample(area, *sample, only=only)
+        SAMPLES[area] = {"size": len(mutants), "seed": sample[1], "drawn_from": drawn_from, "mutants": mutants}
+        (space / "sample.json").write_text(json.dumps(SAMPLES[area], indent=1) + "\n", encoding="utf-8")
+    elif not mutants:  # a whole run: no longer a sample
+        (space / "sample.json").unlink(missing_ok=True)
+    env = _environment(space)
+    (space / "measured_at.txt").write_text(_commit() + "\n", encoding="utf-8")  # the tree the run judges
     mutmut = Path(sys.executable).parent / "mutmut"
     argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
     done = subprocess.run(argv, cwd=space, env=env, check=False)
     return done.returncode
+
+
+# The seeded samples drawn in this run (--sample), by area: what was measured, for the record.
+SAMPLES: dict[str, dict[str, object]] = {}
 
 
 def equivalents() -> dict[str, str]:
@@ -180,6 +293,23 @@ def summarize(area: str, statuses: dict[str, str], known: dict[str, str]) -> dic
     }
 
 
+def sample_of(area: str) -> dict[str, object] | None:
+    """The seeded sample last drawn for the area (build/mutate/<area>/sample.json), if the
+    last run of the area was a sample."""
+    path = ROOT / "build" / "mutate" / area / "sample.json"
+    if not path.exists():
+        return None
+    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def describe_sample(drawn: dict[str, object]) -> str:
+    return (
+        f"a sample, not the score: {drawn['size']} of the area's {drawn['drawn_from']} mutants, drawn by "
+        f"random.Random({drawn['seed']}).sample over their sorted names (python -m spec.mutate --sample {drawn['size']} --seed {drawn['seed']})"
+    )
+
+
 def write(areas: list[str], directory: Path) -> Path:
     known = equivalents()
     path = directory / "mutation.json"
@@ -187,8 +317,14 @@ def write(areas: list[str], directory: Path) -> Path:
     by_area = {a["area"]: a for a in previous}
     for area in areas:
         statuses = results(area)
+        drawn = sample_of(area)
+        if drawn is not None:  # a seeded sample was measured: only its mutants count
+            statuses = {n: statuses[n] for n in drawn["mutants"]}  # type: ignore[attr-defined]
         if statuses:
             by_area[area] = summarize(area, statuses, known)
+            if drawn is not None:
+                by_area[area]["sample"] = describe_sample(drawn)
+                by_area[area]["sample_killed_percent"] = by_area[area].pop("score")
     document = {
         "engine": "mutmut",
         "judges": {a: describe_judges(a) for a in areas},
@@ -212,6 +348,13 @@ def describe_judges(area: str) -> str:
     )
 
 
+def _commit() -> str:
+    """HEAD, marked +uncommitted when tracked files differ from it."""
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    return commit + ("+uncommitted" if dirty else "")
+
+
 def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
     """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
     measured result is kept in the tree, each area marked with the commit it was measured at."""
@@ -220,6 +363,12 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     previous = json.loads(RECORDED.read_text(encoding="utf-8"))["areas"] if RECORDED.exists() else []
     by_area = {a["area"]: a for a in previous}
+    # the commit each area's last run judged (written when the run started), else HEAD now
+    measured_at = {
+        a: (ROOT / "build" / "mutate" / a / "measured_at.txt").read_text(encoding="utf-8").strip()
+        for a in areas
+        if (ROOT / "build" / "mutate" / a / "measured_at.txt").exists()
+    }
     for entry in measured:
         if entry["area"] not in areas:
             continue
@@ -227,7 +376,7 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
         by_area[entry["area"]] = {
             "area": entry["area"],
             "modules": [f"impl/eukhe/{p}" for p in (only or AREAS[entry["area"]])],
-            "commit": commit + ("+uncommitted" if dirty else ""),
+            "commit": measured_at.get(entry["area"], commit + ("+uncommitted" if dirty else "")),
             "judges": describe_judges(entry["area"]),
             "mutants": entry["mutants"],
             "killed": entry["killed"],
@@ -235,9 +384,13 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
             "no_tests": statuses.get("no tests", 0),
             "equivalent": entry["equivalent"],
             "not_run": entry["unchecked"],
-            "score": entry["score"],
             "survivors": [s["mutant"] for s in entry["survivors"]],
         }
+        if "sample" in entry:  # a seeded sample: its kill rate, never called the score
+            by_area[entry["area"]]["sample"] = entry["sample"]
+            by_area[entry["area"]]["sample_killed_percent"] = entry["sample_killed_percent"]
+        else:
+            by_area[entry["area"]]["score"] = entry["score"]
     document = {
         "engine": "mutmut 3 (python -m spec.mutate --area AREA --record)",
         "note": "score = killed / (mutants run - equivalent); a mutant no judge runs (no tests) counts as surviving; "
@@ -257,13 +410,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", help="mutate only these modules of the area (paths under impl/eukhe, e.g. settings/binds.py)")
     parser.add_argument("--mutants", nargs="+", help="rerun only these mutants (names as mutmut prints them), e.g. the survivors")
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
+    parser.add_argument("--sample", type=int, metavar="N", help="run a seeded sample of N mutants of the area (not a score: recorded as a sample)")
+    parser.add_argument("--seed", type=int, default=9, help="the seed of --sample (random.Random(seed))")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
+    parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
     args = parser.parse_args(argv)
+    global DEBUG
+    DEBUG = args.debug
     areas = args.area or list(AREAS)
     failed = 0
     if not args.report_only:
         for area in areas:
-            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only)
+            sample = (args.sample, args.seed) if args.sample else None
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample)
     path = write(areas, args.laws_dir)
     if args.record:
         record(areas, args.laws_dir, args.only)
@@ -271,9 +430,11 @@ def main(argv: list[str] | None = None) -> int:
 
     report.refresh(args.laws_dir)
     for entry in json.loads(path.read_text(encoding="utf-8"))["areas"]:
+        measure = f"score {entry['score']:6.2f}%" if "score" in entry else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}%"
         print(
-            f"mutation {entry['area']:<10} score {entry['score']:6.2f}%  killed {entry['killed']}, "
+            f"mutation {entry['area']:<10} {measure}  killed {entry['killed']}, "
             f"survived {entry['survived']}, equivalent {entry['equivalent']}, not run {entry['unchecked']}"
+            + (f"  ({entry['sample']})" if "sample" in entry else "")
         )
     return failed
 

@@ -203,6 +203,13 @@ def _recorded_mutation() -> dict[str, object] | None:
     return loaded
 
 
+def _mutation_measure(area: dict[str, object]) -> str:
+    """An area's mutation score, or the kill rate of a seeded sample named as a sample."""
+    if "score" in area:
+        return f"{area['score']}%"
+    return html.escape(f"sample: {area['sample_killed_percent']}% killed ({area['sample']})")
+
+
 def write(table: list[Row], directory: Path, profile: str | None = None) -> None:
     """Write build/laws.json and build/laws.html, with the binding measures when present
     (build/coverage.json from `make test`, build/mutation.json from `make mutate`)."""
@@ -261,7 +268,7 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
         binding += "<h2>Mutation score (mutmut)</h2><table><tr><th>area</th><th>killed</th><th>survived</th><th>equivalent</th><th>score</th></tr>"
         binding += "".join(
             f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['killed']}</td><td>{a['survived']}</td>"
-            f"<td>{a['equivalent']}</td><td>{a['score']}%</td></tr>"
+            f"<td>{a['equivalent']}</td><td>{_mutation_measure(a)}</td></tr>"
             for a in mutation["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"
@@ -276,7 +283,7 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
             f"<tr><td>{html.escape(str(a['area']))}</td><td>{html.escape(', '.join(a.get('modules', [])))}</td>"
             f"<td>{html.escape(str(a['commit']))}</td><td>{html.escape(str(a['judges']))}</td><td>{a['mutants']}</td>"
             f"<td>{a['killed']}</td><td>{a['survived']}</td><td>{a['equivalent']}</td><td>{a['no_tests']}</td>"
-            f"<td>{a['score']}%</td></tr>"
+            f"<td>{_mutation_measure(a)}</td></tr>"
             for a in recorded["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"

@@ -606,11 +606,37 @@ def _misuse(root: Path) -> Iterator[tuple[str, Callable[[], object], type[Except
     yield "a commit on a closed session", lambda: main.commit([NewEntry(Kind.USER, "x")]), SessionError
 
 
-def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]]) -> bool:
+def _names_what_was_wrong(what: str, caught: Exception, root: Path) -> None:
+    """S4b: a typed error names what was wrong (eukhe.session.errors: the session and its lock
+    holder, the entry or the conversation), in its fields and in its message; every misuse of
+    _misuse is on session "s", conversation main, entry 99."""
+    session_dir = root / "s"
+    fields: dict[str, object] = {}
+    if isinstance(caught, UnknownEntry):
+        fields = {"conversation": MAIN, "entry_id": 99}
+    elif isinstance(caught, UnknownConversation):
+        fields = {"name": "main.none"}
+    elif isinstance(caught, (SessionExists, SessionLocked)):
+        fields = {"session_dir": session_dir}
+    elif isinstance(caught, SessionNotFound):
+        fields = {"session_dir": root / "nope"}
+    found = {k: getattr(caught, k, None) for k in fields}
+    if found != fields:
+        raise LawFailed(f"{what}: {type(caught).__name__} names {found}, not {fields}")
+    words = [str(v) for v in fields.values()]
+    if isinstance(caught, SessionLocked):
+        words.append(str(caught.holder))
+    if not all(w in str(caught) for w in words):
+        raise LawFailed(f"{what}: the message {str(caught)!r} does not name {words}")
+
+
+def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]], root: Path | None = None) -> bool:
     what, act, error = case
     try:
         act()
-    except error:
+    except error as caught:
+        if root is not None:
+            _names_what_was_wrong(what, caught, root)
         return True
     except Exception as other:  # noqa: BLE001 - the wrong error is the failure reported
         raise LawFailed(f"{what}: {type(other).__name__} ({other}), not {error.__name__}") from None
@@ -629,7 +655,10 @@ def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]]) -> 
 def session_refuses_bad_input() -> Evidence:
     root = Path(tempfile.mkdtemp(prefix="eukhe-session-misuse-", dir=SCRATCH))
     try:
-        misuse = bounded(_misuse(root), _misuse_refused, label="every misuse of the store's API the seed's errors name (20 kinds)")
+        misuse = bounded(
+            _misuse(root), lambda case: _misuse_refused(case, root),
+            label="every misuse of the store's API the seed's errors name (20 kinds), each error naming its session, entry or conversation",
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     values = bounded(

@@ -267,7 +267,8 @@ class Report:
         cov = next((a for a in (self.coverage or {}).get("areas", []) if a["area"] == production), None)
         mut = next((a for a in (self.mutation or {}).get("areas", []) if a["area"] == production), None)
         cov_text = f"{cov['percent']}% ({production})" if cov else "not measured"
-        mut_text = f"{mut['score']}% ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
+        measure = f"{mut['score']}%" if mut and "score" in mut else f"sample {mut['sample_killed_percent']}% killed" if mut else ""
+        mut_text = f"{measure} ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
         return cov_text, mut_text
 
     def _area_table(self, found: dict[str, bridges.BridgeView]) -> str:

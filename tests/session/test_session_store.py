@@ -182,3 +182,28 @@ def test_an_empty_session_id_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidCommit):
         Store(tmp_path).create("")
     assert Store(tmp_path).ids() == []
+
+
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        (b'{"op":"fork","seq":1,"from":[],"entries":[]}', "fork: from is not an object"),
+        (b'{"op":"fork","seq":1,"from":{"session":"S","conversation":"main","entry":"9"},"entries":[]}', "fork: from is not {session, conversation, entry}"),
+        (b'{"op":"fork","seq":1,"from":{"session":7,"conversation":"main","entry":9},"entries":[]}', "fork: from is not {session, conversation, entry}"),
+        (b'{"op":"torn","lines":[2,1]}', "torn: lines is not [first, last]"),
+        (b'{"op":"move","seq":0,"head":1}', "seq is not a whole number from 1"),
+        (b'{"op":"move","seq":1,"head":"x"}', "move: head is not an entry id"),
+        (b'{"op":"mend","seq":1}', "unknown op 'mend'"),
+        (b'{"op":"commit","seq":1,"entries":[]}', "commit: entries is not a non-empty list"),
+        (b"[1]", "not a JSON object"),
+    ],
+    ids=["from-not-object", "from-entry-not-number", "from-session-not-string", "torn-lines", "seq-zero", "move-head", "unknown-op", "no-entries", "not-object"],
+)
+def test_a_malformed_record_says_what_is_wrong(line: bytes, reason: str) -> None:
+    # A record that does not parse is named with its reason (CorruptRecord's reason): the reason
+    # says which part of the record is wrong.
+    from eukhe.session.records import RecordError, decode
+
+    with pytest.raises(RecordError) as error:
+        decode(line)
+    assert str(error.value) == reason

@@ -318,3 +318,38 @@ def test_set_global_writes_a_config_cfg_that_reads_back(dirs: Dirs) -> None:
     read = cfg.read_cfg(path, Cvars(registry()), local_only=False)
     assert not read.errors
     assert read.sets == values
+
+
+def test_an_alias_defined_again_replaces_the_session_alias_of_that_name(dirs: Dirs) -> None:
+    # S4: `alias name body` defines name; a second definition of the same name replaces the
+    # first in the session's cvar document (one entry per name, the other aliases kept).
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        agent.run_line('alias fast "set transport sse"; alias slow "set transport websocket"')
+        agent.run_line('alias fast "set transport auto"')
+        assert agent.document()["aliases"] == [["slow", "set transport websocket"], ["fast", "set transport auto"]]
+        agent.run_line("set transport sse; fast")
+        assert agent.value("transport") == "auto"
+
+
+def test_a_refused_value_names_the_value_and_the_type(dirs: Dirs) -> None:
+    # The answer to a refused set ({kind, id, message}) says which value was not of which type.
+    settings = EukheSettings(dirs[0])
+    error = settings.cvars.check("sessionDir", 7, local_only=False)
+    assert error is not None and error.data() == {"kind": "BadValue", "id": "sessionDir", "message": "7 is not a String (sessionDir)"}
+    error = settings.cvars.check("transport", "carrier-pigeon", local_only=True)
+    assert error is not None and error.message == '"carrier-pigeon" is not a one of auto|sse|websocket (transport)'
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path: Path) -> None:
+    # write_atomic: the old file stays whole and the temporary file is removed when the write
+    # fails, and the caller gets the write's own error.
+    from eukhe.settings.files import write_atomic
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"a": 1}', encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(path, '{"a": "\ud800"}')
+    assert path.read_text(encoding="utf-8") == '{"a": 1}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]

@@ -8,8 +8,11 @@ config (limits shared by the process, the saved defaults, paths, trust). The ses
 (transport, steering mode, follow-up mode, auto retry, auto compaction, service tier) are Local,
 persist and replicate: they are sets of the session's own agent and clients show them.
 
-``TABLE`` is checked by ``Registry`` when ``registry()`` is first called: a duplicate id or a
-mistyped default stops eukhe at startup with RegistryError.
+The declarations are built on first use (``table()``, cached; ``TABLE`` is the same tuple) and
+checked by ``Registry`` when ``registry()`` is first called: a duplicate id or a mistyped
+default stops eukhe at startup with RegistryError. Built by a function rather than at import so
+that the declarations are code that runs when a caller asks for them (a mutation engine can
+switch a changed declaration on; nothing of the table runs at import).
 """
 
 from __future__ import annotations
@@ -56,65 +59,79 @@ def _switch(cvar: str, kind: CvarType, default: Any, doc: str) -> Cvar:
     return _c(cvar, kind, LOCAL, default, persist=True, replicate=True, doc=doc)
 
 
-TABLE: tuple[Cvar, ...] = (
-    # the session switches (S4): sets of the session's own agent
-    _switch("transport", CvarType(ENUM, ("auto", "sse", "websocket")), "auto", "transport of provider streams"),
-    _switch("steeringMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "steering mode"),
-    _switch("followUpMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "follow-up mode"),
-    _switch("retry.enabled", _Bool, True, "auto retry"),
-    _switch("compaction.enabled", _Bool, True, "auto compaction"),
-    _switch("serviceTier", CvarType(ENUM, ("auto", "default", "flex", "priority")), "auto", "service tier"),
-    # retry (inference.md S6)
-    _c("retry.maxRetries", _Nat, LOCAL, 3),
-    _c("retry.baseDelayMs", _Nat, LOCAL, 2000),
-    _c("retry.failover.maxRetries", _Nat, LOCAL, 2),
-    _c("retry.provider.streamRepeatLimit", _Nat, LOCAL, 64),
-    _c("retry.fallbackChains", _Chains, GLOBAL, {}),
-    # compaction (inference.md S6.8)
-    _c("compaction.keepRecentTokens", _Nat, LOCAL, 40000),
-    _c("compaction.providerTokenCount", _Bool, LOCAL, False),
-    # the chat memory (memory.md D6, D10)
-    _c("memory.model", _String, GLOBAL, ""),
-    _c("memory.thinking", _Level, GLOBAL, "medium"),
-    _c("memory.settleTimeoutMs", _Nat, LOCAL, 20000),
-    # the Director stack (S5.6, S5.8)
-    _c("directors.maxSteps", _Nat, LOCAL, 200),
-    _c("directors.stackCap", _Nat, LOCAL, 8),
-    _c("directors.stallSteps", _Nat, LOCAL, 3),
-    _c("autonomous.enabled", _Bool, LOCAL, False, replicate=True),
-    _c("autonomous.maxContinuations", _Nat, LOCAL, 20),
-    # models (inference.md S6, S8, S10)
-    _c("defaultProvider", _String, GLOBAL, ""),
-    _c("defaultModel", _String, GLOBAL, ""),
-    _c("defaultThinkingLevel", _Level, GLOBAL, "medium"),
-    _c("thinkingBudgets", _NatMap, LOCAL, {}),
-    *(_c(f"modelRoles.{role}", _String, GLOBAL, "") for role in ROLES),
-    _c("titles.generate", _Bool, GLOBAL, True),
-    _c("providers.tinyRuntimeLibrary", _String, GLOBAL, ""),
-    _c("stt.enabled", _Bool, LOCAL, False, replicate=True),
-    # limits (S4b.4, S4b.5)
-    _c("providerMaxInFlight", _NatMap, GLOBAL, {}),
-    _c("idleEvictionMinutes", _NatOrOff, GLOBAL, "off"),
-    _c("sessionArchive.maxAgeDays", _NatOrOff, GLOBAL, "off"),
-    _c("sessionArchive.maxCount", _NatOrOff, GLOBAL, "off"),
-    _c("maxToolRounds", _Nat, LOCAL, 50),
-    _c("subagentMaxConcurrency", _Nat, LOCAL, 4),
-    _c("subagentStallMs", _Nat, LOCAL, 300000),
-    _c("toolBlockingBudgetMs", _Nat, LOCAL, 120000),
-    _c("temperature", _Float, LOCAL, 1.0, persist=False),
-    # paths and trust (S4b.5, S4b.7)
-    _c("sessionDir", _String, GLOBAL, ""),
-    # eukhe's own, not in the seeds (issue 10): how long a CLI writer waits for a session another
-    # writer holds (eukhe.cli.lock_timeout; EUKHE_LOCK_TIMEOUT seconds overrides it for one run)
-    _c("session.lockTimeoutMs", _Nat, GLOBAL, 5000),
-    # eukhe's own (issue 15): the tiny models' download base URL; "" = the catalog's host
-    _c("tinyModels.baseUrl", _String, GLOBAL, ""),
-    _c("trustedProjects", _Strings, GLOBAL, []),
-    _c("kernelTransport", _StringMap, GLOBAL, {}),
-)
+def _declarations() -> tuple[Cvar, ...]:
+    return (
+        # the session switches (S4): sets of the session's own agent
+        _switch("transport", CvarType(ENUM, ("auto", "sse", "websocket")), "auto", "transport of provider streams"),
+        _switch("steeringMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "steering mode"),
+        _switch("followUpMode", CvarType(ENUM, ("one-at-a-time", "all")), "one-at-a-time", "follow-up mode"),
+        _switch("retry.enabled", _Bool, True, "auto retry"),
+        _switch("compaction.enabled", _Bool, True, "auto compaction"),
+        _switch("serviceTier", CvarType(ENUM, ("auto", "default", "flex", "priority")), "auto", "service tier"),
+        # retry (inference.md S6)
+        _c("retry.maxRetries", _Nat, LOCAL, 3),
+        _c("retry.baseDelayMs", _Nat, LOCAL, 2000),
+        _c("retry.failover.maxRetries", _Nat, LOCAL, 2),
+        _c("retry.provider.streamRepeatLimit", _Nat, LOCAL, 64),
+        _c("retry.fallbackChains", _Chains, GLOBAL, {}),
+        # compaction (inference.md S6.8)
+        _c("compaction.keepRecentTokens", _Nat, LOCAL, 40000),
+        _c("compaction.providerTokenCount", _Bool, LOCAL, False),
+        # the chat memory (memory.md D6, D10)
+        _c("memory.model", _String, GLOBAL, ""),
+        _c("memory.thinking", _Level, GLOBAL, "medium"),
+        _c("memory.settleTimeoutMs", _Nat, LOCAL, 20000),
+        # the Director stack (S5.6, S5.8)
+        _c("directors.maxSteps", _Nat, LOCAL, 200),
+        _c("directors.stackCap", _Nat, LOCAL, 8),
+        _c("directors.stallSteps", _Nat, LOCAL, 3),
+        _c("autonomous.enabled", _Bool, LOCAL, False, replicate=True),
+        _c("autonomous.maxContinuations", _Nat, LOCAL, 20),
+        # models (inference.md S6, S8, S10)
+        _c("defaultProvider", _String, GLOBAL, ""),
+        _c("defaultModel", _String, GLOBAL, ""),
+        _c("defaultThinkingLevel", _Level, GLOBAL, "medium"),
+        _c("thinkingBudgets", _NatMap, LOCAL, {}),
+        *(_c(f"modelRoles.{role}", _String, GLOBAL, "") for role in ROLES),
+        _c("titles.generate", _Bool, GLOBAL, True),
+        _c("providers.tinyRuntimeLibrary", _String, GLOBAL, ""),
+        _c("stt.enabled", _Bool, LOCAL, False, replicate=True),
+        # limits (S4b.4, S4b.5)
+        _c("providerMaxInFlight", _NatMap, GLOBAL, {}),
+        _c("idleEvictionMinutes", _NatOrOff, GLOBAL, "off"),
+        _c("sessionArchive.maxAgeDays", _NatOrOff, GLOBAL, "off"),
+        _c("sessionArchive.maxCount", _NatOrOff, GLOBAL, "off"),
+        _c("maxToolRounds", _Nat, LOCAL, 50),
+        _c("subagentMaxConcurrency", _Nat, LOCAL, 4),
+        _c("subagentStallMs", _Nat, LOCAL, 300000),
+        _c("toolBlockingBudgetMs", _Nat, LOCAL, 120000),
+        _c("temperature", _Float, LOCAL, 1.0, persist=False),
+        # paths and trust (S4b.5, S4b.7)
+        _c("sessionDir", _String, GLOBAL, ""),
+        # eukhe's own, not in the seeds (issue 10): how long a CLI writer waits for a session another
+        # writer holds (eukhe.cli.lock_timeout; EUKHE_LOCK_TIMEOUT seconds overrides it for one run)
+        _c("session.lockTimeoutMs", _Nat, GLOBAL, 5000),
+        # eukhe's own (issue 15): the tiny models' download base URL; "" = the catalog's host
+        _c("tinyModels.baseUrl", _String, GLOBAL, ""),
+        _c("trustedProjects", _Strings, GLOBAL, []),
+        _c("kernelTransport", _StringMap, GLOBAL, {}),
+    )
+
+
+@cache
+def table() -> tuple[Cvar, ...]:
+    """The declarations, built on the first call and kept."""
+    return _declarations()
 
 
 @cache
 def registry() -> Registry:
-    """The registry of TABLE (RegistryError stops startup)."""
-    return Registry(TABLE)
+    """The registry of the declarations (RegistryError stops startup)."""
+    return Registry(table())
+
+
+def __getattr__(name: str) -> tuple[Cvar, ...]:
+    """``TABLE``: the declarations (``table()``), for the importers that name the tuple."""
+    if name == "TABLE":  # pragma: no mutate
+        return table()  # pragma: no mutate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")  # pragma: no mutate
