@@ -788,9 +788,13 @@ def _covered(log: _Log[R]) -> list[Covered] | None:
     return None if any(c is None for c in log.covered) else cast(list[Covered], log.covered)
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def index_bytes(messages: MessageLog, tree: TreeLog, message_dir: Path, tree_dir: Path) -> bytes | None:
     """The index of two logs just scanned (None: not one an index may keep: a gap, a node logged
-    twice or beyond the chat, a prefix without its newline)."""
+    twice or beyond the chat, a prefix without its newline, a merge line whose numbers do not fit
+    64 bits)."""
     mfiles, tfiles = _covered(messages), _covered(tree)
     if mfiles is None or tfiles is None or messages.gap is not None or tree.problem is not None or tree.t != len(messages):
         return None
@@ -801,11 +805,14 @@ def index_bytes(messages: MessageLog, tree: TreeLog, message_dir: Path, tree_dir
     for depth, (sizes, where) in enumerate(tree._built):
         arrays += [(f"t.sizes.{depth}", sizes), (f"t.where.{depth}", where)]
     merges = tree.merges
+    merge_lines = [x for m in merges for n in m.lines for x in n]
+    if not all(_INT64_MIN <= x <= _INT64_MAX for x in (*(m.t for m in merges), *(m.open for m in merges), *merge_lines)):
+        return None  # a merge line naming a node no chat reaches: the scan reads it, the index cannot hold it
     arrays += [
         ("t.merge.t", np.array([m.t for m in merges], dtype=np.int64)),
         ("t.merge.open", np.array([m.open for m in merges], dtype=np.int64)),
         ("t.merge.count", np.array([len(m.lines) for m in merges], dtype=np.int64)),
-        ("t.merge.lines", np.array([x for m in merges for n in m.lines for x in n], dtype=np.int64)),
+        ("t.merge.lines", np.array(merge_lines, dtype=np.int64)),
     ]
     header = {
         "messages": {"files": [list(astuple(c)) for c in mfiles], "prints": [fingerprint(message_dir / c.name, c.bytes) for c in mfiles], "keys": messages.keys},
