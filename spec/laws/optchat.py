@@ -1066,7 +1066,7 @@ def _core_history(seed: int) -> bool:
     return True
 
 
-def _model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
+def model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
     """Issue 16's stream on the model's fit and batch/compact rule: message ``t`` is
     ``200 + h(0, t) % 313`` bytes, a parent ``300 + h(l, i) % 213``, built once its second
     child exists; the sum of the view's bytes after each message."""
@@ -1112,7 +1112,7 @@ def _model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
 
 def _h_stream(case: tuple[int, tuple[int, int, int, int]]) -> bool:
     count, budgets = case
-    want = _model_h_stream(count, budgets)
+    want = model_h_stream(count, budgets)
     core = _V.CORE
     both = core.run_h_stream(_V.planner(*budgets), count)
     main = core.run_h_stream(_V.planner(budgets[0], budgets[1], -1, 0), count)

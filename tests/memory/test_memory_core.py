@@ -8,19 +8,16 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
 
-from bend.optchat import chat as M
-from bend.optchat import store
-from bend.optchat.view import PLACEHOLDER_BYTES, View, fit, grow, resize, view_bytes
+from bend.optchat.view import PLACEHOLDER_BYTES, View, view_bytes
 from bridge import core as bridges
 from bridge.optchat import BRIDGE
 from eukhe.memory import PLACEHOLDER_BYTES as P_BYTES
 from eukhe.memory import core as pure
 from eukhe.memory import view as V
-from spec.laws.optchat import CoreModel
+from spec.laws.optchat import CoreModel, model_h_stream
 
 Node = tuple[int, int]
 FORMS = ["pure", "compiled"]
@@ -108,58 +105,14 @@ def test_optchat_core_agrees_with_the_model_on_random_histories(form: str, seed:
     _history(seed)
 
 
-def _model_h_stream(count: int, ceiling: int, floor: int, cceiling: int, cfloor: int) -> int:
-    """The issue-16 stream on the model's fit (bend.optchat.view) and its batch/compact rule."""
-    rows: list[dict[int, int]] = []
-
-    def mix(level: int, i: int) -> int:
-        x = ((i * 0x9E3779B1) % 2**32) ^ (((level + 1) * 0x85EBCA77) % 2**32) ^ 12345
-        x ^= x >> 16
-        x = x * 0x85EBCA6B % 2**32
-        x ^= x >> 13
-        x = x * 0xC2B2AE35 % 2**32
-        return x ^ (x >> 16)
-
-    def built(node: Node) -> int | None:
-        return rows[node[0]].get(node[1]) if node[0] < len(rows) else None
-
-    def put(node: Node, length: int) -> None:
-        while len(rows) <= node[0]:
-            rows.append({})
-        rows[node[0]][node[1]] = length
-
-    view: View = ()
-    cview: View = ()
-    shrinking = False
-    check = 0
-    for t in range(count):
-        put((0, t), 200 + mix(0, t) % 313)
-        level, i = 0, t
-        while i & 1:
-            level, i = level + 1, i >> 1
-            put((level, i), 300 + mix(level, i) % 213)
-        view = grow(view, (0, t), rows[0][t])
-        cview = grow(cview, (0, t), rows[0][t])
-        merges = -1
-        if shrinking or view_bytes(view) > ceiling:
-            view, merges = fit(view, t + 1, built, floor)
-            shrinking = view_bytes(view) > floor
-        if merges > 0:
-            cview, _ = fit(view, t + 1, built, cfloor)
-        elif view_bytes(cview) > cceiling:
-            cview, _ = fit(cview, t + 1, built, cfloor)
-        check += view_bytes(view)
-    return check
-
-
 @pytest.mark.parametrize("budgets", [(12_800, 6_400, 3_200, 1_600), (4_000, 3_900, 1_000, 100), (128_000, 64_000, 32_000, 16_000)])
 def test_optchat_core_h_stream_agrees_with_the_model(form: str, budgets: tuple[int, int, int, int]) -> None:
     count = 3_000 if budgets[0] < 100_000 else 1_200
     core = V.CORE
     planner = core.Planner(*budgets)
-    assert core.run_h_stream(planner, count) == _model_h_stream(count, *budgets)
+    assert core.run_h_stream(planner, count) == model_h_stream(count, budgets)
     main = core.Planner(budgets[0], budgets[1], -1, 0)
-    assert core.run_h_stream(main, count) == _model_h_stream(count, *budgets)
+    assert core.run_h_stream(main, count) == model_h_stream(count, budgets)
 
 
 def test_optchat_bridge_on_each_core_form(form: str) -> None:
