@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -221,37 +221,6 @@ class Chat:
         else:
             self.merges.append(up)
 
-    def restore(
-        self,
-        messages: Sequence[str],
-        built: Iterable[tuple[Node, str]],
-        lines: Sequence[Node],
-        shrinking: bool,
-        fit: bool = False,
-    ) -> None:
-        """Take a saved state into a new planner (a chat reopened from its log: rule 25, F1, D7,
-        D8; ``eukhe.memory.fold.reopen``): the ``messages``; the ``built`` nodes with their lines,
-        in the order they were built (a node named again takes its later line and place); the
-        view's ``lines`` (each shows its built line's size, or the placeholder's); whether the view
-        is still ``shrinking`` (F1). With ``fit`` (messages came after the last batch of a
-        shrinking view, D8), the view is fitted to its floor now and shrinks on while above it.
-        The compaction view is the view merged to its floor (D7); unbuilt message nodes queue
-        oldest first, merges whose halves are both built in the order they became ready
-        (rule 42); then the first calls start. Built nodes are not merged upward here: the
-        caller gives the free parents it wants built."""
-        rows: list[list[int]] = [[]]
-        order: list[array[int]] = [array("q")]
-        count = 0
-        for node, line in built:
-            put(rows, order, node, size(line), count)
-            if self.keep_texts:
-                self.texts[node] = line
-            count += 1
-        texts = list(messages)
-        self.restore_rows(len(texts), rows, order, count, lines, shrinking, fit, texts.__getitem__)
-        if self.keep_texts:
-            self.messages, self.base, self.message_at = texts, 0, None
-
     def restore_rows(
         self,
         t: int,
@@ -264,11 +233,17 @@ class Chat:
         message_at: Callable[[int], str],
         text_at: Callable[[Node], str] | None = None,
     ) -> None:
-        """``restore`` from the built sizes as rows (``rows[l][i]``: the size of node ``(l, i)``'s
-        line, 0 when not built; taken, not copied), each built node's place in the build order
-        (``order[l][i]``, -1 when not built), ``count`` built lines, and the messages' and
-        built lines' texts read on demand (``message_at``, ``text_at``: a log on disk; nothing is
-        read here but the unbuilt messages)."""
+        """Take a saved state into a new planner (a chat reopened from its log: rule 25, F1, D7,
+        D8; ``eukhe.memory.fold.reopen``): ``t`` messages; the built sizes as rows (``rows[l][i]``:
+        the size of node ``(l, i)``'s line, 0 when not built; taken, not copied), each built
+        node's place in the build order (``order[l][i]``, -1 when not built), ``count`` built
+        lines; the view's ``lines``; whether the view is still ``shrinking`` (F1). With ``fit``
+        (messages came after the last batch of a shrinking view, D8), the view is fitted to its
+        floor now and shrinks on while above it. The compaction view is the view merged to its
+        floor (D7); unbuilt message nodes queue oldest first, merges whose halves are both built
+        in the order they became ready (rule 42); then the first calls start. Texts are read on
+        demand (``message_at``, ``text_at``: a log on disk; nothing is read here but the unbuilt
+        messages)."""
         core = self.core
         if core.t or self.built_count:
             raise ValueError("restore takes a new planner, not one with messages or built nodes")

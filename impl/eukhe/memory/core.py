@@ -70,11 +70,6 @@ if TYPE_CHECKING:  # aliases for the annotations only (compiled, vec[i64] is not
     Chunks = vec[vec[i32]]
 
 
-def ints(items: list[int] | None = None) -> Ints:
-    """A native int vector (``librt.vecs.vec[i64]``: unboxed in the compiled form)."""
-    return vec[i64]() if items is None else vec[i64](items)
-
-
 @final
 class Sizes:
     """The built sizes of one chat's nodes (see ``get``) and ``depth``, one more than the highest
