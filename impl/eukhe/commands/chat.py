@@ -36,7 +36,6 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from eukhe import paths
 
 COMMANDS = ("/memory", "/memory view", "/memory model", "/agent", "/help", "/quit")
 
@@ -141,8 +140,7 @@ class Session:
         view at the settle deadline (D10)."""
         import time
 
-        from eukhe.cli import CliError
-        from eukhe.commands.inference import resolve_ask_model
+        from eukhe.commands.inference import NoModel, resolve_model
         from eukhe.inference import catalog, quirks, wire
         from eukhe.inference.wire import events
         from eukhe.memory.compactor import Compactor
@@ -161,10 +159,10 @@ class Session:
                 "the compactor takes memory.model or modelRoles.memory, never the turn's model",
             )
             assert self.agent_dir is not None
-            wired = resolve_ask_model(self.agent_dir, choice.provider, choice.id)
+            wired = resolve_model(self.agent_dir, cvars, choice.provider, choice.id)
             client = wire.client_for(wired, timeout=self.timeout)
-        except (MemoryModelUnset, ValueError, CliError, quirks.QuirksError, catalog.CatalogError, events.BadRequest) as error:
-            self.term.row(f"memory: no compactor: {_said(error).replace('eukhe ask: ', '')}")
+        except (MemoryModelUnset, ValueError, NoModel, quirks.QuirksError, catalog.CatalogError, events.BadRequest) as error:
+            self.term.row(f"memory: no compactor: {_said(error)}")
             return
         if self.compactor is not None:
             self.compactor.client, self.compactor.thinking = client, choice.thinking
@@ -375,36 +373,15 @@ def _said(error: BaseException) -> str:
 
 
 def run_chat(args: argparse.Namespace) -> int:
-    from eukhe.cli import EnvironmentFault, UsageError
-    from eukhe.commands.inference import resolve_ask_model
-    from eukhe.effort import EffortError, parse_level
-    from eukhe.inference import catalog, quirks, wire
-    from eukhe.inference.wire import events
+    from eukhe.cli import EnvironmentFault
+    from eukhe.commands.inference import connect
     from eukhe.memory.owner import Memory, MemoryBusy
     from eukhe.memory.records import StoreError
     from eukhe.memory.store import chat_dir
     from eukhe.memory.turn import chat_turns
-    from eukhe.settings.agent import EukheSettings
 
-    if not (args.timeout > 0):
-        raise UsageError(f"eukhe chat: --timeout must be a positive number of seconds, not {args.timeout}")
-    agent = paths.agent_dir(args.agent_dir)
-    try:
-        model = resolve_ask_model(agent, args.provider, args.model)
-    except (UsageError, EnvironmentFault) as error:
-        raise type(error)(str(error).replace("eukhe ask:", "eukhe chat:", 1)) from None
-    except (quirks.QuirksError, catalog.CatalogError) as error:
-        raise UsageError(f"eukhe chat: {error}") from error
-    settings = EukheSettings(agent, Path.cwd())
-    level = args.thinking if args.thinking is not None else (settings.cvars.value([], "defaultThinkingLevel") or "off")
-    try:
-        level = parse_level(level)
-    except EffortError as error:
-        raise UsageError(f"eukhe chat: --thinking: {error}") from error
-    try:
-        client = wire.client_for(model, timeout=args.timeout)
-    except events.BadRequest as error:
-        raise UsageError(f"eukhe chat: {error}") from error
+    connection = connect(args, "eukhe chat")
+    agent, settings, model, level, client = connection.agent, connection.settings, connection.model, connection.level, connection.client
     settle = int(settings.cvars.value([], "memory.settleTimeoutMs")) / 1000.0
     try:
         memory = Memory(chat_dir(agent))

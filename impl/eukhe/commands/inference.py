@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +154,16 @@ def _jsonable(value: Any) -> Any:
 # -- eukhe ask ------------------------------------------------------------------------------------------
 
 
+class NoModel(Exception):
+    """Why a command has no model to talk to. ``usage`` tells whether the command line can fix
+    it (an unknown provider or model: exit 2) or only the environment can (no credentials, a
+    damaged auth.json: exit 1). The text names no command: each caller says who asked."""
+
+    def __init__(self, reason: str, usage: bool) -> None:
+        super().__init__(reason)
+        self.usage = usage
+
+
 def _credential(agent: Path, provider: str, custom: catalog.CustomProvider | None) -> str:
     """The key of a provider: models.json's apiKey, else auth.json's credential (a string, or an
     object with key, apiKey or access), else the <PROVIDER>_API_KEY variable; "" when none."""
@@ -166,7 +177,7 @@ def _credential(agent: Path, provider: str, custom: catalog.CustomProvider | Non
     try:
         stored = AuthStorage(agent / AUTH_FILE).get(provider)
     except DocumentError as error:
-        raise EnvironmentFault(f"eukhe ask: {agent / AUTH_FILE}: {error}") from error
+        raise NoModel(f"{agent / AUTH_FILE}: {error}", usage=False) from error
     if isinstance(stored, str) and stored:
         return stored
     if isinstance(stored, dict):
@@ -176,26 +187,25 @@ def _credential(agent: Path, provider: str, custom: catalog.CustomProvider | Non
     return os.environ.get(provider.upper().replace("-", "_") + "_API_KEY", "")
 
 
-def resolve_ask_model(agent: Path, provider: str | None, model_id: str | None) -> Any:
-    """The model ``eukhe ask`` talks to: the provider (flag, else defaultProvider), the model
-    (flag, else defaultModel of that provider, else the rulebook's provider default, else the
-    provider's first model), its base URL and key from the catalog, models.json and auth.json."""
+def resolve_model(agent: Path, cvars: Any, provider: str | None, model_id: str | None) -> Any:
+    """The model a command talks to: the provider (given, else defaultProvider), the model (given,
+    else defaultModel of that provider, else the rulebook's provider default, else the
+    provider's first model), its base URL and key from the catalog, models.json and auth.json.
+    Raises NoModel, or the rulebook's and the catalog's own errors."""
     from eukhe.inference import tiers
     from eukhe.inference.wire.plan import WireModel
-    from eukhe.settings.agent import EukheSettings
 
-    cvars = EukheSettings(agent, Path.cwd()).cvars
     saved_provider = cvars.value([], "defaultProvider") or ""
     saved_model = cvars.value([], "defaultModel") or ""
     provider = provider or saved_provider
     if not provider:
-        raise UsageError("eukhe ask: no provider: pass --provider or set defaultProvider")
+        raise NoModel("no provider: pass --provider or set defaultProvider", usage=True)
     reg = catalog.registry(agent)
     custom = reg.custom_providers.get(provider)
     listed = [m for m in reg.models if m.provider == provider]
     if not listed and custom is None:
         known = sorted({m.provider for m in reg.models} | set(reg.custom_providers))
-        raise UsageError(f"eukhe ask: unknown provider {provider!r} (providers: {', '.join(known)})")
+        raise NoModel(f"unknown provider {provider!r} (providers: {', '.join(known)})", usage=True)
     if not model_id:
         if saved_model and provider == saved_provider:
             model_id = saved_model
@@ -204,50 +214,72 @@ def resolve_ask_model(agent: Path, provider: str | None, model_id: str | None) -
             if model_id is None or reg.find(provider, model_id) is None:
                 model_id = listed[0].id if listed else None
     if not model_id:
-        raise UsageError(f"eukhe ask: provider {provider} lists no model: pass --model")
+        raise NoModel(f"provider {provider} lists no model: pass --model", usage=True)
     found = reg.find(provider, model_id)
     if found is None and custom is None:
-        raise UsageError(f"eukhe ask: provider {provider} has no model {model_id!r} (models: {', '.join(m.id for m in listed)})")
+        raise NoModel(f"provider {provider} has no model {model_id!r} (models: {', '.join(m.id for m in listed)})", usage=True)
     key = _credential(agent, provider, custom)
     if not key:
         variable = provider.upper().replace("-", "_") + "_API_KEY"
-        raise EnvironmentFault(f"eukhe ask: provider {provider} has no credentials (auth.json, or {variable}); run `eukhe login {provider}`")
+        raise NoModel(f"provider {provider} has no credentials (auth.json, or {variable}); run `eukhe login {provider}`", usage=False)
     if found is not None:
         return WireModel.of(found, key)
     assert custom is not None
     return WireModel(provider, model_id, custom.api, custom.base_url, key)
 
 
-def run_ask(args: argparse.Namespace) -> int:
-    import asyncio
+@dataclass(frozen=True)
+class Connection:
+    """What `eukhe ask` and `eukhe chat` set up from their common flags."""
 
+    agent: Path
+    settings: Any  # EukheSettings
+    model: Any  # WireModel
+    level: str
+    client: Any  # a wire client
+
+
+def connect(args: argparse.Namespace, command: str) -> Connection:
+    """The agent directory, the settings, the model (--provider, --model), the reasoning level
+    (--thinking, else defaultThinkingLevel, else off) and the wire client (--timeout); bad input
+    is a UsageError, a fault of the environment an EnvironmentFault, each naming ``command``."""
     from eukhe.effort import EffortError, parse_level
     from eukhe.inference import wire
-    from eukhe.inference.guard import Guard, StreamRepeating
     from eukhe.inference.wire import events
     from eukhe.settings.agent import EukheSettings
 
-    if not args.text.strip():
-        raise UsageError("eukhe ask: the text is empty")
     if not (args.timeout > 0):
-        raise UsageError(f"eukhe ask: --timeout must be a positive number of seconds, not {args.timeout}")
+        raise UsageError(f"{command}: --timeout must be a positive number of seconds, not {args.timeout}")
     agent = paths.agent_dir(args.agent_dir)
+    settings = EukheSettings(agent, Path.cwd())
     try:
-        model = resolve_ask_model(agent, args.provider, args.model)
+        model = resolve_model(agent, settings.cvars, args.provider, args.model)
+    except NoModel as error:
+        raise (UsageError if error.usage else EnvironmentFault)(f"{command}: {error}") from None
     except (quirks.QuirksError, catalog.CatalogError) as error:
-        raise UsageError(f"eukhe ask: {error}") from error
-    settings = EukheSettings(agent, Path.cwd()).cvars
-    level = args.thinking
-    if level is None:
-        level = settings.value([], "defaultThinkingLevel") or "off"
+        raise UsageError(f"{command}: {error}") from error
     try:
-        level = parse_level(level)
+        level = parse_level(args.thinking if args.thinking is not None else (settings.cvars.value([], "defaultThinkingLevel") or "off"))
     except EffortError as error:
-        raise UsageError(f"eukhe ask: --thinking: {error}") from error
+        raise UsageError(f"{command}: --thinking: {error}") from error
     try:
         client = wire.client_for(model, timeout=args.timeout)
     except events.BadRequest as error:
-        raise UsageError(f"eukhe ask: {error}") from error
+        raise UsageError(f"{command}: {error}") from error
+    return Connection(agent, settings, model, level, client)
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from eukhe.inference import wire
+    from eukhe.inference.guard import Guard, StreamRepeating
+    from eukhe.inference.wire import events
+
+    if not args.text.strip():
+        raise UsageError("eukhe ask: the text is empty")
+    connection = connect(args, "eukhe ask")
+    model, level, client, settings = connection.model, connection.level, connection.client, connection.settings.cvars
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout
     state = {"thinking": False, "text": False}
