@@ -188,16 +188,8 @@ class Chat:
         if self.keep_texts and line is not None:
             self.texts[node] = line
         self.built_count += 1
-        if node in self.running:
+        if node in self.running:  # else a free merge (rule 12), which never queued, ran or failed
             self.running.remove(node)
-            if level == 0:
-                self.started -= 1
-        elif node in self.failed:
-            self.failed.remove(node)
-            if level == 0:
-                self.started -= 1
-        elif node in self.retry:
-            self.retry.remove(node)
             if level == 0:
                 self.started -= 1
         self.fails.pop(node, None)
