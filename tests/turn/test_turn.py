@@ -10,17 +10,19 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from turn_support import APIS, Router, compactor_for, is_compaction, leading, logged, long_text, run, turns_for, turns_of, user, view_of
+from turn_support import APIS, Router, compactor_for, is_compaction, leading, logged, long_text, model_for, run, turns_for, turns_of, user, view_of
 
 from eukhe.memory import NODE, PLACEHOLDER
 from eukhe.memory.lines import CAP
 from eukhe.memory.owner import Memory
 from eukhe.memory.records import Kind
 from eukhe.memory.text import cut, flatten
-from eukhe.memory.turn import Deadline, local_date
+from eukhe.inference.wire import client_for
+from eukhe.memory.turn import Deadline, Turns, local_date
 from spec.loopback import Call, LoopbackServer, Recorded, Stall, Stream, Text, Thinking, Wait
 
 
@@ -285,6 +287,64 @@ def test_zoom_and_date_keep_the_view(memory: Memory, server: LoopbackServer, api
     assert results[3].startswith("error: ") and "multiple of n=2" in results[3]
     assert results[4] == "0+1|line 0"
     assert results[5].startswith("error: ")
+
+
+def images_of(recorded: Recorded) -> list[tuple[str, bytes]]:
+    """Every image a request carries, in order, as (media type, bytes): Anthropic's image blocks
+    (in tool results or user turns), OpenAI's image_url parts with data URLs."""
+    import base64
+
+    out: list[tuple[str, bytes]] = []
+
+    def walk(content: object) -> None:
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if block.get("type") == "image":
+                out.append((block["source"]["media_type"], base64.b64decode(block["source"]["data"])))
+            elif block.get("type") == "image_url":
+                head, data = block["image_url"]["url"].split(",", 1)
+                out.append((head.removeprefix("data:").removesuffix(";base64"), base64.b64decode(data)))
+            elif block.get("type") == "tool_result":
+                walk(block.get("content"))
+
+    for message in recorded.body["messages"]:
+        walk(message.get("content"))
+    return out
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_zoom_tool_gives_a_message_with_its_images(memory: Memory, server: LoopbackServer, api: str) -> None:
+    user(memory, "the screenshot of the failure")
+    memory.save_image(0, "shot.png", PNG)
+    memory.save_image(0, "trace.bin", b"not an image a model reads")
+    server.script(Stream([Call("zoom", '{"id": 0, "n": 1}', "a"), Call("date", '{"id": 0}', "b")], stop="toolUse"), Stream([Text("seen")]))
+    seeing = client_for(replace(model_for(server, api), input=("text", "image")), timeout=30.0)
+    run(Turns(memory, seeing).turn("what does it show?"))
+    second = server.wait_requests(2)[1]
+    assert images_of(second) == [("image/png", PNG)]
+    zoomed = [text for role, text in turns_of(second) if role == "tool"][0]
+    assert zoomed.splitlines()[0] == "0+1|the screenshot of the failure"
+    assert [line.rsplit("/", 1)[-1] for line in zoomed.splitlines()[1:]] == ["shot.png", "trace.bin"]
+    if api == "openai-completions":  # a tool message carries text only: the images follow both results
+        roles = [m["role"] for m in second.body["messages"]]
+        assert roles[-3:] == ["tool", "tool", "user"]
+        assert [part["type"] for part in second.body["messages"][-1]["content"]] == ["image_url"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_model_that_takes_text_only_gets_the_image_paths_and_a_note(memory: Memory, server: LoopbackServer, api: str) -> None:
+    user(memory, "the screenshot of the failure")
+    memory.save_image(0, "shot.png", PNG)
+    server.script(Stream([Call("zoom", '{"id": 0, "n": 1}', "a")], stop="toolUse"), Stream([Text("seen")]))
+    run(turns_for(memory, server, api).turn("what does it show?"))
+    second = server.wait_requests(2)[1]
+    assert images_of(second) == []
+    zoomed = [text for role, text in turns_of(second) if role == "tool"][0]
+    assert zoomed.splitlines()[1].endswith("shot.png") and zoomed.splitlines()[2] == "(1 image not sent: the model takes text only)"
 
 
 # -- rules 54, 57, 58 ---------------------------------------------------------------------------------

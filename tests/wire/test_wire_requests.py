@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from wire_support import APIS, ask, events, model, reply
 
 from eukhe.inference import force, quirks
 from eukhe.inference.wire.events import PromptProgress, TextDelta, ToolCall
-from eukhe.inference.wire.plan import Message, Request, Tool, WireModel
+from eukhe.inference.wire.plan import Image, Message, Request, Tool, WireModel
 from spec.loopback import Call, LoopbackServer, Progress, RawBytes, Recorded, Stream, Text, Thinking
 
 READ = Tool("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
@@ -111,6 +112,53 @@ def test_the_google_request(server: LoopbackServer) -> None:
     ]
     assert body["tools"] == [{"functionDeclarations": [{"name": "read", "description": "Read a file", "parameters": dict(READ.parameters)}]}]
     assert body["generationConfig"]["maxOutputTokens"] == 4096 and "toolConfig" not in body
+
+
+# -- images (a zoom(id, 1) result, memory.md rule 53) ---------------------------------------------
+
+PNG, JPEG = Image("image/png", b"\x89PNG one"), Image("image/jpeg", b"\xff\xd8 two")
+PNG64, JPEG64 = "iVBORyBvbmU=", "/9ggdHdv"
+
+
+def with_images() -> tuple[Message, ...]:
+    calls = (ToolCall(0, "call_1", "zoom", '{"id": 3, "n": 1}'), ToolCall(1, "call_2", "zoom", '{"id": 4, "n": 1}'))
+    return (
+        Message("user", "look", images=(JPEG,)),
+        Message("assistant", "", tool_calls=calls),
+        Message("tool", "3+1|a", tool_call_id="call_1", tool_name="zoom", images=(PNG,)),
+        Message("tool", "", tool_call_id="call_2", tool_name="zoom", images=(JPEG,)),
+        Message("user", "thanks"),
+    )
+
+
+def test_the_images_of_tool_results_and_user_turns_on_each_api(server: LoopbackServer) -> None:
+    seeing = {"input": ("text", "image")}
+    chat = sent(server, replace(model(server, "openai-completions"), **seeing), Request(with_images())).body["messages"]
+    assert chat[0] == {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + JPEG64}}]}
+    assert [m["role"] for m in chat] == ["user", "assistant", "tool", "tool", "user", "user"]  # a tool message is text: its images come after the results
+    assert chat[2]["content"] == "3+1|a" and chat[3]["content"] == ""
+    assert chat[4]["content"] == [{"type": "image_url", "image_url": {"url": f"data:image/{kind};base64,{data}"}} for kind, data in (("png", PNG64), ("jpeg", JPEG64))]
+    responses = sent(server, replace(model(server, "openai-responses"), **seeing), Request(with_images())).body["input"]
+    assert responses[0]["content"][1] == {"type": "input_image", "image_url": "data:image/jpeg;base64," + JPEG64}
+    assert responses[3]["output"] == [{"type": "input_text", "text": "3+1|a"}, {"type": "input_image", "image_url": "data:image/png;base64," + PNG64}]
+    assert responses[4]["output"] == [{"type": "input_image", "image_url": "data:image/jpeg;base64," + JPEG64}]
+    anthropic = sent(server, replace(model(server, "anthropic-messages"), **seeing), Request(with_images())).body["messages"]
+    jpeg_block = {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": JPEG64}}
+    assert anthropic[0]["content"] == [{"type": "text", "text": "look"}, jpeg_block]
+    assert anthropic[2]["content"][:2] == [
+        {"type": "tool_result", "tool_use_id": "call_1", "content": [{"type": "text", "text": "3+1|a"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG64}}]},
+        {"type": "tool_result", "tool_use_id": "call_2", "content": [jpeg_block]},  # no empty text block
+    ]
+    google = sent(server, replace(model(server, "google-generative-ai", "gemini-x"), **seeing), Request(with_images())).body["contents"]
+    assert google[0]["parts"] == [{"text": "look"}, {"inlineData": {"mimeType": "image/jpeg", "data": JPEG64}}]
+    assert google[2]["parts"][1] == {"inlineData": {"mimeType": "image/png", "data": PNG64}}
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_model_that_takes_text_only_is_sent_no_image(server: LoopbackServer, api: str) -> None:
+    got = sent(server, model(server, api), Request(with_images()))
+    assert "base64" not in got.raw.decode() and "inlineData" not in got.raw.decode()
+    assert "(1 image not sent: the model takes text only)" in got.raw.decode()
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -21,8 +21,9 @@ A turn, in order:
    under way), logged as user when it joins. A message that arrives as the model's last reply
    ends joins too: the turn goes on with it rather than dropping it.
 4. **Tools** (rules 52-56): ``zoom(id, n)`` opens a view line into its two halves (n a power of
-   2, id a multiple of n); ``zoom(id, 1)`` gives the message whole with its images (their paths);
-   ``zoom("Name")`` gives an agent's whole chat from its own log; ``date(id)`` gives a message's
+   2, id a multiple of n); ``zoom(id, 1)`` gives the message whole with its images (their paths
+   in the text; the images themselves to a model that takes images); ``zoom("Name")`` gives an
+   agent's whole chat from its own log; ``date(id)`` gives a message's
    date and time read in the local time zone. A call that names nothing gets an error result the
    model can read, never an exception.
 5. **Subagents** (rules 54, 57, 58): a subagent is a fresh conversation: the view (pinned once,
@@ -57,7 +58,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ToolCall, Usage
-from eukhe.inference.wire.plan import Message, Request
+from eukhe.inference.wire.plan import IMAGE_TYPES, Image, Message, Request
 from eukhe.memory import NODE
 from eukhe.memory.chat import ZoomError
 from eukhe.memory.durable import DurableChat
@@ -245,6 +246,21 @@ DATE = "date"
 class Result:
     text: str
     error: bool = False
+    images: tuple[Image, ...] = ()
+
+
+def load_images(paths: list[Path]) -> tuple[Image, ...]:
+    """The images of a zoomed message that a model can read (PNG, JPEG, GIF, WebP); a file of
+    another kind, or one that cannot be read, stays a path in the result's text only."""
+    out: list[Image] = []
+    for path in paths:
+        media_type = IMAGE_TYPES.get(path.suffix.lower())
+        if media_type is not None:
+            try:
+                out.append(Image(media_type, path.read_bytes()))
+            except OSError:
+                continue
+    return tuple(out)
 
 
 def agent_log(memory: Memory, name: str) -> Path:
@@ -299,7 +315,7 @@ def run_tool(memory: Memory, call: ToolCall) -> Result:
                 return Result("\n".join(agent_chat(memory, ident)))
             n = _whole(args.get("n", 1), "n")
             zoomed = memory.zoom(_whole(ident, "id"), n)
-            return Result("\n".join(list(zoomed) + [f"image: {path}" for path in zoomed.images]))
+            return Result("\n".join(list(zoomed) + [f"image: {path}" for path in zoomed.images]), images=load_images(zoomed.images))
         if call.name == DATE:
             return Result(local_date(memory.date(_whole(args.get("id"), "id"))))
         raise ValueError(f"no tool named {call.name!r} (tools: {ZOOM}, {DATE})")
@@ -438,7 +454,7 @@ class Turns:
                 clipped = cap_text(result.text)
                 self._log({"type": "tool_result", "text": clipped}, log)
                 show("result", clipped)
-                messages.append(Message("tool", clipped, tool_call_id=call.id, tool_name=call.name, is_error=result.error))
+                messages.append(Message("tool", clipped, tool_call_id=call.id, tool_name=call.name, is_error=result.error, images=result.images))
             joined = self._take(not calls) if inbox else []
             for kind, said in joined:
                 if kind is Kind.USER:

@@ -39,7 +39,7 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_ANTHROPIC, Message, Plan, Request
+from eukhe.inference.wire.plan import API_ANTHROPIC, Image, Message, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
 VERSION = "2023-06-01"
@@ -55,9 +55,16 @@ STOP_REASONS = {
 CACHE_MARK = {"type": "ephemeral"}
 
 
+def _image(image: Image) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.base64}}
+
+
 def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
     if message.role == "tool":
-        return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.text, **({"is_error": True} if message.is_error else {})}]
+        content: Any = message.text
+        if message.images:  # a text block may not be empty
+            content = ([{"type": "text", "text": message.text}] if message.text else []) + [_image(i) for i in message.images]
+        return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": content, **({"is_error": True} if message.is_error else {})}]
     blocks: list[dict[str, Any]] = []
     if message.parts:
         return [{"type": "text", "text": text, **({"cache_control": CACHE_MARK} if mark and marks else {})} for text, mark in message.parts]
@@ -68,6 +75,7 @@ def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
             blocks.append({"type": "redacted_thinking", "data": message.signature})
     if message.text:
         blocks.append({"type": "text", "text": message.text})
+    blocks += [_image(i) for i in message.images]
     for call in message.tool_calls:
         try:
             arguments = json.loads(call.arguments) if call.arguments else {}

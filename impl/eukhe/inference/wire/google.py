@@ -39,11 +39,15 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_GOOGLE, Plan, Request
+from eukhe.inference.wire.plan import API_GOOGLE, Image, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
 FINISH = {"STOP": STOP, "MAX_TOKENS": LENGTH, "SAFETY": REFUSAL, "RECITATION": REFUSAL, "PROHIBITED_CONTENT": REFUSAL, "BLOCKLIST": REFUSAL, "SPII": REFUSAL}
 LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
+
+
+def _image(image: Image) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": image.media_type, "data": image.base64}}
 
 
 def google_contents(plan: Plan) -> list[dict[str, Any]]:
@@ -53,6 +57,7 @@ def google_contents(plan: Plan) -> list[dict[str, Any]]:
         if message.role == "tool":
             role = "user"
             parts.append({"functionResponse": {"name": message.tool_name or "", "id": message.tool_call_id, "response": {"output": message.text}}})
+            parts += [_image(i) for i in message.images]
         elif message.role == "assistant":
             role = "model"
             if message.text:
@@ -68,6 +73,7 @@ def google_contents(plan: Plan) -> list[dict[str, Any]]:
         else:
             role = "user"
             parts.append({"text": message.text})
+            parts += [_image(i) for i in message.images]
         if out and out[-1]["role"] == role:
             out[-1]["parts"].extend(parts)
         else:

@@ -43,7 +43,7 @@ from eukhe.inference.wire.events import (
     ThinkingDelta,
     Usage,
 )
-from eukhe.inference.wire.plan import API_CHAT, Message, Plan, Request
+from eukhe.inference.wire.plan import API_CHAT, Image, Message, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
 FINISH = {"stop": STOP, "length": LENGTH, "tool_calls": TOOL_USE, "function_call": TOOL_USE, "content_filter": REFUSAL}
@@ -62,9 +62,25 @@ def chat_messages(plan: Plan, request: Request) -> list[dict[str, Any]]:
     if request.system:
         role = "developer" if plan.developer_role else "system"
         out.append({"role": role, "content": _text_content(request.system, plan.cache_marks and request.system_cache)})
+    seen: list[Image] = []  # a tool message carries text only: its images follow the tool results as a user message
     for message in plan.messages:
+        if seen and message.role != "tool":
+            out.append(_images_message(seen))
+            seen = []
         out.append(_message(message, plan.cache_marks and message.cache, plan.cache_marks))
+        if message.role == "tool":
+            seen += message.images
+    if seen:
+        out.append(_images_message(seen))
     return out
+
+
+def _image_part(image: Image) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image.data_url}}
+
+
+def _images_message(images: list[Image]) -> dict[str, Any]:
+    return {"role": "user", "content": [_image_part(i) for i in images]}
 
 
 def _message(message: Message, mark: bool, marks: bool = False) -> dict[str, Any]:
@@ -84,6 +100,11 @@ def _message(message: Message, mark: bool, marks: bool = False) -> dict[str, Any
         if mark:
             content[-1] = {**content[-1], "cache_control": CACHE_MARK}
         return {"role": "user", "content": content}
+    if message.images:
+        parts = ([{"type": "text", "text": message.text}] if message.text else []) + [_image_part(i) for i in message.images]
+        if mark:
+            parts[-1] = {**parts[-1], "cache_control": CACHE_MARK}
+        return {"role": "user", "content": parts}
     return {"role": "user", "content": _text_content(message.text, mark)}
 
 

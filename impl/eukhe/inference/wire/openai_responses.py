@@ -41,10 +41,14 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_RESPONSES, Plan, Request
+from eukhe.inference.wire.plan import API_RESPONSES, Image, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
 INCOMPLETE = {"max_output_tokens": LENGTH, "content_filter": REFUSAL}
+
+
+def _image(image: Image) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image.data_url}
 
 
 def response_input(plan: Plan, request: Request) -> list[dict[str, Any]]:
@@ -52,14 +56,17 @@ def response_input(plan: Plan, request: Request) -> list[dict[str, Any]]:
     for message in plan.messages:
         items: list[dict[str, Any]] = []
         if message.role == "tool":
-            items.append({"type": "function_call_output", "call_id": message.tool_call_id or "", "output": message.text})
+            output: Any = message.text
+            if message.images:
+                output = ([{"type": "input_text", "text": message.text}] if message.text else []) + [_image(i) for i in message.images]
+            items.append({"type": "function_call_output", "call_id": message.tool_call_id or "", "output": output})
         elif message.role == "assistant":
             if message.text:
                 items.append({"role": "assistant", "content": [{"type": "output_text", "text": message.text}]})
             for call in message.tool_calls:
                 items.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments})
         else:
-            items.append({"role": "user", "content": [{"type": "input_text", "text": message.text}]})
+            items.append({"role": "user", "content": [{"type": "input_text", "text": message.text}] + [_image(i) for i in message.images]})
         if message.cache and plan.explicit_cache_breakpoints and items:
             items[-1]["prompt_cache_breakpoint"] = True
         out.extend(items)

@@ -42,6 +42,27 @@ class Tool:
     strict_required: bool = False
 
 
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image a message carries (a zoom(id, 1) result, memory.md rule 53)."""
+
+    media_type: str  # one of IMAGE_TYPES' values
+    data: bytes
+
+    @property
+    def base64(self) -> str:
+        import base64
+
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.base64}"
+
+
 @dataclass(frozen=True)
 class Message:
     """One message: ``user`` or ``assistant`` text (an assistant may carry tool calls and the
@@ -58,6 +79,7 @@ class Message:
     thinking: str = ""  # an assistant's thinking, sent back where the API wants it (with its signature)
     signature: str = ""  # the provider's signature of that thinking (Anthropic, Google)
     parts: tuple[tuple[str, bool], ...] = ()  # a user message's text pieces, each with a cache mark (rule 29); text unused then
+    images: tuple[Image, ...] = ()  # a user message's or a tool result's images; sent only to a model that takes images
 
 
 @dataclass(frozen=True)
@@ -88,6 +110,7 @@ class WireModel:
     compat: Mapping[str, Any] | None = None
     headers: Mapping[str, str] | None = None
     max_tokens: int = 16_384
+    input: tuple[str, ...] = ("text",)  # the catalog's input kinds: "image" when the model takes images
 
     @property
     def key(self) -> quirks.ModelKey:
@@ -107,6 +130,7 @@ class WireModel:
             model.compat,
             model.headers,
             model.max_tokens,
+            model.input,
         )
 
 
@@ -162,7 +186,7 @@ def make_plan(book: quirks.Rulebook, model: WireModel, request: Request) -> Plan
     strict = constrained.strict_budget(specs, cap).strict if specs else ()
     forced_tool: str | None = None
     dropped = False
-    messages = request.messages
+    messages = request.messages if "image" in model.input else _without_images(request.messages)
     if request.forced_tool is not None:
         forced = request.forced or force.ForcedRequest(0, False, force.soft_prompt(request.forced_tool))
         if forced.forced_choice:
@@ -202,6 +226,18 @@ def make_plan(book: quirks.Rulebook, model: WireModel, request: Request) -> Plan
         prompt_progress=bool(_flag(book, key, "prompt_progress")),
         service_tier=request.service_tier,
     )
+
+
+def _without_images(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """A model that takes no images gets none; a line of the message's text says so instead."""
+    out: list[Message] = []
+    for message in messages:
+        if message.images:
+            count = len(message.images)
+            note = f"({count} image{'s' if count != 1 else ''} not sent: the model takes text only)"
+            message = replace(message, images=(), text=f"{message.text}\n{note}" if message.text else note)
+        out.append(message)
+    return tuple(out)
 
 
 def _with_soft_prompt(messages: tuple[Message, ...], prompt: str) -> tuple[Message, ...]:
