@@ -359,6 +359,7 @@ LIVE_CASES = frozenset(
         "live_fail_cap",  # the third failure built the node from its input (D5)
         "live_over_long",  # an over-long reply brought the follow-up (rule 36)
         "live_five_calls",  # a line that took the five calls (D9)
+        "live_repeated_reply",  # a follow-up answered with the same line: the tries end (D9)
         "live_merge_built",  # a merge node built by a call (rule 40)
         *(f"live_api_{api}" for api in ("anthropic-messages", "openai-completions")),
     }
@@ -456,7 +457,7 @@ LIVE_APIS = ("anthropic-messages", "openai-completions")
 SETTLE_SECONDS = 20.0  # memory.settleTimeoutMs by default (D10)
 STUCK = 20.0  # wall seconds without any progress: a hang guard, never part of a result
 CLOCK = "2026-11-30T12:00:00+00:00"
-REPLIES = ("line", "long", "fail", "cut", "empty", "think")  # and "shrink": shorter than the call's last reply, still over
+REPLIES = ("line", "long", "fail", "cut", "empty", "think", "again")  # and "shrink" (one call's chain)
 
 _TASK = re.compile(r"Compaction: (?:compress message (\d+) into|merge lines (\d+)\+(\d+) and)")
 _CALLS = re.compile(r", (\d+) calls?\)?$")
@@ -491,8 +492,8 @@ def live_size(r: random.Random) -> int:
 
 
 def _reply_step(r: random.Random) -> Event:
-    kind = r.choices(REPLIES, weights=[60, 16, 11, 4, 5, 4])[0]
-    if kind == "long":
+    kind = r.choices(REPLIES, weights=[60, 16, 11, 4, 5, 4, 4])[0]
+    if kind in ("long", "again"):
         length = r.randint(NODE + 1, 2_500)
     elif kind == "fail":
         length = r.choice([500, 503, 429])
@@ -783,9 +784,13 @@ class _Live:
         if kind in ("empty", "think") and held.attempt == 1:
             kind = "line"  # a first reply that is empty builds from the input: not a filler line
         script: loopback.Script
-        if kind == "shrink":
-            last = self.lengths.get(node, 0) if held.attempt > 1 else 0
+        last = self.lengths.get(node, 0) if held.attempt > 1 else 0
+        if kind == "shrink":  # shorter than the call's last reply, still over the limit
             kind, length = "long", max(NODE + 1, (last or 2_600) - length)
+        elif kind == "again":  # the call's last reply repeated: not shorter, the tries end (D9)
+            if last:
+                self.cases.add("live_repeated_reply")
+            kind, length = "long", last or length
         if kind in ("line", "long"):
             self.lengths[node] = length
             script = loopback.Stream([loopback.Text(_reply_text(node, length))])
