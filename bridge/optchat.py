@@ -5,7 +5,9 @@ Scenarios (the seed's list): 0 = 3,000 messages with the note's sizes and a comp
 late; 1 = 4,000 messages with small budgets (view 6,000/3,000 bytes, compaction view
 2,000/1,000) for a deep tree; 2 and 3 = 1,500 and 2,500 messages with a late compactor whose
 calls start, fail and end in any order, with turns waiting, ticks and deadlines; 4..27 = 24
-runs with random sizes, budgets and job counts 1..8. Every scenario is compared at every T.
+runs with random sizes, budgets and job counts 1..8; 28..67 = 40 live runs, where the calls'
+timings come from the live compactor against the scripted loopback server (the section "live
+runs" below). Every scenario is compared at every T.
 
 This printer drives eukhe code only: it never imports the model. The scenario texts
 (``filler``) are decoded here on their own, as the model decodes them on its side.
