@@ -65,7 +65,8 @@ def test_a_call_relates_to_the_call_before_of_its_kind() -> None:
     assert labels(request("<chat>\n0+2|ab\n</chat>\n\nTurn: z")) == "turn:rewritten"
     assert labels(request("<chat>\n</chat>\n\nCompaction: y")) == "compaction:shorter"
     assert labels({"messages": [{"role": "user", "content": "plain"}]}) == "turn:shorter"
-    assert labels({}) == "turn:grown"
+    assert labels({"messages": [{"role": "user", "content": 5}]}) == "turn:grown"
+    assert labels({}) == labels(None) == "other"  # a body the server could not read
 
 
 def test_each_byte_not_read_has_its_cause() -> None:
@@ -74,7 +75,8 @@ def test_each_byte_not_read_has_its_cause() -> None:
     assert cause("turn:rewritten", "prefix", "lookback") == "lookback"
     assert cause("turn:grown", "prefix", "new") == "grown"
     assert cause("turn:grown", "prefix", "unmarked") == "unmarked"
-    assert cause("turn:rewritten", "prefix", "unmarked") == "rewritten"
+    assert cause("turn:rewritten", "prefix", "unmarked") == "kept"
+    assert cause("turn:rewritten", "prefix", "new") == "rewritten"
     assert cause("compaction:shorter", "prefix", "new") == "shorter"
     assert cause("compaction:first", "prefix", "new") == "first"
 
@@ -98,7 +100,7 @@ def test_the_picture_holds_the_series(short: Shares) -> None:
     assert data["compactions_prefix"][-1] == pytest.approx(stats["compaction_prefix_read_percent"], abs=0.06)
     assert data["rewritten"][-1] == stats["rewritten_lines_per_message"] == 0.0
     root = ET.fromstring(svg(short, 7))
-    lines = {p.get("id"): p for p in root.iter("{http://www.w3.org/2000/svg}polyline")}
+    lines = {p.get("id") or "": p for p in root.iter("{http://www.w3.org/2000/svg}polyline")}
     assert set(lines) == set(SERIES)
     for name, line in lines.items():
         values = [float(v) for v in (line.get("data-values") or "").split()]

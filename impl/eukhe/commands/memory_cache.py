@@ -102,6 +102,13 @@ class Shares:
         }
 
 
+def _transport(options: list[tuple[int, int, int]]) -> httpx.AsyncHTTPTransport:
+    """The simulation's HTTP transport: no cap on connections, so that connections the wire
+    client fails to give back (calls stopped while a turn waits) cannot starve a later call of
+    the pool (a PoolTimeout stopped a 3,000-message run); the measure is of the cache, not of it."""
+    return httpx.AsyncHTTPTransport(socket_options=options, limits=httpx.Limits(max_connections=None, max_keepalive_connections=20))
+
+
 def _total(usage: Usage) -> int:
     return usage.input + usage.cache_read + usage.cache_write
 
@@ -126,7 +133,7 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
         api = "anthropic-messages"
         wire = WireModel("anthropic", "claude-haiku-4-5", api, base_url(server, api), "sk-sim", reasoning=False, max_tokens=4096)
         nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-        async with httpx.AsyncClient(timeout=60.0, transport=httpx.AsyncHTTPTransport(socket_options=nodelay)) as http:
+        async with httpx.AsyncClient(timeout=60.0, transport=_transport(nodelay)) as http:
             client = client_for(wire, timeout=60.0, http=http)
             sink = _Sink()
             durable = DurableChat(Chat(config), sink, lambda: "2026-11-30T12:00:00")
@@ -213,7 +220,8 @@ CAUSES = {
     "end": "the call's own end, after its marked prefix: the view's 0-3 unmarked lines, </chat>, the message or task (written at the end mark)",
     "lookback": "the prefix had an entry, but more than 20 blocks before every mark",
     "grown": "view lines new since the call before (the view grew at its end past that call's mark)",
-    "rewritten": "view rewritten since the call before (a batch of the chat view, a merge of the compaction view): the entries lie near its old end",
+    "rewritten": "view lines rewritten since the call before (a batch of the chat view, a merge of the compaction view) and all after them",
+    "kept": "the unchanged start of a rewritten view: sent before, but no entry ends within it (the entries lie near the old end)",
     "shorter": "view ends before the call before's (a compaction's view ends at its own node): its entries lie past this one's end",
     "first": "the first call of its kind",
     "unmarked": "sent before, but no entry ends within it on this call's chain",
@@ -258,12 +266,16 @@ def relation(before: list[str] | None, now: list[str]) -> str:
 
 class Labels:
     """The cache model's ``label`` for a request: ``turn:`` or ``compaction:`` (a task starting
-    ``Compaction:`` behind the view), then its relation to the call before of its kind."""
+    ``Compaction:`` behind the view), then its relation to the call before of its kind; ``other``
+    for a body without messages (the server reads an empty or cut body of a call stopped while
+    it was sent: it accounts no input)."""
 
     def __init__(self) -> None:
         self.before: dict[str, list[str]] = {}
 
     def __call__(self, body: Any) -> str:
+        if not isinstance(body, dict) or not body.get("messages"):
+            return "other"  # a body the server could not read whole (a call stopped while sending): no input
         text = _first_text(body)
         kind = "compaction" if "\n\nCompaction:" in text else "turn"
         now = view_of(text)
@@ -283,6 +295,8 @@ def cause(label: str, region: str, kind: str) -> str:
     related = label.partition(":")[2]
     if related == "grown":
         return "grown" if kind == "new" else "unmarked"
+    if related == "rewritten" and kind == "unmarked":
+        return "kept"
     return related
 
 
@@ -360,7 +374,7 @@ def svg(shares: Shares, seed: int | None = None) -> str:
     plot_w = width - left - right
     panels = {"top": (40, 300), "bottom": (360, 520)}
     shown = [v for name in SERIES[:4] for v in data[name][len(data[name]) // 20 :]] or [0.0]
-    low = max(0.0, min(100.0, (min(shown) // 5) * 5))
+    low = max(0.0, min(95.0, (min(shown) // 5) * 5))  # the first 5% of messages may fall below: drawn at the floor
     high_r = max([*data["rewritten"], 0.1])
 
     def x(m: int) -> float:
@@ -378,7 +392,8 @@ def svg(shares: Shares, seed: int | None = None) -> str:
         f'<text x="{left}" y="24" font-size="14">share of input read from prompt cache, cumulative (%), {n} messages</text>',
         f'<text x="{left}" y="350" font-size="14">lines rewritten per message, cumulative mean</text>',
     ]
-    for panel, lo, hi, ticks in (("top", low, 100.0, 5), ("bottom", 0.0, high_r, 4)):
+    top_ticks = max(1, round((100.0 - low) / (5.0 if 100.0 - low <= 30.0 else 10.0)))
+    for panel, lo, hi, ticks in (("top", low, 100.0, top_ticks), ("bottom", 0.0, high_r, 4)):
         top, bottom = panels[panel]
         out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{bottom - top}" fill="none" stroke="#888"/>')
         for t in range(ticks + 1):
