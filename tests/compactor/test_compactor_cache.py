@@ -33,6 +33,7 @@ def test_why_accounts_for_every_byte_of_input(short: Shares) -> None:
     stats = short.stats()
     turns = [a for a in short.accounts if a.label.startswith("turn")]
     assert len(turns) == stats["turns"]  # turns are never cancelled
+    assert stats["compaction_calls_sent"] >= stats["compactions"]  # stopped calls send input, get no usage
     for kind in ("turns", "compactions"):
         why = stats["why"][kind]
         assert set(why["percent"]) <= set(CAUSES)

@@ -15,8 +15,11 @@ Two shares for each kind of call, both bytes read from cache over bytes:
 - of the marked prefix (``*_prefix_read_percent``, the note's "read X% of their prefix"): the
   prefix's bytes read over the bytes of tools, system prompt and view up to its marked last whole
   block; the view's 0-3 unmarked lines, ``</chat>`` and the message or task are the call's end.
-``why`` says, in percent of each kind's input, where every byte not read from cache went
-(``CAUSES``), from the cache model's own bookkeeping (``spec.loopback.Account``).
+``*_cache_read_percent`` and ``compactions`` count the usage the clients received; the prefix
+shares, ``why`` (in percent of each kind's input: where every byte not read from cache went,
+``CAUSES``) and the plot come from the cache model's bookkeeping of every call the server got
+(``spec.loopback.Account``), which also holds the compactions stopped while a turn waits (D5:
+``compaction_calls_sent``): they send their input but receive no usage.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ class Shares:
             "messages": self.messages,
             "turns": self.turns,
             "compactions": self.compactions,
+            "compaction_calls_sent": len(compactions),
             "turn_cache_read_percent": share(self.turn_read, self.turn_input),
             "compaction_cache_read_percent": share(self.compaction_read, self.compaction_input),
             "turn_prefix_read_percent": share(*_prefix_read(turns)),
