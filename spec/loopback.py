@@ -265,7 +265,6 @@ class PromptCache:
             for mark in marks:
                 self.entries.add(chain[mark])
             self.seen.update(chain)
-            label = self.label(body) if self.label is not None else ""
         read = sum(sizes[:read_to])
         written = sum(sizes[read_to : marks[-1] + 1]) if marks and marks[-1] + 1 > read_to else 0
         usage = Tokens(sum(sizes) - read - written, 5, read, written)
@@ -277,8 +276,8 @@ class PromptCache:
                 region = "prefix" if k <= prefix_end else "end"
                 kind = "read" if k < read_to else "lookback" if k < anywhere else "unmarked" if k < shared else "new"
                 counts[region, kind] = counts.get((region, kind), 0) + n
-            with self.lock:
-                self.accounts.append(Account(label, usage, counts))
+            with self.lock:  # labelled in the order of ``accounts``
+                self.accounts.append(Account(self.label(body) if self.label is not None else "", usage, counts))
         return usage
 
 

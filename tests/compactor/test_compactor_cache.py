@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from eukhe.commands.memory_cache import CAUSES, SERIES, Labels, Shares, _message, cause, measure, relation, series, svg, view_of
+from eukhe.commands.memory_cache import CAUSES, SERIES, Labels, Shares, _message, cause, measure, relation, series, svg, view_end, view_of
 from eukhe.memory.records import Kind
 
 
@@ -27,6 +27,10 @@ def test_a_short_chat_reads_most_of_its_turns_from_cache(short: Shares) -> None:
     # the marked prefix excludes the call's own end, so more of it is read
     assert stats["turn_prefix_read_percent"] >= stats["turn_cache_read_percent"]
     assert stats["compaction_prefix_read_percent"] >= stats["compaction_cache_read_percent"]
+    # the whole view (with its unmarked lines and </chat>) is more than its marked prefix
+    assert stats["turn_cache_read_percent"] <= stats["turn_view_read_percent"] < stats["turn_prefix_read_percent"]
+    assert stats["compaction_view_read_percent"] < stats["compaction_prefix_read_percent"]
+    assert len(short.view_end) == len(short.accounts) and all(n >= len("</chat>") for n, a in zip(short.view_end, short.accounts) if a.label != "other")
 
 
 def test_why_accounts_for_every_byte_of_input(short: Shares) -> None:
@@ -68,6 +72,8 @@ def test_a_call_relates_to_the_call_before_of_its_kind() -> None:
     assert labels({"messages": [{"role": "user", "content": "plain"}]}) == "turn:shorter"
     assert labels({"messages": [{"role": "user", "content": 5}]}) == "turn:grown"
     assert labels({}) == labels(None) == "other"  # a body the server could not read
+    assert labels.view_end[:4] == [len("0+1|a\\n</chat>"), len("0+1|a\\n</chat>"), len("1+1|b\\n</chat>"), len("<chat>\\n0+2|ab\\n</chat>")]
+    assert view_end({"messages": [{"role": "user", "content": "no list"}]}) == 0
 
 
 def test_each_byte_not_read_has_its_cause() -> None:

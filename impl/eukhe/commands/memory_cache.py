@@ -10,11 +10,15 @@ turn waits for its view to settle, renders it, logs the message and sends ``[too
 [view] [Turn: message]``. Lines rewritten per message count the view lines from a batch's first
 change to its end.
 
-Two shares for each kind of call, both bytes read from cache over bytes:
+Three shares for each kind of call, each bytes read from cache over bytes:
 - of all input (``*_cache_read_percent``): read / (read + written + plain input);
-- of the marked prefix (``*_prefix_read_percent``, the note's "read X% of their prefix"): the
-  prefix's bytes read over the bytes of tools, system prompt and view up to its marked last whole
-  block; the view's 0-3 unmarked lines, ``</chat>`` and the message or task are the call's end.
+- of the marked prefix (``*_prefix_read_percent``, the note's "read X% of their prefix" read as
+  rule 30's marked prefix): the prefix's bytes read over the bytes of tools, system prompt and
+  view up to its marked last whole block; the view's 0-3 unmarked lines, ``</chat>`` and the
+  message or task are the call's end;
+- of all before the new message (``*_view_read_percent``, the note's prefix read as ``[tools]
+  [system] [view]``): the same bytes read over the marked prefix, the view's unmarked lines and
+  ``</chat>``.
 ``*_cache_read_percent`` and ``compactions`` count the usage the clients received; the prefix
 shares, ``why`` (in percent of each kind's input: where every byte not read from cache went,
 ``CAUSES``) and the plot come from the cache model's bookkeeping of every call the server got
@@ -25,6 +29,7 @@ shares, ``why`` (in percent of each kind's input: where every byte not read from
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import socket
 from dataclasses import dataclass, field
@@ -84,6 +89,7 @@ class Shares:
     failures: int = 0
     accounts: list[Account] = field(default_factory=list)  # every call, as the cache model accounted it
     trace: list[tuple[int, int]] = field(default_factory=list)  # after each message: calls accounted, lines rewritten
+    view_end: list[int] = field(default_factory=list)  # per account: bytes of the view's unmarked lines and </chat>
 
     def stats(self) -> dict[str, Any]:
         def share(read: int, total: int) -> float:
@@ -91,6 +97,11 @@ class Shares:
 
         turns = [a for a in self.accounts if a.label.startswith("turn")]
         compactions = [a for a in self.accounts if a.label.startswith("compaction")]
+        ends = dict(zip(map(id, self.accounts), self.view_end))
+
+        def view_share(accounts: list[Account]) -> float:
+            read, prefix = _prefix_read(accounts)
+            return share(read, prefix + sum(ends.get(id(a), 0) for a in accounts))
         return {
             "messages": self.messages,
             "turns": self.turns,
@@ -100,6 +111,8 @@ class Shares:
             "compaction_cache_read_percent": share(self.compaction_read, self.compaction_input),
             "turn_prefix_read_percent": share(*_prefix_read(turns)),
             "compaction_prefix_read_percent": share(*_prefix_read(compactions)),
+            "turn_view_read_percent": view_share(turns),
+            "compaction_view_read_percent": view_share(compactions),
             "rewritten_lines_per_message": round(self.rewritten / self.messages, 2) if self.messages else 0.0,
             "failed_calls": self.failures,
             "why": {"turns": why(turns), "compactions": why(compactions)},
@@ -131,7 +144,8 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
 
     rng = random.Random(seed)
     with LoopbackServer() as server:
-        server.cache = cache = PromptCache(label=Labels())
+        labels = Labels()
+        server.cache = cache = PromptCache(label=labels)
         trace: list[tuple[int, int]] = []  # after each message: the calls accounted, the lines rewritten
         server.responder = respond
         api = "anthropic-messages"
@@ -187,6 +201,7 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
                 sum(1 for row in compactor.rows if row.event in ("failed", "capped")),
                 list(cache.accounts),
                 trace,
+                list(labels.view_end),
             )
 
 
@@ -276,16 +291,31 @@ class Labels:
 
     def __init__(self) -> None:
         self.before: dict[str, list[str]] = {}
+        self.view_end: list[int] = []  # per call, in the order labelled: bytes of the view's block up to </chat>
 
     def __call__(self, body: Any) -> str:
         if not isinstance(body, dict) or not body.get("messages"):
+            self.view_end.append(0)
             return "other"  # a body the server could not read whole (a call stopped while sending): no input
         text = _first_text(body)
         kind = "compaction" if "\n\nCompaction:" in text else "turn"
         now = view_of(text)
         label = f"{kind}:{relation(self.before.get(kind), now)}"
         self.before[kind] = now
+        self.view_end.append(view_end(body))
         return label
+
+
+def view_end(body: dict[str, Any]) -> int:
+    """The bytes (as the cache model counts them: JSON text) of the view's unmarked lines and
+    ``</chat>``: the block holding ``</chat>``, up to it."""
+    content = body["messages"][0].get("content") if isinstance(body["messages"][0], dict) else None
+    for block in content if isinstance(content, list) else []:
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str) and "</chat>" in text:
+            head = text[: text.index("</chat>") + len("</chat>")]
+            return len(json.dumps(head, ensure_ascii=False).encode("utf-8")) - 2
+    return 0
 
 
 def cause(label: str, region: str, kind: str) -> str:
