@@ -150,22 +150,66 @@ class Recorded:
 
 # -- the prompt cache ------------------------------------------------------------------------------------
 
-LOOKBACK = 20  # blocks a cache mark looks back for an entry written earlier (Anthropic's rule)
+LOOKBACK = 20  # blocks a cache mark looks back for an entry written earlier, the mark's own block first (Anthropic's rule)
+
+# Where a request's bytes stand in the cache (``Account.bytes`` keys: region, class). Regions:
+# "prefix" = the blocks up to the last mark before the request's final block (the marked prefix:
+# tools, system prompt, the view to its last whole block); "end" = the rest (the view's unmarked
+# lines, the new message or task, follow-ups). Classes, for each block, first that holds:
+# "read" (read from cache); "lookback" (an entry on this request's chain exists, but farther than
+# LOOKBACK blocks before every mark); "unmarked" (an earlier request sent these same blocks, but no
+# entry ends within them on this chain: its marks lay after the point where this request goes
+# another way); "new" (no earlier request sent this prefix: new or rewritten content);
+# "short" is not a class: a mark whose prefix is below ``minimum`` bytes writes nothing.
+REGIONS = ("prefix", "end")
+CLASSES = ("read", "lookback", "unmarked", "new")
+
+
+@dataclass(frozen=True)
+class Account:
+    """One request's cache accounting: its usage and its bytes by (region, class)."""
+
+    label: str
+    usage: Tokens
+    bytes: dict[tuple[str, str], int]
+
+    @property
+    def prefix(self) -> int:
+        return sum(n for (region, _c), n in self.bytes.items() if region == "prefix")
+
+    @property
+    def total(self) -> int:
+        return sum(self.bytes.values())
 
 
 class PromptCache:
     """A model of Anthropic's prompt cache, for requests carrying ``cache_control`` marks
     (Anthropic Messages; OpenAI chat completions with marks, as OpenRouter takes them for
-    anthropic/ models). The prompt is read as blocks in cache order (tools, system, then each
-    message's content blocks); a mark writes an entry for the prefix ending at its block. A
-    request reads the longest prefix ending at a block within ``LOOKBACK`` blocks before one of
-    its marks whose entry an earlier request wrote; it writes from there to its last mark; the
-    rest is plain input. Sizes are UTF-8 bytes of the blocks' JSON (the share read from cache
-    is what the measures use). Entries never expire: the calls it models follow each other
-    within the 5-minute life of an entry, and nothing pings to keep them (rule 31)."""
+    anthropic/ models), after Anthropic's documented rules:
 
-    def __init__(self) -> None:
-        self.entries: set[str] = set()
+    - The prompt is read as blocks in cache order (tools, system, then each message's content
+      blocks); an entry is keyed by the whole prefix up to a block (a hash chain over blocks).
+    - A mark writes an entry for the prefix ending at its block, when that prefix has at least
+      ``minimum`` bytes (Anthropic's minimum cacheable length; 0 here by default).
+    - A request reads the longest prefix ending at a block within ``LOOKBACK`` blocks before one
+      of its marks (the mark's block counted first) whose entry an earlier request wrote
+      (``cache_read_input_tokens``); the bytes from there to its last mark are written
+      (``cache_creation_input_tokens``); the bytes after its last mark are plain input
+      (``input_tokens``); the three add up to the request's input.
+
+    Sizes are UTF-8 bytes of the blocks' JSON (the share read from cache is what the measures
+    use). Entries never expire: the calls it models follow each other within the 5-minute life of
+    an entry, and nothing pings to keep them (rule 31). Every request's ``Account`` is kept in
+    ``accounts`` (``label`` names its kind: a function of the body), so a measure can say why each
+    byte was not read (``CLASSES``)."""
+
+    def __init__(self, minimum: int = 0, label: Callable[[Any], str] | None = None, keep: bool = True) -> None:
+        self.entries: set[bytes] = set()
+        self.seen: set[bytes] = set()  # every prefix (block chain) any request sent
+        self.minimum = minimum
+        self.label = label
+        self.keep = keep
+        self.accounts: list[Account] = []
         self.lock = threading.Lock()
 
     @staticmethod
@@ -201,13 +245,13 @@ class PromptCache:
         """The usage of one request: (input, 0, cache read, cache write) in bytes."""
         blocks = self.blocks(api, body)
         sizes = [len(text.encode("utf-8")) for text, _marked in blocks]
-        chain: list[str] = []
+        chain: list[bytes] = []
         digest = hashlib.sha256()
         for text, _marked in blocks:
             digest.update(text.encode("utf-8") + b"\x00")
-            chain.append(digest.copy().hexdigest())
-        marks = [k for k, (_text, marked) in enumerate(blocks) if marked]
-        total = sum(sizes)
+            chain.append(digest.copy().digest())
+        ends = [sum(sizes[: k + 1]) for k in range(len(sizes))]
+        marks = [k for k, (_text, marked) in enumerate(blocks) if marked and ends[k] >= self.minimum]
         with self.lock:
             read_to = 0  # blocks read from cache
             for mark in marks:
@@ -215,11 +259,26 @@ class PromptCache:
                     if chain[k] in self.entries:
                         read_to = max(read_to, k + 1)
                         break
+            # without the lookback: the longest entry on the chain at or before the last mark
+            anywhere = next((k + 1 for k in range(marks[-1], -1, -1) if chain[k] in self.entries), 0) if marks else 0
+            shared = next((k + 1 for k in range(len(chain) - 1, -1, -1) if chain[k] in self.seen), 0)
             for mark in marks:
                 self.entries.add(chain[mark])
+            self.seen.update(chain)
         read = sum(sizes[:read_to])
         written = sum(sizes[read_to : marks[-1] + 1]) if marks and marks[-1] + 1 > read_to else 0
-        return Tokens(total - read - written, 5, read, written)
+        usage = Tokens(sum(sizes) - read - written, 5, read, written)
+        if self.keep:
+            last = len(blocks) - 1
+            prefix_end = max((k for k, (_t, marked) in enumerate(blocks) if marked and k < last), default=-1)
+            counts: dict[tuple[str, str], int] = {}
+            for k, n in enumerate(sizes):
+                region = "prefix" if k <= prefix_end else "end"
+                kind = "read" if k < read_to else "lookback" if k < anywhere else "unmarked" if k < shared else "new"
+                counts[region, kind] = counts.get((region, kind), 0) + n
+            with self.lock:  # labelled in the order of ``accounts``
+                self.accounts.append(Account(self.label(body) if self.label is not None else "", usage, counts))
+        return usage
 
 
 # -- rendering ----------------------------------------------------------------------------------------

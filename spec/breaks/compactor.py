@@ -73,3 +73,41 @@ BREAKS += [
         "the follow-up shows 511 bytes before the marker: the bridge's follow-ups differ from the model's",
     ),
 ]
+
+# The cache measure (issue 12 item 9: eukhe.commands.memory_cache) and the loopback server's
+# prompt-cache model (spec.loopback): caught by tests/compactor/test_compactor_cache.py and
+# tests/compactor/test_prompt_cache_model.py.
+BREAKS += [
+    Break(
+        "compactor_cache_kind_apart_from_size",
+        AREA,
+        "eukhe.commands.memory_cache",
+        "    return KINDS[size_class], length\n",
+        "    return list(KINDS.values())[int(r.random() * 4)], length\n",
+        "the simulated kind is drawn apart from the size (user words up to 30 KB): a_message_kind_follows_its_size_class fails",
+    ),
+    Break(
+        "compactor_cache_bodyless_is_a_turn",
+        AREA,
+        "eukhe.commands.memory_cache",
+        '            return "other"  #',
+        '            return "turn:first"  #',
+        "a body the server could not read counts as a turn: a_call_relates_to_the_call_before_of_its_kind fails",
+    ),
+    Break(
+        "compactor_cache_no_minimum",
+        AREA,
+        "spec.loopback",
+        "if marked and ends[k] >= self.minimum]",
+        "if marked]",
+        "a mark below the minimum cacheable length writes an entry: below_the_minimum_a_mark_writes_nothing fails",
+    ),
+    Break(
+        "compactor_cache_lookback_21",
+        AREA,
+        "spec.loopback",
+        "LOOKBACK = 20  #",
+        "LOOKBACK = 21  #",
+        "a mark looks 21 blocks back: the_lookback_is_twenty_blocks_counting_the_marks_own fails",
+    ),
+]

@@ -29,6 +29,21 @@ def test_simulate_draws_the_png(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "sawtooth written" in capsys.readouterr().out
 
 
+def test_simulate_cache_prints_the_shares_and_why_and_draws_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xml.etree.ElementTree as ET
+
+    target = tmp_path / "shares.svg"
+    assert main(["memory", "simulate", "--messages", "40", "--cache", "--plot", str(target)]) == 0
+    out = capsys.readouterr().out
+    body, _nl, last = out.rstrip("\n").rpartition("\n")
+    assert last == f"cache shares drawn to {target}"
+    cache = json.loads(body)["cache"]
+    assert {"turn_cache_read_percent", "turn_prefix_read_percent", "compaction_prefix_read_percent"} <= set(cache)
+    assert set(cache["why"]) == {"turns", "compactions"}
+    ids = {p.get("id") for p in ET.parse(target).getroot().iter("{http://www.w3.org/2000/svg}polyline")}
+    assert ids == {"turns", "compactions", "turns_prefix", "compactions_prefix", "rewritten"}
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
@@ -38,6 +53,9 @@ def test_simulate_draws_the_png(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ([], "required"),
         (["--messages", "10", "--png", "/no/such/dir/x.png"], "no directory"),
         (["--messages", "10", "--png", "picture.jpg"], ".png"),
+        (["--messages", "10", "--plot", "shares.svg"], "add --cache"),
+        (["--messages", "10", "--cache", "--plot", "shares.png"], ".svg file"),
+        (["--messages", "10", "--cache", "--plot", "/no/such/dir/x.svg"], "no directory"),
     ],
 )
 def test_bad_arguments_get_one_line_and_status_2(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,8 @@
-"""`eukhe memory simulate --messages N [--png FILE]`: run the planner on synthetic sizes and
-print view and compaction view statistics (lines, bytes, merges per batch, rewritten lines per
-message); ``--png`` draws the sawtooth of both views' bytes against messages."""
+"""`eukhe memory simulate --messages N [--png FILE] [--cache [--plot FILE.svg]]`: run the planner
+on synthetic sizes and print view and compaction view statistics (lines, bytes, merges per batch,
+rewritten lines per message); ``--png`` draws the sawtooth of both views' bytes against messages;
+``--cache`` also measures the prompt-cache shares against the loopback server
+(``eukhe.commands.memory_cache``) and ``--plot`` draws them."""
 
 from __future__ import annotations
 
@@ -41,8 +43,9 @@ def register(sub: Any) -> None:
         "--cache",
         action="store_true",
         help="also run the chat against a loopback model server that accounts prompt-cache reads at the cache marks "
-        "(live compactor, a turn per user message) and print the shares of input read from cache",
+        "(live compactor, a turn per user message) and print the shares of input read from cache and why the rest was not",
     )
+    simulate.add_argument("--plot", type=Path, help="with --cache: draw the cache-read shares and rewritten lines per message to this .svg file")
     simulate.set_defaults(run=run)
 
 
@@ -63,13 +66,30 @@ def run(args: argparse.Namespace) -> int:
             require_matplotlib()
         except PictureError as error:
             raise EnvironmentFault(f"--png: {error}") from None
+    plot: Path | None = getattr(args, "plot", None)
+    if plot is not None:
+        shown = show_path(plot)
+        if not getattr(args, "cache", False):
+            raise UsageError("--plot draws the cache measure; add --cache")
+        if plot.is_dir() or plot.suffix.lower() != ".svg":
+            raise UsageError(f"--plot wants an .svg file, not {shown!r}")
+        if not plot.parent.resolve().is_dir():
+            raise UsageError(f"--plot: no directory {show_path(plot.parent)!r}")
     result = simulate(args.messages, args.seed)
     stats = result.stats()
     if getattr(args, "cache", False):
-        from eukhe.commands.memory_cache import measure
+        from eukhe.commands.memory_cache import measure, svg
 
-        stats["cache"] = measure(args.messages, args.seed).stats()
+        shares = measure(args.messages, args.seed)
+        stats["cache"] = shares.stats()
+        if plot is not None:
+            try:
+                plot.write_text(svg(shares, args.seed), encoding="utf-8")
+            except OSError as error:
+                raise EnvironmentFault(f"--plot: cannot write {show_path(plot)}: {error.strerror or error}") from None
     print(json.dumps(stats, indent=1))
+    if plot is not None:
+        print(f"cache shares drawn to {plot}")
     if png is not None:
         try:
             picture(result, str(png))
