@@ -26,6 +26,7 @@ Not proved, and why:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import tempfile
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
+import z3
 from hypothesis import strategies as st
 
 from bend import cvar as m
@@ -41,6 +43,7 @@ from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
 from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
+from spec.proofs import timed
 from spec.registry import BOUNDED, PROVED, law
 
 # -- opaque tokens ------------------------------------------------------------------------------
@@ -838,6 +841,230 @@ def _both_expand(check: Callable[[str], Callable[..., bool]], cases: Callable[[]
     return bounded(cases(), check("model"), label=label).with_production(bounded(cases(), check("production"), label=label))
 
 
+# -- the expansion's encoding: a fold of one step, recursion on the depth ------------------------
+#
+# ``_expand`` (bend/cvar.py) walks the commands and returns at the first error; its encoding is the
+# left fold of ``_expand_step`` over the commands, the error state kept to the end, and the nested
+# expansion of an alias's body passed to the step as a thunk (run only for a found body under the
+# limit). ``_enc_expand`` is checked to be ``m.expand`` on every table and line of the bounded
+# domains below and on Hypothesis's tables; the proofs run the step itself on abstract states:
+# ``Sym`` (a sequence known only by what was appended to it), ``RunFree`` (any sequence with no
+# run in it) and opaque tokens for what a step must not read.
+
+VERBS = Finite("verbs of the command language", (m.SET, m.TOGGLE, m.ALIAS, m.BIND, m.ACTION, m.RUN))
+
+
+def _expand_step(out: Any, c: m.Command, body: Any, over: Any, inner: Callable[[], Any]) -> Any:
+    """One command of the expansion: an error stays; a command that is no run is kept; a run of a
+    missing alias is Unknown, past the limit a Cycle, else its body's expansion (or its error)."""
+    if isinstance(out, m.ExpandError):
+        return out
+    if c.verb != m.RUN:
+        return out + (c,)
+    if body is None:
+        return m.ExpandError("Unknown", c.args[0])
+    if over:
+        return m.ExpandError("Cycle", c.args[0])
+    got = inner()
+    if isinstance(got, m.ExpandError):
+        return got
+    return out + got
+
+
+def _enc_expand(table: m.Aliases, commands: tuple[m.Command, ...], depth: int = 0, limit: int | None = None) -> Any:
+    top = len(m.names(table)) + 1 if limit is None else limit
+    out: Any = ()
+    for c in commands:
+        body = m.alias_body(table, c.args[0]) if c.verb == m.RUN else None
+
+        def nested(body: Any = body) -> Any:
+            return _enc_expand(table, body, depth + 1, top)
+
+        out = _expand_step(out, c, body, depth + 1 > top, nested)
+    return out
+
+
+class Sym:
+    """A sequence known by a name and what was appended to it (``body[:i] + (c,)``)."""
+
+    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
+        self.name, self.tail = name, tail
+
+    def __add__(self, more: object) -> Sym:
+        if not isinstance(more, tuple):
+            raise LawFailed(f"a step appended {more!r} to {self!r}")
+        return Sym(self.name, self.tail + more)
+
+    def __radd__(self, before: object) -> Sym:
+        if before != ():
+            raise LawFailed(f"a step put {before!r} before {self!r}")
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sym) and (self.name, self.tail) == (other.name, other.tail)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.tail))
+
+    def __repr__(self) -> str:
+        return f"{self.name} + {self.tail!r}"
+
+
+class RunFree:
+    """Any sequence with no run in it: appending a run-free tuple or another one keeps it so
+    (the concatenation of run-free sequences has no run), appending a run does not."""
+
+    def __add__(self, more: object) -> Any:
+        if isinstance(more, RunFree):
+            return self
+        if isinstance(more, tuple) and all(isinstance(c, m.Command) and c.verb != m.RUN for c in more):
+            return self
+        return ("has a run", more)
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        return "<run-free>"
+
+
+def _command(verb: str) -> m.Command:
+    return m.Command(verb, ("a0",) if verb in (m.RUN, m.ACTION, m.TOGGLE) else ("a0", "1"))
+
+
+def _no_thunk() -> NoReturn:
+    raise LawFailed("a step expanded a body it must not")
+
+
+def _run_free_induction() -> Evidence:
+    """Every expansion that is not an error has no run, for any table and commands: induction on
+    the commands (the fold) inside an induction on limit - depth (the recursion: a run at the
+    limit is a Cycle before any nested expansion; below it the nested expansion is, by the
+    hypothesis, an error or run-free). The step is run on every abstract state: an error or a
+    run-free sequence; every verb; a body missing or found (a token); past the limit or not; the
+    nested expansion an error or run-free (a thunk that must not run past the limit)."""
+    error = m.ExpandError("Cycle", "earlier")
+    states = Finite("expansion so far (an error, run-free)", ("error", "run-free"))
+    bodies = Finite("the alias's body (missing, found)", ("missing", "found"))
+    nested = Finite("the nested expansion (an error, run-free)", ("error", "run-free"))
+
+    def step(state: str, verb: str, body: str, over: bool, inner: str) -> bool:
+        out: Any = error if state == "error" else RunFree()
+        got: Any = m.ExpandError("Unknown", "deeper") if inner == "error" else RunFree()
+        after = _expand_step(out, _command(verb), None if body == "missing" else REG, over, _no_thunk if over else (lambda: got))
+        return isinstance(after, (m.ExpandError, RunFree))
+
+    base = exhaust(domain(Finite("empty command lists", ((),))), lambda commands: _enc_expand(REG, commands, 0, 0) == ())
+    return induction(base, exhaust(domain(states, VERBS, bodies, boolean("past the limit"), nested), step),
+                     label="the commands expanded, within an induction on limit - depth (each step an error or run-free)")
+
+
+def _expand_agrees(case: tuple[m.Aliases, tuple[m.Command, ...]]) -> bool:
+    table, line = case
+    if _enc_expand(table, line) != m.expand(table, line):
+        raise LawFailed(f"the expansion's encoding differs from m.expand on {table!r}, {line!r}")
+    return True
+
+
+def _expand_check() -> Evidence:
+    chains = tuple((chain(n, c), (m.Command(m.RUN, ("a0",)),)) for n, c in CHAINS)
+    return also(
+        all_of(bounded(itertools.product(_tables(), LINES), _expand_agrees, label=f"encoding = m.expand: {TABLE_LABEL} x {len(LINES)} lines"),
+               bounded(chains, _expand_agrees, label=f"encoding = m.expand: {CHAIN_LABEL}")),
+        examples(lambda table, start: _expand_agrees((table, (m.Command(m.RUN, (start,)),))), table=_hunt_tables(),
+                 start=st.sampled_from(["a0", "a1", "zz"])),
+    )
+
+
+def _plain_lemma() -> Evidence:
+    """An expansion of commands with no run is those commands, for any list: induction on the
+    commands. Base: nothing expands to nothing. Step: from any sequence so far (symbolic), a
+    command of any verb but run is appended, reading no body, limit or nested expansion."""
+    base = exhaust(domain(Finite("empty command lists", ((),))), lambda commands: _enc_expand(REG, commands, 0, 0) == ())
+
+    def step(verb: str) -> bool:
+        c = _command(verb)
+        return bool(_expand_step(Sym("body[:i]"), c, A, B, _no_thunk) == Sym("body[:i]", (c,)))
+
+    plain = Finite("verbs of the command language but run", tuple(v for v in VERBS.values if v != m.RUN))
+    return induction(base, exhaust(domain(plain), step), label="the commands of a body with no run (the fold appends each)")
+
+
+@functools.lru_cache(maxsize=None)
+def _runs_body_proof() -> Evidence:
+    """A run of an alias in the table: the limit len(names) + 1 >= 2 is not passed at depth 0
+    (z3, every table size); the step then gives the nested expansion of the body, which by
+    ``_plain_lemma`` is the body itself."""
+    n = z3.Int("len(names)")
+    under = timed(z3.Not(z3.IntVal(0) + 1 > n + 1), label="a run at depth 0 is under the limit len(names) + 1 of every table that holds it",
+                  assumptions=[n >= 1])
+    top = exhaust(domain(Finite("a run of an alias found in the table", (m.Command(m.RUN, ("a0",)),))),
+                  lambda c: _expand_step((), c, A, False, lambda: Sym("body")) == Sym("body"))
+    return all_of(_plain_lemma(), under, top)
+
+
+@functools.lru_cache(maxsize=None)
+def _press_proof() -> Evidence:
+    """A press runs the expansion of the first bind of the key (``_first_lemma``), or its error;
+    a non-error expansion has no run (``_run_free_induction``); press splits it by a fold whose
+    step sends an action to the client and any other command to the session: from a session of
+    plain commands (no run, no action), every verb but run keeps it so."""
+
+    def step(verb: str) -> bool:
+        c = _command(verb)
+        session, client = _split_step((PlainOnly(), Sym("actions")), c)
+        return isinstance(session, PlainOnly) and client == (Sym("actions", (c.args[0],)) if verb == m.ACTION else Sym("actions"))
+
+    no_run = Finite("verbs of the command language but run", tuple(v for v in VERBS.values if v != m.RUN))
+    split = induction(exhaust(domain(Finite("empty expansions", ((),))), lambda e: _split(e) == ((), ())),
+                      exhaust(domain(no_run), step), label="the expansion's commands (press splits them by a fold)")
+    return all_of(_first_lemma(), _run_free_induction(), split)
+
+
+class PlainOnly:
+    """Any session of plain commands (no run, no action)."""
+
+    def __add__(self, more: object) -> Any:
+        if isinstance(more, tuple) and all(isinstance(c, m.Command) and c.verb not in (m.RUN, m.ACTION) for c in more):
+            return self
+        return ("not plain", more)
+
+    def __repr__(self) -> str:
+        return "<plain session>"
+
+
+def _split_step(state: tuple[Any, Any], c: m.Command) -> tuple[Any, Any]:
+    session, client = state
+    if c.verb == m.ACTION:
+        return session, client + (c.args[0],)
+    return session + (c,), client
+
+
+def _split(expanded: tuple[m.Command, ...]) -> tuple[Any, Any]:
+    state: tuple[Any, Any] = ((), ())
+    for c in expanded:
+        state = _split_step(state, c)
+    return state
+
+
+def _enc_press(binds: m.Binds, table: m.Aliases, key: str) -> Pressed:
+    bound: tuple[m.Command, ...] | None = None
+    for k, body in binds:
+        bound = m.first(bound, k == key, body)
+    if bound is None:
+        return None
+    expanded = _enc_expand(table, bound)
+    if isinstance(expanded, m.ExpandError):
+        return expanded
+    session, client = _split(expanded)
+    return tuple(session), tuple(client)
+
+
+def _press_agrees(case: tuple[m.Binds, m.Aliases, str]) -> bool:
+    if _enc_press(*case) != m.press(*case):
+        raise LawFailed(f"the press encoding differs from m.press on {case!r}")
+    return True
+
+
 @law(
     "alias_expands_fully",
     "S4.4",
@@ -919,8 +1146,13 @@ def alias_unknown_reported() -> Evidence:
     return _both_expand(unknown, lambda: itertools.product(_tables(), LINES), f"{TABLE_LABEL} x {len(LINES)} lines")
 
 
-@law("alias_runs_body", "S4.4", "An alias of plain commands runs exactly its commands.", BOUNDED)
+@law("alias_runs_body", "S4.4", "An alias of plain commands runs exactly its commands.", PROVED)
 def alias_runs_body() -> Evidence:
+    """Proved for every table and body: a run at depth 0 of an alias the table holds is under the
+    limit (z3, any table size), so the step gives its body's nested expansion, and a body with no
+    run expands to itself (induction on its commands: the step appends every verb but run, from
+    any symbolic prefix, reading nothing else). The encoding of the expansion is checked against
+    m.expand on the bounded tables, the chains and Hypothesis's tables; the bounded law stays."""
     def runs(side: str) -> Callable[..., bool]:
         def check(table: m.Aliases) -> bool:
             for name, body in dict(table).items():
@@ -931,7 +1163,8 @@ def alias_runs_body() -> Evidence:
         return check
 
     big = tuple(chain(n, False) + (("plain", (PLAIN, m.Command(m.ACTION, ("app.x",)))),) for n in range(0, 13))
-    return all_of(_both_expand(runs, _tables, TABLE_LABEL), _both_expand(runs, lambda: iter(big), "chains of 0..12 aliases beside a plain alias"))
+    checked = all_of(_both_expand(runs, _tables, TABLE_LABEL), _both_expand(runs, lambda: iter(big), "chains of 0..12 aliases beside a plain alias"))
+    return also(also(_runs_body_proof(), _expand_check()), checked)
 
 
 # -- binds (S4.5) -------------------------------------------------------------------------------
@@ -985,8 +1218,14 @@ def _first_lemma() -> Evidence:
     return induction(base, exhaust(domain(states, boolean("the bind is of the key")), step), label="the binds (press folds first over them)")
 
 
-@law("bind_press_plain", "S4.5", "A key press runs only plain commands: actions go to the client, the rest to the session.", BOUNDED)
+@law("bind_press_plain", "S4.5", "A key press runs only plain commands: actions go to the client, the rest to the session.", PROVED)
 def bind_press_plain() -> Evidence:
+    """Proved for every bind list, table and key: press takes the first bind of the key (induction
+    on the binds), an expansion that is no error has no run (induction on the commands within an
+    induction on limit - depth, the step run on every abstract state), and press's split sends
+    actions to the client and keeps the session plain (induction on the expansion, every verb).
+    The encodings of expand and press are checked against the model on the bounded domains and
+    Hypothesis's tables; the bounded law stays, on production too."""
     def plain(side: str) -> Callable[..., bool]:
         def check(case: tuple[m.Binds, m.Aliases, str]) -> bool:
             out = PRESSERS[side](*case)
@@ -1000,7 +1239,8 @@ def bind_press_plain() -> Evidence:
 
         return check
 
-    return _both_expand(plain, _presses, BIND_LABEL)
+    agrees = bounded(_presses(), _press_agrees, label=f"encoding = m.press: {BIND_LABEL}")
+    return also(also(_press_proof(), _expand_check(), agrees), _both_expand(plain, _presses, BIND_LABEL))
 
 
 @law("bind_unbound_runs_nothing", "S4.5", "A key with no bind runs nothing.", PROVED)
