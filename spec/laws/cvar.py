@@ -43,7 +43,7 @@ from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
 from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
-from spec.proofs import timed
+from spec.proofs import callees, timed
 from spec.registry import BOUNDED, PROVED, law
 
 # -- opaque tokens ------------------------------------------------------------------------------
@@ -711,8 +711,214 @@ def _prod_global_twice(world: World) -> bool:
     return True
 
 
-@law("cvar_toggle_twice", "S4", "Two toggles give back the value (a session's toggle, and a global toggle of the global layers).", BOUNDED)
+class Sym:
+    """A sequence known by a name and what was appended to it (``body[:i] + (c,)``)."""
+
+    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
+        self.name, self.tail = name, tail
+
+    def __add__(self, more: object) -> Sym:
+        if not isinstance(more, tuple):
+            raise LawFailed(f"a step appended {more!r} to {self!r}")
+        return Sym(self.name, self.tail + more)
+
+    def __radd__(self, before: object) -> Sym:
+        if before != ():
+            raise LawFailed(f"a step put {before!r} before {self!r}")
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sym) and (self.name, self.tail) == (other.name, other.tail)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.tail))
+
+    def __repr__(self) -> str:
+        return f"{self.name} + {self.tail!r}"
+
+
+# -- toggles: the toggle's own code on opaque worlds, its callees abstracted -----------------------
+
+
+def _spy(base: type, name: str, *args: Any) -> Any:
+    """A value of class ``base`` whose content no code may read (comparisons, truth, length,
+    items, hashing, arithmetic raise): a check that ran on it read only its class."""
+
+    def refuse(op: str) -> Callable[..., NoReturn]:
+        def no(self: Any, *a: object, **k: object) -> NoReturn:
+            raise LawFailed(f"the content of a {name} was read ({op})")
+
+        return no
+
+    ops = ("__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __bool__ __len__ __iter__ __getitem__ __contains__ __hash__ __add__ "
+           "__radd__ __sub__ __rsub__ __index__ __int__ __float__ __format__ __str__").split()
+    spy = type(f"Spy{base.__name__}", (base,), {op: refuse(op) for op in ops if hasattr(base, op) or op == "__bool__"})
+    return spy(*args)
+
+
+def _value_classes() -> Finite[Any]:
+    return Finite("values, by class (the two bools, None, and a spy of every other class a value has)", (
+        True, False, None, _spy(int, "int", 7), _spy(float, "float", 0.5), _spy(str, "str", "x"),
+        _spy(tuple, "tuple", (1,)), _spy(m.Obj, "Obj", (("p", 1),)),
+    ))
+
+
+def _bool_lemma() -> Evidence:
+    """A set of a Bool cvar is valid only with a bool (and every bool is valid where the scope
+    allows): check_decl, run on each class of value, reads only the value's class; a class with
+    content it does not read stands for every value of the class. With the registry's typed
+    default (admit refuses a default has_type refuses: the same check) and the layer lemmas
+    (a value is the default or a valid set's), every value of a Bool cvar is a bool."""
+    scopes = Finite("scopes", (m.GLOBAL, m.LOCAL))
+
+    def typed(scope: str, local_only: bool, x: Any) -> bool:
+        decl = m.Decl("c", m.Type(m.BOOL), scope, False, False, True)
+        valid = m.check_decl(decl, "c", x, local_only) is None
+        allowed = not (local_only and scope == m.GLOBAL)
+        return valid == (allowed and isinstance(x, bool)) and m.has_type(m.Type(m.BOOL), x) == isinstance(x, bool)
+
+    return exhaust(domain(scopes, boolean("a project file, profile or sets"), _value_classes()), typed)
+
+
+class _Family(Sym):
+    """A family of one or more agents, known by its last agent: [:-1] and [-1] are all set_last may read."""
+
+    def __init__(self, last: m.Agent) -> None:
+        super().__init__("family")
+        self.last = last
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getitem__(self, index: object) -> Any:
+        if index == -1:
+            return self.last
+        if index == slice(None, -1):
+            return Sym("family[:-1]")
+        raise LawFailed(f"set_last read family[{index!r}]")
+
+
+FOUND_KINDS = Finite("what the layer below found (nothing, a value)", ("nothing", "a value"))
+
+
+def _found_of(kind: str, token: Any) -> tuple[bool, Any]:
+    return (False, None) if kind == "nothing" else (True, token)
+
+
+def _toggle_proof() -> Evidence:
+    """Session toggle: on opaque config and family, with value and set_last abstracted, toggle
+    refuses (family unchanged, no callee run) unless the cvar is a declared Local Bool, and then
+    sets the opposite of the value in the last agent; set_last on a family of any length (known
+    only by its last agent) appends a valid set to the last agent's sets; the value of a family
+    is the left fold of agent_value over it, and agent_value over a last layer that ends with a
+    valid set of the cvar is that set's value (layer_value is the left fold of pick), whatever
+    was below. A value of a Bool cvar is a bool (``_bool_lemma``), so two toggles give not v,
+    then not not v = v. Global toggle: the same with config_value and one global layer appended."""
+    kinds = Finite("declarations (undeclared, or each kind x each scope)", (None,) + tuple((k, s) for k in m.KINDS for s in (m.GLOBAL, m.LOCAL)))
+    config: Any = Token("config")
+    family: Any = Token("family")
+    result: Any = Token("set_last's result")
+
+    def reg_of(decl: tuple[str, str] | None) -> tuple[m.Decl, ...]:
+        default: Any = Token("default")
+        return () if decl is None else (m.Decl("c", m.Type(decl[0]), decl[1], False, False, default),)
+
+    def session(decl: tuple[str, str] | None, v: bool) -> bool:
+        calls: list[Any] = []
+        reg = reg_of(decl)
+
+        def value(r: Any, c: Any, f: Any, cvar: str) -> Any:
+            calls.append("value")
+            if r is not reg or c is not config or f is not family or cvar != "c":
+                raise LawFailed("toggle asked the value of something else")
+            return v
+
+        def set_last(r: Any, f: Any, s: m.Set) -> Any:
+            calls.append(s)
+            if r is not reg or f is not family:
+                raise LawFailed("toggle set in another family")
+            return result
+
+        with callees(m, value=value, set_last=set_last):
+            got = m.toggle(reg, config, family, "c")
+        if decl is None or decl[0] != m.BOOL or decl[1] == m.GLOBAL:
+            kind = m.UNDECLARED if decl is None else m.NOT_BOOL if decl[0] != m.BOOL else m.GLOBAL_ERR
+            return got[0] is family and got[1] == m.CvarError(kind, "c") and calls == []
+        return got is result and calls == ["value", m.Set("c", not v)]
+
+    def appended(v: bool) -> bool:
+        reg = reg_of((m.BOOL, m.LOCAL))
+        name: Any = Token("name")
+        sets: Any = Sym("sets")
+        profile: Any = Token("profile")
+        last = m.Agent(name, profile, sets)
+        s = m.Set("c", not v)
+        family_: Any = _Family(last)
+        got, error = m.set_last(reg, family_, s)
+        after: Any = Sym("sets", (s,))
+        return error is None and got == Sym("family[:-1]", (m.Agent(last.name, last.profile, after),))
+
+    def last_wins(v: bool, found_p: str, found_s: str) -> bool:
+        reg = reg_of((m.BOOL, m.LOCAL))
+        s = m.Set("c", not v)
+        profile: Any = Token("profile")
+        name: Any = Token("name")
+        sets: Any = Sym("sets", (s,))
+        agent = m.Agent(name, profile, sets)
+        below: Any = Token("inherited value")
+
+        def layer_value(r: Any, sets: Any, local_only: bool, cvar: str) -> Any:
+            if sets is profile:
+                return _found_of(found_p, Token("profile's value"))
+            if sets == Sym("sets", (s,)):  # the left fold of pick: the sets before s, then s
+                return m.pick(_found_of(found_s, Token("earlier set")), s.id == cvar, s.id == cvar and m.check(r, s, local_only) is None, s.value)
+            raise LawFailed(f"agent_value read the layer {sets!r}")
+
+        with callees(m, layer_value=layer_value):
+            return m.agent_value(reg, below, agent, "c") is s.value
+
+    def twice(v: bool) -> bool:
+        once = not v
+        return once != v and (not once) is v
+
+    def global_toggle(decl: tuple[str, str] | None, v: bool) -> bool:
+        reg = reg_of(decl)
+
+        def config_value(r: Any, c: Any, cvar: str, global_only: bool) -> Any:
+            if r is not reg or c is not config or cvar != "c" or global_only is not True:
+                raise LawFailed("global_toggle read another value")
+            return v
+
+        with callees(m, config_value=config_value):
+            first = m.global_toggle(reg, config, "c")
+        if decl is None or decl[0] != m.BOOL:
+            return first == m.CvarError(m.UNDECLARED if decl is None else m.NOT_BOOL, "c")
+        if first != m.Set("c", not v):
+            return False
+        # config_value over config + (the global config.cfg with first): the left fold of over,
+        # the appended layer is global (read with global_only) and its one set is valid
+        below: Any = Token("config's value")
+        after = m.over(below, m.layer_value(reg, (first,), False, "c"))
+        return after is (not v) and (not after) is v
+
+    return all_of(
+        _bool_lemma(), _layer_lemma(), _layers_lemma(),
+        exhaust(domain(kinds, boolean("the value v")), session),
+        exhaust(domain(boolean("the value v")), appended),
+        exhaust(domain(boolean("the value v"), Finite("the profile found", FOUND_KINDS.values), Finite("the sets before found", FOUND_KINDS.values)), last_wins),
+        exhaust(domain(boolean("the value v")), twice),
+        exhaust(domain(kinds, boolean("the value v")), global_toggle),
+    )
+
+
+@law("cvar_toggle_twice", "S4", "Two toggles give back the value (a session's toggle, and a global toggle of the global layers).", PROVED)
 def cvar_toggle_twice() -> Evidence:
+    """Proved for every accepted registry, config and family of at least one agent (``_toggle_proof``):
+    toggle runs on opaque worlds with its callees abstracted; it refuses (nothing changes) unless the
+    cvar is a declared Local Bool, else appends the opposite of the value to the last agent's sets,
+    which then is the value (the last valid set wins, induction on the layers); a Bool cvar's value
+    is a bool (check_decl reads only a value's class), so not not v = v. The same for the global
+    toggle. The bounded run on the worlds, judged from the table, stays, on production too."""
     def twice(world: World) -> bool:
         if not _global_twice(world):
             return False
@@ -757,7 +963,8 @@ def cvar_toggle_twice() -> Evidence:
                 return False
         return True
 
-    return bounded(_worlds(), twice, label=WORLD_LABEL + " x 3 ids").with_production(bounded(_worlds(), prod_twice, label=WORLD_LABEL + " x 3 ids"))
+    checked = bounded(_worlds(), twice, label=WORLD_LABEL + " x 3 ids")
+    return also(_toggle_proof(), checked).with_production(bounded(_worlds(), prod_twice, label=WORLD_LABEL + " x 3 ids"))
 
 
 # -- aliases (S4.4) -------------------------------------------------------------------------------
@@ -882,32 +1089,6 @@ def _enc_expand(table: m.Aliases, commands: tuple[m.Command, ...], depth: int = 
 
         out = _expand_step(out, c, body, depth + 1 > top, nested)
     return out
-
-
-class Sym:
-    """A sequence known by a name and what was appended to it (``body[:i] + (c,)``)."""
-
-    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
-        self.name, self.tail = name, tail
-
-    def __add__(self, more: object) -> Sym:
-        if not isinstance(more, tuple):
-            raise LawFailed(f"a step appended {more!r} to {self!r}")
-        return Sym(self.name, self.tail + more)
-
-    def __radd__(self, before: object) -> Sym:
-        if before != ():
-            raise LawFailed(f"a step put {before!r} before {self!r}")
-        return self
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sym) and (self.name, self.tail) == (other.name, other.tail)
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.tail))
-
-    def __repr__(self) -> str:
-        return f"{self.name} + {self.tail!r}"
 
 
 class RunFree:
