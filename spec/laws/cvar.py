@@ -1,5 +1,5 @@
-"""The 16 cvar laws of control.md S4: the layering and bind laws proved by induction, the rest
-bounded and hunted, every one judged by ``spec.oracles.cvar`` and run on production too.
+"""The 16 cvar laws of control.md S4: the layering, bind, toggle and three alias laws proved by
+induction, the rest bounded and hunted, every one judged by ``spec.oracles.cvar`` and run on production too.
 
 Proofs. The model computes each list rule as a left fold of a small step (bend/cvar.py):
 ``registry`` folds ``admit`` over the declarations, ``layer_value`` folds ``pick`` over the sets
@@ -13,15 +13,27 @@ the booleans it is given, so its outcome for a token is its outcome for every va
 proved law also runs the composed function on a bounded domain of concrete worlds (``also``),
 which ties the folds to the functions the transcripts use.
 
+The expansion (``_expand``, recursive with an early return) is not a fold of a model function,
+so its encoding ``_enc_expand`` is: the left fold of one step ``_expand_step`` over the commands,
+the nested expansion passed as a thunk. It is checked to equal ``m.expand`` on every table of the
+bounded domain, the chains and cycles and Hypothesis's tables; the proofs run the step on abstract
+states (``RunFree``, ``Sym``, opaque tokens). The toggles are proved by running ``toggle`` and
+``global_toggle`` themselves on opaque worlds with their callees abstracted to each outcome
+(``spec.proofs.callees``), and a Bool cvar's value is a bool because ``check_decl`` reads only a
+value's class (run on spies of every class a value has).
+
+Proved with those: alias_runs_body, alias_self_cycle, bind_press_plain, cvar_toggle_twice.
+
 Not proved, and why:
-- cvar_value_typed, cvar_registry_typed, cvar_toggle_twice, cvar_persist_roundtrip rest on the
-  typing of values (``has_type``, ``parse_value``, the word grammar, quoting), which ranges over
-  all JSON values and all strings: judged by the oracle on every type kind x every input class
-  (bounded) and hunted with Hypothesis (tested).
-- The alias laws: an expansion recurses through a table of any size, and the nest bound is the
-  table's size plus one; they are checked on every table over 3 names, on chains and cycles of
-  every length up to 12 (the bound a table of n names must reach), and hunted with Hypothesis.
-- bind_press_plain rests on alias_expands_fully (a press runs the expansion of its bind).
+- cvar_value_typed, cvar_registry_typed, cvar_persist_roundtrip rest on the typing of values
+  (``has_type``, ``parse_value``, the word grammar, quoting) against the oracle's, over all JSON
+  values and all strings, recursive in List and Map and reading numbers and text: judged by the
+  oracle on every type kind x every input class (bounded) and hunted with Hypothesis (tested).
+- alias_expands_fully and alias_unknown_reported: their Cycle and Unknown judgments need "with no
+  cycle, no run nests past len(names) + 1 levels": a pigeonhole argument over the names of a
+  table of any size along the recursion's run path, which no encoding here states (and the
+  chains part names the Cycle's alias for every chain length). They are checked on every table
+  over 3 names, on chains and cycles of every length up to 12, and hunted with Hypothesis.
 """
 
 from __future__ import annotations
