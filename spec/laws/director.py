@@ -19,12 +19,18 @@ proof is about the model only if the encoding is the model on every case we can 
 - dir_end_is_final: the tick encoding of an ended loop is the identity (z3), and the model's
   tick of an ended loop is checked to be the identity on the enumerated domain.
 
-dir_encode_sound, dir_resume_restores and dir_rewind_restores are not proved: encode, decode and
-the session store are structural code over unbounded trees and histories that no counting
-encoding captures, and z3 does not prove the recursion of ``decode`` over an unbounded list. They
-are judged by the oracle (spec/oracles/director.py, the document's shape from the seed's text),
-run on model and production over every stack within a bound, every malformed document at every
-depth of those stacks, and Hypothesis beyond the bound (the hunt of the tested part).
+- dir_rewind_restores (the model): as_of's walk, by the same stop-or-parent step as the judge's,
+  ends (the index drops at every step, z3), and decode(encode(s)) = s by induction on the stack
+  (encode and decode written as folds of one layer, checked against the model; the layer step
+  run on every kind with a budget z3 keeps symbolic in 0..MAX_BUDGET).
+
+dir_encode_sound and dir_resume_restores are not proved: encode_sound judges every tree, sound or
+not (any JSON value of any depth), against the oracle and production's document reader, and
+resume_restores goes through the stored bytes (show, then the JSON library's parser, then
+from_json), which no encoding here states. They are judged by the oracle
+(spec/oracles/director.py, the document's shape from the seed's text), run on model and
+production over every stack within a bound, every malformed document at every depth of those
+stacks, and Hypothesis beyond the bound (the hunt of the tested part).
 """
 
 from __future__ import annotations
@@ -40,8 +46,9 @@ import z3
 from hypothesis import strategies as st
 
 from bend import director as m
-from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, explore, induction, prove
+from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, examples, exhaust, explore, induction, prove
 from spec.oracles import director as oracle
+from spec.proofs import Opaque, timed
 from spec.registry import BOUNDED, PROVED, law
 
 KINDS = range(len(m.KIND_NAMES))
@@ -625,14 +632,218 @@ def production_rewinds(cases: list[tuple[tuple[int, m.Stack | None], ...]]) -> i
     return rewinds
 
 
+# -- dir_rewind_restores: the walk to the nearest commit, decode after encode ----------------------
+#
+# Encodings (each checked against the model on the bounded histories and stacks, the malformed
+# documents and Hypothesis's values): encode's layers are the left fold of ``_enc_layer_step``;
+# decode is ``_dec_wrapper`` (the document's keys and version) then the left fold of
+# ``_dec_step`` over the layers; as_of is the loop of ``_walk_step``. The proofs run these steps
+# on abstract states (``_Prefix``: a stack or list known by what was appended to it; ``_Budget``:
+# an int in 0..MAX_BUDGET whose comparisons z3 decides; opaque tokens).
+
+
+class _Prefix:
+    """A sequence known by a name and what was appended to it."""
+
+    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
+        self.name, self.tail = name, tail
+
+    def __add__(self, more: object) -> _Prefix:
+        if not isinstance(more, tuple):
+            raise LawFailed(f"a step appended {more!r} to {self!r}")
+        return _Prefix(self.name, self.tail + more)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Prefix) and (self.name, self.tail) == (other.name, other.tail)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{self.name} + {self.tail!r}"
+
+
+class _Budget(int):
+    """A budget b with 0 <= b <= MAX_BUDGET (the oracle's), nothing else known: a comparison with
+    a constant is answered only when z3 proves the answer for every such b; any other use raises."""
+
+    _b = z3.Int("b")
+    _range = z3.And(_b >= 0, _b <= oracle.MAX_BUDGET)
+
+    def _decide(self, claim: Any, text: str) -> bool:
+        for answer in (True, False):
+            solver = z3.Solver()
+            solver.set("timeout", 10_000)
+            solver.add(self._range, z3.Not(claim) if answer else claim)
+            if solver.check() == z3.unsat:
+                return answer
+        raise LawFailed(f"a budget in 0..MAX_BUDGET does not decide {text}")
+
+    def __lt__(self, other: object) -> bool:
+        return self._decide(self._b < int(other), f"b < {other}")  # type: ignore[call-overload]
+
+    def __gt__(self, other: object) -> bool:
+        return self._decide(self._b > int(other), f"b > {other}")  # type: ignore[call-overload]
+
+    def __le__(self, other: object) -> bool:
+        return self._decide(self._b <= int(other), f"b <= {other}")  # type: ignore[call-overload]
+
+    def __ge__(self, other: object) -> bool:
+        return self._decide(self._b >= int(other), f"b >= {other}")  # type: ignore[call-overload]
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        raise LawFailed("a budget was compared for equality")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "<budget in 0..MAX_BUDGET>"
+
+
+def _no_arithmetic(op: str) -> Callable[..., Any]:
+    def no(self: _Budget, *args: object) -> Any:
+        raise LawFailed(f"a budget was used in {op}: only comparisons are decided")
+
+    return no
+
+
+for _op in ("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __neg__ __index__ __int__ __float__ __bool__ __str__ __format__ "
+            "__and__ __or__ __xor__ __lshift__ __rshift__ __mod__ __floordiv__ __truediv__ __pow__").split():
+    setattr(_Budget, _op, _no_arithmetic(_op))
+
+
+def _enc_layer_step(layers: Any, layer: m.Layer) -> Any:
+    return layers + (m.encode_layer(layer),)
+
+
+def _enc_encode(stack: m.Stack) -> m.Obj:
+    layers: Any = ()
+    for layer in stack:
+        layers = _enc_layer_step(layers, layer)
+    return m.Obj((("layers", layers), ("version", m.VERSION)))
+
+
+def _dec_wrapper(tree: Any) -> tuple[bool, Any]:
+    if not isinstance(tree, m.Obj) or sorted(m.keys(tree)) != ["layers", "version"]:
+        return False, None
+    _, version = m.field(tree, "version")
+    _, layers = m.field(tree, "layers")
+    if isinstance(version, bool) or version != m.VERSION or not isinstance(layers, tuple):
+        return False, None
+    return True, layers
+
+
+def _dec_step(stack: Any, item: Any) -> Any:
+    if stack is None:
+        return None
+    layer = m.decode_layer(item)
+    return None if layer is None else stack + (layer,)
+
+
+def _enc_decode(tree: Any) -> Any:
+    ok, layers = _dec_wrapper(tree)
+    if not ok:
+        return None
+    stack: Any = ()
+    for item in layers:
+        stack = _dec_step(stack, item)
+    return stack
+
+
+def _walk_step(history: Any, at: int) -> tuple[str, Any]:
+    commit = history[at]
+    return ("stop", commit.tree) if commit.tree is not None else ("go", commit.parent)
+
+
+def _enc_as_of(history: m.History, entry: int) -> Any:
+    at = entry
+    while at >= 0:
+        kind, next_ = _walk_step(history, at)
+        if kind == "stop":
+            return next_
+        at = next_
+    return None
+
+
+def _codec_agrees(tree: Any) -> bool:
+    if _enc_decode(tree) != m.decode(tree):
+        raise LawFailed(f"the decode encoding differs from m.decode on {tree!r}")
+    return True
+
+
+def _rewind_agrees(history: tuple[tuple[int, m.Stack | None], ...]) -> bool:
+    commits = tuple(m.Commit(p, None if s is None else m.encode(s)) for p, s in history)
+    for entry in range(len(history)):
+        if _enc_as_of(commits, entry) != m.as_of(commits, entry):
+            raise LawFailed(f"the walk's encoding differs from m.as_of on {history!r} at {entry}")
+    for _, s in history:
+        if s is not None and _enc_encode(s) != m.encode(s):
+            raise LawFailed(f"the encode encoding differs from m.encode on {s!r}")
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _rewind_proof() -> Evidence:
+    """decode(encode(s)) = s for every stack of budgets in 0..MAX_BUDGET, of any length: induction on
+    the stack (encode appends a layer's tree, decode reads it back, from any prefix: every kind, a
+    symbolic budget); the wrapper reads back the layers of the document encode makes. The walk:
+    as_of and the judge both start at the entry and, at every commit, both stop (the commit sets a
+    document: a tree exactly when the judge's history has a stack) or both go to its parent; the
+    parent is before the commit, so the index drops at every step (z3) and the walk ends."""
+    kinds = Finite("layer kinds, each with a budget b in 0..MAX_BUDGET whose comparisons z3 decides", tuple(range(len(m.KIND_NAMES))))
+
+    def layer_step(kind: int) -> bool:
+        budget: Any = _Budget(0)
+        layer = m.Layer(kind, budget)
+        encoded = _enc_layer_step(_Prefix("E(s[:i])"), layer)
+        tree = m.encode_layer(layer)
+        return bool(encoded == _Prefix("E(s[:i])", (tree,)) and _dec_step(_Prefix("s[:i]"), tree) == _Prefix("s[:i]", (layer,)))
+
+    empty = exhaust(domain(Finite("the empty stack", ((),))), lambda s: m.decode(m.encode(s)) == s and _enc_encode(s) == m.encode(s))
+    stack = induction(empty, exhaust(domain(kinds), layer_step), label="the stack (encode and decode fold one layer at a time)")
+
+    spy: Any = type("SpyLayers", (tuple,), {"__iter__": lambda self: (_ for _ in ()).throw(LawFailed("the wrapper read the layers"))})()
+    wrapper = exhaust(domain(Finite("documents encode makes, layers opaque", (m.Obj((("layers", spy), ("version", m.VERSION))),))),
+                      lambda tree: _dec_wrapper(tree)[0] is True and _dec_wrapper(tree)[1] is spy)
+
+    touches = Finite("a commit (sets the document, or not)", ("sets", "not"))
+
+    def walk(kind: str) -> bool:
+        tree: Any = Opaque("tree") if kind == "sets" else None
+        parent: Any = Opaque("parent")
+        got = _walk_step((m.Commit(parent, tree),), 0)
+        return got == (("stop", tree) if kind == "sets" else ("go", parent))
+
+    at, parent = z3.Ints("at parent")
+    ranking = timed(z3.Implies(z3.And(at >= 0, parent < at), z3.And(at + 1 > parent + 1, at + 1 >= 1)),
+                    label="the walk's rank at + 1 drops at every step to a parent before the commit and stays >= 0")
+    return all_of(stack, wrapper, exhaust(domain(touches), walk), ranking)
+
+
+def _rewind_check() -> Evidence:
+    trees = [m.encode(s) for s in stacks(TREE_LAYERS, TREE_LONGEST)] + [m.from_json(v) for _, v in malformed_cases()]
+    return also(
+        all_of(bounded(trees, _codec_agrees, label=f"encoding = m.decode: {TREE_LABEL} and every malformed document of <= {MALFORMED_LONGEST} layers"),
+               bounded(histories(), _rewind_agrees, label="encoding = m.as_of, m.encode: every history of 1..4 commits over 4 document states")),
+        examples(lambda value: _codec_agrees(m.from_json(value)), value=json_st),
+    )
+
+
 @law(
     "dir_rewind_restores",
     "S5.8",
     "A rewind of a history of sound trees to the entry of a stack restores that stack, exactly (model and production).",
-    BOUNDED,
+    PROVED,
     derivation="A rewind moves the head to an earlier entry; documents read as of it: the nearest commit at or above it (S5.8, S1 derived).",
 )
 def dir_rewind_restores() -> Evidence:
+    """Proved for the model, for every history and stack of budgets in 0..MAX_BUDGET
+    (``_rewind_proof``): as_of walks from the entry to the nearest commit that sets the document,
+    as the judge does (the same stop-or-parent step; the index drops at every step, z3), and
+    decode(encode(s)) = s by induction on the stack (every kind, a budget z3 keeps symbolic). The
+    encodings are checked against m.decode, m.encode and m.as_of (``_rewind_check``); the bounded
+    run, the hunt and production's rewinds on a real session store stay."""
     every = list(histories())
     model_part = bounded(every, model_rewinds, label="every history of 1..4 commits (every parent choice: branches) over 4 document states")
     sample = every[:: max(1, len(every) // 60)]
@@ -643,7 +854,7 @@ def dir_rewind_restores() -> Evidence:
         lambda items: tuple((-1 if i == 0 else p % i, s) for i, (p, s) in enumerate(items))
     )
     more = examples(model_rewinds, history=history_st)
-    return also(model_part, more).with_production(production)
+    return also(also(_rewind_proof(), _rewind_check()), model_part, more).with_production(production)
 
 
 # -- production under the loop laws: the Directors of a real session ------------------------------------

@@ -5,7 +5,9 @@ read by the seed's trie layout, the digit counter), never by the model's own fun
 Proved: push_agrees_always (the seed's digit proof, its step in z3 for every digit state, the
 encoding checked against the model at every t <= 20,000), fit_reaches_budget and
 fit_merges_built (induction on merges, z3; the encoding of fit checked against the model; the
-same laws run on production's View.fit).
+same laws run on production's View.fit); merge_is_one_pair and merge_covers (induction on the
+pairs most_due walks, the splice of a view of any length and the node arithmetic of every level,
+z3; the encoding of merge_step checked against the model on every view of up to 10 messages).
 
 Not proved, and why: the history laws (view_covers ... settle_reached) speak of the planner after
 any event history: its state (the view, the cview, the queues, failures, the built store) is
@@ -13,9 +15,7 @@ unbounded in T, sizes and outcomes, and an inductive invariant strong enough for
 to restate the whole planner. They are checked exactly on every history of a finite alphabet
 (bounded: at most 4 messages, fixed budgets) and hunted by Hypothesis over arbitrary histories
 (sizes 1..3,000 with the 511/512/513 boundary, 1..8 jobs, any budgets); the same histories drive
-production's Chat (eukhe.memory) and the law's check on it. merge_is_one_pair and merge_covers
-are checked on every view of up to 10 messages with every set of built parents and hunted
-beyond. Collections are capped (``CAP``) so the hunt-crosshair profile stays usable.
+production's Chat (eukhe.memory) and the law's check on it. Collections are capped (``CAP``) so the hunt-crosshair profile stays usable.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import z3
 from hypothesis import strategies as st
 
 from bend.optchat import agree, push as P
+from bend.optchat import node as N
 from bend.optchat import chat as C
 from bend.optchat.node import Node
 from bend.optchat.text import NODE, filler
@@ -48,6 +49,7 @@ from eukhe.memory.chat import Config as ProdConfig
 from eukhe.memory.view import View as ProdView
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
 from spec.oracles import optchat as O
+from spec.proofs import timed
 from spec.registry import BOUNDED, PROVED, law
 
 first, last, name, parent, siblings, cut, size = O.first, O.last, O.name, O.parent, O.siblings, O.cut, O.size
@@ -395,17 +397,182 @@ def _one_pair(view: View, t: int, built: frozenset[Node]) -> bool:
     return siblings(a, b) and after[k][0] == parent(a) and parent(a) in built and after[k + 1 :] == view[k + 2 :]
 
 
-@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", BOUNDED)
+# -- merge_step: induction on the pairs most_due walks, the splice, the node arithmetic ------------
+#
+# The encoding of merge_step (rules 11, 19, 24): most_due is the left fold over k = 0..n-2 of
+# best := k if M(k) and (best < 0 or more_due(k, best)) else best, with M(k) the judge's "lines k and
+# k+1 are siblings and their parent is built"; merge_step is the view itself when best < 0, else
+# the splice v[:k] ++ [parent(v[k])] ++ v[k+2:]. A node (l, i) has first message i * 2^l and last
+# (i + 1) * 2^l - 1, its parent is (l + 1, i div 2) with 2^(l+1) = 2 * 2^l. The proofs are over
+# unbounded k, n, levels, indexes and powers, an uninterpreted M and order, and z3 sequences of
+# any length (line ids); `_merge_agrees` checks the encoding against bend.optchat.view (most_due,
+# mergeable, merge_step, parent) and the judge (first, last, siblings) on every view of a chat of
+# 1..10 messages with every set of built parents, and on Hypothesis's views.
+
+
+def _merge_fold(view: View, t: int, built: frozenset[Node]) -> int:
+    """The encoding's most_due, evaluated on Python values: the fold of the step below."""
+    best = -1
+    for k in range(len(view) - 1):
+        best = _best_step(k, best, _judge_mergeable(view, k, built), bool(best >= 0 and more_due(view[k][0], view[best][0], t)))
+    return best
+
+
+def _best_step(k: Any, best: Any, m_k: Any, order: Any) -> Any:
+    """One pair of most_due's walk, on Python values or z3 terms."""
+    if isinstance(k, int):
+        return k if m_k and (best < 0 or order) else best
+    return z3.If(z3.And(m_k, z3.Or(best < 0, order)), k, best)
+
+
+def _splice(view: tuple[Any, ...], k: int, line: Any) -> tuple[Any, ...]:
+    """The encoding's merge: n - 1 lines, line i as ``_splice_at`` says."""
+    return tuple(_splice_at(view, k, line, i) for i in range(len(view) - 1))
+
+
+def _merge_agrees(view: View, t: int, built: frozenset[Node]) -> bool:
+    look = lookup(built)
+    for k in range(len(view) - 1):
+        a, b = view[k][0], view[k + 1][0]
+        enc_siblings = a[0] == b[0] and a[1] % 2 == 0 and b[1] == a[1] + 1
+        up = (a[0] + 1, a[1] // 2)
+        if (mergeable(view, k, look) != _judge_mergeable(view, k, built) or enc_siblings != N.siblings(a, b)
+                or enc_siblings != siblings(a, b) or up != N.parent(a)):
+            raise LawFailed(f"the encoding of mergeable or parent differs from the model at pair {k} of {view!r}")
+        if enc_siblings and (first(up) != a[1] * (1 << a[0]) or last(up) != (a[1] + 2) * (1 << a[0]) - 1 or up[0] < 0 or up[1] < 0):
+            raise LawFailed(f"the node arithmetic of {up!r} differs from the judge's")
+    for node, _ in view:
+        if first(node) != node[1] * (1 << node[0]) or last(node) != (node[1] + 1) * (1 << node[0]) - 1:
+            raise LawFailed(f"the encoding's first/last of {node!r} differ from the judge's")
+    best = _merge_fold(view, t, built)
+    if best != most_due(view, t, look):
+        raise LawFailed(f"most_due of {view!r} is not the encoding's fold ({best})")
+    if best >= 0:
+        a = view[best][0]
+        up = (a[0] + 1, a[1] // 2)
+    want = view if best < 0 else _splice(view, best, (up, node_size(up)))
+    if merge_step(view, t, look) != want:
+        raise LawFailed(f"merge_step of {view!r} is not the encoding's splice at {best}")
+    return True
+
+
+def _merge_check() -> Evidence:
+    return also(
+        bounded(small_views(), lambda c: _merge_agrees(*c), label="encoding = model: every view of a chat of 1..10 messages x every set of built pair parents"),
+        examples(lambda case: _merge_agrees(*case), case=any_view()),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def most_due_induction() -> Evidence:
+    """Invariant after the pairs 0..k-1: best = -1 and none of them can merge, or best < k can."""
+    k, best, n = z3.Ints("k best n")
+    j = z3.Int("j")
+    m = z3.Function("M", z3.IntSort(), z3.BoolSort())
+    order = z3.Bool("more_due(k, best)")
+
+    def inv(k: Any, best: Any) -> Any:
+        none = z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(m(j))))
+        return z3.Or(z3.And(best == -1, none), z3.And(best >= 0, best < k, m(best)))
+
+    base = timed(inv(z3.IntVal(0), z3.IntVal(-1)), label="no pair walked: best = -1")
+    step = timed(z3.Implies(z3.And(k >= 0, inv(k, best)), inv(k + 1, _best_step(k, best, m(k), order))),
+                 label="pair k walked from any state, any M(k), any order")
+    out = timed(
+        z3.Implies(z3.And(n >= 1, inv(n - 1, best)),
+                   z3.If(best < 0, z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < n - 1), z3.Not(m(j)))), z3.And(best < n - 1, m(best)))),
+        label="the walk's end over n lines: -1 only when no pair can merge, else a pair that can",
+    )
+    return all_of(induction(base, step, label="the pairs most_due walks"), out)
+
+
+@functools.lru_cache(maxsize=None)
+def splice_lemma() -> Evidence:
+    """The splice at k of a view of any length n (z3: the view an array over unbounded indexes,
+    the splice line i = v[i] below k, the parent's line at k, v[i + 1] above): n - 1 lines, the
+    lines before k kept, the parent at k, the rest shifted by one."""
+    v = z3.Array("view", z3.IntSort(), z3.IntSort())
+    k, p, i, n = z3.Ints("k parent i n")
+
+    def after(i: Any) -> Any:
+        return _splice_at(v, k, p, i)
+
+    claim = z3.And(
+        z3.Implies(z3.And(i >= 0, i < k), after(i) == v[i]),
+        after(k) == p,
+        z3.Implies(z3.And(i > k, i < n - 1), after(i) == v[i + 1]),
+    )
+    return timed(claim, label="the splice of a view of any n lines at any pair k, every line i", assumptions=[k >= 0, k + 2 <= n])
+
+
+def _splice_at(v: Any, k: Any, p: Any, i: Any) -> Any:
+    """Line i of the splice at k (the encoding, on Python values or z3 terms)."""
+    if isinstance(i, int):
+        return v[i] if i < k else p if i == k else v[i + 1]
+    return z3.If(i < k, v[i], z3.If(i == k, p, v[i + 1]))
+
+
+def _node_facts() -> tuple[Any, list[Any]]:
+    """Siblings (l, 2j), (l, 2j+1) of any level and index, 2^l = P, and their parent (l+1, (2j) div 2)."""
+    lv, j, pw = z3.Ints("l j 2^l")
+    a_i, b_i = 2 * j, 2 * j + 1
+    up_l, up_i, up_p = lv + 1, a_i / 2, 2 * pw
+    nodes = {
+        "a_first": a_i * pw, "a_last": (a_i + 1) * pw - 1, "b_first": b_i * pw, "b_last": (b_i + 1) * pw - 1,
+        "p_first": up_i * up_p, "p_last": (up_i + 1) * up_p - 1, "p_level": up_l, "p_index": up_i, "a_level": lv,
+    }
+    return nodes, [lv >= 0, j >= 0, pw >= 1]
+
+
+@functools.lru_cache(maxsize=None)
+def parent_lemma() -> Evidence:
+    """The parent of siblings a, b is a node (level and index >= 0), is not a (one level up),
+    starts at a's first message and ends at b's last."""
+    nd, facts = _node_facts()
+    claim = z3.And(nd["p_level"] >= 0, nd["p_index"] >= 0, nd["p_level"] != nd["a_level"], nd["p_first"] == nd["a_first"],
+                   nd["p_last"] == nd["b_last"], nd["b_first"] == nd["a_last"] + 1)
+    return timed(claim, label="siblings (l, 2j), (l, 2j+1) of every level and index: their parent spans exactly both", assumptions=facts)
+
+
+@functools.lru_cache(maxsize=None)
+def covers_step() -> Evidence:
+    """The judge's covers is the left fold of ``ok(line, start)`` (a node starting at start) and
+    ``start := last + 1``: from any start s, the two siblings pass and end at s', exactly when
+    their parent passes and ends at s'."""
+    nd, facts = _node_facts()
+    s = z3.Int("start")
+    two = z3.And(nd["a_first"] == s, nd["b_first"] == nd["a_last"] + 1)
+    one = nd["p_first"] == s
+    return timed(z3.And(two == one, nd["p_last"] + 1 == nd["b_last"] + 1),
+                 label="the judge's covers step over the two siblings and over their parent, from any start", assumptions=facts)
+
+
+@law("merge_is_one_pair", "memory §3.1", "A merge replaces two sibling lines with their built parent, or changes nothing when no pair can merge.", PROVED)
 def merge_is_one_pair() -> Evidence:
-    return views_both(_one_pair, "every view of a chat of 1..10 messages x every set of built pair parents")
+    """Proved: most_due's walk keeps "best = -1 and no pair so far can merge, or best can" (induction
+    on the pairs walked, z3 with M uninterpreted), so merge_step changes nothing exactly when no pair
+    can merge, and otherwise splices a mergeable pair k (siblings, parent built); the splice of a
+    sequence of any length keeps the lines before k, puts the parent (one level up: not line k) at k
+    and shifts the rest (z3 sequences). The encoding is checked against the model on every view of
+    up to 10 messages and on Hypothesis's views; the bounded check and the hunt of the law stay."""
+    proof = also(all_of(most_due_induction(), splice_lemma(), parent_lemma()), _merge_check())
+    return also(proof, views_both(_one_pair, "every view of a chat of 1..10 messages x every set of built pair parents"))
 
 
-@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", BOUNDED)
+@law("merge_covers", "memory §3.1", "A merge keeps the view covering 0..T-1.", PROVED)
 def merge_covers() -> Evidence:
-    return views_both(
+    """Proved: merge_step is the identity or the splice of a sibling pair (most_due_induction); the
+    judge's covers is the left fold of a step over the lines, so by induction on the lines the folds
+    over v[:k] agree (the splice keeps them, z3 sequences), the step over the two siblings and over
+    their parent lead from the same start to the same start (z3, every level and index), and the
+    folds over the rest agree (the same lines). Encoding checked against the model as for
+    merge_is_one_pair; the bounded check and the hunt stay."""
+    lines = induction(splice_lemma(), covers_step(), label="the lines of the view (covers folds the judge's step over them)")
+    proof = also(all_of(most_due_induction(), lines, parent_lemma()), _merge_check())
+    return also(proof, views_both(
         lambda view, t, built: covers(nodes_of(merge_step(view, t, lookup(built))), t),
         "every view of a chat of 1..10 messages x every set of built pair parents",
-    )
+    ))
 
 
 def _budgets(view: View) -> tuple[int, ...]:

@@ -1,0 +1,66 @@
+"""Proof helpers the law modules share: a z3 proof with a time limit, opaque values, callees
+abstracted to their outcomes.
+
+``spec.evidence.prove`` runs z3 without a limit; a law that calls ``timed`` gets z3's answer
+within ``ms`` milliseconds or fails honestly ("z3 could not decide ...: unknown"), so a slow
+solver on a loaded machine shows as a failure, never as a hang. The limit is z3's global
+``timeout`` parameter, set for the one call and put back after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import z3
+
+from spec.evidence import Evidence, LawFailed, prove
+
+LIMIT_MS = 20_000
+
+
+def timed(claim: z3.BoolRef, *, label: str, assumptions: Sequence[z3.BoolRef] = (), ms: int = LIMIT_MS) -> Evidence:
+    """``prove`` with z3's timeout set to ``ms`` for this proof (unknown after it: the law fails)."""
+    z3.set_param("timeout", ms)
+    try:
+        return prove(claim, label=label, assumptions=assumptions)
+    finally:
+        z3.set_param("timeout", 4294967295)  # z3's default: no limit
+
+
+class Opaque:
+    """A value a function under proof may pass on but never read: everything but identity (``is``)
+    raises, so a check that ran on it holds for every value in its place."""
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "_name", name)
+
+    def __repr__(self) -> str:
+        return f"<opaque {object.__getattribute__(self, '_name')}>"
+
+
+def _refuse(op: str) -> Any:
+    def refuse(self: Opaque, *args: object, **kwargs: object) -> NoReturn:
+        raise LawFailed(f"the function under proof read {self!r} ({op})")
+
+    return refuse
+
+
+for _op in ("__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __getitem__ __contains__ __bool__ "
+            "__add__ __radd__ __getattr__ __setattr__ __str__ __format__").split():
+    setattr(Opaque, _op, _refuse(_op))
+
+
+@contextmanager
+def callees(module: Any, **stubs: Any) -> Iterator[None]:
+    """Run with some functions of ``module`` replaced by stubs (each callee abstracted to the
+    outcomes the proof enumerates), put back after: a proof about the caller's own code."""
+    saved = {name: getattr(module, name) for name in stubs}
+    for name, stub in stubs.items():
+        setattr(module, name, stub)
+    try:
+        yield
+    finally:
+        for name, original in saved.items():
+            setattr(module, name, original)
