@@ -206,6 +206,12 @@ def _prefix_of_a_cvar(reg: tuple[Decl, ...], path: str) -> bool:
     return False
 
 
+def quoted(key: str) -> str:
+    """A key with a dot, as a diagnostic names it: in double quotes, so that it never reads as a
+    path of nested keys (no setting's id holds a quote)."""
+    return '"' + key + '"'
+
+
 def leaves(reg: tuple[Decl, ...], doc: Obj, project: bool) -> tuple[tuple[tuple[str, Value], ...], tuple[tuple[str, str], ...]]:
     """(applied leaves, named leaves with their CvarError kind) of a settings document."""
     applied: tuple[tuple[str, Value], ...] = ()
@@ -227,6 +233,8 @@ def leaves(reg: tuple[Decl, ...], doc: Obj, project: bool) -> tuple[tuple[tuple[
                             named = named + (("mcpServers." + name, "BadValue"),)
                 else:
                     named = named + ((path, "BadValue"),)
+            elif "." in key:  # the Settings type's keys are names: a key with a dot names no setting
+                named = named + ((prefix + quoted(key), "Undeclared"),)
             elif lookup(reg, path) is not None:
                 e = check(reg, Set(path, v), project)
                 if e is None:

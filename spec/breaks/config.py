@@ -108,4 +108,20 @@ BREAKS = [
         'if "version" in value and version not in KNOWN_VERSIONS:',
         "production reads a document of version true (or 1.0) as version 1 and writes over it",
     ),
+    Break(
+        "config_production_dotted_key_names_a_setting",
+        "config",
+        "eukhe.settings.config",
+        '            elif "." in key:  # the Settings type',
+        '            elif False:  # the Settings type',
+        'production reads a top-level key "retry.enabled" as the setting retry.enabled (beside a nested retry.enabled, one path both applies and is named)',
+    ),
+    Break(
+        "config_dotted_key_names_a_setting",
+        "config",
+        "bend.config",
+        '            elif "." in key:  # the Settings type',
+        '            elif False:  # the Settings type',
+        'the model reads a top-level key "retry.enabled" as the setting retry.enabled',
+    ),
 ]

@@ -22,11 +22,10 @@ checks of every cvar kind (values of any JSON shape) with a worklist walk over n
 any depth; no encoding of the walk was written, so they are bounded (the finite domains below)
 and hunted by Hypothesis (documents over every declared key, unicode and empty keys, values of
 every JSON kind, huge and negative numbers) with production's leaves compared. A proof would also
-have to settle dotted keys: {"retry.enabled": true, "retry": {"enabled": 3}} gives the path
-retry.enabled both applied (the top-level dotted key) and named BadValue (the nested one), in the
-model and in production alike; the generators never make a key with a dot (open question for the
-lead: S4b.3 says "the known top-level keys come from the Settings type", which would make the
-dotted top-level key Undeclared).
+follow the dotted keys: S4b.3 takes the known keys from the Settings type, whose keys are names,
+so a key with a dot (other than an MCP server's name) is Undeclared, named in quotes
+(``"retry.enabled"``) so that it never reads as the nested path retry.enabled; the domains and the
+hunt hold such keys, and production is compared on them.
 
 Bounded domains (the rules never read a key's text beyond equality, or a value beyond its kind):
 - Files: missing, unreadable, not JSON, a JSON array, and every object over the keys {a, b}
@@ -482,12 +481,13 @@ def _documents() -> Iterator[tuple[Obj, bool]]:
     transports: tuple[Value | None, ...] = (None, "sse", 3)
     others: tuple[Value | None, ...] = (None, 1, Obj((("x", 1),)))
     servers: tuple[Value | None, ...] = (None, Obj((("git", Obj((("command", "g"),))),)), Obj((("git", "x"),)), 5)
-    for r, t, o, s in itertools.product(retries, transports, others, servers):
+    dotted: tuple[Value | None, ...] = (None, True, 3)  # a top-level key "retry.enabled": a name no setting has
+    for r, t, o, s, d in itertools.product(retries, transports, others, servers, dotted):
         for project in (False, True):
-            yield _obj({"retry": r, "transport": t, "bogus": o, "mcpServers": s, "defaultModel": "m" if project else None}), project
+            yield _obj({"retry": r, "transport": t, "bogus": o, "mcpServers": s, "retry.enabled": d, "defaultModel": "m" if project else None}), project
 
 
-LEAF_LABEL = "4 retry x 3 transport x 3 undeclared x 4 mcpServers x global or project"
+LEAF_LABEL = "4 retry x 3 transport x 3 undeclared x 4 mcpServers x 3 dotted retry.enabled x global or project"
 
 
 def _leaf_paths(doc: Obj) -> tuple[str, ...]:
@@ -498,13 +498,22 @@ def _leaf_paths(doc: Obj) -> tuple[str, ...]:
     todo: list[tuple[tuple[str, ...], Value]] = [((k,), v) for k, v in doc.pairs]
     while todo:
         keys, v = todo.pop()
-        path = ".".join(keys)
         entry = len(keys) == 2 and keys[0] == "mcpServers"  # an MCP server entry, whatever its name holds (a dot too)
+        if "." in keys[-1] and not entry:  # S4b.3: the Settings type's keys are names; a dotted key is a leaf named in quotes
+            out.append(".".join(keys[:-1] + (f'"{keys[-1]}"',)))
+            continue
+        path = ".".join(keys)
         if path in ids or not isinstance(v, Obj) or entry:
             out.append(path)
         else:
             todo.extend((keys + (k,), inner) for k, inner in v.pairs)
     return tuple(out)
+
+
+def _as_obj(doc: Any) -> Obj:
+    value = m.from_json(doc)
+    assert isinstance(value, Obj)
+    return value
 
 
 def _named_covers(named: tuple[tuple[str, str], ...], path: str) -> bool:
@@ -516,7 +525,7 @@ def _doc_st() -> Any:
     keys, nested objects, and values of every JSON kind (huge, negative, fractions, text)."""
     from hypothesis import strategies as st
 
-    keys = st.sampled_from(sorted({part for d in m.SETTINGS for part in d.id.split(".")} | {"mcpServers", "bogus", "ß", ""}))
+    keys = st.sampled_from(sorted({part for d in m.SETTINGS for part in d.id.split(".")} | {"mcpServers", "bogus", "ß", "", "retry.enabled", "a.b"}))
     leaf = st.sampled_from([None, True, False, 0, 3, -1, 10**30, -(10**30), 2.5, "off", "none", "sse", "auto", "x", "", "ß"])
     tree = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(keys, inner, max_size=3)), max_leaves=6)
     docs = st.dictionaries(keys, tree, max_size=4)
@@ -536,6 +545,10 @@ def leaves_agree(doc: Any, project: bool) -> bool:
     p_applied = {k for k in found.applied if k in ids or k == "version" or k.startswith("mcpServers.")}
     if {k for k, _ in applied} != p_applied:
         raise LawFailed(f"{doc!r}: model applies {sorted(k for k, _ in applied)}, production {sorted(p_applied)}")
+    m_named = sorted((path, kind) for path, kind in named if path not in found.applied)  # production declares more settings
+    p_named = sorted((path, error.kind) for path, error in found.named)
+    if m_named != p_named:
+        raise LawFailed(f"{doc!r}: model names {m_named}, production {p_named}")
     return True
 
 
@@ -564,8 +577,18 @@ def leaf_applied_or_reported() -> Evidence:
         paths = {p for p, _ in applied}
         return all(p in paths or _named_covers(named, p) for p in _leaf_paths(doc))
 
-    dotted = (_obj({"mcpServers": Obj((("a.b", Obj((("command", "g"),))), ("c", 1)))}), False), (_obj({"retry.enabled": True}), False)
-    named = bounded(dotted, covered, label="keys with a dot: an MCP server named a.b, a top-level key retry.enabled")
+    dotted = (
+        {"mcpServers": {"a.b": {"command": "g"}, "c": 1}},
+        {"retry.enabled": True},
+        {"retry.enabled": True, "retry": {"enabled": 3}},
+        {"retry.enabled": 3, "retry": {"enabled": True}},
+        {"retry": {"enabled.x": True}},
+    )
+    named = bounded(
+        [(doc, project) for doc in dotted for project in (False, True)],
+        lambda case: covered((_as_obj(case[0]), case[1])) and leaves_agree(*case),
+        label="keys with a dot, on the model and production: an MCP server named a.b, a top-level retry.enabled (alone, beside a nested retry.enabled), a nested enabled.x",
+    )
     return also(all_of(bounded(_documents(), covered, label=LEAF_LABEL), named), leaf_hunt(covered))
 
 

@@ -101,6 +101,9 @@ def leaves(registry: Registry, document: Mapping[str, Any], *, project: bool) ->
                             out.named.append((f"mcpServers.{name}", CvarError("BadValue", f"mcpServers.{name}", "an mcpServers entry is an object")))
                 else:
                     out.named.append((path, CvarError("BadValue", path, "mcpServers is an object of entries")))
+            elif "." in key:  # the Settings type's keys are names (S4b.3): a key with a dot names no setting
+                dotted = f'{prefix}"{key}"'  # quoted, so that it never reads as a path of nested keys
+                out.named.append((dotted, CvarError("Undeclared", dotted)))
             elif path in registry:
                 error = cvars.check(path, value, project)
                 if error is None:
