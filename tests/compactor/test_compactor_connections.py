@@ -12,6 +12,11 @@ Every test shares one client with a pool of one or two connections and a short p
 close window is reached deterministically: ``Gated`` is a real httpx transport in front of
 httpx's own, whose response close waits for the test when armed; the server is the loopback
 one (spec/loopback.py), which counts the connections it accepted.
+
+Before the fix, the first test (the simulation's failure) failed with PoolTimeout, as did the
+early stop and the reuse tests; the held-close tests passed then (the body was left unread, and
+garbage collection of its readers closed the response late): they guard the shielded close of
+the fixed client (break ``compactor_wire_close_cancelled``).
 """
 
 from __future__ import annotations
