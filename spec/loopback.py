@@ -526,6 +526,8 @@ class _Handler(BaseHTTPRequestHandler):
         # each frame goes out as written: without this, Nagle's algorithm and the client's
         # delayed acknowledgement hold every small chunk after the first for ~40 ms
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self.server.owner._lock:
+            self.server.owner.connections += 1
 
     def handle(self) -> None:
         try:
@@ -628,6 +630,7 @@ class LoopbackServer:
         self._lock = threading.Condition()
         self._scripts: deque[Script] = deque()
         self.requests: list[Recorded] = []
+        self.connections = 0  # the connections accepted (HTTP/1.1 keeps them alive between requests)
         self.stalled = threading.Event()
         self._gate = threading.Condition()
         self._generation = 0  # release() moves it on: the stalls under way end

@@ -111,3 +111,34 @@ BREAKS += [
         "a mark looks 21 blocks back: the_lookback_is_twenty_blocks_counting_the_marks_own fails",
     ),
 ]
+
+# The wire client's connections (issue 12: the 3,000-message simulation ran out of pooled
+# connections): caught by tests/compactor/test_compactor_connections.py.
+WIRE = "eukhe.inference.wire.base"
+
+BREAKS += [
+    Break(
+        "compactor_wire_close_cancelled",
+        AREA,
+        WIRE,
+        "    await asyncio.shield(task)\n",
+        "    await task\n",
+        "a call cancelled while its response closes cancels the close: the pool holds the connection for ever (PoolTimeout)",
+    ),
+    Break(
+        "compactor_wire_body_not_drained",
+        AREA,
+        WIRE,
+        "await _release(response, sse if ended else None, sse, chunks)",
+        "await _release(response, None, sse, chunks)",
+        "the body after the end event is not read: each call closes its connection and opens a new one (no reuse)",
+    ),
+    Break(
+        "compactor_wire_closing_leaves_stream_open",
+        AREA,
+        WIRE,
+        '        close = getattr(events, "aclose", None)\n        if close is not None:\n            await close()\n',
+        '        close = None\n',
+        "a consumer leaving a stream early inside closing keeps the request open until garbage collection",
+    ),
+]

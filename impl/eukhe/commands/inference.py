@@ -287,29 +287,30 @@ def run_ask(args: argparse.Namespace) -> int:
     stream_filter: StreamFilter = events.filter_of(guard.feed)
 
     async def run() -> None:
-        async for event in client.stream(request, stream_filter):
-            if isinstance(event, events.ThinkingDelta) and args.show_thinking:
-                if not state["thinking"]:
-                    out.write("[thinking] ")
-                    state["thinking"] = True
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, events.TextDelta):
-                if state["thinking"] and not state["text"]:
-                    out.write("\n[answer] ")
-                state["text"] = True
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, events.ToolCall):
-                out.write(f"\n[tool call] {event.name} {event.arguments}")
-                out.flush()
-            elif isinstance(event, events.Usage) and args.usage:
-                print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
-            elif isinstance(event, events.Stop):
-                out.write("\n")
-                if event.reason != events.STOP:
-                    out.write(f"[stop: {event.reason}]\n")
-                out.flush()
+        async with wire.closing(client.stream(request, stream_filter)) as stream:
+            async for event in stream:
+                if isinstance(event, events.ThinkingDelta) and args.show_thinking:
+                    if not state["thinking"]:
+                        out.write("[thinking] ")
+                        state["thinking"] = True
+                    out.write(event.text)
+                    out.flush()
+                elif isinstance(event, events.TextDelta):
+                    if state["thinking"] and not state["text"]:
+                        out.write("\n[answer] ")
+                    state["text"] = True
+                    out.write(event.text)
+                    out.flush()
+                elif isinstance(event, events.ToolCall):
+                    out.write(f"\n[tool call] {event.name} {event.arguments}")
+                    out.flush()
+                elif isinstance(event, events.Usage) and args.usage:
+                    print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
+                elif isinstance(event, events.Stop):
+                    out.write("\n")
+                    if event.reason != events.STOP:
+                        out.write(f"[stop: {event.reason}]\n")
+                    out.flush()
 
     try:
         asyncio.run(run())

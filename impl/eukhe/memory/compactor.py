@@ -30,6 +30,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Callable
+from contextlib import aclosing
 from dataclasses import dataclass
 
 from eukhe.inference.wire.base import WireClient
@@ -328,14 +329,15 @@ class Compactor:
         self.started_at[node] = self.clock()
         self.requests += 1
         try:
-            async for event in self.client.stream(request):
-                if writing is not None:
-                    self.gate.started(writing)
-                    writing = None
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                elif isinstance(event, Usage):
-                    self.usage.append(event)
+            async with aclosing(self.client.stream(request)) as events:
+                async for event in events:
+                    if writing is not None:
+                        self.gate.started(writing)
+                        writing = None
+                    if isinstance(event, TextDelta):
+                        text.append(event.text)
+                    elif isinstance(event, Usage):
+                        self.usage.append(event)
         finally:
             if writing is not None:
                 self.gate.started(writing)

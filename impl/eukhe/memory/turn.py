@@ -57,6 +57,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from eukhe.inference.wire.base import closing
 from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ToolCall, Usage
 from eukhe.inference.wire.plan import IMAGE_TYPES, Image, Message, Request
 from eukhe.memory import NODE
@@ -423,18 +424,19 @@ class Turns:
             text: list[str] = []
             calls: list[ToolCall] = []
             stop = ""
-            async for event in (model or self.model).stream(request):
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                    show("text", event.text)
-                elif isinstance(event, ThinkingDelta):
-                    show("thinking", event.text)
-                elif isinstance(event, ToolCall):
-                    calls.append(event)
-                elif isinstance(event, Usage):
-                    outcome.usage.append(event)
-                elif isinstance(event, Stop):
-                    stop = event.reason
+            async with closing((model or self.model).stream(request)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        text.append(event.text)
+                        show("text", event.text)
+                    elif isinstance(event, ThinkingDelta):
+                        show("thinking", event.text)
+                    elif isinstance(event, ToolCall):
+                        calls.append(event)
+                    elif isinstance(event, Usage):
+                        outcome.usage.append(event)
+                    elif isinstance(event, Stop):
+                        stop = event.reason
             outcome.steps += 1
             outcome.stop = stop
             reply = "".join(text)

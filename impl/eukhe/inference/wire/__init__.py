@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eukhe.inference.wire.anthropic import AnthropicMessages
-from eukhe.inference.wire.base import WireClient
+from eukhe.inference.wire.base import WireClient, closing
 from eukhe.inference.wire.events import (
     BadRequest,
     Event,
@@ -37,7 +37,7 @@ from eukhe.inference.wire.plan import Message, Request, Tool, WireModel
 
 CLIENTS: dict[str, type[WireClient]] = {c.api: c for c in (OpenAIChat, OpenAIResponses, AnthropicMessages, GoogleGenerative)}
 
-__all__ = ["CLIENTS", "Message", "Reply", "Request", "Tool", "WireClient", "WireModel", "client_for", "collect"]
+__all__ = ["CLIENTS", "Message", "Reply", "Request", "Tool", "WireClient", "WireModel", "client_for", "closing", "collect"]
 
 
 def client_for(model: WireModel, **options: Any) -> WireClient:
@@ -66,20 +66,21 @@ async def collect(events: AsyncIterable[Event]) -> Reply:
     progress: list[PromptProgress] = []
     usage: Usage | None = None
     stop: Stop | None = None
-    async for event in events:
-        if isinstance(event, TextDelta):
-            text.append(event.text)
-        elif isinstance(event, ThinkingDelta):
-            thinking.append(event.text)
-        elif isinstance(event, ThinkingSignature):
-            signatures.append(event.signature)
-        elif isinstance(event, ToolCall):
-            calls.append(event)
-        elif isinstance(event, PromptProgress):
-            progress.append(event)
-        elif isinstance(event, Usage):
-            usage = event
-        elif isinstance(event, Stop):
-            stop = event
+    async with closing(aiter(events)) as stream:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, ThinkingDelta):
+                thinking.append(event.text)
+            elif isinstance(event, ThinkingSignature):
+                signatures.append(event.signature)
+            elif isinstance(event, ToolCall):
+                calls.append(event)
+            elif isinstance(event, PromptProgress):
+                progress.append(event)
+            elif isinstance(event, Usage):
+                usage = event
+            elif isinstance(event, Stop):
+                stop = event
     assert stop is not None, "every stream ends with Stop or raises"
     return Reply("".join(text), "".join(thinking), tuple(calls), stop, usage, tuple(signatures), tuple(progress))

@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Mapping
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
@@ -37,6 +38,10 @@ from eukhe.inference.wire.plan import Plan, Request, WireModel, make_plan
 from eukhe.inference.wire.sse import SseEvent, read_sse
 
 DEFAULT_TIMEOUT = 120.0  # seconds without a byte (connect, read, write) before WireTimeout
+DRAIN_EVENTS = 16  # events read after the API's end event, at most, to reuse the connection
+DRAIN_SECONDS = 1.0  # and the time they may take
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -207,26 +212,36 @@ class WireClient:
     def url(self, path: str) -> str:
         return self.model.base_url.rstrip("/") + path
 
-    async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncIterator[Event]:
+    async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncGenerator[Event, None]:
+        """The request's events. Consume it inside ``contextlib.aclosing`` (or ``closing``): a
+        consumer that stops early then closes the request on its way out, not at garbage
+        collection."""
         plan = self.plan(request)
         url, headers, body = self.build(request, plan)
         own = self.http is None
         http = httpx.AsyncClient(timeout=self.timeout, verify=tls()) if self.http is None else self.http
         try:
-            async for event in self._send(http, plan, url, headers, body, filter):
-                yield event
+            async with aclosing(self._send(http, plan, url, headers, body, filter)) as events:
+                async for event in events:
+                    yield event
         finally:
             if own:
-                await http.aclose()
+                await _shielded(http.aclose())
 
     async def _send(
         self, http: httpx.AsyncClient, plan: Plan, url: str, headers: dict[str, str], body: dict[str, Any], filter: StreamFilter | None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
+        """The request's events; the response is closed (its connection back in the pool) before
+        the end events go out, and by a close no cancellation interrupts (``_release``)."""
         name = self.provider
         loop = asyncio.get_running_loop()
         end = None if self.deadline is None else loop.time() + self.deadline
         try:
-            async with http.stream("POST", url, headers=headers, json=body, timeout=self.timeout) as response:
+            response = await http.send(http.build_request("POST", url, headers=headers, json=body, timeout=self.timeout), stream=True)
+            chunks: AsyncIterator[str] | None = None
+            sse: AsyncGenerator[SseEvent, None] | None = None
+            ended = False  # the API's end event came: what follows is read in the release
+            try:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise ProviderError(name, response.status_code, text, error_kind(text), retry_after(response.headers.get("retry-after")))
@@ -235,17 +250,21 @@ class WireClient:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise MalformedEvent(name, f"HTTP {response.status_code} answered {kind or 'no content type'}, not an event stream: {text[:200]!r}")
                 reader = self.reader(plan)
-                async for sse in read_sse(response.aiter_text()):
+                chunks = response.aiter_text()
+                sse = read_sse(chunks)
+                async for item in sse:
                     if end is not None and loop.time() > end:
                         raise WireTimeout(name, f"no whole reply from {url} within the deadline ({self.deadline} s)")
-                    for event in reader.feed(sse):
+                    for event in reader.feed(item):
                         if filter is not None and isinstance(event, (TextDelta, ThinkingDelta)):
                             filter(event)
                         yield event
                     if reader.done:
+                        ended = True
                         break
-                for event in reader.finish():
-                    yield event
+                tail = reader.finish()
+            finally:
+                await _release(response, sse if ended else None, sse, chunks)
         except httpx.ConnectTimeout as error:
             raise WireTimeout(name, f"no connection to {url} within the timeout ({_said(error)})") from None
         except httpx.TimeoutException as error:
@@ -256,6 +275,72 @@ class WireClient:
             raise StreamCut(name, f"the connection to {url} was cut mid-reply: {_said(error)}") from None
         except httpx.HTTPError as error:
             raise ConnectFailed(name, f"request to {url} failed: {type(error).__name__}: {_said(error)}") from None
+        for event in tail:
+            yield event
+
+
+@asynccontextmanager
+async def closing(events: AsyncIterator[T]) -> AsyncGenerator[AsyncIterator[T], None]:
+    """``events`` for an ``async for``, closed on the way out when it can be (an async
+    generator: a model's ``stream``), whether the loop ended, broke, raised or was cancelled."""
+    try:
+        yield events
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _drain(sse: AsyncIterator[SseEvent]) -> None:
+    """Read what follows the API's end event (the body's last chunk; a trailing comment or
+    [DONE]), at most ``DRAIN_EVENTS`` events within ``DRAIN_SECONDS``: a body read to its end
+    leaves its connection open for the next request; one that goes on is closed instead."""
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            seen = 0
+            async for _item in sse:
+                seen += 1
+                if seen >= DRAIN_EVENTS:
+                    return
+    except (TimeoutError, httpx.HTTPError):
+        return  # the reply is whole: a tail that does not end only costs the connection
+
+
+async def _release(response: httpx.Response, rest: AsyncIterator[SseEvent] | None, *streams: AsyncIterator[Any] | None) -> None:
+    """Read the ``rest`` of a body whose end event came (bounded, ``_drain``), close the response
+    (its connection goes back to the pool when its body was read to the end, else it is closed),
+    then the readers over it. This runs as a task of its own, shielded: a call cancelled
+    meanwhile (a compaction the planner stopped, a deadline) still gives its connection back; a
+    close cut short by a cancellation left httpcore's pool holding the connection for ever
+    (issue 12: PoolTimeout). The call awaits it, so an uncancelled call ends after its close."""
+
+    async def close() -> None:
+        if rest is not None:
+            await _drain(rest)  # the body's end closes the response inside httpx: here, shielded
+        await response.aclose()
+        for stream in streams:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+
+    await _shielded(close())
+
+
+_closing: set[asyncio.Task[None]] = set()  # the closes under way (a task needs a reference to live)
+
+
+def _closed(task: asyncio.Task[None]) -> None:
+    _closing.discard(task)
+    if not task.cancelled():
+        task.exception()  # seen: a close that failed after its call was cancelled is not reported
+
+
+async def _shielded(work: Coroutine[Any, Any, None]) -> None:
+    """Run ``work`` to its end even when the caller is cancelled meanwhile."""
+    task = asyncio.ensure_future(work)
+    _closing.add(task)
+    task.add_done_callback(_closed)
+    await asyncio.shield(task)
 
 
 def _said(error: Exception) -> str:

@@ -9,7 +9,7 @@ yields half an event.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable
 from dataclasses import dataclass
 
 
@@ -81,7 +81,7 @@ def _line_end(buffer: str) -> tuple[int, int] | None:
     return (cr, 2) if buffer[cr + 1 : cr + 2] == "\n" else (cr, 1)
 
 
-async def read_sse(chunks: AsyncIterable[str]) -> AsyncIterator[SseEvent]:
+async def read_sse(chunks: AsyncIterable[str]) -> AsyncGenerator[SseEvent, None]:
     """The events of a body given as decoded text pieces."""
     parser = SseParser()
     async for chunk in chunks:
