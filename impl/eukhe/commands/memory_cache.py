@@ -10,6 +10,12 @@ turn waits for its view to settle, renders it, logs the message and sends ``[too
 [view] [Turn: message]``. Lines rewritten per message count the view lines from a batch's first
 change to its end.
 
+The pace: the compactor keeps up. After each message every call it started (and the merges
+those start) ends before the next message comes, so a turn finds its view settled unless a call
+failed. Without a stated pace the figures followed the event loop's scheduling: messages come
+with no time between them, so the merges that ran depended on how many loop steps a turn's
+wait took (one step more or less moved lines rewritten per message from 0.6 to 13).
+
 Three shares for each kind of call, each bytes read from cache over bytes:
 - of all input (``*_cache_read_percent``): read / (read + written + plain input);
 - of the marked prefix (``*_prefix_read_percent``, the note's "read X% of their prefix" read as
@@ -185,6 +191,7 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
                     reply = await collect(client.stream(build_request(layers, view, [Message("user", turn_text(text))])))
                     if reply.usage is not None:
                         turns.append(reply.usage)
+                await compactor.idle()  # the compactor keeps up: every call this message started ends before the next
                 trace.append((len(cache.accounts), rewritten))
             await compactor.idle()
             if trace:  # the calls still under way at the last message count at it
