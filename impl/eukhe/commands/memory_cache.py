@@ -46,7 +46,7 @@ import httpx
 from eukhe.inference.wire import client_for, collect
 from eukhe.inference.wire.events import Usage
 from eukhe.inference.wire.plan import Message, WireModel
-from eukhe.memory import NODE
+from eukhe.memory import JOBS, NODE
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.compactor import RETRY, Compactor
 from eukhe.memory.durable import DurableChat
@@ -126,10 +126,10 @@ class Shares:
 
 
 def _transport(options: list[tuple[int, int, int]]) -> httpx.AsyncHTTPTransport:
-    """The simulation's HTTP transport: no cap on connections, so that connections the wire
-    client fails to give back (calls stopped while a turn waits) cannot starve a later call of
-    the pool (a PoolTimeout stopped a 3,000-message run); the measure is of the cache, not of it."""
-    return httpx.AsyncHTTPTransport(socket_options=options, limits=httpx.Limits(max_connections=None, max_keepalive_connections=20))
+    """The simulation's HTTP transport: a pool of as many connections as calls can run at once
+    (the compactor's JOBS and the turn's), so a connection the wire client failed to give back
+    would stop the run with a PoolTimeout rather than pass unseen."""
+    return httpx.AsyncHTTPTransport(socket_options=options, limits=httpx.Limits(max_connections=JOBS + 1, max_keepalive_connections=JOBS + 1))
 
 
 def _total(usage: Usage) -> int:
