@@ -1,5 +1,5 @@
-"""Proof helpers the law modules share: a z3 proof with a time limit, opaque values, callees
-abstracted to their outcomes.
+"""Proof helpers the law modules share: a z3 proof with a time limit, opaque values, sequences
+known only by what was appended to them, callees abstracted to their outcomes.
 
 ``spec.evidence.prove`` runs z3 without a limit; a law that calls ``timed`` gets z3's answer
 within ``ms`` milliseconds or fails honestly ("z3 could not decide ...: unknown"), so a slow
@@ -27,6 +27,33 @@ def timed(claim: z3.BoolRef, *, label: str, assumptions: Sequence[z3.BoolRef] = 
         return prove(claim, label=label, assumptions=assumptions)
     finally:
         z3.set_param("timeout", 4294967295)  # z3's default: no limit
+
+
+class Prefix:
+    """A sequence known by a name and what was appended to it (``s[:i] + (c,)``): a step run on
+    it holds for every sequence in its place; prepending anything but ``()`` fails the law."""
+
+    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
+        self.name, self.tail = name, tail
+
+    def __add__(self, more: object) -> Prefix:
+        if not isinstance(more, tuple):
+            raise LawFailed(f"a step appended {more!r} to {self!r}")
+        return Prefix(self.name, self.tail + more)
+
+    def __radd__(self, before: object) -> Prefix:
+        if before != ():
+            raise LawFailed(f"a step put {before!r} before {self!r}")
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Prefix) and (self.name, self.tail) == (other.name, other.tail)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.tail))
+
+    def __repr__(self) -> str:
+        return f"{self.name} + {self.tail!r}"
 
 
 class Opaque:

@@ -17,7 +17,7 @@ The expansion (``_expand``, recursive with an early return) is not a fold of a m
 so its encoding ``_enc_expand`` is: the left fold of one step ``_expand_step`` over the commands,
 the nested expansion passed as a thunk. It is checked to equal ``m.expand`` on every table of the
 bounded domain, the chains and cycles and Hypothesis's tables; the proofs run the step on abstract
-states (``RunFree``, ``Sym``, opaque tokens). The toggles are proved by running ``toggle`` and
+states (``RunFree``, ``Prefix``, opaque tokens). The toggles are proved by running ``toggle`` and
 ``global_toggle`` themselves on opaque worlds with their callees abstracted to each outcome
 (``spec.proofs.callees``), and a Bool cvar's value is a bool because ``check_decl`` reads only a
 value's class (run on spies of every class a value has).
@@ -53,36 +53,15 @@ from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
 from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
-from spec.proofs import callees, timed
+from spec.proofs import Opaque, Prefix, callees, timed
 from spec.registry import BOUNDED, PROVED, law
 
-# -- opaque tokens ------------------------------------------------------------------------------
+# -- opaque values (spec.proofs.Opaque) ----------------------------------------------------------
 
 
-class Token:
-    """A value, body or registry no step may read: everything but identity raises."""
-
-    def __init__(self, name: str) -> None:
-        object.__setattr__(self, "_name", name)
-
-    def __repr__(self) -> str:
-        return f"<opaque {object.__getattribute__(self, '_name')}>"
-
-
-def _refuse(op: str) -> Callable[..., NoReturn]:
-    def refuse(self: Token, *args: object, **kwargs: object) -> NoReturn:
-        raise LawFailed(f"a step read {self!r} ({op})")
-
-    return refuse
-
-
-for _op in ("__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__ __iter__ __getitem__ __contains__ __bool__ "
-            "__add__ __radd__ __getattr__ __setattr__ __str__ __format__").split():
-    setattr(Token, _op, _refuse(_op))
-
-A: Any = Token("value a")
-B: Any = Token("value b")
-REG: Any = Token("registry")
+A: Any = Opaque("value a")
+B: Any = Opaque("value b")
+REG: Any = Opaque("registry")
 
 # -- conversions: the oracle's types and JSON values to the model's and production's ----------
 
@@ -721,32 +700,6 @@ def _prod_global_twice(world: World) -> bool:
     return True
 
 
-class Sym:
-    """A sequence known by a name and what was appended to it (``body[:i] + (c,)``)."""
-
-    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
-        self.name, self.tail = name, tail
-
-    def __add__(self, more: object) -> Sym:
-        if not isinstance(more, tuple):
-            raise LawFailed(f"a step appended {more!r} to {self!r}")
-        return Sym(self.name, self.tail + more)
-
-    def __radd__(self, before: object) -> Sym:
-        if before != ():
-            raise LawFailed(f"a step put {before!r} before {self!r}")
-        return self
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sym) and (self.name, self.tail) == (other.name, other.tail)
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.tail))
-
-    def __repr__(self) -> str:
-        return f"{self.name} + {self.tail!r}"
-
-
 # -- toggles: the toggle's own code on opaque worlds, its callees abstracted -----------------------
 
 
@@ -790,7 +743,7 @@ def _bool_lemma() -> Evidence:
     return exhaust(domain(scopes, boolean("a project file, profile or sets"), _value_classes()), typed)
 
 
-class _Family(Sym):
+class _Family(Prefix):
     """A family of one or more agents, known by its last agent: [:-1] and [-1] are all set_last may read."""
 
     def __init__(self, last: m.Agent) -> None:
@@ -804,7 +757,7 @@ class _Family(Sym):
         if index == -1:
             return self.last
         if index == slice(None, -1):
-            return Sym("family[:-1]")
+            return Prefix("family[:-1]")
         raise LawFailed(f"set_last read family[{index!r}]")
 
 
@@ -825,12 +778,12 @@ def _toggle_proof() -> Evidence:
     was below. A value of a Bool cvar is a bool (``_bool_lemma``), so two toggles give not v,
     then not not v = v. Global toggle: the same with config_value and one global layer appended."""
     kinds = Finite("declarations (undeclared, or each kind x each scope)", (None,) + tuple((k, s) for k in m.KINDS for s in (m.GLOBAL, m.LOCAL)))
-    config: Any = Token("config")
-    family: Any = Token("family")
-    result: Any = Token("set_last's result")
+    config: Any = Opaque("config")
+    family: Any = Opaque("family")
+    result: Any = Opaque("set_last's result")
 
     def reg_of(decl: tuple[str, str] | None) -> tuple[m.Decl, ...]:
-        default: Any = Token("default")
+        default: Any = Opaque("default")
         return () if decl is None else (m.Decl("c", m.Type(decl[0]), decl[1], False, False, default),)
 
     def session(decl: tuple[str, str] | None, v: bool) -> bool:
@@ -858,30 +811,30 @@ def _toggle_proof() -> Evidence:
 
     def appended(v: bool) -> bool:
         reg = reg_of((m.BOOL, m.LOCAL))
-        name: Any = Token("name")
-        sets: Any = Sym("sets")
-        profile: Any = Token("profile")
+        name: Any = Opaque("name")
+        sets: Any = Prefix("sets")
+        profile: Any = Opaque("profile")
         last = m.Agent(name, profile, sets)
         s = m.Set("c", not v)
         family_: Any = _Family(last)
         got, error = m.set_last(reg, family_, s)
-        after: Any = Sym("sets", (s,))
-        return error is None and got == Sym("family[:-1]", (m.Agent(last.name, last.profile, after),))
+        after: Any = Prefix("sets", (s,))
+        return error is None and got == Prefix("family[:-1]", (m.Agent(last.name, last.profile, after),))
 
     def last_wins(v: bool, found_p: str, found_s: str) -> bool:
         reg = reg_of((m.BOOL, m.LOCAL))
         s = m.Set("c", not v)
-        profile: Any = Token("profile")
-        name: Any = Token("name")
-        sets: Any = Sym("sets", (s,))
+        profile: Any = Opaque("profile")
+        name: Any = Opaque("name")
+        sets: Any = Prefix("sets", (s,))
         agent = m.Agent(name, profile, sets)
-        below: Any = Token("inherited value")
+        below: Any = Opaque("inherited value")
 
         def layer_value(r: Any, sets: Any, local_only: bool, cvar: str) -> Any:
             if sets is profile:
-                return _found_of(found_p, Token("profile's value"))
-            if sets == Sym("sets", (s,)):  # the left fold of pick: the sets before s, then s
-                return m.pick(_found_of(found_s, Token("earlier set")), s.id == cvar, s.id == cvar and m.check(r, s, local_only) is None, s.value)
+                return _found_of(found_p, Opaque("profile's value"))
+            if sets == Prefix("sets", (s,)):  # the left fold of pick: the sets before s, then s
+                return m.pick(_found_of(found_s, Opaque("earlier set")), s.id == cvar, s.id == cvar and m.check(r, s, local_only) is None, s.value)
             raise LawFailed(f"agent_value read the layer {sets!r}")
 
         with callees(m, layer_value=layer_value):
@@ -907,7 +860,7 @@ def _toggle_proof() -> Evidence:
             return False
         # config_value over config + (the global config.cfg with first): the left fold of over,
         # the appended layer is global (read with global_only) and its one set is valid
-        below: Any = Token("config's value")
+        below: Any = Opaque("config's value")
         after = m.over(below, m.layer_value(reg, (first,), False, "c"))
         return after is (not v) and (not after) is v
 
@@ -1065,7 +1018,7 @@ def _both_expand(check: Callable[[str], Callable[..., bool]], cases: Callable[[]
 # expansion of an alias's body passed to the step as a thunk (run only for a found body under the
 # limit). ``_enc_expand`` is checked to be ``m.expand`` on every table and line of the bounded
 # domains below and on Hypothesis's tables; the proofs run the step itself on abstract states:
-# ``Sym`` (a sequence known only by what was appended to it), ``RunFree`` (any sequence with no
+# ``Prefix`` (a sequence known only by what was appended to it), ``RunFree`` (any sequence with no
 # run in it) and opaque tokens for what a step must not read.
 
 VERBS = Finite("verbs of the command language", (m.SET, m.TOGGLE, m.ALIAS, m.BIND, m.ACTION, m.RUN))
@@ -1174,7 +1127,7 @@ def _plain_lemma() -> Evidence:
 
     def step(verb: str) -> bool:
         c = _command(verb)
-        return bool(_expand_step(Sym("body[:i]"), c, A, B, _no_thunk) == Sym("body[:i]", (c,)))
+        return bool(_expand_step(Prefix("body[:i]"), c, A, B, _no_thunk) == Prefix("body[:i]", (c,)))
 
     plain = Finite("verbs of the command language but run", tuple(v for v in VERBS.values if v != m.RUN))
     return induction(base, exhaust(domain(plain), step), label="the commands of a body with no run (the fold appends each)")
@@ -1189,7 +1142,7 @@ def _runs_body_proof() -> Evidence:
     under = timed(z3.Not(z3.IntVal(0) + 1 > n + 1), label="a run at depth 0 is under the limit len(names) + 1 of every table that holds it",
                   assumptions=[n >= 1])
     top = exhaust(domain(Finite("a run of an alias found in the table", (m.Command(m.RUN, ("a0",)),))),
-                  lambda c: _expand_step((), c, A, False, lambda: Sym("body")) == Sym("body"))
+                  lambda c: _expand_step((), c, A, False, lambda: Prefix("body")) == Prefix("body"))
     return all_of(_plain_lemma(), under, top)
 
 
@@ -1202,8 +1155,8 @@ def _press_proof() -> Evidence:
 
     def step(verb: str) -> bool:
         c = _command(verb)
-        session, client = _split_step((PlainOnly(), Sym("actions")), c)
-        return isinstance(session, PlainOnly) and client == (Sym("actions", (c.args[0],)) if verb == m.ACTION else Sym("actions"))
+        session, client = _split_step((PlainOnly(), Prefix("actions")), c)
+        return isinstance(session, PlainOnly) and client == (Prefix("actions", (c.args[0],)) if verb == m.ACTION else Prefix("actions"))
 
     no_run = Finite("verbs of the command language but run", tuple(v for v in VERBS.values if v != m.RUN))
     split = induction(exhaust(domain(Finite("empty expansions", ((),))), lambda e: _split(e) == ((), ())),

@@ -48,7 +48,7 @@ from hypothesis import strategies as st
 from bend import director as m
 from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, examples, exhaust, explore, induction, prove
 from spec.oracles import director as oracle
-from spec.proofs import Opaque, timed
+from spec.proofs import Opaque, Prefix, timed
 from spec.registry import BOUNDED, PROVED, law
 
 KINDS = range(len(m.KIND_NAMES))
@@ -638,28 +638,8 @@ def production_rewinds(cases: list[tuple[tuple[int, m.Stack | None], ...]]) -> i
 # documents and Hypothesis's values): encode's layers are the left fold of ``_enc_layer_step``;
 # decode is ``_dec_wrapper`` (the document's keys and version) then the left fold of
 # ``_dec_step`` over the layers; as_of is the loop of ``_walk_step``. The proofs run these steps
-# on abstract states (``_Prefix``: a stack or list known by what was appended to it; ``_Budget``:
+# on abstract states (``Prefix``: a stack or list known by what was appended to it; ``_Budget``:
 # an int in 0..MAX_BUDGET whose comparisons z3 decides; opaque tokens).
-
-
-class _Prefix:
-    """A sequence known by a name and what was appended to it."""
-
-    def __init__(self, name: str, tail: tuple[Any, ...] = ()) -> None:
-        self.name, self.tail = name, tail
-
-    def __add__(self, more: object) -> _Prefix:
-        if not isinstance(more, tuple):
-            raise LawFailed(f"a step appended {more!r} to {self!r}")
-        return _Prefix(self.name, self.tail + more)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Prefix) and (self.name, self.tail) == (other.name, other.tail)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{self.name} + {self.tail!r}"
 
 
 class _Budget(int):
@@ -796,9 +776,9 @@ def _rewind_proof() -> Evidence:
     def layer_step(kind: int) -> bool:
         budget: Any = _Budget(0)
         layer = m.Layer(kind, budget)
-        encoded = _enc_layer_step(_Prefix("E(s[:i])"), layer)
+        encoded = _enc_layer_step(Prefix("E(s[:i])"), layer)
         tree = m.encode_layer(layer)
-        return bool(encoded == _Prefix("E(s[:i])", (tree,)) and _dec_step(_Prefix("s[:i]"), tree) == _Prefix("s[:i]", (layer,)))
+        return bool(encoded == Prefix("E(s[:i])", (tree,)) and _dec_step(Prefix("s[:i]"), tree) == Prefix("s[:i]", (layer,)))
 
     empty = exhaust(domain(Finite("the empty stack", ((),))), lambda s: m.decode(m.encode(s)) == s and _enc_encode(s) == m.encode(s))
     stack = induction(empty, exhaust(domain(kinds), layer_step), label="the stack (encode and decode fold one layer at a time)")
