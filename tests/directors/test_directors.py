@@ -21,6 +21,7 @@ from eukhe.directors.hooks import (
     ForcedToolError,
     PushRefused,
     Reply,
+    work_of,
 )
 from eukhe.directors.stack import LayerKind
 from eukhe.session import Conversation, Session, Store, assistant, row, tool_call, tool_result, user
@@ -333,3 +334,62 @@ def test_a_goal_without_progress_pauses_at_the_stall_cap(session: Session) -> No
     second = directors.on_yield("gen11", Reply("ran tests"))
     assert (first.decision, second.decision) == (Decided.CONTINUE, Decided.CONTINUE)
     assert "Progress check" not in str(second.continuation)
+
+
+# Checks that kill the survivors of the mutation sample (python -m spec.mutate --area directors
+# --sample 30 --seed 9): each pins a reading of the session state that no other judge pinned.
+
+
+def test_a_new_user_input_gives_the_goal_the_full_cap_again(session: Session) -> None:
+    """S5.8: begin clears the stall record a goal continuation left (hooks begin)."""
+    main = session.conversation("main")
+    directors = Directors(main)
+    directors.set_goal("finish", "g1")
+    directors.begin("r1")
+    assert directors.on_yield("gen0", Reply("plan")).decision is Decided.CONTINUE
+    assert main.document(GOAL_DOC)["stall"] is not None  # type: ignore[index]
+    directors.begin("r2")
+    assert main.document(GOAL_DOC)["stall"] is None  # type: ignore[index]
+
+
+def test_the_autonomous_run_defers_to_an_active_goal_without_a_layer(session: Session) -> None:
+    """S5.4: the autonomous run defers while a goal drives continuations, also when the goal was
+    set after the run began (no goal layer yet): no layer decides, so the loop yields."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(max_continuations=2))
+    directors.set_autonomous(True)
+    directors.begin("r1")
+    directors.set_goal("ship", "g1")
+    step = directors.on_yield("gen0", Reply("ok"))
+    assert (step.decision, step.verdicts) == (Decided.YIELD, ["autonomous:defer"])
+    assert main.document(AUTONOMOUS_DOC)["used"] == 0  # type: ignore[index]
+
+
+def test_the_autonomous_limit_is_the_one_its_document_holds(session: Session) -> None:
+    """The autonomous run stops at the "max" of eukhe.autonomous (written when it was enabled),
+    whatever the limits of the Directors reading it."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(max_continuations=5))
+    directors.set_autonomous(True)
+    directors.begin("r1")
+    main.commit(documents={AUTONOMOUS_DOC: {"enabled": True, "stop": None, "used": 1, "max": 1}})
+    step = directors.on_yield("gen0", Reply("ok"))
+    assert (step.decision, step.verdicts) == (Decided.YIELD, ["autonomous:yield"])
+
+
+def test_an_empty_reply_names_the_model_error(session: Session) -> None:
+    """H4.7: the goal's reason and the step's error are the model error's own words."""
+    main = session.conversation("main")
+    directors = Directors(main)
+    directors.set_goal("ship", "g1")
+    directors.begin("r1")
+    step = directors.on_yield("gen0", Reply(""))
+    message = "model error: an empty reply (no text and no tool call)"
+    assert step.error == message and main.document(GOAL_DOC)["reason"] == message  # type: ignore[index]
+
+
+def test_a_progress_note_without_text_is_the_empty_note(session: Session) -> None:
+    """S5.8: an accepted note's text is its act; a note with no text is the note "" (one act)."""
+    main = session.conversation("main")
+    main.commit([row("eukhe.progress_note", {"text": "", "accepted": True}), row("eukhe.progress_note", {"accepted": True})])
+    assert work_of(main.model_view()).work == 1
