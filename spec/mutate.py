@@ -430,7 +430,7 @@ def _commit() -> str:
     return commit + ("+uncommitted" if dirty else "")
 
 
-def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
+def record(areas: list[str], directory: Path, only: list[str] | None = None, note: str | None = None) -> Path:
     """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
     measured result is kept in the tree, each area marked with the commit it was measured at."""
     measured = json.loads((directory / "mutation.json").read_text(encoding="utf-8"))["areas"]
@@ -463,6 +463,8 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
             "timing": entry.get("timing", {}),
             "run": dict(RUN_SETTINGS),
         }
+        if note:
+            by_area[entry["area"]]["after"] = note
         if "sample" in entry:  # a seeded sample: its kill rate, never called the score
             by_area[entry["area"]]["sample"] = entry["sample"]
             by_area[entry["area"]]["sample_killed_percent"] = entry["sample_killed_percent"]
@@ -495,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--sample", type=int, metavar="N", help="run a seeded sample of N mutants of the area (not a score: recorded as a sample)")
     parser.add_argument("--seed", type=int, default=9, help="the seed of --sample (random.Random(seed))")
+    parser.add_argument("--note", help="with --record: what the record cannot say itself (how the sample relates to earlier ones)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
     args = parser.parse_args(argv)
@@ -508,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
             failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample)
     path = write(areas, args.laws_dir)
     if args.record:
-        record(areas, args.laws_dir, args.only)
+        record(areas, args.laws_dir, args.only, args.note)
     from spec import report
 
     report.refresh(args.laws_dir)

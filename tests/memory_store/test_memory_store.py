@@ -288,6 +288,7 @@ def test_sessions_import_oldest_first_without_repeated_pastes(tmp_path: Path) ->
         ]
         again = import_sessions(memory, sessions)
         assert again.added == 0 and memory.status()["messages"] == 5
+        assert again.known == done.added + done.known  # the second import knows every entry
     store = Store(tmp_path / "chat")
     assert {m.kind for m in store.messages} == {Kind.NOTE}
     store.close()
@@ -337,6 +338,29 @@ def test_a_second_handle_is_a_client_and_takes_over(tmp_path: Path) -> None:
     store = Store(directory)
     assert [m.text for m in store.messages] == ["from the owner", "through the socket", "after the owner died"]
     store.close()
+
+
+def test_the_owner_answers_a_line_that_is_not_a_call_with_a_value_error(tmp_path: Path) -> None:
+    """Rule 7: a client's line that is not JSON, or not a JSON object, gets a ValueError reply
+    (the error's name, for the client to raise), and the owner keeps answering."""
+    directory = tmp_path / "chat"
+    with Memory(directory) as memory:
+        assert memory.is_owner and memory.append("hello") == [0]
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)  # a short address, as the owner's
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            raw.connect(f"/proc/self/fd/{fd}/lock")
+            with raw.makefile("rb") as replies:
+                raw.sendall(b"not json\n")
+                first = json.loads(replies.readline())
+                raw.sendall(b"[1]\n")
+                second = json.loads(replies.readline())
+        finally:
+            raw.close()
+            os.close(fd)
+        assert first["error"] == "ValueError" and first["message"].startswith("not JSON: ")
+        assert second == {"error": "ValueError", "message": "a call is a JSON object"}
+        assert memory.view() == ["0+1|hello"]
 
 
 def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:
