@@ -519,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         measure = (
             f"score {entry['score']:6.2f}%"
             if "score" in entry
-            else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}% (95% Wilson {entry['sample_wilson95_percent'][0]}-{entry['sample_wilson95_percent'][1]}%)"
+            else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}% (95% Wilson {entry.get('sample_wilson95_percent')}%)"
         )
         print(
             f"mutation {entry['area']:<10} {measure}  killed {entry['killed']}, "

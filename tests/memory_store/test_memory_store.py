@@ -20,7 +20,7 @@ from eukhe.memory.durable import DurableChat
 from eukhe.memory.importer import import_sessions
 from eukhe.memory.lines import CAP, cap_text, conversation_lines, split_text
 from eukhe.memory.owner import Memory
-from eukhe.memory.records import IdGap, Kind, MergeLine, Message, NodeLine, StoreError
+from eukhe.memory.records import CorruptLine, IdGap, Kind, MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.store import Store
 from eukhe.session import Store as Sessions
 from eukhe.session import assistant, user
@@ -419,3 +419,14 @@ def test_a_crash_while_terminating_a_torn_tail_loses_nothing(tmp_path: Path) -> 
     again = Store(tmp_path)
     assert [m.text for m in again.messages] == ["kept", "next"]
     again.close()
+
+
+def test_a_tree_line_with_a_wrong_key_before_a_good_size_is_named_by_its_line(tmp_path: Path) -> None:
+    """Rules 6, 13: a node line whose first fields are not the writer's (a key "L", "x") but whose
+    end is a good ``"size":n}`` is not a node: reading the tree names its line."""
+    for line in ['{"L":0,"i":0,"text":"abc","size":3}', '{"l":0,"x":0,"text":"abc","size":3}']:
+        tree = tmp_path / line[2] / "tree"
+        tree.mkdir(parents=True)
+        (tree / "2026-11-30.jsonl").write_text(line + "\n" + '{"l":0,"i":1,"text":"de","size":2}\n')
+        with pytest.raises(CorruptLine, match=r"2026-11-30\.jsonl: line 1: unknown fields"):
+            TreeLog(tree, 10)
