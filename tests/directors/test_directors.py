@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.directors.commands import CommandError, host_push, session_command
-from eukhe.directors.document import DIRECTORS_DOC, from_document
+from eukhe.directors.document import DIRECTORS_DOC, from_document, to_document
 from eukhe.directors.hooks import (
     AUTONOMOUS_DOC,
     DIRECTOR_NOTICE_CUSTOM_TYPE,
@@ -23,7 +23,7 @@ from eukhe.directors.hooks import (
     Reply,
     work_of,
 )
-from eukhe.directors.stack import LayerKind
+from eukhe.directors.stack import Layer, LayerKind
 from eukhe.session import Conversation, Session, Store, assistant, row, tool_call, tool_result, user
 
 
@@ -319,6 +319,7 @@ def test_a_goal_without_progress_pauses_at_the_stall_cap(session: Session) -> No
         decisions.append(directors.on_yield(f"gen{number}", Reply("waiting for the build")))
     assert [d.decision for d in decisions[:3]] == [Decided.CONTINUE] * 3
     assert "1 goal continuation in a row" in str(decisions[1].continuation)
+    assert str(decisions[1].continuation).startswith("Continue working toward the goal: finish the report\nProgress check: ")
     assert "2 goal continuations in a row" in str(decisions[2].continuation)
     assert decisions[3].decision is Decided.YIELD
     reason = "No progress: 3 goal continuations in a row made no tool call with a new result"
@@ -393,3 +394,27 @@ def test_a_progress_note_without_text_is_the_empty_note(session: Session) -> Non
     main = session.conversation("main")
     main.commit([row("eukhe.progress_note", {"text": "", "accepted": True}), row("eukhe.progress_note", {"accepted": True})])
     assert work_of(main.model_view()).work == 1
+
+
+def test_a_push_past_the_cap_answers_push_refused(session: Session) -> None:
+    """S5.6, S5.7: directors.push past directors.stackCap answers the error PushRefused; /force
+    --tries without its number says so."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(stack_cap=1))
+    assert "stack" in host_push(directors, {"kind": "reminder", "text": "one"})
+    answer = host_push(directors, {"kind": "reminder", "text": "two"})
+    assert set(answer) == {"error"} and answer["error"]["kind"] == "PushRefused"
+    assert "directors.stackCap 1" in answer["error"]["message"]
+    with pytest.raises(CommandError, match=r"^/force: --tries needs a number$"):
+        session_command(directors, "/force grep --tries")
+
+
+def test_an_autonomous_layer_without_its_document_gets_no_continuations(session: Session) -> None:
+    """S5.6: the autonomous layer gets its remaining continuations; with no eukhe.autonomous
+    (a stored stack that kept the layer) that is none."""
+    main = session.conversation("main")
+    main.commit(documents={DIRECTORS_DOC: to_document([Layer(LayerKind.AUTONOMOUS, 3)])})
+    directors = Directors(main)
+    assert directors.autonomous() is None
+    directors.begin("r1")
+    assert kinds(directors) == ["autonomous:0"]
