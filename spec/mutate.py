@@ -28,7 +28,16 @@ python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--re
 
 --sample N draws N of the area's mutants with random.Random(S) (seed 9 unless --seed) when a
 whole run cannot finish in the time at hand: its kill rate is recorded as a sample (its size,
-seed and the number drawn from beside it), never as the area's score.
+seed and the number drawn from beside it), never as the area's score, with its 95% Wilson interval.
+random.sample's draws of 2N begin with its draws of N (same seed), so a sample grows by rerunning
+with a larger N; mutmut keeps the stats pass of the workspace, so only the new mutants cost much.
+
+Where the time goes (measured, see RUN_SETTINGS and the record's timing): mutmut's stats pass
+(the judges once, every call of the area traced) and its clean run (the sampled mutants' judges
+once, plain) take minutes; a killed mutant takes about a second (mutmut runs its judges with
+pytest -x, fastest first here); a survivor runs all its judges. Fewer Hypothesis examples under
+mutation would only shorten the survivors' runs, by weakening exactly the verdicts they get: not
+done.
 """
 
 from __future__ import annotations
