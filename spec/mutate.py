@@ -28,7 +28,16 @@ python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--re
 
 --sample N draws N of the area's mutants with random.Random(S) (seed 9 unless --seed) when a
 whole run cannot finish in the time at hand: its kill rate is recorded as a sample (its size,
-seed and the number drawn from beside it), never as the area's score.
+seed and the number drawn from beside it), never as the area's score, with its 95% Wilson interval.
+random.sample's draws of 2N begin with its draws of N (same seed), so a sample grows by rerunning
+with a larger N; mutmut keeps the stats pass of the workspace, so only the new mutants cost much.
+
+Where the time goes (measured, see RUN_SETTINGS and the record's timing): mutmut's stats pass
+(the judges once, every call of the area traced) and its clean run (the sampled mutants' judges
+once, plain) take minutes; a killed mutant takes about a second (mutmut runs its judges with
+pytest -x, fastest first here); a survivor runs all its judges. Fewer Hypothesis examples under
+mutation would only shorten the survivors' runs, by weakening exactly the verdicts they get: not
+done.
 """
 
 from __future__ import annotations
@@ -120,6 +129,40 @@ else:
         """The pytest plugin of a mutation run (``-p spec.mutate``): see LAZY."""
         forget_lazy_values()
 
+    def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+        """In a mutant's run, its judges go fastest first (durations of the stats pass).
+
+        mutmut runs a mutant's judges with ``-x`` (the first failure ends the run and kills the
+        mutant) in the order of a set; fastest first ends a killed mutant's run sooner. The
+        verdict does not change: a mutant survives only if every judge passes, in any order
+        (the judges share no state: each builds its values afresh, see LAZY)."""
+        if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+            items.sort(key=lambda item: judge_seconds().get(item.nodeid, float("inf")))
+
+
+def judge_seconds() -> dict[str, float]:
+    """Each judge's duration in the stats pass (mutmut's state, inherited by the mutant's child)."""
+    try:
+        from mutmut.state import state
+    except ImportError:  # pragma: no cover - only under mutmut
+        return {}
+    return dict(state().duration_by_test)
+
+
+# A mutant's run ends as a timeout (counted killed, mutmut's convention) past
+# ceil((E + TIMEOUT_CONSTANT) * TIMEOUT_MULTIPLIER * 2) CPU seconds, E the wall seconds its
+# judges took in the stats pass (traced, about 3x a plain run): mutmut's defaults (15, 1)
+# let a mutant that loops forever under a 64 s judge burn 32 CPU minutes.
+TIMEOUT_MULTIPLIER = 2.0
+TIMEOUT_CONSTANT = 10.0
+RUN_SETTINGS = {
+    "fail_fast": "mutmut runs each mutant's judges with pytest -x: the first failure kills it",
+    "order": "a mutant's judges run fastest first (their stats-pass durations)",
+    "timeout": f"a mutant's run past ceil((E + {TIMEOUT_CONSTANT:g}) * {TIMEOUT_MULTIPLIER:g} * 2) CPU seconds "
+    "(E: its judges' seconds in the stats pass) is a timeout, counted killed",
+    "hypothesis": "the laws profile, as in make test (no fewer examples under mutation)",
+}
+
 
 DEBUG = False  # --debug: mutmut prints each pytest run's output (its errors included)
 
@@ -136,6 +179,8 @@ def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) 
         # the judges: the suites of make test that concern the area (area_judges)
         f"pytest_add_cli_args_test_selection = {json.dumps(judges)}",
         f"debug = {'true' if DEBUG else 'false'}",
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+        f"timeout_constant = {TIMEOUT_CONSTANT}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -271,6 +316,41 @@ def results(area: str) -> dict[str, str]:
     return found
 
 
+def wilson(killed: int, judged: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95% Wilson score interval of a kill rate (percent, 2 decimals): what a seeded sample of
+    ``judged`` mutants, ``killed`` of them killed, says about the kill rate of the whole area
+    (valid for a uniform draw; a sample stopped part-way is not one, see record)."""
+    if judged <= 0:
+        return (0.0, 100.0)
+    p = killed / judged
+    denominator = 1 + z * z / judged
+    centre = (p + z * z / (2 * judged)) / denominator
+    half = z / denominator * (p * (1 - p) / judged + z * z / (4 * judged * judged)) ** 0.5
+    return (round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2))
+
+
+def timing(area: str, names: list[str]) -> dict[str, object]:
+    """Where a run's time went: the stats pass (mutmut's CPU seconds, mutants/mutmut-stats.json)
+    and each judged mutant's run (wall seconds from fork to verdict, the .meta files)."""
+    mutants = ROOT / "build" / "mutate" / area / "mutants"
+    found: dict[str, object] = {}
+    stats = mutants / "mutmut-stats.json"
+    if stats.exists():
+        stats_time = json.loads(stats.read_text(encoding="utf-8")).get("stats_time")
+        if stats_time is not None:
+            found["stats_pass_cpu_s"] = round(float(stats_time), 1)
+    durations: dict[str, float] = {}
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        durations.update(json.loads(meta.read_text(encoding="utf-8")).get("durations_by_key", {}))
+    seconds = sorted(durations[n] for n in names if n in durations)
+    if seconds:
+        found["mutant_runs"] = len(seconds)
+        found["mutant_s_median"] = round(seconds[len(seconds) // 2], 1)
+        found["mutant_s_mean"] = round(sum(seconds) / len(seconds), 1)
+        found["mutant_s_max"] = round(seconds[-1], 1)
+    return found
+
+
 def summarize(area: str, statuses: dict[str, str], known: dict[str, str]) -> dict[str, object]:
     counts = Counter(statuses.values())
     judged_statuses = {n: s for n, s in statuses.items() if s not in UNCHECKED}
@@ -322,9 +402,13 @@ def write(areas: list[str], directory: Path) -> Path:
             statuses = {n: statuses[n] for n in drawn["mutants"]}  # type: ignore[attr-defined]
         if statuses:
             by_area[area] = summarize(area, statuses, known)
+            by_area[area]["timing"] = timing(area, sorted(statuses))
             if drawn is not None:
-                by_area[area]["sample"] = describe_sample(drawn)
-                by_area[area]["sample_killed_percent"] = by_area[area].pop("score")
+                entry = by_area[area]
+                entry["sample"] = describe_sample(drawn)
+                entry["sample_killed_percent"] = entry.pop("score")
+                judged = int(entry["killed"]) + int(entry["survived"])
+                entry["sample_wilson95_percent"] = list(wilson(int(entry["killed"]), judged))
     document = {
         "engine": "mutmut",
         "judges": {a: describe_judges(a) for a in areas},
@@ -355,7 +439,7 @@ def _commit() -> str:
     return commit + ("+uncommitted" if dirty else "")
 
 
-def record(areas: list[str], directory: Path, only: list[str] | None = None) -> Path:
+def record(areas: list[str], directory: Path, only: list[str] | None = None, note: str | None = None) -> Path:
     """Commit-ready scores (spec/mutation_scores.json): make mutate is not part of CI, so the
     measured result is kept in the tree, each area marked with the commit it was measured at."""
     measured = json.loads((directory / "mutation.json").read_text(encoding="utf-8"))["areas"]
@@ -385,10 +469,20 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None) -> 
             "equivalent": entry["equivalent"],
             "not_run": entry["unchecked"],
             "survivors": [s["mutant"] for s in entry["survivors"]],
+            "timing": entry.get("timing", {}),
+            "run": dict(RUN_SETTINGS),
         }
+        if note:
+            by_area[entry["area"]]["after"] = note
         if "sample" in entry:  # a seeded sample: its kill rate, never called the score
             by_area[entry["area"]]["sample"] = entry["sample"]
             by_area[entry["area"]]["sample_killed_percent"] = entry["sample_killed_percent"]
+            by_area[entry["area"]]["sample_wilson95_percent"] = entry["sample_wilson95_percent"]
+            if entry["unchecked"]:
+                by_area[entry["area"]]["sample_caveat"] = (
+                    f"{entry['unchecked']} of the sample not run: mutmut runs the mutants it estimates fastest first, "
+                    "so the judged ones are not a uniform draw and the interval is only indicative"
+                )
         else:
             by_area[entry["area"]]["score"] = entry["score"]
     document = {
@@ -412,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--sample", type=int, metavar="N", help="run a seeded sample of N mutants of the area (not a score: recorded as a sample)")
     parser.add_argument("--seed", type=int, default=9, help="the seed of --sample (random.Random(seed))")
+    parser.add_argument("--note", help="with --record: what the record cannot say itself (how the sample relates to earlier ones)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
     args = parser.parse_args(argv)
@@ -425,16 +520,21 @@ def main(argv: list[str] | None = None) -> int:
             failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample)
     path = write(areas, args.laws_dir)
     if args.record:
-        record(areas, args.laws_dir, args.only)
+        record(areas, args.laws_dir, args.only, args.note)
     from spec import report
 
     report.refresh(args.laws_dir)
     for entry in json.loads(path.read_text(encoding="utf-8"))["areas"]:
-        measure = f"score {entry['score']:6.2f}%" if "score" in entry else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}%"
+        measure = (
+            f"score {entry['score']:6.2f}%"
+            if "score" in entry
+            else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}% (95% Wilson {entry.get('sample_wilson95_percent')}%)"
+        )
         print(
             f"mutation {entry['area']:<10} {measure}  killed {entry['killed']}, "
             f"survived {entry['survived']}, equivalent {entry['equivalent']}, not run {entry['unchecked']}"
             + (f"  ({entry['sample']})" if "sample" in entry else "")
+            + f"  timing {entry.get('timing', {})}"
         )
     return failed
 

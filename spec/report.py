@@ -207,7 +207,10 @@ def _mutation_measure(area: dict[str, object]) -> str:
     """An area's mutation score, or the kill rate of a seeded sample named as a sample."""
     if "score" in area:
         return f"{area['score']}%"
-    return html.escape(f"sample: {area['sample_killed_percent']}% killed ({area['sample']})")
+    interval = area.get("sample_wilson95_percent")
+    wilson = f", 95% Wilson interval {interval[0]}-{interval[1]}%" if isinstance(interval, list) else ""
+    caveat = f"; {area['sample_caveat']}" if area.get("sample_caveat") else ""
+    return html.escape(f"sample: {area['sample_killed_percent']}% killed{wilson} ({area['sample']}{caveat})")
 
 
 def write(table: list[Row], directory: Path, profile: str | None = None) -> None:

@@ -870,7 +870,7 @@ def _imports(case: str) -> bool:
             texts = [memory.zoom(i, 1)[0].split("|", 1)[1] for i in range(memory.status()["messages"])]
         store = Store(root / "chat", now=lambda: CLOCK)
         store.close()
-        return texts == [flatten(n) for n in notes] and done.added == len(notes) and again.added == 0 and {m.kind for m in store.messages} == {Kind.NOTE}
+        return texts == [flatten(n) for n in notes] and done.added == len(notes) and again.added == 0 and again.known == done.added + done.known and {m.kind for m in store.messages} == {Kind.NOTE}
 
 
 @law(

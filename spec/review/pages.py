@@ -267,7 +267,9 @@ class Report:
         cov = next((a for a in (self.coverage or {}).get("areas", []) if a["area"] == production), None)
         mut = next((a for a in (self.mutation or {}).get("areas", []) if a["area"] == production), None)
         cov_text = f"{cov['percent']}% ({production})" if cov else "not measured"
-        measure = f"{mut['score']}%" if mut and "score" in mut else f"sample {mut['sample_killed_percent']}% killed" if mut else ""
+        interval = (mut or {}).get("sample_wilson95_percent")
+        wilson = f", 95% Wilson {interval[0]}-{interval[1]}%" if isinstance(interval, list) else ""
+        measure = f"{mut['score']}%" if mut and "score" in mut else f"sample {mut['sample_killed_percent']}% killed{wilson}" if mut else ""
         mut_text = f"{measure} ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
         return cov_text, mut_text
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.directors.commands import CommandError, host_push, session_command
-from eukhe.directors.document import DIRECTORS_DOC, from_document
+from eukhe.directors.document import DIRECTORS_DOC, from_document, to_document
 from eukhe.directors.hooks import (
     AUTONOMOUS_DOC,
     DIRECTOR_NOTICE_CUSTOM_TYPE,
@@ -21,8 +21,9 @@ from eukhe.directors.hooks import (
     ForcedToolError,
     PushRefused,
     Reply,
+    work_of,
 )
-from eukhe.directors.stack import LayerKind
+from eukhe.directors.stack import Layer, LayerKind
 from eukhe.session import Conversation, Session, Store, assistant, row, tool_call, tool_result, user
 
 
@@ -318,6 +319,7 @@ def test_a_goal_without_progress_pauses_at_the_stall_cap(session: Session) -> No
         decisions.append(directors.on_yield(f"gen{number}", Reply("waiting for the build")))
     assert [d.decision for d in decisions[:3]] == [Decided.CONTINUE] * 3
     assert "1 goal continuation in a row" in str(decisions[1].continuation)
+    assert str(decisions[1].continuation).startswith("Continue working toward the goal: finish the report\nProgress check: ")
     assert "2 goal continuations in a row" in str(decisions[2].continuation)
     assert decisions[3].decision is Decided.YIELD
     reason = "No progress: 3 goal continuations in a row made no tool call with a new result"
@@ -333,3 +335,86 @@ def test_a_goal_without_progress_pauses_at_the_stall_cap(session: Session) -> No
     second = directors.on_yield("gen11", Reply("ran tests"))
     assert (first.decision, second.decision) == (Decided.CONTINUE, Decided.CONTINUE)
     assert "Progress check" not in str(second.continuation)
+
+
+# Checks that kill the survivors of the mutation sample (python -m spec.mutate --area directors
+# --sample 30 --seed 9): each pins a reading of the session state that no other judge pinned.
+
+
+def test_a_new_user_input_gives_the_goal_the_full_cap_again(session: Session) -> None:
+    """S5.8: begin clears the stall record a goal continuation left (hooks begin)."""
+    main = session.conversation("main")
+    directors = Directors(main)
+    directors.set_goal("finish", "g1")
+    directors.begin("r1")
+    assert directors.on_yield("gen0", Reply("plan")).decision is Decided.CONTINUE
+    assert main.document(GOAL_DOC)["stall"] is not None  # type: ignore[index]
+    directors.begin("r2")
+    assert main.document(GOAL_DOC)["stall"] is None  # type: ignore[index]
+
+
+def test_the_autonomous_run_defers_to_an_active_goal_without_a_layer(session: Session) -> None:
+    """S5.4: the autonomous run defers while a goal drives continuations, also when the goal was
+    set after the run began (no goal layer yet): no layer decides, so the loop yields."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(max_continuations=2))
+    directors.set_autonomous(True)
+    directors.begin("r1")
+    directors.set_goal("ship", "g1")
+    step = directors.on_yield("gen0", Reply("ok"))
+    assert (step.decision, step.verdicts) == (Decided.YIELD, ["autonomous:defer"])
+    assert main.document(AUTONOMOUS_DOC)["used"] == 0  # type: ignore[index]
+
+
+def test_the_autonomous_limit_is_the_one_its_document_holds(session: Session) -> None:
+    """The autonomous run stops at the "max" of eukhe.autonomous (written when it was enabled),
+    whatever the limits of the Directors reading it."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(max_continuations=5))
+    directors.set_autonomous(True)
+    directors.begin("r1")
+    main.commit(documents={AUTONOMOUS_DOC: {"enabled": True, "stop": None, "used": 1, "max": 1}})
+    step = directors.on_yield("gen0", Reply("ok"))
+    assert (step.decision, step.verdicts) == (Decided.YIELD, ["autonomous:yield"])
+
+
+def test_an_empty_reply_names_the_model_error(session: Session) -> None:
+    """H4.7: the goal's reason and the step's error are the model error's own words."""
+    main = session.conversation("main")
+    directors = Directors(main)
+    directors.set_goal("ship", "g1")
+    directors.begin("r1")
+    step = directors.on_yield("gen0", Reply(""))
+    message = "model error: an empty reply (no text and no tool call)"
+    assert step.error == message and main.document(GOAL_DOC)["reason"] == message  # type: ignore[index]
+
+
+def test_a_progress_note_without_text_is_the_empty_note(session: Session) -> None:
+    """S5.8: an accepted note's text is its act; a note with no text is the note "" (one act)."""
+    main = session.conversation("main")
+    main.commit([row("eukhe.progress_note", {"text": "", "accepted": True}), row("eukhe.progress_note", {"accepted": True})])
+    assert work_of(main.model_view()).work == 1
+
+
+def test_a_push_past_the_cap_answers_push_refused(session: Session) -> None:
+    """S5.6, S5.7: directors.push past directors.stackCap answers the error PushRefused; /force
+    --tries without its number says so."""
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(stack_cap=1))
+    assert "stack" in host_push(directors, {"kind": "reminder", "text": "one"})
+    answer = host_push(directors, {"kind": "reminder", "text": "two"})
+    assert set(answer) == {"error"} and answer["error"]["kind"] == "PushRefused"
+    assert "directors.stackCap 1" in answer["error"]["message"]
+    with pytest.raises(CommandError, match=r"^/force: --tries needs a number$"):
+        session_command(directors, "/force grep --tries")
+
+
+def test_an_autonomous_layer_without_its_document_gets_no_continuations(session: Session) -> None:
+    """S5.6: the autonomous layer gets its remaining continuations; with no eukhe.autonomous
+    (a stored stack that kept the layer) that is none."""
+    main = session.conversation("main")
+    main.commit(documents={DIRECTORS_DOC: to_document([Layer(LayerKind.AUTONOMOUS, 3)])})
+    directors = Directors(main)
+    assert directors.autonomous() is None
+    directors.begin("r1")
+    assert kinds(directors) == ["autonomous:0"]

@@ -20,7 +20,7 @@ from eukhe.memory.durable import DurableChat
 from eukhe.memory.importer import import_sessions
 from eukhe.memory.lines import CAP, cap_text, conversation_lines, split_text
 from eukhe.memory.owner import Memory
-from eukhe.memory.records import IdGap, Kind, MergeLine, Message, NodeLine, StoreError
+from eukhe.memory.records import CorruptLine, IdGap, Kind, MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.store import Store
 from eukhe.session import Store as Sessions
 from eukhe.session import assistant, user
@@ -288,6 +288,7 @@ def test_sessions_import_oldest_first_without_repeated_pastes(tmp_path: Path) ->
         ]
         again = import_sessions(memory, sessions)
         assert again.added == 0 and memory.status()["messages"] == 5
+        assert again.known == done.added + done.known  # the second import knows every entry
     store = Store(tmp_path / "chat")
     assert {m.kind for m in store.messages} == {Kind.NOTE}
     store.close()
@@ -337,6 +338,29 @@ def test_a_second_handle_is_a_client_and_takes_over(tmp_path: Path) -> None:
     store = Store(directory)
     assert [m.text for m in store.messages] == ["from the owner", "through the socket", "after the owner died"]
     store.close()
+
+
+def test_the_owner_answers_a_line_that_is_not_a_call_with_a_value_error(tmp_path: Path) -> None:
+    """Rule 7: a client's line that is not JSON, or not a JSON object, gets a ValueError reply
+    (the error's name, for the client to raise), and the owner keeps answering."""
+    directory = tmp_path / "chat"
+    with Memory(directory) as memory:
+        assert memory.is_owner and memory.append("hello") == [0]
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)  # a short address, as the owner's
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            raw.connect(f"/proc/self/fd/{fd}/lock")
+            with raw.makefile("rb") as replies:
+                raw.sendall(b"not json\n")
+                first = json.loads(replies.readline())
+                raw.sendall(b"[1]\n")
+                second = json.loads(replies.readline())
+        finally:
+            raw.close()
+            os.close(fd)
+        assert first["error"] == "ValueError" and first["message"].startswith("not JSON: ")
+        assert second == {"error": "ValueError", "message": "a call is a JSON object"}
+        assert memory.view() == ["0+1|hello"]
 
 
 def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:
@@ -395,3 +419,14 @@ def test_a_crash_while_terminating_a_torn_tail_loses_nothing(tmp_path: Path) -> 
     again = Store(tmp_path)
     assert [m.text for m in again.messages] == ["kept", "next"]
     again.close()
+
+
+def test_a_tree_line_with_a_wrong_key_before_a_good_size_is_named_by_its_line(tmp_path: Path) -> None:
+    """Rules 6, 13: a node line whose first fields are not the writer's (a key "L", "x") but whose
+    end is a good ``"size":n}`` is not a node: reading the tree names its line."""
+    for line in ['{"L":0,"i":0,"text":"abc","size":3}', '{"l":0,"x":0,"text":"abc","size":3}']:
+        tree = tmp_path / line[2] / "tree"
+        tree.mkdir(parents=True)
+        (tree / "2026-11-30.jsonl").write_text(line + "\n" + '{"l":0,"i":1,"text":"de","size":2}\n')
+        with pytest.raises(CorruptLine, match=r"2026-11-30\.jsonl: line 1: unknown fields"):
+            TreeLog(tree, 10)

@@ -196,8 +196,9 @@ def test_an_empty_session_id_is_refused(tmp_path: Path) -> None:
         (b'{"op":"mend","seq":1}', "unknown op 'mend'"),
         (b'{"op":"commit","seq":1,"entries":[]}', "commit: entries is not a non-empty list"),
         (b"[1]", "not a JSON object"),
+        (b'{"op":"commit","seq":1,"entries":[{"id":0,"parent":null,"kind":"user","content":NaN}]}', "entry 0: content holds the float nan, which JSON cannot hold"),
     ],
-    ids=["from-not-object", "from-entry-not-number", "from-session-not-string", "torn-lines", "seq-zero", "move-head", "unknown-op", "no-entries", "not-object"],
+    ids=["from-not-object", "from-entry-not-number", "from-session-not-string", "torn-lines", "seq-zero", "move-head", "unknown-op", "no-entries", "not-object", "content-nan"],
 )
 def test_a_malformed_record_says_what_is_wrong(line: bytes, reason: str) -> None:
     # A record that does not parse is named with its reason (CorruptRecord's reason): the reason

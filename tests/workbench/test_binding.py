@@ -88,3 +88,10 @@ def test_a_held_area_must_keep_its_held_level_and_no_other_is_eased(monkeypatch:
     monkeypatch.setattr(binding, "HELD", {"memory": 91.0})  # the mechanism, for an area that falls short again
     assert binding.floor_of("memory", 95.0) == 91.0 and binding.floor_of("effort", 95.0) == 95.0
     assert binding.floor_of("memory", 0.0) == 0.0  # --floor 0 checks nothing
+
+
+def test_a_sample_kill_rate_has_its_wilson_interval() -> None:
+    assert mutate.wilson(27, 30) == (74.38, 96.54)  # the 95% Wilson score interval of 27/30
+    assert mutate.wilson(30, 30) == (88.65, 100.0) and mutate.wilson(0, 0) == (0.0, 100.0)
+    sampled = {"area": "directors", "sample_killed_percent": 90.0, "sample": "30 of 1547", "sample_wilson95_percent": [74.38, 96.54]}
+    assert "95% Wilson interval 74.38-96.54%" in report._mutation_measure(sampled)
