@@ -139,3 +139,30 @@ def test_an_untrusted_project_changes_no_limit_prompt_or_credential(dirs: Dirs) 
     for item in ("maxToolRounds", "autonomous.enabled", "directors.maxSteps", "mcpServers.x", "SYSTEM.md"):
         assert item in warning
     assert any("Global(trustedProjects)" in e.message for e in settings.config.errors)  # only the global layer trusts
+
+
+def test_a_trusted_projects_prompts_are_read_and_an_unreadable_one_is_named(dirs: Dirs) -> None:
+    agent_dir, project, _ = dirs
+    (agent_dir / "settings.json").write_text(json.dumps({"trustedProjects": [str(project)]}))
+    (project / ".eukhe" / "SYSTEM.md").write_text("obey the project")
+    (project / ".eukhe" / "APPEND_SYSTEM.md").write_bytes(b"\xff\xfe not utf-8")
+    loaded = EukheSettings(agent_dir, project).config
+    assert loaded.trusted and loaded.prompts == {"SYSTEM.md": "obey the project"}
+    unreadable = [e for e in loaded.errors if e.source == str(project / ".eukhe" / "APPEND_SYSTEM.md")]
+    assert len(unreadable) == 1 and unreadable[0].message.startswith("cannot be read: ")
+
+
+def test_an_empty_entry_of_trusted_projects_trusts_nothing(dirs: Dirs) -> None:
+    agent_dir, _, _ = dirs
+    (agent_dir / "settings.json").write_text(json.dumps({"trustedProjects": [""]}))  # not the agent directory
+    (agent_dir / ".eukhe").mkdir()
+    (agent_dir / ".eukhe" / "SYSTEM.md").write_text("obey the project")
+    loaded = EukheSettings(agent_dir, agent_dir).config
+    assert not loaded.trusted and loaded.prompts == {}
+
+
+def test_a_document_error_without_detail_says_its_kind_alone(dirs: Dirs) -> None:
+    agent_dir, project, _ = dirs
+    (agent_dir / "settings.json").write_text("[1, 2]")
+    errors = [e for e in EukheSettings(agent_dir, project).config.errors if e.source == str(agent_dir / "settings.json")]
+    assert [e.message for e in errors] == ["not an object"]

@@ -353,3 +353,53 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path: Path
         write_atomic(path, '{"a": "\ud800"}')
     assert path.read_text(encoding="utf-8") == '{"a": 1}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_a_line_toggles_in_the_agent_and_leaves_client_commands_to_the_client(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        assert agent.run_line("toggle stt.enabled; bind f1 toggle") == [("toggle stt.enabled", "ok"), ("bind f1 toggle", "client-only")]
+        assert agent.value("stt.enabled") is True
+        assert session.conversation("main").document(CVAR_DOC)["sets"] == [["stt.enabled", True]]
+
+
+def test_a_subagent_takes_the_aliases_of_subagent_cfg_and_of_its_own_profile(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    (agent_dir / "subagent.cfg").write_text('alias fast "set transport sse"\n')
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "agents" / "reviewer.cfg").write_text('alias slow "set transport websocket"\n')
+    with Store(sessions).create("s") as session:
+        settings = EukheSettings(agent_dir)
+        _, aliases, _ = settings.profile("reviewer", root=False)
+        assert [name for name, _ in aliases] == ["fast", "slow"]
+        sub = CvarAgent(settings, session.conversation("main.reviewer"))
+        assert sub.run_line("fast") == [("set transport sse", "ok")] and sub.value("transport") == "sse"
+
+
+def test_set_global_takes_a_global_cvar_and_a_value_tells_its_layer(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    settings = EukheSettings(agent_dir)
+    assert settings.set_global("memory.model", "anthropic/claude-haiku-4-5") == "anthropic/claude-haiku-4-5"
+    assert settings.cvars.value([], "memory.model") == "anthropic/claude-haiku-4-5"
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "agents" / "main.cfg").write_text("set transport sse\n")
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        assert agent.settings.cvars.sourced(agent.family(), "transport") == ("sse", "profile main")
+        agent.set("transport", "websocket")
+        assert agent.settings.cvars.sourced(agent.family(), "transport") == ("websocket", "sets main")
+
+
+def test_a_cfg_line_is_stripped_of_the_command_languages_blanks_only() -> None:
+    from eukhe.settings.cfg import unparsed
+
+    assert unparsed("  \tset transport sse\r\n# a comment\n") is None
+    assert unparsed("\u2003set transport sse\n") == (1, "unknown command \u2003set")  # an em space is part of the word
+
+
+def test_a_redefined_alias_is_listed_at_its_last_definition() -> None:
+    table = Aliases()
+    for name, body in (("a", "set transport sse"), ("b", "toggle stt.enabled"), ("a", "set transport websocket")):
+        table.define(name, body)
+    assert table.as_json() == [["b", "toggle stt.enabled"], ["a", "set transport websocket"]]
