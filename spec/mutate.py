@@ -24,13 +24,19 @@ would, under the mutant of its child, and the stats run ties the builders to eve
 reads them.
 
 python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
-                      [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]]
+                      [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]] [--rest N [--seed S]]
 
 --sample N draws N of the area's mutants with random.Random(S) (seed 9 unless --seed) when a
 whole run cannot finish in the time at hand: its kill rate is recorded as a sample (its size,
 seed and the number drawn from beside it), never as the area's score, with its 95% Wilson interval.
 random.sample's draws of 2N begin with its draws of N (same seed), so a sample grows by rerunning
 with a larger N; mutmut keeps the stats pass of the workspace, so only the new mutants cost much.
+
+--rest N ends a whole run that cannot finish: the mutants the workspace has judged are a census
+(exact, whatever order mutmut judged them in), the ones it has not are the rest, and N of the rest
+drawn uniformly (random.Random(S)) are run (with the --mutants given, e.g. the census's survivors to
+rerun). The area's score is then estimated, never called measured: exact over the census, the
+rest's kill rate from the draw, its 95% Wilson interval carried over to the whole area (estimate).
 
 Where the time goes (measured, see RUN_SETTINGS and the record's timing): mutmut's stats pass
 (the judges once, every call of the area traced) and its clean run (the sampled mutants' judges
@@ -260,9 +266,44 @@ def draw_sample(area: str, size: int, seed: int, only: list[str] | None = None) 
     return sorted(random.Random(seed).sample(names, min(size, len(names)))), len(names)
 
 
+def draw_rest(area: str, size: int, seed: int) -> tuple[list[str], int]:
+    """A seeded uniform draw of ``size`` of the area's mutants its workspace has not judged yet
+    (the rest of a whole run that stopped part-way), and how many there were."""
+    import random
+
+    names = sorted(n for n, s in results(area).items() if s in UNCHECKED)
+    return sorted(random.Random(seed).sample(names, min(size, len(names)))), len(names)
+
+
+def estimate(
+    census_killed: int, census_judged: int, draw_killed: int, draw_judged: int, draw_size: int, rest: int
+) -> dict[str, object]:
+    """The area's score from a census of part of it and a uniform draw from the rest.
+
+    The census is exact: ``census_killed`` of its ``census_judged`` non-equivalent mutants.
+    The rest (``rest`` mutants) is estimated from the draw: ``draw_killed`` of its
+    ``draw_judged`` non-equivalent ones (``draw_size`` drawn), so the rest holds about
+    rest * draw_judged / draw_size non-equivalent mutants, killed at the draw's rate. Only the
+    draw's rate is uncertain: its 95% Wilson interval, put in place of the rate, bounds the
+    score (the draw is without replacement, so the interval is if anything wide)."""
+    rest_judged = rest * draw_judged / draw_size if draw_size else 0.0
+    total = census_judged + rest_judged
+
+    def score(rate: float) -> float:
+        return round(100 * (census_killed + rest_judged * rate) / total, 2) if total else 0.0
+
+    low, high = wilson(draw_killed, draw_judged)
+    return {
+        "census": {"killed": census_killed, "judged": census_judged},
+        "rest": {"mutants": rest, "drawn": draw_size, "killed": draw_killed, "judged": draw_judged},
+        "score_estimate": score(draw_killed / draw_judged if draw_judged else 0.0),
+        "score_wilson95_percent": [score(low / 100), score(high / 100)],
+    }
+
+
 def run_area(
     area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None,
-    sample: tuple[int, int] | None = None,
+    sample: tuple[int, int] | None = None, rest: tuple[int, int] | None = None,
 ) -> int:
     _check_judges(judges)
     space = _workspace(area, judges, only)
@@ -276,6 +317,11 @@ def run_area(
         mutants, drawn_from = draw_sample(area, *sample, only=only)
         SAMPLES[area] = {"size": len(mutants), "seed": sample[1], "drawn_from": drawn_from, "mutants": mutants}
         (space / "sample.json").write_text(json.dumps(SAMPLES[area], indent=1) + "\n", encoding="utf-8")
+    elif rest is not None:
+        drawn, drawn_from = draw_rest(area, *rest)
+        SAMPLES[area] = {"kind": "rest", "size": len(drawn), "seed": rest[1], "drawn_from": drawn_from, "mutants": drawn}
+        (space / "sample.json").write_text(json.dumps(SAMPLES[area], indent=1) + "\n", encoding="utf-8")
+        mutants = [*(mutants or []), *drawn]
     elif not mutants:  # a whole run: no longer a sample
         (space / "sample.json").unlink(missing_ok=True)
     env = _environment(space)
@@ -390,6 +436,38 @@ def describe_sample(drawn: dict[str, object]) -> str:
     )
 
 
+def summarize_rest(area: str, statuses: dict[str, str], drawn: dict[str, object], known: dict[str, str]) -> dict[str, object]:
+    """A whole run ended by --rest: the judged mutants outside the draw are the census, the
+    draw stands for the rest it was drawn from; the score is an estimate (see estimate)."""
+    in_draw = {str(n) for n in drawn["mutants"]}  # type: ignore[attr-defined]
+    drawn_from = int(str(drawn["drawn_from"]))
+    census = summarize(area, {n: s for n, s in statuses.items() if n not in in_draw and s not in UNCHECKED}, known)
+    draw = summarize(area, {n: statuses[n] for n in sorted(in_draw)}, known)
+    judged = {n: s for n, s in statuses.items() if s not in UNCHECKED}
+    entry = summarize(area, judged, known)
+    entry.pop("score")
+    entry["unchecked"] = len(statuses) - len(judged)
+    entry["timing"] = timing(area, sorted(judged))
+    entry["estimate"] = estimate(*killed_judged(census), *killed_judged(draw), len(in_draw), drawn_from)
+    entry["rest"] = describe_rest(drawn)
+    return entry
+
+
+def killed_judged(summary: dict[str, object]) -> tuple[int, int]:
+    """A summary's killed mutants and its judged non-equivalent ones (killed or survived)."""
+    killed, survived = summary["killed"], summary["survived"]
+    assert isinstance(killed, int) and isinstance(survived, int)
+    return killed, killed + survived
+
+
+def describe_rest(drawn: dict[str, object]) -> str:
+    return (
+        f"an estimate, not a measured score: the census of every mutant judged outside the draw, and {drawn['size']} drawn "
+        f"by random.Random({drawn['seed']}).sample from the {drawn['drawn_from']} not yet judged "
+        f"(python -m spec.mutate --rest {drawn['size']} --seed {drawn['seed']})"
+    )
+
+
 def write(areas: list[str], directory: Path) -> Path:
     known = equivalents()
     path = directory / "mutation.json"
@@ -398,6 +476,9 @@ def write(areas: list[str], directory: Path) -> Path:
     for area in areas:
         statuses = results(area)
         drawn = sample_of(area)
+        if drawn is not None and drawn.get("kind") == "rest":  # a census and a draw from the rest
+            by_area[area] = summarize_rest(area, statuses, drawn, known)
+            continue
         if drawn is not None:  # a seeded sample was measured: only its mutants count
             statuses = {n: statuses[n] for n in drawn["mutants"]}  # type: ignore[attr-defined]
         if statuses:
@@ -474,7 +555,10 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None, not
         }
         if note:
             by_area[entry["area"]]["after"] = note
-        if "sample" in entry:  # a seeded sample: its kill rate, never called the score
+        if "estimate" in entry:  # a census and a draw from the rest: an estimate, never called the score
+            by_area[entry["area"]]["rest"] = entry["rest"]
+            by_area[entry["area"]]["estimate"] = entry["estimate"]
+        elif "sample" in entry:  # a seeded sample: its kill rate, never called the score
             by_area[entry["area"]]["sample"] = entry["sample"]
             by_area[entry["area"]]["sample_killed_percent"] = entry["sample_killed_percent"]
             by_area[entry["area"]]["sample_wilson95_percent"] = entry["sample_wilson95_percent"]
@@ -505,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutants", nargs="+", help="rerun only these mutants (names as mutmut prints them), e.g. the survivors")
     parser.add_argument("--record", action="store_true", help="also write the scores to spec/mutation_scores.json (tracked)")
     parser.add_argument("--sample", type=int, metavar="N", help="run a seeded sample of N mutants of the area (not a score: recorded as a sample)")
-    parser.add_argument("--seed", type=int, default=9, help="the seed of --sample (random.Random(seed))")
+    parser.add_argument("--rest", type=int, metavar="N", help="end a whole run that cannot finish: run N mutants drawn from those not yet judged, and estimate the score")
+    parser.add_argument("--seed", type=int, default=9, help="the seed of --sample or --rest (random.Random(seed))")
     parser.add_argument("--note", help="with --record: what the record cannot say itself (how the sample relates to earlier ones)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
@@ -517,7 +602,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         for area in areas:
             sample = (args.sample, args.seed) if args.sample else None
-            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample)
+            rest = (args.rest, args.seed) if args.rest else None
+            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample, rest)
     path = write(areas, args.laws_dir)
     if args.record:
         record(areas, args.laws_dir, args.only, args.note)
@@ -528,12 +614,15 @@ def main(argv: list[str] | None = None) -> int:
         measure = (
             f"score {entry['score']:6.2f}%"
             if "score" in entry
+            else f"ESTIMATE {entry['estimate']['score_estimate']:6.2f}% (95% {entry['estimate']['score_wilson95_percent']}%)"
+            if "estimate" in entry
             else f"SAMPLE killed {entry['sample_killed_percent']:6.2f}% (95% Wilson {entry.get('sample_wilson95_percent')}%)"
         )
         print(
             f"mutation {entry['area']:<10} {measure}  killed {entry['killed']}, "
             f"survived {entry['survived']}, equivalent {entry['equivalent']}, not run {entry['unchecked']}"
             + (f"  ({entry['sample']})" if "sample" in entry else "")
+            + (f"  ({entry['rest']})" if "rest" in entry else "")
             + f"  timing {entry.get('timing', {})}"
         )
     return failed

@@ -207,6 +207,15 @@ def _mutation_measure(area: dict[str, object]) -> str:
     """An area's mutation score, or the kill rate of a seeded sample named as a sample."""
     if "score" in area:
         return f"{area['score']}%"
+    estimated = area.get("estimate")
+    if isinstance(estimated, dict):
+        low, high = estimated["score_wilson95_percent"]
+        census, rest = estimated["census"], estimated["rest"]
+        return html.escape(
+            f"estimated {estimated['score_estimate']}%, 95% interval {low}-{high}% (exact over the {census['judged']} "
+            f"judged, {census['killed']} killed; the other {rest['mutants']} from a uniform draw of {rest['drawn']}, "
+            f"{rest['killed']} of {rest['judged']} killed: {area.get('rest', '')})"
+        )
     interval = area.get("sample_wilson95_percent")
     wilson = f", 95% Wilson interval {interval[0]}-{interval[1]}%" if isinstance(interval, list) else ""
     caveat = f"; {area['sample_caveat']}" if area.get("sample_caveat") else ""

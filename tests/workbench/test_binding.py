@@ -95,3 +95,24 @@ def test_a_sample_kill_rate_has_its_wilson_interval() -> None:
     assert mutate.wilson(30, 30) == (88.65, 100.0) and mutate.wilson(0, 0) == (0.0, 100.0)
     sampled = {"area": "directors", "sample_killed_percent": 90.0, "sample": "30 of 1547", "sample_wilson95_percent": [74.38, 96.54]}
     assert "95% Wilson interval 74.38-96.54%" in report._mutation_measure(sampled)
+
+
+def test_a_whole_run_ended_by_a_draw_from_the_rest_is_an_estimate() -> None:
+    # census: 900 of 1,000 killed; the rest: 500 mutants, 100 drawn, 5 of them equivalent, 90 killed.
+    # About 500 * 95/100 = 475 of the rest are not equivalent, killed at 90/95: (900 + 450) / 1475.
+    found = mutate.estimate(900, 1000, 90, 95, 100, 500)
+    assert found["score_estimate"] == 91.53
+    low, high = mutate.wilson(90, 95)
+    assert found["score_wilson95_percent"] == [round((900 + 475 * low / 100) / 14.75, 2), round((900 + 475 * high / 100) / 14.75, 2)]
+    # the draw decides nothing of the census: a census alone (nothing left) is exact
+    assert mutate.estimate(9, 10, 0, 0, 0, 0)["score_estimate"] == 90.0
+    statuses = {"a": "killed", "b": "survived", "c": "killed", "d": "survived", "e": "not checked", "f": "killed"}
+    drawn = {"kind": "rest", "size": 2, "seed": 1, "drawn_from": 3, "mutants": ["d", "f"]}
+    entry = mutate.summarize_rest("effort", statuses, drawn, {"b": "dead code"})
+    estimated = entry["estimate"]
+    assert isinstance(estimated, dict)
+    assert estimated["census"] == {"killed": 2, "judged": 2}  # a, c (b equivalent; d, f drawn; e unjudged)
+    assert estimated["rest"] == {"mutants": 3, "drawn": 2, "killed": 1, "judged": 2}
+    assert "score" not in entry and entry["unchecked"] == 1
+    shown = report._mutation_measure(entry)
+    assert shown.startswith("estimated ") and "the other 3 from a uniform draw of 2" in shown
