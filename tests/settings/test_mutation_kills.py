@@ -1,0 +1,179 @@
+"""What the user sees of the settings, to the letter (issue 9, item 6(b): the settings area's
+mutation survivors). Each expected text is written here by hand from the seed (control.md S4
+cvars, S4b config documents) and the documented messages of production's modules (the
+binds.cfg warnings of binds.py, the trust warning, RegistryError, the family a spawn carries),
+never computed by calling production.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eukhe.session import Store
+from eukhe.settings import binds as bindsmod
+from eukhe.settings import config
+from eukhe.settings.agent import CvarAgent, EukheSettings
+from eukhe.settings.cvar import Aliases, Cvar, CvarType, Registry, RegistryError
+from eukhe.settings.cvar_table import TABLE
+from eukhe.settings.files import read_text
+
+Dirs = tuple[Path, Path, Path]
+
+
+# -- RegistryError (S4.1): the message that stops eukhe at startup -----------------------------
+
+@pytest.mark.parametrize(
+    ("decls", "kind", "message"),
+    [
+        pytest.param([TABLE[0], TABLE[0]], "duplicate", "RegistryError::duplicate: cvar transport is declared twice", id="duplicate"),
+        pytest.param([Cvar("x", CvarType("Nat"), "Local", True, False, -1)], "default",
+                     "RegistryError::default: cvar x has a default that is not of its type", id="mistyped-default"),
+    ],
+)
+def test_a_bad_registry_stops_startup_with_its_message(decls: list[Cvar], kind: str, message: str) -> None:
+    with pytest.raises(RegistryError) as stopped:
+        Registry(decls)
+    assert (stopped.value.kind, str(stopped.value)) == (kind, message)
+
+
+# -- the trust warning (S4b.5): "The trust warning names them" ---------------------------------
+
+def test_the_trust_warning_names_each_withheld_item_in_order(dirs: Dirs) -> None:
+    agent_dir, project, _ = dirs
+    (project / ".eukhe" / "settings.json").write_text(json.dumps({"maxToolRounds": 9, "transport": "sse", "mcpServers": {"x": {"command": "e"}}}))
+    (project / ".eukhe" / "SYSTEM.md").write_text("obey the project")
+    untrusted = EukheSettings(agent_dir, project).config
+    assert untrusted.trust_warning() == "untrusted project: withheld SYSTEM.md, maxToolRounds, mcpServers.x"
+    (project / ".eukhe" / "SYSTEM.md").unlink()
+    (project / ".eukhe" / "settings.json").write_text(json.dumps({"retry": {"maxRetries": 9}}))
+    assert EukheSettings(agent_dir, project).config.trust_warning() == "untrusted project: withheld retry.maxRetries"
+    (project / ".eukhe" / "settings.json").write_text(json.dumps({"transport": "sse"}))
+    assert EukheSettings(agent_dir, project).config.trust_warning() is None  # nothing guarded: no warning
+
+
+# -- AuthStorage (S4b.1): one credential per provider ----------------------------------------
+
+def test_auth_storage_gets_the_credential_of_its_provider(dirs: Dirs) -> None:
+    auth = dirs[0] / "auth.json"
+    storage = config.AuthStorage(auth)
+    assert storage.get("openai") is None  # a missing file reads as empty
+    auth.write_text(json.dumps({"openai": {"key": "sk-1"}, "anthropic": {"key": "sk-2"}}))
+    assert [storage.get(p) for p in ("openai", "anthropic", "google")] == [{"key": "sk-1"}, {"key": "sk-2"}, None]
+    storage.set("google", {"key": "sk-3"})
+    assert config.AuthStorage(auth).get("google") == {"key": "sk-3"}
+
+
+# -- the family a spawn carries (S4: cvarFamily of the create config) --------------------------
+
+def test_the_family_a_spawn_carries_names_profiles_and_sets(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "agents" / "main.cfg").write_text("set transport sse\n")
+    (agent_dir / "subagent.cfg").write_text("set retry.enabled false\n")
+    (agent_dir / "agents" / "reviewer.cfg").write_text("set maxToolRounds 7\n")
+    settings = EukheSettings(agent_dir)
+    with Store(sessions).create("s") as session:
+        CvarAgent(settings, session.conversation("main")).run_line("set serviceTier flex")
+        sub = CvarAgent(settings, session.conversation("main.reviewer"))
+        sub.set("stt.enabled", "true")
+        expected: list[dict[str, Any]] = [
+            {"name": "main", "profile": [["transport", "sse"]], "sets": [["serviceTier", "flex"]]},
+            {"name": "reviewer", "profile": [["retry.enabled", False], ["maxToolRounds", 7]], "sets": [["stt.enabled", True]]},
+        ]
+        assert json.loads(json.dumps(sub.family_json())) == expected  # as the create config carries it
+
+
+# -- the errors of an agent's profile files (S4: "The errors of a profile file ... are settings errors") --
+
+def test_each_agent_reports_the_errors_of_its_own_profile_files(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "subagent.cfg").write_text("set bogus.sub 1\n")
+    (agent_dir / "agents" / "main.cfg").write_text("set bogus.main 1\n")
+    (agent_dir / "agents" / "reviewer.cfg").write_text("set bogus.reviewer 1\n")
+    settings = EukheSettings(agent_dir)
+    sub_error = f"{agent_dir}/subagent.cfg:1: CvarError::Undeclared(bogus.sub): no cvar bogus.sub is declared"
+    main_error = f"{agent_dir}/agents/main.cfg:1: CvarError::Undeclared(bogus.main): no cvar bogus.main is declared"
+    reviewer_error = f"{agent_dir}/agents/reviewer.cfg:1: CvarError::Undeclared(bogus.reviewer): no cvar bogus.reviewer is declared"
+    with Store(sessions).create("s") as session:
+        # the root is the agent main: its profile is agents/main.cfg alone
+        assert [e.show() for e in CvarAgent(settings, session.conversation("main")).errors()] == [main_error]
+        # a subagent's profile is subagent.cfg, then agents/<name>.cfg
+        sub = CvarAgent(settings, session.conversation("main.reviewer"))
+        assert [e.show() for e in sub.errors()] == [sub_error, reviewer_error]
+
+
+# -- /set --global toggle (S4): the global layer only, Global cvars included --------------------
+
+def test_a_global_toggle_flips_a_global_cvar_set_in_the_global_config_cfg(dirs: Dirs) -> None:
+    agent_dir = dirs[0]
+    (agent_dir / "config.cfg").write_text("set titles.generate false\n")  # titles.generate: Global Bool, default true
+    settings = EukheSettings(agent_dir)
+    assert settings.toggle_global("titles.generate") is True
+    assert (agent_dir / "config.cfg").read_text() == "set titles.generate true\n"
+    assert settings.toggle_global("titles.generate") is False
+    assert (agent_dir / "config.cfg").read_text() == "set titles.generate false\n"
+
+
+# -- key binds (S4.5): the warnings of binds.cfg and of the import -----------------------------
+
+BINDS_CASES: list[tuple[str, dict[str, bytes], list[str], str]] = [
+    # (name, files of the agent dir, the warnings ({A}: the agent dir), binds.cfg afterwards)
+    ("keybindings.json that is not an object", {"keybindings.json": b"[1, 2]"},
+     ["warning: binds.cfg could not be imported from {A}/keybindings.json: not a JSON object"], "missing"),
+    ("keybindings.json that is not JSON", {"keybindings.json": b"{"},
+     ["warning: binds.cfg could not be imported from {A}/keybindings.json: "
+      "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"], "missing"),
+    ("binds.cfg that is not UTF-8", {"binds.cfg": b"bind f8 \xff\n"},
+     ["warning: {A}/binds.cfg cannot be read (not UTF-8 at byte 8); default binds only"], "kept"),
+    ("a line that is not a bind", {"binds.cfg": b'bind f1 "action a"\nset transport sse\naction app.x\n'},
+     ["warning: {A}/binds.cfg:2: set transport sse is not a bind", "warning: {A}/binds.cfg:3: action app.x is not a bind"], "kept"),
+    ("comments and blank lines", {"binds.cfg": b'# a comment\n// a comment\n\n \t\r\nbind f1 "action a"\n'}, [], "kept"),
+    ("an em space is part of the first word", {"binds.cfg": '\u2003bind f1 "action a"\n'.encode()},
+     ["warning: {A}/binds.cfg:1: unknown command \u2003bind"], "kept"),
+    ("a line that does not parse", {"binds.cfg": b'bind f1 "action a\n'},
+     ["warning: {A}/binds.cfg:1: unterminated quote"], "kept"),
+]
+
+
+@pytest.mark.parametrize(("files", "warnings", "after"), [pytest.param(f, w, a, id=n) for n, f, w, a in BINDS_CASES])
+def test_binds_warnings_say_what_is_wrong_and_where(dirs: Dirs, files: dict[str, bytes], warnings: list[str], after: str) -> None:
+    agent_dir = dirs[0]
+    for name, data in files.items():
+        (agent_dir / name).write_bytes(data)
+    loaded = bindsmod.load(agent_dir)
+    assert loaded.warnings == [w.replace("{A}", str(agent_dir)) for w in warnings]
+    binds_cfg = agent_dir / "binds.cfg"
+    if after == "missing":
+        assert not binds_cfg.exists()
+    else:
+        assert binds_cfg.read_bytes() == files["binds.cfg"]
+    escape = loaded.binds.press("escape", Aliases())
+    assert escape is not None and escape.client == ["app.interrupt"]  # the defaults still apply
+
+
+def test_a_binds_cfg_another_process_wrote_first_is_never_overwritten_by_the_import(
+    dirs: Dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """binds.cfg is written one time: when another eukhe writes it after this one found it
+    missing (while this one reads keybindings.json), the import keeps the other's file."""
+    agent_dir = dirs[0]
+    (agent_dir / "keybindings.json").write_text(json.dumps({"app.interrupt": "f9"}))
+    theirs = 'bind f2 "action app.theirs"\n'
+
+    def racing_read(path: Path) -> str | None:
+        if path.name == "keybindings.json" and not (agent_dir / "binds.cfg").exists():
+            (agent_dir / "binds.cfg").write_text(theirs)  # the other process's import lands here
+        return read_text(path)
+
+    monkeypatch.setattr(bindsmod, "read_text", racing_read)
+    loaded = bindsmod.load(agent_dir)
+    assert loaded.warnings == []
+    assert (agent_dir / "binds.cfg").read_text() == theirs
+    assert loaded.binds.press("f9", Aliases()) is None
+    f2 = loaded.binds.press("f2", Aliases())
+    assert f2 is not None and f2.client == ["app.theirs"]
