@@ -177,3 +177,90 @@ def test_a_binds_cfg_another_process_wrote_first_is_never_overwritten_by_the_imp
     assert loaded.binds.press("f9", Aliases()) is None
     f2 = loaded.binds.press("f2", Aliases())
     assert f2 is not None and f2.client == ["app.theirs"]
+
+
+def test_the_global_toggle_flips_the_text_it_rewrites(dirs: Dirs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The value a global toggle flips is read from the very text it rewrites under the lock:
+    an editor that does not take the lock and writes config.cfg between eukhe's read and its
+    reload does not change what is flipped (its write is replaced, as any unlocked write is)."""
+    from eukhe.settings import agent as agentmod
+    from eukhe.settings.cfg import check_parses
+
+    agent_dir = dirs[0]
+    cfg = agent_dir / "config.cfg"
+    cfg.write_text("# mine\n")
+
+    def editor_writes_meanwhile(path: Path, text: str) -> None:
+        cfg.write_text("set titles.generate false\n")  # lands after eukhe read "# mine"
+        check_parses(path, text)
+
+    settings = EukheSettings(agent_dir)
+    monkeypatch.setattr(agentmod, "check_parses", editor_writes_meanwhile)
+    assert settings.toggle_global("titles.generate") is False  # "# mine" sets nothing: the default true flips
+    assert cfg.read_text() == "# mine\nset titles.generate false\n"
+
+
+# -- runtime sets of one line (S4: the sets of an agent, committed on each change) -------------
+
+def test_a_toggle_after_a_set_on_one_line_flips_the_value_just_set(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        main = session.conversation("main")
+        agent = CvarAgent(EukheSettings(agent_dir), main)
+        assert agent.run_line("set stt.enabled true; toggle stt.enabled; toggle stt.enabled") == [
+            ("set stt.enabled true", "ok"), ("toggle stt.enabled", "ok"), ("toggle stt.enabled", "ok"),
+        ]
+        assert main.document("eukhe.cvar.agent") == {"sets": [["stt.enabled", True], ["stt.enabled", False], ["stt.enabled", True]], "aliases": []}
+        assert agent.value("stt.enabled") is True
+
+
+@pytest.mark.parametrize("line", ["bind f1 toggle", "action app.interrupt", "set transport pigeon", "set maxToolRounds many; toggle transport; set idleEvictionMinutes 5"])
+def test_a_line_that_changes_nothing_commits_nothing(dirs: Dirs, line: str) -> None:
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        main = session.conversation("main")
+        agent = CvarAgent(EukheSettings(agent_dir), main)
+        agent.run_line("set transport sse")
+        head = main.head
+        agent.run_line(line)
+        assert main.head == head
+        assert main.document("eukhe.cvar.agent") == {"sets": [["transport", "sse"]], "aliases": []}
+
+
+# -- a cfg writer drops only the single-set lines of what it writes (cfg.py write_sets) ---------
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("set titles.generate false\n", "set titles.generate true\n", id="a-single-set-line"),
+        pytest.param(" \tset titles.generate false\r\n", "set titles.generate true\n", id="blanks-around"),
+        pytest.param("set titles.generate false;\x0c\n", "set titles.generate false;\x0c\nset titles.generate true\n", id="two-commands"),
+        pytest.param("set titles.generate false; set sessionDir x\n", "set titles.generate false; set sessionDir x\nset titles.generate true\n",
+                     id="two-sets"),
+        pytest.param("# set titles.generate false\n", "# set titles.generate false\nset titles.generate true\n", id="a-comment"),
+    ],
+)
+def test_set_global_replaces_only_the_single_set_lines_of_its_cvar(dirs: Dirs, before: str, after: str) -> None:
+    """A line of two commands is not a single-set line (a form feed after the ``;`` is a word
+    of the command language, the run of an alias, not a blank): it stays as it was."""
+    agent_dir = dirs[0]
+    (agent_dir / "config.cfg").write_text(before, newline="")
+    EukheSettings(agent_dir).set_global("titles.generate", "true")
+    assert (agent_dir / "config.cfg").read_bytes().decode() == after
+
+
+# -- the descriptions of the declarations ----------------------------------------------------
+
+def test_the_session_switches_are_described_by_the_seeds_names() -> None:
+    """S4: "The session switches (transport, steering mode, follow-up mode, auto retry, auto
+    compaction, service tier)". The switches carry these names as their descriptions (transport's
+    says what it transports); no other declaration has one. (eukhe does not print them yet.)"""
+    described = {decl.id: decl.doc for decl in TABLE if decl.doc != ""}
+    assert described == {
+        "transport": "transport of provider streams",
+        "steeringMode": "steering mode",
+        "followUpMode": "follow-up mode",
+        "retry.enabled": "auto retry",
+        "compaction.enabled": "auto compaction",
+        "serviceTier": "service tier",
+    }
