@@ -18,7 +18,7 @@ from eukhe.settings import binds as bindsmod
 from eukhe.settings import config
 from eukhe.settings.agent import CvarAgent, EukheSettings
 from eukhe.settings.cvar import Aliases, Cvar, CvarType, Registry, RegistryError
-from eukhe.settings.cvar_table import TABLE
+from eukhe.settings.cvar_table import TABLE, registry
 from eukhe.settings.files import read_text
 
 Dirs = tuple[Path, Path, Path]
@@ -214,6 +214,20 @@ def test_a_toggle_after_a_set_on_one_line_flips_the_value_just_set(dirs: Dirs) -
         assert agent.value("stt.enabled") is True
 
 
+def test_each_command_of_a_line_has_its_outcome(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        assert agent.run_line('bind f1 toggle; alias a "set transport"; set transport sse; toggle stt.enabled; toggle stt.enabled') == [
+            ("bind f1 toggle", "client-only"),
+            ('alias a "set transport"', "ParseError(set takes 2 words, not 1)"),
+            ("set transport sse", "ok"),
+            ("toggle stt.enabled", "ok"),
+            ("toggle stt.enabled", "ok"),
+        ]
+        assert agent.value("transport") == "sse" and agent.value("stt.enabled") is False
+
+
 @pytest.mark.parametrize("line", ["bind f1 toggle", "action app.interrupt", "set transport pigeon", "set maxToolRounds many; toggle transport; set idleEvictionMinutes 5"])
 def test_a_line_that_changes_nothing_commits_nothing(dirs: Dirs, line: str) -> None:
     agent_dir, _, sessions = dirs
@@ -238,6 +252,7 @@ def test_a_line_that_changes_nothing_commits_nothing(dirs: Dirs, line: str) -> N
         pytest.param("set titles.generate false; set sessionDir x\n", "set titles.generate false; set sessionDir x\nset titles.generate true\n",
                      id="two-sets"),
         pytest.param("# set titles.generate false\n", "# set titles.generate false\nset titles.generate true\n", id="a-comment"),
+        pytest.param("// a note\nset titles.generate false\n", "// a note\nset titles.generate true\n", id="a-slash-comment"),
     ],
 )
 def test_set_global_replaces_only_the_single_set_lines_of_its_cvar(dirs: Dirs, before: str, after: str) -> None:
@@ -264,3 +279,72 @@ def test_the_session_switches_are_described_by_the_seeds_names() -> None:
         "compaction.enabled": "auto compaction",
         "serviceTier": "service tier",
     }
+
+
+# -- the aliases of an agent (S4: config, then its profile, then its own; a later one replaces) --
+
+ALIAS_CASES: list[tuple[str, dict[str, str], str, list[tuple[str, str]] | str]] = [
+    # (name, cfg files of the agent dir, the conversation, what running the line `x` gives)
+    ("config.cfg", {"config.cfg": 'alias x "set transport sse"\n'}, "main", [("set transport sse", "ok")]),
+    ("the root's profile", {"agents/main.cfg": 'alias x "set transport websocket"\n'}, "main", [("set transport websocket", "ok")]),
+    ("the profile over config.cfg", {"config.cfg": 'alias x "set transport sse"\n', "agents/main.cfg": 'alias x "set serviceTier flex"\n'},
+     "main", [("set serviceTier flex", "ok")]),
+    ("subagent.cfg is not the root's", {"subagent.cfg": 'alias x "set transport sse"\n'}, "main", "ExpandError::Unknown(x)"),
+    ("subagent.cfg is a subagent's", {"subagent.cfg": 'alias x "set transport sse"\n'}, "main.reviewer", [("set transport sse", "ok")]),
+    ("agents/main.cfg is not a subagent's", {"agents/main.cfg": 'alias x "set transport sse"\n'}, "main.reviewer", "ExpandError::Unknown(x)"),
+]
+
+
+@pytest.mark.parametrize(("files", "conversation", "outcome"), [pytest.param(f, c, o, id=n) for n, f, c, o in ALIAS_CASES])
+def test_an_agent_runs_the_aliases_of_its_config_and_its_own_profile(
+    dirs: Dirs, files: dict[str, str], conversation: str, outcome: list[tuple[str, str]] | str
+) -> None:
+    from eukhe.settings.cvar import ExpandError
+
+    agent_dir, _, sessions = dirs
+    for name, text in files.items():
+        (agent_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (agent_dir / name).write_text(text)
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation(conversation))
+        if isinstance(outcome, str):
+            with pytest.raises(ExpandError) as failed:
+                agent.run_line("x")
+            assert failed.value.show() == outcome
+        else:
+            assert agent.run_line("x") == outcome
+
+
+# -- settings setters (S4b.2) ----------------------------------------------------------------
+
+def test_a_setter_names_the_global_config_cfg_that_sets_a_global_setting(dirs: Dirs) -> None:
+    agent_dir = dirs[0]
+    (agent_dir / "config.cfg").write_text("set defaultModel from-cfg\n")  # defaultModel: Global
+    said = config.SettingsManager(registry(), config.Paths(agent_dir)).set("defaultModel", "m")
+    assert said.show() == f"Persisted::Shadowed({agent_dir}/config.cfg)"
+
+
+def test_a_setter_started_over_a_broken_file_sets_once_it_is_fixed(dirs: Dirs) -> None:
+    agent_dir = dirs[0]
+    path = agent_dir / "settings.json"
+    path.write_text("{broken")
+    manager = config.SettingsManager(registry(), config.Paths(agent_dir))
+    assert manager.loaded == {}
+    path.write_text(json.dumps({"transport": "sse"}))  # the user fixes the file
+    assert manager.set("retry.maxRetries", 4).show() == "Persisted"
+    assert json.loads(path.read_text()) == {"transport": "sse", "retry": {"maxRetries": 4}}
+    assert manager.loaded == {"retry": {"maxRetries": 4}}  # the process's copy follows its own sets
+
+
+# -- trust (S4b.5): trustedProjects, from the global layer only ---------------------------------
+
+def test_only_trusted_projects_trusts_even_when_another_setting_is_a_list(dirs: Dirs) -> None:
+    from eukhe.settings.cvar import GLOBAL, LIST, STRING
+
+    agent_dir, project, _ = dirs
+    extra = Cvar("extraDirs", CvarType(LIST, item=CvarType(STRING)), GLOBAL, True, False, [])
+    custom = Registry([*TABLE, extra])
+    (agent_dir / "settings.json").write_text(json.dumps({"trustedProjects": [str(project)], "extraDirs": ["/elsewhere"]}))
+    assert EukheSettings(agent_dir, project, custom).config.trusted
+    (agent_dir / "settings.json").write_text(json.dumps({"extraDirs": [str(project)]}))
+    assert not EukheSettings(agent_dir, project, custom).config.trusted
