@@ -348,3 +348,56 @@ def test_only_trusted_projects_trusts_even_when_another_setting_is_a_list(dirs: 
     assert EukheSettings(agent_dir, project, custom).config.trusted
     (agent_dir / "settings.json").write_text(json.dumps({"extraDirs": [str(project)]}))
     assert not EukheSettings(agent_dir, project, custom).config.trusted
+
+
+# -- agents deeper in the family, profiles refuse Global sets, malformed agent documents ---------
+
+def test_a_grandchild_is_named_by_the_last_part_of_its_conversation(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "agents" / "helper.cfg").write_text("set maxToolRounds 3\n")
+    with Store(sessions).create("s") as session:
+        helper = CvarAgent(EukheSettings(agent_dir), session.conversation("main.reviewer.helper"))
+        assert helper.name == "helper"
+        assert [(a["name"], a["profile"]) for a in helper.family_json()] == [("main", []), ("reviewer", []), ("helper", [("maxToolRounds", 3)])]
+        assert helper.value("maxToolRounds") == 3
+
+
+def test_a_profile_never_sets_a_global_cvar(dirs: Dirs) -> None:
+    agent_dir, _, sessions = dirs
+    (agent_dir / "agents").mkdir()
+    (agent_dir / "agents" / "main.cfg").write_text("set defaultModel from-profile\nset transport sse\n")
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        assert [e.show() for e in agent.errors()] == [
+            f"{agent_dir}/agents/main.cfg:1: CvarError::Global(defaultModel): defaultModel is Global: only the global config sets it"
+        ]
+        assert agent.value("defaultModel") == "" and agent.value("transport") == "sse"
+        assert agent.family_json()[0]["profile"] == [("transport", "sse")]
+
+
+@pytest.mark.parametrize("document", [
+    {"sets": {"transport": "sse"}, "aliases": {"x": "set transport sse"}},
+    {"sets": "transport", "aliases": "xy"},
+    {"sets": None, "aliases": None},
+    ["not", "an", "object"],
+])
+def test_an_agent_document_of_the_wrong_shape_reads_as_no_sets_and_no_aliases(dirs: Dirs, document: Any) -> None:
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        main = session.conversation("main")
+        main.commit(documents={"eukhe.cvar.agent": document})
+        agent = CvarAgent(EukheSettings(agent_dir), main)
+        assert agent.document() == {"sets": [], "aliases": []}
+        assert agent.errors() == [] and agent.value("transport") == "auto"
+
+
+# -- how a writer writes a JSON document (S4b.1) ------------------------------------------------
+
+def test_a_json_document_is_written_indented_by_two_in_utf_8_with_a_final_newline(dirs: Dirs) -> None:
+    agent_dir = dirs[0]
+    config.mcp_add(agent_dir / "settings.json", "g\u00eet", {"command": "\u00e9", "args": ["\u2603", 1]})
+    assert (agent_dir / "settings.json").read_bytes() == (
+        '{\n  "mcpServers": {\n    "g\u00eet": {\n      "command": "\u00e9",\n      "args": [\n        "\u2603",\n        1\n      ]\n'
+        '    }\n  }\n}\n'
+    ).encode("utf-8")
