@@ -401,3 +401,31 @@ def test_a_json_document_is_written_indented_by_two_in_utf_8_with_a_final_newlin
         '{\n  "mcpServers": {\n    "g\u00eet": {\n      "command": "\u00e9",\n      "args": [\n        "\u2603",\n        1\n      ]\n'
         '    }\n  }\n}\n'
     ).encode("utf-8")
+
+
+# -- a document that cannot be read: its path and what is wrong (S4b.1) -------------------------
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        pytest.param("settings.json", b"[1, 2]", "{P}: not an object", id="not-an-object"),
+        pytest.param("settings.json", b'{"version": 2}', "{P}: unknown version (2)", id="unknown-version"),
+        pytest.param("settings.json", b'{"a": "\xff"}', "{P}: unreadable (not UTF-8 at byte 7)", id="not-utf-8"),
+        pytest.param("settings.json", b"{nope", "{P}: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+                     id="not-json"),
+        pytest.param("config.cfg", b'set transport "open\n', "{P}: does not parse (line 1: unterminated quote)", id="cfg-does-not-parse"),
+    ],
+)
+def test_a_writer_refuses_a_broken_file_saying_its_path_and_what_is_wrong(dirs: Dirs, name: str, data: bytes, said: str) -> None:
+    from eukhe.settings.files import DocumentError
+
+    agent_dir = dirs[0]
+    path = agent_dir / name
+    path.write_bytes(data)
+    with pytest.raises(DocumentError) as refused:
+        if name == "config.cfg":
+            EukheSettings(agent_dir).set_global("titles.generate", "false")
+        else:
+            config.mcp_add(path, "git", {"command": "g"})
+    assert str(refused.value) == said.replace("{P}", str(path))
+    assert path.read_bytes() == data
