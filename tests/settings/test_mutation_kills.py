@@ -429,3 +429,87 @@ def test_a_writer_refuses_a_broken_file_saying_its_path_and_what_is_wrong(dirs: 
             config.mcp_add(path, "git", {"command": "g"})
     assert str(refused.value) == said.replace("{P}", str(path))
     assert path.read_bytes() == data
+
+
+# -- the settings errors of a config, as the eukhe.settings_error rows show them (S4, S4b.3) ------
+
+GLOBAL_CFG = "\n".join([
+    "set transport pigeon",
+    "set retry.maxRetries -1",
+    'set thinkingBudgets "{\\"low\\": -1}"',
+    'set trustedProjects "[1]"',
+    "set kernelTransport nope",
+    "set bogus 1",
+    "toggle retry.enabled",
+    'alias a "set transport"',
+    'set transport "open',
+    "set temperature 1e5",
+    "set idleEvictionMinutes soon",
+    "set titles.generate yes",
+    "bind f1 x; action y; z",
+    "",
+])
+GLOBAL_SETTINGS = {"transport": "pigeon", "bogus": 1, "a.b": 1, "retry": {"enabled": "yes", "nope": 2}, "mcpServers": {"x": 1},
+                   "idleEvictionMinutes": -5}
+# (where, what) of each error, in order: the global settings.json, the global config.cfg, the project's files
+EXPECTED_ERRORS = [
+    ("{A}/settings.json: transport", 'CvarError::BadValue(transport): "pigeon" is not a one of auto|sse|websocket (transport)'),
+    ("{A}/settings.json: bogus", "CvarError::Undeclared(bogus): no cvar bogus is declared"),
+    ('{A}/settings.json: "a.b"', 'CvarError::Undeclared("a.b"): no cvar "a.b" is declared'),
+    ("{A}/settings.json: retry.enabled", 'CvarError::BadValue(retry.enabled): "yes" is not a Bool (retry.enabled)'),
+    ("{A}/settings.json: retry.nope", "CvarError::Undeclared(retry.nope): no cvar retry.nope is declared"),
+    ("{A}/settings.json: mcpServers.x", "CvarError::BadValue(mcpServers.x): an mcpServers entry is an object"),
+    ("{A}/settings.json: idleEvictionMinutes", "CvarError::BadValue(idleEvictionMinutes): -5 is not a NatOrOff (idleEvictionMinutes)"),
+    ("{A}/config.cfg:1", "CvarError::BadValue(transport): 'pigeon' is not a one of auto|sse|websocket (transport)"),
+    ("{A}/config.cfg:2", "CvarError::BadValue(retry.maxRetries): '-1' is not a Nat (retry.maxRetries)"),
+    ("{A}/config.cfg:3", "CvarError::BadValue(thinkingBudgets): '{\"low\": -1}' is not a Map of Nat (thinkingBudgets)"),
+    ("{A}/config.cfg:4", "CvarError::BadValue(trustedProjects): '[1]' is not a List of String (trustedProjects)"),
+    ("{A}/config.cfg:5", "CvarError::BadValue(kernelTransport): 'nope' is not JSON (kernelTransport)"),
+    ("{A}/config.cfg:6", "CvarError::Undeclared(bogus): no cvar bogus is declared"),
+    ("{A}/config.cfg:7", "toggle retry.enabled has no meaning in a cfg file"),
+    ("{A}/config.cfg:8", "alias a does not parse: set takes 2 words, not 1"),
+    ("{A}/config.cfg:9", "does not parse: unterminated quote"),
+    ("{A}/config.cfg:10", "CvarError::BadValue(temperature): '1e5' is not a Float (temperature)"),
+    ("{A}/config.cfg:11", "CvarError::BadValue(idleEvictionMinutes): 'soon' is not a NatOrOff (idleEvictionMinutes)"),
+    ("{A}/config.cfg:12", "CvarError::BadValue(titles.generate): 'yes' is not a Bool (titles.generate)"),
+    ("{A}/config.cfg:13", "bind f1 x has no meaning in a cfg file"),
+    ("{A}/config.cfg:13", "action y has no meaning in a cfg file"),
+    ("{A}/config.cfg:13", "z has no meaning in a cfg file"),
+    ("{P}/.eukhe/settings.json: mcpServers", "CvarError::BadValue(mcpServers): mcpServers is an object of entries"),
+    ("{P}/.eukhe/settings.json: defaultModel", "CvarError::Global(defaultModel): defaultModel is Global: only the global config sets it"),
+    ("{P}/.eukhe/config.cfg:1", "CvarError::Global(sessionDir): sessionDir is Global: only the global config sets it"),
+]
+
+
+def test_each_settings_error_says_where_and_what(dirs: Dirs) -> None:
+    agent_dir, project, _ = dirs
+    (agent_dir / "config.cfg").write_text(GLOBAL_CFG)
+    (agent_dir / "settings.json").write_text(json.dumps(GLOBAL_SETTINGS))
+    (project / ".eukhe" / "settings.json").write_text(json.dumps({"mcpServers": 5, "defaultModel": "m"}))
+    (project / ".eukhe" / "config.cfg").write_text("set sessionDir /tmp/x\n")
+    errors = EukheSettings(agent_dir, project).config.errors
+    assert [(e.source, e.message) for e in errors] == [
+        (where.replace("{A}", str(agent_dir)).replace("{P}", str(project)), what) for where, what in EXPECTED_ERRORS
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("toggle transport", "CvarError::NotBool(transport): transport is not a Bool: it cannot be toggled"),
+        ("toggle nosuch", "CvarError::Undeclared(nosuch): no cvar nosuch is declared"),
+        ("toggle titles.generate", "CvarError::Global(titles.generate): titles.generate is Global: only the global config sets it"),
+        ("set serviceTier fast", "CvarError::BadValue(serviceTier): 'fast' is not a one of auto|default|flex|priority (serviceTier)"),
+    ],
+)
+def test_a_refused_command_of_a_session_says_why(dirs: Dirs, line: str, said: str) -> None:
+    from eukhe.settings.cvar import CvarError
+
+    agent_dir, _, sessions = dirs
+    with Store(sessions).create("s") as session:
+        agent = CvarAgent(EukheSettings(agent_dir), session.conversation("main"))
+        verb, cvar, *value = line.split()
+        with pytest.raises(CvarError) as refused:
+            agent.toggle(cvar) if verb == "toggle" else agent.set(cvar, value[0])
+        assert str(refused.value) == said
+        assert agent.run_line(line) == [(line, said.split(": ", 1)[0])]  # the outcome shows the error's kind and id
