@@ -513,3 +513,53 @@ def test_a_refused_command_of_a_session_says_why(dirs: Dirs, line: str, said: st
             agent.toggle(cvar) if verb == "toggle" else agent.set(cvar, value[0])
         assert str(refused.value) == said
         assert agent.run_line(line) == [(line, said.split(": ", 1)[0])]  # the outcome shows the error's kind and id
+
+
+# -- a cfg file that cannot be read (S4: a settings error, and eukhe does not write it) ----------
+
+def test_an_unreadable_cfg_file_reads_as_one_error_and_nothing_else(dirs: Dirs) -> None:
+    from eukhe.settings.cfg import CfgFile, SettingsError, read_cfg
+    from eukhe.settings.cvar import Cvars
+
+    agent_dir = dirs[0]
+    path = agent_dir / "config.cfg"
+    path.write_bytes(b"set \xfe\n")
+    cvars = Cvars(registry())
+    assert read_cfg(path, cvars, local_only=False) == CfgFile(path, [], [], [SettingsError(str(path), "cannot be read: not UTF-8 at byte 4")], False)
+    path.write_text("set transport sse\n")
+    assert read_cfg(path, cvars, local_only=False) == CfgFile(path, [("transport", "sse")], [], [], True)
+    assert read_cfg(agent_dir / "missing.cfg", cvars, local_only=False) == CfgFile(agent_dir / "missing.cfg", [], [], [], True)
+    path.unlink()
+    path.mkdir()  # a directory: the read fails with the system's words
+    assert [e.show() for e in EukheSettings(agent_dir).config.errors] == [f"{path}: cannot be read: Is a directory"]
+
+
+# -- the in-flight limits of the global settings.json (S4b.4) -----------------------------------
+
+@pytest.mark.parametrize(
+    ("settings", "limits"),
+    [
+        pytest.param(None, {"openai": None, "anthropic": None}, id="no-file"),
+        pytest.param({"transport": "sse"}, {"openai": None, "anthropic": None}, id="no-limit"),
+        pytest.param({"providerMaxInFlight": {"openai": 2}}, {"openai": 2, "anthropic": None}, id="one-provider"),
+        pytest.param({"providerMaxInFlight": {"openai": 0, "anthropic": 2.5}}, {"openai": 0, "anthropic": 1}, id="a-fraction-fails-closed"),
+        pytest.param({"providerMaxInFlight": [3]}, {"openai": 1, "anthropic": 1}, id="not-a-map-fails-closed"),
+    ],
+)
+def test_the_in_flight_limit_of_each_provider(dirs: Dirs, settings: dict[str, Any] | None, limits: dict[str, int | None]) -> None:
+    agent_dir = dirs[0]
+    if settings is not None:
+        (agent_dir / "settings.json").write_text(json.dumps(settings))
+    loaded = EukheSettings(agent_dir).config
+    assert {provider: loaded.limit(provider) for provider in limits} == limits
+
+
+# -- error texts of the command language -------------------------------------------------------
+
+def test_error_texts_of_the_command_language() -> None:
+    from eukhe.settings.cvar import CvarError, ExpandError
+
+    assert str(ExpandError("Cycle", "loop")) == "ExpandError::Cycle(loop)"
+    assert str(ExpandError("Unknown", "nosuch")) == "ExpandError::Unknown(nosuch)"
+    other = CvarError("Other", "x")  # a kind with no default message says its kind
+    assert (other.message, str(other), other.data()) == ("Other", "CvarError::Other(x): Other", {"kind": "Other", "id": "x", "message": "Other"})
