@@ -447,6 +447,12 @@ GLOBAL_CFG = "\n".join([
     "set idleEvictionMinutes soon",
     "set titles.generate yes",
     "bind f1 x; action y; z",
+    "# a comment: set transport pigeon",
+    "// a comment: set transport pigeon",
+    "",
+    " \t\r",
+    "\x0cset transport sse",
+    "set titles.generate maybe",
     "",
 ])
 GLOBAL_SETTINGS = {"transport": "pigeon", "bogus": 1, "a.b": 1, "retry": {"enabled": "yes", "nope": 2}, "mcpServers": {"x": 1},
@@ -475,6 +481,8 @@ EXPECTED_ERRORS = [
     ("{A}/config.cfg:13", "bind f1 x has no meaning in a cfg file"),
     ("{A}/config.cfg:13", "action y has no meaning in a cfg file"),
     ("{A}/config.cfg:13", "z has no meaning in a cfg file"),
+    ("{A}/config.cfg:18", "does not parse: unknown command \x0cset"),  # a form feed is not a blank of the command language
+    ("{A}/config.cfg:19", "CvarError::BadValue(titles.generate): 'maybe' is not a Bool (titles.generate)"),
     ("{P}/.eukhe/settings.json: mcpServers", "CvarError::BadValue(mcpServers): mcpServers is an object of entries"),
     ("{P}/.eukhe/settings.json: defaultModel", "CvarError::Global(defaultModel): defaultModel is Global: only the global config sets it"),
     ("{P}/.eukhe/config.cfg:1", "CvarError::Global(sessionDir): sessionDir is Global: only the global config sets it"),
