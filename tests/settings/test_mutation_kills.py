@@ -410,6 +410,9 @@ def test_a_json_document_is_written_indented_by_two_in_utf_8_with_a_final_newlin
     [
         pytest.param("settings.json", b"[1, 2]", "{P}: not an object", id="not-an-object"),
         pytest.param("settings.json", b'{"version": 2}', "{P}: unknown version (2)", id="unknown-version"),
+        pytest.param("settings.json", b'{"version": true}', "{P}: unknown version (true)", id="version-true"),
+        pytest.param("settings.json", b'{"version": 1.0}', "{P}: unknown version (1.0)", id="version-1.0"),
+        pytest.param("settings.json", b'{"version": "' + b"v" * 80 + b'"}', '{P}: unknown version ("' + "v" * 49 + ")", id="a-long-version-cut-at-50"),
         pytest.param("settings.json", b'{"a": "\xff"}', "{P}: unreadable (not UTF-8 at byte 7)", id="not-utf-8"),
         pytest.param("settings.json", b"{nope", "{P}: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
                      id="not-json"),
@@ -571,3 +574,9 @@ def test_error_texts_of_the_command_language() -> None:
     assert str(ExpandError("Unknown", "nosuch")) == "ExpandError::Unknown(nosuch)"
     other = CvarError("Other", "x")  # a kind with no default message says its kind
     assert (other.message, str(other), other.data()) == ("Other", "CvarError::Other(x): Other", {"kind": "Other", "id": "x", "message": "Other"})
+
+
+def test_a_document_of_version_1_is_read_and_kept(dirs: Dirs) -> None:
+    path = dirs[0] / "settings.json"
+    path.write_text(json.dumps({"version": 1, "transport": "sse"}))
+    assert config.mcp_add(path, "git", {"command": "g"}) == {"version": 1, "transport": "sse", "mcpServers": {"git": {"command": "g"}}}
