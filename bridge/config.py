@@ -28,6 +28,19 @@ from eukhe.settings.cvar import CvarError, Cvars, canonical
 from eukhe.settings.cvar_table import registry
 from eukhe.settings.files import DocumentError, read_document, write_atomic
 
+
+def show_document(path: Path) -> str:
+    """How a transcript shows a document file: missing, unreadable, invalid, or its JSON."""
+    if not path.exists():
+        return "missing"
+    if path.is_dir():
+        return "unreadable"
+    try:
+        return canonical(json.loads(path.read_text(encoding="utf-8")))
+    except ValueError:
+        return "invalid"
+
+
 GOOD: dict[str, list[Any]] = {
     "retry.enabled": [True, False], "retry.maxRetries": [0, 5], "retry.failover.maxRetries": [1],
     "transport": ["sse", "websocket"], "compaction.keepRecentTokens": [1000], "directors.maxSteps": [10, 50],
@@ -183,7 +196,7 @@ class _Run:
         kind = event["do"]
         if kind == "file":
             self.place(self.files[event["doc"]], event)
-            return f"file {event['doc']} {config.show_document(self.files[event['doc']])}"
+            return f"file {event['doc']} {show_document(self.files[event['doc']])}"
         if kind == "cfg":
             write_atomic(self.cfgs[event["which"]], "".join(cfgfiles.set_line(k, v) + "\n" for k, v in event["sets"]))
             return f"cfg {event['which']}"
@@ -204,7 +217,7 @@ class _Run:
                 said = "written"
             except DocumentError as error:
                 said = f"refused: {error.kind}"
-            return f"{writer} {said} {doc}={config.show_document(self.files[doc])}"
+            return f"{writer} {said} {doc}={show_document(self.files[doc])}"
         if kind == "setter":
             loaded = event["loaded"].get("content") if event["loaded"]["state"] in ("valid", "other-version") else {}
             manager = config.SettingsManager(self.registry, self.paths, loaded if isinstance(loaded, dict) else {}, self.names)
@@ -214,7 +227,7 @@ class _Run:
                 said = error.show()
             except DocumentError as error:
                 said = f"refused: {error.kind}"
-            return f"setter {event['id']} {said} settings={config.show_document(self.paths.global_settings)}"
+            return f"setter {event['id']} {said} settings={show_document(self.paths.global_settings)}"
         if kind == "load":
             try:
                 document = read_document(self.files[event["doc"]])

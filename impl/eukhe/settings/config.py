@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from eukhe.settings.cfg import CfgFile, SettingsError, read_cfg
-from eukhe.settings.cvar import Cvars, CvarError, Layer, Registry, canonical
+from eukhe.settings.cvar import Cvars, CvarError, Layer, Registry
 from eukhe.settings.files import DocumentError, dumps_document, read_document, update_document, write_atomic
 
 SETTINGS_FILE = "settings.json"
@@ -368,16 +368,3 @@ def _raw_limit(path: Path) -> Any:
     except DocumentError:
         return MISSING
 
-
-def show_document(path: Path) -> str:
-    """How a bridge transcript shows a document file: missing, unreadable, invalid, or its JSON."""
-    if not path.exists():
-        return "missing"
-    if path.is_dir():
-        return "unreadable"
-    try:
-        import json
-
-        return canonical(json.loads(path.read_text(encoding="utf-8")))
-    except ValueError:
-        return "invalid"
