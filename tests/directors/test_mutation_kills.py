@@ -1,0 +1,315 @@
+"""What the user sees of the Directors' entry points and state changes, pinned exactly
+(control.md S5.4, S5.6, S5.7, S5.8; issue 9 item 6(b)): every answer of the host request
+directors.push for every params shape, the error messages of /remind and /force, the kind data
+of a forced layer, the call or miss of each forced request with its NotCalled display row,
+the goal's and the autonomous run's documents after each change, and the canonical bytes of
+a document. Every expected value is written by hand from the seed and the documented
+behaviour, never computed by production."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eukhe.directors.commands import CommandError, host_push, session_command
+from eukhe.directors.document import DIRECTORS_DOC, canonical
+from eukhe.directors.hooks import (
+    AUTONOMOUS_DOC,
+    DIRECTOR_NOTICE_CUSTOM_TYPE,
+    GOAL_DOC,
+    DirectorLimits,
+    Directors,
+    ForcedToolError,
+    GoalError,
+    PushRefused,
+    notcalled_row,
+)
+from eukhe.session import Conversation, Session, Store
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[Session]:
+    with Store(tmp_path / "sessions").create("k1") as opened:
+        yield opened
+
+
+def notices(conversation: Conversation) -> list[object]:
+    return [
+        e.content for e in conversation.user_view() if e.custom_type == DIRECTOR_NOTICE_CUSTOM_TYPE and e.display_only
+    ]
+
+
+def forced(tool: str, tries: int) -> dict[str, Any]:
+    """A freshly pushed forced layer as the document holds it: 1 unit of budget (S5.7)."""
+    data = {"tool": tool, "tries": tries, "misses": 0, "requests": 0, "called": False}
+    return {"budget": 1, "kind": "forced", "data": data}
+
+
+def reminder(text: str) -> dict[str, Any]:
+    return {"budget": 1, "kind": "reminder", "data": {"text": text}}
+
+
+def stack_of(*layers: dict[str, Any]) -> dict[str, Any]:
+    return {"layers": list(layers), "version": 1}
+
+
+BAD_PARAMS = {"error": {"kind": "BadParams", "message": "directors.push needs kind reminder with text, or forced with tool"}}
+BAD_TRIES = {"error": {"kind": "BadParams", "message": "tries must be a whole number"}}
+
+
+def refused(message: str) -> dict[str, Any]:
+    return {"error": {"kind": "PushRefused", "message": message}}
+
+
+# (params, stackCap, the answer): S5.7, goal.remind(text) and goal.force_tool(tool, tries=1).
+HOST_PUSH_CASES: list[tuple[str, dict[str, Any], int, dict[str, Any]]] = [
+    ("reminder", {"kind": "reminder", "text": "check the tests"}, 8, {"stack": stack_of(reminder("check the tests"))}),
+    ("reminder unicode", {"kind": "reminder", "text": "café ✓"}, 8, {"stack": stack_of(reminder("café ✓"))}),
+    ("forced, tries absent is 1", {"kind": "forced", "tool": "bash"}, 8, {"stack": stack_of(forced("bash", 1))}),
+    ("forced, tries 3", {"kind": "forced", "tool": "grep", "tries": 3}, 8, {"stack": stack_of(forced("grep", 3))}),
+    ("forced, tries 0", {"kind": "forced", "tool": "grep", "tries": 0}, 8, {"stack": stack_of(forced("grep", 0))}),
+    ("forced, huge tries", {"kind": "forced", "tool": "t", "tries": 2**40}, 8, {"stack": stack_of(forced("t", 2**40))}),
+    ("forced, tries -1", {"kind": "forced", "tool": "bash", "tries": -1}, 8, BAD_TRIES),
+    ("forced, tries True", {"kind": "forced", "tool": "bash", "tries": True}, 8, BAD_TRIES),
+    ("forced, tries False", {"kind": "forced", "tool": "bash", "tries": False}, 8, BAD_TRIES),
+    ("forced, tries '2'", {"kind": "forced", "tool": "bash", "tries": "2"}, 8, BAD_TRIES),
+    ("forced, tries 2.0", {"kind": "forced", "tool": "bash", "tries": 2.0}, 8, BAD_TRIES),
+    ("forced, tries null", {"kind": "forced", "tool": "bash", "tries": None}, 8, BAD_TRIES),
+    ("kind missing, text", {"text": "hello"}, 8, BAD_PARAMS),
+    ("kind missing, tool", {"tool": "bash"}, 8, BAD_PARAMS),
+    ("no params", {}, 8, BAD_PARAMS),
+    ("another kind", {"kind": "goal", "text": "x", "tool": "y"}, 8, BAD_PARAMS),
+    ("reminder without text", {"kind": "reminder", "tool": "bash"}, 8, BAD_PARAMS),
+    ("reminder, text not a string", {"kind": "reminder", "text": 5}, 8, BAD_PARAMS),
+    ("forced without tool", {"kind": "forced", "text": "hello"}, 8, BAD_PARAMS),
+    ("forced, tool not a string", {"kind": "forced", "tool": 5, "tries": 1}, 8, BAD_PARAMS),
+    ("forced, tool null", {"kind": "forced", "tool": None}, 8, BAD_PARAMS),
+    ("reminder, blank text", {"kind": "reminder", "text": "  "}, 8, refused("/remind needs a text")),
+    ("forced, blank tool", {"kind": "forced", "tool": " "}, 8, refused("/force needs a tool name")),
+    ("reminder, stack full", {"kind": "reminder", "text": "a"}, 0,
+     refused("the Director stack is full: 0 pushed layers, directors.stackCap 0")),
+    ("forced, stack full", {"kind": "forced", "tool": "bash"}, 0,
+     refused("the Director stack is full: 0 pushed layers, directors.stackCap 0")),
+]
+
+
+@pytest.mark.parametrize(("params", "cap", "answer"), [c[1:] for c in HOST_PUSH_CASES], ids=[c[0] for c in HOST_PUSH_CASES])
+def test_host_push_answers(session: Session, params: dict[str, Any], cap: int, answer: dict[str, Any]) -> None:
+    main = session.conversation("main")
+    assert host_push(Directors(main, DirectorLimits(stack_cap=cap)), params) == answer
+    # An answered stack is the one stored; an error stores nothing.
+    assert main.document(DIRECTORS_DOC) == answer.get("stack")
+
+
+# (line, the message the user reads)
+COMMAND_ERRORS = [
+    ("/remindx check", "unknown command /remindx"),
+    ("/remind", "/remind needs a text: /remind <text>"),
+    ("  /remind   ", "/remind needs a text: /remind <text>"),
+    ("/force 'bash", "/force: No closing quotation"),
+    ("/forcex bash", "unknown command /forcex"),
+    ("/force bash --tries", "/force: --tries needs a number"),
+    ("/force bash --tries x", "/force: --tries 'x' is not a whole number"),
+    ("/force bash --tries -1", "/force: --tries '-1' is not a whole number"),
+    ("/force", "/force needs one tool: /force <tool> [--tries <n>]"),
+    ("/force a b", "/force needs one tool: /force <tool> [--tries <n>]"),
+    ("/force --tries 2", "/force needs one tool: /force <tool> [--tries <n>]"),
+    ("hello there", "not a Director command: hello"),
+    ("/goal x", "not a Director command: /goal"),
+    ("", "not a Director command: (empty)"),
+    ("   ", "not a Director command: (empty)"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), COMMAND_ERRORS)
+def test_session_command_errors_name_what_is_wrong(session: Session, line: str, message: str) -> None:
+    main = session.conversation("main")
+    with pytest.raises(CommandError) as raised:
+        session_command(Directors(main), line)
+    assert str(raised.value) == message
+    assert main.document(DIRECTORS_DOC) is None
+
+
+COMMANDS = [
+    ("/remind   keep the API stable  ", stack_of(reminder("keep the API stable"))),
+    ("/force bash", stack_of(forced("bash", 1))),
+    ("/force grep --tries 3", stack_of(forced("grep", 3))),
+    ("/force --tries 2 grep", stack_of(forced("grep", 2))),
+    ("/force --tries 0 'my tool'", stack_of(forced("my tool", 0))),
+]
+
+
+@pytest.mark.parametrize(("line", "document"), COMMANDS)
+def test_session_commands_push(session: Session, line: str, document: dict[str, Any]) -> None:
+    main = session.conversation("main")
+    assert session_command(Directors(main), line) == document
+    assert main.document(DIRECTORS_DOC) == document
+
+
+def test_force_refuses_negative_tries_and_takes_zero(session: Session) -> None:
+    main = session.conversation("main")
+    directors = Directors(main)
+    with pytest.raises(PushRefused) as raised:
+        directors.force("bash", tries=-1)
+    assert str(raised.value) == "--tries must be a whole number"
+    assert main.document(DIRECTORS_DOC) is None
+    directors.force("bash", tries=0, budget=2)
+    assert main.document(DIRECTORS_DOC) == stack_of({**forced("bash", 0), "budget": 2})
+
+
+def row(tool: str, requests: int) -> dict[str, Any]:
+    """The display row of a forced call never made (S5.4, S6.3)."""
+    return {
+        "notice": "forced_tool_not_called",
+        "error": "ForcedToolError::NotCalled",
+        "tool": tool,
+        "requests": requests,
+        "message": f"ForcedToolError::NotCalled: the forced tool {tool} was not called in {requests} request(s)",
+    }
+
+
+def test_notcalled_row() -> None:
+    assert notcalled_row(ForcedToolError("bash", 2)) == row("bash", 2)
+    assert notcalled_row(ForcedToolError("grep", 0)) == {
+        "notice": "forced_tool_not_called",
+        "error": "ForcedToolError::NotCalled",
+        "tool": "grep",
+        "requests": 0,
+        "message": "ForcedToolError::NotCalled: the forced tool grep was not called in 0 request(s)",
+    }
+
+
+# A forced layer's kind data as stored, and the responses to forced requests: "miss" and
+# "call" follow a before_request that forces; "bare" is a response to a request nothing forced.
+# Each response's result: True (retry), False, or the NotCalled message; then the stack data
+# left (None: the layer is gone) and the display rows.
+AFTER_RESPONSE_CASES: list[tuple[str, dict[str, Any], list[str], list[object], dict[str, Any] | None, list[object]]] = [
+    ("tries 1: a miss retries, the call ends it",
+     forced("bash", 1)["data"], ["miss", "call", "bare", "bare"], [True, False, False, False],
+     {"tool": "bash", "tries": 1, "misses": 1, "requests": 2, "called": True}, []),
+    ("tries 1: the second miss fails with 2 requests",
+     forced("bash", 1)["data"], ["miss", "miss"],
+     [True, "ForcedToolError::NotCalled: the forced tool bash was not called in 2 request(s)"], None, [row("bash", 2)]),
+    ("tries 0: the first miss fails",
+     forced("grep", 0)["data"], ["miss"],
+     ["ForcedToolError::NotCalled: the forced tool grep was not called in 1 request(s)"], None, [row("grep", 1)]),
+    ("tries 2: the third miss fails",
+     forced("edit", 2)["data"], ["miss", "miss", "miss"],
+     [True, True, "ForcedToolError::NotCalled: the forced tool edit was not called in 3 request(s)"], None, [row("edit", 3)]),
+    ("stored data with the tool only: tries 1, no misses, no requests yet",
+     {"tool": "bash"}, ["miss"], [True], {"tool": "bash", "requests": 1, "misses": 1}, []),
+    ("stored data with the tool only: the second miss fails",
+     {"tool": "bash"}, ["miss", "miss"],
+     [True, "ForcedToolError::NotCalled: the forced tool bash was not called in 2 request(s)"], None, [row("bash", 2)]),
+    ("stored data with the tool only: the call",
+     {"tool": "bash"}, ["call"], [False], {"tool": "bash", "requests": 1, "called": True}, []),
+    ("stored counts go on",
+     {"tool": "bash", "tries": 3, "misses": 2, "requests": 5, "called": False}, ["miss", "miss"],
+     [True, "ForcedToolError::NotCalled: the forced tool bash was not called in 7 request(s)"], None, [row("bash", 7)]),
+    ("a response nothing forced changes nothing",
+     forced("bash", 0)["data"], ["bare", "bare"], [False, False], forced("bash", 0)["data"], []),
+    ("a call, then a response nothing forced",
+     forced("bash", 0)["data"], ["call", "bare"], [False, False],
+     {"tool": "bash", "tries": 0, "misses": 0, "requests": 1, "called": True}, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "responses", "results", "left", "rows"),
+    [c[1:] for c in AFTER_RESPONSE_CASES],
+    ids=[c[0] for c in AFTER_RESPONSE_CASES],
+)
+def test_after_response(
+    session: Session, data: dict[str, Any], responses: list[str], results: list[object], left: dict[str, Any] | None, rows: list[object]
+) -> None:
+    main = session.conversation("main")
+    main.commit(documents={DIRECTORS_DOC: stack_of(reminder("r"), {"budget": 1, "kind": "forced", "data": data})})
+    directors = Directors(main)
+    got: list[object] = []
+    for response in responses:
+        if response != "bare":
+            assert directors.before_request() == data["tool"]
+        try:
+            got.append(directors.after_response(called=response == "call"))
+        except ForcedToolError as error:
+            got.append(str(error))
+    assert got == results
+    layers = [reminder("r")] if left is None else [reminder("r"), {"budget": 1, "kind": "forced", "data": left}]
+    assert main.document(DIRECTORS_DOC) == stack_of(*layers)
+    assert notices(main) == rows
+
+
+def test_a_response_before_any_forced_request(session: Session) -> None:
+    main = session.conversation("main")
+    directors = Directors(main)
+    assert directors.after_response(called=False) is False
+    assert directors.after_response(called=True) is False
+    assert main.document(DIRECTORS_DOC) is None
+    assert notices(main) == []
+
+
+def goal_doc(status: str, reason: str | None, stall: object) -> dict[str, Any]:
+    return {"id": "g1", "objective": "ship it", "status": status, "reason": reason, "stall": stall}
+
+
+STALL = {"run": "r1", "goal": "g1", "count": 2}
+
+# (the stored goal, the status and reason set, the goal after)
+GOAL_CASES = [
+    (goal_doc("active", None, STALL), "paused", "the user paused it", goal_doc("paused", "the user paused it", STALL)),
+    (goal_doc("paused", "stalled", STALL), "active", None, goal_doc("active", None, None)),
+    (goal_doc("paused", "stalled", STALL), "active", "resumed", goal_doc("active", "resumed", None)),
+    (goal_doc("active", "old", STALL), "failed", "tests broke", goal_doc("failed", "tests broke", STALL)),
+    (goal_doc("active", "old", STALL), "complete", None, goal_doc("complete", None, STALL)),
+    (goal_doc("active", None, None), "budget_limited", "out of steps", goal_doc("budget_limited", "out of steps", None)),
+    (goal_doc("active", None, STALL), "cleared", None, goal_doc("cleared", None, STALL)),
+]
+
+
+@pytest.mark.parametrize(("stored", "status", "reason", "after"), GOAL_CASES)
+def test_set_goal_status(session: Session, stored: dict[str, Any], status: str, reason: str | None, after: dict[str, Any]) -> None:
+    main = session.conversation("main")
+    main.commit(documents={GOAL_DOC: stored})
+    Directors(main).set_goal_status(status, reason)
+    assert main.document(GOAL_DOC) == after
+
+
+def test_set_goal_status_errors(session: Session) -> None:
+    main = session.conversation("main")
+    directors = Directors(main)
+    with pytest.raises(GoalError) as raised:
+        directors.set_goal_status("paused")
+    assert str(raised.value) == "no goal to set paused: set a goal first"
+    directors.set_goal("ship it", "g1")
+    with pytest.raises(GoalError) as raised:
+        directors.set_goal_status("bogus")
+    assert str(raised.value) == "unknown goal status 'bogus' (one of active, paused, budget_limited, complete, failed, cleared)"
+    assert main.document(GOAL_DOC) == goal_doc("active", None, None)
+
+
+def test_set_autonomous(session: Session) -> None:
+    main = session.conversation("main")
+    directors = Directors(main, DirectorLimits(max_continuations=5))
+    directors.set_autonomous(True)
+    assert main.document(AUTONOMOUS_DOC) == {"used": 0, "max": 5, "enabled": True, "stop": None}
+    main.commit(documents={AUTONOMOUS_DOC: {"used": 3, "max": 7, "enabled": True, "stop": None}})
+    directors.set_autonomous(False, "a gate stopped it")
+    assert main.document(AUTONOMOUS_DOC) == {"used": 3, "max": 7, "enabled": False, "stop": "a gate stopped it"}
+    directors.set_autonomous(True)
+    assert main.document(AUTONOMOUS_DOC) == {"used": 3, "max": 7, "enabled": True, "stop": None}
+
+
+CANONICAL = [
+    ({"version": 1, "layers": []}, '{"layers":[],"version":1}'),
+    ({"b": [1, {"d": None, "c": True}], "a": "x"}, '{"a":"x","b":[1,{"c":true,"d":null}]}'),
+    ({"text": "café ✓"}, '{"text":"caf\\u00e9 \\u2713"}'),
+    ({"z": 1.5, "Z": -2}, '{"Z":-2,"z":1.5}'),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), CANONICAL)
+def test_canonical(value: object, text: str) -> None:
+    assert canonical(value) == text
