@@ -15,18 +15,22 @@ from typing import Any
 import pytest
 
 from eukhe.directors.commands import CommandError, host_push, session_command
-from eukhe.directors.document import DIRECTORS_DOC, canonical
+from eukhe.directors.document import DIRECTORS_DOC, LOOP_DOC, canonical
 from eukhe.directors.hooks import (
     AUTONOMOUS_DOC,
     DIRECTOR_NOTICE_CUSTOM_TYPE,
     GOAL_DOC,
+    Decided,
     DirectorLimits,
     Directors,
     ForcedToolError,
     GoalError,
     PushRefused,
+    Reply,
+    Step,
     notcalled_row,
 )
+from eukhe.directors.stack import Layer, LayerKind
 from eukhe.session import Conversation, Session, Store
 
 
@@ -313,3 +317,217 @@ CANONICAL = [
 @pytest.mark.parametrize(("value", "text"), CANONICAL)
 def test_canonical(value: object, text: str) -> None:
     assert canonical(value) == text
+
+
+def test_loop_doc_of_a_conversation_without_one(session: Session) -> None:
+    assert Directors(session.conversation("main")).loop_doc() == {"run": None, "steps": 0, "end": "", "last": None}
+
+
+def test_limits_of_an_agents_cvars() -> None:
+    values = {"directors.stackCap": 1, "directors.maxSteps": 2, "directors.stallSteps": 4, "autonomous.maxContinuations": 5}
+    limits = DirectorLimits.of(values.__getitem__)
+    assert (limits.stack_cap, limits.max_steps, limits.stall_steps, limits.max_continuations) == (1, 2, 4, 5)
+
+
+def test_only_reminders_and_forced_calls_are_pushed(session: Session) -> None:
+    main = session.conversation("main")
+    with pytest.raises(PushRefused) as raised:
+        Directors(main).push(Layer(LayerKind.GOAL, 1))
+    assert str(raised.value) == "only reminders and forced calls are pushed, not goal"
+    with pytest.raises(PushRefused) as raised:
+        Directors(main).push(Layer(LayerKind.AUTONOMOUS, 1))
+    assert str(raised.value) == "only reminders and forced calls are pushed, not autonomous"
+    assert main.document(DIRECTORS_DOC) is None
+
+
+# (stored layers, the tool before_request forces): the top forced layer not yet called.
+BEFORE_REQUEST_CASES: list[tuple[list[dict[str, Any]], str | None]] = [
+    ([], None),
+    ([forced("bash", 1), reminder("r")], "bash"),
+    ([forced("bash", 1), reminder("r"), reminder("s")], "bash"),
+    ([forced("bash", 1), forced("grep", 1)], "grep"),
+    ([forced("bash", 1), {"budget": 1, "kind": "forced", "data": {**forced("grep", 1)["data"], "called": True}}], "bash"),
+    ([reminder("r"), {"budget": 1, "kind": "forced", "data": {**forced("grep", 1)["data"], "called": True}}], None),
+]
+
+
+@pytest.mark.parametrize(("layers", "tool"), BEFORE_REQUEST_CASES)
+def test_before_request(session: Session, layers: list[dict[str, Any]], tool: str | None) -> None:
+    main = session.conversation("main")
+    if layers:
+        main.commit(documents={DIRECTORS_DOC: stack_of(*layers)})
+    directors = Directors(main)
+    assert directors.before_request() == tool
+    if tool is None:
+        # Nothing forced this request: its response is neither a call nor a miss.
+        assert directors.after_response(called=False) is False
+        assert main.document(DIRECTORS_DOC) == (stack_of(*layers) if layers else None)
+
+
+def step(decision: Decided, rule: str, verdicts: list[str], continuation: str | None = None,
+         rows: list[str] | None = None, error: str | None = None) -> Step:
+    return Step(decision, rule, verdicts, continuation, rows or [], error)
+
+
+AUTO = "Continue the autonomous run."
+NOTCALLED_3 = "ForcedToolError::NotCalled: the forced tool bash was not called in 3 request(s)"
+NOTCALLED_0 = "ForcedToolError::NotCalled: the forced tool grep was not called in 0 request(s)"
+PAUSED_REASON = "No progress: 1 goal continuations in a row made no tool call with a new result"
+PAUSED_ROW = (
+    "Goal paused. No progress: 1 goal continuations in a row made no tool call with a new result. "
+    "Send a message or resume the goal to give it the full progress cap again."
+)
+NOTE_1 = (
+    "Progress check: 1 goal continuation in a row made no tool call with a new result. "
+    "The goal pauses at 3. Take one concrete step now."
+)
+
+
+def last(generation: str, s: Step) -> dict[str, Any]:
+    return {"generation": generation, "decision": s.decision.value, "rule": s.rule, "verdicts": s.verdicts,
+            "continuation": s.continuation, "error": s.error}
+
+
+def stall(run: str, count: int) -> dict[str, Any]:
+    return {"run": run, "goal": "g1", "work": 0, "count": count}
+
+
+# Each case: limits; documents stored before begin; the run begun (None: no begin); the
+# steps of the final answers g0, g1, ...; documents after; display rows; model context rows.
+OnYieldCase = tuple[
+    DirectorLimits, dict[str, Any], str | None, list[Step], dict[str, Any], list[object], list[tuple[str | None, object]]
+]
+ON_YIELD_CASES: dict[str, OnYieldCase] = {
+    "the autonomous run continues up to its limit": (
+        DirectorLimits(max_continuations=2),
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 2, "stop": None}},
+        "r1",
+        [step(Decided.CONTINUE, "again", ["autonomous:again"], AUTO)] * 2 + [step(Decided.YIELD, "yield", ["autonomous:yield"])],
+        {
+            AUTONOMOUS_DOC: {"enabled": True, "used": 2, "max": 2, "stop": None},
+            DIRECTORS_DOC: stack_of({"budget": 0, "kind": "autonomous"}),
+            LOOP_DOC: {"run": "r1", "steps": 198, "end": "yield",
+                       "last": last("g2", step(Decided.YIELD, "yield", ["autonomous:yield"]))},
+        },
+        [],
+        [("eukhe.continuation", {"text": AUTO})] * 2,
+    ),
+    "an autonomous document without max takes autonomous.maxContinuations": (
+        DirectorLimits(max_continuations=1),
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 1}},
+        "r1",
+        [step(Decided.YIELD, "yield", ["autonomous:yield"])],
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 1}, DIRECTORS_DOC: stack_of({"budget": 0, "kind": "autonomous"})},
+        [],
+        [],
+    ),
+    "an autonomous document without used has used none": (
+        DirectorLimits(max_continuations=9),
+        {AUTONOMOUS_DOC: {"enabled": True, "max": 1}},
+        "r1",
+        [step(Decided.CONTINUE, "again", ["autonomous:again"], AUTO)],
+        {AUTONOMOUS_DOC: {"enabled": True, "max": 1, "used": 1}, DIRECTORS_DOC: stack_of({"budget": 0, "kind": "autonomous"})},
+        [],
+        [("eukhe.continuation", {"text": AUTO})],
+    ),
+    "a disabled autonomous run leaves": (
+        DirectorLimits(),
+        {AUTONOMOUS_DOC: {"enabled": False, "used": 0, "max": 5, "stop": None},
+         DIRECTORS_DOC: stack_of({"budget": 3, "kind": "autonomous"})},
+        "r1",
+        [step(Decided.YIELD, "none", ["autonomous:leave"])],
+        {AUTONOMOUS_DOC: {"enabled": False, "used": 0, "max": 5, "stop": None}, DIRECTORS_DOC: stack_of()},
+        [],
+        [],
+    ),
+    "an autonomous run a gate stopped yields": (
+        DirectorLimits(),
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": "the gate said stop"}},
+        "r1",
+        [step(Decided.YIELD, "yield", ["autonomous:yield"])],
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": "the gate said stop"},
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "autonomous"})},
+        [],
+        [],
+    ),
+    "a forced call without budget aborts with its requests": (
+        DirectorLimits(),
+        {DIRECTORS_DOC: stack_of({"budget": 0, "kind": "forced",
+                                  "data": {"tool": "bash", "tries": 1, "misses": 1, "requests": 3, "called": False}})},
+        "r1",
+        [step(Decided.FAIL, "abort", ["forced:abort"], None, [NOTCALLED_3], NOTCALLED_3)],
+        {DIRECTORS_DOC: stack_of()},
+        [row("bash", 3)],
+        [],
+    ),
+    "a forced call without budget and no stored requests": (
+        DirectorLimits(),
+        {DIRECTORS_DOC: stack_of({"budget": 0, "kind": "forced", "data": {"tool": "grep"}})},
+        "r1",
+        [step(Decided.FAIL, "abort", ["forced:abort"], None, [NOTCALLED_0], NOTCALLED_0)],
+        {DIRECTORS_DOC: stack_of()},
+        [row("grep", 0)],
+        [],
+    ),
+    "the goal's stall record names its run and goal": (
+        DirectorLimits(),
+        {GOAL_DOC: goal_doc("active", None, None)},
+        "r7",
+        [step(Decided.CONTINUE, "again", ["goal:again"], "Continue working toward the goal: ship it"),
+         step(Decided.CONTINUE, "again", ["goal:again"], "Continue working toward the goal: ship it\n" + NOTE_1)],
+        {GOAL_DOC: goal_doc("active", None, stall("r7", 1)), DIRECTORS_DOC: stack_of({"budget": 198, "kind": "goal"})},
+        [],
+        [("eukhe.goal", {"text": "Continue working toward the goal: ship it"}),
+         ("eukhe.goal", {"text": "Continue working toward the goal: ship it\n" + NOTE_1})],
+    ),
+    "the goal pauses at directors.stallSteps 1": (
+        DirectorLimits(stall_steps=1),
+        {GOAL_DOC: goal_doc("active", None, None)},
+        "r1",
+        [step(Decided.CONTINUE, "again", ["goal:again"], "Continue working toward the goal: ship it"),
+         step(Decided.YIELD, "yield", ["goal:yield"], None, [PAUSED_ROW])],
+        {GOAL_DOC: goal_doc("paused", PAUSED_REASON, stall("r1", 1)), DIRECTORS_DOC: stack_of({"budget": 199, "kind": "goal"})},
+        [{"notice": "goal_paused", "message": PAUSED_ROW}],
+        [("eukhe.goal", {"text": "Continue working toward the goal: ship it"})],
+    ),
+    "a goal without an objective": (
+        DirectorLimits(),
+        {GOAL_DOC: {"id": "g1", "status": "active", "reason": None, "stall": None}},
+        "r1",
+        [step(Decided.CONTINUE, "again", ["goal:again"], "Continue working toward the goal: ")],
+        {GOAL_DOC: {"id": "g1", "status": "active", "reason": None, "stall": stall("r1", 0)}},
+        [],
+        [("eukhe.goal", {"text": "Continue working toward the goal: "})],
+    ),
+    "no loop document: no step left": (
+        DirectorLimits(),
+        {DIRECTORS_DOC: stack_of(forced("bash", 1))},
+        None,
+        [step(Decided.YIELD, "no_step", ["forced:again"])],
+        {DIRECTORS_DOC: stack_of(forced("bash", 1)),
+         LOOP_DOC: {"run": None, "steps": 0, "end": "yield", "last": last("g0", step(Decided.YIELD, "no_step", ["forced:again"]))}},
+        [],
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ON_YIELD_CASES), ids=list(ON_YIELD_CASES))
+def test_on_yield_steps(session: Session, case: str) -> None:
+    limits, before, run, steps, after, rows, context = ON_YIELD_CASES[case]
+    main = session.conversation("main")
+    main.commit(documents=before)
+    directors = Directors(main, limits)
+    if run is not None:
+        directors.begin(run)
+    got = [directors.on_yield(f"g{n}", Reply("an answer")) for n in range(len(steps))]
+    assert got == steps
+    for name, value in after.items():
+        assert main.document(name) == value, name
+    assert notices(main) == rows
+    assert [(e.custom_type, e.content) for e in main.model_view() if e.custom_type in ("eukhe.goal", "eukhe.continuation")] == context
+    # A rerun of the last generation repeats its decision, rows and all, and commits nothing.
+    final = steps[-1]
+    again = directors.on_yield(f"g{len(steps) - 1}", Reply("an answer"))
+    assert again == Step(final.decision, final.rule, final.verdicts, final.continuation, [], final.error,
+                         repeated=True, committed=False)
