@@ -509,6 +509,78 @@ ON_YIELD_CASES: dict[str, OnYieldCase] = {
         [],
         [],
     ),
+    "a reminder waits above a stopped autonomous run": (
+        DirectorLimits(),
+        {AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": "gate"}, DIRECTORS_DOC: stack_of(reminder("check"))},
+        "r1",
+        [step(Decided.YIELD, "yield", ["reminder:defer", "autonomous:yield"])],
+        {DIRECTORS_DOC: stack_of({"budget": 5, "kind": "autonomous"}, reminder("check")),
+         LOOP_DOC: {"run": "r1", "steps": 200, "end": "yield",
+                    "last": last("g0", step(Decided.YIELD, "yield", ["reminder:defer", "autonomous:yield"]))}},
+        [],
+        [],
+    ),
+    "a reminder waits above a goal that pauses": (
+        DirectorLimits(stall_steps=1),
+        {GOAL_DOC: goal_doc("active", None, stall("r1", 0)), LOOP_DOC: {"run": "r1", "steps": 200, "end": "", "last": None},
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "goal"}, reminder("check"))},
+        None,
+        [step(Decided.YIELD, "yield", ["reminder:defer", "goal:yield"], None, [PAUSED_ROW])],
+        {GOAL_DOC: goal_doc("paused", PAUSED_REASON, stall("r1", 1)),
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "goal"}, reminder("check")),
+         LOOP_DOC: {"run": "r1", "steps": 200, "end": "yield",
+                    "last": last("g0", step(Decided.YIELD, "yield", ["reminder:defer", "goal:yield"], None, [PAUSED_ROW]))}},
+        [{"notice": "goal_paused", "message": PAUSED_ROW}],
+        [],
+    ),
+    "a reminder waits above a forced call that aborts": (
+        DirectorLimits(),
+        {LOOP_DOC: {"run": "r1", "steps": 200, "end": "", "last": None},
+         DIRECTORS_DOC: stack_of({"budget": 0, "kind": "forced",
+                                  "data": {"tool": "bash", "tries": 1, "misses": 0, "requests": 3, "called": False}},
+                                 reminder("check"))},
+        None,
+        [step(Decided.FAIL, "abort", ["reminder:defer", "forced:abort"], None, [NOTCALLED_3], NOTCALLED_3)],
+        {DIRECTORS_DOC: stack_of(reminder("check"))},
+        [row("bash", 3)],
+        [],
+    ),
+    "a loop document without steps: the reminder waits, no step": (
+        DirectorLimits(),
+        {LOOP_DOC: {"run": "r1", "end": "", "last": None}, AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": "gate"},
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "autonomous"}, reminder("check"))},
+        None,
+        [step(Decided.YIELD, "yield", ["reminder:defer", "autonomous:yield"])],
+        {LOOP_DOC: {"run": "r1", "steps": 0, "end": "yield",
+                    "last": last("g0", step(Decided.YIELD, "yield", ["reminder:defer", "autonomous:yield"]))}},
+        [],
+        [],
+    ),
+    "a loop document without steps: no step for a continuation": (
+        DirectorLimits(),
+        {LOOP_DOC: {"run": "r1", "end": "", "last": None}, AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": None},
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "autonomous"})},
+        None,
+        [step(Decided.YIELD, "no_step", ["autonomous:again"])],
+        {LOOP_DOC: {"run": "r1", "end": "yield", "last": last("g0", step(Decided.YIELD, "no_step", ["autonomous:again"]))},
+         AUTONOMOUS_DOC: {"enabled": True, "used": 0, "max": 5, "stop": None},
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "autonomous"})},
+        [],
+        [],
+    ),
+    "no step left: a reminder above the goal waits": (
+        DirectorLimits(),
+        {LOOP_DOC: {"run": "r1", "steps": 0, "end": "", "last": None}, GOAL_DOC: goal_doc("active", None, None),
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "goal"}, reminder("check"))},
+        None,
+        [step(Decided.YIELD, "no_step", ["reminder:defer", "goal:again"])],
+        {LOOP_DOC: {"run": "r1", "steps": 0, "end": "yield",
+                    "last": last("g0", step(Decided.YIELD, "no_step", ["reminder:defer", "goal:again"]))},
+         GOAL_DOC: goal_doc("active", None, None),
+         DIRECTORS_DOC: stack_of({"budget": 5, "kind": "goal"}, reminder("check"))},
+        [],
+        [],
+    ),
 }
 
 
@@ -531,3 +603,39 @@ def test_on_yield_steps(session: Session, case: str) -> None:
     again = directors.on_yield(f"g{len(steps) - 1}", Reply("an answer"))
     assert again == Step(final.decision, final.rule, final.verdicts, final.continuation, [], final.error,
                          repeated=True, committed=False)
+
+
+def test_on_yield_writes_nothing_without_a_stack_or_after_the_end(session: Session) -> None:
+    main = session.conversation("main")
+    directors = Directors(main)
+    assert directors.on_yield("g0", Reply("an answer")) == Step(Decided.YIELD, "none", [], None, [], committed=False)
+    assert main.document(LOOP_DOC) is None
+    for end, decided in (("fail", Decided.FAIL), ("yield", Decided.YIELD)):
+        loop = {"run": "r1", "steps": 7, "end": end, "last": None}
+        main.commit(documents={DIRECTORS_DOC: stack_of(forced("bash", 1)), LOOP_DOC: loop})
+        assert directors.on_yield("g1", Reply("an answer")) == Step(decided, "ended", [], None, [], committed=False)
+        assert main.document(LOOP_DOC) == loop
+        assert main.document(DIRECTORS_DOC) == stack_of(forced("bash", 1))
+
+
+MODEL_ERROR = "model error: an empty reply (no text and no tool call)"
+MODEL_ERROR_CASES: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = [
+    (goal_doc("active", None, None), goal_doc("failed", MODEL_ERROR, None)),
+    (goal_doc("paused", "stalled", None), goal_doc("paused", "stalled", None)),
+    (None, None),
+]
+
+
+@pytest.mark.parametrize(("goal", "after"), MODEL_ERROR_CASES)
+def test_an_empty_reply_fails_the_step(session: Session, goal: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+    main = session.conversation("main")
+    if goal is not None:
+        main.commit(documents={GOAL_DOC: goal})
+    directors = Directors(main)
+    directors.begin("r1")
+    failed = Step(Decided.FAIL, "model_error", [], None, [], MODEL_ERROR)
+    assert directors.on_yield("g0", Reply("  ", tool_calls=0)) == failed
+    assert main.document(GOAL_DOC) == after
+    assert main.document(LOOP_DOC) == {"run": "r1", "steps": 200, "end": "fail", "last": last("g0", failed)}
+    assert directors.on_yield("g0", Reply("")) == Step(Decided.FAIL, "model_error", [], None, [], MODEL_ERROR,
+                                                       repeated=True, committed=False)
