@@ -1082,9 +1082,7 @@ def _p_layer(layer: m.Layer) -> Any:
 def _p_verdicts(verdicts: tuple[m.Verdict, ...]) -> list[Any]:
     from eukhe.directors.stack import Tag, Verdict
 
-    from eukhe.directors.stack import push
-
-    return [Verdict(Tag(v.tag)) if v.pushed is None else push(_p_layer(v.pushed)) for v in verdicts]
+    return [Verdict(Tag(v.tag)) if v.pushed is None else Verdict(Tag.STACK, _p_layer(v.pushed)) for v in verdicts]
 
 
 def _p_pairs(stack: list[Any]) -> list[tuple[int, int]]:

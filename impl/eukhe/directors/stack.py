@@ -67,10 +67,6 @@ LEAVE = Verdict(Tag.LEAVE)
 ABORT = Verdict(Tag.ABORT)
 
 
-def push(layer: Layer) -> Verdict:
-    return Verdict(Tag.STACK, layer)
-
-
 class Outcome(str, enum.Enum):
     CONTINUE = "continue"
     YIELD = "yield"
