@@ -512,6 +512,7 @@ def test_each_settings_error_says_where_and_what(dirs: Dirs) -> None:
         ("toggle titles.generate", "CvarError::Global(titles.generate): titles.generate is Global: only the global config sets it"),
         ("set serviceTier fast", "CvarError::BadValue(serviceTier): 'fast' is not a one of auto|default|flex|priority (serviceTier)"),
     ],
+    ids=["toggle-a-string", "toggle-undeclared", "toggle-a-global", "set-outside-a-one-of"],  # mutmut reruns judges by plain ids
 )
 def test_a_refused_command_of_a_session_says_why(dirs: Dirs, line: str, said: str) -> None:
     from eukhe.settings.cvar import CvarError
