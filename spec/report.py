@@ -203,15 +203,16 @@ def _recorded_mutation() -> dict[str, object] | None:
     return loaded
 
 
-def _mutation_measure(area: dict[str, object]) -> str:
-    """An area's mutation score, or the kill rate of a seeded sample named as a sample."""
+def mutation_measure(area: dict[str, object]) -> str:
+    """An area's mutation score, the estimate of a whole run ended by a draw from the rest, or the
+    kill rate of a seeded sample named as a sample (plain text)."""
     if "score" in area:
         return f"{area['score']}%"
     estimated = area.get("estimate")
     if isinstance(estimated, dict):
         low, high = estimated["score_wilson95_percent"]
         census, rest = estimated["census"], estimated["rest"]
-        return html.escape(
+        return (
             f"estimated {estimated['score_estimate']}%, 95% interval {low}-{high}% (exact over the {census['judged']} "
             f"judged, {census['killed']} killed; the other {rest['mutants']} from a uniform draw of {rest['drawn']}, "
             f"{rest['killed']} of {rest['judged']} killed: {area.get('rest', '')})"
@@ -219,7 +220,11 @@ def _mutation_measure(area: dict[str, object]) -> str:
     interval = area.get("sample_wilson95_percent")
     wilson = f", 95% Wilson interval {interval[0]}-{interval[1]}%" if isinstance(interval, list) else ""
     caveat = f"; {area['sample_caveat']}" if area.get("sample_caveat") else ""
-    return html.escape(f"sample: {area['sample_killed_percent']}% killed{wilson} ({area['sample']}{caveat})")
+    return f"sample: {area['sample_killed_percent']}% killed{wilson} ({area['sample']}{caveat})"
+
+
+def _mutation_measure(area: dict[str, object]) -> str:
+    return html.escape(mutation_measure(area))
 
 
 def write(table: list[Row], directory: Path, profile: str | None = None) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spec.report import mutation_measure
 from spec.review import bridges, plots, seeds, sources
 
 STATUSES = ("pass", "fail", "missing", "pending")
@@ -267,10 +268,7 @@ class Report:
         cov = next((a for a in (self.coverage or {}).get("areas", []) if a["area"] == production), None)
         mut = next((a for a in (self.mutation or {}).get("areas", []) if a["area"] == production), None)
         cov_text = f"{cov['percent']}% ({production})" if cov else "not measured"
-        interval = (mut or {}).get("sample_wilson95_percent")
-        wilson = f", 95% Wilson {interval[0]}-{interval[1]}%" if isinstance(interval, list) else ""
-        measure = f"{mut['score']}%" if mut and "score" in mut else f"sample {mut['sample_killed_percent']}% killed{wilson}" if mut else ""
-        mut_text = f"{measure} ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
+        mut_text = f"{mutation_measure(mut)} ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
         return cov_text, mut_text
 
     def _area_table(self, found: dict[str, bridges.BridgeView]) -> str:
