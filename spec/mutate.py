@@ -446,6 +446,7 @@ def summarize_rest(area: str, statuses: dict[str, str], drawn: dict[str, object]
     judged = {n: s for n, s in statuses.items() if s not in UNCHECKED}
     entry = summarize(area, judged, known)
     entry.pop("score")
+    entry["mutants"] = len(statuses)
     entry["unchecked"] = len(statuses) - len(judged)
     entry["timing"] = timing(area, sorted(judged))
     entry["estimate"] = estimate(*killed_judged(census), *killed_judged(draw), len(in_draw), drawn_from)

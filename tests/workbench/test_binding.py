@@ -113,6 +113,6 @@ def test_a_whole_run_ended_by_a_draw_from_the_rest_is_an_estimate() -> None:
     assert isinstance(estimated, dict)
     assert estimated["census"] == {"killed": 2, "judged": 2}  # a, c (b equivalent; d, f drawn; e unjudged)
     assert estimated["rest"] == {"mutants": 3, "drawn": 2, "killed": 1, "judged": 2}
-    assert "score" not in entry and entry["unchecked"] == 1
+    assert "score" not in entry and entry["mutants"] == 6 and entry["unchecked"] == 1
     shown = report._mutation_measure(entry)
     assert shown.startswith("estimated ") and "the other 3 from a uniform draw of 2" in shown
