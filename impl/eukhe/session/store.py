@@ -116,11 +116,12 @@ class Session:
         return self._conversations[name]
 
     def conversations(self) -> list[str]:
-        """The names of the conversations of the session: main first, then its family by name."""
+        """The names of the conversations of the session by name: main first, as every other
+        name begins with ``main.``."""
         found = {p.name[: -len(SUFFIX)] for p in self.dir.glob("*" + SUFFIX)}
         found.update(self._conversations)
         names = [n for n in found if _is_name(n)]
-        return sorted(names, key=lambda n: (n != MAIN, n))
+        return sorted(names)
 
     def fork(self, entry_id: EntryId, *, conversation: str = MAIN, new_id: str | None = None) -> str:
         return self.conversation(conversation).fork(entry_id, new_id=new_id)
