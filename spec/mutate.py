@@ -81,7 +81,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "settings": ("tests/settings",),
     "directors": ("tests/directors",),
     "session": ("tests/session",),
-    "memory": ("tests/memory", "tests/memory_store"),
+    "memory": ("tests/memory", "tests/memory_store", "tests/turn", "tests/compactor", "tests/cli/test_cli_memory.py"),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
