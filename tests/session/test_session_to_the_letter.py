@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.session import MAIN, CorruptRecord, InvalidCommit, Kind, NewEntry, ReadOnly, SessionError, SessionLocked, Store, user
-from eukhe.session.entries import Entry
+from eukhe.session.entries import Entry, assistant, display, row, tool_call, tool_result
 from eukhe.session.lock import HOLDER, LOCK_FILE, WriterLock, holder_text
 from eukhe.session.records import Append, Move, Origin, Record, RecordError, Stored, decode
 from eukhe.session.store import check_conversation_name
@@ -40,8 +40,8 @@ def _held(session_dir: Path) -> int:
 
 def test_an_explicit_timeout_wins_over_the_holders_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``timeout`` given: ``HOLDER.timeout`` is not read, so a 0 fails at once even when the
-    command line would wait an hour."""
-    monkeypatch.setattr(HOLDER, "timeout", 3600.0)
+    command line would wait (a short wait here: code that reads it would sleep through it)."""
+    monkeypatch.setattr(HOLDER, "timeout", 0.2)
     fd = _held(tmp_path)
     try:
         with pytest.raises(SessionLocked) as caught:
@@ -286,3 +286,64 @@ def test_a_closed_session_says_it_is_closed(tmp_path: Path) -> None:
     with pytest.raises(SessionError) as caught:
         session.conversation()
     assert str(caught.value) == f"session {session.dir} is closed"
+
+
+# -- the entries each builder makes, and what a writer leaves on disk ----------------------------
+
+
+def test_each_builder_makes_its_kind_of_entry_with_what_it_was_given() -> None:
+    content = {"name": "read", "arguments": {"path": "a"}}
+    assert tool_call(content) == NewEntry(Kind.TOOL_CALL, content, None, False)
+    assert tool_result("ok") == NewEntry(Kind.TOOL_RESULT, "ok", None, False)
+    assert assistant(["hi"]) == NewEntry(Kind.ASSISTANT, ["hi"], None, False)
+    assert row("eukhe.note", {"n": 1}) == NewEntry(Kind.CUSTOM, {"n": 1}, "eukhe.note", False)
+    assert row("eukhe.note", 2, display_only=True) == NewEntry(Kind.CUSTOM, 2, "eukhe.note", True)
+    assert display("eukhe.director", "x") == NewEntry(Kind.CUSTOM, "x", "eukhe.director", True)
+
+
+def test_a_writer_lock_knows_its_file(tmp_path: Path) -> None:
+    lock = WriterLock.acquire(tmp_path, timeout=0)
+    try:
+        assert lock.path == tmp_path / LOCK_FILE
+    finally:
+        lock.release()
+
+
+def test_a_torn_last_line_that_has_its_newline_is_marked_right_after_it(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.create("s") as session:
+        session.conversation().commit([user("kept")])
+    log = store.path("s") / "main.jsonl"
+    with log.open("ab") as handle:
+        handle.write(b'{"op":"comm\n')  # cut by a crash after its newline
+    whole = log.read_bytes()
+    with store.open("s"):
+        assert log.read_bytes() == whole + b'{"op":"torn","lines":[2,2]}\n'
+
+
+def test_a_short_write_is_continued_until_the_record_is_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.write may write less than asked (a signal, a full pipe); the appender writes the rest."""
+    real_write = os.write
+
+    def short(fd: int, data: bytes | memoryview) -> int:
+        return real_write(fd, bytes(data[:7]))
+
+    store = Store(tmp_path)
+    with store.create("s") as session:
+        monkeypatch.setattr(os, "write", short)
+        session.conversation().commit([user("a message longer than seven bytes")])
+        monkeypatch.undo()
+    with store.open("s", writer=False) as reader:
+        assert [e.content for e in reader.conversation().user_view()] == ["a message longer than seven bytes"]
+
+
+def test_documents_as_of_an_entry_are_copies() -> None:
+    tree = Tree(MAIN)
+    record = tree.plan_commit([user("one")], {"notes": {"items": [1, 2]}})
+    assert record is not None
+    tree.apply(record)
+    documents = tree.documents_at(1)
+    notes = documents["notes"]
+    assert isinstance(notes, dict) and isinstance(notes["items"], list)
+    notes["items"].append(3)
+    assert tree.documents_at(1) == {"notes": {"items": [1, 2]}}
