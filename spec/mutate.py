@@ -81,13 +81,10 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "settings": ("tests/settings",),
     "directors": ("tests/directors",),
     "session": ("tests/session",),
-    # test_chat_terminal runs `python -m eukhe chat` with a temporary project as its working
-    # directory, where the mutated modules' trampolines cannot find mutmut's configuration: its
-    # processes cannot run under mutmut (the stats pass fails), so it judges no mutant.
-    "memory": (
-        "tests/memory", "tests/memory_store", "tests/turn", "--ignore=tests/turn/test_chat_terminal.py",
-        "tests/compactor", "tests/cli/test_cli_memory.py",
-    ),
+    # test_chat_terminal (and the memory CLI tests) run `python -m eukhe` with a temporary project
+    # as the working directory, where the mutated modules' trampolines cannot find mutmut's
+    # configuration: those processes cannot run under mutmut (the stats pass fails on them).
+    "memory": ("tests/memory", "tests/memory_store", "tests/turn", "--ignore=tests/turn/test_chat_terminal.py", "tests/compactor"),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
