@@ -81,10 +81,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "settings": ("tests/settings",),
     "directors": ("tests/directors",),
     "session": ("tests/session",),
-    # test_chat_terminal (and the memory CLI tests) run `python -m eukhe` with a temporary project
-    # as the working directory, where the mutated modules' trampolines cannot find mutmut's
-    # configuration: those processes cannot run under mutmut (the stats pass fails on them).
-    "memory": ("tests/memory", "tests/memory_store", "tests/turn", "--ignore=tests/turn/test_chat_terminal.py", "tests/compactor"),
+    "memory": ("tests/memory", "tests/memory_store", "tests/turn", "tests/compactor", "tests/cli/test_cli_memory.py"),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
@@ -137,6 +134,16 @@ else:
     def _mutmut_fresh_lazy_values() -> None:
         """The pytest plugin of a mutation run (``-p spec.mutate``): see LAZY."""
         forget_lazy_values()
+
+    def pytest_configure(config: pytest.Config) -> None:
+        """In the stats pass, the processes the tests start (``python -m eukhe`` in a temporary
+        project) run the plain code: mutmut's marker ``stats`` leaves the environment they
+        inherit. This process keeps recording, as mutmut also holds the marker in its own state;
+        a child could not (its trampolines would look for mutmut's configuration in the child's
+        working directory), and its calls would not reach the stats anyway. Under a mutant the
+        marker is the mutant's name, and the children run the mutant too."""
+        if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+            del os.environ["MUTANT_UNDER_TEST"]
 
     def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         """In a mutant's run, its judges go fastest first (durations of the stats pass).
