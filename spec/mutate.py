@@ -80,7 +80,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
     "settings": ("tests/settings",),
     "directors": ("tests/directors",),
-    "session": ("tests/session",),
+    "session": ("tests/session", "tests/cli/test_cli_session.py"),
     "memory": ("tests/memory", "tests/memory_store", "tests/turn", "tests/compactor", "tests/cli/test_cli_memory.py"),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -347,3 +348,34 @@ def test_documents_as_of_an_entry_are_copies() -> None:
     assert isinstance(notes, dict) and isinstance(notes["items"], list)
     notes["items"].append(3)
     assert tree.documents_at(1) == {"notes": {"items": [1, 2]}}
+
+
+def test_the_holder_line_names_the_program_the_cli_set_else_the_script_else_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(HOLDER, "program", "eukhe set")
+    assert "(eukhe set) since " in holder_text()
+    monkeypatch.setattr(HOLDER, "program", "")
+    monkeypatch.setattr(sys, "argv", ["/usr/local/bin/eukhe-tool", "--flag"])
+    assert "(eukhe-tool) since " in holder_text()
+    monkeypatch.setattr(sys, "argv", [])
+    assert f"({sys.executable}) since " in holder_text()
+
+
+def test_a_timeout_of_zero_fails_at_once_without_a_pause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no time left (the clock held still here), the second writer never pauses to try
+    again: a pause would free the lock, so a second attempt would wrongly get it."""
+    fd = _held(tmp_path)
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        os.close(fd)
+
+    monkeypatch.setattr(time, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(time, "sleep", pause)
+    try:
+        with pytest.raises(SessionLocked) as caught:
+            WriterLock.acquire(tmp_path, timeout=0)
+    finally:
+        if not pauses:
+            os.close(fd)
+    assert pauses == [] and caught.value.holder == "the first writer; waited 0 s"
