@@ -317,12 +317,12 @@ def run_area(
 ) -> int:
     _check_judges(judges)
     space = _workspace(area, judges, only)
-    if not results(area):
-        # a fresh workspace: generate the mutants in a process of their own first. The first
-        # `mutmut run` of a fresh workspace, generating in its own process, has failed its stats
-        # run with pytest's exit code 4 (the same arguments pass in a fresh interpreter and in
-        # the next run of the workspace); with the mutants generated beforehand it has not.
-        subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
+    # Generate the mutants of the tree as it is now in a process of their own first (mutmut
+    # regenerates only the changed files and keeps the other results): a draw is then made from
+    # the mutants this run judges, never from those of code changed since. (The first `mutmut
+    # run` of a fresh workspace, generating in its own process, has also failed its stats run
+    # with pytest's exit code 4; with the mutants generated beforehand it has not.)
+    subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
     if sample is not None:
         mutants, drawn_from = draw_sample(area, *sample, only=only)
         SAMPLES[area] = {"size": len(mutants), "seed": sample[1], "drawn_from": drawn_from, "mutants": mutants}
@@ -449,8 +449,11 @@ def describe_sample(drawn: dict[str, object]) -> str:
 def summarize_rest(area: str, statuses: dict[str, str], drawn: dict[str, object], known: dict[str, str]) -> dict[str, object]:
     """A whole run ended by --rest: the judged mutants outside the draw are the census, the
     draw stands for the rest it was drawn from; the score is an estimate (see estimate)."""
-    in_draw = {str(n) for n in drawn["mutants"]}  # type: ignore[attr-defined]
-    drawn_from = int(str(drawn["drawn_from"]))
+    # a drawn mutant of a function changed after the draw is gone from the area: the draw
+    # stands for the rest by the ones that remain (a uniform draw of the remaining rest)
+    in_draw = {str(n) for n in drawn["mutants"] if str(n) in statuses}  # type: ignore[attr-defined]
+    gone = sorted(str(n) for n in drawn["mutants"] if str(n) not in statuses)  # type: ignore[attr-defined]
+    drawn_from = int(str(drawn["drawn_from"])) - len(gone)
     census = summarize(area, {n: s for n, s in statuses.items() if n not in in_draw and s not in UNCHECKED}, known)
     draw = summarize(area, {n: statuses[n] for n in sorted(in_draw)}, known)
     judged = {n: s for n, s in statuses.items() if s not in UNCHECKED}
@@ -461,6 +464,12 @@ def summarize_rest(area: str, statuses: dict[str, str], drawn: dict[str, object]
     entry["timing"] = timing(area, sorted(judged))
     entry["estimate"] = estimate(*killed_judged(census), *killed_judged(draw), len(in_draw), drawn_from)
     entry["rest"] = describe_rest(drawn)
+    if gone:
+        entry["drawn_gone"] = gone
+        entry["rest"] = (
+            f"{entry['rest']}; {len(gone)} of the drawn are gone (their function changed after the draw), "
+            f"the {len(in_draw)} left stand for the {drawn_from} of the rest left"
+        )
     return entry
 
 

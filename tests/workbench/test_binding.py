@@ -116,3 +116,11 @@ def test_a_whole_run_ended_by_a_draw_from_the_rest_is_an_estimate() -> None:
     assert "score" not in entry and entry["mutants"] == 6 and entry["unchecked"] == 1
     shown = report._mutation_measure(entry)
     assert shown.startswith("estimated ") and "the other 3 from a uniform draw of 2" in shown
+    # a drawn mutant whose function changed after the draw is gone: the rest of the draw stands
+    # for the rest of the rest (3 - 1), and the entry names it
+    drawn = {"kind": "rest", "size": 3, "seed": 1, "drawn_from": 4, "mutants": ["d", "f", "g"]}
+    entry = mutate.summarize_rest("effort", statuses, drawn, {"b": "dead code"})
+    estimated = entry["estimate"]
+    assert isinstance(estimated, dict)
+    assert estimated["rest"] == {"mutants": 3, "drawn": 2, "killed": 1, "judged": 2}
+    assert entry["drawn_gone"] == ["g"] and "1 of the drawn are gone" in str(entry["rest"])
