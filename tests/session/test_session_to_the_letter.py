@@ -379,3 +379,14 @@ def test_a_timeout_of_zero_fails_at_once_without_a_pause(tmp_path: Path, monkeyp
         if not pauses:
             os.close(fd)
     assert pauses == [] and caught.value.holder == "the first writer; waited 0 s"
+
+
+def test_ids_lists_only_directories_that_hold_a_session(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for session_id in ["20261201T090000-b", "20261130T090000-a"]:
+        store.create(session_id).close()
+    (tmp_path / "stray").mkdir()  # a name a session could have, without its main log
+    (tmp_path / "notes.txt").write_text("not a session")
+    (tmp_path / "bad name").mkdir()
+    (tmp_path / "bad name" / "main.jsonl").write_text("")  # a log, under a name no session has
+    assert store.ids() == ["20261130T090000-a", "20261201T090000-b"]
