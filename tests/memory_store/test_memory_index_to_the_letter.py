@@ -1,0 +1,100 @@
+"""The chat index's checks to the letter: which bytes of a day file its fingerprint reads, and
+that an index file whose header is checksummed but malformed is never used (the logs are then
+scanned whole)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eukhe.memory.index import INDEX_MAGIC, fingerprint, parse_index
+from eukhe.memory.records import Kind, Message, NodeLine
+from eukhe.memory.store import INDEX_FILE, Store
+
+EDGE, SPOT = 1 << 16, 1 << 12  # the whole first and last 64 KiB, and 4 KiB at each 17th of the file
+
+
+def test_the_fingerprint_reads_both_edges_and_every_seventeenth(tmp_path: Path) -> None:
+    length = 20 * EDGE  # each seventeenth lies outside both edges
+    path = tmp_path / "2026-12-01.jsonl"
+    path.write_bytes(bytes(i % 251 for i in range(length)))
+    before = fingerprint(path, length)
+    offsets = [0, EDGE - 1, length - EDGE, length - 1] + [length * k // 17 for k in range(1, 17)]
+    for at in offsets:
+        with path.open("r+b") as handle:  # in place: the same file, the same size
+            handle.seek(at)
+            old = handle.read(1)
+            handle.seek(at)
+            handle.write(bytes([old[0] ^ 0xFF]))
+        assert fingerprint(path, length) != before, f"a byte changed at {at} goes unseen"
+        with path.open("r+b") as handle:
+            handle.seek(at)
+            handle.write(old)
+        assert fingerprint(path, length) == before
+    between = length * 3 // 17 + SPOT  # just past a spot, inside no edge: not read
+    with path.open("r+b") as handle:
+        handle.seek(between)
+        handle.write(b"\x00")
+    assert fingerprint(path, length) == before
+
+
+def _index(tmp_path: Path) -> bytes:
+    store = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
+    for i in range(4):
+        store.message(Message(i, Kind.USER, f"message {i}", "2026-12-01T10:00:00+00:00"))
+    store.node(NodeLine((1, 0), "messages 0 and 1"))
+    store.close()
+    reopened = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
+    reopened.close()
+    return (tmp_path / "chat" / INDEX_FILE).read_bytes()
+
+
+def _with_header(data: bytes, change: Callable[[dict[str, Any]], None]) -> bytes:
+    """The index with its header changed and its checksum made right again."""
+    at = len(INDEX_MAGIC)
+    size = int.from_bytes(data[at : at + 8], "little")
+    header = json.loads(data[at + 8 : at + 8 + size])
+    change(header)
+    head = json.dumps(header, separators=(",", ":")).encode()
+    body = INDEX_MAGIC + len(head).to_bytes(8, "little") + head + data[at + 8 + size : -16]
+    return body + hashlib.blake2b(body, digest_size=16).digest()
+
+
+def _set(*path_and_value: Any) -> Callable[[dict[str, Any]], None]:
+    *path, value = path_and_value
+
+    def change(header: dict[str, Any]) -> None:
+        place = header
+        for key in path[:-1]:
+            place = place[key]
+        place[path[-1]] = value
+
+    return change
+
+
+MALFORMED = {
+    "newest of three numbers": _set("tree", "newest", [1, 0, 0]),
+    "newest negative": _set("tree", "newest", [1, -1]),
+    "newest in text": _set("tree", "newest", [1, "0"]),
+    "newest a number": _set("tree", "newest", 3),
+    "depths past 64": _set("tree", "depths", 65),
+    "t not the message count": _set("tree", "t", 5),
+    "a key past the messages": _set("messages", "keys", {"k": 4}),
+    "a file entry of three": _set("messages", "files", [["2026-12-01.jsonl", 0, 0]]),
+    "prints not text": _set("messages", "prints", [7]),
+}
+
+
+def test_an_index_as_written_is_used(tmp_path: Path) -> None:
+    assert parse_index(_index(tmp_path)) is not None
+    assert parse_index(_with_header(_index(tmp_path / "again"), lambda header: None)) is not None
+
+
+@pytest.mark.parametrize("change", list(MALFORMED.values()), ids=list(MALFORMED))
+def test_a_checksummed_index_with_a_malformed_header_is_not_used(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    assert parse_index(_with_header(_index(tmp_path), change)) is None
