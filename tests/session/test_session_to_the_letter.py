@@ -208,6 +208,8 @@ COMMIT_ERRORS = [
     ("an empty custom type", [NewEntry(Kind.CUSTOM, 1, "")], {}, "custom_type is empty"),
     ("a display-only tool result", [NewEntry(Kind.TOOL_RESULT, "x", display_only=True)], {}, "only a custom row can be display-only"),
     ("content of infinity", [NewEntry(Kind.USER, [1, float("inf")])], {}, "entry content holds the float inf, which JSON cannot hold"),
+    ("a NaN before a string", [NewEntry(Kind.USER, [float("nan"), "x", None, True, 3])], {},
+     "entry content holds the float nan, which JSON cannot hold"),
     ("content with a number key", [NewEntry(Kind.ASSISTANT, {"a": {1: 2}})], {}, "entry content holds the key 1, not a string"),
     ("content of a tuple", [NewEntry(Kind.USER, (1, 2))], {}, "entry content holds a tuple, not a JSON value"),
     ("an empty document name", [], {"": 1}, "document name '' is not a non-empty string"),
