@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,3 +100,18 @@ def test_an_index_as_written_is_used(tmp_path: Path) -> None:
 @pytest.mark.parametrize("change", list(MALFORMED.values()), ids=list(MALFORMED))
 def test_a_checksummed_index_with_a_malformed_header_is_not_used(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> None:
     assert parse_index(_with_header(_index(tmp_path), change)) is None
+
+
+def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: Path) -> None:
+    """0644 under the usual umask 022 (os.open's default, 0777, would make them executable)."""
+    old = os.umask(0o022)
+    try:
+        store = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
+        store.message(Message(0, Kind.USER, "hello", "2026-12-01T10:00:00+00:00"))
+        store.node(NodeLine((0, 0), "hello"))
+        store.close()
+    finally:
+        os.umask(old)
+    day_files = sorted((tmp_path / "chat").rglob("*.jsonl"))
+    assert [p.relative_to(tmp_path / "chat").as_posix() for p in day_files] == ["2026-12-01.jsonl", "tree/2026-12-01.jsonl"]
+    assert [stat.S_IMODE(p.stat().st_mode) for p in day_files] == [0o644, 0o644]

@@ -392,3 +392,36 @@ def test_ids_lists_only_directories_that_hold_a_session(tmp_path: Path) -> None:
     (tmp_path / "bad name").mkdir()
     (tmp_path / "bad name" / "main.jsonl").write_text("")  # a log, under a name no session has
     assert store.ids() == ["20261130T090000-a", "20261201T090000-b"]
+
+
+def test_a_record_that_does_not_fit_before_good_ones_is_named_with_the_trees_reason(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.create("s") as session:
+        session.conversation().commit([user("one")])
+        session.conversation().commit([user("two")])
+    log = store.path("s") / "main.jsonl"
+    first, second = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(first + b'{"op":"move","seq":3,"head":1}\n' + second)
+    with pytest.raises(CorruptRecord) as caught:
+        store.open("s")
+    assert (caught.value.record, caught.value.reason) == (2, "seq 3 does not follow 1")
+
+
+def test_after_a_failed_write_every_write_names_the_log_and_the_first_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int, data: bytes | memoryview) -> int:
+        raise OSError(28, "No space left on device")
+
+    store = Store(tmp_path)
+    with store.create("s") as session:
+        main = session.conversation()
+        main.commit([user("one")])
+        with monkeypatch.context() as patched:
+            patched.setattr(os, "write", full)
+            with pytest.raises(OSError):
+                main.commit([user("two")])
+        with pytest.raises(SessionError) as caught:
+            main.commit([user("three")])
+    log = store.path("s") / "main.jsonl"
+    assert str(caught.value) == f"an earlier write to {log} failed ([Errno 28] No space left on device); reopen the session"
