@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from eukhe.memory.index import INDEX_MAGIC, fingerprint, parse_index
-from eukhe.memory.records import Kind, Message, NodeLine
+from eukhe.memory.records import CorruptLine, Kind, Message, NodeLine
 from eukhe.memory.store import INDEX_FILE, Store
 
 EDGE, SPOT = 1 << 16, 1 << 12  # the whole first and last 64 KiB, and 4 KiB at each 17th of the file
@@ -115,3 +115,29 @@ def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: 
     day_files = sorted((tmp_path / "chat").rglob("*.jsonl"))
     assert [p.relative_to(tmp_path / "chat").as_posix() for p in day_files] == ["2026-12-01.jsonl", "tree/2026-12-01.jsonl"]
     assert [stat.S_IMODE(p.stat().st_mode) for p in day_files] == [0o644, 0o644]
+
+
+def test_a_message_line_with_a_wrong_first_key_before_a_good_end_is_named_by_its_line(tmp_path: Path) -> None:
+    """A line whose end is a message's (``"size":n,"date":"..."}``) but whose first key is not
+    ``i`` is not a message: reading the chat names its line."""
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    date = "2026-12-01T10:00:00+00:00"
+    (chat / "2026-12-01.jsonl").write_text(
+        f'{{"j":0,"kind":"user","text":"hi","size":2,"date":"{date}"}}\n{{"i":1,"kind":"user","text":"ok","size":2,"date":"{date}"}}\n'
+    )
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: unknown fields \['j'\]"):
+        Store(chat)
+
+
+def test_a_chat_whose_only_line_is_torn_opens_empty_and_is_indexed(tmp_path: Path) -> None:
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    (chat / "2026-12-01.jsonl").write_bytes(b'{"i":0,"kind":"us')  # cut by a crash
+    store = Store(chat, now=lambda: "2026-12-01T10:00:00+00:00")
+    assert len(store.messages) == 0
+    store.close()
+    assert (chat / "2026-12-01.jsonl").read_bytes() == b'{"i":0,"kind":"us'  # marked by the first append only
+    again = Store(chat, now=lambda: "2026-12-01T10:00:00+00:00")
+    again.close()
+    assert parse_index((chat / INDEX_FILE).read_bytes()) is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import stat
 import sys
 import time
 from pathlib import Path
@@ -425,3 +426,17 @@ def test_after_a_failed_write_every_write_names_the_log_and_the_first_failure(
             main.commit([user("three")])
     log = store.path("s") / "main.jsonl"
     assert str(caught.value) == f"an earlier write to {log} failed ([Errno 28] No space left on device); reopen the session"
+
+
+def test_a_conversation_log_is_made_readable_by_all_and_writable_by_the_owner(tmp_path: Path) -> None:
+    """0644 under the usual umask 022 (os.open's default, 0777, would make it executable)."""
+    old = os.umask(0o022)
+    try:
+        with Store(tmp_path).create("s") as session:
+            session.conversation().commit([user("one")])
+            session.conversation("main.child").commit([user("two")])
+    finally:
+        os.umask(old)
+    logs = sorted((tmp_path / "s").glob("*.jsonl"))
+    assert [p.name for p in logs] == ["main.child.jsonl", "main.jsonl"]
+    assert [stat.S_IMODE(p.stat().st_mode) for p in logs] == [0o644, 0o644]
