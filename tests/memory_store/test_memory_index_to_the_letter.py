@@ -141,3 +141,50 @@ def test_a_chat_whose_only_line_is_torn_opens_empty_and_is_indexed(tmp_path: Pat
     again = Store(chat, now=lambda: "2026-12-01T10:00:00+00:00")
     again.close()
     assert parse_index((chat / INDEX_FILE).read_bytes()) is not None
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        '{"i":,"kind":"user","text":"hi","size":2,"date":"2026-12-01T10:00:00+00:00"}',
+        '{"i":00,"kind":"user","text":"hi","size":2,"date":"2026-12-01T10:00:00+00:00"}',
+    ],
+    ids=["no number", "a leading zero"],
+)
+def test_a_message_line_whose_id_is_no_json_number_is_named_by_its_line(tmp_path: Path, first: str) -> None:
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    (chat / "2026-12-01.jsonl").write_text(first + '\n{"i":0,"kind":"user","text":"ok","size":2,"date":"2026-12-01T10:00:00+00:00"}\n')
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
+        Store(chat)
+
+
+TEXTS = ["a\\", "a\\\\", 'say "hi"', '\\"', '\\\\"', "x\\\\\\", '"', "\\", 'end \\"', "\u00e9\\\u00e9", "plain"]
+
+
+def test_texts_of_quotes_and_backslash_runs_read_back_as_written(tmp_path: Path) -> None:
+    date = "2026-12-01T10:00:00+00:00"
+    for order in (TEXTS, TEXTS[::-1]):
+        chat = tmp_path / str(len(list(tmp_path.iterdir())))
+        store = Store(chat, now=lambda: date)
+        for i, text in enumerate(order):
+            store.message(Message(i, Kind.USER, text, date))
+        store.close()
+        for _ in range(2):  # the scan, then the index
+            again = Store(chat, now=lambda: date)
+            assert [m.text for m in again.messages] == order
+            again.close()
+
+
+def test_a_text_whose_closing_quote_is_escaped_is_named_by_its_line(tmp_path: Path) -> None:
+    """``"text":"hi\\","size":2,...``: the quote after the backslash is part of the text, so the
+    line is no JSON at all, even when that backslash is the last one in the file."""
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    date = "2026-12-01T10:00:00+00:00"
+    (chat / "2026-12-01.jsonl").write_text(
+        '{"i":0,"kind":"user","text":"hi\\","size":2,"date":"' + date + '"}\n'
+        '{"i":1,"kind":"user","text":"ok","size":2,"date":"' + date + '"}\n'
+    )
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
+        Store(chat)
