@@ -159,7 +159,7 @@ def test_a_message_line_whose_id_is_no_json_number_is_named_by_its_line(tmp_path
         Store(chat)
 
 
-TEXTS = ["a\\", "a\\\\", 'say "hi"', '\\"', '\\\\"', "x\\\\\\", '"', "\\", 'end \\"', "\u00e9\\\u00e9", "plain"]
+TEXTS = ["tab\there", "line\nbreak", "\x01\x1f", "\u2028", "a\\", "a\\\\", 'say "hi"', '\\"', '\\\\"', "x\\\\\\", '"', "\\", 'end \\"', "\u00e9\\\u00e9", "plain"]
 
 
 def test_texts_of_quotes_and_backslash_runs_read_back_as_written(tmp_path: Path) -> None:
