@@ -317,12 +317,14 @@ def run_area(
 ) -> int:
     _check_judges(judges)
     space = _workspace(area, judges, only)
-    # Generate the mutants of the tree as it is now in a process of their own first (mutmut
-    # regenerates only the changed files and keeps the other results): a draw is then made from
-    # the mutants this run judges, never from those of code changed since. (The first `mutmut
-    # run` of a fresh workspace, generating in its own process, has also failed its stats run
-    # with pytest's exit code 4; with the mutants generated beforehand it has not.)
-    subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
+    if sample is not None or rest is not None or not results(area):
+        # Generate the mutants of the tree as it is now in a process of their own first (mutmut
+        # regenerates only the changed files and keeps the other results): a draw is then made
+        # from the mutants this run judges, never from those of code changed since. (The first
+        # `mutmut run` of a fresh workspace, generating in its own process, has also failed its
+        # stats run with pytest's exit code 4; with the mutants generated beforehand it has not.)
+        # Otherwise `mutmut run` generates them itself.
+        subprocess.run([sys.executable, "-c", GENERATE], cwd=space, env=_environment(space), check=True, capture_output=True)
     if sample is not None:
         mutants, drawn_from = draw_sample(area, *sample, only=only)
         SAMPLES[area] = {"size": len(mutants), "seed": sample[1], "drawn_from": drawn_from, "mutants": mutants}

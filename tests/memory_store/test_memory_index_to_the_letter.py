@@ -45,13 +45,34 @@ def test_the_fingerprint_reads_both_edges_and_every_seventeenth(tmp_path: Path) 
     assert fingerprint(path, length) == before
 
 
+DATE = "2026-12-01T10:00:00+00:00"
+GOOD = '{"i":1,"kind":"user","text":"ok","size":2,"date":"' + DATE + '"}\n'  # a good line after the line tested
+
+
+def _opened(chat: Path) -> Store:
+    return Store(chat, now=lambda: DATE)
+
+
+def _chat_of(tmp_path: Path, day_file: bytes) -> Path:
+    """A chat directory holding one day file of these bytes."""
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    (chat / "2026-12-01.jsonl").write_bytes(day_file)
+    return chat
+
+
+def message_line(first: str, text: str = "hi", size: int = 2) -> str:
+    """A message line of the writer's shape, from its opening (``{"i":0``) on."""
+    return first + ',"kind":"user","text":"' + text + '","size":' + str(size) + ',"date":"' + DATE + '"}\n'
+
+
 def _index(tmp_path: Path) -> bytes:
-    store = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
+    store = _opened(tmp_path / "chat")
     for i in range(4):
-        store.message(Message(i, Kind.USER, f"message {i}", "2026-12-01T10:00:00+00:00"))
+        store.message(Message(i, Kind.USER, f"message {i}", DATE))
     store.node(NodeLine((1, 0), "messages 0 and 1"))
     store.close()
-    reopened = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
+    reopened = _opened(tmp_path / "chat")
     reopened.close()
     return (tmp_path / "chat" / INDEX_FILE).read_bytes()
 
@@ -106,8 +127,8 @@ def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: 
     """0644 under the usual umask 022 (os.open's default, 0777, would make them executable)."""
     old = os.umask(0o022)
     try:
-        store = Store(tmp_path / "chat", now=lambda: "2026-12-01T10:00:00+00:00")
-        store.message(Message(0, Kind.USER, "hello", "2026-12-01T10:00:00+00:00"))
+        store = _opened(tmp_path / "chat")
+        store.message(Message(0, Kind.USER, "hello", DATE))
         store.node(NodeLine((0, 0), "hello"))
         store.close()
     finally:
@@ -120,41 +141,24 @@ def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: 
 def test_a_message_line_with_a_wrong_first_key_before_a_good_end_is_named_by_its_line(tmp_path: Path) -> None:
     """A line whose end is a message's (``"size":n,"date":"..."}``) but whose first key is not
     ``i`` is not a message: reading the chat names its line."""
-    chat = tmp_path / "chat"
-    chat.mkdir()
-    date = "2026-12-01T10:00:00+00:00"
-    (chat / "2026-12-01.jsonl").write_text(
-        f'{{"j":0,"kind":"user","text":"hi","size":2,"date":"{date}"}}\n{{"i":1,"kind":"user","text":"ok","size":2,"date":"{date}"}}\n'
-    )
+    chat = _chat_of(tmp_path, (message_line('{"j":0') + GOOD).encode())
     with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: unknown fields \['j'\]"):
         Store(chat)
 
 
 def test_a_chat_whose_only_line_is_torn_opens_empty_and_is_indexed(tmp_path: Path) -> None:
-    chat = tmp_path / "chat"
-    chat.mkdir()
-    (chat / "2026-12-01.jsonl").write_bytes(b'{"i":0,"kind":"us')  # cut by a crash
-    store = Store(chat, now=lambda: "2026-12-01T10:00:00+00:00")
+    chat = _chat_of(tmp_path, b'{"i":0,"kind":"us')  # cut by a crash
+    store = _opened(chat)
     assert len(store.messages) == 0
     store.close()
     assert (chat / "2026-12-01.jsonl").read_bytes() == b'{"i":0,"kind":"us'  # marked by the first append only
-    again = Store(chat, now=lambda: "2026-12-01T10:00:00+00:00")
-    again.close()
+    _opened(chat).close()
     assert parse_index((chat / INDEX_FILE).read_bytes()) is not None
 
 
-@pytest.mark.parametrize(
-    "first",
-    [
-        '{"i":,"kind":"user","text":"hi","size":2,"date":"2026-12-01T10:00:00+00:00"}',
-        '{"i":00,"kind":"user","text":"hi","size":2,"date":"2026-12-01T10:00:00+00:00"}',
-    ],
-    ids=["no number", "a leading zero"],
-)
+@pytest.mark.parametrize("first", ['{"i":', '{"i":00'], ids=["no number", "a leading zero"])
 def test_a_message_line_whose_id_is_no_json_number_is_named_by_its_line(tmp_path: Path, first: str) -> None:
-    chat = tmp_path / "chat"
-    chat.mkdir()
-    (chat / "2026-12-01.jsonl").write_text(first + '\n{"i":0,"kind":"user","text":"ok","size":2,"date":"2026-12-01T10:00:00+00:00"}\n')
+    chat = _chat_of(tmp_path, (message_line(first) + GOOD).encode())
     with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
         Store(chat)
 
@@ -163,15 +167,14 @@ TEXTS = ["tab\there", "line\nbreak", "\x01\x1f", "\u2028", "a\\", "a\\\\", 'say 
 
 
 def test_texts_of_quotes_and_backslash_runs_read_back_as_written(tmp_path: Path) -> None:
-    date = "2026-12-01T10:00:00+00:00"
     for order in (TEXTS, TEXTS[::-1]):
         chat = tmp_path / str(len(list(tmp_path.iterdir())))
-        store = Store(chat, now=lambda: date)
+        store = _opened(chat)
         for i, text in enumerate(order):
-            store.message(Message(i, Kind.USER, text, date))
+            store.message(Message(i, Kind.USER, text, DATE))
         store.close()
         for _ in range(2):  # the scan, then the index
-            again = Store(chat, now=lambda: date)
+            again = _opened(chat)
             assert [m.text for m in again.messages] == order
             again.close()
 
@@ -179,12 +182,6 @@ def test_texts_of_quotes_and_backslash_runs_read_back_as_written(tmp_path: Path)
 def test_a_text_whose_closing_quote_is_escaped_is_named_by_its_line(tmp_path: Path) -> None:
     """``"text":"hi\\","size":2,...``: the quote after the backslash is part of the text, so the
     line is no JSON at all, even when that backslash is the last one in the file."""
-    chat = tmp_path / "chat"
-    chat.mkdir()
-    date = "2026-12-01T10:00:00+00:00"
-    (chat / "2026-12-01.jsonl").write_text(
-        '{"i":0,"kind":"user","text":"hi\\","size":2,"date":"' + date + '"}\n'
-        '{"i":1,"kind":"user","text":"ok","size":2,"date":"' + date + '"}\n'
-    )
+    chat = _chat_of(tmp_path, (message_line('{"i":0', "hi\\") + GOOD).encode())
     with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
         Store(chat)

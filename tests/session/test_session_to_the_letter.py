@@ -132,6 +132,15 @@ def test_a_planned_fork_shares_no_document_value_with_the_tree() -> None:
     assert tree.changes(1) == {"notes": {"items": [1, 2]}}
 
 
+def _session_of(tmp_path: Path, *texts: str) -> tuple[Store, Path]:
+    """A closed session "s" whose main conversation holds one commit per text, and its log."""
+    store = Store(tmp_path)
+    with store.create("s") as session:
+        for text in texts:
+            session.conversation().commit([user(text)])
+    return store, store.path("s") / "main.jsonl"
+
+
 # -- every refusal, by its text ----------------------------------------------------------------
 
 _USER = '{"id":1,"parent":null,"kind":"user","content":"hi"}'
@@ -260,11 +269,7 @@ def test_a_record_that_does_not_fit_the_tree_says_how(records: list[Record], mes
 
 
 def test_a_log_with_a_bad_record_before_good_ones_names_its_line_and_is_left_as_found(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    with store.create("s") as session:
-        session.conversation().commit([user("one")])
-        session.conversation().commit([user("two")])
-    log = store.path("s") / "main.jsonl"
+    store, log = _session_of(tmp_path, "one", "two")
     lines = log.read_bytes().splitlines(keepends=True)
     broken = lines[0] + b'{"op":"torn","lines":[1,2]}\n' + lines[1]
     log.write_bytes(broken)
@@ -314,10 +319,7 @@ def test_a_writer_lock_knows_its_file(tmp_path: Path) -> None:
 
 
 def test_a_torn_last_line_that_has_its_newline_is_marked_right_after_it(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    with store.create("s") as session:
-        session.conversation().commit([user("kept")])
-    log = store.path("s") / "main.jsonl"
+    store, log = _session_of(tmp_path, "kept")
     with log.open("ab") as handle:
         handle.write(b'{"op":"comm\n')  # cut by a crash after its newline
     whole = log.read_bytes()
@@ -396,11 +398,7 @@ def test_ids_lists_only_directories_that_hold_a_session(tmp_path: Path) -> None:
 
 
 def test_a_record_that_does_not_fit_before_good_ones_is_named_with_the_trees_reason(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    with store.create("s") as session:
-        session.conversation().commit([user("one")])
-        session.conversation().commit([user("two")])
-    log = store.path("s") / "main.jsonl"
+    store, log = _session_of(tmp_path, "one", "two")
     first, second = log.read_bytes().splitlines(keepends=True)
     log.write_bytes(first + b'{"op":"move","seq":3,"head":1}\n' + second)
     with pytest.raises(CorruptRecord) as caught:
