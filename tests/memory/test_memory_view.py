@@ -72,3 +72,15 @@ def test_fit_stops_when_no_parent_is_built() -> None:
         view.append((0, i), 100)
     levels = [array("H", [100] * 4)]
     assert view.fit(4, levels, 0) == 0 and view.total == 400 and len(view) == 4
+
+
+def test_fit_within_budget_rewrites_nothing() -> None:
+    """Two pairs could merge (both parents built), but the lines are already within the budget:
+    no merge, and no first rewritten line (-1)."""
+    view = View()
+    for node in [(2, 0), (2, 1), (0, 8), (0, 9)]:
+        view.append(node, 100)
+    levels = [array("H", [100] * 10), array("H", [100] * 5), array("H", [100] * 3), array("H", [100])]
+    assert view.fit(10, levels, 400) == 0
+    assert view.first_change == -1 and view.total == 400
+    assert view.nodes == [(2, 0), (2, 1), (0, 8), (0, 9)]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from eukhe.memory.index import INDEX_MAGIC, fingerprint, parse_index
+from eukhe.memory.index import INDEX_MAGIC, TreeLog, fingerprint, parse_index
 from eukhe.memory.records import CorruptLine, Kind, Message, NodeLine
 from eukhe.memory.store import INDEX_FILE, Store
 
@@ -179,9 +179,41 @@ def test_texts_of_quotes_and_backslash_runs_read_back_as_written(tmp_path: Path)
             again.close()
 
 
-def test_a_text_whose_closing_quote_is_escaped_is_named_by_its_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("text", "size"), [("hi\\", 2), ("a\\\\b\\", 3)], ids=["one backslash", "an escaped one before"])
+def test_a_text_whose_closing_quote_is_escaped_is_named_by_its_line(tmp_path: Path, text: str, size: int) -> None:
     """``"text":"hi\\","size":2,...``: the quote after the backslash is part of the text, so the
-    line is no JSON at all, even when that backslash is the last one in the file."""
-    chat = _chat_of(tmp_path, (message_line('{"i":0', "hi\\") + GOOD).encode())
+    line is no JSON at all, even when that backslash is the last one in the file (alone, or after
+    another escape)."""
+    chat = _chat_of(tmp_path, (message_line('{"i":0', text, size) + GOOD).encode())
     with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
         Store(chat)
+
+
+def test_a_text_whose_size_counts_an_escaped_backslash_twice_is_named_by_its_line(tmp_path: Path) -> None:
+    """``a\\\\n`` is JSON for ``a\\n``: three bytes (the second backslash is escaped, and escapes
+    nothing itself), so a line stating two is refused."""
+    chat = _chat_of(tmp_path, (message_line('{"i":0', "a\\\\n", 2) + GOOD).encode())
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: size 2 is not the text's 3 bytes"):
+        Store(chat)
+
+
+@pytest.mark.parametrize("text", ["n\\q", "t\\x", "\\\\\\q"], ids=["after n", "after t", "after an escaped backslash"])
+def test_a_text_with_an_unknown_escape_is_named_by_its_line(tmp_path: Path, text: str) -> None:
+    """``\\q`` is no JSON escape, whatever the byte before the backslash."""
+    chat = _chat_of(tmp_path, (message_line('{"i":0', text, len(text) - 1) + GOOD).encode())
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: not JSON: "):
+        Store(chat)
+
+
+def test_nodes_beyond_the_chat_name_the_first_of_them(tmp_path: Path) -> None:
+    """Two node lines far beyond a chat of two messages (indexes of 20 digits, past an int64):
+    the tree's problem names the first."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    far = ['{"l":0,"i":' + str(10**19 + k) + ',"text":"x","size":1}\n' for k in (1, 2)]
+    (tree / "2026-12-01.jsonl").write_text("".join(far), encoding="utf-8")
+    log = TreeLog(tree, 2)
+    try:
+        assert log.problem == "node (0, 10000000000000000001) logged twice or beyond the chat's 2 messages"
+    finally:
+        log.close()
