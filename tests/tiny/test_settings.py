@@ -83,8 +83,13 @@ def test_cli_translate_reads_the_settings(tmp_path: Path, capsys: pytest.Capture
     assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # 350m only, not installed
     assert "Unavailable" in capsys.readouterr().err
     _settings_json(agent, {"modelRoles": {"translate": "lfm2.5-230m"}})
-    assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # the echo engine echoes
-    assert "TranslationError::Unchanged" in capsys.readouterr().err
+    try:
+        assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # the echo engine echoes
+        assert "TranslationError::Unchanged" in capsys.readouterr().err
+    finally:  # the worker the translation started outlives the call: stopped, not left idling
+        from tests.tiny.conftest import _stop_worker_at
+
+        _stop_worker_at(paths.socket_path(agent, "lfm2.5-230m"))
 
 
 def test_titles_never_block_the_turn_and_follow_titles_generate(agent_dir: Path) -> None:

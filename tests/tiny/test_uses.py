@@ -72,22 +72,16 @@ def test_chrf() -> None:
     assert len(tasks.EVAL_SENTENCES) == 10 and len(tasks.EVAL_LANGUAGES) == 4
 
 
-def test_cli_translate_echo_prints_nothing(tmp_path: Path) -> None:
-    import tempfile
-
-    agent_dir = Path(tempfile.mkdtemp(prefix="ekc", dir="/tmp"))
+def test_cli_translate_echo_prints_nothing(agent_dir: Path) -> None:
     run = [sys.executable, "-m", "eukhe", "--agent-dir", str(agent_dir), "translate", "German", "hello"]
     none = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert none.returncode == 1 and none.stdout == "" and "Unavailable" in none.stderr
     _install(agent_dir, "lfm2.5-350m")
-    echoed = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    echoed = subprocess.run(run, capture_output=True, text=True, timeout=120)  # its worker is stopped by agent_dir
     assert echoed.returncode == 1 and echoed.stdout == ""
     assert echoed.stderr.strip() == "eukhe translate: TranslationError::Unchanged: translation to German: the reply is the input unchanged"
     bad = subprocess.run([*run[:-2], "", "x"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
-    from tests.tiny.conftest import _stop_worker_at
-
-    _stop_worker_at(paths.socket_path(agent_dir, "lfm2.5-350m"))
 
 
 def _recorders(tmp_path: Path, scripts: dict[str, str]) -> str:
