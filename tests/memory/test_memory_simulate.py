@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from eukhe.cli import main
+from eukhe.memory.simulate import note_message
 
 
 def test_simulate_prints_the_sawtooth_statistics(capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,3 +64,34 @@ def test_bad_arguments_get_one_line_and_status_2(argv: list[str], says: str, cap
     assert main(["memory", "simulate", *argv]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
+
+
+class _Drawn(random.Random):
+    """A generator whose draws are given: ``random()`` the class, ``randint`` its bounds."""
+
+    def __init__(self, kind: float) -> None:
+        super().__init__(0)
+        self.kind = kind
+
+    def random(self) -> float:
+        return self.kind
+
+    def randint(self, a: int, b: int) -> int:
+        return a * 100_000 + b  # both bounds, read back below
+
+
+NOTE_CLASSES = [  # the note's shares: user words 30%, replies 25%, tool calls 25%, tool output 20%
+    (0.0, "user", 20, 400),
+    (0.2999, "user", 20, 400),
+    (0.30, "reply", 300, 2_500),
+    (0.5499, "reply", 300, 2_500),
+    (0.55, "call", 80, 600),
+    (0.7999, "call", 80, 600),
+    (0.80, "output", 1_000, 30_000),
+    (0.9999, "output", 1_000, 30_000),
+]
+
+
+@pytest.mark.parametrize(("kind", "name", "low", "high"), NOTE_CLASSES)
+def test_a_note_message_draws_its_class_then_its_size(kind: float, name: str, low: int, high: int) -> None:
+    assert note_message(_Drawn(kind)) == (name, low * 100_000 + high)

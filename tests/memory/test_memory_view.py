@@ -7,7 +7,7 @@ from array import array
 from eukhe.memory import PLACEHOLDER, PLACEHOLDER_BYTES
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.text import cut, flatten, size
-from eukhe.memory.view import View, name, pieces, render
+from eukhe.memory.view import View, name, pieces, planner, render
 
 
 def test_flatten_turns_every_newline_into_one_space() -> None:
@@ -84,3 +84,16 @@ def test_fit_within_budget_rewrites_nothing() -> None:
     assert view.fit(10, levels, 400) == 0
     assert view.first_change == -1 and view.total == 400
     assert view.nodes == [(2, 0), (2, 1), (0, 8), (0, 9)]
+
+
+def test_a_compaction_view_counts_the_lines_appended_to_it() -> None:
+    """The two views of one planner keep their own lines and totals; a message line of the
+    compaction view can be resized once built."""
+    core = planner(1_000, 500, 1_000, 500)
+    view, cview = View(core), View(core, compaction=True)
+    cview.append((1, 0), 120)
+    cview.append((0, 2), PLACEHOLDER_BYTES)
+    assert cview.nodes == [(1, 0), (0, 2)] and cview.sizes == [120, PLACEHOLDER_BYTES]
+    assert cview.total == 120 + PLACEHOLDER_BYTES and view.total == 0 and len(view) == 0
+    cview.resize((0, 2), 45)
+    assert cview.sizes == [120, 45] and cview.total == 165

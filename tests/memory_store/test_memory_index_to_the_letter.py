@@ -217,3 +217,27 @@ def test_nodes_beyond_the_chat_name_the_first_of_them(tmp_path: Path) -> None:
         assert log.problem == "node (0, 10000000000000000001) logged twice or beyond the chat's 2 messages"
     finally:
         log.close()
+
+
+def test_a_message_line_whose_date_has_another_key_is_named_by_its_line(tmp_path: Path) -> None:
+    """A line framed as a message up to its last key, which is not ``date``: not a message."""
+    line = '{"i":0,"kind":"user","text":"hi","size":2,"dote":"' + DATE + '"}\n'
+    chat = _chat_of(tmp_path, (line + GOOD).encode())
+    with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: date must be a string, not None"):
+        Store(chat)
+
+
+@pytest.mark.parametrize("length", [100, 20 * EDGE + 5], ids=["shorter than an edge", "twenty edges"])
+def test_the_fingerprint_is_the_documented_digest(tmp_path: Path, length: int) -> None:
+    """An index written by one version is used by the next only while its fingerprint stays
+    what the format says: blake2b-128 of ``inode:length``, then the first and the last 64 KiB,
+    then 4 KiB at each k/17 of the length (k = 1..16), each cut at the length."""
+    path = tmp_path / "2026-12-01.jsonl"
+    path.write_bytes(bytes(i % 251 for i in range(length + 7)))  # bytes past the length are not read
+    data = path.read_bytes()[:length]
+    digest = hashlib.blake2b(f"{path.stat().st_ino}:{length}".encode(), digest_size=16)
+    digest.update(data[:EDGE])
+    digest.update(data[-EDGE:])
+    for k in range(1, 17):
+        digest.update(data[length * k // 17 :][:SPOT])
+    assert fingerprint(path, length) == digest.hexdigest()

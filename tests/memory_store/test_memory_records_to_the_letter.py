@@ -6,8 +6,11 @@ never computed by the code under test."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from eukhe.memory.lines import entry_lines
 from eukhe.memory.records import Kind, MergeLine, Message, NodeLine, Torn, decode, encode, kind_of
 
 MESSAGE_ERRORS = [
@@ -125,3 +128,27 @@ def test_kind_of_reads_every_kind_and_the_old_name() -> None:
     assert [kind_of(name) for name in ["user", "eukhe", "tool", "echo", "work", "note", "talk"]] == [
         Kind.USER, Kind.EUKHE, Kind.TOOL, Kind.ECHO, Kind.WORK, Kind.NOTE, Kind.EUKHE,
     ]
+
+
+BLOCKS: list[tuple[dict[str, Any], list[tuple[Kind, str]]]] = [  # what one content block logs (lines.entry_lines), a missing text taken as empty
+    ({"type": "thinking", "text": "never logged"}, []),
+    ({"type": "tool_use", "name": "zoom", "input": {"n": 1, "id": "é"}}, [(Kind.TOOL, 'zoom {"id": "é", "n": 1}')]),
+    ({"type": "tool_result", "text": "0+1|hi"}, [(Kind.ECHO, "0+1|hi")]),
+    ({"type": "tool_result"}, [(Kind.ECHO, "")]),
+    ({"type": "report", "name": "Helper", "text": "done"}, [(Kind.WORK, "[Helper] done")]),
+    ({"type": "report", "name": "Helper"}, [(Kind.WORK, "[Helper] ")]),
+    ({"type": "text", "text": "reply"}, [(Kind.EUKHE, "reply")]),
+    ({"type": "text"}, []),
+    ({"type": "user", "text": "asked"}, [(Kind.USER, "asked")]),
+    ({"type": "user"}, []),
+]
+
+
+@pytest.mark.parametrize(("block", "logged"), BLOCKS, ids=[f"{b['type']} {sorted(b)}" for b, _ in BLOCKS])
+def test_a_content_block_logs_its_lines(block: dict[str, object], logged: list[tuple[Kind, str]]) -> None:
+    assert entry_lines(block) == logged
+
+
+def test_an_unknown_content_block_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^unknown content block type 'image'$"):
+        entry_lines({"type": "image"})

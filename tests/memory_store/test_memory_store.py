@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.memory import NODE, PLACEHOLDER
-from eukhe.memory.chat import Chat, Config
+from eukhe.memory.chat import Chat, Config, ZoomError
 from eukhe.memory.index import TreeLog
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.importer import import_sessions
@@ -375,6 +375,23 @@ def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:
         assert memory.append("hello") == [0]
         with Memory(directory) as client:
             assert not client.is_owner and client.view() == ["0+1|hello"]
+
+
+def test_a_refused_call_raises_its_own_kind_through_owner_and_client(tmp_path: Path) -> None:
+    """The owner answers a refusal with the error's name (rule 7): each handle raises that kind
+    again, with the owner's words."""
+    directory = tmp_path / "chat"
+    with Memory(directory) as owner:
+        owner.append("hello")
+        owner.append("again")
+        with Memory(directory) as client:
+            assert owner.is_owner and not client.is_owner
+            for handle in (owner, client):
+                with pytest.raises(ZoomError, match=r"^id=1 is not a multiple of n=2$"):
+                    handle.zoom(1, 2)
+                with pytest.raises(ValueError, match=r"^append needs a text of at least one character$") as caught:
+                    handle.append("", key="k")
+                assert type(caught.value) is ValueError
 
 
 def test_a_message_zoomed_whole_comes_with_its_images(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +22,8 @@ from eukhe.memory.owner import Memory
 from eukhe.memory.records import Kind
 from eukhe.memory.text import cut, flatten
 from eukhe.inference.wire import client_for
+from eukhe.inference.wire.events import Event, TextDelta
+from eukhe.inference.wire.plan import Request
 from eukhe.memory.turn import Deadline, Turns, local_date
 from spec.loopback import Call, LoopbackServer, Recorded, Stall, Stream, Text, Thinking, Wait
 
@@ -167,14 +169,21 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
 
     async def main() -> None:
         assert not turns.send("too early")  # no call runs: the caller starts a turn with it
-        task = asyncio.create_task(turns.turn("what was the number?"))
+        task = asyncio.create_task(turns.turn("what was the number?", show=lambda what, text: shown.append((what, text))))
         await asyncio.to_thread(server.wait_requests, 1)
         assert turns.send("and write it down")
         go.set()
         outcome = await task
         assert outcome.joined == 1 and outcome.steps == 2
 
+    shown: list[tuple[str, str]] = []
+
     run(main())
+    assert [(what, text) for what, text in shown if what in ("tool", "result", "joined")] == [
+        ("tool", 'zoom {"id": 0, "n": 1}'),
+        ("result", "0+1|remember the number 42"),
+        ("joined", "and write it down"),
+    ]
     second = turns_of(server.wait_requests(2)[1])
     assert [role for role, _ in second[-4:]] == ["assistant", "call", "tool", "user"]
     assert second[-2][1] == "0+1|remember the number 42"
@@ -187,6 +196,18 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
         ("user", "and write it down"),
         ("eukhe", "It is 42, and noted."),
     ]
+
+
+class _NoStop:
+    """A model of the turn's protocol whose stream ends without reporting a stop."""
+
+    async def stream(self, request: Request) -> AsyncIterator[Event]:
+        yield TextDelta("Fine.")
+
+
+def test_a_call_that_reports_no_stop_leaves_the_stop_empty(memory: Memory) -> None:
+    outcome = run(Turns(memory, _NoStop()).turn("how are you?"))
+    assert outcome.reply == "Fine." and outcome.stop == "" and outcome.steps == 1
 
 
 # -- rules 48-51, D11 ---------------------------------------------------------------------------------

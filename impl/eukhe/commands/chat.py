@@ -235,9 +235,12 @@ class Session:
             return
         if len(words) > 2:
             raise ChatInputError("/memory model wants PROVIDER/MODEL and at most a level")
-        provider, slash, ident = words[0].partition("/")
-        if not slash or not provider or not ident:
-            raise ChatInputError(f"a model is written provider/id, not {words[0]!r}")
+        from eukhe.memory.request import split_model
+
+        try:
+            split_model(words[0])
+        except ValueError as error:
+            raise ChatInputError(str(error)) from None
         level = _level(words[1], "/memory model") if len(words) == 2 else None
         self.settings.set_global("memory.model", words[0])
         if level is not None:
