@@ -316,6 +316,7 @@ def run_area(
     sample: tuple[int, int] | None = None, rest: tuple[int, int] | None = None,
 ) -> int:
     _check_judges(judges)
+    judged_at = _commit()  # the tree the run judges: taken as the workspace is laid, not after (edits may follow)
     space = _workspace(area, judges, only)
     if sample is not None or rest is not None or not results(area):
         # Generate the mutants of the tree as it is now in a process of their own first (mutmut
@@ -337,7 +338,7 @@ def run_area(
     elif not mutants:  # a whole run: no longer a sample
         (space / "sample.json").unlink(missing_ok=True)
     env = _environment(space)
-    (space / "measured_at.txt").write_text(_commit() + "\n", encoding="utf-8")  # the tree the run judges
+    (space / "measured_at.txt").write_text(judged_at + "\n", encoding="utf-8")
     mutmut = Path(sys.executable).parent / "mutmut"
     argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
     done = subprocess.run(argv, cwd=space, env=env, check=False)
