@@ -5,9 +5,12 @@ optchat bridge's committed scenarios replayed byte for byte on each form."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +40,16 @@ def form(request: pytest.FixtureRequest) -> Iterator[str]:
     finally:
         V.CORE = before
 
+
+
+def test_a_compiled_core_built_from_the_current_source_is_the_one_found() -> None:
+    try:
+        built = importlib.import_module(V.COMPILED)
+    except ImportError:
+        pytest.skip("the compiled core is not built: python -m eukhe.corebuild (make does it)")
+    if getattr(built, "SOURCE", None) != hashlib.sha256(Path(pure.__file__).read_bytes()).hexdigest():
+        pytest.skip("the compiled core was built from an older source: python -m eukhe.corebuild")
+    assert V.compiled() is built
 
 def test_the_core_counts_the_placeholder_as_the_seed_does() -> None:
     assert pure.PLACEHOLDER == P_BYTES == PLACEHOLDER_BYTES

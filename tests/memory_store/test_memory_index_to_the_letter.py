@@ -100,6 +100,15 @@ def _set(*path_and_value: Any) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _a_negative_length(header: dict[str, Any]) -> None:
+    """The last array with bytes given the length -1, then two spare arrays that take the
+    offset back to its end: every length still sums to the body's bytes."""
+    arrays = header["arrays"]
+    j = max(k for k, (_, length) in enumerate(arrays) if length > 0)
+    name, length = arrays[j]
+    header["arrays"] = [*arrays[:j], [name, -1], ["spare", 1], ["again", length], *arrays[j + 1 :]]
+
+
 MALFORMED = {
     "newest of three numbers": _set("tree", "newest", [1, 0, 0]),
     "newest negative": _set("tree", "newest", [1, -1]),
@@ -110,6 +119,7 @@ MALFORMED = {
     "a key past the messages": _set("messages", "keys", {"k": 4}),
     "a file entry of three": _set("messages", "files", [["2026-12-01.jsonl", 0, 0]]),
     "prints not text": _set("messages", "prints", [7]),
+    "an array of length -1": _a_negative_length,
 }
 
 

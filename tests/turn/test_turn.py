@@ -210,6 +210,12 @@ def test_a_call_that_reports_no_stop_leaves_the_stop_empty(memory: Memory) -> No
     assert outcome.reply == "Fine." and outcome.stop == "" and outcome.steps == 1
 
 
+@pytest.mark.parametrize("thinking", [None, "high"])
+def test_every_call_of_a_turn_asks_for_its_thinking_level(memory: Memory, thinking: str | None) -> None:
+    outcome = run(Turns(memory, _NoStop(), thinking=thinking).turn("think it over"))
+    assert [request.thinking for request in outcome.requests] == [thinking]
+
+
 # -- rules 48-51, D11 ---------------------------------------------------------------------------------
 
 
