@@ -41,7 +41,6 @@ def form(request: pytest.FixtureRequest) -> Iterator[str]:
         V.CORE = before
 
 
-
 def test_a_compiled_core_built_from_the_current_source_is_the_one_found() -> None:
     try:
         built = importlib.import_module(V.COMPILED)
@@ -50,6 +49,7 @@ def test_a_compiled_core_built_from_the_current_source_is_the_one_found() -> Non
     if getattr(built, "SOURCE", None) != hashlib.sha256(Path(pure.__file__).read_bytes()).hexdigest():
         pytest.skip("the compiled core was built from an older source: python -m eukhe.corebuild")
     assert V.compiled() is built
+
 
 def test_the_core_counts_the_placeholder_as_the_seed_does() -> None:
     assert pure.PLACEHOLDER == P_BYTES == PLACEHOLDER_BYTES

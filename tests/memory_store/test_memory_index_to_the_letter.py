@@ -21,10 +21,16 @@ from eukhe.memory.store import INDEX_FILE, Store
 EDGE, SPOT = 1 << 16, 1 << 12  # the whole first and last 64 KiB, and 4 KiB at each 17th of the file
 
 
-def test_the_fingerprint_reads_both_edges_and_every_seventeenth(tmp_path: Path) -> None:
-    length = 20 * EDGE  # each seventeenth lies outside both edges
+def _day_file(tmp_path: Path, length: int) -> Path:
+    """A day file of ``length`` bytes that differ from their neighbours."""
     path = tmp_path / "2026-12-01.jsonl"
     path.write_bytes(bytes(i % 251 for i in range(length)))
+    return path
+
+
+def test_the_fingerprint_reads_both_edges_and_every_seventeenth(tmp_path: Path) -> None:
+    length = 20 * EDGE  # each seventeenth lies outside both edges
+    path = _day_file(tmp_path, length)
     before = fingerprint(path, length)
     offsets = [0, EDGE - 1, length - EDGE, length - 1] + [length * k // 17 for k in range(1, 17)]
     for at in offsets:
@@ -43,6 +49,21 @@ def test_the_fingerprint_reads_both_edges_and_every_seventeenth(tmp_path: Path) 
         handle.seek(between)
         handle.write(b"\x00")
     assert fingerprint(path, length) == before
+
+
+@pytest.mark.parametrize("length", [100, 20 * EDGE + 5], ids=["shorter than an edge", "twenty edges"])
+def test_the_fingerprint_is_the_documented_digest(tmp_path: Path, length: int) -> None:
+    """An index written by one version is used by the next only while its fingerprint stays
+    what the format says: blake2b-128 of ``inode:length``, then the first and the last 64 KiB,
+    then 4 KiB at each k/17 of the length (k = 1..16), each cut at the length."""
+    path = _day_file(tmp_path, length + 7)  # bytes past the length are not read
+    data = path.read_bytes()[:length]
+    digest = hashlib.blake2b(f"{path.stat().st_ino}:{length}".encode(), digest_size=16)
+    digest.update(data[:EDGE])
+    digest.update(data[-EDGE:])
+    for k in range(1, 17):
+        digest.update(data[length * k // 17 :][:SPOT])
+    assert fingerprint(path, length) == digest.hexdigest()
 
 
 DATE = "2026-12-01T10:00:00+00:00"
@@ -235,19 +256,3 @@ def test_a_message_line_whose_date_has_another_key_is_named_by_its_line(tmp_path
     chat = _chat_of(tmp_path, (line + GOOD).encode())
     with pytest.raises(CorruptLine, match=r"2026-12-01\.jsonl: line 1: date must be a string, not None"):
         Store(chat)
-
-
-@pytest.mark.parametrize("length", [100, 20 * EDGE + 5], ids=["shorter than an edge", "twenty edges"])
-def test_the_fingerprint_is_the_documented_digest(tmp_path: Path, length: int) -> None:
-    """An index written by one version is used by the next only while its fingerprint stays
-    what the format says: blake2b-128 of ``inode:length``, then the first and the last 64 KiB,
-    then 4 KiB at each k/17 of the length (k = 1..16), each cut at the length."""
-    path = tmp_path / "2026-12-01.jsonl"
-    path.write_bytes(bytes(i % 251 for i in range(length + 7)))  # bytes past the length are not read
-    data = path.read_bytes()[:length]
-    digest = hashlib.blake2b(f"{path.stat().st_ino}:{length}".encode(), digest_size=16)
-    digest.update(data[:EDGE])
-    digest.update(data[-EDGE:])
-    for k in range(1, 17):
-        digest.update(data[length * k // 17 :][:SPOT])
-    assert fingerprint(path, length) == digest.hexdigest()

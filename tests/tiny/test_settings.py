@@ -73,23 +73,20 @@ def test_roles_follow_the_settings(tmp_path: Path) -> None:
     assert uses.judge_model(tmp_path, settings=TinySettings.load(tmp_path)) == "local/lfm2.5-230m"
 
 
-def test_cli_translate_reads_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_translate_reads_the_settings(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from eukhe.cli import main
 
-    agent = Path(os.path.realpath(tmp_path)) / "a"
+    agent = agent_dir  # its fixture stops the worker the translation leaves running
     _install(agent, "lfm2.5-230m")
     monkeypatch.chdir(tmp_path)
     _settings_json(agent, {"modelRoles": {"translate": "lfm2.5-350m"}, "retry": {"fallbackChains": {"translate": []}}})
     assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # 350m only, not installed
     assert "Unavailable" in capsys.readouterr().err
     _settings_json(agent, {"modelRoles": {"translate": "lfm2.5-230m"}})
-    try:
-        assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # the echo engine echoes
-        assert "TranslationError::Unchanged" in capsys.readouterr().err
-    finally:  # the worker the translation started outlives the call: stopped, not left idling
-        from tests.tiny.conftest import _stop_worker_at
-
-        _stop_worker_at(paths.socket_path(agent, "lfm2.5-230m"))
+    assert main(["--agent-dir", str(agent), "translate", "German", "hello"]) == 1  # the echo engine echoes
+    assert "TranslationError::Unchanged" in capsys.readouterr().err
 
 
 def test_titles_never_block_the_turn_and_follow_titles_generate(agent_dir: Path) -> None:

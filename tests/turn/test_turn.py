@@ -167,6 +167,8 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
     )
     turns = turns_for(memory, server, api)
 
+    shown: list[tuple[str, str]] = []
+
     async def main() -> None:
         assert not turns.send("too early")  # no call runs: the caller starts a turn with it
         task = asyncio.create_task(turns.turn("what was the number?", show=lambda what, text: shown.append((what, text))))
@@ -175,8 +177,6 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
         go.set()
         outcome = await task
         assert outcome.joined == 1 and outcome.steps == 2
-
-    shown: list[tuple[str, str]] = []
 
     run(main())
     assert [(what, text) for what, text in shown if what in ("tool", "result", "joined")] == [
@@ -198,21 +198,21 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
     ]
 
 
-class _NoStop:
-    """A model of the turn's protocol whose stream ends without reporting a stop."""
+class _SaysFine:
+    """A model of the turn's protocol that answers every call "Fine." and reports no stop."""
 
     async def stream(self, request: Request) -> AsyncIterator[Event]:
         yield TextDelta("Fine.")
 
 
 def test_a_call_that_reports_no_stop_leaves_the_stop_empty(memory: Memory) -> None:
-    outcome = run(Turns(memory, _NoStop()).turn("how are you?"))
+    outcome = run(Turns(memory, _SaysFine()).turn("how are you?"))
     assert outcome.reply == "Fine." and outcome.stop == "" and outcome.steps == 1
 
 
 @pytest.mark.parametrize("thinking", [None, "high"])
 def test_every_call_of_a_turn_asks_for_its_thinking_level(memory: Memory, thinking: str | None) -> None:
-    outcome = run(Turns(memory, _NoStop(), thinking=thinking).turn("think it over"))
+    outcome = run(Turns(memory, _SaysFine(), thinking=thinking).turn("think it over"))
     assert [request.thinking for request in outcome.requests] == [thinking]
 
 
