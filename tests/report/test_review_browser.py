@@ -82,8 +82,10 @@ def test_opening_a_law_shows_its_statement_counterexample_source_and_links(built
     page.goto((built / "index.html").as_uri())
     page.click(f"a.law-link:has-text('{FAILING.split('/')[1]}')")
     box = page.locator(f"details#law-{FAILING.split('/')[1]}")
-    box.wait_for()
-    assert box.get_attribute("open") is not None, "the law opens from the link's anchor"
+    from playwright.sync_api import expect
+
+    # the page opens the box once its document has loaded: waited for, the check retried until then
+    expect(box, "the law opens from the link's anchor").to_have_attribute("open", "")
     assert box.locator(".f-counterexample pre").is_visible()
     assert f"test_law[{FAILING}]" in box.locator(".f-replay pre").inner_text()
     assert box.locator(".f-statement").inner_text().strip()
