@@ -32,14 +32,18 @@ AREAS: dict[str, tuple[str, ...]] = {
     "directors": ("directors/",),
     "session": ("session/",),
     "memory": ("memory/",),
+    "inference": ("inference/",),
+    "tiny": ("tiny/",),
+    "cli": ("cli.py", "__main__.py", "paths.py", "corebuild.py", "commands/"),
 }
 # Areas that must meet the floor: the built ones (an area with no module yet is skipped).
 FLOOR = 95.0
-# Areas not yet at the floor, each held at the level last measured in CI so that it cannot fall
-# further until its laws reach FLOOR. None now: memory was held at 91 (91.63% at 82ff8a1) until
-# the laws core_agrees_with_model, view_renders_as_the_seed, planner_takes_the_seeds_inputs,
-# store_reads_every_log_shape, store_says_what_it_cannot_write and store_owner_edges took it past 95.
-HELD: dict[str, float] = {}
+# Areas not yet at the floor, each held at the level measured when it joined the binding measure
+# (floored to a whole percent), so that it cannot fall further until its laws reach FLOOR. Memory
+# was held at 91 until its store laws took it past 95. inference, tiny and the command line joined
+# after d0137f9 (laws and bridges alone: 79.76%, 90.08%, 25.16%): the wire clients and the commands
+# are exercised by tests/wire and tests/cli, which do not count here.
+HELD: dict[str, float] = {"inference": 79.0, "tiny": 90.0, "cli": 25.0}
 
 
 def floor_of(area: str, floor: float) -> float:

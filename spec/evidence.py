@@ -2,26 +2,38 @@
 
 A law's check returns an ``Evidence``: a strength and a sentence saying exactly what was
 covered. The registry refuses a law whose label is stronger than its evidence
-(``spec.report.run``), so the strength a law claims is the strength of what it ran.
+(``spec.report.run``), so the strength a law claims is the strength of what it ran. Evidence of
+strength proved (or proved-for-encoding) is made only by the helpers here: ``Evidence(PROVED,
+...)`` built anywhere else raises ``EvidenceError``.
 
-Proved (for every input):
+Proved (for every input, about the real function):
 - ``exhaust``: every point of a ``Domain`` that is a product of whole finite types
   (``Finite``), checked point by point. A domain with any ``Bound`` factor (a range we
   chose) gives bounded evidence instead.
 - ``reachable``: every state reachable from every initial point under every action, the
   initial states and the actions each a ``Domain``; proved when neither has a ``Bound``.
-- ``prove``: z3 finds the negation of a claim unsatisfiable (the assumptions themselves
-  must be satisfiable, or the proof is vacuous and fails).
-- ``induction``: a base case and a step, each proved.
+- ``prove``: z3 finds the negation of a claim unsatisfiable. The claim is built by a function
+  that calls the law file's z3 encodings of real functions (``@encoding("bend.m.f")``), and
+  ``prove`` refuses it, saying why in one line, when it is vacuous: it calls no encoding, it
+  simplifies to True, a premise (an assumption, or the antecedent of the claim's implication)
+  is unsatisfiable alone or with the others, or it still holds with every encoding replaced by
+  an uninterpreted function (it would hold for any code). The proof is about the code only
+  when every encoding is tied to its function (``tie``) over the whole domain; otherwise it is
+  proved-for-encoding.
+- ``induction``: a base case and a step, each proved, both about the function named as the
+  one whose unfolding is the step.
+
+Proved-for-encoding: ``prove`` over an encoding whose tie is bounded or sampled.
 
 Bounded: ``bounded`` (exactly the inputs the seed names, or every input up to a bound we
 chose), and the two above over a domain with a ``Bound``.
 
 Tested: ``examples`` and ``machine`` (Hypothesis in the active profile, with counts).
 
-Combining: ``all_of`` (each part proves a piece of the claim: the weakest counts),
-``also`` (several pieces of evidence for the same claim: the strongest counts), and
-``Evidence.with_production`` (the same law run on production, reported beside it).
+Combining: ``all_of`` (each part proves a piece of the claim: the weakest counts), ``also``
+(the first part proves the whole claim, the others add to it: the first part's strength
+counts, never a stronger added one), and ``Evidence.with_production`` (the same law run on
+production, reported beside it).
 
 A property returns True (or None) when it holds and False or raises when it does not;
 the first failing case raises ``LawFailed`` naming it.
@@ -32,9 +44,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import sys
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import CodeType, FrameType
 from typing import Any, Generic, TypeVar
 
 import z3
@@ -45,25 +59,57 @@ from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 from hypothesis.strategies import SearchStrategy
 
 from spec import profiles
-from spec.registry import BOUNDED, PROVED, TESTED, Strength
+from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, STRENGTHS, TESTED, Strength
 
 T = TypeVar("T")
 S = TypeVar("S", bound=Hashable)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class LawFailed(AssertionError):
-    """A law does not hold; the message names the case."""
+    """A law does not hold, or its proof is refused; the message names the case or the reason."""
+
+
+class EvidenceError(Exception):
+    """Evidence of strength proved made outside the evidence helpers."""
+
+
+_SEAL = object()  # held by the helpers of this module alone: only they make proved evidence
+_SEALED = (PROVED, PROVED_FOR_ENCODING)
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What one proof covers, for the report: its object (the whole domain, the z3 encoding and
+    its tie to the code, or the function unfolded by induction), the z3 claim as text, and the
+    non-vacuity checks it passed."""
+
+    object: str
+    claim: str = ""
+    checks: tuple[str, ...] = ()
+    lemma: bool = False  # a fact of mathematics, about no code (``lemma``)
 
 
 @dataclass(frozen=True)
 class Evidence:
     """What a law's check covered. ``strength`` speaks of the model (bend/), or of production
     for a law that only production has; ``production`` is the strength of the same law run
-    on production (impl/eukhe) when it is."""
+    on production (impl/eukhe) when it is. ``about`` names the real functions a proof is
+    about (``induction`` checks them); ``proofs`` says what each proof covers."""
 
     strength: Strength
     sentence: str
     production: Strength | None = None
+    about: frozenset[str] = frozenset()
+    proofs: tuple[Proof, ...] = ()
+    seal: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.strength in _SEALED or self.production in _SEALED) and self.seal is not _SEAL:
+            raise EvidenceError(
+                f"evidence of strength {self.strength.value} is made only by the evidence helpers "
+                f"(exhaust, reachable, prove, induction), not directly: {self.sentence!r}"
+            )
 
     def __str__(self) -> str:
         return self.sentence
@@ -71,25 +117,35 @@ class Evidence:
     def with_production(self, evidence: Evidence) -> Evidence:
         """This evidence of the model, and ``evidence`` of production under the same law."""
         both = _weakest([self.production, evidence.strength])
-        return Evidence(self.strength, f"{self.sentence}; production: {evidence.sentence}", both)
+        return _made(
+            self.strength, f"{self.sentence}; production: {evidence.sentence}", both,
+            self.about | evidence.about, self.proofs + evidence.proofs,
+        )
+
+    def reworded(self, sentence: str) -> Evidence:
+        """The same evidence under a longer sentence (what else the check ran, said beside it)."""
+        return replace(self, sentence=sentence)
+
+
+def _made(
+    strength: Strength, sentence: str, production: Strength | None = None,
+    about: frozenset[str] = frozenset(), proofs: tuple[Proof, ...] = (),
+) -> Evidence:
+    return Evidence(strength, sentence, production, about, proofs, _SEAL)
 
 
 def _weakest(strengths: Iterable[Strength | None]) -> Strength | None:
     known = [s for s in strengths if s is not None]
-    return max(known, key=_ORDER.index) if known else None
-
-
-def _strongest(strengths: Iterable[Strength | None]) -> Strength | None:
-    known = [s for s in strengths if s is not None]
-    return min(known, key=_ORDER.index) if known else None
-
-
-_ORDER = [PROVED, BOUNDED, TESTED]
+    return max(known, key=STRENGTHS.index) if known else None
 
 
 def at_least(strength: Strength, label: Strength) -> bool:
     """True when evidence of ``strength`` supports a law labelled ``label``."""
-    return _ORDER.index(strength) <= _ORDER.index(label)
+    return STRENGTHS.index(strength) <= STRENGTHS.index(label)
+
+
+def _joined(parts: Sequence[Evidence]) -> tuple[frozenset[str], tuple[Proof, ...]]:
+    return frozenset().union(*(p.about for p in parts)), tuple(q for p in parts for q in p.proofs)
 
 
 def all_of(*parts: Evidence) -> Evidence:
@@ -98,22 +154,49 @@ def all_of(*parts: Evidence) -> Evidence:
         raise LawFailed("no evidence to combine")
     weakest = _weakest(p.strength for p in parts)
     assert weakest is not None
-    return Evidence(weakest, "; ".join(p.sentence for p in parts), _weakest(p.production for p in parts))
+    about, proofs = _joined(parts)
+    return _made(weakest, "; ".join(p.sentence for p in parts), _weakest(p.production for p in parts), about, proofs)
 
 
-def also(main: Evidence, *more: Evidence) -> Evidence:
-    """Several pieces of evidence for one claim (a proof within a bound and a hunt beyond it):
-    the strongest one is the claim's strength."""
-    parts = (main, *more)
-    strongest = _strongest(p.strength for p in parts)
-    assert strongest is not None
-    return Evidence(strongest, "; ".join(p.sentence for p in parts), _strongest(p.production for p in parts))
+def also(whole: Evidence, *more: Evidence) -> Evidence:
+    """``whole`` shows the whole claim; ``more`` adds to it (a hunt beyond a proof's bound, an
+    agreement beside a proof): the claim is as strong as ``whole``, never as a stronger added
+    part, which proves the whole claim only where it is passed first."""
+    parts = (whole, *more)
+    about, proofs = _joined(parts)
+    production = whole.production if whole.production is not None else _weakest(p.production for p in more)
+    return _made(whole.strength, "; ".join(p.sentence for p in parts), production, about, proofs)
 
 
-def induction(base: Evidence, step: Evidence, *, label: str) -> Evidence:
-    """A proof by induction: proved when the base case and the step are both proved."""
+def induction(base: Evidence, step: Evidence, *, of: str, label: str) -> Evidence:
+    """A proof by induction on the unfolding of the real function ``of`` ("bend.cvar.registry"):
+    proved when the base and the step are both proved and both are about ``of``."""
+    for name, part in (("base", base), ("step", step)):
+        if of not in part.about:
+            raise LawFailed(
+                f"induction on {of} ({label}): the {name} is not about {of} "
+                f"(it is about {', '.join(sorted(part.about)) or 'no function'})"
+            )
     both = all_of(base, step)
-    return Evidence(both.strength, f"induction on {label}: base: {base.sentence}; step: {step.sentence}", both.production)
+    proof = Proof(f"induction on the unfolding of {of} ({label})", checks=(f"base and step both about {of}",))
+    return _made(
+        both.strength, f"induction on {label} (unfolding {of}): base: {base.sentence}; step: {step.sentence}",
+        both.production, both.about, (proof, *both.proofs),
+    )
+
+
+def identical(production: Callable[..., Any], model: Callable[..., Any], *, label: str) -> Evidence:
+    """Production runs the model's function itself (the seed: the rule "runs as the compiled
+    model"): the same function object, so every law of the model holds of production."""
+    if production is not model:
+        raise LawFailed(f"{label}: production's {_dotted(production)} is not the model's {_dotted(model)}")
+    name = _dotted(model)
+    return _made(PROVED, f"production runs {name} itself (the same function object): {label}",
+                 about=frozenset({name}), proofs=(Proof(f"identity: production's function is {name}"),))
+
+
+def _dotted(fn: Callable[..., Any]) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 # ---------------------------------------------------------------------------- domains
@@ -225,7 +308,7 @@ def _capturing() -> bool:
 
 
 def _captured(strength: Strength) -> Evidence:
-    return Evidence(strength, "not run: capturing the Hypothesis properties")
+    return _made(strength, "not run: capturing the Hypothesis properties")
 
 
 def _holds(prop: Callable[[T], bool | None], case: T) -> None:
@@ -233,19 +316,63 @@ def _holds(prop: Callable[[T], bool | None], case: T) -> None:
         raise LawFailed(f"fails for {case!r}")
 
 
-def exhaust(space: Domain, prop: Callable[..., bool | None]) -> Evidence:
-    """Check ``prop(*point)`` at every point of ``space``; proved when ``space`` is whole."""
+def exhaust(space: Domain, prop: Callable[..., bool | None], *, about: Sequence[Callable[..., Any]] = ()) -> Evidence:
+    """Check ``prop(*point)`` at every point of ``space``; proved when ``space`` is whole.
+    ``about`` names the real functions the property runs (for ``induction``): each must be
+    called while the property runs, or the law fails."""
     if _capturing():
         return _captured(PROVED)
     count = 0
-    for point in space.points():
-        if prop(*point) is False:
-            raise LawFailed(f"fails for {point!r}")
-        count += 1
+    with _calls(about) as seen:
+        for point in space.points():
+            if prop(*point) is False:
+                raise LawFailed(f"fails for {point!r}")
+            count += 1
     if count == 0:
         raise LawFailed(f"no point in {space.describe()}")
     kind = "exhaustive" if space.whole else "bounded"
-    return Evidence(_strength_of(space), f"{kind}: {space.describe()} ({count:,} cases)")
+    strength = _strength_of(space)
+    proofs = (Proof(f"whole domain: {space.describe()}"),) if strength is PROVED else ()
+    return _made(strength, f"{kind}: {space.describe()} ({count:,} cases)", about=seen(), proofs=proofs)
+
+
+class _Calls:
+    """Which of some functions ran, seen by a profile hook that goes away once all have."""
+
+    def __init__(self, functions: Sequence[Callable[..., Any]]) -> None:
+        self.waiting: dict[CodeType, str] = {}
+        for fn in functions:
+            code = getattr(fn, "__code__", None)
+            if code is None:
+                raise LawFailed(f"{_dotted(fn)} has no Python code to watch")
+            self.waiting[code] = _dotted(fn)
+        self.names = frozenset(self.waiting.values())
+        self.previous: Any = None
+
+    def hook(self, frame: FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code in self.waiting:
+            del self.waiting[frame.f_code]
+            if not self.waiting:
+                sys.setprofile(self.previous)
+
+    def __enter__(self) -> Callable[[], frozenset[str]]:
+        if self.waiting:
+            self.previous = sys.getprofile()
+            sys.setprofile(self.hook)
+        return self.seen
+
+    def seen(self) -> frozenset[str]:
+        return self.names
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if self.waiting:
+            sys.setprofile(self.previous)
+            if kind is None:
+                raise LawFailed(f"the property never called {', '.join(sorted(self.waiting.values()))}, which it says it is about")
+
+
+def _calls(functions: Sequence[Callable[..., Any]]) -> _Calls:
+    return _Calls(functions)
 
 
 def bounded(cases: Iterable[T], prop: Callable[[T], bool | None], *, label: str) -> Evidence:
@@ -259,7 +386,7 @@ def bounded(cases: Iterable[T], prop: Callable[[T], bool | None], *, label: str)
         count += 1
     if count == 0:
         raise LawFailed(f"no case computed for {label}")
-    return Evidence(BOUNDED, f"bounded: {label} ({count:,} cases)")
+    return _made(BOUNDED, f"bounded: {label} ({count:,} cases)")
 
 
 def reachable(
@@ -290,10 +417,13 @@ def reachable(
 
     states, edges = _search(starts, moves, invariant, transition, label)  # type: ignore[arg-type]
     kind = "exhaustive" if initial.whole and actions.whole else "bounded"
-    return Evidence(
-        _strength_of(initial, actions),
+    strength = _strength_of(initial, actions)
+    proofs = (Proof(f"every reachable state: from {initial.describe()} under {actions.describe()}"),) if strength is PROVED else ()
+    return _made(
+        strength,
         f"{kind}: {label}: from {initial.describe()} under {actions.describe()} "
         f"({states:,} reachable states, {edges:,} transitions)",
+        proofs=proofs,
     )
 
 
@@ -311,7 +441,7 @@ def explore(
     if _capturing():
         return _captured(PROVED)
     states, edges = _search(initial, step, invariant, transition, label)
-    return Evidence(BOUNDED, f"bounded: {label} ({states:,} reachable states, {edges:,} transitions)")
+    return _made(BOUNDED, f"bounded: {label} ({states:,} reachable states, {edges:,} transitions)")
 
 
 def _search(
@@ -346,25 +476,270 @@ def _search(
     return len(seen), edges
 
 
-def prove(claim: z3.BoolRef, *, label: str, assumptions: Sequence[z3.BoolRef] = ()) -> Evidence:
-    """Prove ``claim`` under ``assumptions`` by showing its negation unsatisfiable. The
-    assumptions must be satisfiable on their own: a proof from contradictory ones is vacuous."""
+# -- z3 proofs about encodings of real functions ------------------------------------------------------
+
+
+class _Encodings:
+    """While a claim is built: which encodings it called, and whether they stand in for their
+    functions (``uninterpreted``: each returns an uninterpreted function of its arguments)."""
+
+    called: set[str] | None = None
+    uninterpreted = False
+
+
+def encoding(of: str) -> Callable[[F], F]:
+    """Mark a law file's z3 encoding of the real function ``of`` ("bend.infer.over"): a Python
+    function from z3 terms (and plain values) to z3 terms, or tuples of them. ``prove`` learns
+    from the calls which functions a claim is about, and replaces each encoding by an
+    uninterpreted function to check that the claim depends on it."""
+    if not (of.startswith("bend.") or of.startswith("eukhe.")):
+        raise ValueError(f"an encoding stands for a function of bend/ or impl/, not {of!r}")
+
+    def mark(build: F) -> F:
+        @functools.wraps(build)
+        def encoded(*args: Any, **kwargs: Any) -> Any:
+            if _Encodings.called is not None:
+                _Encodings.called.add(of)
+            if _Encodings.uninterpreted:
+                return _stand_in(of, build(*args, **kwargs), (*args, *(kwargs[k] for k in sorted(kwargs))))
+            return build(*args, **kwargs)
+
+        encoded.of = of  # type: ignore[attr-defined]
+        return encoded  # type: ignore[return-value]
+
+    return mark
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value, key=repr) for leaf in _leaves(value[key])]
+    return [value]
+
+
+def _as_z3(value: Any) -> z3.ExprRef | None:
+    if isinstance(value, z3.ExprRef):
+        return value
+    if isinstance(value, bool):
+        return z3.BoolVal(value)
+    if isinstance(value, int):
+        return z3.IntVal(value)
+    if isinstance(value, str):
+        return z3.StringVal(value)
+    return None
+
+
+def _stand_in(of: str, shape: Any, args: tuple[Any, ...]) -> Any:
+    """``shape`` (what the encoding returned) with every z3 term replaced by an uninterpreted
+    function of the encoding's arguments: what any code with the same signature could return.
+    Plain Python values the encoding returned stay (a stricter check, never a looser one)."""
+    leaves = _leaves(args)
+    terms = [t for t in map(_as_z3, leaves) if t is not None]
+    rest = repr([leaf for leaf in leaves if _as_z3(leaf) is None])
+    sorts = [t.sort() for t in terms]
+    index = itertools.count()
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, z3.ExprRef):
+            fn = z3.Function(f"{of}~{next(index)}~{rest}", *sorts, value.sort())
+            return fn(*terms)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*map(swap, value))
+        if isinstance(value, (tuple, list)):
+            return type(value)(map(swap, value))
+        if isinstance(value, dict):
+            return {key: swap(item) for key, item in value.items()}
+        return value
+
+    return swap(shape)
+
+
+def _built(claim: Callable[[], Any], assumptions: Callable[[], Sequence[Any]] | Sequence[Any], uninterpreted: bool) -> tuple[Any, list[Any], set[str]]:
+    if not callable(claim):
+        raise LawFailed("prove takes the claim as a function that builds it from the law's encodings, not a built term")
+    _Encodings.called, _Encodings.uninterpreted = set(), uninterpreted
+    try:
+        built = claim()
+        premises = list(assumptions() if callable(assumptions) else assumptions)
+        return built, premises, _Encodings.called
+    finally:
+        _Encodings.called, _Encodings.uninterpreted = None, False
+
+
+def _conjuncts(term: z3.BoolRef) -> list[z3.BoolRef]:
+    if z3.is_and(term):
+        return [c for child in term.children() for c in _conjuncts(child)]
+    return [term]
+
+
+def _antecedents(claim: z3.BoolRef) -> list[z3.BoolRef]:
+    """The premises a claim states itself: the antecedents of its implications, under its
+    universal quantifiers (their variables made constants)."""
+    found: list[z3.BoolRef] = []
+    term = claim
+    while True:
+        if z3.is_quantifier(term) and term.is_forall():
+            names = [z3.Const(f"{term.var_name(i)}!premise", term.var_sort(i)) for i in range(term.num_vars())]
+            term = z3.substitute_vars(term.body(), *reversed(names))
+        elif z3.is_implies(term):
+            found.extend(_conjuncts(term.arg(0)))
+            term = term.arg(1)
+        else:
+            return found
+
+
+def _check(terms: Sequence[z3.BoolRef], ms: int | None) -> z3.CheckSatResult:
+    solver = z3.Solver()
+    if ms is not None:
+        solver.set("timeout", ms)
+    solver.add(*terms)
+    return solver.check()
+
+
+@dataclass(frozen=True)
+class Tie:
+    """The equality of an encoding with the real function it stands for, as far as it was
+    checked: ``strength`` proved when over a domain of whole finite types."""
+
+    of: str
+    strength: Strength
+    sentence: str
+
+
+def tie(
+    encoded: Callable[..., Any],
+    real: Callable[..., Any],
+    cases: Domain | tuple[Iterable[tuple[Any, ...]], str],
+    *,
+    args: Callable[..., tuple[Any, ...]] | None = None,
+    value: Callable[[Any], Any] = lambda result: result,
+) -> Tie:
+    """Check that ``encoded`` (an ``@encoding``) computes what ``real`` returns at each case:
+    the encoding is applied to ``args(*case)`` (each value as a z3 constant by default) and its
+    simplified term read back as Python, ``real`` to the case and its result read by ``value``.
+    ``cases`` is a ``Domain`` (proved when whole) or (cases, label) that says what they are."""
+    of = getattr(encoded, "of", None)
+    if of is None:
+        raise LawFailed(f"{_dotted(encoded)} is not an @encoding")
+    if _dotted(real) != of:
+        raise LawFailed(f"the encoding of {of} is tied to {_dotted(real)}, another function")
+
+    def agrees(*case: Any) -> bool:
+        built = encoded(*(args(*case) if args is not None else tuple(_constant(v) for v in case)))
+        got, want = _read(built), value(real(*case))
+        if got != want:
+            raise LawFailed(f"the encoding of {of} gives {got!r} where the function gives {want!r} at {case!r}")
+        return True
+
+    if isinstance(cases, Domain):
+        found = exhaust(cases, agrees)
+    else:
+        found = bounded(cases[0], lambda case: agrees(*case), label=cases[1])
+    return Tie(of, found.strength, f"tied to {of}: {found.sentence}")
+
+
+def _constant(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_constant(v) for v in value)
+    made = _as_z3(value)
+    return value if made is None else made
+
+
+def _read(term: Any) -> Any:
+    """A closed z3 term's value as Python (booleans, integers, strings, tuples of them)."""
+    if isinstance(term, (tuple, list)):
+        return tuple(_read(t) for t in term)
+    if not isinstance(term, z3.ExprRef):
+        return term
+    value = z3.simplify(term)
+    if z3.is_true(value) or z3.is_false(value):
+        return z3.is_true(value)
+    if z3.is_int_value(value):
+        return value.as_long()
+    if z3.is_string_value(value):
+        return value.as_string()
+    raise LawFailed(f"the encoding's term {value} has no closed value")
+
+
+def prove(
+    claim: Callable[[], Any],
+    *,
+    label: str,
+    assumptions: Callable[[], Sequence[Any]] | Sequence[Any] = (),
+    ties: Sequence[Tie] = (),
+    ms: int | None = None,
+) -> Evidence:
+    """Prove the claim ``claim()`` builds under ``assumptions`` (a sequence, or a function that
+    builds them, when they call encodings) by showing its negation unsatisfiable, within ``ms``
+    milliseconds when given. Refused, with the reason, when vacuous: the claim calls no
+    ``@encoding``, simplifies to True, has an unsatisfiable premise (alone or with the others),
+    or still holds with its encodings uninterpreted. Proved when each encoding it calls has a
+    ``tie`` of strength proved among ``ties``; proved-for-encoding otherwise."""
     if _capturing():
         return _captured(PROVED)
-    if assumptions:
-        alone = z3.Solver()
-        alone.add(*assumptions)
-        if alone.check() != z3.sat:
-            raise LawFailed(f"z3: the assumptions of {label} are not satisfiable: the proof would be vacuous")
-    solver = z3.Solver()
-    solver.add(*assumptions)
-    solver.add(z3.Not(claim))
-    verdict = solver.check()
+    built, premises, called = _built(claim, assumptions, uninterpreted=False)
+    if not called:
+        raise LawFailed(f"z3 claim of {label} calls no encoding of bend/ or impl/: it is about no code")
+    if not isinstance(built, z3.BoolRef):
+        raise LawFailed(f"z3 claim of {label} is {built!r}, not a z3 formula")
+    if z3.is_true(z3.simplify(built)):
+        raise LawFailed(f"z3 claim of {label} simplifies to True: it proves nothing")
+    stated = premises + _antecedents(built)
+    if stated and _check(stated, ms) != z3.sat:
+        alone = [str(p) for p in stated if _check([p], ms) != z3.sat]
+        which = f"the premise {alone[0][:200]} is unsatisfiable" if alone else "its premises are unsatisfiable together"
+        raise LawFailed(f"z3 claim of {label}: {which}: the proof would be vacuous")
+    verdict = _check([*premises, z3.Not(built)], ms)
     if verdict == z3.sat:
+        solver = z3.Solver()
+        solver.add(*premises, z3.Not(built))
+        solver.check()
         raise LawFailed(f"z3 counterexample for {label}: {solver.model()}")
     if verdict != z3.unsat:
         raise LawFailed(f"z3 could not decide {label}: {verdict}")
-    return Evidence(PROVED, f"z3: unsat ({label})")
+    names = ", ".join(sorted(called))
+    free, free_premises, _ = _built(claim, assumptions, uninterpreted=True)
+    if _check([*free_premises, z3.Not(free)], ms if ms is not None else 20_000) != z3.sat:
+        raise LawFailed(f"z3 claim of {label} holds with {names} uninterpreted: it would hold for any code")
+    by_name = {t.of: t for t in ties}
+    tied = [by_name[name] for name in sorted(called) if name in by_name]
+    whole = len(tied) == len(called) and all(t.strength is PROVED for t in tied)
+    untied = sorted(called - set(by_name))
+    ties_said = "; ".join([t.sentence for t in tied] + ([f"not tied: {', '.join(untied)}"] if untied else []))
+    checks = (
+        "calls an encoding of the code", "does not simplify to True",
+        f"{len(stated)} premise(s) satisfiable together", f"fails with {names} uninterpreted",
+    )
+    proof = Proof(f"z3 encoding of {names}; {ties_said}", str(built), checks)
+    return _made(
+        PROVED if whole else PROVED_FOR_ENCODING, f"z3: unsat ({label}); {ties_said}",
+        about=frozenset(called), proofs=(proof,),
+    )
+
+
+def lemma(
+    claim: Callable[[], Any], *, label: str, assumptions: Sequence[Any] = (), ms: int | None = None
+) -> Evidence:
+    """A fact of mathematics that a proof about the code relies on (the pigeonhole principle),
+    proved by z3: about no code, so its claim calls no encoding (use ``prove`` for one that
+    does). It must not simplify to True and its premises must be satisfiable together; a law
+    whose every proof is a lemma is refused by the registry (it proves nothing of the code)."""
+    if _capturing():
+        return _captured(PROVED)
+    built, premises, called = _built(claim, assumptions, uninterpreted=False)
+    if called:
+        raise LawFailed(f"lemma {label} calls the encodings {', '.join(sorted(called))}: it is about code, a proof for prove")
+    if not isinstance(built, z3.BoolRef) or z3.is_true(z3.simplify(built)):
+        raise LawFailed(f"lemma {label} simplifies to True: it proves nothing")
+    stated = premises + _antecedents(built)
+    if stated and _check(stated, ms) != z3.sat:
+        raise LawFailed(f"lemma {label}: its premises are unsatisfiable together: the proof would be vacuous")
+    verdict = _check([*premises, z3.Not(built)], ms)
+    if verdict != z3.unsat:
+        raise LawFailed(f"z3 {'counterexample for' if verdict == z3.sat else 'could not decide'} lemma {label}: {verdict}")
+    checks = ("about no code", "does not simplify to True", f"{len(stated)} premise(s) satisfiable together")
+    return _made(PROVED, f"lemma, z3: unsat ({label})", proofs=(Proof(f"lemma (mathematics): {label}", str(built), checks, lemma=True),))
 
 
 def examples(prop: Callable[..., bool | None], **strategies: SearchStrategy[Any]) -> Evidence:
@@ -389,7 +764,7 @@ def examples(prop: Callable[..., bool | None], **strategies: SearchStrategy[Any]
     for args in pinned:
         test = hexample(**args)(test)
     given(**strategies)(test)()
-    return Evidence(TESTED, f"hypothesis: {count:,} examples (profile {profiles.active()})")
+    return _made(TESTED, f"hypothesis: {count:,} examples (profile {profiles.active()})")
 
 
 def machine(cls: type[RuleBasedStateMachine]) -> Evidence:
@@ -414,4 +789,4 @@ def machine(cls: type[RuleBasedStateMachine]) -> Evidence:
 
     Counted.__name__ = cls.__name__
     run_state_machine_as_test(Counted, settings=hsettings())
-    return Evidence(TESTED, f"hypothesis: {runs:,} runs, {steps:,} checked states (profile {profiles.active()})")
+    return _made(TESTED, f"hypothesis: {runs:,} runs, {steps:,} checked states (profile {profiles.active()})")

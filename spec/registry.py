@@ -23,16 +23,24 @@ if TYPE_CHECKING:
 
 
 class Strength(str, Enum):
-    """How strong the evidence of a law is, strongest first."""
+    """How strong the evidence of a law is, strongest first.
+
+    ``proved``: for every input, about the real function. ``proved-for-encoding``: a z3 proof
+    about an encoding written in a law file whose equality with the real function is only
+    bounded or sampled: shown apart, never counted as proved. ``bounded``: exactly computed on
+    a stated finite part of the inputs. ``tested``: Hypothesis."""
 
     PROVED = "proved"
+    PROVED_FOR_ENCODING = "proved-for-encoding"
     BOUNDED = "bounded"
     TESTED = "tested"
 
 
 PROVED = Strength.PROVED
+PROVED_FOR_ENCODING = Strength.PROVED_FOR_ENCODING
 BOUNDED = Strength.BOUNDED
 TESTED = Strength.TESTED
+STRENGTHS = tuple(Strength)  # strongest first
 
 Check = Callable[[], "Evidence"]
 
@@ -64,6 +72,10 @@ class Law:
             raise StrengthError(
                 f"law {self.key} is labelled {self.strength.value} but its evidence is {evidence.strength.value}: "
                 f"{evidence.sentence}"
+            )
+        if self.strength in (PROVED, PROVED_FOR_ENCODING) and all(p.lemma for p in evidence.proofs):
+            raise StrengthError(
+                f"law {self.key} is labelled {self.strength.value} but no proof of its evidence is about the code: {evidence.sentence}"
             )
         return evidence
 

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spec import manifest, profiles
-from spec.registry import Law, StrengthError
+from spec.registry import STRENGTHS, Law, Strength, StrengthError
 
 BREAK_ENV = "EUKHE_BREAK"  # spec.breaks.ENV, named here so the report needs no break machinery
 PASS, FAIL, MISSING, PENDING = "pass", "fail", "missing", "pending"
@@ -36,6 +36,7 @@ class Result:
     seconds: float
     production: str = ""  # the strength of the same law run on production, when it is
     detail: str = ""  # on failure: the whole message (counterexample, Hypothesis' falsifying example)
+    proofs: tuple[dict[str, object], ...] = ()  # what each proof covers: object, z3 claim, non-vacuity checks
 
 
 def _detail(error: BaseException) -> str:
@@ -66,7 +67,10 @@ def run(law: Law) -> Result:
             detail=f"{type(error).__name__}: {_detail(error)}",
         )
     production = evidence.production.value if evidence.production else ""
-    return Result(law.key, PASS, evidence.sentence, time.perf_counter() - start, production)
+    proofs: tuple[dict[str, object], ...] = tuple(
+        {"object": p.object, "claim": p.claim, "checks": list(p.checks)} for p in evidence.proofs
+    )
+    return Result(law.key, PASS, evidence.sentence, time.perf_counter() - start, production, proofs=proofs)
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class Row:
     seed_strength: str = ""  # what the seed asks: universal, or bounded with the inputs it names
     production: str = ""  # the strength of the same law run on production, when it is
     detail: str = ""  # on failure: the whole message, counterexample included
+    proofs: tuple[dict[str, object], ...] = ()  # what each proof covers (Result.proofs)
 
 
 def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, Result]) -> list[Row]:
@@ -121,17 +126,18 @@ def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, 
 
 def _row(law: Law, results: dict[str, Result], origin: str, built: bool, seed_strength: str) -> Row:
     result = results.get(law.key)
+    proofs: tuple[dict[str, object], ...] = ()
     if result is None:
         status, evidence, seconds, production, detail = (PENDING if not built else MISSING), "not run", 0.0, "", ""
     else:
-        status, evidence, seconds, production, detail = (
-            result.status, result.evidence, result.seconds, result.production, result.detail
+        status, evidence, seconds, production, detail, proofs = (
+            result.status, result.evidence, result.seconds, result.production, result.detail, tuple(result.proofs)
         )
     if law.derivation:
         origin = f"derived: {law.derivation}"
     return Row(
         law.area, law.name, law.section, law.strength.value, status, evidence, law.says, origin, seconds,
-        seed_strength, production, detail,
+        seed_strength, production, detail, proofs,
     )
 
 
@@ -163,8 +169,21 @@ def print_table(table: list[Row], console: Console | None = None) -> None:
     console.print(view)
     console.print(", ".join(f"{status} {count}" for status, count in summary(table).items()))
     for area, entry in area_counts(table).items():
+        strengths = entry["strength"]
+        assert isinstance(strengths, dict)
+        line = f"{area}: " + ", ".join(f"{STRENGTH_NAMES[s]} {strengths.get(s.value, 0)}" for s in STRENGTHS)
         if entry["universal"]:
-            console.print(f"{area}: {entry['universal_proved']} of {entry['universal']} universal laws proved")
+            line += f"; {entry['universal_proved']} of {entry['universal']} universal laws proved"
+        console.print(line)
+
+
+# How the table and the report name each strength (the per-area counts of `make laws`).
+STRENGTH_NAMES = {
+    Strength.PROVED: "honest proofs",
+    Strength.PROVED_FOR_ENCODING: "proofs for an encoding",
+    Strength.BOUNDED: "bounded",
+    Strength.TESTED: "tested",
+}
 
 
 def area_counts(table: list[Row]) -> dict[str, dict[str, object]]:
@@ -178,7 +197,7 @@ def area_counts(table: list[Row]) -> dict[str, dict[str, object]]:
             entry["strength"][r.strength] += 1  # type: ignore[index]
         if r.seed_strength == "universal" and r.status != PENDING:
             entry["universal"] = int(entry["universal"]) + 1  # type: ignore[call-overload]
-            if r.strength == "proved" and r.status == PASS:
+            if r.strength == Strength.PROVED.value and r.status == PASS:
                 entry["universal_proved"] = int(entry["universal_proved"]) + 1  # type: ignore[call-overload]
     return {a: {k: dict(sorted(v.items())) if isinstance(v, Counter) else v for k, v in e.items()} for a, e in areas.items()}
 
@@ -334,6 +353,6 @@ def refresh(directory: Path) -> None:
     if not path.exists():
         return
     document = json.loads(path.read_text(encoding="utf-8"))
-    write([Row(**r) for r in document["laws"]], directory, document.get("profile"))
+    write([Row(**{**r, "proofs": tuple(r.get("proofs", ()))}) for r in document["laws"]], directory, document.get("profile"))
     if (directory / "report" / "index.html").exists():
         review(directory)

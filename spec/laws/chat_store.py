@@ -435,6 +435,39 @@ def log_lines_read_back() -> Evidence:
     )
 
 
+# The lines of these cases are written by the law (spec.oracles.chat_store: rule 1's fields, one
+# JSON object per line), never by the store's encoder. The termination of a torn tail is the store's
+# own (a newline, then its marker line): the crash of a writer while it terminates is simulated by
+# letting the store's writer terminate the same tail in a scratch copy and keeping a prefix of the
+# bytes it added.
+
+_GOOD_LINES = [O.message_line(0, "user", "one", CLOCK), O.message_line(1, "eukhe", "two", CLOCK)]
+_GOOD_RECORDS = [Message(0, Kind.USER, "one", CLOCK), Message(1, Kind.EUKHE, "two", CLOCK)]
+_THIRD = O.message_line(2, "tool", "three ζ", CLOCK)
+_THIRD_RECORD = Message(2, Kind.TOOL, "three ζ", CLOCK)
+_AFTER = Message(2, Kind.NOTE, "after", CLOCK)
+
+
+@functools.cache
+def _termination(data: bytes) -> bytes:
+    """What the store's writer adds to a day file holding ``data`` (a torn tail) before its next
+    line: the bytes up to the first line it wrote itself, found in a scratch copy."""
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        day = folder / "2026-11-30.jsonl"
+        day.write_bytes(data)
+        read = MessageLog(folder)
+        read.close()
+        appender = daylog.Appender(folder, read.tail, lambda: "2026-11-30")
+        appender.append(_AFTER)
+        appender.close()
+        added = day.read_bytes()[len(data) :]
+    lines = added.splitlines(keepends=True)
+    if len(lines) < 2 or _json.loads(lines[-1]).get("text") != "after":
+        raise AssertionError(f"the store's writer added {added!r} after a torn tail")
+    return added[: len(added) - len(lines[-1])]
+
+
 def _torn(case: tuple[int, int]) -> bool:
     """A log of three lines whose last line is cut after ``cut`` bytes, then (``term`` > 0) a
     writer killed after ``term`` bytes of its termination: the reader skips the tail, the next
@@ -442,11 +475,11 @@ def _torn(case: tuple[int, int]) -> bool:
     cut, term = case
     with tempfile.TemporaryDirectory() as where:
         folder = Path(where)
-        good = [Message(0, Kind.USER, "one", CLOCK), Message(1, Kind.EUKHE, "two", CLOCK)]
-        third = encode(Message(2, Kind.TOOL, "three ζ", CLOCK))
-        data = b"".join(encode(m) for m in good) + third[:cut]
-        marker = (b"" if cut == len(third) or cut == 0 else b"\n") + encode(Torn(3))
-        if term and cut not in (0, len(third)):
+        good, third = _GOOD_RECORDS, _THIRD
+        data = b"".join(_GOOD_LINES) + third[:cut]
+        inside = cut not in (0, len(third))
+        marker = _termination(data) if inside else b""
+        if term and inside:
             data += marker[:term]
         day = folder / "2026-11-30.jsonl"
         day.write_bytes(data)
@@ -456,7 +489,7 @@ def _torn(case: tuple[int, int]) -> bool:
         # retry of it from being logged twice); a whole marker that lost only its newline still
         # marks the line torn
         whole = cut == len(third) or (cut == len(third) - 1 and 0 < term < len(marker) - 1)
-        expected = good + ([Message(2, Kind.TOOL, "three ζ", CLOCK)] if whole else [])
+        expected = good + ([_THIRD_RECORD] if whole else [])
         if list(read) != expected:
             return False
         read.close()
@@ -468,20 +501,20 @@ def _torn(case: tuple[int, int]) -> bool:
         return day.read_bytes().startswith(data) and list(again) == expected + [Message(len(expected), Kind.NOTE, "after", CLOCK)]
 
 
-_TREE_CORRUPT: dict[str, list[Record]] = {
-    "merge lines out of order": [NodeLine((0, 0), "a"), NodeLine((0, 1), "b"), NodeLine((1, 0), "a\nb"), MergeLine((), True, 3), MergeLine((), True, 2)],
-    "a merge past its messages": [NodeLine((0, 0), "a"), MergeLine(((1, 1),), True, 2)],
-    "a merge of a message": [MergeLine(((0, 0),), True, 2)],
-    "a merge inside an earlier one": [MergeLine(((2, 0),), True, 4), MergeLine(((1, 0),), True, 4)],
-    "a node logged twice": [NodeLine((0, 0), "a"), NodeLine((0, 0), "a")],
-    "a node past the chat": [NodeLine((0, 9), "a")],
+_TREE_CORRUPT: dict[str, list[bytes]] = {
+    "merge lines out of order": [O.node_line(0, 0, "a"), O.node_line(0, 1, "b"), O.node_line(1, 0, "a\nb"), O.merge_line([], True, 3), O.merge_line([], True, 2)],
+    "a merge past its messages": [O.node_line(0, 0, "a"), O.merge_line([(1, 1)], True, 2)],
+    "a merge of a message": [O.merge_line([(0, 0)], True, 2)],
+    "a merge inside an earlier one": [O.merge_line([(2, 0)], True, 4), O.merge_line([(1, 0)], True, 4)],
+    "a node logged twice": [O.node_line(0, 0, "a"), O.node_line(0, 0, "a")],
+    "a node past the chat": [O.node_line(0, 9, "a")],
 }
 
 
 def _corrupt(case: str) -> bool:
     with tempfile.TemporaryDirectory() as where:
         folder = Path(where)
-        one, two = encode(Message(0, Kind.USER, "a", CLOCK)), encode(Message(1, Kind.USER, "b", CLOCK))
+        one, two = O.message_line(0, "user", "a", CLOCK), O.message_line(1, "user", "b", CLOCK)
         if case == "middle":
             (folder / "2026-11-30.jsonl").write_bytes(one + b"oops\n" + two)
             expect: type[Exception] = CorruptLine
@@ -490,12 +523,15 @@ def _corrupt(case: str) -> bool:
             (folder / "2026-11-30.jsonl").write_bytes(two)
             expect = CorruptLine
         elif case == "marker out of place":
-            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Torn(5)) + two)
+            # the store's marker of a torn line 5 (four lines, then a cut one), put on line 2
+            four = b"".join(O.message_line(i, "user", "x", CLOCK) for i in range(4))
+            marker = _termination(four + b'{"i"').lstrip(b"\n")
+            (folder / "2026-11-30.jsonl").write_bytes(one + marker + two)
             expect = CorruptLine
         elif case in _TREE_CORRUPT:
-            (folder / "2026-11-30.jsonl").write_bytes(b"".join(encode(Message(i, Kind.USER, "x" * 600, CLOCK)) for i in range(4)))
+            (folder / "2026-11-30.jsonl").write_bytes(b"".join(O.message_line(i, "user", "x" * 600, CLOCK) for i in range(4)))
             (folder / "tree").mkdir()
-            (folder / "tree" / "2026-11-30.jsonl").write_bytes(b"".join(encode(r) for r in _TREE_CORRUPT[case]))
+            (folder / "tree" / "2026-11-30.jsonl").write_bytes(b"".join(_TREE_CORRUPT[case]))
             try:
                 store = Store(folder, now=lambda: CLOCK)
                 DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
@@ -513,7 +549,7 @@ def _corrupt(case: str) -> bool:
                     refused += 1
             return refused == 2 and appender.failed is not None
         elif case == "gap":
-            (folder / "2026-11-30.jsonl").write_bytes(one + encode(Message(2, Kind.USER, "c", CLOCK)))
+            (folder / "2026-11-30.jsonl").write_bytes(one + O.message_line(2, "user", "c", CLOCK))
             expect = IdGap
         else:
             (folder / "2026-11-30.jsonl").write_bytes(one + two)
@@ -539,10 +575,11 @@ def _corrupt(case: str) -> bool:
     derivation="memory.md rule 6 (append only, flush every write) and the store's test a_torn_last_line_is_skipped_and_terminated",
 )
 def torn_tail_is_skipped() -> Evidence:
-    third = len(encode(Message(2, Kind.TOOL, "three ζ", CLOCK)))
-    marker = len(b"\n" + encode(Torn(3)))
+    third = len(_THIRD)
+    marker = len(_termination(b"".join(_GOOD_LINES) + _THIRD[:1]))
     return all_of(
-        bounded(((c, t) for c in range(third + 1) for t in (0, 1, marker // 2, marker - 1)), _torn, label=f"every cut 0..{third} of the last line, and cuts of its termination"),
+        bounded(((c, t) for c in range(third + 1) for t in (0, 1, marker // 2, marker - 1)), _torn,
+                label=f"every cut 0..{third} of the last line (lines written from rule 1's fields), and cuts of the store's termination of it"),
         bounded(
             ["middle", "older file torn", "marker out of place", "gap", "stray files", "unwritable", *_TREE_CORRUPT],
             _corrupt,

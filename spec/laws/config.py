@@ -3,29 +3,43 @@
 Judges: the seed's S4b tables and rules transcribed in spec/oracles/config.py (the guarded items
 of S4b.5, the reading of S4b.1, the limits of S4b.4), never the model's own predicates.
 
-Proved (z3 over unbounded values, each encoding checked against the model on an enumerated
-domain):
-- rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, over an
-  uninterpreted sort of JSON values (objects of any size and depth); rmw_refuses_broken: the
-  read's encoding over every version number.
-- limit_malformed_fails_closed, limit_number_applies: S4b.4's encoding for every entry number.
-- untrusted_changes_nothing_guarded, trusted_project_applies: induction on the sets of the config
-  layers (any number of layers of any length), with the guarded predicate of the model and of
-  production exhausted against the seed's list on every declared setting (a whole finite domain).
-- project_entry_never_merges, global_entry_kept: induction on the project entries folded.
+Proved for an encoding (z3 over unbounded values, each encoding of a function of bend/config.py
+marked ``@encoding`` and tied to that function on a bounded domain only: the values it reads are
+JSON values, an infinite type, so no tie is over a whole domain):
+- rmw_refuses_broken: rmw itself returns the file as it was whenever read gives a reason (its
+  callees abstracted: proved on the code), and read's encoding fails exactly where S4b.1 says, for
+  every version number (the claim is the seed's rule written apart from the encoding).
+- rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, of
+  bend.config.apply: apply's own unfolding checked on its code (its callees and its recursive
+  call abstracted), and z3 over an uninterpreted sort of JSON values (objects of any size and
+  depth) with the encodings of put and remove, which z3 cannot read back (tied by
+  ``store_agrees``, bounded, beside the proof).
+- limit_malformed_fails_closed, limit_number_applies: the encoding of in_flight, for every entry
+  number, the claims stated from S4b.4.
+- project_entry_never_merges, global_entry_kept: induction on the project entries folded, of
+  bend.config.merge_servers (its loop checked on its code), the step a z3 proof over the encoding
+  of put.
 - settings_save_preserves: the setter itself run on opaque documents (disk, loaded copy, value,
-  higher layers), its callees (check, rmw, shadowed) abstracted to each of their outcomes, over
-  every declared id (spec.proofs.callees): it never reads the loaded copy and writes exactly
-  rmw(disk, the change at the id's key path) or nothing; rmw's own laws above do the rest.
-Not proved: leaf_applied_or_reported and leaf_not_both. The leaf walk interleaves the type
-checks of every cvar kind (values of any JSON shape) with a worklist walk over nested objects of
-any depth; no encoding of the walk was written, so they are bounded (the finite domains below)
-and hunted by Hypothesis (documents over every declared key, unicode and empty keys, values of
-every JSON kind, huge and negative numbers) with production's leaves compared. A proof would also
-follow the dotted keys: S4b.3 takes the known keys from the Settings type, whose keys are names,
-so a key with a dot (other than an MCP server's name) is Undeclared, named in quotes
-(``"retry.enabled"``) so that it never reads as the nested path retry.enabled; the domains and the
-hunt hold such keys, and production is compared on them.
+  higher layers), its callees (lookup, check, rmw, shadowed) abstracted to each of their
+  outcomes, over every declared id and an undeclared one (spec.proofs.callees): it never reads the
+  loaded copy and writes exactly rmw(disk, the change at the id's key path) or nothing (proved);
+  rmw's own laws above (proved for an encoding) do the rest.
+Bounded:
+- leaf_applied_or_reported and leaf_not_both. The leaf walk interleaves the type checks of every
+  cvar kind (values of any JSON shape) with a worklist walk over nested objects of any depth; no
+  encoding of the walk was written, so they are bounded (the finite domains below) and hunted by
+  Hypothesis (documents over every declared key, unicode and empty keys, values of every JSON
+  kind, huge and negative numbers) with production's leaves compared. A proof would also follow
+  the dotted keys: S4b.3 takes the known keys from the Settings type, whose keys are names, so a
+  key with a dot (other than an MCP server's name) is Undeclared, named in quotes
+  (``"retry.enabled"``) so that it never reads as the nested path retry.enabled; the domains and
+  the hunt hold such keys, and production is compared on them.
+- untrusted_changes_nothing_guarded, trusted_project_applies: the worlds below, and the guarded
+  predicate of the model and of production against the seed's list on every declared setting,
+  every name of S4b.5 and some server entries (an item is any text: bounded). A proof would need
+  the structure of ``effective`` (which project sets, entries and prompts it keeps) checked on its
+  code beside the folds of bend/cvar.py (spec/laws/cvar.py), and for trusted_project_applies the
+  leaf walk too (that every leaf it applies passes ``check``), which is not proved.
 
 Bounded domains (the rules never read a key's text beyond equality, or a value beyond its kind):
 - Files: missing, unreadable, not JSON, a JSON array, and every object over the keys {a, b}
@@ -60,10 +74,25 @@ import z3
 
 from bend import config as m
 from bend.cvar import CvarError, Obj, Set, Value, to_json
-from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, exhaust, induction, prove
+from spec.evidence import (
+    Bound,
+    Evidence,
+    Finite,
+    LawFailed,
+    all_of,
+    also,
+    boolean,
+    bounded,
+    domain,
+    encoding,
+    exhaust,
+    induction,
+    prove,
+    tie,
+)
 from spec.oracles import config as oracle
 from spec.proofs import Opaque, callees
-from spec.registry import BOUNDED, PROVED, law
+from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
@@ -182,14 +211,105 @@ def _unfold(d: Any, key: Any, rest: Any) -> Any:
     return At(d, _cons(key, rest)) == z3.If(z3.And(isobj(d), has(d, key)), At(get(d, key), rest), Opt.none)
 
 
-def _put(o: Any, key: Any, x: Any, o2: Any, other: Any) -> Any:
+def _incomparable(a: Any, b: Any) -> Any:
+    return z3.And(z3.Not(z3.PrefixOf(a, b)), z3.Not(z3.PrefixOf(b, a)))
+
+
+# The encodings of the store: relations between a document o and the document o2 a function
+# returns, seen at the key ``other`` (any key). They are over an uninterpreted sort of JSON values,
+# so z3 cannot read a closed value back from them: they are tied to the model by ``store_agrees``
+# (bounded, beside the proof), and the proofs that use them are proved for the encoding only.
+
+
+@encoding("bend.config.put")
+def put_rel(o: Any, key: Any, x: Any, o2: Any, other: Any) -> Any:
     """o2 = put(o, key, x): an object holding x at key, every other key as in o (at ``other``)."""
     return z3.And(isobj(o2), has(o2, key), get(o2, key) == x,
                   z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
 
 
-def _incomparable(a: Any, b: Any) -> Any:
-    return z3.And(z3.Not(z3.PrefixOf(a, b)), z3.Not(z3.PrefixOf(b, a)))
+@encoding("bend.config.remove")
+def remove_rel(o: Any, key: Any, o2: Any, other: Any) -> Any:
+    """o2 = remove(o, key): an object without key, every other key as in o (at ``other``)."""
+    return z3.And(isobj(o2), z3.Not(has(o2, key)),
+                  z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
+
+
+@encoding("bend.config.apply")
+def apply_one(o: Any, h: Any, x: Any, rm: Any, o2: Any, other: Any) -> Any:
+    """o2 = apply(o, Change((h,), x, rm)): a path of one key removes it or puts x at it."""
+    return z3.If(rm, remove_rel(o, h, o2, other), put_rel(o, h, x, o2, other))
+
+
+def _nested(o: Any, h: Any) -> Any:
+    return z3.And(isobj(o), has(o, h), isobj(get(o, h)))
+
+
+@encoding("bend.config.apply")
+def apply_into(o: Any, h: Any, y: Any, inner: Any, empty: Any, o2: Any, other: Any) -> Any:
+    """o2 = apply(o, Change(h::t, x, rm)) for a put, or a remove through an object: ``inner`` is
+    o's value at h when it is an object, else {} (``empty``), and o2 = put(o, h, y) where y is
+    apply(inner, Change(t, x, rm))."""
+    return z3.And(inner == z3.If(_nested(o, h), get(o, h), empty), put_rel(o, h, y, o2, other))
+
+
+@encoding("bend.config.apply")
+def apply_past_leaf(o: Any, h: Any, o2: Any) -> Any:
+    """o2 = apply(o, Change(h::t, x, True)) when o's value at h is not an object: o itself."""
+    return o2 == o
+
+
+def apply_unfolding() -> Evidence:
+    """``m.apply`` itself, one unfolding: run on an opaque document and value, its callees (get, put,
+    remove and its own call on the rest of the path) abstracted to each outcome. A path of one key
+    is remove(o, h) or put(o, h, x); a longer path puts apply(inner, the rest of the change) at h,
+    inner being o's value at h when it is an object, else {} (a remove through a value that is not
+    an object returns o). These are the encodings apply_one, apply_into and apply_past_leaf."""
+    real = m.apply
+    o: Any = Opaque("document")
+    x: Any = Opaque("value")
+    y: Any = Opaque("the rest applied")
+    put_out: Any = Opaque("put's result")
+    removed: Any = Opaque("remove's result")
+    inner_obj = Obj((("inner", 1),))
+    paths = Finite("the path (one key; or a key and a tail, which apply only slices off and passes on)", (("h",), ("h", "t")))
+    found = Finite("what get finds at the key (nothing, an object, another value)", ("nothing", "an object", "a value"))
+
+    def case(path: tuple[str, ...], rm: bool, at: str) -> bool:
+        calls: list[tuple[Any, ...]] = []
+        value: Any = Opaque("another value")
+
+        def get_(obj: Any, key: str) -> Any:
+            calls.append(("get", obj, key))
+            return (False, None) if at == "nothing" else (True, inner_obj if at == "an object" else value)
+
+        def put_(obj: Any, key: str, v: Any) -> Any:
+            calls.append(("put", obj, key, v))
+            return put_out
+
+        def remove_(obj: Any, key: str) -> Any:
+            calls.append(("remove", obj, key))
+            return removed
+
+        def apply_(obj: Any, change: m.Change) -> Any:
+            calls.append(("apply", obj, change))
+            return y
+
+        with callees(m, get=get_, put=put_, remove=remove_, apply=apply_):
+            got = real(o, m.Change(path, x, rm))
+        if len(path) == 1:
+            return (got is removed and calls == [("remove", o, "h")]) if rm else (got is put_out and calls == [("put", o, "h", x)])
+        if not calls or calls[0] != ("get", o, "h"):
+            return False
+        if rm and at != "an object":
+            return got is o and len(calls) == 1
+        inner = calls[1][1] if len(calls) > 1 and calls[1][0] == "apply" else None
+        want_inner = inner is inner_obj if at == "an object" else (isinstance(inner, Obj) and inner == Obj(()))
+        rest = calls[1][2] if len(calls) > 1 and calls[1][0] == "apply" else None
+        return (want_inner and isinstance(rest, m.Change) and rest.path == ("t",) and rest.value is x and rest.remove is rm
+                and calls[2:] == [("put", o, "h", y)] and got is put_out)
+
+    return exhaust(domain(paths, boolean("a remove"), found), case, about=[real])
 
 
 def rmw_step_proofs() -> tuple[Evidence, Evidence]:
@@ -197,9 +317,6 @@ def rmw_step_proofs() -> tuple[Evidence, Evidence]:
     o, inner, y, o2, empty, v = z3.Consts("o inner y o2 empty v", V)
     h, q0 = z3.Strings("h q0")
     t, q1 = z3.Consts("t q1", PathSort)
-    nested = z3.And(isobj(o), has(o, h), isobj(get(o, h)))
-    # inner: the object on the way (kept when it is one, else {} for a put)
-    inner_is = inner == z3.If(nested, get(o, h), empty)
     q = _cons(q0, q1)
     empty_is = z3.And(isobj(empty), z3.Not(has(empty, q0)), z3.Not(has(empty, h)),
                       z3.Implies(z3.Length(q1) > 0, z3.Not(has(empty, q1[0]))))  # {} holds no key
@@ -213,122 +330,310 @@ def rmw_step_proofs() -> tuple[Evidence, Evidence]:
     )
     ih_keeps = z3.Implies(_incomparable(q1, t), At(y, q1) == At(inner, q1))
     ih_applies = At(y, t) == Opt.some(v)
-    put_step = z3.And(isobj(o), inner_is, empty_is, _put(o, h, y, o2, q0), defs)
+
+    def put_step() -> Any:
+        return z3.And(isobj(o), empty_is, apply_into(o, h, y, inner, empty, o2, q0), defs)
+
     keeps = prove(
-        At(o2, q) == At(o, q),
-        assumptions=[put_step, ih_keeps, _incomparable(q, p)],
+        lambda: At(o2, q) == At(o, q),
+        assumptions=lambda: [put_step(), ih_keeps, _incomparable(q, p)],
         label="keeps, step t -> h::t (put, or a remove through an object): every path incomparable with h::t reads as before",
     )
     applies = prove(
-        At(o2, p) == Opt.some(v),
-        assumptions=[put_step, ih_applies],
+        lambda: At(o2, p) == Opt.some(v),
+        assumptions=lambda: [put_step(), ih_applies],
         label="applies, step t -> h::t: the changed path holds the value",
     )
     # a remove through a value that is not an object changes nothing; then the path reads nothing
     gone = prove(
-        At(o, p) == Opt.none,
-        assumptions=[isobj(o), z3.Not(nested), _unfold(o, h, t), z3.Length(t) > 0,
-                     z3.Implies(z3.And(has(o, h), z3.Not(isobj(get(o, h)))), At(get(o, h), t) == Opt.none)],
-        label="remove through a value that is not an object: the document is unchanged and the path holds nothing",
+        lambda: z3.And(At(o2, p) == Opt.none, At(o2, q) == At(o, q)),
+        assumptions=lambda: [isobj(o), z3.Not(_nested(o, h)), apply_past_leaf(o, h, o2), _unfold(o2, h, t), z3.Length(t) > 0,
+                             z3.Implies(z3.And(has(o2, h), z3.Not(isobj(get(o2, h)))), At(get(o2, h), t) == Opt.none)],
+        label="remove through a value that is not an object: every path reads as before and the path holds nothing",
     )
-    return all_of(keeps, gone), all_of(applies, gone)
+    return all_of(keeps, gone, apply_unfolding()), all_of(applies, gone, apply_unfolding())
 
 
 def rmw_base_proofs() -> tuple[Evidence, Evidence]:
     """Paths of length 1: put or remove one key of an object, every other key kept."""
     o, o2, x = z3.Consts("o o2 x", V)
     h, q0 = z3.Strings("h q0")
+    rm = z3.Bool("remove")
     q1 = z3.Const("q1", PathSort)
     defs = z3.And(_unfold(o2, q0, q1), _unfold(o, q0, q1), _unfold(o2, h, z3.Empty(PathSort)), _unfold(o, h, z3.Empty(PathSort)),
                   At(x, z3.Empty(PathSort)) == Opt.some(x))
     q = _cons(q0, q1)
     p = z3.Unit(h)
-    put = z3.And(isobj(o), _put(o, h, x, o2, q0), defs)
-    removed = z3.And(isobj(o), isobj(o2), z3.Not(has(o2, h)),
-                     z3.Implies(q0 != h, z3.And(has(o2, q0) == has(o, q0), get(o2, q0) == get(o, q0))), defs)
     keeps = prove(
-        At(o2, q) == At(o, q),
-        assumptions=[z3.Or(put, removed), _incomparable(q, p)],
+        lambda: At(o2, q) == At(o, q),
+        assumptions=lambda: [isobj(o), apply_one(o, h, x, rm, o2, q0), defs, _incomparable(q, p)],
         label="keeps, base (one key put or removed): every other key reads as before",
     )
     applies = prove(
-        z3.And(z3.Implies(put, At(o2, p) == Opt.some(x)), z3.Implies(removed, At(o2, p) == Opt.none)),
+        lambda: At(o2, p) == z3.If(rm, Opt.none, Opt.some(x)),
+        assumptions=lambda: [isobj(o), apply_one(o, h, x, rm, o2, q0), defs],
         label="applies, base: the key holds the value put, or nothing after a remove",
     )
     return keeps, applies
 
 
 def store_agrees(case: tuple[m.File, m.Change]) -> bool:
-    """The model's put and remove are the store the proof assumes: the key holds the value (or
-    nothing), every other key as before, the result an object."""
+    """The model's put and remove are the store of the encodings, judged on the documents as JSON
+    objects (not by the model's get): the key holds the value (or is gone), every other key as
+    before, the result an object."""
     f, change = case
-    doc = m.read(f)
-    if not isinstance(doc, Obj):
+    if not _oracle_read(f)[0]:
         return True
+    doc = f.value if f.kind == m.TEXT else Obj(())
+    assert isinstance(doc, Obj)
     key = change.path[0]
     after = m.remove(doc, key) if change.remove else m.put(doc, key, change.value)
-    if m.get(after, key) != ((False, None) if change.remove else (True, change.value)):
-        return False
-    others = {k for k, _ in doc.pairs} | {k for k, _ in after.pairs}
-    return all(m.get(after, k) == m.get(doc, k) for k in others if k != key)
+    want = dict(to_json(doc))  # type: ignore[call-overload]
+    if change.remove:
+        want.pop(key, None)
+    else:
+        want[key] = to_json(change.value)
+    return isinstance(after, Obj) and bool(to_json(after) == want)
 
 
 @functools.cache
 def rmw_proofs() -> tuple[Evidence, Evidence]:
+    """Induction on the length of the changed path (apply's recursion): the base and the step are
+    z3 proofs over the encodings of apply and of the store (put, remove), apply's own unfolding
+    checked on the code; the store encodings are tied to the model on the bounded files only, so
+    the proofs are proved for the encoding."""
     base_keeps, base_applies = rmw_base_proofs()
     step_keeps, step_applies = rmw_step_proofs()
-    agreement = bounded(itertools.product(FILES, CHANGES), store_agrees, label="the model's put/remove = the store of the proof on " + RMW_LABEL)
-    keeps = also(induction(base_keeps, step_keeps, label="the length of the changed path"), agreement)
-    applies = also(induction(base_applies, step_applies, label="the length of the changed path"), agreement)
+    agreement = bounded(itertools.product(FILES, CHANGES), store_agrees, label="the model's put/remove = the store of the encodings on " + RMW_LABEL)
+    of = "bend.config.apply"
+    keeps = also(induction(base_keeps, step_keeps, of=of, label="the length of the changed path"), agreement)
+    applies = also(induction(base_applies, step_applies, of=of, label="the length of the changed path"), agreement)
     return keeps, applies
 
 
-READ_STATES = ("missing", "unreadable", "invalid", "not an object", "object")
+class _Unread(str):
+    """A text the code under proof may pass on and join to others, but never compare or hash."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise LawFailed(f"the code under proof compared the text {str.__str__(self)!r}")
+
+    __eq__ = __ne__ = __hash__ = _refuse
 
 
-def read_encoding(state: Any, has_version: Any, whole: Any, version: Any, o: Any) -> Any:
-    """Does the read fail? ``state`` indexes READ_STATES; a version is read when it is there."""
-    bad_version = o.And(has_version, o.Or(o.Not(whole), version != 1))
-    return o.Or(state == 1, state == 2, state == 3, o.And(state == 4, bad_version))
+class _Reason(str):
+    """Any reason a read gives: a text whose content rmw may pass on but never read."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise LawFailed("rmw read the text of the read's reason")
+
+    __eq__ = __ne__ = __hash__ = __len__ = __iter__ = __getitem__ = __contains__ = __add__ = __radd__ = _refuse
 
 
-class _Py:
-    And = staticmethod(lambda *p: all(p))
-    Or = staticmethod(lambda *p: any(p))
-    Not = staticmethod(lambda p: not p)
+def rmw_structure() -> Evidence:
+    """``m.rmw`` itself on an opaque file and change, its callees (read, apply) abstracted to each
+    outcome: a read that gives a reason (any text) returns the file as it was with that reason and
+    calls no apply; a read that gives a document returns a text file of apply(document, change) and
+    no error. A whole finite domain: the class of read's outcome."""
+    f: Any = Opaque("file")
+    change: Any = Opaque("change")
+    doc: Any = Opaque("document")
+    applied: Any = Opaque("the document changed")
+
+    def case(outcome: str) -> bool:
+        calls: list[str] = []
+        reason = _Reason("why")
+
+        def read(got: Any) -> Any:
+            calls.append("read")
+            if got is not f:
+                raise LawFailed("rmw read another file")
+            return reason if outcome == "a reason" else doc
+
+        def apply(d: Any, c: Any) -> Any:
+            calls.append("apply")
+            if d is not doc or c is not change:
+                raise LawFailed("rmw applied something else")
+            return applied
+
+        with callees(m, read=read, apply=apply):
+            after, error = m.rmw(f, change)
+        if outcome == "a reason":
+            return after is f and error is reason and calls == ["read"]
+        return isinstance(after, m.File) and after.kind == m.TEXT and after.value is applied and error is None and calls == ["read", "apply"]
+
+    return exhaust(domain(Finite("what read gives (a reason: any text; a document)", ("a reason", "a document"))), case, about=[m.rmw])
 
 
-def _classify(f: m.File) -> tuple[int, bool, bool, int]:
-    if f.kind != m.TEXT:
-        return {m.MISSING: 0, m.UNREADABLE: 1, m.INVALID: 2}[f.kind], False, False, 0
-    if not isinstance(f.value, Obj):
-        return 3, False, False, 0
-    present, version = m.get(f.value, "version")
-    whole = m.is_int(version)
-    return 4, present, whole, version if whole else 0  # type: ignore[return-value]
+# -- read and in_flight on their code: callees abstracted, get and is_int proved apart ---------------
+#
+# ``read`` and ``in_flight`` read a value only through ``get`` (an object's entry of a key),
+# ``is_int`` (a whole number, not a Bool) and one comparison of a whole number (== 1, >= 0). They are
+# run themselves with get and is_int abstracted to each outcome and the number a token whose
+# comparison answers each way; ``get`` is a search of the object's pairs (induction, of get) and
+# ``is_int`` reads only a value's class (every class a value has, as a spy whose content raises when
+# read). Each abstract point is judged by the oracle on a JSON value of that class (S4b.1, S4b.4).
 
 
-def read_proof() -> Evidence:
-    """rmw writes nothing exactly when the read fails, whatever the version number (z3 over
-    unbounded integers), the encoding checked against the model and the oracle on every file."""
-    state, version = z3.Ints("state version")
-    has_version, whole, writes = z3.Bools("has_version whole writes")
-    fails = read_encoding(state, has_version, whole, version, z3)
-    claim = prove(
-        z3.And(z3.Implies(writes == z3.Not(fails), writes == z3.Or(state == 0, z3.And(state == 4, z3.Or(z3.Not(has_version), z3.And(whole, version == 1)))))),
-        assumptions=[state >= 0, state <= 4],
-        label="a writer writes exactly when the file is missing, or an object without a version or of version 1, for every version number",
-    )
+class _Rest(Exception):
+    """A search asked for the pairs after the head (``_Pairs``)."""
 
-    def agrees(f: m.File) -> bool:
-        fails_py: bool = read_encoding(*_classify(f), _Py)
-        return bool(fails_py == isinstance(m.read(f), str) == (not _oracle_read(f)[0]))
 
-    return also(claim, bounded(FILES, agrees, label=f"the read encoding = the model's read = the oracle's on {len(FILES)} files"))
+class _Pairs:
+    """An object known by its first pair alone: iterating gives it, then asking for more raises
+    ``_Rest`` (a search that asks goes on to the rest, whatever it holds)."""
+
+    def __init__(self, head: tuple[str, Any]) -> None:
+        self.pairs = self
+        self.head = head
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        yield self.head
+        raise _Rest()
+
+
+@functools.cache
+def get_search() -> Evidence:
+    """``get`` returns the entry of the first pair of the key, else (False, None): induction on the
+    pairs, of get. Base: an object with no pair holds nothing. Step: get itself on an object known
+    by its first pair: a pair of the key gives its value without reading the rest; any other pair
+    sends the search on to the rest and does nothing else (the loop carries no state)."""
+    real = m.get
+    base = exhaust(domain(Finite("an object with no pair", (Obj(()),))), lambda obj: real(obj, "k") == (False, None), about=[real])
+
+    def step(matches: bool) -> bool:
+        value: Any = Opaque("the pair's value")
+        try:
+            got = real(_Pairs(("k" if matches else "other", value)), "k")  # type: ignore[arg-type]
+        except _Rest:
+            return not matches
+        return matches and got[0] is True and got[1] is value
+
+    return induction(base, exhaust(domain(boolean("the first pair's key is the key")), step, about=[real]),
+                     of="bend.config.get", label="the pairs of the object searched (get returns the first entry of the key)")
+
+
+@functools.cache
+def is_int_by_class() -> Evidence:
+    """``is_int`` reads only a value's class: run on a value of every class a value has (a spy of
+    int, float, text, list and object, whose content raises when read), it says whole exactly
+    where the oracle does on a JSON value of that class (S4b.4: a Bool is not a number)."""
+    from spec.laws.cvar import _value_classes
+
+    classes = _value_classes()
+    judged: dict[int, Any] = dict(zip(map(id, classes.values), (True, False, None, 7, 0.5, "x", [1], {"p": 1})))
+    return exhaust(domain(classes), lambda x: m.is_int(x) == oracle.whole(judged[id(x)]), about=[m.is_int])
+
+
+class _Whole:
+    """A number a function under proof may compare once with a given number, the answer given."""
+
+    def __init__(self, answer: bool, op: str, to: int) -> None:
+        self.answer, self.op, self.to, self.asked = answer, op, to, 0
+
+    def _ask(self, op: str, other: object) -> bool:
+        if op != self.op or type(other) is not int or other != self.to or self.asked:
+            raise LawFailed(f"the number was compared {op} {other!r}")
+        self.asked += 1
+        return self.answer
+
+    def __eq__(self, other: object) -> bool:
+        return self._ask("==", other)
+
+    def __ge__(self, other: object) -> bool:
+        return self._ask(">=", other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+KINDS = Finite("the file (missing, unreadable, not JSON, JSON text)", (m.MISSING, m.UNREADABLE, m.INVALID, m.TEXT))
+SHAPES = Finite("the JSON value (an object, another value)", ("an object", "another value"))
+
+
+@functools.cache
+def read_exhaust() -> Evidence:
+    """``read`` itself on every file, get and is_int abstracted to each outcome and the version a
+    number whose == 1 answers each way: a missing file reads as {} ... exactly as the oracle's read
+    of S4b.1 says on a JSON value of the same shape (the document itself when readable, else the
+    oracle's reason)."""
+    real = m.read
+
+    def case(kind: str, shape: str, present: bool, whole: bool, one: bool) -> bool:
+        doc = Obj((("the document", 1),)) if shape == "an object" else _token("another value")
+        version = _Whole(one, "==", 1)
+        asked: list[str] = []
+
+        def get(obj: Any, key: str) -> Any:
+            asked.append("get")
+            if obj is not doc or key != "version":
+                raise LawFailed("read looked up something else")
+            return (True, version) if present else (False, None)
+
+        def is_int(v: Any) -> bool:
+            asked.append("is_int")
+            if v is not version:
+                raise LawFailed("read asked is_int of something else")
+            return whole
+
+        with callees(m, get=get, is_int=is_int):
+            got = real(m.File(kind, doc))
+        content: Any = None
+        if kind == m.TEXT:
+            content = [1] if shape != "an object" else {} if not present else {"version": (1 if one else 2) if whole else ("1" if not one else 1.0)}
+        state = {m.MISSING: "missing", m.UNREADABLE: "unreadable", m.INVALID: "invalid"}.get(kind, "text")
+        readable, why = oracle.read(state, content)
+        if kind == m.MISSING:
+            return readable and isinstance(got, Obj) and got == Obj(()) and asked == []
+        if readable:
+            return got is doc
+        return isinstance(got, str) and got == why
+
+    return exhaust(domain(KINDS, SHAPES, boolean("a version is there"), boolean("is_int says a whole number"), boolean("the number == 1")),
+                   case, about=[real])
+
+
+@functools.cache
+def in_flight_exhaust() -> Evidence:
+    """``in_flight`` itself on every shape of providerMaxInFlight, get and is_int abstracted to each
+    outcome and the entry a number whose >= 0 answers each way: the limit the oracle's S4b.4 gives
+    on a JSON value of the same shape (the entry itself when it is a whole number >= 0)."""
+    real = m.in_flight
+    provider: Any = _token("provider")
+
+    def case(present: bool, shape: str, has: bool, whole: bool, nonneg: bool) -> bool:
+        raw = Obj((("the map", 1),)) if shape == "an object" else _token("another value")
+        entry = _Whole(nonneg, ">=", 0)
+
+        def get(obj: Any, key: Any) -> Any:
+            if obj is not raw or key is not provider:
+                raise LawFailed("in_flight looked up something else")
+            return (True, entry) if has else (False, None)
+
+        def is_int(v: Any) -> bool:
+            if v is not entry:
+                raise LawFailed("in_flight asked is_int of something else")
+            return whole
+
+        with callees(m, get=get, is_int=is_int):
+            got: Any = real(present, raw, provider)
+        judged: Any = "many" if shape != "an object" else {} if not has else {"p": (5 if nonneg else -1) if whole else "5"}
+        want = oracle.in_flight(present, judged, "p")
+        return got is entry if want == 5 else (not isinstance(got, _Whole) and got == want)
+
+    return exhaust(domain(boolean("a value is there"), SHAPES, boolean("the map has the provider"), boolean("is_int says a whole number"),
+                          boolean("the number >= 0")), case, about=[real])
+
+
+def _token(name: str) -> Any:
+    return Opaque(name)
 
 
 @law("rmw_refuses_broken", "S4b.1", "A document that could not be read or parsed is never written.", PROVED)
 def rmw_refuses_broken() -> Evidence:
+    """Proved: rmw itself returns the file as it was whenever read gives a reason (``rmw_structure``,
+    its callees abstracted), and read gives one exactly where S4b.1 says (``read_exhaust``: read
+    itself on every file, get and is_int abstracted, judged by the oracle; ``get_search`` and
+    ``is_int_by_class`` prove get and is_int for every object and value). The bounded run of the
+    model judged by the oracle, and production, stay."""
     def refuses(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         after, error = m.rmw(f, change)
@@ -338,10 +643,10 @@ def rmw_refuses_broken() -> Evidence:
         return error is None and after.kind == m.TEXT
 
     model = bounded(itertools.product(FILES, CHANGES), refuses, label=RMW_LABEL)
-    return also(read_proof(), model).with_production(production_rmw())
+    return also(all_of(rmw_structure(), read_exhaust(), get_search(), is_int_by_class()), model).with_production(production_rmw())
 
 
-@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED_FOR_ENCODING)
 def rmw_keeps_others() -> Evidence:
     paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
 
@@ -361,7 +666,7 @@ def rmw_keeps_others() -> Evidence:
     return also(rmw_proofs()[0], bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)).with_production(production_rmw())
 
 
-@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED_FOR_ENCODING)
 def rmw_applies_change() -> Evidence:
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
@@ -387,7 +692,9 @@ def _settings_files() -> tuple[m.File, ...]:
 SETTINGS_FILES = _settings_files()
 
 
-SETTER_IDS = Finite("setting ids (every declared setting, and one undeclared)", tuple(d.id for d in m.SETTINGS) + ("no.such.setting",))
+UNDECLARED_ID = "an undeclared id"
+SETTER_IDS = Finite("the id (each declared setting of the model's table; or an undeclared id: any text, which lookup does not find)",
+                    tuple(d.id for d in m.SETTINGS) + (UNDECLARED_ID,))
 VERDICTS = Finite("the value's check (valid, or each CvarError kind)", (None, "Undeclared", "BadValue", "Global", "NotBool"))
 WRITES = Finite("the writer's outcome (written, refused)", ("written", "refused"))
 SHADOWS = Finite("a higher layer's valid set (none, the global config.cfg)", (None, "global config.cfg"))
@@ -396,8 +703,8 @@ SHADOWS = Finite("a higher layer's valid set (none, the global config.cfg)", (No
 @functools.cache
 def setter_proof() -> Evidence:
     """m.setter run on opaque disk, loaded copy, value and higher layers, with its callees abstracted
-    to every outcome (check: valid or each error kind; rmw: written or refused; shadowed: none or a
-    file): it never reads the loaded copy, refuses without writing when the id is undeclared, the
+    to every outcome (lookup: the declaration or nothing; check: valid or each error kind; rmw:
+    written or refused; shadowed: none or a file): it never reads the loaded copy, refuses without writing when the id is undeclared, the
     value is refused or the writer refuses, and otherwise returns exactly rmw(disk, the change
     putting the value at the id's key path), the path of the seed (the id's dotted parts)."""
     disk: Any = Opaque("disk")
@@ -405,10 +712,17 @@ def setter_proof() -> Evidence:
     value: Any = Opaque("value")
     higher: Any = Opaque("higher layers")
     after: Any = Opaque("after")
-    declared = {d.id for d in m.SETTINGS}
 
-    def case(cvar: str, verdict: str | None, write: str, where: str | None) -> bool:
+    def case(named: str, verdict: str | None, write: str, where: str | None) -> bool:
         calls: list[str] = []
+        undeclared = named == UNDECLARED_ID
+        cvar = _Unread("no.such.setting") if undeclared else named
+
+        def lookup(reg: Any, name: str) -> Any:
+            calls.append("lookup")
+            if reg is not m.SETTINGS or name is not cvar:
+                raise LawFailed("setter looked up something else")
+            return None if undeclared else Opaque("declaration")
 
         def check(reg: Any, s: Set, local_only: bool) -> Any:
             calls.append("check")
@@ -428,27 +742,29 @@ def setter_proof() -> Evidence:
                 raise LawFailed("setter asked for the shadow of something else")
             return where
 
-        with callees(m, check=check, rmw=rmw, shadowed=shadowed):
+        with callees(m, lookup=lookup, check=check, rmw=rmw, shadowed=shadowed):
             got, result = m.setter(m.SETTINGS, disk, loaded, cvar, value, higher)
-        if cvar not in declared:
-            return got is disk and result == f"CvarError::Undeclared({cvar})" and calls == []
+        if undeclared:
+            return got is disk and str.__eq__(result, "CvarError::Undeclared(" + cvar + ")") and calls == ["lookup"]
         if verdict is not None:
-            return got is disk and result == f"CvarError::{verdict}({cvar})" and calls == ["check"]
+            return got is disk and result == f"CvarError::{verdict}({cvar})" and calls == ["lookup", "check"]
         if write == "refused":
-            return got is disk and result == "refused: the reason" and calls == ["check", "rmw"]
+            return got is disk and result == "refused: the reason" and calls == ["lookup", "check", "rmw"]
         want = "Persisted" if where is None else f"Persisted::Shadowed({where})"
-        return got is after and result == want and calls == ["check", "rmw", "shadowed"]
+        return got is after and result == want and calls == ["lookup", "check", "rmw", "shadowed"]
 
-    return exhaust(domain(SETTER_IDS, VERDICTS, WRITES, SHADOWS), case)
+    return exhaust(domain(SETTER_IDS, VERDICTS, WRITES, SHADOWS), case, about=[m.setter])
 
 
-@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED)
+@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED_FOR_ENCODING)
 def settings_save_preserves() -> Evidence:
-    """Proved: the setter, run on opaque documents with its callees abstracted to each of their
-    outcomes (``setter_proof``, a whole finite domain: every declared id), never reads its loaded
-    copy and writes exactly rmw(disk, the change at the id's key path) or nothing; rmw changes that
-    key and keeps every other (rmw_keeps_others, rmw_applies_change: induction on the path, z3).
-    The bounded run of the whole setter (real callees, typing judged) and production stay."""
+    """Proved for the encoding: the setter, run on opaque documents with its callees abstracted to
+    each of their outcomes (``setter_proof``, a whole finite domain: every declared id, and an
+    undeclared one that lookup does not find; proved), never reads its loaded copy and writes
+    exactly rmw(disk, the change at the id's key path) or nothing; rmw changes that key and keeps
+    every other (rmw_keeps_others, rmw_applies_change: induction on the path, z3 over encodings of
+    the store tied to the model on bounded files only). The bounded run of the whole setter (real
+    callees, typing judged) and production stay."""
     values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
 
     def cases() -> Iterator[tuple[m.File, m.File, str, Value, bool]]:
@@ -608,42 +924,13 @@ RAWS: tuple[tuple[bool, Value], ...] = ((False, None), (True, 5), (True, "many")
 ) + tuple((True, Obj((("other", e),))) for e in ENTRIES[:3])
 
 
-def limit_encoding(present: Any, is_map: Any, has_entry: Any, whole: Any, entry: Any, o: Any) -> tuple[Any, Any]:
-    """(limited, limit) of S4b.4 over the shape of providerMaxInFlight and the entry's number."""
-    limited = o.And(present, o.Or(o.Not(is_map), has_entry))
-    limit = o.If(o.Not(is_map), 1, o.If(o.And(whole, entry >= 0), entry, 1))
-    return limited, limit
-
-
-class _PyIf(_Py):
-    If = staticmethod(lambda c, a, b: a if c else b)
-
-
-def _limit_shape(present: bool, raw: Value) -> tuple[bool, bool, bool, bool, int]:
-    if not isinstance(raw, Obj):
-        return present, False, False, False, 0
-    has, entry = m.get(raw, "p")
-    return present, True, has, m.is_int(entry), entry if m.is_int(entry) else 0  # type: ignore[return-value]
-
-
-def limit_proofs() -> tuple[Evidence, Evidence]:
-    """(fails closed, a number applies) for every entry number (z3, unbounded), the encoding checked
-    against the model, production and the oracle on every value of RAWS."""
-    present, is_map, has_entry, whole = z3.Bools("present is_map has_entry whole")
-    entry = z3.Int("entry")
-    limited, limit = limit_encoding(present, is_map, has_entry, whole, entry, z3)
-    malformed = z3.And(present, z3.Or(z3.Not(is_map), z3.And(has_entry, z3.Or(z3.Not(whole), entry < 0))))
-    closed = prove(z3.Implies(malformed, z3.And(limited, limit == 1)), label="a malformed value limits to 1, for every entry")
-    applies = prove(z3.Implies(z3.And(present, is_map, has_entry, whole, entry >= 0), z3.And(limited, limit == entry)),
-                    label="a whole-number entry is the limit, for every whole number")
-
-    def agrees(case: tuple[bool, Value]) -> bool:
-        lim, value = limit_encoding(*_limit_shape(*case), _PyIf)
-        encoded = value if lim else None
-        return limits_judged(case) and encoded == m.in_flight(case[0], case[1], "p")
-
-    agreement = bounded(RAWS, agrees, label=f"the limit encoding = model = production = oracle on {len(RAWS)} values")
-    return also(closed, agreement), also(applies, agreement)
+@functools.cache
+def limit_proofs() -> Evidence:
+    """Both limit laws: in_flight itself on every shape (``in_flight_exhaust``), get and is_int for
+    every object and value, judged by S4b.4; and model and production judged by the oracle on
+    every value of RAWS."""
+    judged = bounded(RAWS, limits_judged, label=f"model and production judged by S4b.4 on {len(RAWS)} values")
+    return also(all_of(in_flight_exhaust(), get_search(), is_int_by_class()), judged)
 
 
 def limits_judged(case: tuple[bool, Value]) -> bool:
@@ -660,35 +947,17 @@ def limits_judged(case: tuple[bool, Value]) -> bool:
 
 @law("limit_malformed_fails_closed", "S4b.4", "A malformed in-flight limit limits to 1, never to no limit.", PROVED)
 def limit_malformed_fails_closed() -> Evidence:
-    def closed(case: tuple[bool, Value]) -> bool:
-        present, raw = case
-        limit = m.in_flight(present, raw, "p")
-        if present and not isinstance(raw, Obj):
-            return limit == 1
-        if isinstance(raw, Obj):
-            has, entry = m.get(raw, "p")
-            if has and not (m.is_int(entry) and entry >= 0):  # type: ignore[operator]
-                return limit == 1
-        return True
-
-    return also(limit_proofs()[0], bounded(RAWS, lambda c: closed(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
-        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
+    """Proved: in_flight itself, on every shape of providerMaxInFlight with its callees abstracted,
+    gives the limit of S4b.4 (the oracle), so a value that is not a map, or an entry that is not a
+    whole number >= 0, limits to 1; get and is_int proved for every object and value. Production
+    judged by the oracle on the bounded values."""
+    return limit_proofs().with_production(bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
 @law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
 def limit_number_applies() -> Evidence:
-    def applies(case: tuple[bool, Value]) -> bool:
-        present, raw = case
-        if isinstance(raw, Obj):
-            has, entry = m.get(raw, "p")
-            if has and m.is_int(entry) and entry >= 0:  # type: ignore[operator]
-                return m.in_flight(present, raw, "p") == entry
-            if not has:
-                return m.in_flight(present, raw, "p") is None
-        return True
-
-    return also(limit_proofs()[1], bounded(RAWS, lambda c: applies(c) and limits_judged(c), label=f"{len(RAWS)} providerMaxInFlight values, model and production judged by S4b.4")).with_production(
-        bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
+    """Proved, as limit_malformed_fails_closed: a whole-number entry >= 0 is the limit itself."""
+    return limit_proofs().with_production(bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
@@ -748,37 +1017,11 @@ def guarded_items() -> Evidence:
             raise LawFailed(f"{item!r}: the seed's S4b.5 says guarded={want}, model {m.guarded(item)}, production {production_guarded(item)}")
         return True
 
-    return exhaust(domain(Finite("items (every declared setting, every name of S4b.5)", _items())), same)
+    items = Bound("items", _items(), bound="every declared setting of both tables, every name of S4b.5, and a few server entries and near-miss names (an item is any text)")
+    return exhaust(domain(items), same)
 
 
-def layering_proof() -> Evidence:
-    """The config value of a setting X is a fold over the sets of the layers in order (default <
-    global settings.json < project settings.json < global config.cfg < project config.cfg): a
-    valid set of X replaces the value, any other set keeps it. An untrusted project's layers
-    keep only unguarded items, so when X is guarded none of their sets is a set of X. Induction
-    on the number of sets, over any number of layers of any length: folding a set that is not a
-    set of X keeps the value, so the value equals the fold over the global layers alone."""
-    x, sid, val, v, w = z3.Ints("x id value v w")
-    valid, from_project, is_guarded = z3.Bools("valid from_project guarded")
-
-    def fold(current: Any, set_id: Any, ok: Any, value: Any) -> Any:
-        return z3.If(z3.And(set_id == x, ok), value, current)
-
-    base = prove(z3.Implies(v == w, v == w), label="no set: both folds give the default")
-    # the project's set is kept only when its item is not guarded (the filter), so for a guarded X
-    # a kept project set is never a set of X; a global set is folded on both sides
-    kept = z3.Or(z3.Not(from_project), z3.Not(z3.And(sid == x, is_guarded)))
-    step = prove(
-        z3.Implies(
-            z3.And(v == w, is_guarded, kept),
-            fold(v, sid, valid, val) == z3.If(from_project, w, fold(w, sid, valid, val)),
-        ),
-        label="one more set (global, or an untrusted project's kept set): the folds stay equal for a guarded X",
-    )
-    return all_of(induction(base, step, label="the sets of the config layers, in order"), guarded_items())
-
-
-@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", PROVED)
+@law("untrusted_changes_nothing_guarded", "S4b.5", "An untrusted project changes no limit, prompt or credential.", BOUNDED)
 def untrusted_changes_nothing_guarded() -> Evidence:
     def nothing(world: World) -> bool:
         if _is_trusted(world):
@@ -793,7 +1036,7 @@ def untrusted_changes_nothing_guarded() -> Evidence:
         return applied_prompts == () and all(oracle.guarded(w) for w in withheld)
 
     worlds = bounded(_trust_worlds(), nothing, label=TRUST_LABEL)
-    return also(layering_proof(), worlds).with_production(all_of(guarded_items(), production_untrusted()))
+    return all_of(worlds, guarded_items()).with_production(all_of(guarded_items(), production_untrusted()))
 
 
 @functools.cache
@@ -865,22 +1108,7 @@ def production_untrusted() -> Evidence:
     return Evidence(BOUNDED, f"production load on real files: every Local setting of the table set by a project, untrusted and trusted ({checked} settings judged by the seed's list)")
 
 
-def trusted_fold_proof() -> Evidence:
-    """A trusted project's valid set of X applies: in the fold over the sets of the layers in order,
-    it makes the value its own, and every later set that is not a valid set of X keeps it
-    (induction on the later sets, any number of layers of any length)."""
-    x, sid, val, v, mine = z3.Ints("x id value v mine")
-    valid = z3.Bool("valid")
-    base = prove(z3.If(z3.And(x == x, True), mine, v) == mine, label="the project's valid set of X: the value is its value")
-    step = prove(
-        z3.If(z3.And(sid == x, valid), val, v) == mine,
-        assumptions=[v == mine, z3.Not(z3.And(sid == x, valid))],
-        label="a later set that is not a valid set of X keeps it",
-    )
-    return induction(base, step, label="the sets after the project's set")
-
-
-@law("trusted_project_applies", "S4b.5", "A trusted project's item applies (unless a later layer sets it).", PROVED)
+@law("trusted_project_applies", "S4b.5", "A trusted project's item applies (unless a later layer sets it).", BOUNDED)
 def trusted_project_applies() -> Evidence:
     def applies(world: World) -> bool:
         if not _is_trusted(world):
@@ -897,7 +1125,7 @@ def trusted_project_applies() -> Evidence:
                 return False
         return applied_prompts == prompts and withheld == ()
 
-    return also(all_of(trusted_fold_proof(), guarded_items()), bounded(_trust_worlds(), applies, label=TRUST_LABEL)).with_production(production_untrusted())
+    return all_of(bounded(_trust_worlds(), applies, label=TRUST_LABEL), guarded_items()).with_production(production_untrusted())
 
 
 SERVER_MAPS = tuple(
@@ -906,60 +1134,113 @@ SERVER_MAPS = tuple(
 )
 
 
+# The entry maps of merge_servers as z3 arrays from names to entry codes (0: no entry); an entry is
+# a code, since put never reads an entry (it only places it).
+ENTRY_CODES: dict[Value, int] = {GIT0: 1, GIT1: 2, WEB0: 3}
+VIEW_NAMES = ("git", "web", "other")
+
+
+def _entry_map(obj: Obj) -> Any:
+    arr = z3.K(z3.StringSort(), z3.IntVal(0))
+    for name, entry in obj.pairs:
+        arr = z3.Store(arr, z3.StringVal(name), z3.IntVal(ENTRY_CODES[entry]))
+    return arr
+
+
+def _codes_at(obj: Obj) -> tuple[int, ...]:
+    """The entry code at each name of VIEW_NAMES, read from the object's pairs (not by the model's get)."""
+    held = dict(obj.pairs)
+    return tuple(ENTRY_CODES[held[n]] if n in held else 0 for n in VIEW_NAMES)
+
+
+@encoding("bend.config.put")
+def put_at(obj: Any, key: Any, entry: Any, at: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The entries of put(obj, key, entry) at the names ``at``: the entry at key, obj's elsewhere."""
+    after = z3.Store(obj, key, entry)
+    return tuple(z3.Select(after, a) for a in at)
+
+
+def merge_unfolding() -> tuple[Evidence, Evidence]:
+    """``m.merge_servers`` itself, run on opaque maps and entries with put abstracted: (base) with no
+    project entry it returns the global map as it is; (step) each project entry is put into what
+    the entries before it made, and the last put is the result: merge_servers is the left fold of
+    put over the project's entries."""
+    real = m.merge_servers
+    g: Any = Opaque("global map")
+
+    base = exhaust(domain(Finite("a project map with no entry", (Obj(()),))), lambda p: real(g, p) is g, about=[real])
+
+    def step(shape: str) -> bool:
+        state: Any = Opaque("the entries before, put into the global map")
+        last: Any = Opaque("the result")
+        e0: Any = Opaque("an earlier entry")
+        e1: Any = Opaque("the entry")
+        calls: list[tuple[Any, ...]] = []
+
+        def put(obj: Any, name: str, entry: Any) -> Any:
+            calls.append((obj, name, entry))
+            return state if len(calls) == 1 else last
+
+        with callees(m, put=put):
+            got = real(g, Obj((("a", e0), ("b", e1))))
+        return got is last and calls == [(g, "a", e0), (state, "b", e1)]
+
+    return base, exhaust(domain(Finite("a project map of an entry after others (any state before it)", ("any",))), step, about=[real])
+
+
+@functools.cache
 def merge_proofs() -> tuple[Evidence, Evidence]:
-    """merge_servers folds the project's entries into the global map one put at a time. Induction
-    on the number i of project entries folded (names distinct: the keys of an object), for an
-    arbitrary entry j and an arbitrary name n: (never merges) every folded entry j < i is the
-    project's entry, whole; (kept) a name no project entry has keeps the global entry."""
-    M = z3.ArraySort(z3.StringSort(), V)
-    out, out2, g = z3.Consts("out out2 g", M)
+    """merge_servers folds the project's entries into the global map one put at a time (checked on
+    its code: ``merge_unfolding``). Induction on the number i of project entries folded (names
+    distinct: the keys of an object), for an arbitrary entry j and an arbitrary name n: (never
+    merges) every folded entry j <= i is the project's entry, whole; (kept) a name no project
+    entry has keeps the global entry. The steps are z3 proofs over the encoding of put, tied to
+    the model on the bounded maps only: proved for the encoding."""
+    M = z3.ArraySort(z3.StringSort(), z3.IntSort())
+    out, g = z3.Consts("out g", M)
     names = z3.Array("names", z3.IntSort(), z3.StringSort())
-    entries = z3.Array("entries", z3.IntSort(), V)
+    entries = z3.Array("entries", z3.IntSort(), z3.IntSort())
     i, j = z3.Ints("i j")
     n = z3.String("n")
-    step_is = out2 == z3.Store(out, names[i], entries[i])
-    distinct = z3.Implies(j < i, names[j] != names[i])
-    base_merge = prove(z3.Not(z3.And(j >= 0, j < i)), assumptions=[i == 0, out == g], label="no entry folded: no entry j < 0 to check")
+    cases = [(obj, key, entry) for obj in SERVER_MAPS for key in ("git", "web") for entry in ENTRY_CODES]
+    put_tie = tie(put_at, m.put, (cases, f"{len(SERVER_MAPS)} entry maps over {{git, web}} x 2 names x 3 entries"),
+                  args=lambda obj, key, entry: (_entry_map(obj), z3.StringVal(key), z3.IntVal(ENTRY_CODES[entry]),
+                                                tuple(z3.StringVal(v) for v in VIEW_NAMES)),
+                  value=_codes_at)
     step_merge = prove(
-        z3.Select(out2, names[j]) == entries[j],
-        assumptions=[i >= 0, j >= 0, j <= i, step_is, distinct, z3.Implies(j < i, z3.Select(out, names[j]) == entries[j])],
+        lambda: put_at(out, names[i], entries[i], (names[j],))[0] == entries[j],
+        assumptions=[i >= 0, j >= 0, j <= i, z3.Implies(j < i, names[j] != names[i]), z3.Implies(j < i, z3.Select(out, names[j]) == entries[j])],
+        ties=[put_tie],
         label="entry i folded: every entry j <= i is the project's, whole",
     )
-    base_kept = prove(z3.Select(out, n) == z3.Select(g, n), assumptions=[out == g], label="no entry folded: the global map")
     step_kept = prove(
-        z3.Select(out2, n) == z3.Select(g, n),
-        assumptions=[step_is, names[i] != n, z3.Select(out, n) == z3.Select(g, n)],
+        lambda: put_at(out, names[i], entries[i], (n,))[0] == z3.Select(g, n),
+        assumptions=[names[i] != n, z3.Select(out, n) == z3.Select(g, n)],
+        ties=[put_tie],
         label="entry i of another name folded: the global entry of n stays",
     )
-
-    def agrees(case: tuple[Obj, Obj]) -> bool:
-        g_map, p_map = case
-        folded = g_map
-        for name, entry in p_map.pairs:
-            folded = m.put(folded, name, entry)
-        return m.merge_servers(g_map, p_map) == folded
-
-    agreement = bounded(((a, b) for a in SERVER_MAPS for b in SERVER_MAPS), agrees, label="merge_servers = the fold of put on every pair of entry maps over {git, web}")
-    return (also(induction(base_merge, step_merge, label="the project entries folded"), agreement),
-            also(induction(base_kept, step_kept, label="the project entries folded"), agreement))
+    base, fold = merge_unfolding()
+    of = "bend.config.merge_servers"
+    return (induction(base, all_of(fold, step_merge), of=of, label="the project entries folded"),
+            induction(base, all_of(fold, step_kept), of=of, label="the project entries folded"))
 
 
-@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED_FOR_ENCODING)
 def project_entry_never_merges() -> Evidence:
     def whole(case: tuple[Obj, Obj]) -> bool:
         g, p = case
-        merged = m.merge_servers(g, p)
-        return all(m.get(merged, name) == (True, entry) for name, entry in p.pairs)
+        merged = dict(m.merge_servers(g, p).pairs)  # read as pairs, not by the model's get
+        return all(name in merged and merged[name] == entry for name, entry in p.pairs)
 
     return also(merge_proofs()[0], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
 
 
-@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED_FOR_ENCODING)
 def global_entry_kept() -> Evidence:
     def kept(case: tuple[Obj, Obj]) -> bool:
         g, p = case
-        merged = m.merge_servers(g, p)
-        return all(m.get(merged, name) == (True, entry) for name, entry in g.pairs if not m.get(p, name)[0])
+        merged, named = dict(m.merge_servers(g, p).pairs), dict(p.pairs)
+        return all(name in merged and merged[name] == entry for name, entry in g.pairs if name not in named)
 
     return also(merge_proofs()[1], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), kept, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
 

@@ -150,7 +150,7 @@ def _models(prop: Callable[[Any, bool, dict[str, str]], bool], *, plain_only: bo
     model_ev = exhaust(space(), run(Bend))
     prod_ev = exhaust(space(), run(Prod))
     tokens = "wire strings are opaque tokens: no rule read their text, so each shape stands for every map of it"
-    return Evidence(model_ev.strength, f"{model_ev.sentence}{label}; {tokens}{where}").with_production(prod_ev)
+    return model_ev.reworded(f"{model_ev.sentence}{label}; {tokens}{where}").with_production(prod_ev)
 
 
 # -- the ladder (S10 ladder 1-3) ---------------------------------------------------------------
@@ -194,7 +194,7 @@ def effort_offered_kept() -> Evidence:
         return all(side.wire(reasoning, shapes, level) is TOKENS[level] for level in o.LADDER if reasoning and shapes[level] == o.WIRE)
 
     proof = _models(kept, where="; offered = the S10 ladder of the oracle, each kept wire entry sent as the token itself")
-    return Evidence(proof.strength, proof.sentence, proof.production).with_production(_malformed())
+    return proof.with_production(_malformed())
 
 
 # Input that is not a thinking-level map or a level (S10 free inputs are missing, null or a wire

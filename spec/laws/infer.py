@@ -21,12 +21,13 @@ What makes each domain finite, and why most laws are bounded, not proved:
   rules never read a wire string's text, so one stands for all (that is why these are bounded).
   Default ladders are subsets of the 7 levels; ``quirk_ladder_default_last`` enumerates all
   128 x 128 of them with both reasoning values: a whole finite domain, so it is proved.
-- Forced call: ``flag`` and ``after`` are proved for every natural attempt and retry count with
-  z3, each encoding checked against the Python step on every attempt and retry count up to 64
-  (the encoding is what z3 proves; the agreement ties it to the code). ``force_bounded`` is
-  proved by induction on the steps (``force`` makes attempt i + 1 only after a ``retry`` step,
-  which needs i + 1 <= retries); the other run laws are bounded (retries <= 6, every reply
-  list of length <= 7) and hunted further with Hypothesis.
+- Forced call: ``flag`` and ``after`` take naturals (any attempt, any retry count), so no
+  domain of them is whole: the seed's rules are proved with z3 for every natural, of encodings
+  (``@encoding``) tied to the real functions on every attempt and retry count up to 16:
+  proved-for-encoding. ``force_bounded`` is an induction on the attempts (``force`` makes
+  attempt i + 1 only after ``after``'s step on attempt i says retry), over the same encoding:
+  proved-for-encoding too; the other run laws are bounded (retries <= 6, every reply list of
+  length <= 7) and hunted further with Hypothesis.
 - Strict plan: tools lists up to 5 with priorities 0..n-1 (every weak order of n tools), caps
   0..6; the comparison of priorities is all the plan reads, so this covers every order of at
   most 5 tools, and Hypothesis hunts longer lists with any integers.
@@ -45,9 +46,10 @@ from hypothesis import strategies as st
 from bend import effort as s10
 from bend import infer as m
 from eukhe.inference import constrained, force, ladder, quirks
-from spec.evidence import Domain, Evidence, Finite, LawFailed, all_of, also, bounded, domain, examples, exhaust, induction, prove
+from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, prove, tie
 from spec.oracles import infer as oracle
-from spec.registry import BOUNDED, PROVED, law
+from spec.proofs import Opaque
+from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 
 # -- the lookup universe ---------------------------------------------------------------------------
 
@@ -485,50 +487,72 @@ AGREE = 64
 Z3_AGREE = 16
 
 
+@encoding("bend.infer.flag")
 def _z3_flag(attempt: Any, supported: Any, free: Any) -> Any:
     """The encoding of bend.infer.flag."""
     return z3.If(attempt == 0, z3.And(supported, free), supported)
 
 
+@encoding("bend.infer.after")
 def _z3_after(attempt: Any, retries: Any, called: Any) -> Any:
     """The encoding of bend.infer.after: 0 called, 1 retry, 2 not called."""
     return z3.If(called, 0, z3.If(attempt + 1 <= retries, 1, 2))
 
 
 STEP_CODE = {m.CALLED: 0, m.RETRY: 1, m.NOT_CALLED: 2}
+CALLED_CODE, RETRY_CODE, NOT_CALLED_CODE = STEP_CODE[m.CALLED], STEP_CODE[m.RETRY], STEP_CODE[m.NOT_CALLED]
 
 
-def _agreement(name: str, fn: Any, encoding: Any, arity_bools: int, naturals: int) -> Evidence:
-    def agrees(*point: Any) -> bool:
-        got = fn(*point)
-        z = z3.simplify(encoding(*[z3.IntVal(p) if type(p) is int else z3.BoolVal(p) for p in point]))
-        want = z3.is_true(z) if z3.is_bool(z) else z.as_long()
-        return bool((STEP_CODE[got] if isinstance(got, str) else got) == want)
-
-    factors = [tuple(range(Z3_AGREE + 1)) for _ in range(naturals)] + [(False, True) for _ in range(arity_bools)]
-    cases = list(itertools.product(*factors))
-    return bounded(cases, lambda c: agrees(*c), label=f"the z3 encoding of {name} agrees with the Python step for naturals 0..{Z3_AGREE} and every boolean")
+@cache
+def _flag_tie() -> Tie:
+    cases = itertools.product(range(Z3_AGREE + 1), (False, True), (False, True))
+    return tie(_z3_flag, m.flag, (cases, f"every attempt 0..{Z3_AGREE} x supported x free"))
 
 
-@law("infer_force_flag_exact", "S6.3", "The compiled step flags attempt 0 iff supported and free, a retry iff supported.", PROVED)
+@cache
+def _after_tie() -> Tie:
+    cases = itertools.product(range(Z3_AGREE + 1), range(Z3_AGREE + 1), (False, True))
+    return tie(_z3_after, m.after, (cases, f"every attempt and retry count 0..{Z3_AGREE} x called"), value=STEP_CODE.__getitem__)
+
+
+@law("infer_force_flag_exact", "S6.3", "The compiled step flags attempt 0 iff supported and free, a retry iff supported.", PROVED_FOR_ENCODING)
 def infer_force_flag_exact() -> Evidence:
+    """The seed's two sentences, each as its own implication, proved of the encoding for every
+    natural attempt; the encoding is tied to bend.infer.flag on bounded attempts (an attempt is
+    any natural: no whole finite domain), so the proof is for the encoding."""
     a, s, f = z3.Int("attempt"), z3.Bool("supported"), z3.Bool("free")
-    says = z3.If(a == 0, z3.And(s, f), s)  # oracle.flag_says, in z3
-    proof = prove(_z3_flag(a, s, f) == says, label="every natural attempt, supported, free: flag = the seed's rule", assumptions=[a >= 0])
+
+    def claim() -> Any:
+        flagged = _z3_flag(a, s, f)
+        first = z3.Implies(a == 0, flagged == z3.And(s, f))  # attempt 0 flags iff supported and free
+        retry = z3.Implies(a >= 1, flagged == s)  # a retry flags iff supported
+        return z3.And(first, retry)
+
+    proof = prove(claim, label="every natural attempt, supported, free: attempt 0 flags iff supported and free, a retry iff supported", assumptions=[a >= 0], ties=[_flag_tie()])
     oracle_agrees = bounded(itertools.product(range(AGREE + 1), (False, True), (False, True)), lambda c: m.flag(*c) == oracle.flag_says(*c), label=f"flag = the oracle for attempts 0..{AGREE}")
     prod = bounded(
         itertools.product(range(AGREE + 1), (False, True), (False, True)),
         lambda c: force.run("t", c[0], c[1], c[2], lambda r: r.attempt == c[0]).requests[-1].forced_choice == oracle.flag_says(*c),
         label=f"production: the flag of attempt i (0..{AGREE}) of a forced call",
     )
-    return also(proof, _agreement("flag", m.flag, _z3_flag, 2, 1), oracle_agrees).with_production(prod)
+    return also(proof, oracle_agrees).with_production(prod)
 
 
-@law("infer_force_after_exact", "S6.3", "The compiled step after attempt i: a call ends it; a miss retries iff i + 1 <= retries, else fails.", PROVED)
+@law("infer_force_after_exact", "S6.3", "The compiled step after attempt i: a call ends it; a miss retries iff i + 1 <= retries, else fails.", PROVED_FOR_ENCODING)
 def infer_force_after_exact() -> Evidence:
+    """The seed's three clauses, each its own implication, proved of the encoding for every natural
+    attempt and retry count; the encoding is tied to bend.infer.after on bounded naturals (they
+    are unbounded: no whole finite domain), so the proof is for the encoding."""
     a, r, c = z3.Int("attempt"), z3.Int("retries"), z3.Bool("called")
-    says = z3.If(c, 0, z3.If(a + 1 <= r, 1, 2))  # oracle.after_says, in z3
-    proof = prove(_z3_after(a, r, c) == says, label="every natural attempt and retry count: after = the seed's rule", assumptions=[a >= 0, r >= 0])
+
+    def claim() -> Any:  # the seed's words, read literally
+        step = _z3_after(a, r, c)
+        ends = z3.Implies(c, step == CALLED_CODE)  # a call ends it
+        retries = z3.Implies(z3.Not(c), (step == RETRY_CODE) == (a + 1 <= r))  # a miss on attempt i retries iff i + 1 <= retries
+        fails = z3.Implies(z3.And(z3.Not(c), step != RETRY_CODE), step == NOT_CALLED_CODE)  # else fails
+        return z3.And(ends, retries, fails)
+
+    proof = prove(claim, label="every natural attempt and retry count: a call ends it; a miss retries iff i + 1 <= retries, else fails", assumptions=[a >= 0, r >= 0], ties=[_after_tie()])
     oracle_agrees = bounded(
         itertools.product(range(AGREE + 1), range(AGREE + 1), (False, True)),
         lambda x: m.after(*x) == oracle.after_says(*x),
@@ -550,7 +574,7 @@ def infer_force_after_exact() -> Evidence:
         production_step,
         label="production: the step after attempt i (0..16) of a forced call with retries 0..16, called or not",
     )
-    return also(proof, _agreement("after", m.after, _z3_after, 1, 2), oracle_agrees).with_production(prod)
+    return also(proof, oracle_agrees).with_production(prod)
 
 
 REPLIES: tuple[tuple[bool, ...], ...] = tuple(r for n in range(8) for r in itertools.product((False, True), repeat=n))
@@ -589,16 +613,26 @@ def _force_law(prop: Any, label: str) -> Evidence:
     return also(model, hunt).with_production(prod)
 
 
-@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", PROVED)
+@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", PROVED_FOR_ENCODING)
 def force_bounded() -> Evidence:
+    """Induction on the attempts force makes: it makes attempt 0, and attempt i + 1 only after the
+    step on attempt i's miss (bend.infer.after) says retry. Base (attempts 0 and 1) and step are
+    z3 claims over the encoding of after, for every natural retry count; the encoding is tied to
+    after on bounded naturals, so the proof is for the encoding."""
     a, r = z3.Int("attempt"), z3.Int("retries")
-    base = prove(z3.IntVal(0) <= r, label="base: attempt 0 <= retries", assumptions=[r >= 0])
+    base = prove(
+        lambda: z3.And(z3.IntVal(0) <= r, z3.Implies(_z3_after(z3.IntVal(0), r, z3.BoolVal(False)) == RETRY_CODE, z3.IntVal(1) <= r)),
+        label="base: attempt 0 <= retries, and attempt 1 is made (a retry after attempt 0's miss) only when 1 <= retries",
+        assumptions=[r >= 0],
+        ties=[_after_tie()],
+    )
     step = prove(
-        z3.Implies(z3.And(a >= 0, a <= r, _z3_after(a, r, z3.BoolVal(False)) == 1), a + 1 <= r),
+        lambda: z3.Implies(z3.And(a >= 0, a <= r, _z3_after(a, r, z3.BoolVal(False)) == RETRY_CODE), a + 1 <= r),
         label="step: a retry after attempt i <= retries makes attempt i + 1 <= retries",
         assumptions=[r >= 0],
+        ties=[_after_tie()],
     )
-    proof = also(induction(base, step, label="the attempts a forced call makes (each index <= retries)"), _agreement("after", m.after, _z3_after, 1, 2))
+    proof = induction(base, step, of="bend.infer.after", label="the attempts a forced call makes (force takes attempt i + 1 only when after's step on attempt i is retry)")
     runs = _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries")
     return also(proof, runs)
 
@@ -1030,18 +1064,21 @@ CROSSHAIR_PAIRS = [("bend.infer.revision", "eukhe.inference.quirks.revision")]
 # The guard. The seed's core keeps, per period p, the count of consecutive chunks up to the newest that
 # each equal the chunk p before. z3 proves, for every window k >= 1, every period p <= max(1, k / 4) and
 # every stream (an array of unbounded integers), by induction over the chunks read, that this count is
-# the length of the longest run of such chunks ending at the newest (the invariant ``_inv``), and that
-# it reaches k - p exactly when the window of the last k chunks is periodic with period p. The verdict
-# (the least such period, or kept) is encoded as the least-p condition. Each encoding is checked against
-# the Python step (bend.infer.guard_feed) on every stream over 3 ids up to length 9 for k = 1..9, so the
-# proof is about the code. Production (eukhe.inference.guard: lines -> chunks -> ids -> the same step)
-# runs on the same kind of domain through its byte path (each chunk a line of its own).
+# the length of the longest run of such chunks ending at the newest (the invariant ``_inv``), that it
+# reaches k - p exactly when the window of the last k chunks is periodic with period p, and (induction
+# over the periods tried) that the verdict is the least period whose count reaches k - p, else kept.
+# The encodings (of guard_start and guard_feed: the count step, and the verdict loop as a z3 recursive
+# function) are tied to the functions at every step of every stream over 3 ids up to length 6 for
+# k = 1..9 and of the long cycles: bounded ties, so these laws are proved for the encoding. A window of
+# 0 (the guard off) is proved on the code itself with opaque values. Production (eukhe.inference.guard:
+# lines -> chunks -> ids -> the same step) runs on the same kind of domain through its byte path.
 #
-# The threshold. ``over`` is encoded and proved equal to the seed's rule for every natural window,
-# reserve, margin and token count; over a run (an array of naturals) the first request over each
-# threshold is first_at at limit + 1 and limit - margin + 1 because the verdict of each request is
-# (z3) blocking iff tokens >= limit + 1 and not none iff tokens >= limit - margin + 1; compact_starts_early
-# is proved from those over every run whose growth per request is at most the margin.
+# The threshold. ``infer_threshold_over_exact`` sets the encoding of ``over`` against the seed's own line
+# (read by spec.oracles.seed_rules) for every natural window, reserve, margin and token count; the first
+# request over each threshold is first_at at limit + 1 and limit - margin + 1 by induction on
+# ``first_over``'s loop (a z3 recursive function) over every run of naturals; compact_starts_early is
+# proved of the encoding of ``over`` over every run whose growth per request is at most the margin. The
+# encodings are tied to the functions on bounded naturals and runs: proved for the encoding.
 #
 # Tool calls: the classification reads only whether there are calls, whether the stop is length, for
 # each leaked call whether it parses and names an offered tool, whether the text is blank and the leak
@@ -1058,6 +1095,7 @@ from eukhe.inference import toolcalls  # noqa: E402
 
 _S = z3.Array("s", z3.IntSort(), z3.IntSort())
 _I = z3.Int("i")
+_TABLE = z3.ArraySort(z3.IntSort(), z3.IntSort())  # a count per period
 
 
 def _z3_max(a: Any, b: Any) -> Any:
@@ -1075,67 +1113,222 @@ def _inv(c: Any, n: Any, p: Any) -> Any:
     )
 
 
-def _z3_count_step(c: Any, n: Any, p: Any) -> Any:
-    """The encoding of guard_feed's count of period p when chunk s[n] is read after n chunks."""
-    return z3.If(z3.And(n >= p, _S[n - p] == _S[n]), c + 1, 0)
-
-
 def _window(k: Any, m: Any, p: Any) -> Any:
     """The window of the last k of m chunks is periodic with period p (the seed's definition)."""
     return z3.And(m >= k, z3.ForAll([_I], z3.Implies(z3.And(m - k + p <= _I, _I < m), _S[_I] == _S[_I - p])))
 
 
 def _z3_periods(k: Any) -> Any:
+    """The seed's longest period: max(1, k / 4)."""
     return _z3_max(k / 4, 1)
 
 
+@encoding("bend.infer.guard_start")
+def _z3_start_count(p: Any) -> Any:
+    """The encoding of bend.infer.guard_start, per period p: nothing read, the count is 0."""
+    return z3.IntVal(0)
+
+
+@encoding("bend.infer.guard_start")
+def _z3_start(top: int) -> Any:
+    """guard_start as its tie reads it: the count of each period 1..top, and the chunks held (none)."""
+    return tuple(_z3_start_count(z3.IntVal(p)) for p in range(1, top + 1)), z3.IntVal(0)
+
+
+@encoding("bend.infer.guard_feed")
+def _z3_count_step(s: Any, c: Any, n: Any, p: Any) -> Any:
+    """The encoding of bend.infer.guard_feed's count of period p when chunk s[n] is read after n
+    chunks whose count of p was c."""
+    return z3.If(z3.And(n >= p, s[n - p] == s[n]), c + 1, 0)
+
+
+# guard_feed's verdict loop, from period q: the first period p in q..top whose count reaches k - p,
+# else KEPT (0). A recursive function: z3 unfolds it, and simplify evaluates it on closed terms.
+_LEAST = z3.RecFunction("guard_feed_least_from", z3.IntSort(), z3.IntSort(), z3.IntSort(), _TABLE, z3.IntSort())
+_lq, _ltop, _lk = z3.Ints("q top k")
+_lcounts = z3.Const("counts", _TABLE)
+z3.RecAddDefinition(_LEAST, [_lq, _ltop, _lk, _lcounts], z3.If(_lq > _ltop, m.KEPT, z3.If(_lcounts[_lq] >= _lk - _lq, _lq, _LEAST(_lq + 1, _ltop, _lk, _lcounts))))
+
+
+@encoding("bend.infer.guard_feed")
+def _z3_verdict_from(q: Any, k: Any, counts: Any) -> Any:
+    """The encoding of bend.infer.guard_feed's verdict, the periods tried from q: the first period
+    p in q..max(1, k / 4) whose count (``counts[p]``) reaches k - p, else KEPT."""
+    return _LEAST(q, _z3_periods(k), k, counts)
+
+
+@encoding("bend.infer.guard_feed")
+def _z3_feed(s: Any, n: Any, before: tuple[Any, ...], k: Any) -> Any:
+    """guard_feed as its tie reads it, from the two encodings above: the count of each period after
+    chunk s[n] (the counts ``before`` it), and the verdict from period 1."""
+    counts = tuple(_z3_count_step(s, c, n, z3.IntVal(p)) for p, c in enumerate(before, 1))
+    table = z3.K(z3.IntSort(), z3.IntVal(0))
+    for p, c in enumerate(counts, 1):
+        table = z3.Store(table, p, c)
+    return counts, _z3_verdict_from(z3.IntVal(1), k, table)
+
+
+def _padded(counts: tuple[int, ...], limit: int) -> tuple[int, ...]:
+    """A guard's stored counts, one per period 1..max(1, k / 4) (a count not stored is 0)."""
+    top = oracle.longest_period_says(limit)
+    return tuple(counts[p - 1] if p - 1 < len(counts) else 0 for p in range(1, top + 1))
+
+
+def _feed_args(state: m.Guard, chunk: int) -> tuple[Any, ...]:
+    """The encoding's view of a guard state and a chunk: the held ids (newest first) and the chunk as
+    s[0..n], the stored counts of each period, the window."""
+    n = len(state.ids)
+    s = z3.K(z3.IntSort(), z3.IntVal(-1))
+    for j, held in enumerate(state.ids):
+        s = z3.Store(s, n - 1 - j, held)
+    s = z3.Store(s, n, chunk)
+    before = tuple(z3.IntVal(c) for c in _padded(state.counts, state.limit))
+    return s, z3.IntVal(n), before, z3.IntVal(state.limit)
+
+
+GUARD_KS = tuple(range(1, 10))
+GUARD_STREAMS = "k = 1..9 x every stream over 3 ids of length 0..7 and over 2 ids of length 8..10"
+FEED_TIE_CASES = "every step up to the first cut of k = 1..9 x every stream over 3 ids of length 0..6, and the long cycles (k = 4..64)"
+
+
 @cache
-def _guard_induction() -> Evidence:
+def _feed_cases() -> tuple[tuple[m.Guard, int], ...]:
+    """Each (state, chunk) the step meets, driven from guard_start, up to the first cut."""
+    seen: dict[tuple[m.Guard, int], None] = {}
+    small = [(k, s) for k in GUARD_KS for n in range(7) for s in itertools.product(range(3), repeat=n)]
+    for k, stream in itertools.chain(small, _long_streams()):
+        state = m.guard_start(k)
+        for chunk in stream:
+            seen.setdefault((state, chunk), None)
+            state, verdict = m.guard_feed(state, chunk)
+            if verdict != m.KEPT:
+                break
+    return tuple(seen)
+
+
+@cache
+def _feed_tie() -> Tie:
+    """The encodings of guard_feed against the function, at every step the domain's streams meet
+    (the window is any natural and the ids any naturals: no whole finite domain, so bounded).
+    A window of 0 (the guard off) is outside the encoding: its laws check it apart."""
+    return tie(
+        _z3_feed,
+        m.guard_feed,
+        (_feed_cases(), FEED_TIE_CASES),
+        args=_feed_args,
+        value=lambda out: (_padded(out[0].counts, out[0].limit), out[1]),
+    )
+
+
+@cache
+def _start_tie() -> Tie:
+    ks = range(1, 65)
+    return tie(
+        _z3_start,
+        m.guard_start,
+        (((k,) for k in ks), "windows 1..64"),
+        args=lambda k: (oracle.longest_period_says(k),),
+        value=lambda g: (_padded(g.counts, g.limit), len(g.ids)),
+    )
+
+
+@cache
+def _guard_counts() -> Evidence:
     c, n, p = z3.Ints("c n p")
-    base = prove(_inv(z3.IntVal(0), z3.IntVal(0), p), label="base: nothing read, every count 0", assumptions=[p >= 1])
+    ties = [_start_tie(), _feed_tie()]
+    base = prove(
+        lambda: z3.And(
+            _inv(_z3_start_count(p), z3.IntVal(0), p),
+            _inv(_z3_count_step(_S, _z3_start_count(p), z3.IntVal(0), p), z3.IntVal(1), p),
+        ),
+        label="base: nothing read, each count is 0, and after the first chunk it is the longest run ending there",
+        assumptions=[p >= 1],
+        ties=ties,
+    )
     step = prove(
-        z3.Implies(_inv(c, n, p), _inv(_z3_count_step(c, n, p), n + 1, p)),
+        lambda: z3.Implies(_inv(c, n, p), _inv(_z3_count_step(_S, c, n, p), n + 1, p)),
         label="step: reading s[n] keeps each period's count the longest run ending at the newest chunk",
         assumptions=[p >= 1, n >= 0],
+        ties=ties,
     )
-    return induction(base, step, label="the chunks read (every period p >= 1, every stream of unbounded ids)")
+    return induction(base, step, of="bend.infer.guard_feed", label="the chunks read (every period p >= 1, every stream of unbounded ids)")
 
 
 @cache
 def _guard_window() -> Evidence:
-    c, m, p, k = z3.Ints("c m p k")
+    c, mm, p, k = z3.Ints("c m p k")
     return prove(
-        z3.Implies(_inv(c, m, p), (c >= k - p) == _window(k, m, p)),
-        label="a count reaches k - p iff the last k chunks are periodic with period p (k >= 1, 1 <= p <= max(1, k / 4), a chunk read)",
-        assumptions=[k >= 1, p >= 1, p <= _z3_periods(k), m >= 1],
+        lambda: z3.Implies(_inv(c, mm, p), (_z3_count_step(_S, c, mm, p) >= k - p) == _window(k, mm + 1, p)),
+        label="after reading chunk s[m], the count of p reaches k - p iff the last k chunks are periodic with period p (k >= 1, 1 <= p <= max(1, k / 4))",
+        assumptions=[k >= 1, p >= 1, p <= _z3_periods(k), mm >= 0],
+        ties=[_feed_tie()],
     )
 
 
 @cache
 def _guard_verdict() -> Evidence:
-    """The verdict: the least period whose count reaches k - p, encoded over a count function C of the
-    period; with C exact (the window claim for every period), it is the least periodic period."""
-    C = z3.Function("C", z3.IntSort(), z3.IntSort())
-    W = z3.Function("W", z3.IntSort(), z3.BoolSort())
-    k, v, q = z3.Int("k"), z3.Int("v"), z3.Int("q")
+    """The verdict loop: from period q it gives the least period p in q..max(1, k / 4) whose count
+    reaches k - p, else kept; by induction on the periods tried, from past the last back to 1."""
+    counts = z3.Const("counts", _TABLE)
+    k, q, j = z3.Ints("k q j")
     top = _z3_periods(k)
-    exact = z3.ForAll([q], z3.Implies(z3.And(q >= 1, q <= top), (C(q) >= k - q) == W(q)))
 
-    def least(holds: Any) -> Any:
+    def reaches(x: Any) -> Any:
+        return counts[x] >= k - x
+
+    def least(start: Any, got: Any) -> Any:
         return z3.Or(
-            z3.And(v == 0, z3.ForAll([q], z3.Implies(z3.And(q >= 1, q <= top), z3.Not(holds(q))))),
-            z3.And(v >= 1, v <= top, holds(v), z3.ForAll([q], z3.Implies(z3.And(q >= 1, q < v), z3.Not(holds(q))))),
+            z3.And(got == m.KEPT, z3.ForAll([j], z3.Implies(z3.And(start <= j, j <= top), z3.Not(reaches(j))))),
+            z3.And(start <= got, got <= top, reaches(got), z3.ForAll([j], z3.Implies(z3.And(start <= j, j < got), z3.Not(reaches(j))))),
         )
 
-    return prove(
-        z3.Implies(z3.And(exact, least(lambda x: C(x) >= k - x)), least(W)),
-        label="the step's verdict (least p with count >= k - p, else kept) is the least p <= max(1, k / 4) whose window is periodic",
+    base = prove(
+        lambda: least(top + 1, _z3_verdict_from(top + 1, k, counts)),
+        label="base: past the longest period, kept",
         assumptions=[k >= 1],
+        ties=[_feed_tie()],
     )
+    step = prove(
+        lambda: z3.Implies(z3.And(q >= 1, q <= top, least(q + 1, _z3_verdict_from(q + 1, k, counts))), least(q, _z3_verdict_from(q, k, counts))),
+        label="step: from period q, the verdict is q if its count reaches k - q, else the verdict from q + 1",
+        assumptions=[k >= 1],
+        ties=[_feed_tie()],
+    )
+    return induction(base, step, of="bend.infer.guard_feed", label="the periods the verdict tries (every window k >= 1, any counts)")
 
 
-GUARD_KS = tuple(range(1, 10))
-GUARD_STREAMS = "k = 1..9 x every stream over 3 ids of length 0..7 and over 2 ids of length 8..10"
+def _guard_proof() -> Evidence:
+    """For every window k >= 1 and every stream: the counts after each chunk are the longest runs
+    (induction over the chunks), a count reaches k - p iff the window is periodic with p, and the
+    verdict is the least period whose count reaches k - p: so each step cuts with the least period
+    whose window is periodic, else keeps the chunk."""
+    return all_of(_guard_counts(), _guard_window(), _guard_verdict())
+
+
+def _start_any_window() -> Evidence:
+    """guard_start on a window it may pass on but never read (an opaque value): nothing held."""
+    window = Opaque("window")
+
+    def empty(limit: Any) -> bool:
+        state = m.guard_start(limit)
+        return state.limit is limit and state.ids == () and state.counts == ()
+
+    return exhaust(domain(Finite("windows (one opaque value guard_start passes on unread: it stands for every window)", (window,))), empty)
+
+
+def _off_any_state() -> Evidence:
+    """A window of 0 (the guard off, derived): the step keeps every chunk and the state, whatever it
+    holds (the held ids, counts and chunk are opaque: read, they would raise)."""
+    state = m.Guard(0, Opaque("ids"), Opaque("counts"))  # type: ignore[arg-type]
+
+    def kept(st: m.Guard, chunk: Any) -> bool:
+        after, verdict = m.guard_feed(st, chunk)
+        return after is st and verdict == m.KEPT
+
+    return exhaust(
+        domain(Finite("guards of window 0 (what they hold opaque: any)", (state,)), Finite("chunks (opaque: any id)", (Opaque("chunk"),))),
+        kept,
+    )
 
 
 @cache
@@ -1175,31 +1368,6 @@ def _production_runs() -> dict[tuple[int, tuple[int, ...]], tuple[int, int] | No
     return {c: _production_guard_run(*c) for c in cases}
 
 
-@cache
-def _guard_agreement() -> Evidence:
-    """The z3 encodings agree with bend.infer.guard_feed: the counts follow _z3_count_step and the
-    verdict is the least period whose count reaches k - p."""
-
-    def agrees(case: tuple[int, tuple[int, ...]]) -> bool:
-        k, stream = case
-        state = m.guard_start(k)
-        counts = [0] * (m.periods(k) + 1)
-        for n, chunk in enumerate(stream):
-            state, verdict = m.guard_feed(state, chunk)
-            for p in range(1, m.periods(k) + 1):
-                counts[p] = counts[p] + 1 if n >= p and stream[n - p] == chunk else 0
-            want = next((p for p in range(1, m.periods(k) + 1) if counts[p] >= k - p), m.KEPT)
-            stored = list(state.counts) + [0] * (m.periods(k) - len(state.counts))
-            if verdict != want or stored != counts[1:]:
-                return False
-            if verdict != m.KEPT:
-                break
-        return True
-
-    small = [(k, s) for k in GUARD_KS for n in range(7) for s in itertools.product(range(3), repeat=n)]
-    return bounded(itertools.chain(small, _long_streams()), agrees, label="the z3 encoding of the guard's step agrees with the Python step: k = 1..9 x every stream over 3 ids of length 0..6, and the long cycles")
-
-
 def _production_guard_run(k: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
     guard = prod_guard.Guard(k)
     for i, chunk in enumerate(stream):
@@ -1223,39 +1391,37 @@ def _guard_on_streams(prop: Any, what: str) -> Evidence:
     return model.with_production(prod)
 
 
-def _guard_proof() -> Evidence:
-    return all_of(_guard_induction(), _guard_window(), _guard_verdict())
-
-
-@law("guard_cuts_repeats", "S6.5", "One chunk k times in a row: the guard cuts (at the latest at its k-th time, with period 1).", PROVED)
+@law("guard_cuts_repeats", "S6.5", "One chunk k times in a row: the guard cuts (at the latest at its k-th time, with period 1).", PROVED_FOR_ENCODING)
 def guard_cuts_repeats() -> Evidence:
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         run = next((n for n in range(k - 1, len(stream)) if len(set(stream[n - k + 1 : n + 1])) == 1), None)
         return run is None or (got is not None and got[0] <= run and (got[0] < run or got[1] == 1))
 
     c, mm, k = z3.Ints("c m k")
-    same = z3.ForAll([_I], z3.Implies(z3.And(mm - k <= _I, _I < mm), _S[_I] == _S[mm - 1]))
+    same = z3.ForAll([_I], z3.Implies(z3.And(mm - k + 1 <= _I, _I <= mm), _S[_I] == _S[mm]))
     repeats = prove(
-        z3.Implies(z3.And(_inv(c, mm, z3.IntVal(1)), same), c >= k - 1),
-        label="k equal chunks in a row: the count of period 1 reaches k - 1, so the step cuts (every k >= 1, every stream)",
-        assumptions=[k >= 1, mm >= k],
+        lambda: z3.Implies(z3.And(_inv(c, mm, z3.IntVal(1)), same), _z3_count_step(_S, c, mm, z3.IntVal(1)) >= k - 1),
+        label="reading s[m], the k-th equal chunk in a row: the count of period 1 reaches k - 1, so the step cuts with period 1 (every k >= 1, every stream)",
+        assumptions=[k >= 1, mm >= k - 1],
+        ties=[_feed_tie()],
     )
-    return also(all_of(_guard_proof(), repeats), _guard_agreement(), _guard_on_streams(prop, "k equal chunks -> cut by then"))
+    return also(all_of(_guard_counts(), _guard_verdict(), repeats), _guard_on_streams(prop, "k equal chunks -> cut by then"))
 
 
-@law("guard_cuts_loops", "S6.5", "A window of the last k chunks periodic with a period 1..max(1, k / 4): the guard cuts (by then).", PROVED)
+@law("guard_cuts_loops", "S6.5", "A window of the last k chunks periodic with a period 1..max(1, k / 4): the guard cuts (by then).", PROVED_FOR_ENCODING)
 def guard_cuts_loops() -> Evidence:
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         want = oracle.guard_says(k, stream)
         return want is None or (got is not None and got[0] <= want[0])
 
-    return also(_guard_proof(), _guard_agreement(), _guard_on_streams(prop, "a periodic window -> cut by then"))
+    return also(_guard_proof(), _guard_on_streams(prop, "a periodic window -> cut by then"))
 
 
-@law("guard_keeps_others", "S6.5", "No such window: the guard does not cut.", PROVED)
+@law("guard_keeps_others", "S6.5", "No such window: the guard does not cut.", PROVED_FOR_ENCODING)
 def guard_keeps_others() -> Evidence:
-    """Proved for every window k >= 1; a window of 0 (the guard off: derived, the seed gives no
-    meaning to a window of no chunks) is checked on bounded streams."""
+    """Proved for the encoding for every window k >= 1; a window of 0 (the guard off: derived, the
+    seed gives no meaning to a window of no chunks) is proved on the code: guard_start passes the
+    window on, and the step of a guard of window 0 keeps every chunk and its state unread."""
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         return got is not None or oracle.guard_says(k, stream) is None
 
@@ -1263,10 +1429,10 @@ def guard_keeps_others() -> Evidence:
         return m.guard_run(0, stream) is None and _production_guard_run(0, stream) is None
 
     zero = bounded(itertools.chain.from_iterable(itertools.product(range(2), repeat=n) for n in range(9)), off, label="a window of 0 (the guard off, derived) never cuts, model and production: every stream over 2 ids up to length 8")
-    return also(_guard_proof(), _guard_agreement(), zero, _guard_on_streams(prop, "no periodic window -> kept"))
+    return also(all_of(_guard_proof(), _start_any_window(), _off_any_state()), zero, _guard_on_streams(prop, "no periodic window -> kept"))
 
 
-@law("infer_guard_start_exact", "S6.5", "The compiled guard starts with nothing read: every count 0, so its first verdicts are the seed's.", PROVED)
+@law("infer_guard_start_exact", "S6.5", "The compiled guard starts with nothing read: every count 0, so its first verdicts are the seed's.", PROVED_FOR_ENCODING)
 def infer_guard_start_exact() -> Evidence:
     ks = [*range(0, 300), 2**31, prod_guard.U32]
     model = bounded(ks, lambda k: m.guard_start(k) == m.Guard(k, (), ()), label="guard_start(k) holds no id and no count: k = 0..299, 2^31, 2^32 - 1")
@@ -1276,10 +1442,10 @@ def infer_guard_start_exact() -> Evidence:
         return guard.chunks_read == 0 and guard.cut is None and guard.feed("text", "x\n") is (None if k > 1 else guard.cut)
 
     production = bounded(ks, prod, label="production Guard(k): nothing read; the first chunk cuts only when k = 1 (k = 0..299, 2^31, 2^32 - 1)")
-    return also(_guard_induction(), model, _guard_agreement()).with_production(production)
+    return also(all_of(_start_any_window(), _guard_proof()), model).with_production(production)
 
 
-@law("infer_guard_feed_exact", "S6.5", "The compiled step cuts with the shortest period p <= max(1, k / 4) whose newest k - p chunks each equal the chunk p before; else it keeps the chunk.", PROVED)
+@law("infer_guard_feed_exact", "S6.5", "The compiled step cuts with the shortest period p <= max(1, k / 4) whose newest k - p chunks each equal the chunk p before; else it keeps the chunk.", PROVED_FOR_ENCODING)
 def infer_guard_feed_exact() -> Evidence:
     def pointwise(case: tuple[int, tuple[int, ...]]) -> bool:
         k, stream = case
@@ -1298,21 +1464,24 @@ def infer_guard_feed_exact() -> Evidence:
     verdicts = bounded(_guard_streams(), pointwise, label=f"each step's verdict = the oracle's window rule: {GUARD_STREAMS}")
     made = _production_runs()
     prod = bounded(made, lambda c: made[c] == oracle.guard_says(*c), label="production Guard.feed: its cut (chunk and period) is the oracle's: k = 1..6 x streams over 3 ids of length 0..7, and the long cycles")
-    return also(_guard_proof(), _guard_agreement(), verdicts).with_production(prod)
+    return also(_guard_proof(), verdicts).with_production(prod)
 
 
-@law("infer_guard_steps", "S6.5", "The compiled step driven over a stream is the guard: the first cut and its period are the seed's.", PROVED)
+@law("infer_guard_steps", "S6.5", "The compiled step driven over a stream is the guard: the first cut and its period are the seed's.", PROVED_FOR_ENCODING)
 def infer_guard_steps() -> Evidence:
-    """Proved: each step's verdict is the seed's window rule at that chunk (infer_guard_feed_exact, by
-    z3 induction), so the first non-kept verdict of the driven steps is the first periodic window."""
-    return also(_guard_proof(), _guard_agreement(), _guard_on_streams(lambda k, s, got: got == oracle.guard_says(k, s), "driven steps = the oracle's guard"))
+    """Proved for the encoding: the counts of the steps driven from the start are the longest runs
+    (induction over the chunks read), and each step's verdict is the seed's window rule at that
+    chunk, so the first non-kept verdict of the driven steps is the first periodic window."""
+    return also(_guard_proof(), _guard_on_streams(lambda k, s, got: got == oracle.guard_says(k, s), "driven steps = the oracle's guard"))
 
 
 # -- the compaction threshold (S6.6) ------------------------------------------------------------------
 
 _VERDICT = {m.NO_COMPACTION: 0, m.BACKGROUND: 1, m.BLOCKING: 2}
+NONE_CODE, BACKGROUND_CODE, BLOCKING_CODE = _VERDICT[m.NO_COMPACTION], _VERDICT[m.BACKGROUND], _VERDICT[m.BLOCKING]
 
 
+@encoding("bend.infer.over")
 def _z3_over(enabled: Any, window: Any, reserve: Any, margin: Any, tokens: Any) -> Any:
     """The encoding of bend.infer.over: 0 none, 1 background, 2 blocking."""
     return z3.If(
@@ -1323,18 +1492,70 @@ def _z3_over(enabled: Any, window: Any, reserve: Any, margin: Any, tokens: Any) 
 
 
 _THRESHOLD_VALUES = (0, 1, 2, 3, 5, 8)
+OVER_TIE_CASES = "enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}"
 
 
 @cache
-def _over_agreement() -> Evidence:
+def _over_tie() -> Tie:
     small = (0, 1, 2, 5)
     cases = itertools.product((False, True), small, small, small, (*_THRESHOLD_VALUES, 13))
+    return tie(_z3_over, m.over, (cases, OVER_TIE_CASES), value=_VERDICT.__getitem__)
 
-    def agrees(c: tuple[bool, int, int, int, int]) -> bool:
-        z = z3.simplify(_z3_over(z3.BoolVal(c[0]), *[z3.IntVal(x) for x in c[1:]]))
-        return _VERDICT[m.over(*c)] == z.as_long() and m.over(*c) == oracle.over_says(*c)
 
-    return bounded(cases, agrees, label="the z3 encoding of over agrees with the Python check and the oracle on enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}")
+@cache
+def _over_oracle() -> Evidence:
+    small = (0, 1, 2, 5)
+    cases = itertools.product((False, True), small, small, small, (*_THRESHOLD_VALUES, 13))
+    return bounded(cases, lambda c: m.over(*c) == oracle.over_says(*c), label=f"over = the seed's rule read from its line (spec.oracles.seed_rules) on {OVER_TIE_CASES}")
+
+
+# first_over's loop, from request i of a run of n: the first request whose verdict is blocking (or,
+# with ``blocking`` false, blocking or background), else -1 (None). z3 unfolds it; simplify
+# evaluates it on closed terms.
+_RUN = z3.ArraySort(z3.IntSort(), z3.IntSort())
+_FIRST = z3.RecFunction(
+    "first_over_from", z3.IntSort(), z3.IntSort(), _RUN, z3.BoolSort(), z3.IntSort(), z3.IntSort(), z3.IntSort(), z3.BoolSort(), z3.IntSort()
+)
+_fi, _fn, _fw, _fr, _fg = z3.Ints("i n window reserve margin")
+_frun, _fe, _fb = z3.Const("run", _RUN), z3.Bool("enabled"), z3.Bool("blocking")
+_fv = _z3_over(_fe, _fw, _fr, _fg, _frun[_fi])
+z3.RecAddDefinition(
+    _FIRST,
+    [_fi, _fn, _frun, _fe, _fw, _fr, _fg, _fb],
+    z3.If(_fi >= _fn, -1, z3.If(z3.Or(_fv == BLOCKING_CODE, z3.And(_fv == BACKGROUND_CODE, z3.Not(_fb))), _fi, _FIRST(_fi + 1, _fn, _frun, _fe, _fw, _fr, _fg, _fb))),
+)
+
+
+@encoding("bend.infer.first_over")
+def _z3_first_over_from(i: Any, enabled: Any, window: Any, reserve: Any, margin: Any, run: Any, n: Any, blocking: Any) -> Any:
+    """The encoding of bend.infer.first_over's loop from request i (a run is an array of n token
+    counts): the first request the check sends to compaction, else -1."""
+    return _FIRST(i, n, run, enabled, window, reserve, margin, blocking)
+
+
+def _z3_run(run: tuple[int, ...]) -> Any:
+    array = z3.K(z3.IntSort(), z3.IntVal(0))
+    for i, tokens in enumerate(run):
+        array = z3.Store(array, i, tokens)
+    return array
+
+
+RUN_VALUES = (0, 4, 8, 11, 12)
+THRESHOLD_RUNS = "window 12, reserve {0,1,3}, margin {0,1,2,5}, every run of 0..4 requests over tokens {0,4,8,11,12}"
+FIRST_TIE_CASES = "enabled x window 12 x reserve {0,1,3} x margin {0,1,2,5} x every run of 0..3 requests over tokens {0,4,8,11,12} x blocking or either"
+
+
+@cache
+def _first_over_tie() -> Tie:
+    runs = [r for n in range(4) for r in itertools.product(RUN_VALUES, repeat=n)]
+    cases = itertools.product((False, True), (12,), (0, 1, 3), (0, 1, 2, 5), runs, (False, True))
+    return tie(
+        _z3_first_over_from,
+        m.first_over,
+        (cases, FIRST_TIE_CASES),
+        args=lambda e, w, r, g, run, b: (z3.IntVal(0), z3.BoolVal(e), z3.IntVal(w), z3.IntVal(r), z3.IntVal(g), _z3_run(run), z3.IntVal(len(run)), z3.BoolVal(b)),
+        value=lambda got: -1 if got is None else got,
+    )
 
 
 def _production_over(c: tuple[bool, int, int, int, int]) -> str:
@@ -1342,12 +1563,22 @@ def _production_over(c: tuple[bool, int, int, int, int]) -> str:
     return prod_threshold.over(prod_threshold.Policy(enabled, window, float(reserve), prod_threshold.BackgroundMargin.fixed(margin)), tokens)
 
 
-@law("infer_threshold_over_exact", "S6.6", "The compiled threshold: off or window 0: none; tokens + reserve > window: blocking; else margin > 0 and tokens + reserve + margin > window: background.", PROVED)
+@law("infer_threshold_over_exact", "S6.6", "The compiled threshold: off or window 0: none; tokens + reserve > window: blocking; else margin > 0 and tokens + reserve + margin > window: background.", PROVED_FOR_ENCODING)
 def infer_threshold_over_exact() -> Evidence:
+    """The claim is the seed's line itself: its clauses, read by spec.oracles.seed_rules, give each
+    verdict exactly where the encoding does, for every natural window, reserve, margin and token
+    count. The encoding is tied to bend.infer.over on bounded naturals (they are unbounded: no
+    whole finite domain), so the proof is for the encoding."""
     e = z3.Bool("enabled")
     w, r, g, t = z3.Ints("window reserve margin tokens")
-    says = z3.If(z3.Or(z3.Not(e), w == 0), 0, z3.If(t + r > w, 2, z3.If(z3.And(g > 0, t + r + g > w), 1, 0)))  # the law's text
-    proof = prove(_z3_over(e, w, r, g, t) == says, label="every natural window, reserve, margin, tokens: over = the seed's rule", assumptions=[w >= 0, r >= 0, g >= 0, t >= 0])
+    rule = oracle.over_rule()
+    env = oracle.over_env(e, w, r, g, t)
+
+    def claim() -> Any:
+        verdict = _z3_over(e, w, r, g, t)
+        return z3.And(*[(verdict == _VERDICT[word]) == rule.gives(word, env, otherwise=oracle.OVER_OTHERWISE) for word in oracle.OVER_RESULTS])
+
+    proof = prove(claim, label="every natural window, reserve, margin, tokens: each verdict where the seed's clauses give it", assumptions=[w >= 0, r >= 0, g >= 0, t >= 0], ties=[_over_tie()])
     big = (0, 1, 2**32, 10**14 - 1, 10**14)
     cases = list(itertools.product((False, True), (*_THRESHOLD_VALUES, *big), (0, 1, 3, 10**14), (0, 2, 10**14), (0, 1, 2, 5, 13, 10**14)))
     prod = bounded(cases, lambda c: _production_over(c) == oracle.over_says(*c), label="production threshold.over (whole reserve and margin, windows up to 10^14): 2 x 12 x 4 x 3 x 6 cases")
@@ -1360,11 +1591,7 @@ def infer_threshold_over_exact() -> Evidence:
         return t.margin == want and t.limit == window and t.background == window - want
 
     percents = bounded(itertools.product((0, 1, 7, 1000, 200_000, 10**14), (0.0, 10.0, 12.5, 33.3, 100.0, float("nan"), -5.0, float("inf"))), percent, label="BackgroundMargin as whole tokens: a percent of the window rounded up; NaN and negatives 0; past 10^14 saturates")
-    return also(proof, _over_agreement()).with_production(all_of(prod, percents))
-
-
-RUN_VALUES = (0, 4, 8, 11, 12)
-THRESHOLD_RUNS = "window 12, reserve {0,1,3}, margin {0,1,2,5}, every run of 0..4 requests over tokens {0,4,8,11,12}"
+    return also(proof, _over_oracle()).with_production(all_of(prod, percents))
 
 
 def _runs_of() -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
@@ -1381,14 +1608,39 @@ def _production_first(window: int, reserve: int, margin: int, run: tuple[int, ..
     return r.first_blocking, r.first_background
 
 
-@law("infer_threshold_blocks_steps", "S6.6", "Over a run, the first request over the limit (blocking) is first_at at limit + 1.", PROVED)
-def infer_threshold_blocks_steps() -> Evidence:
-    w, r, g, t = z3.Ints("window reserve margin tokens")
-    pointwise = prove(
-        (_z3_over(z3.BoolVal(True), w, r, g, t) == 2) == (t >= (w - r) + 1),
-        label="each request of an enabled policy blocks iff its tokens reach limit + 1 (so the first of a run that blocks is first_at at limit + 1)",
-        assumptions=[w >= 1, r >= 0, g >= 0, t >= 0],
+def _first_at_induction(blocking: bool, what: str) -> Evidence:
+    """Induction on first_over's loop, from the end of the run back to its first request: from
+    request i, the first request sent to compaction (blocking only, or either) is the first whose
+    tokens reach ``at`` (first_at, as the seed defines it: the first request reaching it, else
+    none), with ``at`` = limit + 1 for blocking and limit - margin + 1 for either. Every run of n
+    naturals, every window >= 1, reserve and margin."""
+    run = z3.Const("run", _RUN)
+    w, r, g, i, n, j = z3.Ints("window reserve margin i n j")
+    at = (w - r) + 1 if blocking else (w - r) - g + 1
+
+    def first(start: Any) -> Any:
+        return _z3_first_over_from(start, z3.BoolVal(True), w, r, g, run, n, z3.BoolVal(blocking))
+
+    def first_at(start: Any, got: Any) -> Any:
+        return z3.Or(
+            z3.And(got == -1, z3.ForAll([j], z3.Implies(z3.And(start <= j, j < n), run[j] < at))),
+            z3.And(start <= got, got < n, run[got] >= at, z3.ForAll([j], z3.Implies(z3.And(start <= j, j < got), run[j] < at))),
+        )
+
+    assumptions = [w >= 1, r >= 0, g >= 0, n >= 0, z3.ForAll([j], run[j] >= 0)]
+    base = prove(lambda: first_at(n, first(n)), label=f"base: past the last request, none ({what})", assumptions=assumptions, ties=[_first_over_tie()])
+    step = prove(
+        lambda: z3.Implies(z3.And(i >= 0, i < n, first_at(i + 1, first(i + 1))), first_at(i, first(i))),
+        label=f"step: from request i, it is i if its verdict sends it ({what}), else the first from i + 1",
+        assumptions=assumptions,
+        ties=[_first_over_tie()],
     )
+    return induction(base, step, of="bend.infer.first_over", label=f"the requests of a run, from the last back to the first ({what})")
+
+
+@law("infer_threshold_blocks_steps", "S6.6", "Over a run, the first request over the limit (blocking) is first_at at limit + 1.", PROVED_FOR_ENCODING)
+def infer_threshold_blocks_steps() -> Evidence:
+    proof = _first_at_induction(True, "blocking: first_at at limit + 1")
 
     def model_ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
         window, reserve, margin, run = c
@@ -1396,17 +1648,12 @@ def infer_threshold_blocks_steps() -> Evidence:
 
     model = bounded(_runs_of(), model_ok, label=THRESHOLD_RUNS)
     prod = bounded(_runs_of(), lambda c: _production_first(*c)[0] == oracle.first_at_says(c[3], c[0] - c[1] + 1), label=f"production Run: {THRESHOLD_RUNS}")
-    return also(pointwise, _over_agreement(), model).with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
-@law("infer_threshold_early_steps", "S6.6", "Over a run, the first request over the threshold (background or blocking) is first_at at limit - margin + 1.", PROVED)
+@law("infer_threshold_early_steps", "S6.6", "Over a run, the first request over the threshold (background or blocking) is first_at at limit - margin + 1.", PROVED_FOR_ENCODING)
 def infer_threshold_early_steps() -> Evidence:
-    w, r, g, t = z3.Ints("window reserve margin tokens")
-    pointwise = prove(
-        (_z3_over(z3.BoolVal(True), w, r, g, t) != 0) == (t >= (w - r) - g + 1),
-        label="each request of an enabled policy starts compaction iff its tokens reach limit - margin + 1",
-        assumptions=[w >= 1, r >= 0, g >= 0, t >= 0],
-    )
+    proof = _first_at_induction(False, "background or blocking: first_at at limit - margin + 1")
 
     def model_ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
         window, reserve, margin, run = c
@@ -1414,22 +1661,24 @@ def infer_threshold_early_steps() -> Evidence:
 
     model = bounded(_runs_of(), model_ok, label=THRESHOLD_RUNS)
     prod = bounded(_runs_of(), lambda c: _production_first(*c)[1] == oracle.first_at_says(c[3], c[0] - c[1] - c[2] + 1), label=f"production Run: {THRESHOLD_RUNS}")
-    return also(pointwise, _over_agreement(), model).with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
-@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", PROVED)
+@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", PROVED_FOR_ENCODING)
 def compact_starts_early() -> Evidence:
     """Derived precondition: the run starts at or under the limit (a first request already over it
-    blocks at once; nothing can come before it)."""
+    blocks at once; nothing can come before it). Proved of the encoding of over (tied on bounded
+    naturals): the request before the first one over the limit is background."""
     run = z3.Array("run", z3.IntSort(), z3.IntSort())
     w, r, g, i, j = z3.Ints("window reserve margin i j")
     limit = w - r
     growth = z3.ForAll([j], z3.Implies(z3.And(j >= 1, j <= i), run[j] - run[j - 1] <= g))
     first_over_limit = z3.And(run[i] > limit, z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < i), run[j] <= limit)))
     proof = prove(
-        z3.Implies(z3.And(growth, first_over_limit, run[0] <= limit, g > 0), _z3_over(z3.BoolVal(True), w, r, g, run[i - 1]) == 1),
+        lambda: z3.Implies(z3.And(growth, first_over_limit, run[0] <= limit, g > 0), _z3_over(z3.BoolVal(True), w, r, g, run[i - 1]) == BACKGROUND_CODE),
         label="every run (unbounded naturals) growing by <= margin per request: the request before the first over the limit is background",
         assumptions=[w >= 1, r >= 0, g >= 0, i >= 0, z3.ForAll([j], run[j] >= 0)],
+        ties=[_over_tie()],
     )
 
     def ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
@@ -1451,7 +1700,7 @@ def compact_starts_early() -> Evidence:
     growing = [(100, reserve, margin, tuple(range(start, 130, step))) for reserve in (0, 10) for margin in (1, 5, 10) for start in (0, 50) for step in range(1, margin + 1)]
     model = bounded(itertools.chain(_runs_of(), growing), ok, label=f"{THRESHOLD_RUNS}, and runs growing by 1..margin to past the limit")
     prod = bounded(itertools.chain(_runs_of(), growing), prod_ok, label=f"production Run: {THRESHOLD_RUNS}, and the growing runs")
-    return also(proof, _over_agreement(), model).with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
 # -- the entries (infer_entry_*: the seed's infer_*_ffi_*) --------------------------------------------

@@ -3,17 +3,18 @@
 Both laws are named in the seed's prose (S5.8, "Laws"). A continuation is one call of the check
 of the same run and goal, after the session did some acts.
 
-Proofs (z3 over unbounded integers): ``check_encoding`` is the check written once over counts
-(is this the first continuation of the run and goal, did the work grow, the count before, the
-setting directors.stallSteps); it is evaluated on z3 integers for the proofs, and on Python
-integers against the model's ``check`` and production's ``stall_check`` on every first/grew/count/
-setting of an enumerated domain (the agreement check), with the oracle of S5.8 as the judge.
-- goal_stops_without_progress: induction on the number k of continuations with no new work from
-  any count c: the count is c + k; at k = cap (any natural setting, 0 taking the default) the
-  goal has paused.
+Strength: proved for the encoding. The z3 proofs are over unbounded integers, about the encodings
+of ``bend.progress.check`` (the record, of the same run and goal or not, its work and count, the
+work now, directors.stallSteps), ``record_act`` (the ledger as a z3 string, one character an act)
+and ``work``; each encoding is tied to its function (``tie``) on a finite family of inputs we chose,
+not on their whole (infinite) input domain, so no law here is proved about the code itself. The
+claims restate S5.8 (the cap from the oracle's rule, spec/oracles/progress.py), not the encoding.
+- goal_stops_without_progress: induction on the number k of continuations with no new work, each
+  a call of check (of="bend.progress.check"): from any count c the count is c + k and the goal
+  pauses iff it reaches the cap; the continuation number cap pauses.
 - goal_progress_continues: a continuation whose work grew continues with the count 0, from any
-  count and any setting; and an act the ledger does not hold grows the work by exactly 1
-  (z3 over sequences: the ledger as a sequence of distinct acts).
+  count, record and setting; and an act the ledger does not hold grows the work by exactly 1.
+The oracle of S5.8 judges the model and production on an enumerated domain beside the proofs.
 
 The work itself is read from REAL transcripts: session entries (an assistant's text and
 thinking, tool calls with ids and timestamps, their results with error flags, results that come
@@ -25,6 +26,7 @@ in-memory conversation tree of eukhe.session and to a real session store, read b
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections.abc import Iterator
@@ -34,46 +36,102 @@ import z3
 from hypothesis import strategies as st
 
 from bend import progress as m
-from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
+from spec.evidence import Evidence, LawFailed, Tie, all_of, also, bounded, encoding, examples, induction, prove, tie
 from spec.oracles import progress as oracle
-from spec.registry import BOUNDED, PROVED, law
+from spec.registry import BOUNDED, PROVED_FOR_ENCODING, law
 
 VERDICT_CODES = {verdict: code for code, verdict in enumerate(oracle.VERDICTS)}  # continue 0, note 1, pause 2
+CONTINUE, NOTE, PAUSE = (VERDICT_CODES[v] for v in oracle.VERDICTS)
 
 
-class Ops:
-    def __init__(self, If: Any, And: Any, Or: Any) -> None:
-        self.If, self.And, self.Or = If, And, Or
+# -- the encodings (z3) of the model's functions, each tied to its function --------------------------
 
 
-PY = Ops(lambda c, a, b: a if c else b, lambda *p: all(p), lambda *p: any(p))
-Z3 = Ops(z3.If, z3.And, z3.Or)
+@encoding("bend.progress.check")
+def check_encoding(has_record: Any, same_run: Any, same_goal: Any, work: Any, count: Any, now: Any, stall_steps: Any) -> tuple[Any, Any]:
+    """(verdict code, count after) of one continuation: the record (is there one, of the same run
+    and goal, its work and count), the work now and directors.stallSteps."""
+    cap = z3.If(stall_steps <= 0, oracle.DEFAULT_STALL_STEPS, stall_steps)
+    restarts = z3.Or(z3.Not(has_record), z3.Not(same_run), z3.Not(same_goal), now > work)
+    after = z3.If(restarts, 0, count + 1)
+    return z3.If(restarts, CONTINUE, z3.If(after >= cap, PAUSE, NOTE)), after
 
 
-def cap_encoding(stall_steps: Any, o: Ops) -> Any:
-    return o.If(stall_steps <= 0, oracle.DEFAULT_STALL_STEPS, stall_steps)
+@encoding("bend.progress.record_act")
+def record_act_encoding(ledger: Any, act: Any) -> Any:
+    """The ledger as a z3 string of acts, one character each: it grows only by an act it does not hold."""
+    return z3.If(z3.Contains(ledger, act), ledger, z3.Concat(ledger, act))
 
 
-def check_encoding(first: Any, grew: Any, count: Any, stall_steps: Any, o: Ops) -> tuple[Any, Any]:
-    """(verdict code, count after) of one continuation."""
-    after = o.If(o.Or(first, grew), 0, count + 1)
-    verdict = o.If(o.Or(first, grew), VERDICT_CODES["continue"], o.If(after >= cap_encoding(stall_steps, o), VERDICT_CODES["pause"], VERDICT_CODES["note"]))
-    return verdict, after
+@encoding("bend.progress.work")
+def work_encoding(ledger: Any) -> Any:
+    return z3.Length(ledger)
 
 
 RUN, GOAL = "run-1", "goal-1"
 AGREE_COUNTS = range(0, 9)
 AGREE_SETTINGS = range(0, 9)
+TIE_WORKS = (0, 4)
+TIE_NOWS = (0, 3, 4, 5, 9)
+
+
+def _record_view(record: m.Record | None, run: str, goal: str, now: int, stall_steps: int) -> tuple[Any, ...]:
+    """The encoding's arguments for a call of ``m.check``."""
+    held = record is not None
+    return (
+        z3.BoolVal(held), z3.BoolVal(held and record.run == run), z3.BoolVal(held and record.goal == goal),  # type: ignore[union-attr]
+        z3.IntVal(record.work if record else 0), z3.IntVal(record.count if record else 0), z3.IntVal(now), z3.IntVal(stall_steps),
+    )
+
+
+@functools.cache
+def check_tie() -> Tie:
+    """The check's encoding equals ``m.check`` (verdict and count) on every record (none; of this or
+    another run and goal; works 0 and 4; counts 0..8) x works now 0, 3, 4, 5, 9 x settings 0..8."""
+    records: list[m.Record | None] = [None] + [
+        m.Record(run, goal, work, count) for run in ("run-0", RUN) for goal in ("goal-0", GOAL) for work in TIE_WORKS for count in AGREE_COUNTS
+    ]
+    cases = [(record, RUN, GOAL, now, s) for record in records for now in TIE_NOWS for s in AGREE_SETTINGS]
+    return tie(
+        check_encoding, m.check,
+        (cases, f"every record (none; of this or another run and goal; works {TIE_WORKS}; counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1}) "
+         f"x works now {TIE_NOWS} x directors.stallSteps {AGREE_SETTINGS.start}..{AGREE_SETTINGS.stop - 1}"),
+        args=_record_view, value=lambda checked: (VERDICT_CODES[checked.verdict], checked.count),
+    )
+
+
+LEDGER_ACTS = tuple(m.call_act("t", str(n), "r", n % 2 == 0) for n in range(3)) + (m.note_act("n"),)
+LETTERS = "abcd"  # act k of LEDGER_ACTS is letter k
+
+
+def _letters(ledger: m.Ledger) -> str:
+    return "".join(LETTERS[LEDGER_ACTS.index(act)] for act in ledger)
+
+
+def _ledgers() -> Iterator[m.Ledger]:
+    """Every ledger of distinct acts of LEDGER_ACTS (what record_act builds), in every order."""
+    for size in range(len(LEDGER_ACTS) + 1):
+        yield from itertools.permutations(LEDGER_ACTS, size)
+
+
+@functools.cache
+def ledger_ties() -> tuple[Tie, Tie]:
+    label = f"every ledger of distinct acts over {len(LEDGER_ACTS)} acts (3 calls, a note), in every order"
+    grows = tie(
+        record_act_encoding, m.record_act, ([(ledger, act) for ledger in _ledgers() for act in LEDGER_ACTS], f"{label} x every act"),
+        args=lambda ledger, act: (z3.StringVal(_letters(ledger)), z3.StringVal(LETTERS[LEDGER_ACTS.index(act)])), value=_letters,
+    )
+    counts = tie(work_encoding, m.work, ([(ledger,) for ledger in _ledgers()], label), args=lambda ledger: (z3.StringVal(_letters(ledger)),))
+    return grows, counts
 
 
 FIRSTS = ("none", "another run", "another goal")  # S5.8: the first continuation of a run, or of a new goal
 
 
 def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5, why: str = "none") -> bool:
-    """The encoding, the oracle, the model and production give the same verdict and count."""
+    """The oracle of S5.8, the model and production give the same verdict and count."""
     from eukhe.directors.progress import StallRecord, stall_check
 
-    verdict, after = check_encoding(first, grew, count, stall_steps, PY)
     want = oracle.verdict(first, grew, count, stall_steps)
     run, goal = ("run-0" if why == "another run" else RUN), ("goal-0" if why == "another goal" else GOAL)
     record = None if first and why == "none" else m.Record(run, goal, work, count)
@@ -82,7 +140,6 @@ def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5,
     p_record = None if first and why == "none" else StallRecord(run, goal, work, count)
     production = stall_check(p_record, RUN, GOAL, now, stall_steps)
     got = {
-        "encoding": (oracle.VERDICTS[verdict], after),
         "model": (model.verdict, model.count),
         "production": (production.verdict, production.count),
     }
@@ -93,13 +150,14 @@ def agrees(first: bool, grew: bool, count: int, stall_steps: int, work: int = 5,
     return True
 
 
+@functools.cache
 def agreement() -> Evidence:
     cases = [(False, grew, c, s, 5, "none") for grew in (False, True) for c in AGREE_COUNTS for s in AGREE_SETTINGS]
     cases += [(True, grew, c, s, 5, why) for why in FIRSTS for grew in (False, True) for c in AGREE_COUNTS for s in AGREE_SETTINGS]
     return bounded(
         cases,
         lambda case: agrees(*case),
-        label=f"encoding = oracle = model = production on (first: no record, another run, another goal; or not) x grew x counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1} x "
+        label=f"oracle = model = production on (first: no record, another run, another goal; or not) x grew x counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1} x "
         f"directors.stallSteps {AGREE_SETTINGS.start}..{AGREE_SETTINGS.stop - 1}",
     )
 
@@ -271,33 +329,43 @@ def ledger_evidence() -> Evidence:
 # -- the laws ------------------------------------------------------------------------------------------
 
 
+def oracle_cap(stall_steps: Any) -> Any:
+    """S5.8: the cap is directors.stallSteps, 0 taking the default (the oracle's rule, in z3)."""
+    return z3.If(stall_steps == 0, oracle.DEFAULT_STALL_STEPS, stall_steps)
+
+
 @law(
     "goal_stops_without_progress",
     "S5.8",
     "Continuations in a row whose acts the session did before, as many as the cap, pause the goal from any count (model and production).",
-    PROVED,
+    PROVED_FOR_ENCODING,
 )
 def goal_stops_without_progress() -> Evidence:
-    c, k, setting, count, count2 = z3.Ints("c k setting count count2")
-    cap = cap_encoding(setting, Z3)
-    v1, after1 = check_encoding(False, False, c, setting, Z3)
+    c, k, setting, count, work, now = z3.Ints("c k setting count work now")
+    same = (z3.BoolVal(True),) * 3  # a continuation of the same run and goal, with a record
+    ties = [check_tie()]
+
+    def continuation(before: Any) -> Any:
+        """The continuation after ``before`` ones with no new work (work now <= the record's)."""
+        verdict, after = check_encoding(*same, work, before, now, setting)
+        return z3.And(after == before + 1, (verdict == PAUSE) == (before + 1 >= oracle_cap(setting)), z3.Or(verdict == PAUSE, verdict == NOTE))
+
     base = prove(
-        z3.Implies(z3.And(c >= 0, setting >= 0), z3.And(after1 == c + 1, (v1 == VERDICT_CODES["pause"]) == (c + 1 >= cap))),
-        label="k = 1: the count is c + 1, a pause iff c + 1 >= cap",
+        lambda: z3.Implies(z3.And(c >= 0, setting >= 0, now <= work), continuation(c)),
+        label="k = 1: from any count c, a continuation with no new work counts c + 1 and pauses iff c + 1 >= the cap", ties=ties,
     )
-    v2, after2 = check_encoding(False, False, count, setting, Z3)
     step = prove(
-        z3.Implies(
-            z3.And(c >= 0, k >= 1, setting >= 0, count == c + k, count2 == after2),
-            z3.And(count2 == c + k + 1, (v2 == VERDICT_CODES["pause"]) == (c + k + 1 >= cap)),
-        ),
-        label="k to k + 1 continuations with no new work: the count is c + k + 1",
+        lambda: z3.Implies(z3.And(c >= 0, k >= 1, setting >= 0, count == c + k, now <= work), continuation(count)),
+        label="k to k + 1 continuations with no new work: the count c + k becomes c + k + 1, a pause iff it reaches the cap", ties=ties,
     )
     reaches = prove(
-        z3.Implies(z3.And(c >= 0, setting >= 0, k == cap), z3.And(k >= 1, c + k >= cap)),
-        label="at k = cap >= 1 (any directors.stallSteps, 0 the default) the count c + k reaches the cap: the goal pauses",
+        lambda: z3.Implies(
+            z3.And(c >= 0, setting >= 0, now <= work, count == c + oracle_cap(setting) - 1),
+            check_encoding(*same, work, count, now, setting)[0] == PAUSE,
+        ),
+        label="the continuation number k = cap (any directors.stallSteps, 0 the default) from any count c pauses the goal", ties=ties,
     )
-    proof = all_of(induction(base, step, label="the continuations with no new work"), reaches)
+    proof = all_of(induction(base, step, of="bend.progress.check", label="the continuations with no new work"), reaches)
 
     def hunt(seed: int, count: int, setting: int) -> bool:
         """Real transcripts of repeated acts: the work does not grow; the goal pauses within cap."""
@@ -330,21 +398,27 @@ def goal_stops_without_progress() -> Evidence:
     "goal_progress_continues",
     "S5.8",
     "A continuation with an act the session never did before clears the count and the goal continues, from any count (model and production).",
-    PROVED,
+    PROVED_FOR_ENCODING,
 )
 def goal_progress_continues() -> Evidence:
-    count, setting = z3.Ints("count setting")
-    verdict, after = check_encoding(False, True, count, setting, Z3)
+    count, setting, work, now = z3.Ints("count setting work now")
+    held, same_run, same_goal = z3.Bools("record same_run same_goal")
+
+    def cleared() -> Any:
+        verdict, after = check_encoding(held, same_run, same_goal, work, count, now, setting)
+        return z3.Implies(z3.And(count >= 0, setting >= 0, now > work), z3.And(verdict == CONTINUE, after == 0))
+
     clears = prove(
-        z3.Implies(z3.And(count >= 0, setting >= 0), z3.And(verdict == VERDICT_CODES["continue"], after == 0)),
-        label="work grew: continue with the count 0, from any count and any directors.stallSteps",
+        cleared, ties=[check_tie()],
+        label="the work grew (now > the record's): continue with the count 0, from any count, record and directors.stallSteps",
     )
-    ledger = z3.Const("ledger", z3.SeqSort(z3.IntSort()))
-    act = z3.Int("act")
-    grown = z3.Concat(ledger, z3.Unit(act))
+    ledger, act = z3.Strings("ledger act")
     grows = prove(
-        z3.Implies(z3.Not(z3.Contains(ledger, z3.Unit(act))), z3.Length(grown) == z3.Length(ledger) + 1),
-        label="an act the ledger does not hold grows the work by exactly 1, for every ledger",
+        lambda: z3.Implies(
+            z3.And(z3.Length(act) == 1, z3.Not(z3.Contains(ledger, act))),
+            work_encoding(record_act_encoding(ledger, act)) == work_encoding(ledger) + 1,
+        ),
+        label="an act the ledger does not hold grows the work by exactly 1, for every ledger", ties=ledger_ties(),
     )
     proof = all_of(clears, grows)
 

@@ -4,17 +4,19 @@ How each is made strong:
 - The pick laws (roles 3) hold for chains and available sets of any size: induction on the
   chain. ``bend.tiny.pick`` is structurally recursive (empty chain: Unavailable; else the head
   if available, else the pick of the rest), so the base and the step are each a z3 claim over
-  unbounded sequences of strings and arrays of booleans; the unfolding the encoding uses is
-  checked against ``bend.tiny.pick`` on every chain of at most 4 of 5 names (repeats
-  included) and every available set, and the picks there are judged by the oracle
-  ``spec.oracles.tiny.first_available``.
-- The seat laws (worker 1-4: every need served, the worker current, same tag joins) are z3
-  inductions over the seat (the running tag, any string, or none) and the last need's tag,
-  under needs of any tag and exits; the encoding of ``bend.tiny.serve`` is checked against it
-  on every pair of a running tag (or none) and a need's tag from 3 tags (serve only compares
-  tags). The whole world (several processes, requests held in flight, replaced workers
-  draining, exits) is also explored breadth first within a bound (3 processes, 3 tags, at
-  most 5 workers started): bounded evidence beside the proof.
+  unbounded sequences of strings and arrays of booleans, about the encoding of one unfolding of
+  pick. That encoding is tied to pick's own code over every case of an unfolding: its recursive
+  call abstracted to the rest's pick (``spec.proofs.callees``: none, or one of the rest's
+  candidates), the candidates opaque (read, they would raise), the available set answering by
+  identity whether it holds the head: a whole finite domain, so the proofs are about the code.
+  The picks on every chain of at most 4 of 5 names are judged by the oracle besides.
+- The seat laws (worker 1-4): the world of several processes, requests held in flight, replaced
+  workers draining and exits is explored breadth first within a bound (3 processes, 3 tags, at
+  most 4 workers started), each state and need judged by the seed's socket replayed from the
+  actions alone (``spec.oracles.tiny.Seat``), never by the model's bookkeeping: bounded. The seat
+  rule (``bend.tiny.serve``) is proved beside it for every tag (tags are tokens that serve may
+  only compare), and tiny_same_tag_joins is proved on ``bend.tiny.need``'s own code for every
+  world whose seated worker runs the need's tag.
 - Each choice of one process's election (tiny_elect_*) is a function of finite answers (the
   kinds of ping answers, shutdown answers, launch outcomes, seat probes, and the launches an
   election has made, which tiny_elect_ends shows never exceed ATTEMPTS), so each is proved by
@@ -25,9 +27,10 @@ How each is made strong:
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from hypothesis.strategies import SearchStrategy
 
@@ -39,18 +42,23 @@ from spec.evidence import (
     Evidence,
     Finite,
     LawFailed,
+    Tie,
     all_of,
     also,
     bounded,
     domain,
+    encoding,
     examples,
     exhaust,
     explore,
+    identical,
     induction,
     prove,
     reachable,
+    tie,
 )
 from spec.oracles import tiny as oracle
+from spec.proofs import Opaque, callees
 from spec.registry import BOUNDED, PROVED, TESTED, law
 
 NAMES: tuple[str, ...] = ("a", "b", "c", "d", "e")
@@ -80,22 +88,103 @@ S = z3.StringSort()
 PICK_LABEL = "every chain of at most 4 candidates from 4 names (repeats included) x every available set of 5 names"
 
 
-def _unfolding_agrees() -> Evidence:
-    """The encoding's unfolding of pick is the model's pick, case by case."""
+class _Available:
+    """An available set that answers whether a candidate is in it by identity: pick may ask it
+    about a candidate without reading the candidate's text."""
 
-    def agrees(case: tuple[tuple[str, ...], frozenset[str]]) -> bool:
-        chain, available = case
-        if not chain:
-            return m.pick(chain, available) is None
-        head, rest = chain[0], chain[1:]
-        return m.pick(chain, available) == (head if head in available else m.pick(rest, available))
+    def __init__(self, name: str, *members: object) -> None:
+        self.name, self.members = name, members
 
-    return bounded(_pick_cases(), agrees, label=f"the unfolding agrees with bend.tiny.pick on {PICK_LABEL}")
+    def __contains__(self, item: object) -> bool:
+        return any(item is member for member in self.members)
+
+    def __repr__(self) -> str:
+        return f"<available: {self.name}>"
+
+
+class _Rest:
+    """The rest of a chain whose own pick is ``outcome`` (None, or one of its candidates): the
+    recursive call on it is abstracted to that outcome."""
+
+    def __init__(self, outcome: object) -> None:
+        self.outcome = outcome
+
+    def __repr__(self) -> str:
+        return f"<rest picking {self.outcome!r}>"
+
+
+HEAD, REST_PICK = Opaque("the head"), Opaque("the rest's pick")
+CHAINS = Finite(
+    "chains (empty, or an opaque head before a rest whose own pick is none or one of its candidates: every chain, pick reading only emptiness, the head and the rest)",
+    ((), (HEAD, _Rest(None)), (HEAD, _Rest(REST_PICK))),
+)
+AVAILABLES = Finite(
+    "available sets (the head in it or not: all pick asks of it; members by identity)",
+    (_Available("without the head"), _Available("with the head", HEAD)),
+)
+
+
+def _rest_pick(candidates: tuple[object, ...], available: object) -> object:
+    """The recursive call, abstracted: it must come from pick itself, on the rest of its chain alone
+    and its own available set; it answers the rest's own pick."""
+    caller = sys._getframe(1)
+    if caller.f_code is not _PICK.__code__:
+        raise LawFailed(f"the abstracted pick was called from {caller.f_code.co_name}, not from pick")
+    chain_name, available_name = caller.f_code.co_varnames[:2]
+    chain = caller.f_locals[chain_name]
+    if type(candidates) is not tuple or len(candidates) != 1 or len(chain) != 2 or candidates[0] is not chain[1]:
+        raise LawFailed(f"pick recursed on {candidates!r}, not on the rest of its chain {chain!r}")
+    if available is not caller.f_locals[available_name]:
+        raise LawFailed(f"pick recursed with {available!r}, not its own available set")
+    assert isinstance(candidates[0], _Rest)
+    return candidates[0].outcome
+
+
+@encoding("bend.tiny.pick")
+def _z3_pick(empty: Any, head_available: Any, rest_found: Any, rest_at: Any) -> tuple[Any, Any]:
+    """The encoding of bend.tiny.pick, one unfolding: an empty chain picks nothing (-1); else the
+    head (index 0) when available, else the rest's pick one place further (index + 1), if any."""
+    found = z3.And(z3.Not(empty), z3.Or(head_available, rest_found))
+    at = z3.If(empty, -1, z3.If(head_available, 0, z3.If(rest_found, rest_at + 1, -1)))
+    return found, at
+
+
+def _pick_args(chain: tuple[object, ...], available: _Available) -> tuple[Any, ...]:
+    if not chain:
+        return z3.BoolVal(True), z3.BoolVal(False), z3.BoolVal(False), z3.IntVal(-1)
+    rest = chain[1]
+    assert isinstance(rest, _Rest)
+    found = rest.outcome is not None
+    return z3.BoolVal(False), z3.BoolVal(any(HEAD is x for x in available.members)), z3.BoolVal(found), z3.IntVal(0 if found else -1)
+
+
+def _pick_value(got: object) -> tuple[bool, int]:
+    """pick's answer read as the encoding's: none, the head (index 0), the rest's pick (index 1,
+    the rest's pick being the rest's first candidate in the tie)."""
+    if got is None:
+        return False, -1
+    if got is HEAD:
+        return True, 0
+    if got is REST_PICK:
+        return True, 1
+    raise LawFailed(f"pick answered {got!r}, neither its head nor the rest's pick")
+
+
+_PICK = m.pick  # the real function, kept while its recursive call is abstracted
+
+
+@cache
+def _pick_tie() -> Tie:
+    """The unfolding of bend.tiny.pick on every chain and available set: its own code runs, its
+    recursive call abstracted to the rest's pick (spec.proofs.callees), the candidates opaque."""
+    with callees(m, pick=_rest_pick):
+        return tie(_z3_pick, _PICK, domain(CHAINS, AVAILABLES), args=_pick_args, value=_pick_value)
 
 
 def _pick_proof(name: str, property_of: str) -> Evidence:
     """Induction on the chain for one of the pick laws, by z3: a chain is an array of strings
-    with a length (any length, any strings), the available set an array of booleans."""
+    with a length (any length, any strings), the available set an array of booleans; each step is
+    the encoding's unfolding of pick, tied to pick's own code on every chain and available set."""
     head = z3.String("head")
     rest = z3.Array("rest", z3.IntSort(), S)
     n = z3.Int("rest_length")
@@ -105,14 +194,11 @@ def _pick_proof(name: str, property_of: str) -> Evidence:
     j = z3.Int("j")
     i = z3.Int("i")
     chain = z3.Lambda([i], z3.If(i == 0, head, rest[i - 1]))  # head : rest
-    # the step's unfolding: pick(head : rest) = head if available, else pick(rest)
-    out_some = z3.Or(available[head], some)
-    out_at = z3.If(available[head], 0, at + 1)
 
     def none_before(seq: z3.ArrayRef, k: z3.ArithRef) -> z3.BoolRef:
         return z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(available[seq[j]])))
 
-    def picked(seq: z3.ArrayRef, length: z3.ArithRef, found: z3.BoolRef, k: z3.ArithRef) -> z3.BoolRef:
+    def picked(seq: z3.ArrayRef, length: Any, found: Any, k: Any) -> z3.BoolRef:
         if property_of == "in_chain":  # a pick is an available member of the chain
             return z3.Implies(found, z3.And(k >= 0, k < length, available[seq[k]]))
         if property_of == "first":  # ... and the first available one
@@ -123,17 +209,25 @@ def _pick_proof(name: str, property_of: str) -> Evidence:
             z3.Implies(z3.Not(found), none_before(seq, length)),
         )
 
+    ties = [_pick_tie()]
+    empty = z3.Bool("chain_empty")  # the unfolding's first question: is the chain empty? (here it is)
+
+    def base_claim() -> Any:
+        found, k = _z3_pick(empty, available[head], some, at)
+        return z3.And(z3.Not(found), picked(rest, z3.IntVal(0), found, k))  # Unavailable, so the law holds
+
     base = prove(
-        picked(rest, z3.IntVal(0), z3.BoolVal(False), z3.IntVal(0)),
+        base_claim,
         label=f"{name}: the empty chain is Unavailable and satisfies the law",
+        assumptions=[empty],
+        ties=ties,
     )
     step = prove(
-        z3.Implies(z3.And(n >= 0, picked(rest, n, some, at)), picked(chain, n + 1, out_some, out_at)),
+        lambda: z3.Implies(z3.And(n >= 0, picked(rest, n, some, at)), picked(chain, n + 1, *_z3_pick(z3.BoolVal(False), available[head], some, at))),
         label=f"{name}: the law for the rest (any length) implies the law for head : rest",
+        ties=ties,
     )
-    agree = _unfolding_agrees()
-    proof = induction(base, step, label="the chain")
-    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+    return induction(base, step, of="bend.tiny.pick", label="the chain")
 
 
 def _judged(prop_name: str) -> Evidence:
@@ -150,28 +244,26 @@ def _judged(prop_name: str) -> Evidence:
     return bounded(_pick_cases(), judge, label=f"judged by the oracle on {PICK_LABEL}")
 
 
-def _production_pick(prop_name: str) -> Evidence:
+def _production_pick() -> Evidence:
     from eukhe.tiny import roles
 
-    if roles.pick is not m.pick:
-        raise LawFailed("eukhe.tiny.roles.pick is not bend.tiny.pick (the seed: pick runs as the compiled model)")
-    return Evidence(PROVED, "production runs bend.tiny.pick itself (the same function object)")
+    return identical(roles.pick, m.pick, label="the seed: pick runs as the compiled model")
 
 
 @law("tiny_pick_in_chain", "S9 roles 3", "A pick is an available model of the chain, never one outside it.", PROVED)
 def tiny_pick_in_chain() -> Evidence:
-    return also(_pick_proof("tiny_pick_in_chain", "in_chain"), _judged("in_chain")).with_production(_production_pick("in_chain"))
+    return also(_pick_proof("tiny_pick_in_chain", "in_chain"), _judged("in_chain")).with_production(_production_pick())
 
 
 @law("tiny_pick_first", "S9 roles 3", "The pick is the first available model of the chain.", PROVED)
 def tiny_pick_first() -> Evidence:
-    return also(_pick_proof("tiny_pick_first", "first"), _judged("first")).with_production(_production_pick("first"))
+    return also(_pick_proof("tiny_pick_first", "first"), _judged("first")).with_production(_production_pick())
 
 
 @law("tiny_pick_unavailable", "S9 roles 3", "With no chain model available the pick is Unavailable, and only then.", PROVED)
 def tiny_pick_unavailable() -> Evidence:
     return also(_pick_proof("tiny_pick_unavailable", "unavailable"), _judged("unavailable")).with_production(
-        _production_pick("unavailable")
+        _production_pick()
     )
 
 
@@ -203,149 +295,176 @@ def tiny_role_chain() -> Evidence:
 
 # ------------------------------------------------------------------------- the seat
 
-OPT_TAG = z3.Datatype("OptTag")
-OPT_TAG.declare("none")
-OPT_TAG.declare("some", ("tag", S))
-OptTag = OPT_TAG.create()
-OUTCOME_CODE = {m.STARTED: 0, m.JOINED: 1, m.REPLACED: 2}
+class _Tag(Opaque):
+    """A launch tag that may be compared (==, by identity) and passed on: any other read raises."""
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
 
 
-def _z3_serve(running: z3.ExprRef, tag: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
-    """The encoding of bend.tiny.serve: (outcome code, seated tag after)."""
-    code = z3.If(OptTag.is_none(running), 0, z3.If(OptTag.tag(running) == tag, 1, 2))
-    return code, OptTag.some(tag)
+TAG, OTHER_TAG = _Tag("the need's tag"), _Tag("another tag")
+RUNNING = Finite(
+    "running tags (none, the need's own, another: every case of ==, the only read serve makes of a tag)",
+    (None, TAG, OTHER_TAG),
+)
+NEED_TAGS = Finite("need tags (a token: it stands for every tag)", (TAG,))
 
 
-def _serve_agrees() -> Evidence:
-    def opt(value: str | None) -> z3.ExprRef:
-        return OptTag.none if value is None else OptTag.some(z3.StringVal(value))
+def _serve_proof() -> Evidence:
+    """S9 worker 2-4 on the seat, for every running tag (or none) and every need's tag: bend.tiny.serve
+    gives the seed's outcome and seats the need's tag."""
 
-    def agrees(case: tuple[str | None, str]) -> bool:
-        running, tag = case
-        outcome, after = m.serve(running, tag)
-        code, seated = _z3_serve(opt(running), z3.StringVal(tag))
-        return bool(
-            z3.is_true(z3.simplify(code == OUTCOME_CODE[outcome])) and z3.is_true(z3.simplify(seated == opt(after)))
-        )
+    def rule(running: object, tag: _Tag) -> bool:
+        outcome, seated = m.serve(running, tag)  # type: ignore[arg-type]
+        kind = "none" if running is None else "same" if running is tag else "other"
+        after: object = seated
+        return outcome == oracle.NEED_OUTCOME[kind] and after is tag
 
-    return bounded(
-        itertools.product((None, *TAGS), TAGS),
-        agrees,
-        label="the encoding agrees with bend.tiny.serve on every running tag (or none) x need tag of 3 tags",
-    )
+    return exhaust(domain(RUNNING, NEED_TAGS), rule, about=[m.serve])
 
 
-def _seat_induction(name: str, claim: str) -> Evidence:
-    running = z3.Const("running", OptTag)
-    last = z3.Const("last", OptTag)
-    tag = z3.String("tag")
-    code, after = _z3_serve(running, tag)
-    if claim == "served":
-        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
-        step = prove(
-            z3.And(
-                z3.Or(code == 0, code == 1, code == 2),
-                (code == 0) == OptTag.is_none(running),
-                OptTag.is_some(after),
-            ),
-            label=f"{name}: a need with any tag on any seat gets exactly one of started, joined, replaced and a worker",
-        )
-    elif claim == "current":
-        inv_before = running == last
-        base = prove(OptTag.none == OptTag.none, label=f"{name}: no worker and no need at the start")
-        step_need = z3.Implies(inv_before, after == OptTag.some(tag))
-        step_exit = z3.Implies(inv_before, OptTag.none == OptTag.none)
-        step = prove(z3.And(step_need, step_exit), label=f"{name}: a need or an exit keeps seat == last need since exit")
-    else:
-        base = prove(z3.BoolVal(True), label=f"{name}: no need yet")
-        step = prove(
-            z3.Implies(running == OptTag.some(tag), code == 1),
-            label=f"{name}: a need whose tag the seated worker runs joins",
-        )
-    proof = induction(base, step, label="needs and exits")
-    agree = _serve_agrees()
-    return Evidence(PROVED, f"{proof.sentence}; {agree.sentence}")
+def _joins_proof() -> Evidence:
+    """bend.tiny.need's own code, on any world whose seated worker runs the need's tag (``current``
+    abstracted to that worker; the world's fields opaque, so unread): the need joins, served by
+    the seated worker, and the world keeps its workers."""
+    world = m.World(Opaque("workers"), Opaque("started"), Opaque("last"), Opaque("holds"))  # type: ignore[arg-type]
+    seated = m.Worker(Opaque("number"), TAG, Opaque("in flight"), True)  # type: ignore[arg-type]
+    need = m.need
+
+    def running(asked: m.World) -> m.Worker:
+        if asked is not world:
+            raise LawFailed(f"need asked current of {asked!r}, not of its world")
+        return seated
+
+    def joins(w: m.World, tag: _Tag) -> bool:
+        with callees(m, current=running):
+            after, outcome, serving, exited = need(w, tag)  # type: ignore[arg-type]
+        return outcome == oracle.NEED_OUTCOME["same"] and serving is seated.number and exited == () and after.workers is w.workers
+
+    worlds = Finite("worlds (fields opaque: any) whose seated worker, current(world), runs the need's tag", (world,))
+    return exhaust(domain(worlds, NEED_TAGS), joins, about=[m.need, m.serve])
 
 
-def _world_steps(world: m.World) -> Iterator[tuple[object, m.World]]:
+Pair = tuple[m.World, oracle.Seat]
+
+
+def _pair_steps(pair: Pair) -> Iterator[tuple[object, Pair]]:
+    """Each action on the model's world, beside the seed's socket replayed from the actions alone.
+    A need's label: (action, outcome, serving worker) of the model, then (outcome, worker) of the seed."""
+    world, seat = pair
     for tag in TAGS:
-        if world.started < MAX_STARTED or (m.current(world) is not None and m.current(world).tag == tag):  # type: ignore[union-attr]
+        if seat.started < MAX_STARTED or (seat.seated is not None and seat.seated[1] == tag):
             after, outcome, serving, _ = m.need(world, tag)
-            yield (("need", tag), outcome, serving), after
+            seat_after, want, by = seat.need(tag)
+            yield (("need", tag), outcome, serving, want, by), (after, seat_after)
             for process in PROCESSES:
                 held = m.hold(after, process)
                 if held is not None:
-                    yield (("need+hold", process, tag), outcome, serving), held
+                    yield (("need+hold", process, tag), outcome, serving, want, by), (held, seat_after)
     for process in PROCESSES:
         done = m.release(world, process)
         if done is not None:
-            yield (("release", process), done[1]), done[0]
+            yield (("release", process), done[1]), (done[0], seat)
     gone = m.exit_worker(world)
     if gone is not None:
-        yield (("exit",), gone[1]), gone[0]
+        yield (("exit",), gone[1]), (gone[0], seat.exit())
 
 
-def _explore_world(name: str, transition: object) -> Evidence:
-    def invariant(world: m.World) -> bool:
-        seated = [w for w in world.workers if w.seated]
-        if len(seated) > 1:
-            return False
+def _seated(world: m.World) -> list[m.Worker]:
+    return [w for w in world.workers if w.seated]
+
+
+def _explore_world(name: str, invariant: Callable[[Pair], bool], transition: Callable[[Pair, Any, Pair], bool]) -> Evidence:
+    def sane(pair: Pair) -> bool:
+        world = pair[0]
         draining = [w for w in world.workers if not w.seated]
-        return all(w.inflight for w in draining)
+        return len(_seated(world)) <= 1 and all(w.inflight for w in draining) and invariant(pair)
 
     return explore(
-        [m.World()],
-        _world_steps,
-        invariant,
-        transition=transition,  # type: ignore[arg-type]
-        label=f"{name}: the world of {len(PROCESSES)} processes, {len(TAGS)} tags, held requests, exits, at most {MAX_STARTED} workers started",
+        [(m.World(), oracle.Seat())],
+        _pair_steps,
+        sane,
+        transition=transition,
+        label=f"{name}: the world of {len(PROCESSES)} processes, {len(TAGS)} tags, held requests, exits, at most {MAX_STARTED} workers started, judged by the seed's socket replayed from the actions",
     )
 
 
-@law("tiny_every_need_served", "S9 worker 1-4", "Each need is served by exactly one of started, joined, replaced.", PROVED)
+def _is_need(action: Any) -> bool:
+    return isinstance(action, tuple) and action[0][0] in ("need", "need+hold")
+
+
+def _always(*_: object) -> bool:
+    return True
+
+
+@law("tiny_every_need_served", "S9 worker 1-4", "Each need is served by exactly one of started, joined, replaced.", BOUNDED)
 def tiny_every_need_served() -> Evidence:
-    def served(before: m.World, action: object, after: m.World) -> bool:
-        act = action  # ((kind, ...), outcome, serving) for needs
-        if not isinstance(act, tuple) or act[0][0] not in ("need", "need+hold"):
+    """Bounded: the world (needs, held requests, exits of 3 processes over 3 tags) explored, each
+    need's outcome and serving worker judged by the seed's socket replayed from the actions; the
+    seat rule itself (bend.tiny.serve) is proved for every tag."""
+
+    def served(before: Pair, action: Any, after: Pair) -> bool:
+        if not _is_need(action):
             return True
-        outcome, serving = act[1], act[2]
-        seated = m.current(after)
-        return outcome in m.OUTCOMES and seated is not None and seated.number == serving
+        _, outcome, serving, want, by = action
+        seated = _seated(after[0])
+        return outcome == want and serving == by and len(seated) == 1 and seated[0].number == by
 
-    return also(_seat_induction("tiny_every_need_served", "served"), _explore_world("tiny_every_need_served", served))
+    return also(_explore_world("tiny_every_need_served", _always, served), _serve_proof())
 
 
-@law("tiny_worker_current", "S9 worker 3", "The seated worker has the tag of the last need since the last exit.", PROVED)
+@law("tiny_worker_current", "S9 worker 3", "The seated worker has the tag of the last need since the last exit.", BOUNDED)
 def tiny_worker_current() -> Evidence:
-    def current(before: m.World, action: object, after: m.World) -> bool:
-        seated = m.current(after)
-        return (None if seated is None else seated.tag) == after.last
+    """Bounded: in every state of the explored world the seated worker is the one the seed's socket
+    says, with the tag of the last need since the last exit (replayed from the actions, never read
+    from the model's bookkeeping); an exit is the seated worker's."""
 
-    return also(_seat_induction("tiny_worker_current", "current"), _explore_world("tiny_worker_current", current))
+    def current(pair: Pair) -> bool:
+        world, seat = pair
+        seated = [(w.number, w.tag) for w in _seated(world)]
+        if seat.seated is None:
+            return seated == [] and seat.last is None
+        return seated == [seat.seated] and seat.seated[1] == seat.last
+
+    def exits(before: Pair, action: Any, after: Pair) -> bool:
+        if isinstance(action, tuple) and action[0] == ("exit",):
+            return before[1].seated is not None and action[1] == before[1].seated[0]
+        return True
+
+    return also(_explore_world("tiny_worker_current", current, exits), _serve_proof())
 
 
 @law("tiny_same_tag_joins", "S9 worker 2", "A need with the running tag joins the running worker.", PROVED)
 def tiny_same_tag_joins() -> Evidence:
-    def joins(before: m.World, action: object, after: m.World) -> bool:
-        if not isinstance(action, tuple) or action[0][0] not in ("need", "need+hold"):
-            return True
-        seated = m.current(before)
-        tag = action[0][-1]
-        want_join = seated is not None and seated.tag == tag
-        return (action[1] == m.JOINED) == want_join and (not want_join or action[2] == seated.number)  # type: ignore[union-attr]
+    """Proved on bend.tiny.need's own code for every world and tag (its seated worker abstracted to
+    one running the need's tag, the world opaque) with bend.tiny.serve run as is; the world is
+    also explored, where a need joins exactly when the seed's socket runs its tag."""
 
-    return also(_seat_induction("tiny_same_tag_joins", "joins"), _explore_world("tiny_same_tag_joins", joins))
+    def joins(before: Pair, action: Any, after: Pair) -> bool:
+        if not _is_need(action):
+            return True
+        seat = before[1]
+        tag = action[0][-1]
+        want_join = seat.seated is not None and seat.seated[1] == tag
+        return (action[1] == m.JOINED) == want_join and (not want_join or action[2] == seat.seated[0])  # type: ignore[index]
+
+    return also(_joins_proof(), _explore_world("tiny_same_tag_joins", _always, joins))
 
 
 # ------------------------------------------------------------- one process's election
 
 
-def _production_elect() -> Evidence:
+def _production_elect(choice: Callable[..., Any]) -> Evidence:
+    """Production runs bend.tiny's election itself: the client steps ``bend.tiny.elect_step`` (which
+    makes every choice of its phases), the worker seats with ``bend.tiny.seat``."""
     from eukhe.tiny import client, worker
 
-    if getattr(client, "model") is not m or getattr(worker, "model") is not m:
-        raise LawFailed("eukhe.tiny's client or worker does not run bend.tiny's election choices")
-    return Evidence(PROVED, "production's client and worker run bend.tiny's choices themselves (no copy)")
+    if choice is m.seat:
+        return identical(getattr(worker, "model").seat, m.seat, label="the worker's seat choice (the seed: runs as the compiled model)")
+    return identical(getattr(client, "model").elect_step, m.elect_step, label=f"the client's election, whose steps call {choice.__name__} (the seed: runs as the compiled model)")
 
 
 PING = Finite("ping answers", m.PING_ANSWERS)
@@ -354,20 +473,20 @@ LAUNCHES = Finite("launches an election has made when it checks (1..ATTEMPTS, ev
 
 @law("tiny_elect_ping", "S9 worker 1-4", "From its first ping a process joins (same tag), replaces (other tag) or starts (none, closing).", PROVED)
 def tiny_elect_ping() -> Evidence:
-    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer]).with_production(_production_elect())
+    return exhaust(domain(PING), lambda answer: m.on_ping(answer) == oracle.ON_PING[answer]).with_production(_production_elect(m.on_ping))
 
 
 @law("tiny_elect_shutdown", "S9 worker 3", "A shutdown's answer (bye, or the connection gone) leads to a start.", PROVED)
 def tiny_elect_shutdown() -> Evidence:
     return exhaust(domain(Finite("shutdown answers", m.SHUTDOWN_ANSWERS)), lambda a: m.on_shutdown(a) == oracle.ON_SHUTDOWN[a]).with_production(
-        _production_elect()
+        _production_elect(m.on_shutdown)
     )
 
 
 @law("tiny_elect_launch", "S9 worker 4, 6", "A launched worker is checked; a launch that failed is Crashed.", PROVED)
 def tiny_elect_launch() -> Evidence:
     return exhaust(domain(Finite("launch outcomes", m.LAUNCH_OUTCOMES)), lambda o: m.on_launch(o) == oracle.ON_LAUNCH[o]).with_production(
-        _production_elect()
+        _production_elect(m.on_launch)
     )
 
 
@@ -386,12 +505,12 @@ def tiny_elect_check() -> Evidence:
         table = oracle.ON_CHECK if launches < oracle.ATTEMPTS else oracle.ON_CHECK_EXHAUSTED
         return m.on_check(answer, launches) == table[answer]
 
-    return exhaust(domain(PING, LAUNCHES), judged).with_production(_production_elect())
+    return exhaust(domain(PING, LAUNCHES), judged).with_production(_production_elect(m.on_check))
 
 
 @law("tiny_elect_seat", "S9 worker 4", "A started worker exits when a live worker answers, else binds (clearing a stale socket).", PROVED)
 def tiny_elect_seat() -> Evidence:
-    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(_production_elect())
+    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(_production_elect(m.seat))
 
 
 def _potential(state: m.Election) -> int:
@@ -1141,7 +1260,64 @@ def _recorder_dir(root: Any, present: tuple[bool, ...], body: str) -> Any:
     return where
 
 
-PRESENT = (Finite("pw-record on PATH", (False, True)), Finite("parec on PATH", (False, True)), Finite("arecord on PATH", (False, True)))
+PRESENT = tuple(
+    Bound(f"{name} in the one directory on PATH", (False, True), bound="one PATH directory of shell scripts")
+    for name in ("pw-record", "parec", "arecord")
+)
+
+
+class _Found(Opaque):
+    """A path which(1) found: true, passed on, otherwise unread."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class _Which:
+    """shutil and os for find_recorder, abstracted: which(1) finds exactly the programs of the case
+    on the PATH the case gives (any PATH: an opaque token), the environment's PATH when none."""
+
+    def __init__(self) -> None:
+        self.path: object = None
+        self.found: dict[str, _Found] = {}
+        self.environ = self  # os.environ.get
+
+    def get(self, key: str, default: object = None) -> object:
+        if key != "PATH":
+            raise LawFailed(f"find_recorder read the environment's {key}")
+        return self.path
+
+    def which(self, name: str, path: object = None) -> object:
+        if path is not self.path:
+            raise LawFailed(f"find_recorder looked {name} up on {path!r}, not on its PATH {self.path!r}")
+        return self.found.get(name)
+
+
+FOUND = Finite("what which(1) finds on PATH (each of the 3 programs found or not: every outcome)", tuple(itertools.product((False, True), repeat=3)))
+PATHS = Finite("PATH (given, an opaque token: any; or none: the environment's)", ("given", "environment"))
+
+
+def _find_recorder_proof() -> Evidence:
+    """find_recorder's own code for every PATH and every outcome of which(1) (spec.proofs.callees)."""
+    from eukhe.tiny import recorder
+    from eukhe.tiny.recorder import RecorderError
+
+    find = recorder.find_recorder
+    stub = _Which()
+
+    def agrees(present: tuple[bool, ...], given: str) -> bool:
+        stub.path = Opaque("a PATH")
+        stub.found = {name: _Found(f"{name} found") for name, here in zip(oracle.RECORDER_ORDER, present) if here}
+        want = next((n for n, p in zip(oracle.RECORDER_ORDER, present) if p), None)
+        with callees(recorder, shutil=stub, os=stub):
+            try:
+                got = find(cast(Any, stub.path) if given == "given" else None)
+            except RecorderError as error:
+                return want is None and all(n in str(error) for n in oracle.RECORDER_ORDER)
+        program: object = got.argv[0]
+        return want is not None and got.program == want and program is stub.found[want]
+
+    return exhaust(domain(FOUND, PATHS), agrees, about=[find])
 
 
 @law(
@@ -1149,7 +1325,7 @@ PRESENT = (Finite("pw-record on PATH", (False, True)), Finite("parec on PATH", (
     "S9 Dictation 3",
     "The recorder is the first of pw-record, parec, arecord on PATH; with none, the take fails and names them.",
     PROVED,
-    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.find_recorder) over every set of the three on PATH",
+    derivation="S9 Dictation 3 on production (eukhe.tiny.recorder.find_recorder): its own code for every outcome of which(1), and on real PATH directories",
 )
 def tiny_recorder_first_on_path() -> Evidence:
     import tempfile
@@ -1168,7 +1344,7 @@ def tiny_recorder_first_on_path() -> Evidence:
             return want is None and all(n in str(error) for n in oracle.RECORDER_ORDER)
         return got.program == want and got.argv[0] == str(where / want)
 
-    return exhaust(domain(*PRESENT), agrees)
+    return also(_find_recorder_proof(), exhaust(domain(*PRESENT), agrees))
 
 
 @law(
@@ -1437,8 +1613,8 @@ SOURCE_STATES = ("unset", "file", "missing")
     "tiny_runtime_library_order",
     "S9 engine",
     "The runtime library is providers.tinyRuntimeLibrary, else ORT_DYLIB_PATH, else libonnxruntime.so; a named file that is absent is refused.",
-    PROVED,
-    derivation="S9 engine's resolution order on production (eukhe.tiny.text.runtime_library) over every state of both sources",
+    BOUNDED,
+    derivation="S9 engine's resolution order on production (eukhe.tiny.text.runtime_library) over the states we chose of both sources",
 )
 def tiny_runtime_library_order() -> Evidence:
     import tempfile
@@ -1463,7 +1639,8 @@ def tiny_runtime_library_order() -> Evidence:
             return want == "refused"
         return got == (DEFAULT_LIBRARY if want == "default" else str(present.get(want, "")))
 
-    return exhaust(domain(Finite("providers.tinyRuntimeLibrary", SOURCE_STATES), Finite("ORT_DYLIB_PATH", SOURCE_STATES)), agrees)
+    chosen = "each source unset, naming a file that exists, or naming one that does not (an empty value and the process environment not taken)"
+    return exhaust(domain(Bound("providers.tinyRuntimeLibrary", SOURCE_STATES, bound=chosen), Bound("ORT_DYLIB_PATH", SOURCE_STATES, bound=chosen)), agrees)
 
 
 @law(

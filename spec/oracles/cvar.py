@@ -180,3 +180,33 @@ OWN: tuple[Row, ...] = (
 )
 SHIPPED: tuple[Row, ...] = TABLE + OWN
 SHIPPED_IDS: tuple[str, ...] = tuple(row[0] for row in SHIPPED)
+
+
+# -- the global layers (S4, S4.2) -----------------------------------------------------------------
+# S4.2: "A Global cvar has one value for every agent: only the global config sets it." S4: "The
+# config is settings.json (global, then project) and then config.cfg (global ..., then project
+# ...). A project file never sets a Global cvar." "In each layer, the last valid set of a cvar
+# wins. A set is valid when its cvar is declared and its value has the type of the cvar. In a
+# profile or an agent's sets, the cvar must also be Local." And the global toggle: "A toggle in
+# /set --global flips the value of the global layer only (the global settings.json, then the
+# global config.cfg). A project file never changes what it flips."
+
+Decl = tuple[str, Type, str, Any]  # id, type, scope, default
+Layer = tuple[bool, tuple[tuple[str, Any], ...]]  # a project file?, its sets (id, value) in order
+
+
+def global_layers_value(decls: tuple[Decl, ...], layers: tuple[Layer, ...], cvar: str) -> Any:
+    """The value of the global layers: the default, then in order each set of ``cvar`` in a file
+    that is not a project file whose value has the cvar's type (the last wins). For a Global cvar
+    this is its value in every agent (S4.2): no project file, profile or agent's sets sets it."""
+    found = [d for d in decls if d[0] == cvar]
+    if not found:
+        raise ValueError(f"{cvar} is not declared")
+    _, t, _, value = found[0]
+    for project, sets in layers:
+        if project:
+            continue
+        for set_id, set_value in sets:
+            if set_id == cvar and holds(t, set_value):
+                value = set_value
+    return value

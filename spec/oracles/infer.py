@@ -1,9 +1,14 @@
 """The inference layer's judges: inference.md S6 transcribed as data (004_cf1da0cad29d7f64.txt).
 
-Nothing here imports the model or production: the laws compare both with these tables.
+Nothing here imports the model or production: the laws compare both with these tables. The
+threshold's rule is the seed's own line, read by ``spec.oracles.seed_rules``.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from spec.oracles import seed_rules
 
 # S6.1: the layers, highest first; explicit model.compat beats them all.
 LAYERS_HIGHEST_FIRST: tuple[str, ...] = ("compat", "host", "model", "family")
@@ -232,15 +237,28 @@ def guard_says(k: int, stream: tuple[int, ...]) -> tuple[int, int] | None:
     return None
 
 
-# S6.6 infer_threshold_over_exact, as the law table states it.
+# S6.6 infer_threshold_over_exact: the seed's own line, read and evaluated (spec.oracles.seed_rules).
+# "off" is the seed's word for compaction not enabled. The line's clauses end with background;
+# when none holds the check starts no compaction: "none", the word its first clause gives for
+# no compaction (S6.6: compaction only over the threshold or over the limit).
+OVER_WORDS = {"off": "not enabled"}
+OVER_OTHERWISE = "none"
+OVER_RESULTS = ("none", "background", "blocking")
+
+
+def over_rule() -> seed_rules.Rule:
+    found = seed_rules.rule("infer_threshold_over_exact", OVER_WORDS)
+    seed_rules.results_cover(found, OVER_RESULTS)
+    return found
+
+
+def over_env(enabled: Any, window: Any, reserve: Any, margin: Any, tokens: Any) -> dict[str, Any]:
+    """The names of the seed's rule bound to a request's values (Python or z3)."""
+    return {"enabled": enabled, "window": window, "reserve": reserve, "margin": margin, "tokens": tokens}
+
+
 def over_says(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> str:
-    if not enabled or window == 0:
-        return "none"
-    if tokens + reserve > window:
-        return "blocking"
-    if margin > 0 and tokens + reserve + margin > window:
-        return "background"
-    return "none"
+    return over_rule().result(over_env(enabled, window, reserve, margin, tokens), otherwise=OVER_OTHERWISE)
 
 
 def first_at_says(run: tuple[int, ...], at: int) -> int | None:

@@ -7,6 +7,7 @@ it does; the laws compare the model's choice with these tables point by point.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -681,3 +682,34 @@ CLIENT_ANSWERS: dict[str, str] = {
     "a JSON line that is not an object": "OutOfProtocol",
     "an error answer": "WorkerError",
 }
+
+
+# S9 worker 1-4 over time, for the one socket every process shares: "Same tag → use it (joined).
+# Other tag → shutdown: worker removes socket ... client starts a new one (replaced). No live
+# socket → client starts one (started)." A replaced worker leaves the socket at once and only
+# finishes its in-flight requests; an exit (worker 5: idle, socket removed first) leaves no worker
+# on the socket. Workers are numbered in the order they start.
+NEED_OUTCOME: dict[str, str] = {"none": "started", "same": "joined", "other": "replaced"}
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The socket as the seed's worker rules leave it after some needs and exits, replayed from
+    the actions alone: the worker seated on it (its number and tag) or none, how many workers
+    were started, and the tag of the last need since the last exit."""
+
+    seated: tuple[int, str] | None = None
+    started: int = 0
+    last: str | None = None
+
+    def need(self, tag: str) -> tuple[Seat, str, int]:
+        """A need with ``tag``: the socket after it, its outcome, the number of the worker serving it."""
+        if self.seated is not None and self.seated[1] == tag:
+            return Seat(self.seated, self.started, tag), NEED_OUTCOME["same"], self.seated[0]
+        number = self.started + 1
+        kind = "none" if self.seated is None else "other"
+        return Seat((number, tag), number, tag), NEED_OUTCOME[kind], number
+
+    def exit(self) -> Seat:
+        """The seated worker exits: no worker on the socket, no need since."""
+        return Seat(None, self.started, None)

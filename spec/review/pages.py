@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spec import registry
 from spec.report import mutation_measure
 from spec.review import bridges, plots, seeds, sources
 
 STATUSES = ("pass", "fail", "missing", "pending")
-STRENGTHS = ("proved", "bounded", "tested")
+STRENGTHS = tuple(s.value for s in registry.STRENGTHS)  # strongest first, proved-for-encoding included
 # Law areas and the production area whose coverage and mutation score speak for them.
 PRODUCTION_AREA: dict[str, str] = {
     "effort": "effort",
@@ -38,6 +39,9 @@ PRODUCTION_AREA: dict[str, str] = {
     "optchat": "memory",
     "compactor": "memory",
     "chat_store": "memory",
+    "infer": "inference",
+    "catalog_union": "inference",
+    "default_model": "inference",
 }
 
 
@@ -128,7 +132,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{padding:3px 8px;border-bottom
 th{background:#f4f4f4}.num{text-align:right}
 .pass .st,.st.pass{color:#17702a}.fail .st,.missing .st,.st.fail,.st.missing{color:#b00;font-weight:bold}.pending{color:#888}
 .strength{display:inline-block;padding:0 6px;border-radius:8px;font-size:.85em;border:1px solid #999}
-.strength.proved{background:#dff3e3}.strength.bounded{background:#fff3d6}.strength.tested{background:#fde2e2}
+.strength.proved{background:#dff3e3}.strength.proved-for-encoding{background:#e3e9fb}.strength.bounded{background:#fff3d6}.strength.tested{background:#fde2e2}
 .filters{margin:.6em 0}.filters span{margin-right:1.2em}
 button.filter{border:1px solid #888;background:#fff;border-radius:4px;margin:1px;cursor:pointer}
 button.filter[aria-pressed=true]{background:#2d5fa8;color:#fff}
@@ -207,6 +211,25 @@ def _strength_pair(row: dict[str, Any]) -> str:
     return f"seed asks <b>{e(seed)}</b>; ours {ours_html}" + (
         f"; production {e(row['production'])}" if row.get("production") else ""
     )
+
+
+CLAIM_CHARS = 4000  # a z3 claim longer than this is clipped on the page (laws.json keeps it whole)
+
+
+def _proofs(proofs: list[dict[str, Any]]) -> str:
+    """Each proof's object (the whole domain, the encoding and its tie to the code, the function
+    unfolded by induction), its z3 claim as text and the non-vacuity checks it passed."""
+    parts = []
+    for proof in proofs:
+        claim = str(proof.get("claim") or "")
+        clipped = claim if len(claim) <= CLAIM_CHARS else claim[:CLAIM_CHARS] + f" ... ({len(claim):,} characters)"
+        parts.append(
+            f"<li><span class='proof-object'>{e(str(proof['object']))}</span>"
+            + (f"<details><summary>z3 claim</summary><pre class='claim'>{e(clipped)}</pre></details>" if claim else "")
+            + (f"<br>checks passed: {e('; '.join(proof.get('checks') or []))}" if proof.get("checks") else "")
+            + "</li>"
+        )
+    return f"<ul class='proofs'>{''.join(parts)}</ul>"
 
 
 class Report:
@@ -305,6 +328,8 @@ class Report:
             ("origin", e(r.get("origin", ""))),
             ("evidence", f"<span class='evidence'>{e(r['evidence'])}</span>"),
         ]
+        if r.get("proofs"):
+            items.append(("what each proof covers", _proofs(r["proofs"])))
         if view.shared:
             what = e(view.doc.split("\n\n")[0]) if view.doc else e(r.get("says", ""))
             items.append(

@@ -20,8 +20,11 @@ from spec import binding, mutate, report
         ("directors/hooks.py", "directors"),
         ("session/log.py", "session"),
         ("memory/view.py", "memory"),
-        ("cli.py", None),
-        ("commands/settings.py", None),
+        ("inference/wire/sse.py", "inference"),
+        ("tiny/worker.py", "tiny"),
+        ("cli.py", "cli"),
+        ("commands/settings.py", "cli"),
+        ("paths.py", "cli"),
         ("effort_extra.py", None),
     ],
 )
@@ -82,9 +85,11 @@ def test_the_report_shows_binding_measures(tmp_path: Path) -> None:
 
 
 def test_a_held_area_must_keep_its_held_level_and_no_other_is_eased(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert binding.HELD == {}, "every area is at the floor: none is held (memory was held at 91 until its laws reached 95)"
+    # the areas that joined the measure below the floor are held at their measured level; the
+    # five measured before are at the floor (memory was held at 91 until its laws reached 95)
+    assert set(binding.HELD) == {"inference", "tiny", "cli"}
     for area in binding.AREAS:
-        assert binding.floor_of(area, 95.0) == 95.0
+        assert binding.floor_of(area, 95.0) == binding.HELD.get(area, 95.0)
     monkeypatch.setattr(binding, "HELD", {"memory": 91.0})  # the mechanism, for an area that falls short again
     assert binding.floor_of("memory", 95.0) == 91.0 and binding.floor_of("effort", 95.0) == 95.0
     assert binding.floor_of("memory", 0.0) == 0.0  # --floor 0 checks nothing
