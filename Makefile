@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 CROSSHAIR_TIMEOUT ?= 5
 
-.PHONY: test-laws test-rest laws report browser report-browser test bridge scenarios hunt fuzz redis crosshair mutants mutate bench types core clean
+.PHONY: test-laws test-rest laws report browser report-browser test bridge scenarios hunt fuzz redis crosshair mutants mutate mutate-worker bench types core clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -75,8 +75,12 @@ crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production 
 mutants: $(STAMP) core  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
-mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory), build/mutation.json
-	$(BIN)/python -m spec.mutate $(if $(AREA),--area $(AREA))
+mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory), build/mutation.json; QUEUE=redis://HOST:PORT farms the mutants to `make mutate-worker`s
+	$(if $(QUEUE),EUKHE_HUNT_DB=$(QUEUE) $(BIN)/python -m spec.hunt redis)
+	$(BIN)/python -m spec.mutate $(if $(AREA),--area $(AREA)) $(if $(QUEUE),--queue $(QUEUE))
+
+mutate-worker: $(STAMP)  ## a worker of `make mutate QUEUE=...` in this checkout (or CHECKOUT=DIR, a checkout of the run's commit): QUEUE=redis://HOST:PORT
+	$(BIN)/python -m spec.mutate worker --queue $(or $(QUEUE),$(error QUEUE=redis://HOST:PORT is needed)) --checkout $(or $(CHECKOUT),.)
 
 bench: $(STAMP) core  ## pytest-benchmarks, then the view-fit, chat-store and tokenizer runs as JSON (never part of make test)
 	$(PYTEST) benchmarks --benchmark-only -p no:cacheprovider

@@ -1,4 +1,4 @@
-"""`make mutate [AREA=..]`: the mutation score of production code, from mutmut.
+"""`make mutate [AREA=..] [QUEUE=redis://HOST:PORT]`: the mutation score of production code, from mutmut.
 
 For each production area (spec.binding.AREAS) a workspace under build/mutate/<area>/ holds
 a copy of the tracked project files and a pyproject.toml whose [tool.mutmut] section mutates
@@ -23,8 +23,27 @@ those kept values before each test (LAZY): each test builds them afresh, as a fr
 would, under the mutant of its child, and the stats run ties the builders to every test that
 reads them.
 
+The type check comes first (spec/mutate_types.py, mutmut's type_check_command): each mutant the
+run judges is written into its module and mypy --strict, the project's configuration, checks that
+module as `make test` would; a mutant it refuses is "caught by type check", counted killed, and
+its judges do not run. (Not mypy over mutmut's mutated files: their trampolines change what a
+caller sees of a function, a TypeGuard's narrowing for one, and give errors no mutant made.)
+
 python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
                       [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]] [--rest N [--seed S]]
+                      [--queue redis://HOST:PORT[/DB] [--batch N] [--job-timeout S] [--deadline S]]
+python -m spec.mutate worker --queue redis://HOST:PORT[/DB] [--checkout DIR] [--max-children N] [--burst]
+
+--queue farms the run to workers through a task queue (spec/mutate_queue.py: RQ on the Redis
+server the hunts share), a whole memory run being about a day on two cores. This process, in a
+checkout whose tracked files are its commit's, chooses the mutants as above and enqueues them in
+jobs of --batch names (one area, one commit); each worker, in a checkout of its own at that commit
+(`make mutate-worker QUEUE=...` there, any machine), judges a job with the machinery of the
+one-process run (the area's workspace in its checkout, `mutmut run` of the job's names, the type
+check included) and refuses a job of another commit, naming both. The verdicts come back into this
+checkout's workspace, so build/mutation.json and --record read them as after a one-process run
+(with which workers judged how many). tests/workbench/test_mutate_queue.py checks that two workers
+agree with one process, mutant by mutant.
 
 --sample N draws N of the area's mutants with random.Random(S) (seed 9 unless --seed) when a
 whole run cannot finish in the time at hand: its kill rate is recorded as a sample (its size,
@@ -57,6 +76,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from spec import mutate_types
 from spec.binding import AREAS, ROOT
 
 EQUIVALENT = ROOT / "spec" / "equivalent_mutants.tsv"
@@ -177,6 +197,8 @@ RUN_SETTINGS = {
     "timeout": f"a mutant's run past ceil((E + {TIMEOUT_CONSTANT:g}) * {TIMEOUT_MULTIPLIER:g} * 2) CPU seconds "
     "(E: its judges' seconds in the stats pass) is a timeout, counted killed",
     "hypothesis": "the laws profile, as in make test (no fewer examples under mutation)",
+    "type_check": "mypy --strict (the project's configuration) on each mutant applied to its module, first: "
+    "a mutant it refuses is caught by type check, counted killed, and its judges do not run",
 }
 
 
@@ -197,6 +219,8 @@ def _mutmut_config(area: str, judges: list[str], only: list[str] | None = None) 
         f"debug = {'true' if DEBUG else 'false'}",
         f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
         f"timeout_constant = {TIMEOUT_CONSTANT}",
+        # mypy --strict refuses a mutant: caught by type check (spec/mutate_types.py)
+        f"type_check_command = {json.dumps(mutate_types.command())}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -311,14 +335,20 @@ def estimate(
     }
 
 
-def run_area(
-    area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None,
-    sample: tuple[int, int] | None = None, rest: tuple[int, int] | None = None,
-) -> int:
-    _check_judges(judges)
+def prepare_area(
+    area: str, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None,
+    sample: tuple[int, int] | None = None, rest: tuple[int, int] | None = None, *, generate: bool = False,
+    check: bool = True,
+) -> tuple[Path, list[str] | None]:
+    """Lay the area's workspace and choose the mutants a run judges: those named, a seeded sample
+    or a draw from the rest; None for a whole run (every mutant mutmut has not judged yet).
+    ``generate`` generates the mutants first even when the workspace has results (a queued run
+    lists them itself); ``check`` collects the judges first (see unselectable)."""
+    if check:
+        _check_judges(judges)
     judged_at = _commit()  # the tree the run judges: taken as the workspace is laid, not after (edits may follow)
     space = _workspace(area, judges, only)
-    if sample is not None or rest is not None or not results(area):
+    if generate or sample is not None or rest is not None or not results(area):
         # Generate the mutants of the tree as it is now in a process of their own first (mutmut
         # regenerates only the changed files and keeps the other results): a draw is then made
         # from the mutants this run judges, never from those of code changed since. (The first
@@ -337,16 +367,36 @@ def run_area(
         mutants = [*(mutants or []), *drawn]
     elif not mutants:  # a whole run: no longer a sample
         (space / "sample.json").unlink(missing_ok=True)
-    env = _environment(space)
     (space / "measured_at.txt").write_text(judged_at + "\n", encoding="utf-8")
+    (space / QUEUED).unlink(missing_ok=True)  # a queued run writes it again once its verdicts are in
+    return space, mutants
+
+
+def run_mutmut(space: Path, max_children: int, mutants: list[str] | None, log: Path | None = None) -> int:
+    """``mutmut run`` in a workspace (the named mutants, else every one not yet judged); its
+    output goes to ``log`` when given. Its exit code."""
     mutmut = Path(sys.executable).parent / "mutmut"
     argv = [str(mutmut), "run", "--max-children", str(max_children), *(mutants or [])]
-    done = subprocess.run(argv, cwd=space, env=env, check=False)
-    return done.returncode
+    # the mutants its type check checks: these, or (null) every one not judged yet, as mutmut runs
+    (space / mutate_types.TYPE_CHECK_NAMES).write_text(json.dumps(mutants or None) + "\n", encoding="utf-8")
+    if log is None:
+        return subprocess.run(argv, cwd=space, env=_environment(space), check=False).returncode
+    with log.open("w", encoding="utf-8") as out:
+        return subprocess.run(argv, cwd=space, env=_environment(space), stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+
+
+def run_area(
+    area: str, max_children: int, judges: list[str], mutants: list[str] | None = None, only: list[str] | None = None,
+    sample: tuple[int, int] | None = None, rest: tuple[int, int] | None = None,
+) -> int:
+    space, mutants = prepare_area(area, judges, mutants, only, sample, rest)
+    return run_mutmut(space, max_children, mutants)
 
 
 # The seeded samples drawn in this run (--sample), by area: what was measured, for the record.
 SAMPLES: dict[str, dict[str, object]] = {}
+# A queued run's account of who judged what (spec.mutate_queue), in the area's workspace.
+QUEUED = "queued.json"
 
 
 def equivalents() -> dict[str, str]:
@@ -362,16 +412,21 @@ def equivalents() -> dict[str, str]:
     return found
 
 
-def results(area: str) -> dict[str, str]:
-    """mutant name -> mutmut status, from the .meta files of the area's workspace."""
+def status_of(exit_code: int | None) -> str:
+    """mutmut's status of a mutant's exit code (37: caught by type check; None: not checked)."""
     from mutmut.stats import status_by_exit_code
 
+    return str(status_by_exit_code[exit_code])
+
+
+def results(area: str) -> dict[str, str]:
+    """mutant name -> mutmut status, from the .meta files of the area's workspace."""
     found: dict[str, str] = {}
     mutants = ROOT / "build" / "mutate" / area / "mutants"
     for meta in sorted(mutants.rglob("*.py.meta")):
         data = json.loads(meta.read_text(encoding="utf-8"))
         for name, code in data.get("exit_code_by_key", {}).items():
-            found[name] = status_by_exit_code[code]
+            found[name] = status_of(code)
     return found
 
 
@@ -513,6 +568,12 @@ def write(areas: list[str], directory: Path) -> Path:
                 entry["sample_killed_percent"] = entry.pop("score")
                 judged = int(entry["killed"]) + int(entry["survived"])
                 entry["sample_wilson95_percent"] = list(wilson(int(entry["killed"]), judged))
+    for area in areas:
+        queued = ROOT / "build" / "mutate" / area / QUEUED
+        if area in by_area:
+            by_area[area].pop("queued", None)
+            if queued.exists():  # the verdicts came from workers through the task queue
+                by_area[area]["queued"] = json.loads(queued.read_text(encoding="utf-8"))
     document = {
         "engine": "mutmut",
         "judges": {a: describe_judges(a) for a in areas},
@@ -578,6 +639,8 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None, not
         }
         if note:
             by_area[entry["area"]]["after"] = note
+        if "queued" in entry:  # judged by workers through the task queue (spec.mutate_queue)
+            by_area[entry["area"]]["queued"] = entry["queued"]
         if "estimate" in entry:  # a census and a draw from the rest: an estimate, never called the score
             by_area[entry["area"]]["rest"] = entry["rest"]
             by_area[entry["area"]]["estimate"] = entry["estimate"]
@@ -603,6 +666,11 @@ def record(areas: list[str], directory: Path, only: list[str] | None = None, not
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["worker"]:  # a worker of queued runs, in its own checkout (spec.mutate_queue)
+        from spec import mutate_queue
+
+        return mutate_queue.worker_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m spec.mutate", description=__doc__.splitlines()[0])
     parser.add_argument("--area", action="append", choices=sorted(AREAS), help="only this area (repeatable)")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
@@ -617,6 +685,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", help="with --record: what the record cannot say itself (how the sample relates to earlier ones)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
+    parser.add_argument("--queue", metavar="redis://HOST:PORT[/DB]", help="farm the mutants to workers through this task queue (RQ on Redis): python -m spec.mutate worker")
+    parser.add_argument("--batch", type=int, default=40, metavar="N", help="with --queue: mutants per job (sorted by name, so a job's mutants share their functions and judges)")
+    parser.add_argument("--job-timeout", type=int, default=4 * 3600, metavar="S", help="with --queue: a job running longer fails (and is retried once)")
+    parser.add_argument("--deadline", type=float, metavar="S", help="with --queue: give up after S seconds, cancelling the jobs not done")
     args = parser.parse_args(argv)
     global DEBUG
     DEBUG = args.debug
@@ -626,7 +698,16 @@ def main(argv: list[str] | None = None) -> int:
         for area in areas:
             sample = (args.sample, args.seed) if args.sample else None
             rest = (args.rest, args.seed) if args.rest else None
-            failed |= run_area(area, args.max_children, args.judges or area_judges(area), args.mutants, args.only, sample, rest)
+            judges = args.judges or area_judges(area)
+            if args.queue:
+                from spec import mutate_queue
+
+                failed |= mutate_queue.run_queued(
+                    args.queue, area, judges, args.mutants, args.only, sample, rest,
+                    batch=args.batch, job_timeout=args.job_timeout, deadline=args.deadline,
+                )
+            else:
+                failed |= run_area(area, args.max_children, judges, args.mutants, args.only, sample, rest)
     path = write(areas, args.laws_dir)
     if args.record:
         record(areas, args.laws_dir, args.only, args.note)

@@ -1,0 +1,288 @@
+"""A mutation run farmed to two workers through the task queue (RQ on a loopback redis-server)
+gives the verdicts of a one-process run, mutant by mutant.
+
+Four clones of this repository's HEAD in a temporary directory (the working tree may hold
+uncommitted edits: the clones hold the commit): one for the one-process run (``python -m
+spec.mutate --area effort --mutants ...``), one for the coordinator (the same command with
+``--queue``), one for each worker (``python -m spec.mutate worker --queue ... --checkout DIR``;
+the second is started from outside its checkout and moves into it). The mutants are a fixed
+selection of impl/eukhe/effort.py's (the smallest area): killed by the judges, refused by
+mypy --strict (caught by type check), and the one listed equivalent (it survives).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from spec import mutate, mutate_queue, mutate_types
+
+ROOT = Path(__file__).resolve().parents[2]
+MUTANTS = [
+    "eukhe.effort.x_clamp__mutmut_1",  # clamp(None, level): mypy refuses it
+    "eukhe.effort.x_parse_level__mutmut_1",  # `in` for `not in`: killed
+    "eukhe.effort.x_parse_level__mutmut_3",  # ", ".join(None): mypy refuses it
+    "eukhe.effort.x_parse_level__mutmut_4",  # another separator in the message: killed
+    "eukhe.effort.x_parse_map__mutmut_2",
+    "eukhe.effort.xǁThinkingSessionǁcycle__mutmut_11",  # listed equivalent: survives
+    "eukhe.effort.xǁThinkingSessionǁswitch__mutmut_1",
+    "eukhe.effort.x_cycle__mutmut_1",
+]
+RUN_SECONDS = 600  # the deadline of each run (the one-process run, the coordinator)
+START_SECONDS = 60  # the deadline of a worker's start and of a redis-server's
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _kill_session(process: subprocess.Popen[bytes]) -> None:
+    """End a process started in a session of its own and every process still in that session
+    (rq's work horse puts itself in a process group of its own, within the session)."""
+    sid = process.pid
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:  # the fields after the name: state, ppid, pgrp, session
+            try:
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("no redis-server (Debian's redis-server package; .ci/run and `make redis` install it as root)")
+    pytest.importorskip("rq", reason="the Python package rq is not installed (pip install -e '.[dev]')")
+    import redis
+
+    port = _free_port()
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=1)
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                if client.ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail(f"redis-server did not answer at {url} (exit code {process.poll()})")
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _clone(source: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "--quiet", str(source), str(where)], check=True, capture_output=True, timeout=120)
+    return where
+
+
+def _env(code: Path | None) -> dict[str, str]:
+    """The environment of a child: the code of ``code`` (a clone) first, else this tree's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EUKHE_", "HYPOTHESIS_", "MUTANT_"))}
+    env.pop("PYTHONPATH", None)
+    if code is not None:
+        env["PYTHONPATH"] = f"{code / 'impl'}{os.pathsep}{code}"
+    return env
+
+
+def _mutate(clone: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "spec.mutate", "--area", "effort", "--max-children", "1", "--mutants", *MUTANTS, *args],
+        cwd=clone, env=_env(clone), capture_output=True, text=True, timeout=RUN_SECONDS + 120, check=False,
+    )
+
+
+def _statuses(clone: Path) -> dict[str, str]:
+    found = mutate_queue.read_verdicts(clone / "build" / "mutate" / "effort", MUTANTS)
+    return {name: mutate.status_of(found[name]["exit_code"]) for name in sorted(found)}
+
+
+def _area_entry(clone: Path) -> dict[str, object]:
+    (entry,) = json.loads((clone / "build" / "mutation.json").read_text(encoding="utf-8"))["areas"]
+    return {k: v for k, v in entry.items() if k not in ("timing", "queued")}
+
+
+def _tail(path: Path) -> str:
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-40:]) if path.exists() else "(no output)"
+
+
+def test_two_workers_through_the_queue_agree_with_one_process(redis_url: str, tmp_path: Path) -> None:
+    import redis
+    from rq import Queue, Worker
+    from rq.job import Job, JobStatus
+    from rq.serializers import JSONSerializer
+
+    started = time.monotonic()
+    solo = _clone(ROOT, tmp_path / "solo")  # HEAD of this repository; the others are clones of it
+    coordinator, first, second = (_clone(solo, tmp_path / name) for name in ("coordinator", "first", "second"))
+    commit = mutate_queue.head(solo)
+
+    one = _mutate(solo)
+    assert one.returncode == 0, one.stdout[-3000:] + one.stderr[-3000:]
+    alone = _statuses(solo)
+    assert sorted(alone) == sorted(MUTANTS), alone
+    kinds = set(alone.values())
+    # the selection holds each kind of verdict (re-choose it if impl/eukhe/effort.py changed)
+    assert {"killed", "caught by type check", "survived"} <= kinds, alone
+    solo_seconds = time.monotonic() - started
+
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue(mutate_queue.queue_name(commit), connection=connection, serializer=JSONSerializer)
+    workers: list[subprocess.Popen[bytes]] = []
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    try:
+        for checkout, cwd, code, log in ((first, first, first, logs[0]), (second, tmp_path, None, logs[1])):
+            with log.open("wb") as out:  # a file, not a pipe: nothing to read while it runs
+                workers.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "spec.mutate", "worker", "--queue", redis_url, "--checkout", str(checkout), "--max-children", "1"],
+                        cwd=cwd, env=_env(code), stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                    )
+                )
+        deadline = time.monotonic() + START_SECONDS
+        while Worker.count(queue=queue) < 2:  # both listen on the commit's queue before any job is there
+            dead = [(log, w.returncode) for w, log in zip(workers, logs) if w.poll() is not None]
+            assert not dead and time.monotonic() < deadline, f"the workers did not start: {dead}\n" + "\n".join(map(_tail, logs))
+            time.sleep(0.1)
+
+        queued_started = time.monotonic()
+        farmed = _mutate(coordinator, "--queue", redis_url, "--batch", "3", "--deadline", str(RUN_SECONDS))
+        queued_seconds = time.monotonic() - queued_started
+        assert farmed.returncode == 0, farmed.stdout[-3000:] + farmed.stderr[-3000:] + "\n".join(map(_tail, logs))
+        assert _statuses(coordinator) == alone, farmed.stdout[-3000:]
+        assert _area_entry(coordinator) == _area_entry(solo)  # the same summary in build/mutation.json
+        account = json.loads((coordinator / "build" / "mutate" / "effort" / mutate.QUEUED).read_text(encoding="utf-8"))
+        assert account["jobs"] == 3 and sum(account["by_worker"].values()) == len(MUTANTS), account
+        assert len(account["by_worker"]) == 2, f"both workers judged mutants: {account}"
+
+        # A job of another commit, put on this commit's queue, is refused by the worker taking it.
+        other = "0" * 40
+        job: Job = queue.enqueue(
+            "spec.mutate_queue.judge",
+            {"area": "effort", "commit": other, "tools": mutate_queue.tools(), "judges": [], "only": None, "mutants": MUTANTS[:1]},
+        )
+        deadline = time.monotonic() + START_SECONDS
+        while job.get_status(refresh=True) not in (JobStatus.FINISHED, JobStatus.FAILED):
+            assert time.monotonic() < deadline, "the refusal did not come back"
+            time.sleep(0.1)
+        result = job.latest_result()
+        assert job.get_status() == JobStatus.FAILED and result is not None and result.exc_string is not None
+        assert f"job for commit {other} refused" in result.exc_string and f"is at {commit}" in result.exc_string
+
+        for worker in workers:  # rq's warm shutdown: an idle worker stops at once
+            worker.send_signal(signal.SIGTERM)
+        for worker, log in zip(workers, logs):
+            assert worker.wait(timeout=START_SECONDS) == 0, _tail(log)
+    finally:
+        for worker in workers:
+            _kill_session(worker)
+    print(
+        f"\n{len(MUTANTS)} mutants {alone}; one process {solo_seconds:.1f} s (its clone included), "
+        f"two workers through the queue {queued_seconds:.1f} s, whole test {time.monotonic() - started:.1f} s"
+    )
+
+
+def test_a_worker_refuses_a_job_of_another_commit_naming_both() -> None:
+    commit = mutate_queue.head(ROOT)
+    other = "f" * 40
+    job: dict[str, object] = {"area": "effort", "commit": other, "tools": mutate_queue.tools(), "judges": [], "only": None, "mutants": []}
+    with pytest.raises(mutate_queue.Refused) as refused:
+        mutate_queue.judge(job)
+    assert other in str(refused.value) and commit in str(refused.value)
+
+
+GUARDED = """\
+from typing import TypeGuard
+
+
+def _nat(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def first(body: dict[str, object]) -> int:
+    seq = body.get("seq")
+    if not _nat(seq) or seq < 1:
+        raise ValueError("seq")
+    return seq
+
+
+class Box:
+    def twice(self, n: int) -> int:
+        return n * 2
+"""
+# as mutmut writes them beside the original (only the mutants' functions matter here)
+GUARDED_MUTANTS = """\
+def x_first__mutmut_1(body: dict[str, object]) -> int:
+    seq = body.get("XXseqXX")
+    if not _nat(seq) or seq < 1:
+        raise ValueError("seq")
+    return seq
+
+
+def x_first__mutmut_2(body: dict[str, object]) -> int:
+    seq = body.get("seq")
+    if not _nat(seq) or seq < 1:
+        raise ValueError("seq")
+    return None
+
+
+class Box:
+    def xǁBoxǁtwice__mutmut_1(self, n: int) -> int:
+        return n / 2
+"""
+
+
+def test_the_type_check_applies_each_mutant_to_its_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mypy --strict refuses the mutants that break the module's types, and only those: the one
+    that keeps a TypeGuard's narrowing passes (over mutmut's trampolined file it would not)."""
+    names = ["eukhe.guard.x_first__mutmut_1", "eukhe.guard.x_first__mutmut_2", "eukhe.guard.xǁBoxǁtwice__mutmut_1"]
+    (tmp_path / "impl" / "eukhe").mkdir(parents=True)
+    (tmp_path / "impl" / "eukhe" / "__init__.py").write_text("")
+    (tmp_path / "impl" / "eukhe" / "guard.py").write_text(GUARDED)
+    (tmp_path / "mutants" / "eukhe").mkdir(parents=True)
+    (tmp_path / "mutants" / "eukhe" / "guard.py").write_text(GUARDED_MUTANTS)
+    (tmp_path / "mutants" / "eukhe" / "guard.py.meta").write_text(json.dumps({"exit_code_by_key": {n: None for n in names}}))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mypy]\nstrict = true\nmypy_path = ["impl", "."]\nexplicit_package_bases = true\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    refused = mutate_types.check(tmp_path)
+    assert sorted(refused) == names[1:], refused
+    assert "Incompatible return value type" in refused[names[1]][2]
+    assert refused[names[2]][:2] == (tmp_path / "mutants" / "eukhe" / "guard.py", 16)  # the line of the mutant's def
+    assert mutate_types.check(tmp_path) == refused  # the kept verdicts
+    assert mutate_types.split_name(names[2]) == ("eukhe.guard", "xǁBoxǁtwice__mutmut_1", "Box", "twice")
