@@ -605,6 +605,11 @@ class Tie:
     of: str
     strength: Strength
     sentence: str
+    seal: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.strength in _SEALED and self.seal is not _SEAL:
+            raise EvidenceError(f"a tie of strength {self.strength.value} is made only by tie and spec.z3gen, not directly: {self.of}")
 
 
 def tie(
@@ -636,7 +641,7 @@ def tie(
         found = exhaust(cases, agrees)
     else:
         found = bounded(cases[0], lambda case: agrees(*case), label=cases[1])
-    return Tie(of, found.strength, f"tied to {of}: {found.sentence}")
+    return Tie(of, found.strength, f"tied to {of}: {found.sentence}", _SEAL)
 
 
 def _constant(value: Any) -> Any:

@@ -50,6 +50,7 @@ from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
+from spec.z3gen import generated
 
 # -- the lookup universe ---------------------------------------------------------------------------
 
@@ -487,39 +488,17 @@ AGREE = 64
 Z3_AGREE = 16
 
 
-@encoding("bend.infer.flag")
-def _z3_flag(attempt: Any, supported: Any, free: Any) -> Any:
-    """The encoding of bend.infer.flag."""
-    return z3.If(attempt == 0, z3.And(supported, free), supported)
+# The encodings of the forced call's steps are generated from the model's code (spec.z3gen): a
+# proof over them is a proof about bend.infer.flag and bend.infer.after for every input.
+_z3_flag = generated(m.flag)
+_z3_after = generated(m.after)
+CALLED_CODE, RETRY_CODE, NOT_CALLED_CODE = z3.StringVal(m.CALLED), z3.StringVal(m.RETRY), z3.StringVal(m.NOT_CALLED)
 
 
-@encoding("bend.infer.after")
-def _z3_after(attempt: Any, retries: Any, called: Any) -> Any:
-    """The encoding of bend.infer.after: 0 called, 1 retry, 2 not called."""
-    return z3.If(called, 0, z3.If(attempt + 1 <= retries, 1, 2))
-
-
-STEP_CODE = {m.CALLED: 0, m.RETRY: 1, m.NOT_CALLED: 2}
-CALLED_CODE, RETRY_CODE, NOT_CALLED_CODE = STEP_CODE[m.CALLED], STEP_CODE[m.RETRY], STEP_CODE[m.NOT_CALLED]
-
-
-@cache
-def _flag_tie() -> Tie:
-    cases = itertools.product(range(Z3_AGREE + 1), (False, True), (False, True))
-    return tie(_z3_flag, m.flag, (cases, f"every attempt 0..{Z3_AGREE} x supported x free"))
-
-
-@cache
-def _after_tie() -> Tie:
-    cases = itertools.product(range(Z3_AGREE + 1), range(Z3_AGREE + 1), (False, True))
-    return tie(_z3_after, m.after, (cases, f"every attempt and retry count 0..{Z3_AGREE} x called"), value=STEP_CODE.__getitem__)
-
-
-@law("infer_force_flag_exact", "S6.3", "The compiled step flags attempt 0 iff supported and free, a retry iff supported.", PROVED_FOR_ENCODING)
+@law("infer_force_flag_exact", "S6.3", "The compiled step flags attempt 0 iff supported and free, a retry iff supported.", PROVED)
 def infer_force_flag_exact() -> Evidence:
-    """The seed's two sentences, each as its own implication, proved of the encoding for every
-    natural attempt; the encoding is tied to bend.infer.flag on bounded attempts (an attempt is
-    any natural: no whole finite domain), so the proof is for the encoding."""
+    """The seed's two sentences, each as its own implication, proved of bend.infer.flag for every
+    natural attempt: its encoding is generated from its code (spec.z3gen)."""
     a, s, f = z3.Int("attempt"), z3.Bool("supported"), z3.Bool("free")
 
     def claim() -> Any:
@@ -528,7 +507,7 @@ def infer_force_flag_exact() -> Evidence:
         retry = z3.Implies(a >= 1, flagged == s)  # a retry flags iff supported
         return z3.And(first, retry)
 
-    proof = prove(claim, label="every natural attempt, supported, free: attempt 0 flags iff supported and free, a retry iff supported", assumptions=[a >= 0], ties=[_flag_tie()])
+    proof = prove(claim, label="every natural attempt, supported, free: attempt 0 flags iff supported and free, a retry iff supported", assumptions=[a >= 0], ties=[_z3_flag.tie])
     oracle_agrees = bounded(itertools.product(range(AGREE + 1), (False, True), (False, True)), lambda c: m.flag(*c) == oracle.flag_says(*c), label=f"flag = the oracle for attempts 0..{AGREE}")
     prod = bounded(
         itertools.product(range(AGREE + 1), (False, True), (False, True)),
@@ -538,11 +517,10 @@ def infer_force_flag_exact() -> Evidence:
     return also(proof, oracle_agrees).with_production(prod)
 
 
-@law("infer_force_after_exact", "S6.3", "The compiled step after attempt i: a call ends it; a miss retries iff i + 1 <= retries, else fails.", PROVED_FOR_ENCODING)
+@law("infer_force_after_exact", "S6.3", "The compiled step after attempt i: a call ends it; a miss retries iff i + 1 <= retries, else fails.", PROVED)
 def infer_force_after_exact() -> Evidence:
-    """The seed's three clauses, each its own implication, proved of the encoding for every natural
-    attempt and retry count; the encoding is tied to bend.infer.after on bounded naturals (they
-    are unbounded: no whole finite domain), so the proof is for the encoding."""
+    """The seed's three clauses, each its own implication, proved of bend.infer.after for every
+    natural attempt and retry count: its encoding is generated from its code (spec.z3gen)."""
     a, r, c = z3.Int("attempt"), z3.Int("retries"), z3.Bool("called")
 
     def claim() -> Any:  # the seed's words, read literally
@@ -552,7 +530,7 @@ def infer_force_after_exact() -> Evidence:
         fails = z3.Implies(z3.And(z3.Not(c), step != RETRY_CODE), step == NOT_CALLED_CODE)  # else fails
         return z3.And(ends, retries, fails)
 
-    proof = prove(claim, label="every natural attempt and retry count: a call ends it; a miss retries iff i + 1 <= retries, else fails", assumptions=[a >= 0, r >= 0], ties=[_after_tie()])
+    proof = prove(claim, label="every natural attempt and retry count: a call ends it; a miss retries iff i + 1 <= retries, else fails", assumptions=[a >= 0, r >= 0], ties=[_z3_after.tie])
     oracle_agrees = bounded(
         itertools.product(range(AGREE + 1), range(AGREE + 1), (False, True)),
         lambda x: m.after(*x) == oracle.after_says(*x),
@@ -613,24 +591,25 @@ def _force_law(prop: Any, label: str) -> Evidence:
     return also(model, hunt).with_production(prod)
 
 
-@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", PROVED_FOR_ENCODING)
+@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", BOUNDED)
 def force_bounded() -> Evidence:
     """Induction on the attempts force makes: it makes attempt 0, and attempt i + 1 only after the
     step on attempt i's miss (bend.infer.after) says retry. Base (attempts 0 and 1) and step are
-    z3 claims over the encoding of after, for every natural retry count; the encoding is tied to
-    after on bounded naturals, so the proof is for the encoding."""
+    z3 claims over after's encoding generated from its code, for every natural retry count, so
+    they are proved of after; but that force takes attempt i + 1 only after that step is read
+    from force's loop, not checked, so the law is labelled by its runs: bounded."""
     a, r = z3.Int("attempt"), z3.Int("retries")
     base = prove(
         lambda: z3.And(z3.IntVal(0) <= r, z3.Implies(_z3_after(z3.IntVal(0), r, z3.BoolVal(False)) == RETRY_CODE, z3.IntVal(1) <= r)),
         label="base: attempt 0 <= retries, and attempt 1 is made (a retry after attempt 0's miss) only when 1 <= retries",
         assumptions=[r >= 0],
-        ties=[_after_tie()],
+        ties=[_z3_after.tie],
     )
     step = prove(
         lambda: z3.Implies(z3.And(a >= 0, a <= r, _z3_after(a, r, z3.BoolVal(False)) == RETRY_CODE), a + 1 <= r),
         label="step: a retry after attempt i <= retries makes attempt i + 1 <= retries",
         assumptions=[r >= 0],
-        ties=[_after_tie()],
+        ties=[_z3_after.tie],
     )
     proof = induction(base, step, of="bend.infer.after", label="the attempts a forced call makes (force takes attempt i + 1 only when after's step on attempt i is retry)")
     runs = _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries")
@@ -1477,36 +1456,20 @@ def infer_guard_steps() -> Evidence:
 
 # -- the compaction threshold (S6.6) ------------------------------------------------------------------
 
-_VERDICT = {m.NO_COMPACTION: 0, m.BACKGROUND: 1, m.BLOCKING: 2}
+_VERDICT = {word: z3.StringVal(word) for word in (m.NO_COMPACTION, m.BACKGROUND, m.BLOCKING)}
 NONE_CODE, BACKGROUND_CODE, BLOCKING_CODE = _VERDICT[m.NO_COMPACTION], _VERDICT[m.BACKGROUND], _VERDICT[m.BLOCKING]
-
-
-@encoding("bend.infer.over")
-def _z3_over(enabled: Any, window: Any, reserve: Any, margin: Any, tokens: Any) -> Any:
-    """The encoding of bend.infer.over: 0 none, 1 background, 2 blocking."""
-    return z3.If(
-        z3.Or(z3.Not(enabled), window == 0),
-        0,
-        z3.If(tokens + reserve > window, 2, z3.If(z3.And(margin > 0, tokens + reserve + margin > window), 1, 0)),
-    )
+_z3_over = generated(m.over)  # from the model's code (spec.z3gen)
 
 
 _THRESHOLD_VALUES = (0, 1, 2, 3, 5, 8)
-OVER_TIE_CASES = "enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}"
-
-
-@cache
-def _over_tie() -> Tie:
-    small = (0, 1, 2, 5)
-    cases = itertools.product((False, True), small, small, small, (*_THRESHOLD_VALUES, 13))
-    return tie(_z3_over, m.over, (cases, OVER_TIE_CASES), value=_VERDICT.__getitem__)
+OVER_CASES = "enabled x window, reserve, margin in {0,1,2,5} x tokens in {0,1,2,3,5,8,13}"
 
 
 @cache
 def _over_oracle() -> Evidence:
     small = (0, 1, 2, 5)
     cases = itertools.product((False, True), small, small, small, (*_THRESHOLD_VALUES, 13))
-    return bounded(cases, lambda c: m.over(*c) == oracle.over_says(*c), label=f"over = the seed's rule read from its line (spec.oracles.seed_rules) on {OVER_TIE_CASES}")
+    return bounded(cases, lambda c: m.over(*c) == oracle.over_says(*c), label=f"over = the seed's rule read from its line (spec.oracles.seed_rules) on {OVER_CASES}")
 
 
 # first_over's loop, from request i of a run of n: the first request whose verdict is blocking (or,
@@ -1563,12 +1526,12 @@ def _production_over(c: tuple[bool, int, int, int, int]) -> str:
     return prod_threshold.over(prod_threshold.Policy(enabled, window, float(reserve), prod_threshold.BackgroundMargin.fixed(margin)), tokens)
 
 
-@law("infer_threshold_over_exact", "S6.6", "The compiled threshold: off or window 0: none; tokens + reserve > window: blocking; else margin > 0 and tokens + reserve + margin > window: background.", PROVED_FOR_ENCODING)
+@law("infer_threshold_over_exact", "S6.6", "The compiled threshold: off or window 0: none; tokens + reserve > window: blocking; else margin > 0 and tokens + reserve + margin > window: background.", PROVED)
 def infer_threshold_over_exact() -> Evidence:
     """The claim is the seed's line itself: its clauses, read by spec.oracles.seed_rules, give each
-    verdict exactly where the encoding does, for every natural window, reserve, margin and token
-    count. The encoding is tied to bend.infer.over on bounded naturals (they are unbounded: no
-    whole finite domain), so the proof is for the encoding."""
+    verdict exactly where bend.infer.over does, for every natural window, reserve, margin and
+    token count: over's encoding is generated from its code (spec.z3gen), so this is proved of
+    the function."""
     e = z3.Bool("enabled")
     w, r, g, t = z3.Ints("window reserve margin tokens")
     rule = oracle.over_rule()
@@ -1578,7 +1541,7 @@ def infer_threshold_over_exact() -> Evidence:
         verdict = _z3_over(e, w, r, g, t)
         return z3.And(*[(verdict == _VERDICT[word]) == rule.gives(word, env, otherwise=oracle.OVER_OTHERWISE) for word in oracle.OVER_RESULTS])
 
-    proof = prove(claim, label="every natural window, reserve, margin, tokens: each verdict where the seed's clauses give it", assumptions=[w >= 0, r >= 0, g >= 0, t >= 0], ties=[_over_tie()])
+    proof = prove(claim, label="every natural window, reserve, margin, tokens: each verdict where the seed's clauses give it", assumptions=[w >= 0, r >= 0, g >= 0, t >= 0], ties=[_z3_over.tie])
     big = (0, 1, 2**32, 10**14 - 1, 10**14)
     cases = list(itertools.product((False, True), (*_THRESHOLD_VALUES, *big), (0, 1, 3, 10**14), (0, 2, 10**14), (0, 1, 2, 5, 13, 10**14)))
     prod = bounded(cases, lambda c: _production_over(c) == oracle.over_says(*c), label="production threshold.over (whole reserve and margin, windows up to 10^14): 2 x 12 x 4 x 3 x 6 cases")
@@ -1664,11 +1627,13 @@ def infer_threshold_early_steps() -> Evidence:
     return also(proof, model).with_production(prod)
 
 
-@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", PROVED_FOR_ENCODING)
+@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", BOUNDED)
 def compact_starts_early() -> Evidence:
     """Derived precondition: the run starts at or under the limit (a first request already over it
-    blocks at once; nothing can come before it). Proved of the encoding of over (tied on bounded
-    naturals): the request before the first one over the limit is background."""
+    blocks at once; nothing can come before it). Proved of bend.infer.over (its encoding generated
+    from its code) for every run: the request before the first one over the limit is background.
+    That first_over asks over of each request in order is read from its loop, so the law is
+    labelled by its bounded runs."""
     run = z3.Array("run", z3.IntSort(), z3.IntSort())
     w, r, g, i, j = z3.Ints("window reserve margin i j")
     limit = w - r
@@ -1678,7 +1643,7 @@ def compact_starts_early() -> Evidence:
         lambda: z3.Implies(z3.And(growth, first_over_limit, run[0] <= limit, g > 0), _z3_over(z3.BoolVal(True), w, r, g, run[i - 1]) == BACKGROUND_CODE),
         label="every run (unbounded naturals) growing by <= margin per request: the request before the first over the limit is background",
         assumptions=[w >= 1, r >= 0, g >= 0, i >= 0, z3.ForAll([j], run[j] >= 0)],
-        ties=[_over_tie()],
+        ties=[_z3_over.tie],
     )
 
     def ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:

@@ -1,0 +1,105 @@
+"""The encodings spec.z3gen builds from the models' code compute what the functions compute, and
+every construct outside the translated subset is refused by name, never guessed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import z3
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bend.infer as m
+import pytest
+from spec import evidence
+from spec.registry import PROVED
+from spec.z3gen import Unsupported, _Translator, generated
+
+FLAG, AFTER, OVER = generated(m.flag), generated(m.after), generated(m.over)
+naturals = st.integers(0, 10**12)
+
+
+def _value(term: z3.ExprRef) -> object:
+    return evidence._read(term)
+
+
+@given(attempt=naturals, supported=st.booleans(), free=st.booleans())
+def test_flag_is_translated_exactly(attempt: int, supported: bool, free: bool) -> None:
+    assert _value(FLAG(z3.IntVal(attempt), z3.BoolVal(supported), z3.BoolVal(free))) == m.flag(attempt, supported, free)
+
+
+@given(attempt=naturals, retries=naturals, called=st.booleans())
+def test_after_is_translated_exactly(attempt: int, retries: int, called: bool) -> None:
+    assert _value(AFTER(z3.IntVal(attempt), z3.IntVal(retries), z3.BoolVal(called))) == m.after(attempt, retries, called)
+
+
+@given(enabled=st.booleans(), window=naturals, reserve=naturals, margin=naturals, tokens=naturals)
+def test_over_is_translated_exactly(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> None:
+    term = OVER(z3.BoolVal(enabled), z3.IntVal(window), z3.IntVal(reserve), z3.IntVal(margin), z3.IntVal(tokens))
+    assert _value(term) == m.over(enabled, window, reserve, margin, tokens)
+
+
+def test_a_generated_encoding_is_tied_to_its_function() -> None:
+    assert FLAG.of == "bend.infer.flag"  # type: ignore[attr-defined]
+    assert FLAG.tie.strength == PROVED and FLAG.tie.of == "bend.infer.flag"  # type: ignore[attr-defined]
+    a, s, f = z3.Int("a"), z3.Bool("s"), z3.Bool("f")
+    proof = evidence.prove(lambda: z3.Implies(a > 0, FLAG(a, s, f) == s), label="a retry flags iff supported", ties=[FLAG.tie])  # type: ignore[attr-defined]
+    assert proof.strength == PROVED
+
+
+# Functions outside the subset, each refused naming what it uses.
+def _loops(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total = total + i
+    return total
+
+
+def _divides(n: int) -> int:
+    return n // 2
+
+
+def _truthy(n: int) -> bool:
+    if n:
+        return True
+    return False
+
+
+def _falls_off(n: int) -> int:
+    if n > 0:
+        return 1
+
+
+def _tuple(n: tuple[int, int]) -> int:
+    return n[0]
+
+
+def _orders_text(a: str, b: str) -> bool:
+    return a < b
+
+
+def _calls_out(n: int) -> int:
+    return abs(n)
+
+
+@pytest.mark.parametrize(
+    ("fn", "says"),
+    [
+        (_loops, "For is not translated"),
+        (_divides, "the operator FloorDiv is not translated"),
+        (_truthy, "a condition that is not a boolean"),
+        (_falls_off, "a path ends without a return"),
+        (_tuple, "parameter n is of type tuple"),
+        (_orders_text, "an order of String values is not translated"),
+        (_calls_out, "a call of abs"),
+    ],
+)
+def test_what_is_not_translated_is_refused(fn: Callable[..., object], says: str) -> None:
+    with pytest.raises(Unsupported, match=says):
+        translate = _Translator(fn)
+        translate([z3.Int(name) if kind is int else z3.String(name) for name, kind in zip(translate.parameters, translate.sorts)])
+
+
+def test_only_functions_of_the_code_are_generated() -> None:
+    with pytest.raises(ValueError, match="stands for a function of bend/ or impl/"):
+        generated(_divides)
