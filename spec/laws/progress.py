@@ -3,12 +3,13 @@
 Both laws are named in the seed's prose (S5.8, "Laws"). A continuation is one call of the check
 of the same run and goal, after the session did some acts.
 
-Strength: proved for the encoding. The z3 proofs are over unbounded integers, about the encodings
-of ``bend.progress.check`` (the record, of the same run and goal or not, its work and count, the
-work now, directors.stallSteps), ``record_act`` (the ledger as a z3 string, one character an act)
-and ``work``; each encoding is tied to its function (``tie``) on a finite family of inputs we chose,
-not on their whole (infinite) input domain, so no law here is proved about the code itself. The
-claims restate S5.8 (the cap from the oracle's rule, spec/oracles/progress.py), not the encoding.
+Strength. The z3 proofs are over unbounded integers and any strings. ``bend.progress.check``'s
+encoding is generated from its code (spec.z3gen: the record, of the same run and goal or not,
+its work and count, the work now, directors.stallSteps), so goal_stops_without_progress is
+proved of the code. ``record_act`` (the ledger as a z3 string, one character an act) and
+``work`` are encoded by hand and tied to their functions (``tie``) on a finite family of inputs
+we chose, so goal_progress_continues, which needs them, is proved for the encoding. The claims
+restate S5.8 (the cap from the oracle's rule, spec/oracles/progress.py), not the encoding.
 - goal_stops_without_progress: induction on the number k of continuations with no new work, each
   a call of check (of="bend.progress.check"): from any count c the count is c + k and the goal
   pauses iff it reaches the cap; the continuation number cap pauses.
@@ -38,23 +39,36 @@ from hypothesis import strategies as st
 from bend import progress as m
 from spec.evidence import Evidence, LawFailed, Tie, all_of, also, bounded, encoding, examples, induction, prove, tie
 from spec.oracles import progress as oracle
-from spec.registry import BOUNDED, PROVED_FOR_ENCODING, law
+from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
+from spec.z3gen import Maybe, generated, struct
 
 VERDICT_CODES = {verdict: code for code, verdict in enumerate(oracle.VERDICTS)}  # continue 0, note 1, pause 2
 CONTINUE, NOTE, PAUSE = (VERDICT_CODES[v] for v in oracle.VERDICTS)
 
 
-# -- the encodings (z3) of the model's functions, each tied to its function --------------------------
+# -- the encodings (z3) of the model's functions: check generated from its code, the ledger's by hand and tied ----
 
 
-@encoding("bend.progress.check")
+_check = generated(m.check)  # bend.progress.check's encoding, generated from its code (spec.z3gen)
+RECORD_RUN, RECORD_GOAL, RUN_NOW, GOAL_NOW = z3.Strings("record.run record.goal run goal")
+
+
 def check_encoding(has_record: Any, same_run: Any, same_goal: Any, work: Any, count: Any, now: Any, stall_steps: Any) -> tuple[Any, Any]:
-    """(verdict code, count after) of one continuation: the record (is there one, of the same run
-    and goal, its work and count), the work now and directors.stallSteps."""
-    cap = z3.If(stall_steps <= 0, oracle.DEFAULT_STALL_STEPS, stall_steps)
-    restarts = z3.Or(z3.Not(has_record), z3.Not(same_run), z3.Not(same_goal), now > work)
-    after = z3.If(restarts, 0, count + 1)
-    return z3.If(restarts, CONTINUE, z3.If(after >= cap, PAUSE, NOTE)), after
+    """(verdict code, count after) of one continuation of the run and goal ``RUN_NOW``,
+    ``GOAL_NOW`` (any strings): the record (is there one; its run and goal, the same as now's
+    where ``same_run`` and ``same_goal`` say so, else any others; its work and count), the work
+    now and directors.stallSteps, through the generated encoding of check."""
+    run = z3.If(same_run, RUN_NOW, RECORD_RUN)
+    goal = z3.If(same_goal, GOAL_NOW, RECORD_GOAL)
+    record = Maybe(z3.Not(has_record), struct(m.Record, run, goal, work, count))
+    out = _check(record, RUN_NOW, GOAL_NOW, now, stall_steps)
+    code = z3.If(out.verdict == z3.StringVal(m.PAUSE), PAUSE, z3.If(out.verdict == z3.StringVal(m.NOTED), NOTE, z3.If(out.verdict == z3.StringVal(m.GO_ON), CONTINUE, -1)))
+    return code, out.count
+
+
+def different_names() -> list[Any]:
+    """A record of another run or goal is one whose name differs from now's."""
+    return [RECORD_RUN != RUN_NOW, RECORD_GOAL != GOAL_NOW]
 
 
 @encoding("bend.progress.record_act")
@@ -71,33 +85,6 @@ def work_encoding(ledger: Any) -> Any:
 RUN, GOAL = "run-1", "goal-1"
 AGREE_COUNTS = range(0, 9)
 AGREE_SETTINGS = range(0, 9)
-TIE_WORKS = (0, 4)
-TIE_NOWS = (0, 3, 4, 5, 9)
-
-
-def _record_view(record: m.Record | None, run: str, goal: str, now: int, stall_steps: int) -> tuple[Any, ...]:
-    """The encoding's arguments for a call of ``m.check``."""
-    held = record is not None
-    return (
-        z3.BoolVal(held), z3.BoolVal(held and record.run == run), z3.BoolVal(held and record.goal == goal),  # type: ignore[union-attr]
-        z3.IntVal(record.work if record else 0), z3.IntVal(record.count if record else 0), z3.IntVal(now), z3.IntVal(stall_steps),
-    )
-
-
-@functools.cache
-def check_tie() -> Tie:
-    """The check's encoding equals ``m.check`` (verdict and count) on every record (none; of this or
-    another run and goal; works 0 and 4; counts 0..8) x works now 0, 3, 4, 5, 9 x settings 0..8."""
-    records: list[m.Record | None] = [None] + [
-        m.Record(run, goal, work, count) for run in ("run-0", RUN) for goal in ("goal-0", GOAL) for work in TIE_WORKS for count in AGREE_COUNTS
-    ]
-    cases = [(record, RUN, GOAL, now, s) for record in records for now in TIE_NOWS for s in AGREE_SETTINGS]
-    return tie(
-        check_encoding, m.check,
-        (cases, f"every record (none; of this or another run and goal; works {TIE_WORKS}; counts {AGREE_COUNTS.start}..{AGREE_COUNTS.stop - 1}) "
-         f"x works now {TIE_NOWS} x directors.stallSteps {AGREE_SETTINGS.start}..{AGREE_SETTINGS.stop - 1}"),
-        args=_record_view, value=lambda checked: (VERDICT_CODES[checked.verdict], checked.count),
-    )
 
 
 LEDGER_ACTS = tuple(m.call_act("t", str(n), "r", n % 2 == 0) for n in range(3)) + (m.note_act("n"),)
@@ -338,12 +325,12 @@ def oracle_cap(stall_steps: Any) -> Any:
     "goal_stops_without_progress",
     "S5.8",
     "Continuations in a row whose acts the session did before, as many as the cap, pause the goal from any count (model and production).",
-    PROVED_FOR_ENCODING,
+    PROVED,
 )
 def goal_stops_without_progress() -> Evidence:
     c, k, setting, count, work, now = z3.Ints("c k setting count work now")
     same = (z3.BoolVal(True),) * 3  # a continuation of the same run and goal, with a record
-    ties = [check_tie()]
+    ties = [_check.tie]
 
     def continuation(before: Any) -> Any:
         """The continuation after ``before`` ones with no new work (work now <= the record's)."""
@@ -409,7 +396,7 @@ def goal_progress_continues() -> Evidence:
         return z3.Implies(z3.And(count >= 0, setting >= 0, now > work), z3.And(verdict == CONTINUE, after == 0))
 
     clears = prove(
-        cleared, ties=[check_tie()],
+        cleared, ties=[_check.tie], assumptions=different_names(),
         label="the work grew (now > the record's): continue with the count 0, from any count, record and directors.stallSteps",
     )
     ledger, act = z3.Strings("ledger act")

@@ -10,10 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bend.infer as m
+import bend.progress as progress
 import pytest
 from spec import evidence
 from spec.registry import PROVED
-from spec.z3gen import Unsupported, _Translator, generated
+from spec.z3gen import Unsupported, _Translator, concrete, fresh, generated
 
 FLAG, AFTER, OVER = generated(m.flag), generated(m.after), generated(m.over)
 naturals = st.integers(0, 10**12)
@@ -37,6 +38,19 @@ def test_after_is_translated_exactly(attempt: int, retries: int, called: bool) -
 def test_over_is_translated_exactly(enabled: bool, window: int, reserve: int, margin: int, tokens: int) -> None:
     term = OVER(z3.BoolVal(enabled), z3.IntVal(window), z3.IntVal(reserve), z3.IntVal(margin), z3.IntVal(tokens))
     assert _value(term) == m.over(enabled, window, reserve, margin, tokens)
+
+
+CHECK = generated(progress.check)
+records = st.none() | st.builds(
+    progress.Record, st.sampled_from(["r1", "r2"]), st.sampled_from(["g1", "g2"]), naturals, st.integers(0, 40)
+)
+
+
+@given(record=records, run=st.sampled_from(["r1", "r2"]), goal=st.sampled_from(["g1", "g2"]), now=naturals, stall=st.integers(0, 40))
+def test_check_with_its_optional_record_is_translated_exactly(record: progress.Record | None, run: str, goal: str, now: int, stall: int) -> None:
+    out = CHECK(concrete(record, progress.Record | None), z3.StringVal(run), z3.StringVal(goal), z3.IntVal(now), z3.IntVal(stall))
+    got = progress.Check(progress.Record(*(_value(t) for t in out.record)), _value(out.verdict), _value(out.count))  # type: ignore[arg-type]
+    assert got == progress.check(record, run, goal, now, stall)
 
 
 def test_a_generated_encoding_is_tied_to_its_function() -> None:
@@ -74,6 +88,10 @@ def _tuple(n: tuple[int, int]) -> int:
     return n[0]
 
 
+def _reads_maybe(r: progress.Record | None) -> int:
+    return r.count  # type: ignore[union-attr]
+
+
 def _orders_text(a: str, b: str) -> bool:
     return a < b
 
@@ -89,7 +107,8 @@ def _calls_out(n: int) -> int:
         (_divides, "the operator FloorDiv is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
-        (_tuple, "parameter n is of type tuple"),
+        (_tuple, "parameter n: the type tuple"),
+        (_reads_maybe, "r.count where r may be None"),
         (_orders_text, "an order of String values is not translated"),
         (_calls_out, "a call of abs"),
     ],
@@ -97,7 +116,7 @@ def _calls_out(n: int) -> int:
 def test_what_is_not_translated_is_refused(fn: Callable[..., object], says: str) -> None:
     with pytest.raises(Unsupported, match=says):
         translate = _Translator(fn)
-        translate([z3.Int(name) if kind is int else z3.String(name) for name, kind in zip(translate.parameters, translate.sorts)])
+        translate([fresh(kind, name) for name, kind in zip(translate.parameters, translate.sorts)])
 
 
 def test_only_functions_of_the_code_are_generated() -> None:
