@@ -4,8 +4,9 @@ replay     both sides on every committed scenario (or the files named), byte for
 scenarios  regenerate the scenario files and digests (make scenarios)
 check      fail when regeneration would change any committed file
 
-Exit status: 0 every scenario agrees; 1 a mismatch, or a fault of the environment; 2 bad
-usage, an unknown area, or a scenario file that cannot be read or parsed.
+Exit status: 0 every scenario agrees; 1 a mismatch, a process of the production side that did
+not answer within its deadline, or a fault of the environment; 2 bad usage, an unknown area,
+or a scenario file that cannot be read or parsed.
 """
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ def main(argv: list[str]) -> int:
         if len(rest) > 1:
             b = core.by_area(rest[0])
             digests = core.read_digests(b.directory)
-            bad = [m for p in rest[1:] if (m := core.replay(b, Path(p), digests.get(Path(p).name))) is not None]
+            try:
+                bad = [m for p in rest[1:] if (m := core.replay(b, Path(p), digests.get(Path(p).name))) is not None]
+            except BaseException:
+                core.finish(b, quietly=True)
+                raise
+            core.finish(b)
             for m in bad:
                 print(m)
             print(f"{b.area}: {len(rest) - 1} scenarios replayed, {len(bad)} differ")
@@ -56,7 +62,7 @@ def main(argv: list[str]) -> int:
         return status
     except core.BridgeError as error:
         print(f"bridge: {error}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(error, core.Stuck) else 2
     except BrokenPipeError:  # `| head`: stop quietly, as Unix tools do
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)

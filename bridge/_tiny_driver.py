@@ -1,9 +1,17 @@
-"""One eukhe process of the tiny election bridge: ``python -m bridge._tiny_driver AGENT_DIR MODEL``.
+"""One eukhe process of the tiny election bridge: ``python -m bridge._tiny_driver MODEL``.
 
 Reads commands on stdin, answers one line each on stdout:
+- ``use AGENT_DIR LAUNCH`` → ``ok``: the scenario that begins uses AGENT_DIR, and its workers are
+  started as ``eukhe tiny-worker`` (LAUNCH ``cli``) or as ``python -m bridge._tiny_worker``
+  (``module``: the same worker without the command line's imports), both by production's
+  ``eukhe.tiny.client.launch``;
 - ``need TAG`` → ``<outcome> <worker pid>`` (a TinyClient with dtype TAG elects a worker);
 - ``hold DIR`` → ``sent`` (a chat the fake engine holds until DIR/release is written);
-- ``wait`` → ``<answer> <worker pid>`` once the held chat is answered.
+- ``wait`` → ``<answer> <worker pid>`` once the held chat is answered;
+- ``end`` → ``ok``: the scenario ended (its client is closed).
+
+A driver lives from one scenario to the next (``bridge.tiny``'s pool); it ends at the end of its
+input.
 """
 
 from __future__ import annotations
@@ -12,17 +20,39 @@ import sys
 import threading
 from pathlib import Path
 
+from eukhe.tiny import client as tiny_client
 from eukhe.tiny.client import TinyClient
+
+CLI_COMMAND = tiny_client.worker_command
+
+
+def module_command(agent_dir: Path, model_id: str, device: str, dtype: str) -> list[str]:
+    """``eukhe.tiny.client.worker_command`` with ``-m bridge._tiny_worker`` for ``-m eukhe tiny-worker``."""
+    command = CLI_COMMAND(agent_dir, model_id, device, dtype)
+    assert command[1:4] == ["-m", "eukhe", "tiny-worker"], command
+    return [command[0], "-m", "bridge._tiny_worker", *command[4:]]
 
 
 def main(argv: list[str]) -> int:
-    agent_dir, model_id = Path(argv[0]), argv[1]
+    model_id = argv[0]
+    agent_dir: Path | None = None
     client: TinyClient | None = None
     held: list[str] = []
     thread: threading.Thread | None = None
     for raw in sys.stdin:
         verb, _, arg = raw.strip().partition(" ")
-        if verb == "need":
+        if verb in ("use", "end"):
+            if client is not None:
+                client.close()
+                client = None
+            if verb == "use":
+                where, launch = arg.rsplit(" ", 1)
+                agent_dir = Path(where)
+                # production's launch() builds its command line with worker_command
+                tiny_client.worker_command = module_command if launch == "module" else CLI_COMMAND
+            print("ok", flush=True)
+        elif verb == "need":
+            assert agent_dir is not None, "need before use"
             if client is not None:
                 client.close()
             client = TinyClient(agent_dir, model_id, dtype=arg)

@@ -43,6 +43,8 @@ class Bridge:
     model / production: the transcript lines of each side for a scenario's events.
     cases: the rule cases the seed names for this bridge; reached: which of them a scenario
     reaches (the coverage check requires every case over all scenarios).
+    finish: called once a replay of several scenarios ended (a bridge that keeps processes from
+    one scenario to the next ends them here).
     """
 
     area: str
@@ -52,6 +54,7 @@ class Bridge:
     production: Printer
     cases: frozenset[str]
     reached: Callable[[Sequence[Event]], set[str]]
+    finish: Callable[[], None] | None = None
 
     @property
     def directory(self) -> Path:
@@ -63,6 +66,11 @@ class Bridge:
 
 class BridgeError(Exception):
     """A scenario file that cannot be read, or an external model that failed."""
+
+
+class Stuck(BridgeError):
+    """A process of a bridge's production side that did not answer, or did not end, within
+    its deadline (the message names it and what it waited for)."""
 
 
 def bridges() -> list[Bridge]:
@@ -232,13 +240,30 @@ def replay_all(b: Bridge) -> tuple[int, list[Mismatch]]:
     if not files:
         raise BridgeError(f"no scenario files in {b.directory}: run `make scenarios`")
     mismatches = []
-    for path in files:
-        if path.name not in digests:
-            raise BridgeError(f"{path} has no digest in {b.directory / DIGESTS}")
-        found = replay(b, path, digests[path.name])
-        if found is not None:
-            mismatches.append(found)
+    try:
+        for path in files:
+            if path.name not in digests:
+                raise BridgeError(f"{path} has no digest in {b.directory / DIGESTS}")
+            found = replay(b, path, digests[path.name])
+            if found is not None:
+                mismatches.append(found)
+    except BaseException:
+        finish(b, quietly=True)
+        raise
+    finish(b)
     return len(files), mismatches
+
+
+def finish(b: Bridge, quietly: bool = False) -> None:
+    """The bridge's ``finish`` after a replay of several scenarios (``quietly``: while another
+    error is on its way, whose report its own error must not replace)."""
+    if b.finish is None:
+        return
+    try:
+        b.finish()
+    except Exception:
+        if not quietly:
+            raise
 
 
 def coverage(b: Bridge) -> set[str]:

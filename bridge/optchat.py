@@ -7,7 +7,9 @@ late; 1 = 4,000 messages with small budgets (view 6,000/3,000 bytes, compaction 
 calls start, fail and end in any order, with turns waiting, ticks and deadlines; 4..27 = 24
 runs with random sizes, budgets and job counts 1..8; 28..67 = 40 live runs, where the calls'
 timings come from the live compactor against the scripted loopback server (the section "live
-runs" below). Every scenario is compared at every T.
+runs" below); 68..299 = short runs (``short``, ``short_live_generate``: tens of events, small budgets,
+every job count, the sizes at the 512-byte cut), each fourth of them live, so that the short
+runs alone reach every rule case and input class. Every scenario is compared at every T.
 
 This printer drives eukhe code only: it never imports the model. The scenario texts
 (``filler``) are decoded here on their own, as the model decodes them on its side.
@@ -40,7 +42,8 @@ from eukhe.memory.simulate import note_size
 from eukhe.memory.view import Node, name, render_lines
 from spec import loopback
 
-COUNT = 68  # 28 planner runs, then 40 live runs (LIVE_FIRST..)
+COUNT = 300  # 28 planner runs, 40 live runs (LIVE_FIRST..), then short runs (SHORT_FIRST..)
+SHORT_FIRST = 68
 QUEUE_SHOWN = 8
 
 _PATTERN = "alpha beta\r\ngamma\rdelta\nepsilon ζήτα ø — «ok»; 𝄞 end. "
@@ -130,7 +133,64 @@ def _random(r: random.Random) -> list[Event]:
     return events
 
 
+def message_size(r: random.Random) -> int:
+    """A short run's message size: the 512-byte cut from both sides, huge, or any."""
+    roll = r.random()
+    if roll < 0.12:
+        return r.choice([1, 511, NODE, NODE + 1])
+    if roll < 0.17:
+        return r.randint(6_000, 9_000)
+    return r.randint(1, 900) if roll < 0.7 else r.randint(1, 3_000)
+
+
+def short(r: random.Random, jobs: int) -> list[Event]:
+    """A short planner run: tens of events on small budgets (a batch after a few messages), with
+    calls that end (lines of 1 and 512 bytes among them), fail, waiting turns, ticks, deadlines
+    and zooms."""
+    ceiling = r.randint(1_500, 5_000)
+    cceiling = r.randint(600, max(700, ceiling // 2))
+    events: list[Event] = [
+        {
+            "e": "config",
+            "jobs": jobs,
+            "ceiling": ceiling,
+            "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
+            "cceiling": cceiling,
+            "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
+            "base": r.randint(1, 480),
+            "spread": r.randint(1, 300),
+        }
+    ]
+    for _ in range(r.randint(20, 70)):
+        roll = r.random()
+        if roll < 0.40:
+            events.append({"e": "m", "size": message_size(r)})
+        elif roll < 0.64:
+            size = r.choice([1, NODE]) if r.random() < 0.15 else r.randint(1, NODE)
+            events.append({"e": "done", "k": r.randrange(8), "size": size})
+        elif roll < 0.76:
+            k = r.randrange(8)  # failures of one call in a row: the third builds from the input
+            events.extend({"e": "fail", "k": k} for _ in range(r.choice([1, 1, 2, 3])))
+        elif roll < 0.81:
+            events.append({"e": "wait"})
+        elif roll < 0.85:
+            events.append({"e": "tick"})
+        elif roll < 0.88:
+            events.append({"e": "go"})
+        elif roll < 0.93:
+            events.append({"e": "idle"})
+        else:
+            n = 1 << r.randint(0, 4)
+            events.append({"e": "zoom", "id": r.randint(0, 24) * r.choice([n, 1]), "n": r.choice([n, n, 3])})
+    events.append({"e": "idle"})
+    return events
+
+
 def generate(index: int) -> list[Event]:
+    if index >= SHORT_FIRST:
+        if index % 4 == 3:
+            return short_live_generate(index)
+        return short(random.Random(4_100_004 + index), 1 + (index // 4) % 8)
     if index >= LIVE_FIRST:
         return live_generate(index)
     r = random.Random(4_000_004 + index)
@@ -345,7 +405,7 @@ def classes(events: Sequence[Event]) -> set[str]:
     return found
 
 
-LIVE_CASES = frozenset(
+LIVE_CASES: frozenset[str] = frozenset(  # annotated, so the report finds the input classes of CASES below
     {
         # live runs (the compactor over loopback HTTP), their input classes:
         "live_http_calls",  # real requests reached the loopback server
@@ -504,12 +564,12 @@ def _reply_step(r: random.Random) -> Event:
     return {"do": "r", "k": r.randrange(8), "a": kind, "s": length}
 
 
-def live_script(r: random.Random) -> list[Event]:
+def live_script(r: random.Random, phases: tuple[int, int] = (4, 6), lengths: tuple[int, int] = (8, 22)) -> list[Event]:
     """A driver script: phases that pile up work (messages, few replies) and phases that answer."""
     steps: list[Event] = []
-    for _ in range(r.randint(4, 6)):
+    for _ in range(r.randint(*phases)):
         busy = r.random() < 0.5
-        for _ in range(r.randint(8, 22)):
+        for _ in range(r.randint(*lengths)):
             roll = r.random()
             if roll < (0.45 if busy else 0.18):
                 steps.append({"do": "m", "s": live_size(r)})
@@ -542,6 +602,32 @@ def live_generate(index: int) -> list[Event]:
         "cceiling": cceiling,
         "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
         "live": {"api": LIVE_APIS[index % 2], "steps": live_script(r)},
+    }
+    return _Live(config, None).run()[2]
+
+
+def short_live_generate(index: int) -> list[Event]:
+    """A short live run (SHORT_FIRST.., each fourth): a script of one or two short phases on
+    small budgets."""
+    r = random.Random(9_100_012 + index)
+    ceiling = r.randint(1_500, 5_000)
+    cceiling = r.randint(600, max(700, ceiling // 2))
+    steps = live_script(r, (1, 2), (6, 16))
+    if r.random() < 0.4:  # one call failing three times, a message between (D5: the third builds)
+        k, at = r.randrange(2), r.randint(0, len(steps))
+        chain: list[Event] = [{"do": "r", "k": k, "a": "fail", "s": r.choice([500, 503, 429])}, {"do": "m", "s": live_size(r)}] * 3
+        steps[at:at] = [{"do": "m", "s": live_size(r)}, *chain[:-1]]
+    if r.random() < 0.3:  # an over-long reply, then the same line again: the tries end (D9)
+        k, at = r.randrange(2), r.randint(0, len(steps))
+        steps[at:at] = [{"do": "r", "k": k, "a": kind, "s": r.randint(NODE + 1, 2_500)} for kind in ("long", "again")]
+    config: Event = {
+        "e": "config",
+        "jobs": 1 + (index // 4) % 8,
+        "ceiling": ceiling,
+        "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
+        "cceiling": cceiling,
+        "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
+        "live": {"api": LIVE_APIS[(index // 4) % 2], "steps": steps},
     }
     return _Live(config, None).run()[2]
 

@@ -4,8 +4,11 @@ real directory, fsync per line) and the model (``bend.optchat_store``) run the s
 on byte for byte (memory.md rule 25, D1, D7, F1).
 
 Scenarios: 0 and 1 = 250 and 350 messages with a late compactor (calls end, fail, turns wait)
-and restarts every 20-120 events; 2..7 = random runs with small budgets and restarts. The
-directory is made under /dev/shm when it exists (real files, cheap fsync), else the temp dir.
+and restarts every 20-120 events; 2..7 = random runs with small budgets and restarts; 8..299 =
+short runs (``bridge.optchat.short``: tens of events, every job count, the sizes at the 512-byte
+cut) with restarts every 2-24 events, some before any message and some twice in a row, so that
+the short runs alone reach every rule case and input class. The directory is made under
+/dev/shm when it exists (real files, cheap fsync), else the temp dir.
 
 This printer drives eukhe code only: it never imports the model.
 """
@@ -19,12 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.core import Bridge, Event
-from bridge.optchat import Recorded, _late, play
+from bridge.optchat import Recorded, _late, classes, play, short
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.store import Store
 
-COUNT = 8
+COUNT = 300
+SHORT_FIRST = 8
 CLOCK = "2026-11-30T12:00:00+00:00"
 
 
@@ -78,7 +82,24 @@ def _random(r: random.Random) -> list[Event]:
     return events
 
 
+def _short(r: random.Random, index: int) -> list[Event]:
+    """A short run with restarts every 2-24 events, one right after the config at times, and at
+    times two in a row."""
+    events = short(r, 1 + index % 8)
+    out: list[Event] = events[:1] + ([{"e": "restart"}] if r.random() < 0.15 else [])
+    gap = r.randint(2, 24)
+    for event in events[1:]:
+        out.append(event)
+        gap -= 1
+        if gap == 0:
+            out.extend({"e": "restart"} for _ in range(2 if r.random() < 0.15 else 1))
+            gap = r.randint(2, 24)
+    return out
+
+
 def generate(index: int) -> list[Event]:
+    if index >= SHORT_FIRST:
+        return _short(random.Random(7_100_011 + index), index)
     r = random.Random(7_000_011 + index)
     if index in (0, 1):
         config: Event = {"e": "config", "jobs": 6 - index, "ceiling": 12_000, "floor": 6_000, "cceiling": 4_000, "cfloor": 2_000}
@@ -149,7 +170,28 @@ def run(events: Sequence[Event]) -> tuple[list[str], set[str]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-RECORDED = Recorded(run)
+def store_classes(events: Sequence[Event]) -> set[str]:
+    """The input classes of a scenario: the planner's (``bridge.optchat.classes``), a restart
+    before any message, and two restarts in a row."""
+    found = classes(events)
+    messages = 0
+    before: object = None
+    for event in events:
+        kind = event.get("e")
+        if kind == "config":
+            messages = 0
+        elif kind == "m":
+            messages += 1
+        elif kind == "restart":
+            if messages == 0:
+                found.add("restart_before_any_message")
+            if before == "restart":
+                found.add("restart_twice_in_a_row")
+        before = kind
+    return found
+
+
+RECORDED = Recorded(run, store_classes)
 
 
 CASES = frozenset(
@@ -165,6 +207,19 @@ CASES = frozenset(
         "free_merge",  # rule 12: free parents logged as node lines
         "fail_cap",  # D5: the cut line is logged as the node's line
         "zoom",
+        # input classes (``store_classes``): the 512-byte cut from both sides, huge messages, the
+        # shortest and longest compactor lines, every job count, a restart of a chat with no
+        # message, restarts in a row
+        "message_1_bytes",
+        "message_511_bytes",
+        "message_512_bytes",
+        "message_513_bytes",
+        "message_huge",
+        "line_1_bytes",
+        "line_512_bytes",
+        *(f"jobs_{n}" for n in range(1, 9)),
+        "restart_before_any_message",
+        "restart_twice_in_a_row",
     }
 )
 

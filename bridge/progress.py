@@ -10,6 +10,7 @@ notes) and reads the work with hooks.work_of; it never imports bend.
 
 from __future__ import annotations
 
+import math
 import random
 import tempfile
 from collections.abc import Sequence
@@ -29,6 +30,61 @@ from eukhe.directors.progress import (
     pause_reason,
     stall_check,
 )
+
+TOOLS = ["bash", "read", "edit", "", "ツール"]
+ARGS: list[Any] = [{"cmd": "make"}, {"path": "a.py"}, {"path": "b.py", "line": 3}, {"cmd": "make", "j": 2}, ["x", 1], 10**30, -1,
+                   {"n": -(10**30)}, {}, None]
+RESULTS = ["ok", "", "error: no such file", "3 passed", "é\n"]
+NOTES = ["tests pass", "step two done"]
+
+# Scenarios WIDE_FIRST.. draw from wider tables too (scenarios before it are as first generated):
+# tool names long and namespaced, arguments of every JSON kind, results and notes that are
+# empty, non-ASCII or several lines.
+WIDE_FIRST = 200
+WIDE_TOOLS = TOOLS + ["mcp__fs__read_file", "t" * 200]
+WIDE_ARGS: list[Any] = ARGS + [
+    "make -j2",
+    "",
+    "ツール ✓ é",
+    True,
+    False,
+    0,
+    0.5,
+    -0.0,
+    1e308,
+    5e-324,
+    -(2**63),
+    [],
+    [[[["deep"]]]],
+    {"a": {"b": {"c": [1, 2.5, None, True, "x"]}}},
+    {"path": "é/ツ.py", "n": 2**64},
+    {"": ""},
+]
+WIDE_RESULTS = RESULTS + ["ok\nline two\r\nline three", "結果: ✓", "x" * 5_000]
+WIDE_NOTES = NOTES + ["", "テスト済み ✓", "step three\ndone"]
+ARG_KINDS = (
+    "null",
+    "a boolean",
+    "an integer",
+    "a float",
+    "a string",
+    "a list",
+    "an object",
+    "an empty string",
+    "an empty list",
+    "an empty object",
+    "a huge integer",
+    "a negative number",
+    "negative zero",
+    "a huge or tiny float",
+    "a non-ASCII string",
+    "nesting 3 deep",
+)
+
+
+def _tool_label(tool: str) -> str:
+    return "(empty)" if not tool else tool if len(tool) <= 40 else f"of {len(tool)} characters"
+
 
 CASES = frozenset(
     {
@@ -50,10 +106,90 @@ CASES = frozenset(
         "parallel_calls_out_of_order",
         "result_of_unknown_call",
         "error_result",
+        # input classes (``classes``): every tool name of the tables (empty and non-ASCII among
+        # them), arguments of every JSON kind (huge, negative, tiny, -0.0, empty, nested,
+        # non-ASCII; a session holds no non-finite number), results and notes that are empty,
+        # non-ASCII or multi-line, every cap 0..5
         "huge_or_negative_arguments",
         "unicode_or_empty_name",
+        *(f"tool {_tool_label(tool)}" for tool in WIDE_TOOLS),
+        *(f"arguments hold {kind}" for kind in ARG_KINDS),
+        "result empty",
+        "result non-ASCII",
+        "result multi-line",
+        "note empty",
+        "note non-ASCII",
+        "note multi-line",
+        *(f"cap {cap}" for cap in range(6)),
     }
 )
+
+
+def _kinds(value: Any, depth: int = 0) -> set[str]:
+    """The ARG_KINDS a JSON value holds, its nested values included."""
+    found: set[str] = set()
+    if depth >= 3:
+        found.add("nesting 3 deep")
+    if value is None:
+        found.add("null")
+    elif isinstance(value, bool):
+        found.add("a boolean")
+    elif isinstance(value, int):
+        found.add("an integer")
+        if abs(value) >= 2**63:
+            found.add("a huge integer")
+        if value < 0:
+            found.add("a negative number")
+    elif isinstance(value, float):
+        found.add("a float")
+        if value == 0 and math.copysign(1.0, value) < 0:
+            found.add("negative zero")
+        elif value < 0:
+            found.add("a negative number")
+        if value != 0 and (abs(value) >= 1e300 or abs(value) < 1e-300):
+            found.add("a huge or tiny float")
+    elif isinstance(value, str):
+        found.add("a string")
+        if not value:
+            found.add("an empty string")
+        if not value.isascii():
+            found.add("a non-ASCII string")
+    elif isinstance(value, list):
+        found.add("a list" if value else "an empty list")
+        for item in value:
+            found |= _kinds(item, depth + 1)
+    elif isinstance(value, dict):
+        found.add("an object" if value else "an empty object")
+        for key, item in value.items():
+            found |= _kinds(key, depth + 1) - {"a string"} | _kinds(item, depth + 1)
+    return found
+
+
+def _text_classes(what: str, text: str) -> set[str]:
+    found = set()
+    if not text:
+        found.add(f"{what} empty")
+    if not text.isascii():
+        found.add(f"{what} non-ASCII")
+    if "\n" in text.rstrip("\n") or "\r" in text:
+        found.add(f"{what} multi-line")
+    return found
+
+
+def classes(events: Sequence[Event]) -> set[str]:
+    """The input classes a scenario's events hold."""
+    found: set[str] = set()
+    for event in events:
+        op = event["op"]
+        for call in event["calls"] if op == "calls" else [event] if op == "call" else []:
+            found.add(f"tool {_tool_label(str(call['tool']))}")
+            found |= {f"arguments hold {kind}" for kind in _kinds(call["args"])}
+            found |= _text_classes("result", str(call["result"]))
+        if op == "note":
+            found |= _text_classes("note", str(event["text"]))
+        elif op == "continue":
+            found.add(f"cap {event['cap']}")
+    return found
 
 
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
@@ -176,17 +312,13 @@ def reached(events: Sequence[Event]) -> set[str]:
         elif op in ("input", "resume"):
             reset_by = str(op)
             record = None
-    return found
-
-
-TOOLS = ["bash", "read", "edit", "", "ツール"]
-ARGS: list[Any] = [{"cmd": "make"}, {"path": "a.py"}, {"path": "b.py", "line": 3}, {"cmd": "make", "j": 2}, ["x", 1], 10**30, -1,
-                   {"n": -(10**30)}, {}, None]
-RESULTS = ["ok", "", "error: no such file", "3 passed", "é\n"]
+    return found | classes(events)
 
 
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"progress-{index}")
+    wide = index >= WIDE_FIRST
+    tools, args, results, notes = (WIDE_TOOLS, WIDE_ARGS, WIDE_RESULTS, WIDE_NOTES) if wide else (TOOLS, ARGS, RESULTS, NOTES)
     events: list[Event] = []
     cap = rng.choice([0, 1, 2, 3, 3, 4, 5])
     run, goal = 1, 1
@@ -202,9 +334,9 @@ def generate(index: int) -> list[Event]:
                 call = dict(rng.choice(calls))
             else:
                 call = {
-                    "tool": rng.choice(TOOLS),
-                    "args": rng.choice(ARGS),
-                    "result": rng.choice(RESULTS),
+                    "tool": rng.choice(tools),
+                    "args": rng.choice(args),
+                    "result": rng.choice(results),
                     "error": rng.random() < 0.25,
                 }
                 calls.append(call)
@@ -213,11 +345,11 @@ def generate(index: int) -> list[Event]:
             pair = [dict(rng.choice(calls)) for _ in range(2)]
             events.append({"op": "calls", "calls": [dict(c, id=f"p{step}-{i}") for i, c in enumerate(pair)]})
         elif roll < 0.33:
-            events.append({"op": "orphan", "id": f"gone_{step}", "result": rng.choice(RESULTS), "error": rng.random() < 0.5})
+            events.append({"op": "orphan", "id": f"gone_{step}", "result": rng.choice(results), "error": rng.random() < 0.5})
         elif roll < 0.36:
             events.append({"op": "text", "text": rng.choice(["thinking...", "waiting for the build", "the plan: 1. 2. 3."])})
         elif roll < 0.42:
-            events.append({"op": "note", "text": rng.choice(["tests pass", "step two done"]), "accepted": rng.random() < 0.7})
+            events.append({"op": "note", "text": rng.choice(notes), "accepted": rng.random() < 0.7})
         elif roll < 0.90:
             events.append({"op": "continue", "run": f"run-{run}", "goal": f"goal-{goal}", "cap": cap})
         elif roll < 0.94:
@@ -234,7 +366,7 @@ def generate(index: int) -> list[Event]:
 
 BRIDGE = Bridge(
     area="progress",
-    count=200,
+    count=300,
     generate=generate,
     model=model_transcript,
     production=production,

@@ -6,14 +6,35 @@ A scenario is a sequence of needs (a process p1..p3 wants the worker with a laun
 then send a request the worker holds in flight), releases of held requests, and exits of the
 seated worker. The model side is ``bend.tiny.transcript``. The production side runs each
 process as a real ``python -m bridge._tiny_driver`` with a real ``TinyClient``; workers are
-real ``eukhe tiny-worker`` processes with the fake (echo) engine; an exit is SIGTERM to the
-seated worker. It prints what it observed: the outcome each client reported, which worker
-(numbered by the order its pid first appeared) answered, and which workers ended (waited for
-on a pidfd, never by timing).
+real processes with the fake (echo) engine, started by production's ``launch``; an exit is
+SIGTERM to the seated worker. It prints what it observed: the outcome each client reported,
+which worker (numbered by the order its pid first appeared) answered, and which workers ended
+(waited for on a pidfd, never by timing).
+
+Scenarios 0..2 are the first ones (7-11 steps each; their workers are ``eukhe tiny-worker``
+itself). SHORT_FIRST.. are short: 2-4 steps, often a join, about 1.7 worker starts each, and
+their first event says ``"launch": "module"``: their workers are ``python -m
+bridge._tiny_worker``, the same ``eukhe.tiny.worker.run`` without the command line's imports
+(a start costs about a quarter of the CPU). The short ones alone reach every rule case and
+input class. A worker runs one request at a time, so a scenario holds at most one request per
+worker: a second would wait behind the first and never reach the engine that holds it (the
+model lets a worker hold several; releasing them in another order would deadlock production).
+
+The processes p1..p3 (``_Pool``, one per thread) live from one scenario to the next: a scenario
+starts only its workers, and its processes close their clients at its end; ``finish`` (the end
+of a replay) ends them.
+
+No read from a child process waits without a deadline (DEADLINE): a driver's answer, the FIFO
+that says a worker holds a request, the reader of the FIFO that releases it, a process's exit. A
+read that passes it fails with ``Stuck``, naming the process and what it waited for; the
+scenario's workers and the thread's processes are then ended (SIGKILL after the deadline), so
+nothing is left behind and the next scenario starts new processes.
 """
 
 from __future__ import annotations
 
+import atexit
+import errno
 import json
 import os
 import random
@@ -24,26 +45,34 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bend import tiny as model
-from bridge.core import Bridge, Event
+from bridge.core import Bridge, Event, Stuck
 from eukhe.tiny import paths
 
 PROCESSES = ("p1", "p2", "p3")
 TAGS = ("q4", "fp16", "fp32")
 MODEL = "echo-bridge"
-COUNT = 3
+COUNT = 300
+SHORT_FIRST = 3
+DEADLINE = 60.0  # seconds: a hang guard on every read from a child process, never part of a result
 
 
 def generate(index: int) -> list[Event]:
+    """Scenario ``index``: needs of random processes and tags (some holding a request), releases
+    and exits. A short one (SHORT_FIRST..) has 2-4 steps, often needs the tag of the need before
+    (a join: no worker to start) and starts its workers without the command line (``launch``)."""
     rng = random.Random(f"tiny-{index}")
+    short = index >= SHORT_FIRST
     events: list[Event] = []
     world = model.World()
     holding: set[str] = set()
-    for _ in range(rng.randrange(7, 12)):
+    last: str | None = None
+    for _ in range(rng.randrange(2, 5) if short else rng.randrange(7, 12)):
         free = [p for p in PROCESSES if p not in holding]
         roll = rng.random()
         if holding and roll < 0.25:
@@ -62,9 +91,15 @@ def generate(index: int) -> list[Event]:
             continue
         process = rng.choice(free)
         tag = rng.choice(TAGS)
+        if short and last is not None and rng.random() < 0.4:
+            tag = last
+        last = tag
         event: Event = {"do": "need", "proc": process, "tag": tag}
         world = model.need(world, tag)[0]
-        if rng.random() < 0.35:
+        seated = model.current(world)
+        if rng.random() < 0.35 and seated is not None and not seated.inflight:
+            # one held request per worker: a worker runs its requests one at a time, so a second
+            # one would wait behind the first, never reaching the engine that holds it
             held = model.hold(world, process)
             if held is not None:
                 world = held
@@ -73,10 +108,14 @@ def generate(index: int) -> list[Event]:
         events.append(event)
     for process in sorted(holding):
         events.append({"do": "release", "proc": process})
+    if short:
+        events[0]["launch"] = "module"
     return events
 
 
-def _wait_exit(pid: int, limit: float = 60.0) -> bool:
+def _wait_exit(pid: int, limit: float | None = None) -> bool:
+    """Whether process ``pid`` ended within ``limit`` seconds (DEADLINE by default)."""
+    limit = DEADLINE if limit is None else limit
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
@@ -96,9 +135,10 @@ class _Measured:
     """Under coverage (``coverage run ... -m pytest``), the bridge's real processes are measured
     too: the drivers and the workers they start get ``COVERAGE_PROCESS_START`` (an rc file with
     the running measurement's branch and source settings, parallel data files in a temp dir) and
-    a ``sitecustomize`` on their ``PYTHONPATH`` that calls ``coverage.process_startup()``; once
-    they have exited, their data is merged into the running measurement (saved with it). Without
-    coverage running this does nothing."""
+    a ``sitecustomize`` on their ``PYTHONPATH`` that calls ``coverage.process_startup()``; when
+    their pool closes (its processes have ended, and every scenario's workers), their data is
+    merged into the running measurement (saved with it). Without coverage running this does
+    nothing."""
 
     def __init__(self) -> None:
         self.env: dict[str, str] = {}
@@ -139,36 +179,187 @@ class _Measured:
 _MERGING = threading.Lock()
 
 
-class _Run:
+def _deadline_passed(end: float) -> bool:
+    return time.monotonic() >= end
+
+
+class _Driver:
+    """One process (``python -m bridge._tiny_driver``): commands on its stdin, one answer line
+    each on its stdout, read with a deadline."""
+
+    def __init__(self, name: str, env: dict[str, str]) -> None:
+        self.name = name
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bridge._tiny_driver", MODEL],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        self.out = self.process.stdout.fileno()
+        self.buffer = b""
+
+    def ask(self, command: str, waits_for: str) -> str:
+        """The answer line to ``command``; Stuck after DEADLINE, naming ``waits_for``."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(command.encode("utf-8") + b"\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise Stuck(f"tiny: {self.name} exited (status {self.process.poll()}) before {command!r}") from None
+        end = time.monotonic() + DEADLINE
+        while b"\n" not in self.buffer:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.out], [], [], left)[0]:
+                raise Stuck(f"tiny: {self.name} gave no answer to {command!r} within {DEADLINE:.0f} s (it waited for {waits_for})")
+            chunk = os.read(self.out, 65536)
+            if not chunk:
+                raise Stuck(f"tiny: {self.name} closed its output (status {self.process.wait()}) before answering {command!r} ({waits_for})")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8").strip()
+
+    def close(self) -> str:
+        """End the process: EOF on its stdin, then its exit within DEADLINE (else SIGKILL)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.process.wait(timeout=DEADLINE)
+            problem = ""
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            problem = f"{self.name} did not exit within {DEADLINE:.0f} s of the end of its input (killed)"
+        self.process.stdout.close()
+        return problem
+
+
+def _await_received(fd: int, fifo: Path, process: str) -> None:
+    """Wait until the worker opened and closed ``fifo`` (it holds the request), within DEADLINE.
+    ``fd`` is ``fifo`` opened for reading without blocking before the request was sent: such a
+    reader sees a hangup only once a writer that came after it has gone (Linux)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    end = time.monotonic() + DEADLINE
+    while True:
+        left = end - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            raise Stuck(f"tiny: the worker serving {process} did not open {fifo} within {DEADLINE:.0f} s (the held request never arrived)")
+        if not os.read(fd, 4096):
+            return
+
+
+def _release(fifo: Path, what: str, deadline: float | None = None) -> None:
+    """Open ``fifo`` for writing once its reader (the worker holding the request) has it open,
+    then close it: the reader sees its end. Stuck when no reader came within ``deadline``
+    (DEADLINE by default)."""
+    deadline = DEADLINE if deadline is None else deadline
+    end = time.monotonic() + deadline
+    pause = 0.0005
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            if _deadline_passed(end):
+                raise Stuck(f"tiny: nobody opened {fifo} to wait for its release within {deadline:.0f} s ({what})") from None
+            time.sleep(pause)  # the worker opens it right after the FIFO it was received by
+            pause = min(pause * 2, 0.05)
+            continue
+        os.close(fd)
+        return
+
+
+class _Pool:
+    """The processes p1..p3 of one thread, kept from one scenario to the next: a scenario tells
+    each process it uses its agent dir and how its workers start (``use``), and ends with ``end``,
+    so it starts only its workers. Under coverage the pool's processes and their workers are
+    measured in the pool's directory, merged when the pool closes (``finish``, at the end of a
+    replay, or at exit). A scenario that fails closes its thread's pool."""
+
     def __init__(self) -> None:
+        self.measured = _Measured()
+        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000", **self.measured.env}
+        self.drivers: dict[str, _Driver] = {}
+
+    def driver(self, process: str) -> _Driver:
+        if process not in self.drivers:
+            self.drivers[process] = _Driver(process, self.env)
+        return self.drivers[process]
+
+    def close(self) -> list[str]:
+        problems = [driver.close() for driver in self.drivers.values()]
+        self.drivers.clear()
+        self.measured.merge()
+        return [p for p in problems if p]
+
+
+_LOCAL = threading.local()
+_POOLS: list[_Pool] = []
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool() -> _Pool:
+    pool: _Pool | None = getattr(_LOCAL, "pool", None)
+    if pool is None:
+        pool = _LOCAL.pool = _Pool()
+        with _POOLS_LOCK:
+            _POOLS.append(pool)
+    return pool
+
+
+def _drop_pool() -> list[str]:
+    """Close this thread's pool (its processes end, their measurement is merged)."""
+    pool: _Pool | None = getattr(_LOCAL, "pool", None)
+    if pool is None:
+        return []
+    _LOCAL.pool = None
+    with _POOLS_LOCK:
+        if pool in _POOLS:
+            _POOLS.remove(pool)
+    return pool.close()
+
+
+def finish() -> None:
+    """The end of a replay: this thread's processes end; Stuck when one does not."""
+    problems = _drop_pool()
+    if problems:
+        raise Stuck("tiny: " + "; ".join(problems))
+
+
+@atexit.register
+def _close_pools() -> None:
+    with _POOLS_LOCK:
+        pools = list(_POOLS)
+        _POOLS.clear()
+    for pool in pools:
+        pool.close()
+
+
+class _Run:
+    def __init__(self, launch: str) -> None:
+        self.launch = launch
+        self.pool = _pool()
         self.agent_dir = Path(tempfile.mkdtemp(prefix="ekb", dir="/tmp"))
         where = paths.model_dir(self.agent_dir, MODEL)
         where.mkdir(parents=True)
         (where / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
-        self.drivers: dict[str, subprocess.Popen[str]] = {}
+        self.used: list[str] = []  # the processes of this scenario, in order of first use
         self.numbers: dict[int, int] = {}  # worker pid -> number in order of first sight
         self.seated: int | None = None  # pid of the worker the last need was served by
         self.held: dict[str, tuple[int, Path]] = {}  # process -> (worker pid, hold dir)
-        self.measured = _Measured()
-        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000", **self.measured.env}
 
-    def driver(self, process: str) -> subprocess.Popen[str]:
-        if process not in self.drivers:
-            self.drivers[process] = subprocess.Popen(
-                [sys.executable, "-m", "bridge._tiny_driver", str(self.agent_dir), MODEL],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-                env=self.env,
-            )
-        return self.drivers[process]
-
-    def ask(self, process: str, command: str) -> str:
-        d = self.driver(process)
-        assert d.stdin is not None and d.stdout is not None
-        d.stdin.write(command + "\n")
-        d.stdin.flush()
-        return d.stdout.readline().strip()
+    def ask(self, process: str, command: str, waits_for: str) -> str:
+        driver = self.pool.driver(process)
+        if process not in self.used:
+            self.used.append(process)
+            said = driver.ask(f"use {self.agent_dir} {self.launch}", "the start of a scenario")
+            assert said == "ok", said
+        return driver.ask(command, waits_for)
 
     def number(self, pid: int) -> int:
         return self.numbers.setdefault(pid, len(self.numbers) + 1)
@@ -179,30 +370,58 @@ class _Run:
             return "" if _alive(pid) else f"; worker {self.number(pid)} died holding a request"
         return f"; worker {self.number(pid)} exited" if _wait_exit(pid) else f"; worker {self.number(pid)} did not exit"
 
-    def close(self) -> None:
-        for d in self.drivers.values():
-            if d.stdin is not None:
-                d.stdin.close()
-            d.wait(timeout=60)
-        for pid in self.numbers:
+    def close(self, failed: bool) -> None:
+        """End the scenario: its processes close their clients (``end``), its workers end
+        (SIGTERM; SIGKILL after DEADLINE). After a failure, requests still held are released
+        first and the thread's pool is closed (its processes end, killed after DEADLINE); after a
+        clean run a process or worker that does not end is a Stuck error."""
+        problems: list[str] = []
+        for process, (_pid, hold) in sorted(self.held.items()):
+            try:
+                _release(hold / "release", f"cleanup of {process}'s held request", 1.0)
+            except (Stuck, OSError):
+                pass
+            shutil.rmtree(hold, ignore_errors=True)
+        if not failed:
+            for process in self.used:
+                try:
+                    said = self.pool.driver(process).ask("end", "closing its client")
+                except Stuck as error:
+                    said = str(error)
+                if said != "ok":
+                    problems.append(said)
+        for pid, number in self.numbers.items():
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 continue
-            _wait_exit(pid)
+            if not _wait_exit(pid):
+                problems.append(f"worker {number} (pid {pid}) did not exit within {DEADLINE:.0f} s of SIGTERM (killed)")
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                _wait_exit(pid)
         shutil.rmtree(self.agent_dir, ignore_errors=True)
-        self.measured.merge()
+        if failed:
+            _drop_pool()
+        elif problems:
+            _drop_pool()
+            raise Stuck("tiny: " + "; ".join(problems))
 
 
 def production(events: Sequence[Event]) -> list[str]:
-    run = _Run()
+    """The production transcript; workers start as ``eukhe tiny-worker`` unless the first event
+    says ``"launch": "module"`` (``bridge._tiny_worker``; the model ignores the key)."""
+    run = _Run("module" if events and events[0].get("launch") == "module" else "cli")
     lines = []
+    failed = True
     try:
         for number, event in enumerate(events):
             kind = event["do"]
             if kind == "need":
                 process, tag = str(event["proc"]), str(event["tag"])
-                outcome, pid_text = run.ask(process, f"need {tag}").split()
+                outcome, pid_text = run.ask(process, f"need {tag}", "its election: ping, shutdown, the launched worker's first line, check").split()
                 pid = int(pid_text)
                 before = run.seated
                 run.seated = pid
@@ -213,17 +432,19 @@ def production(events: Sequence[Event]) -> list[str]:
                     hold = Path(tempfile.mkdtemp(prefix="ekh", dir="/tmp"))
                     os.mkfifo(hold / "received")
                     os.mkfifo(hold / "release")
-                    run.ask(process, f"hold {hold}")
-                    with open(hold / "received", encoding="utf-8") as received:  # the worker has it
-                        received.read()
                     run.held[process] = (pid, hold)
+                    received = os.open(hold / "received", os.O_RDONLY | os.O_NONBLOCK)
+                    try:
+                        run.ask(process, f"hold {hold}", "starting the request's thread")
+                        _await_received(received, hold / "received", process)
+                    finally:
+                        os.close(received)
                     line += "; held"
             elif kind == "release":
                 process = str(event["proc"])
                 pid, hold = run.held.pop(process)
-                with open(hold / "release", "w", encoding="utf-8"):
-                    pass
-                answer, served = run.ask(process, "wait").rsplit(" ", 1)
+                _release(hold / "release", f"{process}'s request held by worker {run.number(pid)}")
+                answer, served = run.ask(process, "wait", "the answer to its held request").rsplit(" ", 1)
                 shutil.rmtree(hold, ignore_errors=True)
                 line = f"{number} release {process} -> answered by worker {run.number(int(served))}"
                 if answer != f"hold:{hold}":
@@ -237,8 +458,9 @@ def production(events: Sequence[Event]) -> list[str]:
                 run.seated = None
                 line = f"{number} exit -> worker {run.number(seated)} " + ("exited" if _wait_exit(seated) else "did not exit")
             lines.append(line)
+        failed = False
     finally:
-        run.close()
+        run.close(failed)
     return lines
 
 
@@ -251,8 +473,18 @@ CASES = frozenset(
         "a replaced worker holding nothing exits at once",
         "a held request answered by the seated worker",
         "an exit, then a start",
+        # input classes (S9 "free inputs": needs of any processes and tags, worker exits, any
+        # order): every process and every tag, all of them in one scenario, requests held at once
+        # and released in another order, a need while a request is held, replaced workers
+        # draining side by side
+        *(f"class: a need from {process}" for process in PROCESSES),
+        *(f"class: a need of tag {tag}" for tag in TAGS),
         "class: three processes",
         "class: three tags",
+        "class: two requests held at once",  # by two workers: a worker holds one at a time
+        "class: releases in another order than their holds",
+        "class: a need while another process holds a request",
+        "class: two replaced workers draining at once",
     }
 )
 
@@ -264,6 +496,10 @@ def reached(events: Sequence[Event]) -> set[str]:
     for event in events:
         kind = event["do"]
         if kind == "need":
+            cases.add(f"class: a need from {event['proc']}")
+            cases.add(f"class: a need of tag {event['tag']}")
+            if any(process != event["proc"] for process, _ in world.holds):
+                cases.add("class: a need while another process holds a request")
             world, outcome, _, gone = model.need(world, str(event["tag"]))
             cases.add(outcome)
             if outcome == model.REPLACED and gone:
@@ -272,7 +508,13 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("an exit, then a start")
             if event.get("hold"):
                 world = model.hold(world, str(event["proc"])) or world
+            if len(world.holds) >= 2:
+                cases.add("class: two requests held at once")
+            if sum(1 for worker in world.workers if not worker.seated) >= 2:
+                cases.add("class: two replaced workers draining at once")
         elif kind == "release":
+            if world.holds and world.holds[0][0] != event["proc"]:
+                cases.add("class: releases in another order than their holds")
             seated = model.current(world)
             done = model.release(world, str(event["proc"]))
             assert done is not None
@@ -301,4 +543,5 @@ BRIDGE = Bridge(
     production=production,
     cases=CASES,
     reached=reached,
+    finish=finish,
 )

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 # Law areas whose bridge has another name; an area absent here and from bridge/ has none.
-BRIDGE_OF: dict[str, str] = {"chat_store": "optchat_store", "compactor": "optchat"}
+BRIDGE_OF: dict[str, str] = {"chat_store": "optchat_store"}
 CLASS_MARK = "# input classes"
 
 

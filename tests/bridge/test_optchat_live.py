@@ -16,7 +16,8 @@ from pathlib import Path
 
 from bridge import core, optchat
 
-LIVE = [optchat.BRIDGE.file(i) for i in range(optchat.LIVE_FIRST, optchat.COUNT)]
+LIVE = [optchat.BRIDGE.file(i) for i in range(optchat.LIVE_FIRST, optchat.LIVE_FIRST + optchat.LIVE_COUNT)]
+SHORT_LIVE = [optchat.BRIDGE.file(i) for i in range(optchat.SHORT_FIRST, optchat.COUNT) if core.read(optchat.BRIDGE.file(i))[0].get("live")]
 
 
 def test_there_are_forty_live_runs_on_both_apis() -> None:
@@ -35,6 +36,17 @@ def test_live_runs_reach_every_live_class() -> None:
     assert optchat.LIVE_CASES <= optchat.CASES
     missing = optchat.LIVE_CASES - reached
     assert not missing, f"no live run reaches {sorted(missing)}"
+
+
+def test_short_live_runs_reach_every_live_class_too() -> None:
+    """The short live runs (each fourth short scenario, both APIs) alone reach every live class."""
+    assert len(SHORT_LIVE) == (optchat.COUNT - optchat.SHORT_FIRST) // 4
+    assert {core.read(path)[0]["live"]["api"] for path in SHORT_LIVE} == set(optchat.LIVE_APIS)
+    reached: set[str] = set()
+    for path in SHORT_LIVE:
+        reached |= optchat.RECORDED.reached(core.read(path))
+    missing = optchat.LIVE_CASES - reached
+    assert not missing, f"no short live run reaches {sorted(missing)}"
 
 
 def test_a_live_run_records_the_committed_sequence_again() -> None:
