@@ -95,12 +95,14 @@ def _late(r: random.Random, messages: int, config: Event) -> list[Event]:
     return events
 
 
-def _random(r: random.Random) -> list[Event]:
-    ceiling = r.randint(1_500, 24_000)
+def planner_config(r: random.Random, ceiling_most: int, jobs: int | None = None) -> Event:
+    """A run's config event: ceilings and floors of the view and of the compaction view, the
+    compactor's line sizes, and the job count (drawn 1..8 unless given)."""
+    ceiling = r.randint(1_500, ceiling_most)
     cceiling = r.randint(600, max(700, ceiling // 2))
-    config = {
+    return {
         "e": "config",
-        "jobs": r.randint(1, 8),
+        "jobs": r.randint(1, 8) if jobs is None else jobs,
         "ceiling": ceiling,
         "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
         "cceiling": cceiling,
@@ -108,7 +110,10 @@ def _random(r: random.Random) -> list[Event]:
         "base": r.randint(1, 480),
         "spread": r.randint(1, 300),
     }
-    events: list[Event] = [config]
+
+
+def _random(r: random.Random) -> list[Event]:
+    events: list[Event] = [planner_config(r, 24_000)]
     small = r.random() < 0.5
     for _ in range(r.randint(150, 500)):
         roll = r.random()
@@ -147,20 +152,7 @@ def short(r: random.Random, jobs: int) -> list[Event]:
     """A short planner run: tens of events on small budgets (a batch after a few messages), with
     calls that end (lines of 1 and 512 bytes among them), fail, waiting turns, ticks, deadlines
     and zooms."""
-    ceiling = r.randint(1_500, 5_000)
-    cceiling = r.randint(600, max(700, ceiling // 2))
-    events: list[Event] = [
-        {
-            "e": "config",
-            "jobs": jobs,
-            "ceiling": ceiling,
-            "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
-            "cceiling": cceiling,
-            "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
-            "base": r.randint(1, 480),
-            "spread": r.randint(1, 300),
-        }
-    ]
+    events: list[Event] = [planner_config(r, 5_000, jobs)]
     for _ in range(r.randint(20, 70)):
         roll = r.random()
         if roll < 0.40:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.core import Bridge, Event
-from bridge.optchat import Recorded, _late, classes, play, short
+from bridge.optchat import Recorded, _late, classes, planner_config, play, short
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.store import Store
@@ -45,20 +45,7 @@ def _restarts(r: random.Random, events: list[Event]) -> list[Event]:
 
 
 def _random(r: random.Random) -> list[Event]:
-    ceiling = r.randint(1_500, 9_000)
-    cceiling = r.randint(600, max(700, ceiling // 2))
-    events: list[Event] = [
-        {
-            "e": "config",
-            "jobs": r.randint(1, 8),
-            "ceiling": ceiling,
-            "floor": r.randint(ceiling // 4, ceiling * 3 // 4),
-            "cceiling": cceiling,
-            "cfloor": r.randint(cceiling // 4, cceiling * 3 // 4),
-            "base": r.randint(1, 480),
-            "spread": r.randint(1, 300),
-        }
-    ]
+    events: list[Event] = [planner_config(r, 9_000)]
     for _ in range(r.randint(200, 400)):
         roll = r.random()
         if roll < 0.45:

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, Protocol, cast
 
 import z3
 
-from spec.evidence import _SEAL, Tie, encoding
+from spec.evidence import _SEAL, Tie, _as_z3, encoding
 from spec.registry import PROVED
 
 _SORTS: dict[type, Callable[[str], z3.ExprRef]] = {int: z3.Int, bool: z3.Bool, str: z3.String}
@@ -327,12 +327,7 @@ def _not_none(test: ast.expr, truth: bool) -> frozenset[str]:
 
 
 def _term(value: Any, where: str = "an argument") -> Any:
-    if isinstance(value, z3.ExprRef):
-        return value
-    if isinstance(value, bool):
-        return z3.BoolVal(value)
-    if isinstance(value, int):
-        return z3.IntVal(value)
-    if isinstance(value, str):
-        return z3.StringVal(value)
-    raise Unsupported(f"{where}: the value {value!r} is not an int, bool or str")
+    made = _as_z3(value)
+    if made is None:
+        raise Unsupported(f"{where}: the value {value!r} is not an int, bool or str")
+    return made
