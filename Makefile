@@ -75,7 +75,7 @@ crosshair: $(STAMP)  ## contracts of bend/ and diffbehavior of model/production 
 mutants: $(STAMP) core  ## every named deliberate break, and what caught it
 	$(BIN)/python -m spec.mutants
 
-mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory), build/mutation.json; QUEUE=redis://HOST:PORT farms the mutants to `make mutate-worker`s
+mutate: $(STAMP)  ## mutmut over production areas (AREA=effort|settings|directors|session|memory|inference|tiny|cli), build/mutation.json; QUEUE=redis://HOST:PORT farms the mutants to `make mutate-worker`s
 	$(if $(QUEUE),EUKHE_HUNT_DB=$(QUEUE) $(BIN)/python -m spec.hunt redis)
 	$(BIN)/python -m spec.mutate $(if $(AREA),--area $(AREA)) $(if $(QUEUE),--queue $(QUEUE))
 

@@ -95,6 +95,9 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     "directors": ("director", "progress"),
     "session": ("session",),
     "memory": ("optchat", "optchat_store", "chat_store", "compactor"),
+    "inference": ("infer", "catalog_union", "default_model"),
+    "tiny": ("tiny",),
+    "cli": (),  # no law names the command line: its regression tests judge it
 }
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
@@ -102,6 +105,9 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "directors": ("tests/directors",),
     "session": ("tests/session", "tests/cli/test_cli_session.py"),
     "memory": ("tests/memory", "tests/memory_store", "tests/turn", "tests/compactor", "tests/cli/test_cli_memory.py"),
+    "inference": ("tests/inference", "tests/wire"),
+    "tiny": ("tests/tiny",),
+    "cli": ("tests/cli",),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
