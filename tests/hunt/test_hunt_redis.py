@@ -15,11 +15,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,44 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BREAK = "catalog_union_fills_across_apis"
 LAW = "catalog_union/catalog_union_bundled_gives"
 COPIED = ("impl", "bend", "spec", "bridge", "conftest.py", "pyproject.toml", "tests/hunt")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("no redis-server (Debian's redis-server package; .ci/run and `make redis` install it as root)")
-    try:
-        import redis
-    except ImportError:
-        pytest.skip("the Python package redis is not installed (pip install -e '.[dev]')")
-    port = _free_port()
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        for _ in range(100):
-            try:
-                if client.ping():
-                    break
-            except redis.exceptions.ConnectionError:
-                time.sleep(0.05)
-        else:
-            pytest.fail("redis-server did not answer")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _checkout(where: Path) -> Path:

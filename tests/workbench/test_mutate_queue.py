@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,13 +36,7 @@ MUTANTS = [
     "eukhe.effort.x_cycle__mutmut_1",
 ]
 RUN_SECONDS = 600  # the deadline of each run (the one-process run, the coordinator)
-START_SECONDS = 60  # the deadline of a worker's start and of a redis-server's
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+START_SECONDS = 60  # the deadline of a worker's start
 
 
 def _kill_session(process: subprocess.Popen[bytes]) -> None:
@@ -69,40 +60,10 @@ def _kill_session(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("no redis-server (Debian's redis-server package; .ci/run and `make redis` install it as root)")
+def queue_url(redis_url: str) -> str:
+    """The test's redis-server (tests/conftest.py), where rq is installed."""
     pytest.importorskip("rq", reason="the Python package rq is not installed (pip install -e '.[dev]')")
-    import redis
-
-    port = _free_port()
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                if client.ping():
-                    break
-            except redis.exceptions.ConnectionError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail(f"redis-server did not answer at {url} (exit code {process.poll()})")
-            time.sleep(0.05)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    return redis_url
 
 
 def _clone(source: Path, where: Path) -> Path:
@@ -140,7 +101,7 @@ def _tail(path: Path) -> str:
     return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-40:]) if path.exists() else "(no output)"
 
 
-def test_two_workers_through_the_queue_agree_with_one_process(redis_url: str, tmp_path: Path) -> None:
+def test_two_workers_through_the_queue_agree_with_one_process(queue_url: str, tmp_path: Path) -> None:
     import redis
     from rq import Queue, Worker
     from rq.job import Job, JobStatus
@@ -160,7 +121,7 @@ def test_two_workers_through_the_queue_agree_with_one_process(redis_url: str, tm
     assert {"killed", "caught by type check", "survived"} <= kinds, alone
     solo_seconds = time.monotonic() - started
 
-    connection = redis.Redis.from_url(redis_url)
+    connection = redis.Redis.from_url(queue_url)
     queue = Queue(mutate_queue.queue_name(commit), connection=connection, serializer=JSONSerializer)
     workers: list[subprocess.Popen[bytes]] = []
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
@@ -169,7 +130,7 @@ def test_two_workers_through_the_queue_agree_with_one_process(redis_url: str, tm
             with log.open("wb") as out:  # a file, not a pipe: nothing to read while it runs
                 workers.append(
                     subprocess.Popen(
-                        [sys.executable, "-m", "spec.mutate", "worker", "--queue", redis_url, "--checkout", str(checkout), "--max-children", "1"],
+                        [sys.executable, "-m", "spec.mutate", "worker", "--queue", queue_url, "--checkout", str(checkout), "--max-children", "1"],
                         cwd=cwd, env=_env(code), stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                     )
                 )
@@ -180,7 +141,7 @@ def test_two_workers_through_the_queue_agree_with_one_process(redis_url: str, tm
             time.sleep(0.1)
 
         queued_started = time.monotonic()
-        farmed = _mutate(coordinator, "--queue", redis_url, "--batch", "3", "--deadline", str(RUN_SECONDS))
+        farmed = _mutate(coordinator, "--queue", queue_url, "--batch", "3", "--deadline", str(RUN_SECONDS))
         queued_seconds = time.monotonic() - queued_started
         assert farmed.returncode == 0, farmed.stdout[-3000:] + farmed.stderr[-3000:] + "\n".join(map(_tail, logs))
         assert _statuses(coordinator) == alone, farmed.stdout[-3000:]
