@@ -213,7 +213,7 @@ def _measure(directory: Path, name: str) -> dict[str, object] | None:
 RECORDED_MUTATION = Path(__file__).resolve().parent / "mutation_scores.json"
 
 
-def _recorded_mutation() -> dict[str, object] | None:
+def recorded_mutation() -> dict[str, object] | None:
     """The mutation scores measured by `make mutate` and committed (spec/mutation_scores.json),
     each area marked with the commit it was measured at: make mutate is not part of CI."""
     if not RECORDED_MUTATION.exists():
@@ -251,7 +251,7 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
     (build/coverage.json from `make test`, build/mutation.json from `make mutate`)."""
     directory.mkdir(parents=True, exist_ok=True)
     coverage, mutation = _measure(directory, "coverage.json"), _measure(directory, "mutation.json")
-    recorded = _recorded_mutation()
+    recorded = recorded_mutation()
     areas = area_counts(table)
     document = {
         "laws": [asdict(r) for r in table],

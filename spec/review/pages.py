@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from spec import registry
-from spec.report import mutation_measure
+from spec.report import mutation_measure, recorded_mutation
 from spec.review import bridges, plots, seeds, sources
 
 STATUSES = ("pass", "fail", "missing", "pending")
@@ -242,7 +242,9 @@ class Report:
         self.document: dict[str, Any] = document
         self.rows: list[dict[str, Any]] = document["laws"]
         self.coverage = document.get("coverage") or _read(laws_dir / "coverage.json")
+        # a run of `make mutate` on this machine, else the scores recorded in spec/mutation_scores.json
         self.mutation = document.get("mutation") or _read(laws_dir / "mutation.json")
+        self.mutation_recorded: dict[str, Any] | None = recorded_mutation() or document.get("mutation_recorded")
         self.mutants = _read(laws_dir / "mutants.json")
         self.brk: str = document.get("break") or ""
         self.modules: set[str] = set()
@@ -290,8 +292,17 @@ class Report:
         production = PRODUCTION_AREA.get(area, area)
         cov = next((a for a in (self.coverage or {}).get("areas", []) if a["area"] == production), None)
         mut = next((a for a in (self.mutation or {}).get("areas", []) if a["area"] == production), None)
+        recorded = next((a for a in (self.mutation_recorded or {}).get("areas", []) if a["area"] == production), None)
         cov_text = f"{cov['percent']}% ({production})" if cov else "not measured"
-        mut_text = f"{mutation_measure(mut)} ({production}: {mut['killed']} killed, {mut['survived']} survived)" if mut else "not measured"
+        if mut:
+            mut_text = f"{mutation_measure(mut)} ({production}: {mut['killed']} killed, {mut['survived']} survived)"
+        elif recorded:
+            mut_text = (
+                f"{mutation_measure(recorded)} ({production}: {recorded['killed']} killed, {recorded['survived']} survived; "
+                f"recorded at {recorded['commit']})"
+            )
+        else:
+            mut_text = "not measured"
         return cov_text, mut_text
 
     def _area_table(self, found: dict[str, bridges.BridgeView]) -> str:
