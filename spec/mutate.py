@@ -80,7 +80,7 @@ from spec import mutate_types
 from spec.binding import AREAS, ROOT
 
 EQUIVALENT = ROOT / "spec" / "equivalent_mutants.tsv"
-ALSO_COPY = ["conftest.py", "spec", "bend", "bridge", "scenarios", "tests", "benchmarks", "impl"]
+ALSO_COPY = ["conftest.py", "spec", "bend", "bridge", "scenarios", "tests", "benchmarks", "impl", "README.md"]  # the README: the command line's tests read its exit codes
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 UNCHECKED = {"not checked", "check was interrupted by user", "skipped"}
 
