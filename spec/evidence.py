@@ -323,7 +323,7 @@ def exhaust(space: Domain, prop: Callable[..., bool | None], *, about: Sequence[
     if _capturing():
         return _captured(PROVED)
     count = 0
-    with _calls(about) as seen:
+    with _Calls(about):
         for point in space.points():
             if prop(*point) is False:
                 raise LawFailed(f"fails for {point!r}")
@@ -333,7 +333,7 @@ def exhaust(space: Domain, prop: Callable[..., bool | None], *, about: Sequence[
     kind = "exhaustive" if space.whole else "bounded"
     strength = _strength_of(space)
     proofs = (Proof(f"whole domain: {space.describe()}"),) if strength is PROVED else ()
-    return _made(strength, f"{kind}: {space.describe()} ({count:,} cases)", about=seen(), proofs=proofs)
+    return _made(strength, f"{kind}: {space.describe()} ({count:,} cases)", about=frozenset(map(_dotted, about)), proofs=proofs)
 
 
 class _Calls:
@@ -346,7 +346,6 @@ class _Calls:
             if code is None:
                 raise LawFailed(f"{_dotted(fn)} has no Python code to watch")
             self.waiting[code] = _dotted(fn)
-        self.names = frozenset(self.waiting.values())
         self.previous: Any = None
 
     def hook(self, frame: FrameType, event: str, arg: object) -> None:
@@ -355,24 +354,16 @@ class _Calls:
             if not self.waiting:
                 sys.setprofile(self.previous)
 
-    def __enter__(self) -> Callable[[], frozenset[str]]:
+    def __enter__(self) -> None:
         if self.waiting:
             self.previous = sys.getprofile()
             sys.setprofile(self.hook)
-        return self.seen
-
-    def seen(self) -> frozenset[str]:
-        return self.names
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
         if self.waiting:
             sys.setprofile(self.previous)
             if kind is None:
                 raise LawFailed(f"the property never called {', '.join(sorted(self.waiting.values()))}, which it says it is about")
-
-
-def _calls(functions: Sequence[Callable[..., Any]]) -> _Calls:
-    return _Calls(functions)
 
 
 def bounded(cases: Iterable[T], prop: Callable[[T], bool | None], *, label: str) -> Evidence:
@@ -589,12 +580,31 @@ def _antecedents(claim: z3.BoolRef) -> list[z3.BoolRef]:
             return found
 
 
-def _check(terms: Sequence[z3.BoolRef], ms: int | None) -> z3.CheckSatResult:
+def _check(terms: Sequence[z3.BoolRef], ms: int | None) -> tuple[z3.CheckSatResult, z3.Solver]:
     solver = z3.Solver()
     if ms is not None:
         solver.set("timeout", ms)
     solver.add(*terms)
-    return solver.check()
+    return solver.check(), solver
+
+
+def _decide(built: z3.BoolRef, premises: list[Any], what: str, ms: int | None) -> list[Any]:
+    """The checks a proof and a lemma share: the claim is no tautology, its premises (the
+    assumptions and the antecedents it states) are satisfiable together, and z3 finds its
+    negation unsatisfiable under them. The premises it stated, for the report."""
+    if z3.is_true(z3.simplify(built)):
+        raise LawFailed(f"{what} simplifies to True: it proves nothing")
+    stated = premises + _antecedents(built)
+    if stated and _check(stated, ms)[0] != z3.sat:
+        alone = [str(p) for p in stated if _check([p], ms)[0] != z3.sat]
+        which = f"the premise {alone[0][:200]} is unsatisfiable" if alone else "its premises are unsatisfiable together"
+        raise LawFailed(f"{what}: {which}: the proof would be vacuous")
+    verdict, solver = _check([*premises, z3.Not(built)], ms)
+    if verdict == z3.sat:
+        raise LawFailed(f"z3 counterexample for {what}: {solver.model()}")
+    if verdict != z3.unsat:
+        raise LawFailed(f"z3 could not decide {what}: {verdict}")
+    return stated
 
 
 @dataclass(frozen=True)
@@ -688,24 +698,10 @@ def prove(
         raise LawFailed(f"z3 claim of {label} calls no encoding of bend/ or impl/: it is about no code")
     if not isinstance(built, z3.BoolRef):
         raise LawFailed(f"z3 claim of {label} is {built!r}, not a z3 formula")
-    if z3.is_true(z3.simplify(built)):
-        raise LawFailed(f"z3 claim of {label} simplifies to True: it proves nothing")
-    stated = premises + _antecedents(built)
-    if stated and _check(stated, ms) != z3.sat:
-        alone = [str(p) for p in stated if _check([p], ms) != z3.sat]
-        which = f"the premise {alone[0][:200]} is unsatisfiable" if alone else "its premises are unsatisfiable together"
-        raise LawFailed(f"z3 claim of {label}: {which}: the proof would be vacuous")
-    verdict = _check([*premises, z3.Not(built)], ms)
-    if verdict == z3.sat:
-        solver = z3.Solver()
-        solver.add(*premises, z3.Not(built))
-        solver.check()
-        raise LawFailed(f"z3 counterexample for {label}: {solver.model()}")
-    if verdict != z3.unsat:
-        raise LawFailed(f"z3 could not decide {label}: {verdict}")
+    stated = _decide(built, premises, f"z3 claim of {label}", ms)
     names = ", ".join(sorted(called))
     free, free_premises, _ = _built(claim, assumptions, uninterpreted=True)
-    if _check([*free_premises, z3.Not(free)], ms if ms is not None else 20_000) != z3.sat:
+    if _check([*free_premises, z3.Not(free)], ms if ms is not None else 20_000)[0] != z3.sat:
         raise LawFailed(f"z3 claim of {label} holds with {names} uninterpreted: it would hold for any code")
     by_name = {t.of: t for t in ties}
     tied = [by_name[name] for name in sorted(called) if name in by_name]
@@ -735,14 +731,9 @@ def lemma(
     built, premises, called = _built(claim, assumptions, uninterpreted=False)
     if called:
         raise LawFailed(f"lemma {label} calls the encodings {', '.join(sorted(called))}: it is about code, a proof for prove")
-    if not isinstance(built, z3.BoolRef) or z3.is_true(z3.simplify(built)):
-        raise LawFailed(f"lemma {label} simplifies to True: it proves nothing")
-    stated = premises + _antecedents(built)
-    if stated and _check(stated, ms) != z3.sat:
-        raise LawFailed(f"lemma {label}: its premises are unsatisfiable together: the proof would be vacuous")
-    verdict = _check([*premises, z3.Not(built)], ms)
-    if verdict != z3.unsat:
-        raise LawFailed(f"z3 {'counterexample for' if verdict == z3.sat else 'could not decide'} lemma {label}: {verdict}")
+    if not isinstance(built, z3.BoolRef):
+        raise LawFailed(f"lemma {label} is {built!r}, not a z3 formula")
+    stated = _decide(built, premises, f"lemma {label}", ms)
     checks = ("about no code", "does not simplify to True", f"{len(stated)} premise(s) satisfiable together")
     return _made(PROVED, f"lemma, z3: unsat ({label})", proofs=(Proof(f"lemma (mathematics): {label}", str(built), checks, lemma=True),))
 
