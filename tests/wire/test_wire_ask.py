@@ -92,7 +92,7 @@ def test_a_built_in_provider_pointed_at_loopback_by_models_json(server: Loopback
     assert (done.status, done.out) == (0, "adaptive\n")
     body = server.last.body
     assert body["model"] == "claude-opus-4-6" and body["thinking"] == {"type": "adaptive"}
-    assert server.last.headers["x-api-key"] == "sk-ant-loop"
+    assert server.last.headers["authorization"] == "Bearer sk-ant-loop"
 
 
 def test_a_provider_error_names_the_provider_and_the_status(server: LoopbackServer, agent: Path) -> None:

@@ -70,7 +70,7 @@ def test_the_responses_request(server: LoopbackServer) -> None:
     assert body["stream"] is True and body["instructions"] == "Be brief." and body["max_output_tokens"] == 4096
     assert body["input"] == [
         {"role": "user", "content": [{"type": "input_text", "text": "read a.txt"}]},
-        {"role": "assistant", "content": [{"type": "output_text", "text": "Reading."}]},
+        {"role": "assistant", "content": "Reading."},
         {"type": "function_call", "call_id": "call_1", "name": "read", "arguments": '{"path": "a.txt"}'},
         {"type": "function_call_output", "call_id": "call_1", "output": "file body"},
         {"role": "user", "content": [{"type": "input_text", "text": "thanks"}]},
@@ -87,8 +87,8 @@ def test_the_responses_request_asks_for_no_storage_where_there_is_a_store(server
 def test_the_anthropic_messages_request(server: LoopbackServer) -> None:
     got = sent(server, model(server, "anthropic-messages", key="sk-ant"), Request(conversation(), system="Be brief.", tools=(READ,)))
     assert (got.method, got.path) == ("POST", "/v1/messages")
-    assert got.headers["x-api-key"] == "sk-ant" and got.headers["anthropic-version"] == "2023-06-01"
-    assert "authorization" not in got.headers
+    assert got.headers["authorization"] == "Bearer sk-ant" and got.headers["anthropic-version"] == "2026-10-21"  # as anthropic 2.15 sends them
+    assert "x-api-key" not in got.headers
     body = got.body
     assert body["stream"] is True and body["max_tokens"] == 4096 and body["system"] == [{"type": "text", "text": "Be brief."}]
     assert body["messages"] == [
@@ -110,7 +110,7 @@ def test_the_google_request(server: LoopbackServer) -> None:
         {"role": "model", "parts": [{"text": "Reading."}, {"functionCall": {"name": "read", "args": {"path": "a.txt"}, "id": "call_1"}}]},
         {"role": "user", "parts": [{"functionResponse": {"name": "read", "id": "call_1", "response": {"output": "file body"}}}, {"text": "thanks"}]},
     ]
-    assert body["tools"] == [{"functionDeclarations": [{"name": "read", "description": "Read a file", "parameters": dict(READ.parameters)}]}]
+    assert body["tools"] == [{"functionDeclarations": [{"name": "read", "description": "Read a file", "parametersJsonSchema": dict(READ.parameters)}]}]
     assert body["generationConfig"]["maxOutputTokens"] == 4096 and "toolConfig" not in body
 
 
@@ -275,7 +275,7 @@ def test_adaptive_thinking_comes_from_the_rulebook(server: LoopbackServer) -> No
 
 def test_google_sends_thinking_level_or_the_rule_budget(server: LoopbackServer) -> None:
     level = sent(server, model(server, "google-generative-ai", "gemini-3-pro"), ask(thinking="low")).body
-    assert level["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "low"}
+    assert level["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "LOW"}
     budget = sent(server, model(server, "google-generative-ai", "gemini-2.5-pro"), ask(thinking="low")).body
     assert budget["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 2048}
     clamped = sent(server, model(server, "google-generative-ai", "gemini-2.5-pro"), ask(thinking="low", thinking_budgets={"low": 10})).body
@@ -290,10 +290,11 @@ def test_responses_sends_effort_and_explicit_cache_breakpoints(server: LoopbackS
     messages = (Message("user", "view", cache=True), Message("user", "task"))
     mini = sent(server, model(server, "openai-responses", "gpt-5.5-mini"), Request(messages, thinking="medium")).body
     assert mini["reasoning"] == {"effort": "medium", "summary": "auto", "context": "all_turns"}
-    assert mini["input"][0]["prompt_cache_breakpoint"] is True and "prompt_cache_breakpoint" not in mini["input"][1]
+    assert mini["input"][0]["content"][-1]["prompt_cache_breakpoint"] == {"mode": "explicit"}  # on the content block
+    assert "prompt_cache_breakpoint" not in json.dumps(mini["input"][1]) and all("prompt_cache_breakpoint" not in item for item in mini["input"])
     older = sent(server, model(server, "openai-responses", "gpt-5.2"), Request(messages, thinking="medium")).body
     assert older["reasoning"] == {"effort": "medium", "summary": "auto"}
-    assert all("prompt_cache_breakpoint" not in item for item in older["input"])
+    assert "prompt_cache_breakpoint" not in json.dumps(older["input"])
 
 
 def test_a_model_without_reasoning_sends_no_thinking(server: LoopbackServer) -> None:

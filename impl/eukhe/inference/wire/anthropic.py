@@ -1,10 +1,12 @@
 """Anthropic Messages (api "anthropic-messages").
 
-Request: POST {baseUrl}/v1/messages, ``x-api-key`` and ``anthropic-version: 2023-06-01``;
-``stream: true``; ``max_tokens``; ``system`` as text blocks; messages of content blocks
-(``text``, ``tool_use``, ``tool_result``), a ``cache_control: {type: ephemeral}`` mark on the
-last block of each marked message (memory.md rule 29; never a 1-hour entry: no ttl); tools
-with ``input_schema`` (``strict`` per the strict plan, S6.4); forced choice ``{type: tool,
+Request: POST {baseUrl}/v1/messages, ``Authorization: Bearer`` and ``anthropic-version:
+2026-10-21`` (as the current SDK, anthropic 2.15, sends them); ``stream: true``;
+``max_tokens``; ``system`` as text blocks; messages of content blocks (``text``, ``tool_use``,
+``tool_result``; an assistant's signed ``thinking`` and ``redacted_thinking`` blocks first, as
+a tool loop with thinking needs them), a ``cache_control: {type: ephemeral}`` mark on the last
+block of each marked message (memory.md rule 29; never a 1-hour entry: no ttl); tools with
+``input_schema`` (``strict`` per the strict plan, S6.4); forced choice ``{type: tool,
 name}`` only where the predicate allows it: manual extended thinking rejects it, so the plan
 drops the flag and warns (S6.3). Thinking (S6.13): adaptive_thinking gives ``thinking: {type:
 adaptive}`` with ``output_config.effort``; otherwise manual ``thinking: {type: enabled,
@@ -39,10 +41,10 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_ANTHROPIC, Image, Message, Plan, Request
+from eukhe.inference.wire.plan import API_ANTHROPIC, Image, Message, Plan, Request, Thought
 from eukhe.inference.wire.sse import SseEvent
 
-VERSION = "2023-06-01"
+VERSION = "2026-10-21"  # what the current SDK sends (anthropic 2.15: ANTHROPIC_API_VERSION)
 STOP_REASONS = {
     "end_turn": STOP,
     "stop_sequence": STOP,
@@ -59,6 +61,12 @@ def _image(image: Image) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.base64}}
 
 
+def _thought(thought: Thought) -> dict[str, Any]:
+    if thought.redacted:
+        return {"type": "redacted_thinking", "data": thought.signature}
+    return {"type": "thinking", "thinking": thought.text, "signature": thought.signature}
+
+
 def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
     if message.role == "tool":
         content: Any = message.text
@@ -66,15 +74,12 @@ def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
             content = ([{"type": "text", "text": message.text}] if message.text else []) + [_image(i) for i in message.images]
         return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": content, **({"is_error": True} if message.is_error else {})}]
     blocks: list[dict[str, Any]] = []
-    if message.parts:
-        return [{"type": "text", "text": text, **({"cache_control": CACHE_MARK} if mark and marks else {})} for text, mark in message.parts]
-    if message.role == "assistant" and message.signature:
-        if message.thinking:
-            blocks.append({"type": "thinking", "thinking": message.thinking, "signature": message.signature})
-        else:
-            blocks.append({"type": "redacted_thinking", "data": message.signature})
-    if message.text:
-        blocks.append({"type": "text", "text": message.text})
+    if message.role == "assistant":
+        # a tool loop with thinking on needs the reply's thinking blocks back, signed, first
+        blocks += [_thought(t) for t in message.reasoning() if t.signature]
+    for text, mark in message.pieces:
+        if text:  # the API refuses an empty text block
+            blocks.append({"type": "text", "text": text, **({"cache_control": CACHE_MARK} if mark and marks else {})})
     blocks += [_image(i) for i in message.images]
     for call in message.tool_calls:
         try:
@@ -134,7 +139,7 @@ class AnthropicMessages(WireClient):
             body["service_tier"] = plan.service_tier
         own = {"anthropic-version": VERSION}
         if self.model.api_key:
-            own["x-api-key"] = self.model.api_key
+            own["authorization"] = f"Bearer {self.model.api_key}"
         return self.url("/v1/messages"), self.headers(own), body
 
     def reader(self, plan: Plan) -> Reader:
@@ -176,7 +181,7 @@ class AnthropicReader(Reader):
             if block_kind == "text" and block.get("text"):
                 return [TextDelta(str(block["text"]), index)]
             if block_kind == "redacted_thinking" and isinstance(block.get("data"), str):
-                return [ThinkingSignature(block["data"], index)]
+                return [ThinkingSignature(block["data"], index, redacted=True)]
             return []
         if kind == "content_block_delta":
             delta = data.get("delta")

@@ -8,8 +8,10 @@ the plan) and ``reader`` (a fresh per-stream state turning SSE events into proje
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import ssl
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ class _Call:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    signature: str = ""
 
 
 class Calls:
@@ -65,7 +68,7 @@ class Calls:
     def known(self, key: object) -> bool:
         return key in self._calls
 
-    def delta(self, key: object, id: str | None = None, name: str | None = None, arguments: str = "") -> ToolCallDelta:
+    def delta(self, key: object, id: str | None = None, name: str | None = None, arguments: str = "", signature: str = "") -> ToolCallDelta:
         call = self._calls.get(key)
         if call is None:
             call = self._calls[key] = _Call()
@@ -76,6 +79,8 @@ class Calls:
             call.name = name
         if arguments:
             call.arguments.append(arguments)
+        if signature:
+            call.signature = signature
         return ToolCallDelta(self._order.index(key), id or None, name or None, arguments)
 
     def replace_arguments(self, key: object, arguments: str) -> None:
@@ -87,7 +92,7 @@ class Calls:
         out = []
         for index, key in enumerate(self._order):
             call = self._calls[key]
-            out.append(ToolCall(index, call.id or f"call_{index}", call.name, "".join(call.arguments)))
+            out.append(ToolCall(index, call.id or f"call_{index}", call.name, "".join(call.arguments), call.signature))
         return out
 
 
@@ -145,9 +150,14 @@ def error_kind(body: str) -> str:
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(data, list) and data and isinstance(data[0], dict):  # Google's list of one error
         error = data[0].get("error")
+    return kind_of(error)
+
+
+def kind_of(error: Any) -> str:
+    """The type, status or code an error object names, the first that is there and not null."""
     if isinstance(error, dict):
         for name in ("type", "status", "code"):
-            if isinstance(error.get(name), (str, int)) and not isinstance(error.get(name), bool):
+            if isinstance(error.get(name), (str, int)) and not isinstance(error.get(name), bool) and error[name] != "":
                 return str(error[name])
     return ""
 
@@ -158,15 +168,62 @@ def tls() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-def retry_after(value: str | None) -> float | None:
-    """Seconds of a Retry-After header given in seconds (an HTTP date is not read: None)."""
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds of a Retry-After header: a number of seconds, or an HTTP date (seconds from
+    ``now``, the epoch time, else the clock); None when it is neither."""
     if value is None:
         return None
     try:
         seconds = float(value.strip())
     except ValueError:
-        return None
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = max(when.timestamp() - (time.time() if now is None else now), 0.0)
     return seconds if 0 <= seconds < 10**7 else None
+
+
+def _duration(value: Any) -> float | None:
+    """A protobuf Duration as JSON ("30s", "1.5s"), in seconds."""
+    if isinstance(value, str) and value.endswith("s"):
+        try:
+            seconds = float(value[:-1])
+        except ValueError:
+            return None
+        return seconds if 0 <= seconds < 10**7 else None
+    return None
+
+
+def retry_hint(headers: Mapping[str, str], body: str, now: float | None = None) -> float | None:
+    """How long the provider asks to wait, in seconds, in whichever form it said it: OpenAI's
+    retry-after-ms, Retry-After (seconds or an HTTP date), else Google's RetryInfo.retryDelay in
+    the error body's details."""
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            value = float(ms.strip()) / 1000
+            if 0 <= value < 10**7:
+                return value
+        except ValueError:
+            pass
+    seconds = retry_after(headers.get("retry-after"), now)
+    if seconds is not None:
+        return seconds
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    if isinstance(data, list) and data:
+        data = data[0]
+    error = data.get("error") if isinstance(data, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            return _duration(detail.get("retryDelay"))
+    return None
 
 
 class WireClient:
@@ -244,7 +301,7 @@ class WireClient:
             try:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
-                    raise ProviderError(name, response.status_code, text, error_kind(text), retry_after(response.headers.get("retry-after")))
+                    raise ProviderError(name, response.status_code, text, error_kind(text), retry_hint(response.headers, text))
                 kind = response.headers.get("content-type", "")
                 if "event-stream" not in kind:
                     text = (await response.aread()).decode("utf-8", errors="replace")

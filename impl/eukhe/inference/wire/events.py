@@ -53,6 +53,8 @@ class ThinkingDelta:
 class ThinkingSignature:
     signature: str
     block: int = 0
+    redacted: bool = False  # Anthropic's redacted_thinking: ``signature`` is its opaque data
+    item: str = ""  # the provider's id of the reasoning item (OpenAI Responses)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class ToolCall:
     id: str
     name: str
     arguments: str  # the raw argument text, as streamed (JSON when the model wrote it well)
+    signature: str = ""  # Gemini's thoughtSignature of the call's part, sent back on that part
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,7 @@ class ProviderError(WireError):
         self.status = status
         self.body = body
         self.kind = kind
-        self.retry_after = retry_after  # seconds, from a Retry-After header of seconds
+        self.retry_after = retry_after  # seconds the provider asks to wait (base.retry_hint)
         self.retryable = status is None or status == 408 or status == 409 or status == 429 or status >= 500
 
 
@@ -169,6 +172,15 @@ class StreamCut(WireError):
     """The connection ended before the stream's end event."""
 
     retryable = True
+
+
+class PromptBlocked(WireError):
+    """The provider refused the prompt itself before any reply (Gemini's
+    promptFeedback.blockReason): the same request gets the same answer, so it is not retried."""
+
+    def __init__(self, provider: str, reason: str, block_reason: str) -> None:
+        super().__init__(provider, reason)
+        self.block_reason = block_reason
 
 
 class MalformedEvent(WireError):

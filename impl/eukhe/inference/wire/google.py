@@ -1,13 +1,14 @@
 """Google generateContent (api "google-generative-ai"), streamed.
 
 Request: POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse, ``x-goog-api-key``;
-``contents`` (role user or model; parts ``text``, ``functionCall``, ``functionResponse``),
-``systemInstruction``; tools as ``functionDeclarations``; forced choice as
+``contents`` (role user or model; parts ``text``, ``functionCall``, ``functionResponse``, each
+thoughtSignature back on the part it came with), ``systemInstruction``; tools as
+``functionDeclarations`` with ``parametersJsonSchema``; forced choice as
 ``toolConfig.functionCallingConfig: {mode: ANY, allowedFunctionNames: [name]}`` (S6.3), else
 ``VALIDATED`` when the strict plan holds a strict tool (S6.4); ``generationConfig``:
 ``maxOutputTokens`` and ``thinkingConfig`` with ``includeThoughts`` and either
-``thinkingLevel`` (the rulebook's google_thinking_level) or ``thinkingBudget`` (S6.13: the
-rule's budget, the user's clamped to it, else -1, dynamic).
+``thinkingLevel`` (the rulebook's google_thinking_level; upper case, the enum's spelling) or
+``thinkingBudget`` (S6.13: the rule's budget, the user's clamped to it, else -1, dynamic).
 
 Stream: each ``data:`` is a GenerateContentResponse: ``candidates[0].content.parts`` (``text``,
 ``thought: true`` for thinking, ``thoughtSignature``, ``functionCall`` whole with ``name``,
@@ -15,7 +16,8 @@ Stream: each ``data:`` is a GenerateContentResponse: ``candidates[0].content.par
 MAX_TOKENS -> length; SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII -> refusal;
 MALFORMED_FUNCTION_CALL and others -> stop with the raw value), ``usageMetadata``
 (promptTokenCount, cachedContentTokenCount, candidatesTokenCount, thoughtsTokenCount). There is
-no end event: the body may end once a finishReason arrived; before that it was cut.
+no end event: the body may end once a finishReason arrived; before that it was cut. A prompt
+blocked before any candidate (``promptFeedback.blockReason``) is ``PromptBlocked``, not retried.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from eukhe.inference.wire.events import (
     TOOL_USE,
     Event,
     MalformedEvent,
+    PromptBlocked,
     ProviderError,
     Stop,
     TextDelta,
@@ -39,7 +42,7 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_GOOGLE, Image, Plan, Request
+from eukhe.inference.wire.plan import API_GOOGLE, Image, Message, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
 FINISH = {"STOP": STOP, "MAX_TOKENS": LENGTH, "SAFETY": REFUSAL, "RECITATION": REFUSAL, "PROHIBITED_CONTENT": REFUSAL, "BLOCKLIST": REFUSAL, "SPII": REFUSAL}
@@ -48,6 +51,30 @@ LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high"
 
 def _image(image: Image) -> dict[str, Any]:
     return {"inlineData": {"mimeType": image.media_type, "data": image.base64}}
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        args = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        args = {}
+    return args if isinstance(args, dict) else {}
+
+
+def _model_parts(message: Message) -> list[dict[str, Any]]:
+    """An assistant's parts: its text, then its calls, each thoughtSignature back on the part
+    it came with (a call's on its functionCall part, Gemini 3 wants those; the others on the
+    text part, else the first part)."""
+    parts: list[dict[str, Any]] = [{"text": message.words}] if message.words else []
+    for call in message.tool_calls:
+        part: dict[str, Any] = {"functionCall": {"name": call.name, "args": _arguments(call.arguments), "id": call.id}}
+        if call.signature:
+            part["thoughtSignature"] = call.signature
+        parts.append(part)
+    signatures = [t.signature for t in message.reasoning() if t.signature]
+    if signatures and parts and "thoughtSignature" not in parts[0]:
+        parts[0] = {**parts[0], "thoughtSignature": signatures[0]}
+    return parts
 
 
 def google_contents(plan: Plan) -> list[dict[str, Any]]:
@@ -60,20 +87,14 @@ def google_contents(plan: Plan) -> list[dict[str, Any]]:
             parts += [_image(i) for i in message.images]
         elif message.role == "assistant":
             role = "model"
-            if message.text:
-                parts.append({"text": message.text})
-            for call in message.tool_calls:
-                try:
-                    args = json.loads(call.arguments) if call.arguments else {}
-                except json.JSONDecodeError:
-                    args = {}
-                parts.append({"functionCall": {"name": call.name, "args": args if isinstance(args, dict) else {}, "id": call.id}})
-            if message.signature and parts:  # the thought signature goes back on the first part
-                parts[0] = {**parts[0], "thoughtSignature": message.signature}
+            parts = _model_parts(message)
         else:
             role = "user"
-            parts.append({"text": message.text})
+            texts = [text for text, _mark in message.pieces if text]
+            parts = [{"text": text} for text in texts] if texts or message.images else [{"text": ""}]
             parts += [_image(i) for i in message.images]
+        if not parts:
+            continue
         if out and out[-1]["role"] == role:
             out[-1]["parts"].extend(parts)
         else:
@@ -89,7 +110,10 @@ class GoogleGenerative(WireClient):
         if request.system:
             body["systemInstruction"] = {"parts": [{"text": request.system}]}
         if request.tools:
-            body["tools"] = [{"functionDeclarations": [{"name": t.name, "description": t.description, "parameters": dict(t.parameters)} for t in request.tools]}]
+            # parametersJsonSchema takes JSON Schema as it is; parameters is an OpenAPI subset that
+            # refuses what the tools use (a union of types, lower-case type names)
+            declarations = [{"name": t.name, "description": t.description, "parametersJsonSchema": dict(t.parameters)} for t in request.tools]
+            body["tools"] = [{"functionDeclarations": declarations}]
             if plan.forced_tool is not None:
                 body["toolConfig"] = {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [plan.forced_tool]}}
             elif any(plan.strict):
@@ -98,7 +122,8 @@ class GoogleGenerative(WireClient):
         if plan.level != "off" and plan.effort is not None:
             thinking: dict[str, Any] = {"includeThoughts": True}
             if plan.google_thinking_level:
-                thinking["thinkingLevel"] = plan.effort if plan.effort_from_ladder else LEVELS.get(plan.level, "high")
+                level = plan.effort if plan.effort_from_ladder else LEVELS.get(plan.level, "high")
+                thinking["thinkingLevel"] = level.upper()  # the enum's own spelling, as the SDK sends it
             elif plan.budget is not None:
                 thinking["thinkingBudget"] = plan.budget
             config["thinkingConfig"] = thinking
@@ -137,6 +162,10 @@ class GoogleReader(Reader):
             self.usage = Usage(
                 max(as_int(usage.get("promptTokenCount")) - cached, 0), as_int(usage.get("candidatesTokenCount")) + thoughts, cached, 0, thoughts
             )
+        feedback = data.get("promptFeedback")
+        blocked = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        if isinstance(blocked, str) and blocked and not data.get("candidates"):
+            raise PromptBlocked(self.provider, f"the prompt was blocked (promptFeedback.blockReason {blocked})", blocked)
         candidates = data.get("candidates")
         if candidates is None:
             return out
@@ -153,12 +182,15 @@ class GoogleReader(Reader):
                 if isinstance(part.get("text"), str) and part["text"]:
                     out.append(ThinkingDelta(part["text"], 0) if part.get("thought") is True else TextDelta(part["text"], 1))
                 call = part.get("functionCall")
+                signature = part.get("thoughtSignature")
+                signature = signature if isinstance(signature, str) else ""
                 if isinstance(call, dict):
                     args = call.get("args")
                     key = ("call", len(self.calls))
-                    out.append(self.calls.delta(key, str(call.get("id") or ""), str(call.get("name") or ""), json.dumps(args if args is not None else {}, ensure_ascii=False)))
-                if isinstance(part.get("thoughtSignature"), str):
-                    out.append(ThinkingSignature(part["thoughtSignature"], 0))
+                    arguments = json.dumps(args if args is not None else {}, ensure_ascii=False)
+                    out.append(self.calls.delta(key, str(call.get("id") or ""), str(call.get("name") or ""), arguments, signature=signature))
+                elif signature:
+                    out.append(ThinkingSignature(signature, 0))
             reason = candidate.get("finishReason")
             if isinstance(reason, str) and reason:
                 self.finish_reason = reason

@@ -17,7 +17,7 @@ Stream: ``data:`` chunks, ``data: [DONE]`` last. ``choices[0].delta``: ``content
 ``reasoning_content`` (llama.cpp, vLLM, DeepSeek) or ``reasoning`` (OpenRouter, Ollama),
 ``tool_calls`` by ``index`` (Ollama may send whole calls without one: each is a new call),
 ``finish_reason`` (stop, length, tool_calls, function_call, content_filter). ``usage``
-(prompt_tokens with prompt_tokens_details.cached_tokens, completion_tokens with
+(prompt_tokens with prompt_tokens_details.cached_tokens and cache_write_tokens, completion_tokens with
 completion_tokens_details.reasoning_tokens) in its own chunk. ``prompt_progress`` chunks
 (llama.cpp). An ``error`` object in a chunk (OpenRouter mid-stream) is a ProviderError. vLLM,
 llama.cpp and Ollama stop with ``stop`` plus calls: the calls are read all the same (S6.10).
@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from eukhe.inference.wire.base import Reader, WireClient, as_int
+from eukhe.inference.wire.base import Reader, WireClient, as_int, kind_of
 from eukhe.inference.wire.events import (
     LENGTH,
     REFUSAL,
@@ -87,25 +87,22 @@ def _message(message: Message, mark: bool, marks: bool = False) -> dict[str, Any
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": _text_content(message.text, mark)}
     if message.role == "assistant":
-        entry: dict[str, Any] = {"role": "assistant", "content": _text_content(message.text, mark) if message.text else None}
+        entry: dict[str, Any] = {"role": "assistant", "content": _text_content(message.words, mark) if message.words else None}
         if message.tool_calls:
             entry["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
             ]
         return entry
-    if message.parts:
-        if not marks:
-            return {"role": "user", "content": "".join(text for text, _mark in message.parts)}
-        content = [{"type": "text", "text": text, **({"cache_control": CACHE_MARK} if part_mark else {})} for text, part_mark in message.parts]
+    if message.images or mark or (marks and message.parts):
+        content: list[dict[str, Any]] = [
+            {"type": "text", "text": text, **({"cache_control": CACHE_MARK} if part_mark and marks else {})} for text, part_mark in message.pieces if text
+        ]
+        content += [_image_part(i) for i in message.images]
+        content = content or [{"type": "text", "text": ""}]
         if mark:
             content[-1] = {**content[-1], "cache_control": CACHE_MARK}
         return {"role": "user", "content": content}
-    if message.images:
-        parts = ([{"type": "text", "text": message.text}] if message.text else []) + [_image_part(i) for i in message.images]
-        if mark:
-            parts[-1] = {**parts[-1], "cache_control": CACHE_MARK}
-        return {"role": "user", "content": parts}
-    return {"role": "user", "content": _text_content(message.text, mark)}
+    return {"role": "user", "content": message.words}
 
 
 class OpenAIChat(WireClient):
@@ -170,7 +167,7 @@ class ChatReader(Reader):
         out: list[Event] = []
         error = chunk.get("error")
         if error is not None:
-            raise ProviderError(self.provider, None, json.dumps(error), str(error.get("code", "")) if isinstance(error, dict) else "")
+            raise ProviderError(self.provider, None, json.dumps(error), kind_of(error))
         progress = chunk.get("prompt_progress")
         if isinstance(progress, dict):
             out.append(
@@ -186,10 +183,12 @@ class ChatReader(Reader):
             prompt = as_int(usage.get("prompt_tokens"))
             details = usage.get("prompt_tokens_details") or {}
             cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+            written = as_int(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
             completion = usage.get("completion_tokens_details") or {}
             reasoning = as_int(completion.get("reasoning_tokens")) if isinstance(completion, dict) else 0
             tier = chunk.get("service_tier")
-            self.usage = Usage(max(prompt - cached, 0), as_int(usage.get("completion_tokens")), cached, 0, reasoning, tier if isinstance(tier, str) else None)
+            shown = tier if isinstance(tier, str) else None
+            self.usage = Usage(max(prompt - cached - written, 0), as_int(usage.get("completion_tokens")), cached, written, reasoning, shown)
         choices = chunk.get("choices")
         if choices is None:
             return out

@@ -1,14 +1,17 @@
 """OpenAI Responses (api "openai-responses").
 
 Request: POST {baseUrl}/responses, ``Authorization: Bearer``; ``stream: true``; the system
-prompt as ``instructions``; ``input`` items (user ``input_text``, assistant ``output_text``,
+prompt as ``instructions``; ``input`` items (user ``input_text`` blocks, assistant text as an easy input message,
 ``function_call`` and ``function_call_output``); ``max_output_tokens``; ``store: false``
 unless the rulebook says the host has no store (supports_store false: the field is left out);
 tools as ``{type: function, name, parameters, strict}`` per the strict plan (S6.4); forced
 choice ``{type: function, name}`` (S6.3); ``reasoning: {effort, summary: auto}`` with the
 ladder's wire string; explicit cache breakpoints (S6.13, explicit_cache_breakpoints) as
-``prompt_cache_breakpoint`` on the marked items and ``reasoning.context: all_turns``;
-``service_tier``.
+``prompt_cache_breakpoint: {mode: explicit}`` on the marked content blocks and
+``reasoning.context: all_turns`` (the SDK's types, openai 3.57, have the breakpoint on
+input_text, input_image and input_file blocks, never on an item); ``service_tier``. An assistant's reasoning items go back
+before its output, by id with their encrypted_content (``store: false``: the server keeps
+nothing).
 
 Stream: typed events (``data.type``), no [DONE]: ``response.output_item.added`` (a
 function_call item: call_id, name), ``response.output_text.delta``,
@@ -17,7 +20,7 @@ function_call item: call_id, name), ``response.output_text.delta``,
 reasoning item's encrypted_content), and the end: ``response.completed`` (stop, or toolUse with
 calls), ``response.incomplete`` (incomplete_details.reason max_output_tokens: length;
 content_filter: refusal), ``response.failed`` and ``error`` (ProviderError). Usage:
-input_tokens with input_tokens_details.cached_tokens, output_tokens with
+input_tokens with input_tokens_details.cached_tokens and cache_write_tokens, output_tokens with
 output_tokens_details.reasoning_tokens.
 """
 
@@ -41,35 +44,63 @@ from eukhe.inference.wire.events import (
     ThinkingSignature,
     Usage,
 )
-from eukhe.inference.wire.plan import API_RESPONSES, Image, Plan, Request
+from eukhe.inference.wire.plan import API_RESPONSES, Image, Message, Plan, Request, Thought
 from eukhe.inference.wire.sse import SseEvent
 
 INCOMPLETE = {"max_output_tokens": LENGTH, "content_filter": REFUSAL}
+
+
+BREAKPOINT = {"mode": "explicit"}  # prompt_cache_breakpoint, on a content block
 
 
 def _image(image: Image) -> dict[str, Any]:
     return {"type": "input_image", "image_url": image.data_url}
 
 
+def _marked(block: dict[str, Any], mark: bool) -> dict[str, Any]:
+    return {**block, "prompt_cache_breakpoint": BREAKPOINT} if mark else block
+
+
+def _content(message: Message, breakpoints: bool) -> list[dict[str, Any]]:
+    """A user message's or a tool result's content blocks: each text piece (an empty piece
+    dropped, unless it is all there is), then the images; with explicit breakpoints, a marked
+    piece and the last block of a marked message carry one."""
+    pieces = [(text, mark) for text, mark in message.pieces if text] or [("", False)]
+    if message.images and pieces == [("", False)]:
+        pieces = []
+    blocks = [_marked({"type": "input_text", "text": text}, mark and breakpoints) for text, mark in pieces] + [_image(i) for i in message.images]
+    if message.cache and breakpoints:
+        blocks[-1] = _marked(blocks[-1], True)
+    return blocks
+
+
+def _reasoning(thought: Thought) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": "reasoning", "id": thought.item, "summary": [{"type": "summary_text", "text": thought.text}] if thought.text else []}
+    if thought.signature:
+        item["encrypted_content"] = thought.signature
+    return item
+
+
 def response_input(plan: Plan, request: Request) -> list[dict[str, Any]]:
+    breakpoints = plan.explicit_cache_breakpoints
     out: list[dict[str, Any]] = []
     for message in plan.messages:
-        items: list[dict[str, Any]] = []
         if message.role == "tool":
             output: Any = message.text
-            if message.images:
-                output = ([{"type": "input_text", "text": message.text}] if message.text else []) + [_image(i) for i in message.images]
-            items.append({"type": "function_call_output", "call_id": message.tool_call_id or "", "output": output})
+            if message.images or (message.cache and breakpoints):
+                output = _content(message, breakpoints)
+            out.append({"type": "function_call_output", "call_id": message.tool_call_id or "", "output": output})
         elif message.role == "assistant":
-            if message.text:
-                items.append({"role": "assistant", "content": [{"type": "output_text", "text": message.text}]})
+            # reasoning items go back before the output they led to (store false: by their
+            # encrypted_content; an item without its id cannot be sent)
+            out += [_reasoning(t) for t in message.reasoning() if t.item]
+            if message.words:
+                # the easy input message: an output_text block would need the output item's id and status
+                out.append({"role": "assistant", "content": message.words})
             for call in message.tool_calls:
-                items.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments})
+                out.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments})
         else:
-            items.append({"role": "user", "content": [{"type": "input_text", "text": message.text}] + [_image(i) for i in message.images]})
-        if message.cache and plan.explicit_cache_breakpoints and items:
-            items[-1]["prompt_cache_breakpoint"] = True
-        out.extend(items)
+            out.append({"role": "user", "content": _content(message, breakpoints)})
     return out
 
 
@@ -137,7 +168,7 @@ class ResponsesReader(Reader):
         if kind == "response.output_item.done":
             item = data.get("item")
             if isinstance(item, dict) and item.get("type") == "reasoning" and isinstance(item.get("encrypted_content"), str):
-                return [ThinkingSignature(item["encrypted_content"], index)]
+                return [ThinkingSignature(item["encrypted_content"], index, item=str(item.get("id") or ""))]
             return []
         if kind in ("response.completed", "response.incomplete"):
             self._end(data.get("response"), kind)
@@ -159,10 +190,12 @@ class ResponsesReader(Reader):
         if isinstance(usage, dict):
             details = usage.get("input_tokens_details") or {}
             cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+            written = as_int(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
             out_details = usage.get("output_tokens_details") or {}
             reasoning = as_int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else 0
             total_in = as_int(usage.get("input_tokens"))
-            self.usage = Usage(max(total_in - cached, 0), as_int(usage.get("output_tokens")), cached, 0, reasoning, tier if isinstance(tier, str) else None)
+            shown = tier if isinstance(tier, str) else None
+            self.usage = Usage(max(total_in - cached - written, 0), as_int(usage.get("output_tokens")), cached, written, reasoning, shown)
         status = str(response.get("status") or ("incomplete" if kind == "response.incomplete" else "completed"))
         if status == "incomplete" or kind == "response.incomplete":
             details = response.get("incomplete_details") or {}

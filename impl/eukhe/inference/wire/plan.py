@@ -64,6 +64,20 @@ class Image:
 
 
 @dataclass(frozen=True)
+class Thought:
+    """A reasoning block of an assistant's reply that the provider wants back in a tool loop:
+    Anthropic's thinking block (``text`` and its ``signature``) or redacted_thinking
+    (``redacted``, its data in ``signature``); an OpenAI Responses reasoning item (``item`` its
+    id, ``text`` its summary, ``signature`` its encrypted_content); a Gemini thoughtSignature
+    not on a function call (those ride on the ``ToolCall``)."""
+
+    text: str = ""
+    signature: str = ""
+    redacted: bool = False
+    item: str = ""
+
+
+@dataclass(frozen=True)
 class Message:
     """One message: ``user`` or ``assistant`` text (an assistant may carry tool calls and the
     thinking it showed with its signature), or a ``tool`` result answering ``tool_call_id``. ``cache`` asks for a
@@ -80,6 +94,25 @@ class Message:
     signature: str = ""  # the provider's signature of that thinking (Anthropic, Google)
     parts: tuple[tuple[str, bool], ...] = ()  # a user message's text pieces, each with a cache mark (rule 29); text unused then
     images: tuple[Image, ...] = ()  # a user message's or a tool result's images; sent only to a model that takes images
+    thoughts: tuple[Thought, ...] = ()  # an assistant's reasoning blocks, in reply order, sent back in tool loops
+
+    @property
+    def pieces(self) -> tuple[tuple[str, bool], ...]:
+        """The message's words as text pieces, each with its cache mark: ``parts``, else ``text``."""
+        return self.parts if self.parts else ((self.text, False),)
+
+    @property
+    def words(self) -> str:
+        """The message's whole text: its parts joined, else ``text``."""
+        return "".join(text for text, _mark in self.parts) if self.parts else self.text
+
+    def reasoning(self) -> tuple[Thought, ...]:
+        """``thoughts``, else the one thinking block of ``thinking`` and ``signature``."""
+        if self.thoughts:
+            return self.thoughts
+        if self.signature:
+            return (Thought(self.thinking, self.signature, redacted=not self.thinking),)
+        return ()
 
 
 @dataclass(frozen=True)
@@ -235,7 +268,10 @@ def _without_images(messages: tuple[Message, ...]) -> tuple[Message, ...]:
         if message.images:
             count = len(message.images)
             note = f"({count} image{'s' if count != 1 else ''} not sent: the model takes text only)"
-            message = replace(message, images=(), text=f"{message.text}\n{note}" if message.text else note)
+            if message.parts:
+                message = replace(message, images=(), parts=message.parts + (("\n" + note, False),))
+            else:
+                message = replace(message, images=(), text=f"{message.text}\n{note}" if message.text else note)
         out.append(message)
     return tuple(out)
 
@@ -244,5 +280,7 @@ def _with_soft_prompt(messages: tuple[Message, ...], prompt: str) -> tuple[Messa
     """The request ends with the soft prompt: appended to a last user message, else a new one."""
     if messages and messages[-1].role == "user":
         last = messages[-1]
+        if last.parts:
+            return messages[:-1] + (replace(last, parts=last.parts + (("\n\n" + prompt, False),)),)
         return messages[:-1] + (replace(last, text=f"{last.text}\n\n{prompt}" if last.text else prompt),)
     return messages + (Message("user", prompt),)
