@@ -1,17 +1,33 @@
 """z3 encodings generated from the model's own code, so a proof over one is a proof about the code.
 
 ``generated(fn)`` reads the source of a model function written in the restricted style of bend/
-(parameters of type int, bool or str, a frozen dataclass of such fields, or such a dataclass or
-None; a body of assignments to names, ``if``/``else`` and ``return``; integer arithmetic + - *,
-comparisons, ``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses,
-conditional expressions, module constants, dataclass constructors and calls of other such
-functions) and builds its z3 term by walking every path of the body: an ``if`` becomes ``z3.If``
-over the two paths it opens, a name the value it was last given on that path, a dataclass a
-named tuple of its fields' terms, an optional one a ``Maybe`` (a flag for None, and the fields).
-A field of an optional value is read only where a test on that path has shown it is not None,
-as Python itself requires. Anything outside that subset (a loop, a subscript, division, a call
-of anything else) is refused with the construct and its line, so no function is encoded by a
-guess. ``fresh(type, name)`` makes a symbolic value of a parameter's type for a claim.
+(parameters of type int, bool or str, a frozen dataclass of such fields, a tuple of ints, bools or
+strs, or one of those or None; a body of assignments to names, ``if``/``else``, ``while`` loops
+with ``break`` and ``continue``, and ``return``; integer arithmetic + - *, comparisons,
+``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses, ``len`` and
+subscripts of tuples, conditional expressions, module constants, dataclass constructors and
+calls of other such functions) and builds its z3 term by walking every path of the body: an
+``if`` becomes ``z3.If`` over the two paths it opens, a name the value it was last given on that
+path, a dataclass a named tuple of its fields' terms, an optional value a ``Maybe`` (a flag for
+None, and the value), a tuple ``Items`` (a z3 array and its length). A field of an optional
+value is read only where a test on that path has shown it is not None, as Python itself
+requires. Anything outside that subset (a ``for`` loop, division, a call of anything else) is
+refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
+name)`` makes a symbolic value of a parameter's type for a claim, ``facts`` what every such
+value satisfies (a length is a natural).
+
+A ``while`` loop becomes z3 recursive functions (``z3.RecFunction``, one per leaf of the
+function's result) of the names bound before it: the loop's test, then its body, which ends by
+calling them again on the names' new values, or leaves them by ``break`` or ``return``. Before
+a loop is encoded, z3 proves that it ends: its test is a comparison ``a < b`` (or ``<=``, ``>``,
+``>=``, or such a comparison first in an ``and``), whose distance (``b - a``, ...) is positive
+while the loop runs and smaller on every path that runs it again. A loop that cannot be shown
+to end is refused: a recursive definition that does not end could make z3 prove anything.
+``loop(**names)`` of a generated encoding is its first loop entered with the names' values
+(the unfolding an induction on the loop is about). A subscript ``t[i]`` reads the array at
+``i``, or at ``len(t) + i`` for a negative ``i``, as Python does; where Python would raise
+IndexError the encoding is some value, so a proof over it says what the function returns
+whenever it returns.
 
 Python's int is z3's Int (both unbounded), its bool z3's Bool and its str z3's String, and the
 operations kept are the ones on which the two agree for every value; ``and``/``or`` are allowed
@@ -64,16 +80,29 @@ class Generated(Protocol):
 
     def __call__(self, *args: Any) -> Any: ...
 
+    def loop(self, **names: Any) -> Any:
+        """The function's value from its first loop, entered with every name bound before it."""
+
 
 class Unsupported(ValueError):
     """The function uses a construct outside the subset that is translated."""
 
 
 class Maybe(NamedTuple):
-    """A value of a dataclass or None: ``none`` is its flag, ``value`` its fields otherwise."""
+    """A value or None: ``none`` is its flag, ``value`` the value (a dataclass's fields) otherwise."""
 
     none: Any
     value: Any
+
+
+class Items(NamedTuple):
+    """A tuple of ints, bools or strs: the z3 array of its items from index 0, and its length."""
+
+    array: Any
+    length: Any
+
+
+_ITEM_SORTS: dict[type, Callable[[], z3.SortRef]] = {int: z3.IntSort, bool: z3.BoolSort, str: z3.StringSort}
 
 
 @cache
@@ -85,30 +114,59 @@ def _struct(cls: type) -> type:
 
 
 def _kind(hint: Any) -> Any:
-    """int, bool, str, a frozen dataclass, or ("optional", dataclass); refused otherwise."""
+    """int, bool, str, a frozen dataclass, ("items", item type) for a tuple of one of the
+    three, or ("optional", one of those that is not optional); refused otherwise."""
     if hint in _SORTS:
         return hint
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         _struct(hint)
         return hint
     parts = typing.get_args(hint)
+    if typing.get_origin(hint) is tuple and len(parts) == 2 and parts[1] is Ellipsis and parts[0] in _ITEM_SORTS:
+        return ("items", parts[0])
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(parts) == 2 and type(None) in parts:
         (inner,) = [p for p in parts if p is not type(None)]
-        if isinstance(inner, type) and dataclasses.is_dataclass(inner):
-            _struct(inner)
-            return ("optional", inner)
-    raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, or one of those or None")
+        kind = _kind(inner)
+        return ("optional", kind)
+    raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, or one of those or None")
 
 
 def fresh(hint: Any, name: str) -> Any:
     """A symbolic value of a parameter's type: z3 constants named after ``name`` and its fields."""
-    kind = _kind(hint)
+    return _fresh(_kind(hint), name)
+
+
+def _fresh(kind: Any, name: str) -> Any:
     if kind in _SORTS:
         return _SORTS[kind](name)
+    if isinstance(kind, tuple) and kind[0] == "items":
+        return Items(z3.Array(name, z3.IntSort(), _ITEM_SORTS[kind[1]]()), z3.Int(f"len({name})"))
     if isinstance(kind, tuple):
-        return Maybe(z3.Bool(f"{name} is None"), fresh(kind[1], name))
+        return Maybe(z3.Bool(f"{name} is None"), _fresh(kind[1], name))
     hints = typing.get_type_hints(kind)
     return _struct(kind)(*(fresh(hints[f.name], f"{name}.{f.name}") for f in dataclasses.fields(kind)))
+
+
+def facts(value: Any) -> list[Any]:
+    """What every value of the type of ``value`` (made by ``fresh``) satisfies: each tuple's
+    length is a natural."""
+    if isinstance(value, Items):
+        return [value.length >= 0]
+    if isinstance(value, tuple):
+        return [fact for part in value for fact in facts(part)]
+    return []
+
+
+def _default(kind: Any) -> Any:
+    """Some value of ``kind``: what an encoding holds beside a None flag (never read)."""
+    if kind in _SORTS:
+        return _term(kind())
+    if isinstance(kind, tuple) and kind[0] == "items":
+        return Items(z3.K(z3.IntSort(), _term(kind[1]())), z3.IntVal(0))
+    if isinstance(kind, tuple):
+        return Maybe(z3.BoolVal(True), _default(kind[1]))
+    hints = typing.get_type_hints(kind)
+    return _struct(kind)(*(_default(_kind(hints[f.name])) for f in dataclasses.fields(kind)))
 
 
 def struct(cls: type, *fields: Any) -> Any:
@@ -118,13 +176,21 @@ def struct(cls: type, *fields: Any) -> Any:
 
 def concrete(value: Any, hint: Any) -> Any:
     """The z3 value of a Python value of a parameter's type (for checks on concrete inputs)."""
-    kind = _kind(hint)
+    return _concrete(value, _kind(hint))
+
+
+def _concrete(value: Any, kind: Any) -> Any:
     if kind in _SORTS:
         return _term(value)
+    if isinstance(kind, tuple) and kind[0] == "items":
+        array = z3.K(z3.IntSort(), _term(kind[1]()))
+        for index, item in enumerate(value):
+            array = z3.Store(array, index, _term(item))
+        return Items(array, z3.IntVal(len(value)))
     if isinstance(kind, tuple):
         if value is None:
-            return Maybe(z3.BoolVal(True), fresh(kind[1], "unread"))
-        return Maybe(z3.BoolVal(False), concrete(value, kind[1]))
+            return Maybe(z3.BoolVal(True), _fresh(kind[1], "unread"))
+        return Maybe(z3.BoolVal(False), _concrete(value, kind[1]))
     hints = typing.get_type_hints(kind)
     return _struct(kind)(*(concrete(getattr(value, f.name), hints[f.name]) for f in dataclasses.fields(kind)))
 
@@ -149,9 +215,15 @@ def generated(fn: Callable[..., Any]) -> Generated:
     def encoded(*args: Any) -> Any:
         return translate(args)
 
+    @encoding(name)
+    def loop(**names: Any) -> Any:
+        return translate.loop(names)
+
     encoded.__name__ = encoded.__qualname__ = f"generated_{fn.__name__}"
+    loop.__name__ = loop.__qualname__ = f"generated_{fn.__name__}_loop"
     tied = Tie(name, PROVED, f"generated from the code of {name} (spec.z3gen: every path of its body)", _SEAL)
     encoded.tie = tied  # type: ignore[attr-defined]
+    encoded.loop = loop  # type: ignore[attr-defined]
     return cast(Generated, encoded)
 
 
@@ -176,45 +248,151 @@ class _Translator:
                 kind = _kind(hints.get(parameter.arg))
             except Unsupported as refused:
                 raise Unsupported(f"{fn.__qualname__}: parameter {parameter.arg}: {refused}") from None
-            if isinstance(kind, tuple):
+            if isinstance(kind, tuple) and kind[0] == "optional":
                 self.optional.add(parameter.arg)
             self.parameters.append(parameter.arg)
         self.sorts = [hints[p] for p in self.parameters]
+        try:
+            self.returns = _kind(hints.get("return"))
+        except Unsupported as refused:
+            raise Unsupported(f"{fn.__qualname__}: its result: {refused}") from None
         self.body = definition.body
         self.first_line = fn.__code__.co_firstlineno - 1
 
     def __call__(self, args: Sequence[Any]) -> Any:
+        return self._block(self.body, self._arguments(args), frozenset(), _Path((), _ends))
+
+    def _arguments(self, args: Sequence[Any]) -> dict[str, Any]:
         if len(args) != len(self.parameters):
             raise Unsupported(f"{self.fn.__qualname__} takes {len(self.parameters)} arguments, not {len(args)}")
-        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in zip(self.parameters, args, strict=True)}
-        return self._block(self.body, env, frozenset())
+        return {name: value if isinstance(value, tuple) else _term(value) for name, value in zip(self.parameters, args, strict=True)}
+
+    def loop(self, names: dict[str, Any]) -> Any:
+        """The function's value from its first loop (a statement of its body, not nested),
+        entered with ``names``: every name bound before the loop, with its value."""
+        index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, ast.While)), (None, None))
+        if node is None or index is None:
+            raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
+        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items()}
+        return self._while(node, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
 
     def _where(self, node: ast.AST) -> str:
         return f"{self.fn.__module__}.{self.fn.__qualname__} line {self.first_line + getattr(node, 'lineno', 1)}"
 
-    def _block(self, statements: list[ast.stmt], env: dict[str, Any], known: frozenset[str]) -> Any:
+    def _block(self, statements: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
         """The value of the first return on every path through ``statements``; ``known`` holds
-        the optional names a test on this path has shown are not None."""
+        the optional names a test on this path has shown are not None; ``path`` the conditions
+        that led here and what follows when the statements end (inside a loop: run it again)."""
         for index, statement in enumerate(statements):
             if isinstance(statement, ast.Return):
                 if statement.value is None:
                     raise Unsupported(f"{self._where(statement)}: a bare return")
-                return self._expr(statement.value, env, known)
+                return self._result(statement.value, env, known)
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str):
                 continue  # a docstring
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                if statement.targets[0].id in self.optional:
-                    raise Unsupported(f"{self._where(statement)}: an optional parameter is assigned")
-                env = {**env, statement.targets[0].id: self._expr(statement.value, env, known)}
+                env = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
+                continue
+            if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+                value = ast.BinOp(ast.Name(statement.target.id, ast.Load()), statement.op, statement.value)
+                env = self._assigned(statement, statement.target.id, ast.copy_location(value, statement), env, known)
                 continue
             if isinstance(statement, ast.If):
                 rest = statements[index + 1:]
                 condition = self._boolean(statement.test, env, known)
-                then = self._block(statement.body + rest, env, known | _not_none(statement.test, True))
-                otherwise = self._block(statement.orelse + rest, env, known | _not_none(statement.test, False))
+                then = self._block(statement.body + rest, env, known | _not_none(statement.test, True), path.taking(condition))
+                otherwise = self._block(statement.orelse + rest, env, known | _not_none(statement.test, False), path.taking(z3.Not(condition)))
                 return _ite(condition, then, otherwise)
+            if isinstance(statement, ast.While):
+                return self._while(statement, statements[index + 1:], env, known, path)
+            if isinstance(statement, (ast.Continue, ast.Break)):
+                if path.loop is None:
+                    raise Unsupported(f"{self._where(statement)}: {type(statement).__name__.lower()} outside a loop")
+                return path.loop(statement, env, known, path)
             raise Unsupported(f"{self._where(statement)}: {type(statement).__name__} is not translated")
-        raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__}: a path ends without a return")
+        return path.ends(self, env, known, path)
+
+    def _assigned(self, statement: ast.stmt, name: str, value: ast.expr, env: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+        if name in self.optional:
+            raise Unsupported(f"{self._where(statement)}: an optional parameter is assigned")
+        return {**env, name: self._expr(value, env, known)}
+
+    def _result(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
+        """A returned value, as the declared result holds it (a value of an optional result is
+        a Maybe that is not None)."""
+        optional = isinstance(self.returns, tuple) and self.returns[0] == "optional"
+        if optional and isinstance(node, ast.Constant) and node.value is None:
+            return Maybe(z3.BoolVal(True), _default(self.returns[1]))
+        value = self._expr(node, env, known)
+        if optional and not isinstance(value, Maybe):
+            return Maybe(z3.BoolVal(False), value)
+        return value
+
+    def _while(self, node: ast.While, rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
+        """The loop as z3 recursive functions of the names bound before it, entered with ``env``."""
+        if node.orelse:
+            raise Unsupported(f"{self._where(node)}: a while loop with an else")
+        names = sorted(env)
+        leaves = _leaves_of([env[n] for n in names])
+        key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves))
+        functions = _LOOPS.get(key)
+        if functions is None:
+            functions = self._define(node, rest, names, env, known, path, key)
+        shape = _fresh(self.returns, "result")
+        return _rebuilt(shape, [f(*leaves) for f in functions])
+
+    def _define(
+        self, node: ast.While, rest: list[ast.stmt], names: list[str], env: dict[str, Any], known: frozenset[str], outer: _Path,
+        key: tuple[Any, ...],
+    ) -> list[Any]:
+        where = self._where(node)
+        template = [env[n] for n in names]
+        symbols = [z3.Const(f"{n}@{where}", t.sort()) for n, t in zip(_leaf_names(names, template), _leaves_of(template), strict=True)]
+        start = dict(zip(names, _rebuilt(template, symbols), strict=True))
+        shape = _leaves_of(_fresh(self.returns, "result"))
+        functions = [z3.RecFunction(f"{key[0]}.{key[1]}:loop@{key[2]}:{k}", *[t.sort() for t in symbols], leaf.sort()) for k, leaf in enumerate(shape)]
+        _LOOPS[key] = functions
+        test = self._boolean(node.test, start, known)
+        distance = self._distance(node.test, start, known)
+        obligations: list[Any] = []
+
+        def again(env_after: dict[str, Any], path: _Path) -> Any:
+            after = [env_after[n] for n in names]
+            obligations.append(z3.Implies(z3.And(test, *path.conditions), self._distance(node.test, dict(zip(names, after, strict=True)), known) < distance))
+            return _rebuilt(_fresh(self.returns, "result"), [f(*_leaves_of(after)) for f in functions])
+
+        def ends(_translator: _Translator, env_now: dict[str, Any], _known: frozenset[str], path: _Path) -> Any:
+            return again({n: env_now[n] for n in names}, path)
+
+        def jump(statement: ast.stmt, env_now: dict[str, Any], known_now: frozenset[str], path: _Path) -> Any:
+            if isinstance(statement, ast.Continue):
+                return again({n: env_now[n] for n in names}, path)
+            return self._block(rest, {n: env_now[n] for n in names}, known_now, outer_path)
+
+        outer_path = _Path((), outer.ends, outer.loop)
+        inside = self._block(node.body, start, known, _Path((test,), ends, jump))
+        after = self._block(rest, start, known, _Path((z3.Not(test),), outer.ends, outer.loop))
+        body = _ite(test, inside, after)
+        for function, leaf in zip(functions, _leaves_of(body), strict=True):
+            z3.RecAddDefinition(function, symbols, leaf)
+        for obligation in obligations:
+            solver = z3.Solver()
+            solver.add(z3.Not(obligation))
+            if solver.check() != z3.unsat:
+                del _LOOPS[key]
+                raise Unsupported(f"{where}: the loop cannot be shown to end (its test's distance does not fall on every path that runs it again)")
+        return functions
+
+    def _distance(self, test: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
+        """The natural measure of a loop test ``a < b`` (``b - a``; ``a <= b``: ``b - a + 1``;
+        and so on), positive while the test holds; the first operand of an ``and``."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            test = test.values[0]
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], _ORDERED):
+            a, b = self._integer(test.left, env, known), self._integer(test.comparators[0], env, known)
+            op = test.ops[0]
+            return b - a if isinstance(op, ast.Lt) else b - a + 1 if isinstance(op, ast.LtE) else a - b if isinstance(op, ast.Gt) else a - b + 1
+        raise Unsupported(f"{self._where(test)}: a loop whose test is not an order of two ints (first in an `and`) is not translated")
 
     def _boolean(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
         value = self._expr(node, env, known)
@@ -227,8 +405,17 @@ class _Translator:
             return _term(node.value, self._where(node))
         if isinstance(node, ast.Name):
             if node.id in env:
-                return env[node.id]
+                held = env[node.id]
+                if isinstance(held, Maybe) and node.id in known and not isinstance(held.value, tuple):
+                    return held.value  # an optional int, bool or str shown not None on this path
+                return held
             return self._global(node)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            items = self._expr(node.value, env, known)
+            if not isinstance(items, Items):
+                raise Unsupported(f"{self._where(node)}: a subscript of a value that is not a tuple of ints, bools or strs")
+            index = self._integer(node.slice, env, known)
+            return z3.Select(items.array, z3.If(index < 0, index + items.length, index))
         if isinstance(node, ast.BoolOp):
             parts, shown = [], known
             for value in node.values:  # Python reads each operand only where the ones before let it
@@ -286,6 +473,11 @@ class _Translator:
                 self._expr(node.orelse, env, known | _not_none(test, False)),
             )
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id == "len" and "len" not in self.fn.__globals__ and len(node.args) == 1:
+                items = self._expr(node.args[0], env, known)
+                if not isinstance(items, Items):
+                    raise Unsupported(f"{self._where(node)}: len of a value that is not a tuple of ints, bools or strs")
+                return items.length
             callee = self.fn.__globals__.get(node.func.id)
             arguments = [self._expr(a, env, known) for a in node.args]
             if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
@@ -308,6 +500,52 @@ class _Translator:
         if node.id not in self.fn.__globals__:
             raise Unsupported(f"{self._where(node)}: the name {node.id} is not defined")
         return _term(self.fn.__globals__[node.id], self._where(node))
+
+
+class _Path(NamedTuple):
+    """The conditions a path took to get here, what follows when its statements end, and what
+    ``continue`` and ``break`` do (inside a loop)."""
+
+    conditions: tuple[Any, ...]
+    ends: Callable[[_Translator, dict[str, Any], frozenset[str], _Path], Any]
+    loop: Callable[[ast.stmt, dict[str, Any], frozenset[str], _Path], Any] | None = None
+
+    def taking(self, condition: Any) -> _Path:
+        return self._replace(conditions=(*self.conditions, condition))
+
+
+def _ends(translator: _Translator, _env: dict[str, Any], _known: frozenset[str], _path: _Path) -> Any:
+    raise Unsupported(f"{translator.fn.__module__}.{translator.fn.__qualname__}: a path ends without a return")
+
+
+# Each loop's recursive functions, by function, line, names and their sorts: z3 takes one
+# definition of a recursive function, so a loop is defined once and called from then on.
+_LOOPS: dict[tuple[Any, ...], list[Any]] = {}
+
+
+def _leaves_of(value: Any) -> list[Any]:
+    """The z3 terms of a value: a term itself, or those of each part of a named tuple."""
+    if isinstance(value, (tuple, list)):
+        return [leaf for part in value for leaf in _leaves_of(part)]
+    return [value]
+
+
+def _leaf_names(names: list[str], values: list[Any]) -> list[str]:
+    return [f"{name}.{k}" if isinstance(value, tuple) else name for name, value in zip(names, values, strict=True) for k in range(len(_leaves_of(value)))]
+
+
+def _rebuilt(shape: Any, leaves: list[Any]) -> Any:
+    """``shape`` (a term, a named tuple of them, or a list) with its terms replaced in order."""
+    queue = iter(leaves)
+
+    def build(part: Any) -> Any:
+        if isinstance(part, list):
+            return [build(p) for p in part]
+        if isinstance(part, tuple):
+            return type(part)(*(build(p) for p in part))
+        return next(queue)
+
+    return build(shape)
 
 
 def _not_none(test: ast.expr, truth: bool) -> frozenset[str]:

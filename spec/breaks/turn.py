@@ -34,9 +34,9 @@ BREAKS = [
         "turn_logs_thoughts",
         AREA,
         "eukhe.memory.turn",
-        """                    elif isinstance(event, ThinkingDelta):
+        """                        thoughts.text(event)
                         show("thinking", event.text)""",
-        """                    elif isinstance(event, ThinkingDelta):
+        """                        thoughts.text(event)
                         show("thinking", event.text)
                         text.append(event.text)""",
         "rule 8 lost: thoughts go into the reply and are logged",

@@ -35,22 +35,99 @@ What makes each domain finite, and why most laws are bounded, not proved:
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
+import httpx
 import z3
 from hypothesis import strategies as st
 
 from bend import effort as s10
 from bend import infer as m
 from eukhe.inference import constrained, force, ladder, quirks
-from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, prove, tie
+from eukhe.inference.wire import Message as WireMessage
+from eukhe.inference.wire import Reply as WireReply
+from eukhe.inference.wire import Request as WireRequest
+from eukhe.inference.wire import Tool as WireTool
+from eukhe.inference.wire import WireModel, client_for, collect
+from eukhe.inference.wire.events import WireError
+from spec import loopback as lb
+from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, lemma, prove, tie
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import generated
+from spec.z3gen import Items, Maybe, facts, fresh, generated
+
+# -- the wire: requests through the real clients of the four built APIs (eukhe.inference.wire) to a
+# real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
+# what is read from it. One server per process, started on first use; every batch runs in one event
+# loop over one HTTP client, one request at a time, each answered by its own scripted reply.
+
+WIRE_APIS: tuple[str, ...] = ("openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai")
+
+
+@cache
+def _wire_server() -> lb.LoopbackServer:
+    started = lb.LoopbackServer().start()
+    atexit.register(started.close)
+    return started
+
+
+def _wire_model(api: str, id: str = "m-1", provider: str = "loop", **fields: Any) -> WireModel:
+    return WireModel(provider, id, api, lb.base_url(_wire_server(), api), "key", **fields)
+
+
+def _wire_built(wire: WireModel, request: WireRequest, book: quirks.Rulebook | None = None) -> dict[str, Any]:
+    """The JSON body the API's client builds for the request (no byte sent)."""
+    client = client_for(wire, book=book)
+    _url, _headers, body = client.build(request, client.plan(request))
+    return body
+
+
+WireOutcome = WireReply | WireError
+
+
+@cache
+def _wire_session() -> tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]:
+    """One event loop and one HTTP client for every batch (a client per batch would build a TLS
+    context each time: most of an exchange's cost)."""
+    loop = asyncio.new_event_loop()
+    http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=False)  # plain HTTP on loopback
+    atexit.register(lambda: (loop.run_until_complete(http.aclose()), loop.close()))
+    return loop, http
+
+
+def _wire_exchange(batch: Sequence[tuple[WireModel, WireRequest, lb.Script]], book: quirks.Rulebook | None = None) -> list[tuple[lb.Recorded, WireOutcome]]:
+    """Each request sent by its API's client to the loopback server, which answers with the
+    paired script; the request as the server received it, and the reply the client decoded (or
+    the typed wire error it raised)."""
+    loop = _wire_server()
+    events, http = _wire_session()
+
+    async def run() -> list[tuple[lb.Recorded, WireOutcome]]:
+        out: list[tuple[lb.Recorded, WireOutcome]] = []
+        for wire, request, script in batch:
+            before = len(loop.requests)
+            loop.script(script)
+            outcome: WireOutcome
+            try:
+                outcome = await collect(client_for(wire, book=book, http=http).stream(request))
+            except WireError as error:
+                outcome = error
+            recorded = loop.wait_requests(before + 1)[before]
+            out.append((recorded, outcome))
+        return out
+
+    try:
+        return events.run_until_complete(run())
+    finally:
+        with loop._lock:  # the records of a batch are read above; keep the server's list short
+            loop.requests.clear()
+
 
 # -- the lookup universe ---------------------------------------------------------------------------
 
@@ -588,7 +665,67 @@ def _force_law(prop: Any, label: str) -> Evidence:
         free=st.booleans(),
         replies=st.lists(st.booleans(), max_size=48),
     )
-    return also(model, hunt).with_production(prod)
+    return also(model, hunt).with_production(prod).with_production(_wire_force(prop))
+
+
+# The forced call over the real wire: force.run drives each built API's client against the loopback
+# server (and Anthropic with manual extended thinking, where S6.3 says native choice is unsupported);
+# each attempt's flag is read from the body the server received, in the API's own form
+# (spec.oracles.infer_wire), the soft prompt must name the tool in the request's last user turn, and
+# whether the model called the tool is read from the reply the client decoded.
+WIRE_VARIANTS: tuple[tuple[str, bool], ...] = tuple((api, False) for api in WIRE_APIS) + (("anthropic-messages", True),)
+WIRE_RUNS = "the 4 wire APIs over loopback (and Anthropic with manual thinking) x retries 0..2 x free x every reply list of length 0..3"
+
+
+def _wire_force_cases() -> Iterator[tuple[str, bool, int, bool, tuple[bool, ...]]]:
+    for (api, manual), retries, free, n in itertools.product(WIRE_VARIANTS, range(3), (False, True), range(4)):
+        for replies in itertools.product((False, True), repeat=n):
+            yield api, manual, retries, free, replies
+
+
+@cache
+def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.Forced]:
+    from eukhe.inference.wire import WireModel
+
+    tools = (WireTool("read"), WireTool("edit"))
+    out = {}
+    for case in _wire_force_cases():
+        api, manual, retries, free, replies = case
+        model: WireModel = _wire_model(api, reasoning=manual)
+        supported = not (manual and api in oracle.MANUAL_THINKING_REJECTS)
+        flags: list[bool] = []
+
+        def send(request: force.ForcedRequest) -> bool:
+            called = replies[request.attempt] if request.attempt < len(replies) else False
+            script = lb.Stream([lb.Call("read", '{"path": "a"}')], stop="toolUse") if called else lb.Stream([lb.Text("no call")])
+            ask = WireRequest((WireMessage("user", "go on"),), tools=tools, thinking="high" if manual else None, forced_tool="read", forced=request)
+            [(recorded, reply)] = _wire_exchange([(model, ask, script)])
+            flag = oracle.forced_says(api, recorded.body, "read")
+            if flag is None or "read" not in oracle.last_user_text_says(api, recorded.body).replace("go on", ""):
+                raise LawFailed(f"{api}: attempt {request.attempt} sent {recorded.body!r}: no soft prompt naming the tool, or a wrong choice")
+            flags.append(flag)
+            if not isinstance(reply, WireReply):
+                raise LawFailed(f"{api}: the reply did not decode: {reply}")
+            return any(call.name == "read" for call in reply.tool_calls)
+
+        try:
+            force.run("read", retries, supported, free, send)
+        except force.ForcedToolError:
+            out[case] = m.Forced(tuple(flags), m.NOT_CALLED)
+        else:
+            out[case] = m.Forced(tuple(flags), m.CALLED)
+    return out
+
+
+def _wire_force(prop: Any) -> Evidence:
+    runs = _wire_force_runs()
+
+    def ok(case: tuple[str, bool, int, bool, tuple[bool, ...]]) -> bool:
+        api, manual, retries, free, replies = case
+        supported = not (manual and api in oracle.MANUAL_THINKING_REJECTS)
+        return bool(prop((retries, supported, free, replies), runs[case]))
+
+    return bounded(_wire_force_cases(), ok, label=f"production, flags read off the wire: {WIRE_RUNS}")
 
 
 @law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", BOUNDED)
@@ -693,7 +830,50 @@ def _strict_law(prop: Any, label: str) -> Evidence:
     model = bounded(_plans(), lambda c: prop(c[0], c[1], _modes_model(*c)), label=f"{PLANS} ({label})")
     prod = bounded(_plans(), lambda c: prop(c[0], c[1], _modes_production(*c)), label=f"production strict_budget: {PLANS}")
     hunt = examples(lambda tools, cap: prop(tuple(tools), cap, _modes_model(tuple(tools), cap)), tools=TOOLS, cap=st.integers(0, 14))
-    return also(model, hunt).with_production(prod)
+    return also(model, hunt).with_production(prod).with_production(_wire_strict(prop))
+
+
+# The strict plan on the wire: each built API's client builds the request for the tools with the
+# cap given as model.compat.strictCap (S6.1: explicit compat answers strict_cap), and the modes are
+# read back from the tools of the body (spec.oracles.infer_wire): chat function.strict, Responses
+# and Anthropic strict; every API offers every tool in its place. Google has no per-tool flag: its
+# request is VALIDATED iff the plan holds a strict tool (min(cap, tools) > 0). The plans of at most
+# 2 tools also go to the loopback server: the body it received is the one built.
+WIRE_PLANS = "the 4 wire APIs: 0..4 tools with every weak order of their priorities, caps 0..6 (the bodies the clients build; those of <= 2 tools sent over loopback)"
+
+
+@cache
+def _wire_strict_bodies() -> dict[tuple[str, tuple[m.Tool, ...], int], dict[str, Any]]:
+    out: dict[tuple[str, tuple[m.Tool, ...], int], dict[str, Any]] = {}
+    sent = []
+    for (tools, cap), api in itertools.product(_plans(), WIRE_APIS):
+        if len(tools) > 4:
+            continue
+        model = _wire_model(api, compat={"strictCap": cap})
+        request = WireRequest((WireMessage("user", "go"),), tools=tuple(WireTool(t.name, priority=t.priority) for t in tools))
+        out[api, tools, cap] = _wire_built(model, request)
+        if len(tools) <= 2:
+            sent.append(((api, tools, cap), (model, request, lb.Stream([lb.Text("ok")]))))
+    for (key, _pair), (recorded, _reply) in zip(sent, _wire_exchange([pair for _key, pair in sent])):
+        if recorded.body != out[key]:
+            raise LawFailed(f"{key[0]}: the body sent differs from the one built: {recorded.body!r}")
+    return out
+
+
+def _wire_strict(prop: Any) -> Evidence:
+    bodies = _wire_strict_bodies()
+
+    def ok(key: tuple[str, tuple[m.Tool, ...], int]) -> bool:
+        api, tools, cap = key
+        body = bodies[key]
+        if oracle.tool_names_says(api, body) != tuple(t.name for t in tools):
+            raise LawFailed(f"{api}: the body offers {oracle.tool_names_says(api, body)}, not the tools {[t.name for t in tools]}")
+        flags = oracle.strict_says(api, body)
+        if flags is None:
+            return oracle.validated_says(body) == (min(cap, len(tools)) > 0)
+        return bool(prop(tools, cap, tuple(m.STRICT if f else m.LOOSE for f in flags)))
+
+    return bounded(bodies, ok, label=f"production through the real wire clients: {WIRE_PLANS}")
 
 
 @law("strict_within_cap", "S6.4", "A request has at most strict_cap strict schemas (and min(cap, tools) of them).", BOUNDED)
@@ -780,7 +960,35 @@ def quirk_shipped_facts() -> Evidence:
         lambda h: any(x.id == h and x.scope == "capabilities" for x in book.hosts),
         label="the S6.7 scope-capabilities hosts",
     )
-    return all_of(a, b, c, d, e)
+
+    def on_wire(case: tuple[str, str]) -> bool:
+        """S6.13 as each wire API sends it, for a sample of the family: explicit cache breakpoints
+        (OpenAI Responses: prompt_cache_breakpoint on the marked block, reasoning.context
+        all_turns), google_thinking_level (thinkingLevel, else the rule's budget or -1) and
+        adaptive_thinking (Anthropic: adaptive with the effort, else manual with the default budget)."""
+        api, fam = case
+        ask = WireRequest((WireMessage("user", "go", cache=True),), thinking="high")
+        body = _wire_built(_wire_model(api, _sample_of(fam), provider=api.split("-")[0], reasoning=True), ask)
+        if api == oracle.API_RESPONSES:
+            named = oracle.FAMILY_FACTS["explicit_cache_breakpoints"].get(fam) is True
+            marks = [b for item in body["input"] for b in item.get("content", []) if isinstance(b, dict) and "prompt_cache_breakpoint" in b]
+            return marks == ([{"type": "input_text", "text": "go", "prompt_cache_breakpoint": {"mode": "explicit"}}] if named else []) and (
+                body["reasoning"].get("context") == "all_turns"
+            ) == named
+        if api == oracle.API_GOOGLE:
+            thinking: dict[str, Any] = body["generationConfig"]["thinkingConfig"]
+            if oracle.FAMILY_FACTS["google_thinking_level"].get(fam) is True:
+                return thinking == {"includeThoughts": True, "thinkingLevel": "HIGH"}
+            budgets: Any = oracle.FAMILY_FACTS["thinking_budgets"].get(fam)
+            return thinking == {"includeThoughts": True, "thinkingBudget": budgets[3] if budgets else -1}
+        if oracle.FAMILY_FACTS["adaptive_thinking"].get(fam) is True:
+            return bool(body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "high"})
+        return bool(body["thinking"] == {"type": "enabled", "budget_tokens": oracle.DEFAULT_BUDGETS[3]} and "output_config" not in body)
+
+    wired = [(oracle.API_RESPONSES, f) for f in oracle.FAMILIES if f.startswith("gpt")] + [(oracle.API_GOOGLE, f) for f in oracle.FAMILIES if f.startswith(("gemini", "gemma"))]
+    wired += [(oracle.API_ANTHROPIC, f) for f in oracle.FAMILIES if f.startswith("claude")] + [(oracle.API_GOOGLE, "claude-cached"), (oracle.API_RESPONSES, "claude-cached")]
+    f = bounded(wired, on_wire, label=f"{len(wired)} (wire API, family) pairs: the S6.13 facts in the bodies the real clients build")
+    return all_of(a, b, c, d, e, f)
 
 
 @law(
@@ -1472,53 +1680,19 @@ def _over_oracle() -> Evidence:
     return bounded(cases, lambda c: m.over(*c) == oracle.over_says(*c), label=f"over = the seed's rule read from its line (spec.oracles.seed_rules) on {OVER_CASES}")
 
 
-# first_over's loop, from request i of a run of n: the first request whose verdict is blocking (or,
-# with ``blocking`` false, blocking or background), else -1 (None). z3 unfolds it; simplify
-# evaluates it on closed terms.
-_RUN = z3.ArraySort(z3.IntSort(), z3.IntSort())
-_FIRST = z3.RecFunction(
-    "first_over_from", z3.IntSort(), z3.IntSort(), _RUN, z3.BoolSort(), z3.IntSort(), z3.IntSort(), z3.IntSort(), z3.BoolSort(), z3.IntSort()
-)
-_fi, _fn, _fw, _fr, _fg = z3.Ints("i n window reserve margin")
-_frun, _fe, _fb = z3.Const("run", _RUN), z3.Bool("enabled"), z3.Bool("blocking")
-_fv = _z3_over(_fe, _fw, _fr, _fg, _frun[_fi])
-z3.RecAddDefinition(
-    _FIRST,
-    [_fi, _fn, _frun, _fe, _fw, _fr, _fg, _fb],
-    z3.If(_fi >= _fn, -1, z3.If(z3.Or(_fv == BLOCKING_CODE, z3.And(_fv == BACKGROUND_CODE, z3.Not(_fb))), _fi, _FIRST(_fi + 1, _fn, _frun, _fe, _fw, _fr, _fg, _fb))),
-)
+# first_over's encoding generated from its code: its loop is a z3 recursive function of the names
+# bound before it (spec.z3gen), which z3 unfolds and simplify evaluates on closed terms.
+_FIRST_OVER = generated(m.first_over)
 
 
-@encoding("bend.infer.first_over")
-def _z3_first_over_from(i: Any, enabled: Any, window: Any, reserve: Any, margin: Any, run: Any, n: Any, blocking: Any) -> Any:
-    """The encoding of bend.infer.first_over's loop from request i (a run is an array of n token
-    counts): the first request the check sends to compaction, else -1."""
-    return _FIRST(i, n, run, enabled, window, reserve, margin, blocking)
-
-
-def _z3_run(run: tuple[int, ...]) -> Any:
-    array = z3.K(z3.IntSort(), z3.IntVal(0))
-    for i, tokens in enumerate(run):
-        array = z3.Store(array, i, tokens)
-    return array
+def _first_over_from(i: Any, window: Any, reserve: Any, margin: Any, run: Items, blocking: bool) -> Any:
+    """bend.infer.first_over's loop entered at request i of ``run``, the check on: the first
+    request from i the check sends to compaction (blocking only, or either), else None (a Maybe)."""
+    return _FIRST_OVER.loop(i=i, enabled=z3.BoolVal(True), window=window, reserve=reserve, margin=margin, run=run, blocking=z3.BoolVal(blocking))
 
 
 RUN_VALUES = (0, 4, 8, 11, 12)
 THRESHOLD_RUNS = "window 12, reserve {0,1,3}, margin {0,1,2,5}, every run of 0..4 requests over tokens {0,4,8,11,12}"
-FIRST_TIE_CASES = "enabled x window 12 x reserve {0,1,3} x margin {0,1,2,5} x every run of 0..3 requests over tokens {0,4,8,11,12} x blocking or either"
-
-
-@cache
-def _first_over_tie() -> Tie:
-    runs = [r for n in range(4) for r in itertools.product(RUN_VALUES, repeat=n)]
-    cases = itertools.product((False, True), (12,), (0, 1, 3), (0, 1, 2, 5), runs, (False, True))
-    return tie(
-        _z3_first_over_from,
-        m.first_over,
-        (cases, FIRST_TIE_CASES),
-        args=lambda e, w, r, g, run, b: (z3.IntVal(0), z3.BoolVal(e), z3.IntVal(w), z3.IntVal(r), z3.IntVal(g), _z3_run(run), z3.IntVal(len(run)), z3.BoolVal(b)),
-        value=lambda got: -1 if got is None else got,
-    )
 
 
 def _production_over(c: tuple[bool, int, int, int, int]) -> str:
@@ -1576,32 +1750,40 @@ def _first_at_induction(blocking: bool, what: str) -> Evidence:
     request i, the first request sent to compaction (blocking only, or either) is the first whose
     tokens reach ``at`` (first_at, as the seed defines it: the first request reaching it, else
     none), with ``at`` = limit + 1 for blocking and limit - margin + 1 for either. Every run of n
-    naturals, every window >= 1, reserve and margin."""
-    run = z3.Const("run", _RUN)
-    w, r, g, i, n, j = z3.Ints("window reserve margin i n j")
+    naturals, every window >= 1, reserve and margin; the loop's encoding is generated from
+    bend.infer.first_over's code."""
+    run = fresh(tuple[int, ...], "run")
+    w, r, g, i, j = z3.Ints("window reserve margin i j")
     at = (w - r) + 1 if blocking else (w - r) - g + 1
 
     def first(start: Any) -> Any:
-        return _z3_first_over_from(start, z3.BoolVal(True), w, r, g, run, n, z3.BoolVal(blocking))
+        return _first_over_from(start, w, r, g, run, blocking)
 
-    def first_at(start: Any, got: Any) -> Any:
-        return z3.Or(
-            z3.And(got == -1, z3.ForAll([j], z3.Implies(z3.And(start <= j, j < n), run[j] < at))),
-            z3.And(start <= got, got < n, run[got] >= at, z3.ForAll([j], z3.Implies(z3.And(start <= j, j < got), run[j] < at))),
-        )
-
-    assumptions = [w >= 1, r >= 0, g >= 0, n >= 0, z3.ForAll([j], run[j] >= 0)]
-    base = prove(lambda: first_at(n, first(n)), label=f"base: past the last request, none ({what})", assumptions=assumptions, ties=[_first_over_tie()])
+    assumptions = [w >= 1, r >= 0, g >= 0, *facts(run), z3.ForAll([j], run.array[j] >= 0)]
+    base = prove(lambda: _reaches_first(run, at, run.length, first(run.length)), label=f"base: past the last request, none ({what})", assumptions=assumptions, ties=[_FIRST_OVER.tie])
     step = prove(
-        lambda: z3.Implies(z3.And(i >= 0, i < n, first_at(i + 1, first(i + 1))), first_at(i, first(i))),
+        lambda: z3.Implies(z3.And(i >= 0, i < run.length, _reaches_first(run, at, i + 1, first(i + 1))), _reaches_first(run, at, i, first(i))),
         label=f"step: from request i, it is i if its verdict sends it ({what}), else the first from i + 1",
         assumptions=assumptions,
-        ties=[_first_over_tie()],
+        ties=[_FIRST_OVER.tie],
     )
     return induction(base, step, of="bend.infer.first_over", label=f"the requests of a run, from the last back to the first ({what})")
 
 
-@law("infer_threshold_blocks_steps", "S6.6", "Over a run, the first request over the limit (blocking) is first_at at limit + 1.", PROVED_FOR_ENCODING)
+def _reaches_first(run: Items, at: Any, start: Any, got: Maybe) -> Any:
+    """The seed's first_at from request ``start``: ``got`` is the first request of the run from
+    ``start`` whose tokens reach ``at``, or None when none does."""
+    j = z3.Int("j")
+    return z3.Or(
+        z3.And(got.none, z3.ForAll([j], z3.Implies(z3.And(start <= j, j < run.length), run.array[j] < at))),
+        z3.And(
+            z3.Not(got.none), start <= got.value, got.value < run.length, run.array[got.value] >= at,
+            z3.ForAll([j], z3.Implies(z3.And(start <= j, j < got.value), run.array[j] < at)),
+        ),
+    )
+
+
+@law("infer_threshold_blocks_steps", "S6.6", "Over a run, the first request over the limit (blocking) is first_at at limit + 1.", PROVED)
 def infer_threshold_blocks_steps() -> Evidence:
     proof = _first_at_induction(True, "blocking: first_at at limit + 1")
 
@@ -1614,7 +1796,7 @@ def infer_threshold_blocks_steps() -> Evidence:
     return also(proof, model).with_production(prod)
 
 
-@law("infer_threshold_early_steps", "S6.6", "Over a run, the first request over the threshold (background or blocking) is first_at at limit - margin + 1.", PROVED_FOR_ENCODING)
+@law("infer_threshold_early_steps", "S6.6", "Over a run, the first request over the threshold (background or blocking) is first_at at limit - margin + 1.", PROVED)
 def infer_threshold_early_steps() -> Evidence:
     proof = _first_at_induction(False, "background or blocking: first_at at limit - margin + 1")
 
@@ -1627,23 +1809,32 @@ def infer_threshold_early_steps() -> Evidence:
     return also(proof, model).with_production(prod)
 
 
-@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", BOUNDED)
+@law("compact_starts_early", "S6.6", "When a turn grows the context by at most the margin, compaction starts before any turn over the limit.", PROVED)
 def compact_starts_early() -> Evidence:
     """Derived precondition: the run starts at or under the limit (a first request already over it
-    blocks at once; nothing can come before it). Proved of bend.infer.over (its encoding generated
-    from its code) for every run: the request before the first one over the limit is background.
-    That first_over asks over of each request in order is read from its loop, so the law is
-    labelled by its bounded runs."""
-    run = z3.Array("run", z3.IntSort(), z3.IntSort())
-    w, r, g, i, j = z3.Ints("window reserve margin i j")
+    blocks at once; nothing can come before it). Proved of bend.infer.first_over in three parts:
+    by induction on its loop (its encoding generated from its code), the first request it sends
+    to blocking compaction is the first reaching limit + 1, and the first it sends to either is
+    the first reaching limit - margin + 1 (the two threshold laws); and, a lemma of arithmetic,
+    in a run growing by at most the margin per request whose first request is under the limit,
+    some request before the first reaching limit + 1 reaches limit - margin + 1."""
+    run = fresh(tuple[int, ...], "run")
+    w, r, g, j = z3.Ints("window reserve margin j")
+    blocks, early = fresh(int | None, "blocks"), fresh(int | None, "early")
     limit = w - r
-    growth = z3.ForAll([j], z3.Implies(z3.And(j >= 1, j <= i), run[j] - run[j - 1] <= g))
-    first_over_limit = z3.And(run[i] > limit, z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < i), run[j] <= limit)))
-    proof = prove(
-        lambda: z3.Implies(z3.And(growth, first_over_limit, run[0] <= limit, g > 0), _z3_over(z3.BoolVal(True), w, r, g, run[i - 1]) == BACKGROUND_CODE),
-        label="every run (unbounded naturals) growing by <= margin per request: the request before the first over the limit is background",
-        assumptions=[w >= 1, r >= 0, g >= 0, i >= 0, z3.ForAll([j], run[j] >= 0)],
-        ties=[_z3_over.tie],
+    growth = z3.ForAll([j], z3.Implies(z3.And(j >= 1, j < run.length), run.array[j] - run.array[j - 1] <= g))
+    arithmetic = lemma(
+        lambda: z3.Implies(
+            z3.And(_reaches_first(run, limit + 1, 0, blocks), _reaches_first(run, limit - g + 1, 0, early), growth, run.array[0] <= limit, g > 0),
+            z3.Or(blocks.none, z3.And(z3.Not(early.none), early.value < blocks.value)),
+        ),
+        label="a run growing by <= margin per request from under the limit reaches limit - margin + 1 before limit + 1",
+        assumptions=[w >= 1, r >= 0, g >= 0, *facts(run), z3.ForAll([j], run.array[j] >= 0)],
+    )
+    proof = all_of(
+        _first_at_induction(True, "blocking: first_at at limit + 1"),
+        _first_at_induction(False, "background or blocking: first_at at limit - margin + 1"),
+        arithmetic,
     )
 
     def ok(c: tuple[int, int, int, tuple[int, ...]]) -> bool:
@@ -1835,7 +2026,67 @@ def _reply_law(prop: Any) -> Evidence:
         stop=st.sampled_from(STOPS),
         notes=st.integers(0, 5),
     )
-    return also(model, hunt).with_production(prod)
+    return also(model, hunt).with_production(prod).with_production(_wire_reply_law(prop))
+
+
+# The same replies streamed by the loopback server in each built API's own form (spec.loopback) and
+# decoded by that API's real client, then classified: the calls S6.10 reads are the ones the wire
+# gave. The decoded text, thinking and calls are judged against the script; the stop against the
+# API's spelling of it (spec.oracles.infer_wire). Stop reasons the wire carries (stop, length,
+# toolUse); 0..2 native calls, 0..2 leaked calls; leak notes 0 and LEAK_NOTES (the decode does not
+# read them); chat alternates indexed deltas with Ollama's whole calls and its reasoning field.
+WIRE_REPLIES_LABEL = "each of the 4 wire APIs over loopback: 0..2 native calls x stop, length, toolUse x 0..2 leaked calls of each class x blank or not x 0 and LEAK_NOTES notes spent"
+
+
+def _wire_reply_cases() -> Iterator[ReplyCase]:
+    return (c for c in _reply_cases() if c[0] <= 2 and c[1] != "error" and len(c[2]) <= 2 and c[4] in (0, oracle.LEAK_NOTES))
+
+
+def _wire_script(api: str, text: str, native: list[dict[str, object]], stop: str, odd: bool) -> lb.Stream:
+    parts: list[lb.Part] = [lb.Thinking("plan first")]
+    parts += [lb.Text(piece) for piece in text.splitlines(keepends=True)]
+    parts += [lb.Call(str(c["name"]), str(c["arguments"]), str(c["id"]), pieces=2) for c in native]
+    chat_form = {"chat_call_index": not odd, "chat_reasoning_field": "reasoning" if odd else "reasoning_content"} if api == oracle.API_CHAT else {}
+    return lb.Stream(parts, stop=stop, **chat_form)  # type: ignore[arg-type]
+
+
+@cache
+def _wire_decoded() -> dict[tuple[str, str, str, str], tuple[str, str, tuple[tuple[str, str, str], ...], str]]:
+    """Every distinct streamed reply of the wire cases, per API: (text, thinking, calls, stop) decoded."""
+    keys: dict[tuple[str, str, str, str], lb.Stream] = {}
+    for c in _wire_reply_cases():
+        text, native, stop = _production_reply(c)
+        for api in WIRE_APIS:
+            key = (api, text, repr(native), stop)
+            if key not in keys:
+                keys[key] = _wire_script(api, text, native, stop, len(keys) % 2 == 1)
+    batch = [(_wire_model(api), WireRequest((WireMessage("user", "go"),)), script) for (api, _t, _n, _s), script in keys.items()]
+    out = {}
+    for key, (_recorded, reply) in zip(keys, _wire_exchange(batch)):
+        if not isinstance(reply, WireReply):
+            raise LawFailed(f"{key[0]}: the scripted reply did not decode: {reply}")
+        out[key] = (reply.text, reply.thinking, tuple((call.name, call.arguments, call.id) for call in reply.tool_calls), reply.stop.reason)
+    return out
+
+
+def _wire_reply_law(prop: Any) -> Evidence:
+    decoded = _wire_decoded()
+
+    def ok(c: ReplyCase) -> bool:
+        text, native, stop = _production_reply(c)
+        for api in WIRE_APIS:
+            got_text, thinking, calls, got_stop = decoded[api, text, repr(native), stop]
+            want_calls = tuple((str(n["name"]), str(n["arguments"]), str(n["id"])) for n in native)
+            want_stop = oracle.decoded_stop_says(api, stop, len(native))
+            if (got_text, thinking, calls, got_stop) != (text, "plan first", want_calls, want_stop):
+                raise LawFailed(f"{api} decoded {(got_text, thinking, calls, got_stop)!r}, the script says {(text, want_calls, want_stop)!r}")
+            dicts: list[dict[str, object]] = [{"name": n, "arguments": a, "id": i} for n, a, i in calls]
+            out = toolcalls.read_reply(got_text, dicts, got_stop, OFFERED, c[4])
+            if not prop((c[0], want_stop, *c[2:]), out.kind, out.stop, len(out.calls), out.leak_notes, out.text, out.rebuilt):
+                raise LawFailed(f"{api}: {c} decoded and classified as {out.kind}, stop {out.stop}")
+        return True
+
+    return bounded(_wire_reply_cases(), ok, label=f"production through the real wire clients: {WIRE_REPLIES_LABEL}")
 
 
 @law("run_calls_never_answer", "S6.10", "A reply whose calls run (native or rebuilt) never answers: a reply with calls is never the answer.", BOUNDED)

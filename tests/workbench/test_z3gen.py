@@ -53,6 +53,70 @@ def test_check_with_its_optional_record_is_translated_exactly(record: progress.R
     assert got == progress.check(record, run, goal, now, stall)
 
 
+FIRST_OVER, FIRST_AT = generated(m.first_over), generated(m.first_at)
+runs = st.lists(st.integers(0, 40), max_size=8).map(tuple)
+small = st.integers(0, 40)
+
+
+def _maybe(term: object) -> object:
+    none, value = term  # type: ignore[misc]
+    return None if _value(none) else _value(value)
+
+
+@given(enabled=st.booleans(), window=small, reserve=small, margin=small, run=runs, blocking=st.booleans())
+def test_a_loop_over_a_tuple_is_translated_exactly(enabled: bool, window: int, reserve: int, margin: int, run: tuple[int, ...], blocking: bool) -> None:
+    got = FIRST_OVER(z3.BoolVal(enabled), z3.IntVal(window), z3.IntVal(reserve), z3.IntVal(margin), concrete(run, tuple[int, ...]), z3.BoolVal(blocking))
+    assert _maybe(got) == m.first_over(enabled, window, reserve, margin, run, blocking)
+
+
+@given(run=runs, at=small, start=st.integers(0, 9))
+def test_a_loop_entered_midway_is_the_rest_of_the_loop(run: tuple[int, ...], at: int, start: int) -> None:
+    got = FIRST_AT.loop(run=concrete(run, tuple[int, ...]), at=z3.IntVal(at), i=z3.IntVal(start))  # type: ignore[attr-defined]
+    assert _maybe(got) == next((k for k in range(start, len(run)) if run[k] >= at), None)
+
+
+def _skips(t: tuple[int, ...]) -> int:
+    i = 0
+    total = 0
+    while i < len(t):
+        i += 1
+        if t[i - 1] < 0:
+            continue
+        if t[i - 1] == 99:
+            break
+        total = total + t[-i]
+    return total
+
+
+@given(t=st.lists(st.sampled_from([-3, -1, 0, 2, 5, 99]), max_size=7).map(tuple))
+def test_continue_break_and_negative_subscripts_are_pythons(t: tuple[int, ...]) -> None:
+    assert _value(_Translator(_skips)([concrete(t, tuple[int, ...])])) == _skips(t)
+
+
+def _spins(n: int) -> int:
+    i = 0
+    while i < n:
+        i = i + 0
+    return i
+
+
+def _counts_down_wrongly(n: int) -> int:
+    while n > 0:
+        if n == 5:
+            n = n + 1
+        else:
+            n = n - 1
+    return n
+
+
+@pytest.mark.parametrize("fn", [_spins, _counts_down_wrongly])
+def test_a_loop_that_may_not_end_is_refused(fn: Callable[..., object]) -> None:
+    """A recursive definition that does not end could make z3 prove anything: refused."""
+    with pytest.raises(Unsupported, match="the loop cannot be shown to end"):
+        translate = _Translator(fn)
+        translate([fresh(kind, name) for name, kind in zip(translate.parameters, translate.sorts)])
+
+
 def test_a_generated_encoding_is_tied_to_its_function() -> None:
     assert FLAG.of == "bend.infer.flag"  # type: ignore[attr-defined]
     assert FLAG.tie.strength == PROVED and FLAG.tie.of == "bend.infer.flag"  # type: ignore[attr-defined]
@@ -88,6 +152,12 @@ def _tuple(n: tuple[int, int]) -> int:
     return n[0]
 
 
+def _while_test(n: int) -> int:
+    while n != 0:
+        n = n - 1
+    return n
+
+
 def _reads_maybe(r: progress.Record | None) -> int:
     return r.count  # type: ignore[union-attr]
 
@@ -108,6 +178,7 @@ def _calls_out(n: int) -> int:
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
         (_tuple, "parameter n: the type tuple"),
+        (_while_test, "a loop whose test is not an order of two ints"),
         (_reads_maybe, "r.count where r may be None"),
         (_orders_text, "an order of String values is not translated"),
         (_calls_out, "a call of abs"),
