@@ -45,6 +45,7 @@ import inspect
 import textwrap
 import types
 import typing
+import collections.abc
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -122,13 +123,49 @@ def _kind(hint: Any) -> Any:
         _struct(hint)
         return hint
     parts = typing.get_args(hint)
-    if typing.get_origin(hint) is tuple and len(parts) == 2 and parts[1] is Ellipsis and parts[0] in _ITEM_SORTS:
-        return ("items", parts[0])
+    if typing.get_origin(hint) is tuple and len(parts) == 2 and parts[1] is Ellipsis:
+        return ("items", _item_kind(parts[0]))
+    if typing.get_origin(hint) is collections.abc.Sequence and len(parts) == 1:
+        return ("items", _item_kind(parts[0]))
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(parts) == 2 and type(None) in parts:
         (inner,) = [p for p in parts if p is not type(None)]
         kind = _kind(inner)
         return ("optional", kind)
     raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, or one of those or None")
+
+
+def _item_kind(hint: Any) -> Any:
+    """The kind of a tuple's items: int, bool, str or a frozen dataclass (of such fields)."""
+    kind = _kind(hint)
+    if kind in _SORTS or (isinstance(kind, type) and dataclasses.is_dataclass(kind)):
+        return kind
+    raise Unsupported(f"a tuple of {hint} (its items must be int, bool, str or a frozen dataclass)")
+
+
+def _arrays(kind: Any, name: str) -> Any:
+    """The z3 arrays that hold a tuple's items of ``kind`` from index 0: one array of a plain
+    kind, or a dataclass's named tuple of its fields' arrays."""
+    if kind in _SORTS:
+        return z3.Array(name, z3.IntSort(), _ITEM_SORTS[kind]())
+    if isinstance(kind, tuple) and kind[0] == "optional":
+        return Maybe(z3.Array(f"{name} is None", z3.IntSort(), z3.BoolSort()), _arrays(kind[1], name))
+    if isinstance(kind, tuple):
+        raise Unsupported(f"a tuple of tuples ({name})")
+    hints = typing.get_type_hints(kind)
+    return _struct(kind)(*(_arrays(_kind(hints[f.name]), f"{name}.{f.name}") for f in dataclasses.fields(kind)))
+
+
+def _constant_arrays(kind: Any) -> Any:
+    """Arrays holding some value of ``kind`` everywhere: an empty tuple's items."""
+    return _map_leaves(lambda leaf: z3.K(z3.IntSort(), leaf), _default(kind))
+
+
+def _map_leaves(fn: Callable[..., Any], *values: Any) -> Any:
+    """``fn`` over the z3 terms of values of one shape (named tuples of terms), in that shape."""
+    first = values[0]
+    if isinstance(first, tuple):
+        return type(first)(*(_map_leaves(fn, *parts) for parts in zip(*values, strict=True)))
+    return fn(*values)
 
 
 def fresh(hint: Any, name: str) -> Any:
@@ -140,7 +177,7 @@ def _fresh(kind: Any, name: str) -> Any:
     if kind in _SORTS:
         return _SORTS[kind](name)
     if isinstance(kind, tuple) and kind[0] == "items":
-        return Items(z3.Array(name, z3.IntSort(), _ITEM_SORTS[kind[1]]()), z3.Int(f"len({name})"))
+        return Items(_arrays(kind[1], name), z3.Int(f"len({name})"))
     if isinstance(kind, tuple):
         return Maybe(z3.Bool(f"{name} is None"), _fresh(kind[1], name))
     hints = typing.get_type_hints(kind)
@@ -157,12 +194,41 @@ def facts(value: Any) -> list[Any]:
     return []
 
 
+def item(items: Items, index: Any) -> Any:
+    """The item at ``index`` (0 <= index < length) of a tuple's terms, for a claim."""
+    return _selected(items.array, _term(index))
+
+
+def same(left: Any, right: Any) -> Any:
+    """Python's ``==`` of two values of one type (dataclasses field by field), for a claim."""
+    return _equal(left, right)
+
+
+def _selected(arrays: Any, index: Any) -> Any:
+    """The item at ``index`` of a tuple's arrays (a dataclass's fields read together)."""
+    return _map_leaves(lambda array: z3.Select(array, index), arrays)
+
+
+def _stored(arrays: Any, index: Any, item: Any) -> Any:
+    return _map_leaves(lambda array, leaf: z3.Store(array, index, leaf), arrays, item)
+
+
+def _joined(first: Items, second: Items) -> Items:
+    """``first + second``: the items of ``first``, then those of ``second``."""
+    k = z3.Int("k")
+
+    def join(a: Any, b: Any) -> Any:
+        return z3.Lambda([k], z3.If(k < first.length, z3.Select(a, k), z3.Select(b, k - first.length)))
+
+    return Items(_map_leaves(join, first.array, second.array), first.length + second.length)
+
+
 def _default(kind: Any) -> Any:
     """Some value of ``kind``: what an encoding holds beside a None flag (never read)."""
     if kind in _SORTS:
         return _term(kind())
     if isinstance(kind, tuple) and kind[0] == "items":
-        return Items(z3.K(z3.IntSort(), _term(kind[1]())), z3.IntVal(0))
+        return Items(_constant_arrays(kind[1]), z3.IntVal(0))
     if isinstance(kind, tuple):
         return Maybe(z3.BoolVal(True), _default(kind[1]))
     hints = typing.get_type_hints(kind)
@@ -183,10 +249,10 @@ def _concrete(value: Any, kind: Any) -> Any:
     if kind in _SORTS:
         return _term(value)
     if isinstance(kind, tuple) and kind[0] == "items":
-        array = z3.K(z3.IntSort(), _term(kind[1]()))
+        arrays = _constant_arrays(kind[1])
         for index, item in enumerate(value):
-            array = z3.Store(array, index, _term(item))
-        return Items(array, z3.IntVal(len(value)))
+            arrays = _stored(arrays, z3.IntVal(index), _concrete(item, kind[1]))
+        return Items(arrays, z3.IntVal(len(value)))
     if isinstance(kind, tuple):
         if value is None:
             return Maybe(z3.BoolVal(True), _fresh(kind[1], "unread"))
@@ -258,6 +324,7 @@ class _Translator:
             raise Unsupported(f"{fn.__qualname__}: its result: {refused}") from None
         self.body = definition.body
         self.first_line = fn.__code__.co_firstlineno - 1
+        self.declared: dict[str, Any] = {}  # locals declared with a type: their kinds
 
     def __call__(self, args: Sequence[Any]) -> Any:
         return self._block(self.body, self._arguments(args), frozenset(), _Path((), _ends))
@@ -269,12 +336,18 @@ class _Translator:
 
     def loop(self, names: dict[str, Any]) -> Any:
         """The function's value from its first loop (a statement of its body, not nested),
-        entered with ``names``: every name bound before the loop, with its value."""
-        index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, ast.While)), (None, None))
+        entered with ``names``: every name bound before the loop, with its value, and for a
+        ``for`` loop ``_index``, the position of the item it takes next."""
+        index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
         if node is None or index is None:
             raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
-        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items()}
-        return self._while(node, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
+        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items() if name != "_index"}
+        if isinstance(node, ast.For):
+            node, hidden = self._as_while(node)
+            if "_index" not in names:
+                raise Unsupported(f"{self._where(node)}: a for loop entered midway needs _index, the position it takes next")
+            env[hidden.id] = _term(names["_index"])
+        return self._while(node, None, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
 
     def _where(self, node: ast.AST) -> str:
         return f"{self.fn.__module__}.{self.fn.__qualname__} line {self.first_line + getattr(node, 'lineno', 1)}"
@@ -290,13 +363,19 @@ class _Translator:
                 return self._result(statement.value, env, known)
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str):
                 continue  # a docstring
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+                self.declared[statement.target.id] = self._declared(statement)
+                env, known = self._assigned(statement, statement.target.id, statement.value, env, known)
+                continue
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                env = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
+                env, known = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
                 continue
             if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
                 value = ast.BinOp(ast.Name(statement.target.id, ast.Load()), statement.op, statement.value)
-                env = self._assigned(statement, statement.target.id, ast.copy_location(value, statement), env, known)
+                env, known = self._assigned(statement, statement.target.id, ast.copy_location(value, statement), env, known)
                 continue
+            if isinstance(statement, ast.For):
+                return self._while(*self._as_while(statement), statements[index + 1:], env, known, path)
             if isinstance(statement, ast.If):
                 rest = statements[index + 1:]
                 condition = self._boolean(statement.test, env, known)
@@ -304,7 +383,7 @@ class _Translator:
                 otherwise = self._block(statement.orelse + rest, env, known | _not_none(statement.test, False), path.taking(z3.Not(condition)))
                 return _ite(condition, then, otherwise)
             if isinstance(statement, ast.While):
-                return self._while(statement, statements[index + 1:], env, known, path)
+                return self._while(statement, None, statements[index + 1:], env, known, path)
             if isinstance(statement, (ast.Continue, ast.Break)):
                 if path.loop is None:
                     raise Unsupported(f"{self._where(statement)}: {type(statement).__name__.lower()} outside a loop")
@@ -312,10 +391,48 @@ class _Translator:
             raise Unsupported(f"{self._where(statement)}: {type(statement).__name__} is not translated")
         return path.ends(self, env, known, path)
 
-    def _assigned(self, statement: ast.stmt, name: str, value: ast.expr, env: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    def _declared(self, statement: ast.AnnAssign) -> Any:
+        """The kind of a local declared with a type (``best: str | None = None``)."""
+        namespace = {**self.fn.__globals__, **vars(typing)}
+        try:
+            return _kind(eval(compile(ast.Expression(statement.annotation), "<annotation>", "eval"), namespace))  # noqa: S307 (the model's own annotation)
+        except Unsupported as refused:
+            raise Unsupported(f"{self._where(statement)}: {refused}") from None
+
+    def _assigned(
+        self, statement: ast.stmt, name: str, value: ast.expr, env: dict[str, Any], known: frozenset[str]
+    ) -> tuple[dict[str, Any], frozenset[str]]:
+        """The names after ``name = value``, and which optional names are known not None."""
         if name in self.optional:
             raise Unsupported(f"{self._where(statement)}: an optional parameter is assigned")
-        return {**env, name: self._expr(value, env, known)}
+        kind = self.declared.get(name)
+        if kind is not None and isinstance(kind, tuple) and kind[0] == "optional":
+            if isinstance(value, ast.Constant) and value.value is None:
+                return {**env, name: Maybe(z3.BoolVal(True), _default(kind[1]))}, known - {name}
+            held = self._expr(value, env, known)
+            if isinstance(held, Maybe):
+                return {**env, name: held}, known - {name}
+            return {**env, name: Maybe(z3.BoolVal(False), held)}, known | {name}
+        if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, ast.Tuple) and not value.elts:
+            return {**env, name: Items(_constant_arrays(kind[1]), z3.IntVal(0))}, known
+        return {**env, name: self._expr(value, env, known)}, known
+
+    def _as_while(self, node: ast.For) -> tuple[ast.While, ast.Name]:
+        """``for x in t: body`` as ``i = 0; while i < len(t): x = t[i]; i += 1; body`` with an
+        index no code can name (the tuple ``t`` a name the body does not assign)."""
+        if node.orelse or not isinstance(node.target, ast.Name) or not isinstance(node.iter, ast.Name):
+            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` without else is translated")
+        if node.iter.id in _assigned_names(node.body):
+            raise Unsupported(f"{self._where(node)}: the loop assigns the tuple it walks")
+        index = ast.Name(f"for@{self._where(node)}", ast.Load())
+        test = ast.Compare(index, [ast.Lt()], [ast.Call(ast.Name("len", ast.Load()), [node.iter], [])])
+        item = ast.Assign([ast.Name(node.target.id, ast.Store())], ast.Subscript(node.iter, index, ast.Load()))
+        step = ast.AugAssign(ast.Name(index.id, ast.Store()), ast.Add(), ast.Constant(1))
+        loop = ast.While(test, [item, step, *node.body], [])
+        for made in (index, test, item, step, loop):
+            ast.copy_location(made, node)
+            ast.fix_missing_locations(made)
+        return loop, index
 
     def _result(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
         """A returned value, as the declared result holds it (a value of an optional result is
@@ -328,10 +445,14 @@ class _Translator:
             return Maybe(z3.BoolVal(False), value)
         return value
 
-    def _while(self, node: ast.While, rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
-        """The loop as z3 recursive functions of the names bound before it, entered with ``env``."""
+    def _while(self, node: ast.While, index: ast.Name | None, rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
+        """The loop as z3 recursive functions of the names bound before it, entered with ``env``
+        (and, for a ``for`` loop, its index at 0)."""
         if node.orelse:
             raise Unsupported(f"{self._where(node)}: a while loop with an else")
+        if index is not None:
+            env = {**env, index.id: z3.IntVal(0)}
+        known = known - _assigned_names(node.body)  # a name the body may set to None is tested again each turn
         names = sorted(env)
         leaves = _leaves_of([env[n] for n in names])
         key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves))
@@ -415,7 +536,7 @@ class _Translator:
             if not isinstance(items, Items):
                 raise Unsupported(f"{self._where(node)}: a subscript of a value that is not a tuple of ints, bools or strs")
             index = self._integer(node.slice, env, known)
-            return z3.Select(items.array, z3.If(index < 0, index + items.length, index))
+            return _selected(items.array, z3.If(index < 0, index + items.length, index))
         if isinstance(node, ast.BoolOp):
             parts, shown = [], known
             for value in node.values:  # Python reads each operand only where the ones before let it
@@ -445,6 +566,15 @@ class _Translator:
             if isinstance(node.op, ast.USub):
                 return -self._integer(node.operand, env, known)
             raise Unsupported(f"{self._where(node)}: the operator {type(node.op).__name__} is not translated")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and (isinstance(node.left, ast.Tuple) or isinstance(node.right, ast.Tuple)):
+            return self._concatenated(node, env, known)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self._expr(node.left, env, known)
+            if isinstance(left, Items):
+                right = self._expr(node.right, env, known)
+                if not isinstance(right, Items) or _shape(right.array) != _shape(left.array):
+                    raise Unsupported(f"{self._where(node)}: a tuple joined with something that is not a tuple of the same items")
+                return _joined(left, right)
         if isinstance(node, ast.BinOp):
             operation = _BINARY.get(type(node.op))
             if operation is None:
@@ -457,8 +587,14 @@ class _Translator:
                 compare = _COMPARE.get(type(op))
                 if compare is None:
                     raise Unsupported(f"{self._where(node)}: the comparison {type(op).__name__} is not translated")
+                if isinstance(op, (ast.Eq, ast.NotEq)) and _is_record(left) and _is_record(right):
+                    if _shape(left) != _shape(right):
+                        raise Unsupported(f"{self._where(node)}: a comparison of values of two dataclasses")
+                    same = _equal(left, right)
+                    pairs.append(same if isinstance(op, ast.Eq) else z3.Not(same))
+                    continue
                 if not isinstance(left, z3.ExprRef) or not isinstance(right, z3.ExprRef):
-                    raise Unsupported(f"{self._where(node)}: a comparison of dataclass values is not translated")
+                    raise Unsupported(f"{self._where(node)}: a comparison of a dataclass, tuple or optional value is not translated")
                 if left.sort() != right.sort():
                     raise Unsupported(f"{self._where(node)}: a comparison of {left.sort()} with {right.sort()}")
                 if isinstance(op, _ORDERED) and not z3.is_int(left):
@@ -473,6 +609,11 @@ class _Translator:
                 self._expr(node.orelse, env, known | _not_none(test, False)),
             )
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1:
+                items = self._expr(node.args[0], env, known)
+                if not isinstance(items, Items):
+                    raise Unsupported(f"{self._where(node)}: tuple() of a value that is not a tuple")
+                return items
             if node.func.id == "len" and "len" not in self.fn.__globals__ and len(node.args) == 1:
                 items = self._expr(node.args[0], env, known)
                 if not isinstance(items, Items):
@@ -481,14 +622,66 @@ class _Translator:
             callee = self.fn.__globals__.get(node.func.id)
             arguments = [self._expr(a, env, known) for a in node.args]
             if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
-                fields = dataclasses.fields(callee)
-                if len(arguments) != len(fields) or any(isinstance(a, Maybe) for a in arguments):
-                    raise Unsupported(f"{self._where(node)}: {node.func.id}(...) with other than one plain value per field")
-                return _struct(callee)(*arguments)
+                return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
                 raise Unsupported(f"{self._where(node)}: a call of {node.func.id}, not a function of {self.fn.__module__}")
             return _Translator(callee, self.depth + 1)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
+
+    def _constructed(self, node: ast.Call, cls: type, arguments: list[Any]) -> Any:
+        """``cls(...)``: each field its argument, else its default; an optional field holds a
+        value as a Maybe that is not None."""
+        fields = dataclasses.fields(cls)
+        hints = typing.get_type_hints(cls)
+        if len(arguments) > len(fields):
+            raise Unsupported(f"{self._where(node)}: {cls.__name__}(...) with more arguments than fields")
+        values = []
+        for position, field in enumerate(fields):
+            kind = _kind(hints[field.name])
+            if position < len(arguments):
+                value = arguments[position]
+            elif field.default is not dataclasses.MISSING:
+                value = None if field.default is None else _term(field.default, self._where(node))
+            else:
+                raise Unsupported(f"{self._where(node)}: {cls.__name__}(...) without its field {field.name}")
+            optional = isinstance(kind, tuple) and kind[0] == "optional"
+            if optional and value is None:
+                value = Maybe(z3.BoolVal(True), _default(kind[1]))
+            elif optional and not isinstance(value, Maybe):
+                value = Maybe(z3.BoolVal(False), value)
+            elif isinstance(value, Maybe) and not optional:
+                raise Unsupported(f"{self._where(node)}: {cls.__name__}.{field.name} given a value that may be None")
+            values.append(value)
+        return _struct(cls)(*values)
+
+    def _concatenated(self, node: ast.BinOp, env: dict[str, Any], known: frozenset[str]) -> Any:
+        """``t + (a, b)`` or ``(a,) + t``: a tuple literal joined with a tuple of the same items."""
+        sides: list[Any] = []
+        for side in (node.left, node.right):
+            sides.append([self._expr(e, env, known) for e in side.elts] if isinstance(side, ast.Tuple) else self._expr(side, env, known))
+        tuples = [side for side in sides if isinstance(side, Items)]
+        if not tuples:
+            raise Unsupported(f"{self._where(node)}: two tuple literals joined (a fixed tuple is not translated)")
+        template = tuples[0].array
+        if isinstance(sides[0], Items) and isinstance(sides[1], list) and all(_shape(_selected(template, z3.IntVal(0))) == _shape(i) for i in sides[1]):
+            arrays, length = sides[0].array, sides[0].length  # appended: stores, which z3 evaluates where it cannot a lambda
+            for position, appended in enumerate(sides[1]):
+                arrays = _stored(arrays, length + position, appended)
+            return Items(arrays, length + len(sides[1]))
+        joined: list[Items] = []
+        for side in sides:
+            if isinstance(side, list):
+                arrays = template
+                for position, item in enumerate(side):
+                    if _shape(_selected(template, z3.IntVal(0))) != _shape(item):
+                        raise Unsupported(f"{self._where(node)}: a tuple literal whose items are not the tuple's")
+                    arrays = _stored(arrays, z3.IntVal(position), item)
+                joined.append(Items(arrays, z3.IntVal(len(side))))
+            elif isinstance(side, Items) and _shape(side.array) == _shape(template):
+                joined.append(side)
+            else:
+                raise Unsupported(f"{self._where(node)}: a tuple joined with something that is not a tuple of the same items")
+        return _joined(joined[0], joined[1])
 
     def _integer(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
         value = self._expr(node, env, known)
@@ -546,6 +739,39 @@ def _rebuilt(shape: Any, leaves: list[Any]) -> Any:
         return next(queue)
 
     return build(shape)
+
+
+def _assigned_names(statements: list[ast.stmt]) -> frozenset[str]:
+    """Every name the statements assign, at any depth."""
+    names: set[str] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return frozenset(names)
+
+
+def _shape(value: Any) -> Any:
+    """The structure of a value's terms: the named tuple types and the leaves' sorts."""
+    if isinstance(value, tuple):
+        return (type(value).__name__, tuple(_shape(part) for part in value))
+    return str(value.sort()) if isinstance(value, z3.ExprRef) else type(value).__name__
+
+
+def _is_record(value: Any) -> bool:
+    return isinstance(value, tuple) and not isinstance(value, (Items, Maybe))
+
+
+def _equal(left: Any, right: Any) -> Any:
+    """Python's ``==`` of two values of one dataclass: field by field; two optional fields are
+    equal when both are None, or neither is and their values are equal."""
+    if isinstance(left, Maybe):
+        return z3.If(left.none, right.none, z3.And(z3.Not(right.none), _equal(left.value, right.value)))
+    if isinstance(left, Items):
+        raise Unsupported("a comparison of tuples is not translated")
+    if isinstance(left, tuple):
+        return z3.And(*(_equal(a, b) for a, b in zip(left, right, strict=True)))
+    return left == right
 
 
 def _not_none(test: ast.expr, truth: bool) -> frozenset[str]:

@@ -6,15 +6,16 @@ of the same run and goal, after the session did some acts.
 Strength. The z3 proofs are over unbounded integers and any strings. ``bend.progress.check``'s
 encoding is generated from its code (spec.z3gen: the record, of the same run and goal or not,
 its work and count, the work now, directors.stallSteps), so goal_stops_without_progress is
-proved of the code. ``record_act`` (the ledger as a z3 string, one character an act) and
-``work`` are encoded by hand and tied to their functions (``tie``) on a finite family of inputs
-we chose, so goal_progress_continues, which needs them, is proved for the encoding. The claims
-restate S5.8 (the cap from the oracle's rule, spec/oracles/progress.py), not the encoding.
+proved of the code. ``record_act`` (its loop over the ledger a z3 recursive function) and
+``work`` are generated from their code too, so goal_progress_continues is proved of the code.
+The claims restate S5.8 (the cap from the oracle's rule, spec/oracles/progress.py), not the
+encoding.
 - goal_stops_without_progress: induction on the number k of continuations with no new work, each
   a call of check (of="bend.progress.check"): from any count c the count is c + k and the goal
   pauses iff it reaches the cap; the continuation number cap pauses.
 - goal_progress_continues: a continuation whose work grew continues with the count 0, from any
-  count, record and setting; and an act the ledger does not hold grows the work by exactly 1.
+  count, record and setting; and an act the ledger does not hold grows the work by exactly 1
+  (induction on record_act's loop over the ledger, from its end back to its first act).
 The oracle of S5.8 judges the model and production on an enumerated domain beside the proofs.
 
 The work itself is read from REAL transcripts: session entries (an assistant's text and
@@ -28,7 +29,6 @@ in-memory conversation tree of eukhe.session and to a real session store, read b
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -37,10 +37,10 @@ import z3
 from hypothesis import strategies as st
 
 from bend import progress as m
-from spec.evidence import Evidence, LawFailed, Tie, all_of, also, bounded, encoding, examples, induction, prove, tie
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
 from spec.oracles import progress as oracle
-from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import Maybe, generated, struct
+from spec.registry import BOUNDED, PROVED, law
+from spec.z3gen import Maybe, facts, fresh, generated, item, same, struct
 
 VERDICT_CODES = {verdict: code for code, verdict in enumerate(oracle.VERDICTS)}  # continue 0, note 1, pause 2
 CONTINUE, NOTE, PAUSE = (VERDICT_CODES[v] for v in oracle.VERDICTS)
@@ -71,45 +71,33 @@ def different_names() -> list[Any]:
     return [RECORD_RUN != RUN_NOW, RECORD_GOAL != GOAL_NOW]
 
 
-@encoding("bend.progress.record_act")
-def record_act_encoding(ledger: Any, act: Any) -> Any:
-    """The ledger as a z3 string of acts, one character each: it grows only by an act it does not hold."""
-    return z3.If(z3.Contains(ledger, act), ledger, z3.Concat(ledger, act))
+_RECORD_ACT, _WORK = generated(m.record_act), generated(m.work)
 
 
-@encoding("bend.progress.work")
-def work_encoding(ledger: Any) -> Any:
-    return z3.Length(ledger)
+def new_act_grows_work() -> Evidence:
+    """Induction on record_act's loop over the ledger, from its end back to its first act: when
+    no act from position i on equals the new one, the ledger record_act gives from there holds
+    one act more than the ledger (so an act the ledger does not hold grows the work by 1)."""
+    ledger, act = fresh(m.Ledger, "ledger"), fresh(m.Act, "act")
+    i, j = z3.Ints("i j")
+
+    def grows_from(start: Any) -> Any:
+        absent = z3.ForAll([j], z3.Implies(z3.And(start <= j, j < ledger.length), z3.Not(same(item(ledger, j), act))))
+        after = _RECORD_ACT.loop(_index=start, ledger=ledger, act=act)
+        return z3.Implies(z3.And(0 <= start, start <= ledger.length, absent), _WORK(after) == _WORK(ledger) + 1)
+
+    ties = [_RECORD_ACT.tie, _WORK.tie]
+    base = prove(lambda: grows_from(ledger.length), label="base: past the last act, the act is appended", assumptions=facts(ledger), ties=ties)
+    step = prove(
+        lambda: z3.Implies(z3.And(i >= 0, i < ledger.length, grows_from(i + 1)), grows_from(i)),
+        label="step: an act at position i that is not the new one passes it on to i + 1", assumptions=facts(ledger), ties=ties,
+    )
+    return induction(base, step, of="bend.progress.record_act", label="record_act's loop over the ledger, from its end back to its first act")
 
 
 RUN, GOAL = "run-1", "goal-1"
 AGREE_COUNTS = range(0, 9)
 AGREE_SETTINGS = range(0, 9)
-
-
-LEDGER_ACTS = tuple(m.call_act("t", str(n), "r", n % 2 == 0) for n in range(3)) + (m.note_act("n"),)
-LETTERS = "abcd"  # act k of LEDGER_ACTS is letter k
-
-
-def _letters(ledger: m.Ledger) -> str:
-    return "".join(LETTERS[LEDGER_ACTS.index(act)] for act in ledger)
-
-
-def _ledgers() -> Iterator[m.Ledger]:
-    """Every ledger of distinct acts of LEDGER_ACTS (what record_act builds), in every order."""
-    for size in range(len(LEDGER_ACTS) + 1):
-        yield from itertools.permutations(LEDGER_ACTS, size)
-
-
-@functools.cache
-def ledger_ties() -> tuple[Tie, Tie]:
-    label = f"every ledger of distinct acts over {len(LEDGER_ACTS)} acts (3 calls, a note), in every order"
-    grows = tie(
-        record_act_encoding, m.record_act, ([(ledger, act) for ledger in _ledgers() for act in LEDGER_ACTS], f"{label} x every act"),
-        args=lambda ledger, act: (z3.StringVal(_letters(ledger)), z3.StringVal(LETTERS[LEDGER_ACTS.index(act)])), value=_letters,
-    )
-    counts = tie(work_encoding, m.work, ([(ledger,) for ledger in _ledgers()], label), args=lambda ledger: (z3.StringVal(_letters(ledger)),))
-    return grows, counts
 
 
 FIRSTS = ("none", "another run", "another goal")  # S5.8: the first continuation of a run, or of a new goal
@@ -385,7 +373,7 @@ def goal_stops_without_progress() -> Evidence:
     "goal_progress_continues",
     "S5.8",
     "A continuation with an act the session never did before clears the count and the goal continues, from any count (model and production).",
-    PROVED_FOR_ENCODING,
+    PROVED,
 )
 def goal_progress_continues() -> Evidence:
     count, setting, work, now = z3.Ints("count setting work now")
@@ -399,15 +387,7 @@ def goal_progress_continues() -> Evidence:
         cleared, ties=[_check.tie], assumptions=different_names(),
         label="the work grew (now > the record's): continue with the count 0, from any count, record and directors.stallSteps",
     )
-    ledger, act = z3.Strings("ledger act")
-    grows = prove(
-        lambda: z3.Implies(
-            z3.And(z3.Length(act) == 1, z3.Not(z3.Contains(ledger, act))),
-            work_encoding(record_act_encoding(ledger, act)) == work_encoding(ledger) + 1,
-        ),
-        label="an act the ledger does not hold grows the work by exactly 1, for every ledger", ties=ledger_ties(),
-    )
-    proof = all_of(clears, grows)
+    proof = all_of(clears, new_act_grows_work())
 
     def record_agrees(picks: list[int], fresh: int) -> bool:
         acts = [m.call_act("t", str(p), "r", p % 2 == 0) for p in picks]
