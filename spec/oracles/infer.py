@@ -406,6 +406,9 @@ def chunks_says(text: str, max_bytes: int = MAX_CHUNK_BYTES) -> tuple[list[str],
 REPAIRS_READ: tuple[tuple[str, object], ...] = (
     ('{"a": "x\ty"}', {"a": "x\ty"}),  # a raw control character
     ('{"a": "\\q"}', {"a": "\\q"}),  # an invalid string escape
+    ('{"a": "x\\ny\tz"}', {"a": "x\ny\tz"}),  # a valid escape kept beside a raw control character
+    ('{"a": "\\u00e9\\\\\\"\t"}', {"a": "é\\\"\t"}),  # a \u escape, an escaped backslash and quote
+    ('{"a": "\\uZZ\t"}', {"a": "\\uZZ\t"}),  # \u without four hex digits: an invalid escape
     ("{'a': 'b'}", {"a": "b"}),  # single quotes
     ("{a: 1}", {"a": 1}),  # an unquoted key
     ("{a: 1 /* c */} // d", {"a": 1}),  # comments
@@ -422,3 +425,84 @@ REPAIRS_REFUSED: tuple[str, ...] = (
     "{a: b: 1}",  # an unquoted value that can hide the next field
     "{a: x 'y': 1}",
 )
+
+
+# -- the wire (S6.3 forced choice, S6.4 strict schemas, S6.10 stop reasons) -----------------------------
+# Where each built wire API carries what S6 decides, transcribed from the APIs' own references (the
+# forms the vendors' SDKs in the dev extra type): the infer laws read the bodies the clients send
+# and the replies they decode with these.
+
+API_CHAT, API_RESPONSES, API_ANTHROPIC, API_GOOGLE = "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"
+
+
+def forced_says(api: str, body: dict[str, Any], tool: str) -> bool | None:
+    """Whether the body sets native forced choice of ``tool`` (S6.3), in the API's own form; None
+    when it sets some other choice (never right)."""
+    if api == API_GOOGLE:
+        config = body.get("toolConfig", {}).get("functionCallingConfig")
+        if config is None or config.get("mode") != "ANY":
+            return False
+        return True if config == {"mode": "ANY", "allowedFunctionNames": [tool]} else None
+    choice = body.get("tool_choice")
+    if choice is None:
+        return False
+    want = {
+        API_CHAT: {"type": "function", "function": {"name": tool}},
+        API_RESPONSES: {"type": "function", "name": tool},
+        API_ANTHROPIC: {"type": "tool", "name": tool},
+    }[api]
+    return True if choice == want else None
+
+
+def tool_names_says(api: str, body: dict[str, Any]) -> tuple[str, ...]:
+    """The tools a body offers, in order."""
+    if api == API_GOOGLE:
+        return tuple(d["name"] for entry in body.get("tools", []) for d in entry["functionDeclarations"])
+    if api == API_CHAT:
+        return tuple(t["function"]["name"] for t in body.get("tools", []))
+    return tuple(t["name"] for t in body.get("tools", []))
+
+
+def strict_says(api: str, body: dict[str, Any]) -> tuple[bool, ...] | None:
+    """Each offered tool's strict flag (S6.4) where the API has one per tool (chat
+    function.strict, Responses strict, Anthropic strict: true or absent); None for Google, whose
+    strict mode is the request's (``validated_says``)."""
+    tools = body.get("tools", [])
+    if api == API_CHAT:
+        return tuple(t["function"]["strict"] is True for t in tools)
+    if api == API_RESPONSES:
+        return tuple(t["strict"] is True for t in tools)
+    if api == API_ANTHROPIC:
+        return tuple(t.get("strict", False) is True for t in tools)
+    return None
+
+
+def validated_says(body: dict[str, Any]) -> bool:
+    """Google: function calling in VALIDATED mode (schemas enforced) for the request."""
+    return bool(body.get("toolConfig", {}).get("functionCallingConfig", {}).get("mode") == "VALIDATED")
+
+
+def last_user_text_says(api: str, body: dict[str, Any]) -> str:
+    """The text of the request's last user turn (where S6.3's soft prompt goes)."""
+    if api == API_GOOGLE:
+        turns = [c for c in body["contents"] if c["role"] == "user"]
+        return "".join(p.get("text", "") for p in turns[-1]["parts"])
+    items = body["input"] if api == API_RESPONSES else body["messages"]
+    users = [i for i in items if i.get("role") == "user"]
+    content = users[-1]["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content)
+
+
+# S6.10 reads the stop reason a reply ends with. OpenAI Responses and Google have no tool-use stop
+# value: a completed response (finishReason STOP) with calls reads toolUse, without calls stop;
+# chat completions and Anthropic spell each (finish_reason tool_calls, stop_reason tool_use).
+TOOL_STOP_SPELLED: dict[str, bool] = {API_CHAT: True, API_RESPONSES: False, API_ANTHROPIC: True, API_GOOGLE: False}
+
+
+def decoded_stop_says(api: str, sent: str, calls: int) -> str:
+    """The stop reason a reply the server ended with ``sent`` (stop, length, toolUse) reads as."""
+    if sent == "length" or TOOL_STOP_SPELLED[api]:
+        return sent
+    return "toolUse" if calls else "stop"

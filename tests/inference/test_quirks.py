@@ -177,7 +177,7 @@ def test_a_damaged_rulebook_document_is_refused() -> None:
 
 
 def test_revision_reads_the_first_digit_run_and_never_a_size() -> None:
-    cases = {"3.8-27b": (3, 8), "3-8b": (3,), "-32b": (0,), "-8b": (0,), "": (0,), "x": (0,), "2.5-flash": (2, 5), "4.7": (4, 7), "1.5b": (0,), "3bit": (3,), "٣": (0,)}
+    cases = {"3.8-27b": (3, 8), "3-8b": (3,), "-32b": (0,), "-8b": (0,), "": (0,), "x": (0,), "2.5-flash": (2, 5), "4.7": (4, 7), "1.5b": (0,), "3bit": (3,), "٣": (0,), "3.0": (3, 0), "0.5-x": (0, 5), "00": (0,)}
     for rest, want in cases.items():
         assert quirks.revision(rest) == want == model.revision(rest), rest
     assert quirks.revision("9" * 5000) == model.revision("9" * 5000)
