@@ -73,14 +73,14 @@ def follow_up(line: str) -> str:
 def build_line(source: str, replies: Sequence[Reply]) -> Outcome:
     """The conversation for one node whose input is ``source``, the model answering with
     ``replies`` in order (a missing reply counts as an empty one)."""
-    calls: list[Call] = []
+    calls: tuple[Call, ...] = ()
     best: str | None = None
     asked = ""
     while len(calls) < TRIES:
         reply = replies[len(calls)] if len(calls) < len(replies) else Reply("")
         line = reply.text.strip()
-        calls.append(Call(asked, line))
-        if not line:
+        calls = calls + (Call(asked, line),)
+        if line == "":
             break
         if best is not None and size(line) >= size(best):
             break
@@ -89,8 +89,8 @@ def build_line(source: str, replies: Sequence[Reply]) -> Outcome:
             break
         asked = follow_up(best)
     if best is None:
-        return Outcome(cut(source), tuple(calls), "input")
-    return Outcome(cut(best), tuple(calls), "reply")
+        return Outcome(cut(source), calls, "input")
+    return Outcome(cut(best), calls, "reply")
 
 
 def transcript(events: list[dict[str, Any]]) -> list[str]:

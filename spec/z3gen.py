@@ -272,10 +272,16 @@ def _ite(condition: Any, then: Any, otherwise: Any) -> Any:
     return z3.If(condition, then, otherwise)
 
 
-def generated(fn: Callable[..., Any]) -> Generated:
-    """The z3 encoding of ``fn`` built from its code, as an ``@encoding`` of ``fn`` with its tie."""
+def generated(fn: Callable[..., Any], *, opaque: Sequence[Callable[..., Any] | str] = ()) -> Generated:
+    """The z3 encoding of ``fn`` built from its code, as an ``@encoding`` of ``fn`` with its tie.
+
+    ``opaque`` names callees left uninterpreted: functions of ``fn``'s module (``size``) and pure
+    methods of str (``"str.strip"``). Each call of one is an application of a z3 function of its
+    arguments that nothing constrains, so a proof over the encoding holds whatever the callee
+    computes, the real one included (``applied`` builds the same application for a claim)."""
     name = f"{fn.__module__}.{fn.__qualname__}"
-    translate = _Translator(fn)
+    names = frozenset(o if isinstance(o, str) else o.__name__ for o in opaque)
+    translate = _Translator(fn, opaque=names)
 
     @encoding(name)
     def encoded(*args: Any) -> Any:
@@ -287,17 +293,39 @@ def generated(fn: Callable[..., Any]) -> Generated:
 
     encoded.__name__ = encoded.__qualname__ = f"generated_{fn.__name__}"
     loop.__name__ = loop.__qualname__ = f"generated_{fn.__name__}_loop"
-    tied = Tie(name, PROVED, f"generated from the code of {name} (spec.z3gen: every path of its body)", _SEAL)
+    kept = f"; {', '.join(sorted(names))} uninterpreted (whatever they compute)" if names else ""
+    tied = Tie(name, PROVED, f"generated from the code of {name} (spec.z3gen: every path of its body{kept})", _SEAL)
     encoded.tie = tied  # type: ignore[attr-defined]
     encoded.loop = loop  # type: ignore[attr-defined]
     return cast(Generated, encoded)
 
 
+_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold"})  # pure, str -> str
+
+
+def applied(callee: Callable[..., Any] | str, *args: Any) -> Any:
+    """The application of an opaque callee (a function, or ``"str.strip"``) to terms, as a
+    generated encoding that leaves it uninterpreted calls it."""
+    terms = [_term(a) for a in args]
+    if isinstance(callee, str):
+        kind, method = callee.split(".", 1)
+        if kind != "str" or method not in _STR_METHODS:
+            raise Unsupported(f"{callee} is not a pure method of str")
+        if len(terms) != 1 or not z3.is_string(terms[0]):
+            raise Unsupported(f"{callee} of other than one str")
+        return z3.Function(f"{callee}/1", z3.StringSort(), z3.StringSort())(*terms)
+    returns = _kind(typing.get_type_hints(callee).get("return"))
+    if returns not in _SORTS or any(isinstance(t, tuple) for t in args):
+        raise Unsupported(f"{callee.__qualname__} left opaque takes and gives other than ints, bools and strs")
+    symbol = z3.Function(f"{callee.__module__}.{callee.__qualname__}/{len(terms)}", *(t.sort() for t in terms), _SORTS[returns]("sort").sort())
+    return symbol(*terms)
+
+
 class _Translator:
-    def __init__(self, fn: Callable[..., Any], depth: int = 0) -> None:
+    def __init__(self, fn: Callable[..., Any], depth: int = 0, opaque: frozenset[str] = frozenset()) -> None:
         if depth > 8:
             raise Unsupported(f"{fn.__qualname__}: calls nested deeper than 8 (recursion is not translated)")
-        self.fn, self.depth = fn, depth
+        self.fn, self.depth, self.opaque = fn, depth, opaque
         source = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(source)
         definition = tree.body[0]
@@ -556,7 +584,7 @@ class _Translator:
             isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
             and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
         ):
-            held = self._expr(node.left, env, known)
+            held = env[node.left.id] if isinstance(node.left, ast.Name) and node.left.id in env else self._expr(node.left, env, known)
             if not isinstance(held, Maybe):
                 raise Unsupported(f"{self._where(node)}: an `is None` test of a value that cannot be None")
             return held.none if isinstance(node.ops[0], ast.Is) else z3.Not(held.none)
@@ -608,6 +636,11 @@ class _Translator:
                 self._expr(node.body, env, known | _not_none(test, True)),
                 self._expr(node.orelse, env, known | _not_none(test, False)),
             )
+        if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords
+            and f"str.{node.func.attr}" in self.opaque
+        ):
+            return applied(f"str.{node.func.attr}", self._expr(node.func.value, env, known))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1:
                 items = self._expr(node.args[0], env, known)
@@ -625,7 +658,9 @@ class _Translator:
                 return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
                 raise Unsupported(f"{self._where(node)}: a call of {node.func.id}, not a function of {self.fn.__module__}")
-            return _Translator(callee, self.depth + 1)(arguments)
+            if node.func.id in self.opaque:
+                return applied(callee, *arguments)
+            return _Translator(callee, self.depth + 1, self.opaque)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
 
     def _constructed(self, node: ast.Call, cls: type, arguments: list[Any]) -> Any:

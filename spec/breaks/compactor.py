@@ -20,8 +20,8 @@ BREAKS = [
         "compactor_empty_goes_on",
         AREA,
         MODEL,
-        "if not line:\n            break",
-        "if not line:\n            continue",
+        'if line == "":\n            break',
+        'if line == "":\n            continue',
         "an empty or thinking-only reply is not the last try: line_empty_is_a_try fails",
     ),
     Break(

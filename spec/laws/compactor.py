@@ -1,20 +1,13 @@
 """The compactor line laws (memory.md rule 37, D9), over the pure model of the line-building
 conversation ``bend.compactor`` driven by arbitrary model replies.
 
-Why a proof over integers covers every reply: the conversation reads a reply only through the
-byte size of its stripped text (its line), and compares that size with 0 (an empty or
-thinking-only reply), with 512 (a fit) and with the best line so far (not shorter). So the
-whole input domain of the conversation's decisions is a sequence of up to 5 natural numbers
-(a missing reply counts as empty); the text matters only for the line that is kept, and that
-is the kept reply (or the input) cut at a character boundary.
-
-The conversation is encoded once (below: ``conversation``, the encoding of
-``bend.compactor.build_line``: the sizes of 5 lines to (calls made, index of the kept reply)), and
-z3 proves each law's claim over it for every sequence of natural sizes. The encoding is tied to
-build_line (``tie``) on a finite family (every sequence of up to 3 replies over boundary sizes in
-3 text styles, every chain of up to 6 over-limit replies ending every way; each reply tagged so
-that the kept one is read off the line): a family we chose, not the whole (infinite) domain of
-texts, so these laws are proved for the encoding, not about the code. The same family, the
+Why the proofs cover every reply: the conversation reads a reply only through its line (the
+text, ends stripped), whether the line is empty, the line's byte size compared with 512 and with
+the best line so far, and the cut and follow-up it makes of a line. ``bend.compactor.build_line``'s
+encoding is generated from its code (spec.z3gen: its loop a z3 recursive function) with the strip,
+the size, the cut and the follow-up left uninterpreted, so z3 proves each claim for every input,
+every sequence of replies of any length, and whatever those four compute: for the real ones too.
+The claims restate the seed's rules over the lines and their sizes. The family of replies, the
 other inputs and Hypothesis's replies (unicode, whitespace, thinking, empty) judge the model and
 production by the seed's rules (``rules``, the judge's cut) beside the proofs.
 
@@ -42,11 +35,14 @@ from hypothesis import strategies as st
 
 from bend.compactor import Outcome, Reply, build_line
 from bend.compactor import cut as model_cut
+from bend.compactor import follow_up as model_follow_up
+from bend.compactor import size as model_size
 from eukhe.memory import compactor as production
 from eukhe.memory.text import cut as production_cut
 from spec import profiles
-from spec.evidence import Evidence, LawFailed, Tie, all_of, also, bounded, encoding, examples, prove, tie
-from spec.registry import BOUNDED, PROVED_FOR_ENCODING, law
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, prove
+from spec.registry import BOUNDED, PROVED, law
+from spec.z3gen import applied, facts, fresh, generated, item
 
 SECTION = "memory rule 37"
 TRIES = 5  # the seed's number (rule 37), not the model's constant: a break there must show
@@ -68,31 +64,41 @@ def cut(text: str, limit: int = NODE) -> str:
     return text
 
 
-# -- the encoding of the conversation --------------------------------------------------------
+# -- the conversation's encoding, generated from build_line's code -----------------------------
+#
+# The conversation reads a reply only through its line (its text, ends stripped), the line's byte
+# size, and the cut and follow-up it makes of a line. Those four stay uninterpreted in the
+# encoding (spec.z3gen ``opaque``): a claim proved over it holds whatever they compute, so it holds
+# for the real ones. The claims restate the seed's rules over the lines and their sizes.
+
+BUILD_LINE = generated(build_line, opaque=(model_size, model_cut, model_follow_up, "str.strip"))
+REPLIES = fresh(tuple[Reply, ...], "replies")
+SOURCE = z3.String("source")
 
 
-@encoding("bend.compactor.build_line")
-def conversation(sizes: Sequence[Any]) -> tuple[Any, Any]:
-    """The conversation over the byte sizes of the replies' lines, ``TRIES`` of them (a missing
-    reply is an empty one), as z3 terms: (calls made, index of the kept reply or -1).
+def line_of(k: int) -> Any:
+    """The line of call k: the text of reply k, ends stripped; a missing reply is an empty one."""
+    text = z3.If(k < REPLIES.length, item(REPLIES, k).text, z3.StringVal(""))
+    return applied("str.strip", text)
 
-    Each call reads one reply. An empty line is the last try (D9). A line not shorter than the
-    best so far ends the tries (D9). Otherwise it is the best; if it fits 512 bytes it is the
-    line (rule 37), else a follow-up asks again, up to 5 calls."""
-    calls: Any = z3.IntVal(0)
-    kept: Any = z3.IntVal(-1)
-    best: Any = z3.IntVal(-1)
-    going: Any = z3.BoolVal(True)
-    for k in range(TRIES):
-        line = sizes[k]
-        empty = line == 0
-        not_shorter = z3.And(z3.Not(empty), kept >= 0, line >= best)
-        takes = z3.And(going, z3.Not(empty), z3.Not(not_shorter))
-        calls = calls + z3.If(going, 1, 0)
-        kept = z3.If(takes, k, kept)
-        best = z3.If(takes, line, best)
-        going = z3.And(takes, line > NODE)
-    return calls, kept
+
+LINES = [line_of(k) for k in range(TRIES)]
+SIZES = [applied(model_size, line) for line in LINES]
+
+
+def conversation() -> tuple[Any, Any]:
+    """(calls made, the outcome) of build_line on the symbolic input and replies."""
+    out = BUILD_LINE(SOURCE, REPLIES)
+    return out.calls.length, out
+
+
+def kept(out: Any, k: int) -> Any:
+    """The outcome keeps the line of call k (cut to 512 bytes)."""
+    return z3.And(out.source == z3.StringVal("reply"), out.line == applied(model_cut, LINES[k]))
+
+
+def kept_input(out: Any) -> Any:
+    return z3.And(out.source == z3.StringVal("input"), out.line == applied(model_cut, SOURCE))
 
 
 def rules(sizes: Sequence[int]) -> tuple[int, int]:
@@ -112,87 +118,79 @@ def rules(sizes: Sequence[int]) -> tuple[int, int]:
     return calls, kept
 
 
-def _pick(values: Sequence[Any], index: Any) -> Any:
-    """``values[index]`` for a symbolic index (0 <= index < TRIES)."""
-    out = values[0]
-    for k in range(1, len(values)):
-        out = z3.If(index == k, values[k], out)
-    return out
-
-
-# -- the claims, proved by z3 over every sequence of natural sizes -------------------------------
+# -- the claims, proved by z3 over every input, every sequence of replies ----------------------------
 #
 # Each claim is a function that builds the formula: it calls the encoding, so ``prove`` knows what
 # it is about (and replaces it by an uninterpreted function to check that the claim depends on it).
 
-SIZES = z3.Ints(" ".join(f"s{k}" for k in range(TRIES)))
-NATURAL = [s >= 0 for s in SIZES]
-
 
 def shortest_before(k: int) -> Any:
-    """The shortest of the lines of calls 0..k-1 (k >= 1)."""
+    """The size of the shortest of the lines of calls 0..k-1 (k >= 1)."""
     best = SIZES[0]
     for j in range(1, k):
         best = z3.If(SIZES[j] < best, SIZES[j], best)
     return best
 
 
-def _kept_is_earlier_shortest(kept: Any, k: int) -> Any:
-    return z3.And(kept >= 0, kept < k, _pick(SIZES, kept) == shortest_before(k))
+def _kept_is_earlier_shortest(out: Any, k: int) -> Any:
+    return z3.Or(*[z3.And(kept(out, j), SIZES[j] == shortest_before(k)) for j in range(k)])
+
+
+def _empty(k: int) -> Any:
+    return LINES[k] == z3.StringVal("")
 
 
 def claim_calls() -> Any:
-    """The calls: 1, and one more after each reply that asks for a follow-up (its line is over 512
-    bytes, and the first or shorter than the one before), as long as every reply before did; so at
-    most 5."""
-    calls, _ = conversation(SIZES)
-    asks = [z3.And(SIZES[j] > NODE, *([SIZES[j] < SIZES[j - 1]] if j else [])) for j in range(TRIES - 1)]
+    """The calls: 1, and one more after each reply that asks for a follow-up (its line is not
+    empty, over 512 bytes, and the first or shorter than the one before), as long as every reply
+    before did; so at most 5."""
+    calls, _ = conversation()
+    asks = [z3.And(z3.Not(_empty(j)), SIZES[j] > NODE, *([SIZES[j] < SIZES[j - 1]] if j else [])) for j in range(TRIES - 1)]
     follow_ups = z3.Sum([z3.If(z3.And(*asks[: k + 1]), 1, 0) for k in range(TRIES - 1)])
     return z3.And(calls == 1 + follow_ups, calls >= 1, calls <= TRIES)
 
 
-def claim_shortest() -> Any:
-    """The kept line is a nonempty line of a call made, no longer than any nonempty line of a
-    call made; no line is kept exactly when the first reply is empty."""
-    calls, kept_at = conversation(SIZES)
-    kept = _pick(SIZES, kept_at)
-    no_shorter = z3.And(*[z3.Implies(z3.And(calls > j, SIZES[j] > 0), kept <= SIZES[j]) for j in range(TRIES)])
-    return z3.And(
-        (kept_at == -1) == (SIZES[0] == 0),
-        z3.Implies(kept_at >= 0, z3.And(kept_at < calls, kept > 0, no_shorter)),
-    )
-
-
 def claim_first_fit() -> Any:
-    calls, kept = conversation(SIZES)
+    calls, out = conversation()
     cases = []
     for k in range(TRIES):
         shorter = [SIZES[k] < SIZES[j] for j in range(k)]
-        fits = z3.And(calls > k, SIZES[k] > 0, SIZES[k] <= NODE, *shorter)
-        cases.append(z3.Implies(fits, z3.And(kept == k, calls == k + 1)))
+        fits = z3.And(calls > k, z3.Not(_empty(k)), SIZES[k] <= NODE, *shorter)
+        cases.append(z3.Implies(fits, z3.And(kept(out, k), calls == k + 1)))
     return z3.And(*cases)
 
 
 def claim_stops() -> Any:
-    calls, kept = conversation(SIZES)
+    calls, out = conversation()
     cases = []
     for k in range(1, TRIES):
-        not_shorter = z3.And(calls > k, SIZES[k] > 0, SIZES[k] >= shortest_before(k))
-        cases.append(z3.Implies(not_shorter, z3.And(calls == k + 1, _kept_is_earlier_shortest(kept, k))))
+        not_shorter = z3.And(calls > k, z3.Not(_empty(k)), SIZES[k] >= shortest_before(k))
+        cases.append(z3.Implies(not_shorter, z3.And(calls == k + 1, _kept_is_earlier_shortest(out, k))))
     return z3.And(*cases)
 
 
 def claim_empty() -> Any:
-    calls, kept = conversation(SIZES)
-    cases = [z3.Implies(SIZES[0] == 0, z3.And(calls == 1, kept == -1))]
+    calls, out = conversation()
+    cases = [z3.Implies(_empty(0), z3.And(calls == 1, kept_input(out)))]
     for k in range(1, TRIES):
-        empty = z3.And(calls > k, SIZES[k] == 0)
-        cases.append(z3.Implies(empty, z3.And(calls == k + 1, _kept_is_earlier_shortest(kept, k))))
+        empty = z3.And(calls > k, _empty(k))
+        cases.append(z3.Implies(empty, z3.And(calls == k + 1, _kept_is_earlier_shortest(out, k))))
     return z3.And(*cases)
 
 
+def claim_shortest() -> Any:
+    """The kept line is the nonempty line of a call made no longer than any nonempty line of a
+    call made; the input is kept exactly when the first line is empty."""
+    calls, out = conversation()
+    some = []
+    for k in range(TRIES):
+        no_longer = [z3.Implies(z3.And(calls > j, z3.Not(_empty(j))), SIZES[k] <= SIZES[j]) for j in range(TRIES)]
+        some.append(z3.And(calls > k, z3.Not(_empty(k)), kept(out, k), *no_longer))
+    return z3.And(_empty(0) == kept_input(out), z3.Implies(z3.Not(_empty(0)), z3.Or(*some)))
+
+
 def _proof(claim: Callable[[], Any], label: str) -> Evidence:
-    return prove(claim, label=f"{label}, for every sequence of {TRIES} natural line sizes", assumptions=NATURAL, ties=[conversation_tie()])
+    return prove(claim, label=f"{label}, for every input and every sequence of replies", assumptions=facts(REPLIES), ties=[BUILD_LINE.tie])
 
 
 # -- the cut: bounded (it reads the text's bytes: no finite domain holds every text) -------------------
@@ -312,39 +310,6 @@ def reply_family() -> Iterator[tuple[str, tuple[Reply, ...]]]:
                 yield source, tuple(Reply(text_of(n, k % 3)) for k, n in enumerate(over)) + end + (Reply("late"),)
 
 
-TAGS = "ABCDEFGH"  # reply k of a tied case starts with TAGS[k]: the kept reply is read off the line
-
-
-def _tagged(text: str, k: int) -> str:
-    """``text`` with its first character after the leading whitespace replaced by reply k's tag
-    (padded to the same bytes): the same line size, a line that names its reply."""
-    start = len(text) - len(text.lstrip())
-    if start == len(text):
-        return text
-    return text[:start] + TAGS[k] + "_" * (size(text[start]) - 1) + text[start + 1 :]
-
-
-def tie_family() -> Iterator[tuple[str, tuple[Reply, ...]]]:
-    for source, replies in reply_family():
-        if source == SOURCES[1]:
-            yield source, tuple(Reply(_tagged(r.text, k), r.thinking) for k, r in enumerate(replies))
-
-
-def _kept_of(out: Outcome) -> tuple[int, int]:
-    """(calls, index of the kept reply or -1) of the model's conversation, the reply read off its tag."""
-    return len(out.calls), (-1 if out.source == "input" else TAGS.index(out.line[0]))
-
-
-@functools.lru_cache(maxsize=None)
-def conversation_tie() -> Tie:
-    return tie(
-        conversation, build_line,
-        (tie_family(), "every sequence of 0-3 replies over sizes 0, 1, 511-514, 600 in 3 text styles and every chain of 0-6 "
-         "over-limit replies ending 9 ways (each reply's line tagged with its index)"),
-        args=lambda source, replies: (tuple(z3.IntVal(n) for n in lines(replies)),), value=_kept_of,
-    )
-
-
 @functools.lru_cache(maxsize=None)
 def family_check() -> Evidence:
     return bounded(
@@ -394,12 +359,12 @@ def hunted() -> Evidence:
 
 
 def _law(claim: Callable[[], Any], label: str) -> Evidence:
-    """The claim proved over the encoding (tied to build_line on a finite family: proved for the
-    encoding); the model and production judged by the seed's rules beside it."""
+    """The claim proved over build_line's encoding, generated from its code; the model and
+    production judged by the seed's rules beside it."""
     return also(_proof(claim, label), family_check(), hunted()).with_production(on_production())
 
 
-@law("line_calls_at_most_tries", SECTION, "Building one line makes at most 5 model calls.", PROVED_FOR_ENCODING, derivation="memory.md rule 37 (TRIES = 5)")
+@law("line_calls_at_most_tries", SECTION, "Building one line makes at most 5 model calls.", PROVED, derivation="memory.md rule 37 (TRIES = 5)")
 def line_calls_at_most_tries() -> Evidence:
     return _law(claim_calls, "calls = 1 + the follow-ups asked (a line over 512 bytes, the first or shorter than the last), so 1 <= calls <= 5")
 
@@ -407,24 +372,24 @@ def line_calls_at_most_tries() -> Evidence:
 @law("line_fits", SECTION, "The line is 1-512 bytes: the shortest reply (else the input) cut to 512 bytes at a character boundary.", BOUNDED, derivation="memory.md rule 37 and D9; docs/harness.md H1 (every line 1-512 bytes)")
 def line_fits() -> Evidence:
     """Bounded: the line is the kept reply (or the input) cut by the judge's cut, computed on the
-    family and the boundary texts; which reply is kept is proved for the encoding beside it, but
-    the cut reads the text's bytes, which no encoding here states."""
+    family and the boundary texts; which line is kept is proved of build_line's code beside it
+    (whatever the cut computes), but the cut reads the text's bytes, which no encoding here states."""
     whole = all_of(family_check(), cut_evidence())
     proof = _proof(claim_shortest, "the kept line is the shortest nonempty line of the calls made; none only when the first is empty")
     return also(whole, proof, hunted()).with_production(on_production(production_cut_check()))
 
 
-@law("line_takes_first_fit", SECTION, "The first reply of at most 512 bytes (shorter than every earlier one) is the line, and no call follows it.", PROVED_FOR_ENCODING, derivation="memory.md rule 37")
+@law("line_takes_first_fit", SECTION, "The first reply of at most 512 bytes (shorter than every earlier one) is the line, and no call follows it.", PROVED, derivation="memory.md rule 37")
 def line_takes_first_fit() -> Evidence:
     return _law(claim_first_fit, "a call whose line is 1-512 bytes and shorter than every earlier one is kept and is the last")
 
 
-@law("line_stops_when_not_shorter", "memory rule 37 / D9", "A follow-up whose reply is not shorter than the best line ends the tries; the best line is kept.", PROVED_FOR_ENCODING, derivation="memory.md D9")
+@law("line_stops_when_not_shorter", "memory rule 37 / D9", "A follow-up whose reply is not shorter than the best line ends the tries; the best line is kept.", PROVED, derivation="memory.md D9")
 def line_stops_when_not_shorter() -> Evidence:
     return _law(claim_stops, "a follow-up not shorter than the shortest earlier line is the last call and that line is kept")
 
 
-@law("line_empty_is_a_try", "memory rule 37 / D9", "An empty or thinking-only reply counts as the last try: the conversation ends with the best line, else the input cut.", PROVED_FOR_ENCODING, derivation="memory.md D9")
+@law("line_empty_is_a_try", "memory rule 37 / D9", "An empty or thinking-only reply counts as the last try: the conversation ends with the best line, else the input cut.", PROVED, derivation="memory.md D9")
 def line_empty_is_a_try() -> Evidence:
     return _law(claim_empty, "an empty line is the last call; the shortest earlier line is kept, else none (the input)")
 

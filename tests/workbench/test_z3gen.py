@@ -15,7 +15,7 @@ import bend.progress as progress
 import pytest
 from spec import evidence
 from spec.registry import PROVED
-from spec.z3gen import Unsupported, _Translator, concrete, fresh, generated
+from spec.z3gen import Unsupported, _Translator, applied, concrete, facts, fresh, generated, item
 
 FLAG, AFTER, OVER = generated(m.flag), generated(m.after), generated(m.over)
 naturals = st.integers(0, 10**12)
@@ -145,6 +145,23 @@ def test_optional_locals_and_joined_tuples_are_pythons(t: tuple[int, ...]) -> No
     got = _Translator(_shortest)([concrete(t, tuple[int, ...])])
     want = _shortest(t)
     assert _entailed(got.none if want is None else z3.And(z3.Not(got.none), got.value == want))
+
+
+def test_an_opaque_callee_is_one_uninterpreted_function_of_its_arguments() -> None:
+    """What a claim says over an opaque callee holds whatever it computes: build_line makes at
+    least one call whatever strip and size do; a claim that needs more of them (that strip removes
+    a trailing space) gets a counterexample."""
+    import bend.compactor as compactor
+
+    encoded = generated(compactor.build_line, opaque=(compactor.size, compactor.cut, compactor.follow_up, "str.strip"))
+    assert "uninterpreted" in encoded.tie.sentence
+    replies, source = fresh(tuple[compactor.Reply, ...], "replies"), z3.String("source")
+    calls = lambda: encoded(source, replies).calls.length >= 1  # noqa: E731
+    assert evidence.prove(calls, label="a call at least", assumptions=facts(replies), ties=[encoded.tie]).strength == PROVED
+    first = item(replies, 0).text
+    stripped = lambda: z3.Implies(z3.And(replies.length == 1, first == z3.StringVal("x ")), encoded(source, replies).line == applied(compactor.cut, z3.StringVal("x")))  # noqa: E731
+    with pytest.raises(evidence.LawFailed, match="counterexample"):
+        evidence.prove(stripped, label="a trailing space is stripped", assumptions=facts(replies), ties=[encoded.tie])
 
 
 def _spins(n: int) -> int:
