@@ -16,8 +16,15 @@ the API, and rendered in the API's own stream form:
                         stop="toolUse", usage=Tokens(12, 5)))
     server.script(Fail(429, '{"error": {"type": "rate_limit_error", "message": "slow down"}}'))
 
-Parts: ``Text``, ``Thinking``, ``Call`` (arguments streamed in ``pieces``; Google sends calls
-whole), ``Progress`` (llama.cpp's prompt_progress, chat only); controls between them:
+``Body(data)`` sends a whole event-stream body as it is (the SDK-built streams of
+tests/wire/test_sdk_differential.py).
+
+Parts: ``Text``, ``Thinking`` (its signature: Anthropic's signature_delta, the Responses reasoning
+item's encrypted_content when the request includes reasoning.encrypted_content), ``Call``
+(arguments streamed in ``pieces``; Google sends calls whole; ``signature``: Gemini's
+thoughtSignature on the call's part, as ``Text.signature`` on a text part), ``Refusal`` (the
+model declines, each API in its own form), ``ErrorEvent`` (the API's mid-stream error event),
+``Progress`` (llama.cpp's prompt_progress, chat only); controls between them:
 ``Stall`` (no byte until the test calls ``release()``, or the server closes; ``stalled`` is set
 when one begins), ``Wait(event)``
 (until a threading.Event the test sets), ``Delay(seconds)`` (a slow chunk), ``Cut`` (the
@@ -54,6 +61,7 @@ STALL_CAP = 60.0  # seconds a Stall or Wait holds a thread at most (the server n
 @dataclass(frozen=True)
 class Text:
     text: str
+    signature: str | None = None  # Gemini: a thoughtSignature on this text part (other APIs: none)
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,24 @@ class Call:
     arguments: str = "{}"
     id: str | None = None
     pieces: int = 2
+    signature: str | None = None  # Gemini: the thoughtSignature on the call's part (other APIs: none)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The model declines: OpenAI chat's delta.refusal, a Responses refusal content part,
+    Anthropic's stop_details.explanation (with ``stop="refusal"``); Gemini has no text for it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """The API's mid-stream error event; the body ends after it."""
+
+    kind: str = "server_error"  # the error's type (Gemini: its status, e.g. INTERNAL)
+    message: str = "scripted stream error"
+    code: int = 500  # Gemini's error code
 
 
 @dataclass(frozen=True)
@@ -103,7 +129,7 @@ class RawBytes:
     data: bytes
 
 
-Part = Text | Thinking | Call | Progress | Stall | Wait | Delay | Cut | RawBytes
+Part = Text | Thinking | Call | Refusal | ErrorEvent | Progress | Stall | Wait | Delay | Cut | RawBytes
 
 
 @dataclass(frozen=True)
@@ -134,7 +160,15 @@ class Fail:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-Script = Stream | Fail
+@dataclass(frozen=True)
+class Body:
+    """A whole event-stream body sent as it is (bytes another tool wrote, e.g. a vendor SDK's
+    own events serialized): no event of the API is added."""
+
+    data: bytes
+
+
+Script = Stream | Fail | Body
 
 
 @dataclass(frozen=True)
@@ -282,8 +316,13 @@ class PromptCache:
 
 
 # -- rendering ----------------------------------------------------------------------------------------
+#
+# Each API's stream as its vendor sends it: every event validates against the vendor SDK's own
+# type and each SDK's stream helper reads the whole stream (tests/wire/test_sdk_loopback.py),
+# except where a script deviates on purpose (RawBytes, raw_stop, chat_call_index=False).
 
 Frame = bytes | Stall | Wait | Delay | Cut
+CREATED = 1767225600  # the creation time every reply states (2026-01-01): replays are byte-identical
 
 
 def _data(obj: Any, event: str | None = None) -> bytes:
@@ -301,14 +340,28 @@ def _call_id(call: Call, i: int) -> str:
     return call.id if call.id is not None else f"call_{i}"
 
 
+def _control(part: Stall | Wait | Delay | Cut | RawBytes | Progress) -> list[Frame]:
+    """A part no API renders in its own form: a control, or bytes as they are."""
+    if isinstance(part, Progress):
+        return []
+    return [part.data if isinstance(part, RawBytes) else part]
+
+
+def _refusal(reply: Stream) -> str | None:
+    texts = [part.text for part in reply.parts if isinstance(part, Refusal)]
+    return "".join(texts) if texts else None
+
+
 CHAT_STOP = {"stop": "stop", "length": "length", "toolUse": "tool_calls", "refusal": "content_filter"}
 ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use", "refusal": "refusal"}
 GOOGLE_STOP = {"stop": "STOP", "length": "MAX_TOKENS", "toolUse": "STOP", "refusal": "SAFETY"}
 
 
-def render_chat(reply: Stream, model: str) -> list[Frame]:
+def render_chat(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    head = {"id": "chatcmpl-loop", "object": "chat.completion.chunk", "created": CREATED, "model": model}
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _data({"id": "chatcmpl-loop", "object": "chat.completion.chunk", "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        return _data({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     out: list[Frame] = [chunk({"role": "assistant"})]
     calls = 0
@@ -317,6 +370,8 @@ def render_chat(reply: Stream, model: str) -> list[Frame]:
             out.append(chunk({"content": part.text}))
         elif isinstance(part, Thinking):
             out.append(chunk({reply.chat_reasoning_field: part.text}))
+        elif isinstance(part, Refusal):
+            out.append(chunk({"refusal": part.text}))
         elif isinstance(part, Call):
             if not reply.chat_call_index:
                 out.append(chunk({"tool_calls": [{"id": _call_id(part, calls), "type": "function", "function": {"name": part.name, "arguments": part.arguments}}]}))
@@ -326,86 +381,183 @@ def render_chat(reply: Stream, model: str) -> list[Frame]:
                     out.append(chunk({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]}))
             calls += 1
         elif isinstance(part, Progress):
-            out.append(_data({"choices": [], "prompt_progress": {"total": part.total, "cache": part.cache, "processed": part.processed, "time_ms": part.time_ms}}))
+            progress = {"total": part.total, "cache": part.cache, "processed": part.processed, "time_ms": part.time_ms}
+            out.append(_data({**head, "choices": [], "prompt_progress": progress}))
+        elif isinstance(part, ErrorEvent):
+            out.append(_data({"error": {"message": part.message, "type": part.kind, "param": None, "code": None}}))
+            return out
         else:
-            out.append(part.data if isinstance(part, RawBytes) else part)
+            out += _control(part)
     if reply.end:
-        out.append(chunk({}, reply.raw_stop or CHAT_STOP[reply.stop]))
+        # OpenAI ends a refusal with finish_reason stop; content_filter is a filter with no text
+        refused = reply.stop == "refusal" and _refusal(reply) is not None
+        out.append(chunk({}, reply.raw_stop or ("stop" if refused else CHAT_STOP[reply.stop])))
         if reply.usage is not None:
             u = reply.usage
+            prompt = u.input + u.cache_read + u.cache_write
+            details: dict[str, int] = {"cached_tokens": u.cache_read}
+            if u.cache_write:
+                details["cache_write_tokens"] = u.cache_write
             usage = {
-                "prompt_tokens": u.input + u.cache_read,
+                "prompt_tokens": prompt,
                 "completion_tokens": u.output,
-                "total_tokens": u.input + u.cache_read + u.output,
-                "prompt_tokens_details": {"cached_tokens": u.cache_read},
+                "total_tokens": prompt + u.output,
+                "prompt_tokens_details": details,
                 "completion_tokens_details": {"reasoning_tokens": u.reasoning},
             }
-            out.append(_data({"id": "chatcmpl-loop", "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage}))
+            out.append(_data({**head, "choices": [], "usage": usage}))
         out.append(b"data: [DONE]\n\n")
     return out
 
 
-def render_responses(reply: Stream, model: str) -> list[Frame]:
-    def event(kind: str, **fields: Any) -> bytes:
-        return _data({"type": kind, **fields}, kind)
+class _ResponsesItem:
+    """The output item a Responses stream has open: a message (its content parts: output_text
+    or refusal) or a reasoning item (one summary part)."""
 
-    out: list[Frame] = [event("response.created", response={"id": "resp_loop", "model": model, "status": "in_progress", "output": []})]
+    def __init__(self, kind: str, index: int) -> None:
+        self.kind = kind
+        self.index = index
+        self.id = f"{'msg' if kind == 'message' else 'rs'}_{index}"
+        self.parts: list[list[str]] = []  # [part type, text]
+        self.signature = ""
+
+
+def render_responses(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    # encrypted reasoning comes only to a request that includes it (store false keeps nothing)
+    include = body.get("include") if isinstance(body, dict) else None
+    encrypted = isinstance(include, list) and "reasoning.encrypted_content" in include
+    numbers = iter(range(1 << 30))
+
+    def event(kind: str, **fields: Any) -> bytes:
+        return _data({"type": kind, **fields, "sequence_number": next(numbers)}, kind)
+
+    def response(status: str, **fields: Any) -> dict[str, Any]:
+        return {"id": "resp_loop", "object": "response", "created_at": CREATED, "model": model, "status": status, "output": [],
+                "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **fields}
+
+    out: list[Frame] = [event("response.created", response=response("in_progress")), event("response.in_progress", response=response("in_progress"))]
+    done: list[dict[str, Any]] = []  # the finished output items, for the final response
     index = -1
-    last: type | None = None
+    item: _ResponsesItem | None = None
     calls = 0
-    for part in reply.parts:
-        if isinstance(part, (Text, Thinking)):
-            if last is not type(part):
-                index += 1
-                kind = "message" if isinstance(part, Text) else "reasoning"
-                out.append(event("response.output_item.added", output_index=index, item={"id": f"item_{index}", "type": kind}))
-            last = type(part)
-            if isinstance(part, Text):
-                out.append(event("response.output_text.delta", item_id=f"item_{index}", output_index=index, content_index=0, delta=part.text))
-            else:
-                out.append(event("response.reasoning_summary_text.delta", item_id=f"item_{index}", output_index=index, summary_index=0, delta=part.text))
-        elif isinstance(part, Call):
-            index += 1
-            last = Call
-            item = {"id": f"fc_{index}", "type": "function_call", "call_id": _call_id(part, calls), "name": part.name, "arguments": ""}
-            out.append(event("response.output_item.added", output_index=index, item=item))
-            for piece in _pieces(part.arguments, part.pieces):
-                out.append(event("response.function_call_arguments.delta", item_id=f"fc_{index}", output_index=index, delta=piece))
-            out.append(event("response.function_call_arguments.done", item_id=f"fc_{index}", output_index=index, arguments=part.arguments))
-            out.append(event("response.output_item.done", output_index=index, item={**item, "arguments": part.arguments, "status": "completed"}))
-            calls += 1
-        elif isinstance(part, Progress):
-            continue
+
+    def where(open_item: _ResponsesItem) -> dict[str, Any]:
+        return {"item_id": open_item.id, "output_index": open_item.index}
+
+    def content(kind: str, text: str) -> dict[str, Any]:
+        return {"type": "output_text", "text": text, "annotations": [], "logprobs": []} if kind == "output_text" else {"type": "refusal", "refusal": text}
+
+    def close_part(open_item: _ResponsesItem) -> None:
+        k = len(open_item.parts) - 1
+        kind, text = open_item.parts[k]
+        if kind == "output_text":
+            out.append(event("response.output_text.done", **where(open_item), content_index=k, text=text, logprobs=[]))
         else:
-            out.append(part.data if isinstance(part, RawBytes) else part)
+            out.append(event("response.refusal.done", **where(open_item), content_index=k, refusal=text))
+        out.append(event("response.content_part.done", **where(open_item), content_index=k, part=content(kind, text)))
+
+    def close() -> None:
+        nonlocal item
+        if item is None:
+            return
+        if item.kind == "message":
+            close_part(item)
+            whole = {"id": item.id, "type": "message", "role": "assistant", "status": "completed", "content": [content(k, t) for k, t in item.parts]}
+        else:
+            text = item.parts[0][1]
+            summary = {"type": "summary_text", "text": text}
+            out.append(event("response.reasoning_summary_text.done", **where(item), summary_index=0, text=text))
+            out.append(event("response.reasoning_summary_part.done", **where(item), summary_index=0, part=summary))
+            whole = {"id": item.id, "type": "reasoning", "summary": [summary]}
+            if encrypted:
+                whole["encrypted_content"] = item.signature
+        out.append(event("response.output_item.done", output_index=item.index, item=whole))
+        done.append(whole)
+        item = None
+
+    def open_item(kind: str) -> _ResponsesItem:
+        nonlocal item, index
+        if item is not None and item.kind == kind:
+            return item
+        close()
+        index += 1
+        item = _ResponsesItem(kind, index)
+        if kind == "message":
+            out.append(event("response.output_item.added", output_index=index, item={"id": item.id, "type": "message", "role": "assistant", "status": "in_progress", "content": []}))
+        else:
+            out.append(event("response.output_item.added", output_index=index, item={"id": item.id, "type": "reasoning", "summary": []}))
+            out.append(event("response.reasoning_summary_part.added", **where(item), summary_index=0, part={"type": "summary_text", "text": ""}))
+            item.parts.append(["summary_text", ""])
+        return item
+
+    for part in reply.parts:
+        if isinstance(part, (Text, Refusal)):
+            message = open_item("message")
+            kind = "output_text" if isinstance(part, Text) else "refusal"
+            if not message.parts or message.parts[-1][0] != kind:
+                if message.parts:
+                    close_part(message)
+                message.parts.append([kind, ""])
+                out.append(event("response.content_part.added", **where(message), content_index=len(message.parts) - 1, part=content(kind, "")))
+            message.parts[-1][1] += part.text
+            k = len(message.parts) - 1
+            if isinstance(part, Text):
+                out.append(event("response.output_text.delta", **where(message), content_index=k, delta=part.text, logprobs=[]))
+            else:
+                out.append(event("response.refusal.delta", **where(message), content_index=k, delta=part.text))
+        elif isinstance(part, Thinking):
+            reasoning = open_item("reasoning")
+            reasoning.parts[0][1] += part.text
+            reasoning.signature = part.signature
+            out.append(event("response.reasoning_summary_text.delta", **where(reasoning), summary_index=0, delta=part.text))
+        elif isinstance(part, Call):
+            close()
+            index += 1
+            call = {"id": f"fc_{index}", "type": "function_call", "call_id": _call_id(part, calls), "name": part.name, "arguments": "", "status": "in_progress"}
+            out.append(event("response.output_item.added", output_index=index, item=call))
+            for piece in _pieces(part.arguments, part.pieces):
+                out.append(event("response.function_call_arguments.delta", item_id=call["id"], output_index=index, delta=piece))
+            out.append(event("response.function_call_arguments.done", item_id=call["id"], output_index=index, name=part.name, arguments=part.arguments))
+            whole = {**call, "arguments": part.arguments, "status": "completed"}
+            out.append(event("response.output_item.done", output_index=index, item=whole))
+            done.append(whole)
+            calls += 1
+        elif isinstance(part, ErrorEvent):
+            out.append(event("error", code=part.kind, message=part.message, param=None))
+            return out
+        else:
+            out += _control(part)
     if reply.end:
+        close()
         u = reply.usage or Tokens()
+        cached = {"cached_tokens": u.cache_read, "cache_write_tokens": u.cache_write}
+        total_in = u.input + u.cache_read + u.cache_write
         usage = {
-            "input_tokens": u.input + u.cache_read,
-            "input_tokens_details": {"cached_tokens": u.cache_read},
+            "input_tokens": total_in,
+            "input_tokens_details": cached,
             "output_tokens": u.output,
             "output_tokens_details": {"reasoning_tokens": u.reasoning},
-            "total_tokens": u.input + u.cache_read + u.output,
+            "total_tokens": total_in + u.output,
         }
-        response: dict[str, Any] = {"id": "resp_loop", "model": model, "usage": usage if reply.usage is not None else None}
-        if reply.stop in ("length", "refusal") or reply.raw_stop is not None:
+        fields: dict[str, Any] = {"output": done, "usage": usage if reply.usage is not None else None}
+        # a refusal with its text is a completed response; a content filter with none is incomplete
+        filtered = reply.stop == "refusal" and _refusal(reply) is None
+        if reply.stop == "length" or filtered or reply.raw_stop is not None:
             reason = reply.raw_stop or ("max_output_tokens" if reply.stop == "length" else "content_filter")
-            out.append(event("response.incomplete", response={**response, "status": "incomplete", "incomplete_details": {"reason": reason}}))
+            out.append(event("response.incomplete", response=response("incomplete", incomplete_details={"reason": reason}, **fields)))
         else:
-            out.append(event("response.completed", response={**response, "status": "completed"}))
+            out.append(event("response.completed", response=response("completed", **fields)))
     return out
 
 
-def render_anthropic(reply: Stream, model: str) -> list[Frame]:
+def render_anthropic(reply: Stream, model: str, body: Any = None) -> list[Frame]:
     def event(kind: str, **fields: Any) -> bytes:
         return _data({"type": kind, **fields}, kind)
 
     u = reply.usage or Tokens()
     start_usage = {"input_tokens": u.input, "cache_read_input_tokens": u.cache_read, "cache_creation_input_tokens": u.cache_write, "output_tokens": 1}
-    out: list[Frame] = [
-        event("message_start", message={"id": "msg_loop", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None, "usage": start_usage}),
-        event("ping"),
-    ]
+    start: dict[str, Any] = {"id": "msg_loop", "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}
+    out: list[Frame] = [event("message_start", message=start), event("ping")]
     index = -1
     open_kind: str | None = None
     signature = ""
@@ -426,7 +578,8 @@ def render_anthropic(reply: Stream, model: str) -> list[Frame]:
                 close()
                 index += 1
                 open_kind = kind
-                out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": ""}))
+                block = {"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": "", "signature": ""}
+                out.append(event("content_block_start", index=index, content_block=block))
             if isinstance(part, Text):
                 out.append(event("content_block_delta", index=index, delta={"type": "text_delta", "text": part.text}))
             else:
@@ -441,31 +594,41 @@ def render_anthropic(reply: Stream, model: str) -> list[Frame]:
                 out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": piece}))
             close()
             calls += 1
-        elif isinstance(part, Progress):
-            continue
+        elif isinstance(part, Refusal):
+            continue  # its text is the stop's explanation
+        elif isinstance(part, ErrorEvent):
+            out.append(event("error", error={"type": part.kind, "message": part.message}))
+            return out
         else:
-            out.append(part.data if isinstance(part, RawBytes) else part)
+            out += _control(part)
     if reply.end:
         close()
-        out.append(event("message_delta", delta={"stop_reason": reply.raw_stop or ANTHROPIC_STOP[reply.stop], "stop_sequence": None}, usage={"output_tokens": u.output}))
+        delta: dict[str, Any] = {"stop_reason": reply.raw_stop or ANTHROPIC_STOP[reply.stop], "stop_sequence": None}
+        if delta["stop_reason"] == "refusal":
+            delta["stop_details"] = {"type": "refusal", "category": None, "explanation": _refusal(reply)}
+        usage: dict[str, Any] = {"output_tokens": u.output}
+        if u.reasoning:
+            usage["output_tokens_details"] = {"thinking_tokens": u.reasoning}
+        out.append(event("message_delta", delta=delta, usage=usage))
         out.append(event("message_stop"))
     return out
 
 
-def render_google(reply: Stream, model: str) -> list[Frame]:
-    def chunk(parts: list[dict[str, Any]], finish: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
-        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
-        if finish is not None:
-            candidate["finishReason"] = finish
-        body: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+def render_google(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    def chunk(parts: list[dict[str, Any]], finish: dict[str, Any] | None = None, usage: dict[str, Any] | None = None) -> bytes:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0, **(finish or {})}
+        answer: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": "loop"}
         if usage is not None:
-            body["usageMetadata"] = usage
-        return _data(body)
+            answer["usageMetadata"] = usage
+        return _data(answer)
+
+    def signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
+        return {**part, "thoughtSignature": signature} if signature is not None else part
 
     out: list[Frame] = []
     for part in reply.parts:
         if isinstance(part, Text):
-            out.append(chunk([{"text": part.text}]))
+            out.append(chunk([signed({"text": part.text}, part.signature)]))
         elif isinstance(part, Thinking):
             out.append(chunk([{"text": part.text, "thought": True}]))
         elif isinstance(part, Call):
@@ -476,11 +639,14 @@ def render_google(reply: Stream, model: str) -> list[Frame]:
             call: dict[str, Any] = {"name": part.name, "args": args}
             if part.id is not None:
                 call["id"] = part.id
-            out.append(chunk([{"functionCall": call}]))
-        elif isinstance(part, Progress):
-            continue
+            out.append(chunk([signed({"functionCall": call}, part.signature)]))
+        elif isinstance(part, Refusal):
+            continue  # the Gemini API gives a refusal no text (finishMessage is Vertex's: the SDK drops it)
+        elif isinstance(part, ErrorEvent):
+            out.append(_data({"error": {"code": part.code, "message": part.message, "status": part.kind}}))
+            return out
         else:
-            out.append(part.data if isinstance(part, RawBytes) else part)
+            out += _control(part)
     if reply.end:
         usage = None
         if reply.usage is not None:
@@ -492,7 +658,7 @@ def render_google(reply: Stream, model: str) -> list[Frame]:
                 "thoughtsTokenCount": u.reasoning,
                 "totalTokenCount": u.input + u.cache_read + u.output,
             }
-        out.append(chunk([], reply.raw_stop or GOOGLE_STOP[reply.stop], usage))
+        out.append(chunk([], {"finishReason": reply.raw_stop or GOOGLE_STOP[reply.stop]}, usage))
     return out
 
 
@@ -563,13 +729,16 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(script, Fail):
             self._plain(script.status, script.body, script.headers)
             return
+        if isinstance(script, Body):
+            self._stream([script.data], ())
+            return
         cache = owner.cache
         if cache is not None and isinstance(script, Stream) and api in ("anthropic-messages", "openai-completions"):
             script = replace(script, usage=cache.account(api, body))
         model = body.get("model", "") if isinstance(body, dict) else ""
         if not model and api == "google-generative-ai":
             model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
-        self._stream(RENDER[api](script, str(model)), script.headers)
+        self._stream(RENDER[api](script, str(model), body), script.headers)
 
     def _plain(self, status: int, text: str, headers: tuple[tuple[str, str], ...] = ()) -> None:
         data = text.encode()
@@ -725,7 +894,8 @@ def base_url(server: LoopbackServer, api: str) -> str:
 def script_of(entry: Any) -> Script:
     """A scripted reply from JSON: {"fail": status, "body": text} or {"parts": [...], "stop": s,
     "usage": {"input": n, ...}, "end": bool}, parts {"text": t}, {"thinking": t}, {"call":
-    {"name": n, "arguments": text, "id": i}}, {"delay": s}, {"stall": true}, {"cut": true}."""
+    {"name": n, "arguments": text, "id": i}}, {"refusal": t}, {"error": {"kind": k, "message": m}},
+    {"delay": s}, {"stall": true}, {"cut": true}."""
     if not isinstance(entry, dict):
         raise ValueError(f"a scripted reply is a JSON object, not {entry!r}")
     if "fail" in entry:
@@ -739,6 +909,11 @@ def script_of(entry: Any) -> Script:
         elif "call" in part:
             call = part["call"]
             parts.append(Call(str(call["name"]), str(call.get("arguments", "{}")), call.get("id")))
+        elif "refusal" in part:
+            parts.append(Refusal(str(part["refusal"])))
+        elif "error" in part:
+            error = part["error"]
+            parts.append(ErrorEvent(str(error.get("kind", "server_error")), str(error.get("message", "scripted stream error"))))
         elif "delay" in part:
             parts.append(Delay(float(part["delay"])))
         elif part.get("stall"):

@@ -11,6 +11,7 @@ The command line has one error path (``main``): every failure becomes one line o
      also exits 1 when a law fails;
 - 2  bad input or usage: an argument, a flag value, a script line, a settings document, an
      unknown session, conversation or entry, a refused set;
+- 3  ``eukhe ask``: the model refused to answer (its refusal is printed);
 - 70 a bug in eukhe (an error no rule above names): one line asking for a report.
 
 No traceback is printed unless ``EUKHE_DEBUG=1`` (then the traceback comes first, the line
@@ -42,10 +43,11 @@ MAX_DEPTH = 100  # brackets: deeper JSON is refused before any parser recurses i
 EPILOG = """exit status: 0 done; 1 a fault of the environment (read-only or missing directory,
 a directory that is a file, a disk error, a locked session, a corrupt session log, a closed
 stdout); 2 bad input or usage (an argument, a script line, a settings document, an unknown
-session or entry, a refused set); 70 a bug in eukhe. EUKHE_DEBUG=1 prints the traceback of
-a failure. A writer waits for a session another writer holds: up to the session.lockTimeoutMs
-setting (milliseconds, default 5000, at most an hour; `eukhe set session.lockTimeoutMs N
---global`), or EUKHE_LOCK_TIMEOUT seconds when that is set. The agent dir is --agent-dir, else
+session or entry, a refused set); 3 the model refused to answer (eukhe ask); 70 a bug in
+eukhe. EUKHE_DEBUG=1 prints the traceback of a failure. A writer waits for a session another
+writer holds: up to the session.lockTimeoutMs setting (milliseconds, default 5000, at most an
+hour; `eukhe set session.lockTimeoutMs N --global`), or EUKHE_LOCK_TIMEOUT seconds when that
+is set. The agent dir is --agent-dir, else
 EUKHE_AGENT_DIR, else ~/.eukhe."""
 
 # Destinations of arguments that are paths: they may hold any bytes (surrogate-escaped).

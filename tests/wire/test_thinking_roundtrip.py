@@ -15,10 +15,8 @@ the API's own structure, against what each vendor documents for tool loops with 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,7 +24,7 @@ from eukhe.inference.wire import client_for
 from eukhe.inference.wire.plan import WireModel
 from eukhe.memory.owner import Memory
 from eukhe.memory.turn import Turns
-from spec.loopback import Call, LoopbackServer, RawBytes, Recorded, Stream, Text, Thinking, base_url
+from spec.loopback import Call, LoopbackServer, Recorded, Stream, Text, Thinking, base_url
 
 SIG = "c2lnbmF0dXJlIG9mIHRoZSBjYWxs"  # base64, as Gemini sends it
 
@@ -46,11 +44,6 @@ def second_request(memory: Memory, server: LoopbackServer, api: str, model_id: s
     return server.wait_requests(2)[1]
 
 
-def sse(data: dict[str, Any], event: str | None = None) -> RawBytes:
-    head = f"event: {event}\n" if event else ""
-    return RawBytes(f"{head}data: {json.dumps(data)}\n\n".encode())
-
-
 def test_anthropic_gets_its_signed_thinking_block_back(memory: Memory, server: LoopbackServer) -> None:
     first = Stream([Thinking("Look up the date ", "sig-A1"), Thinking("of message 0.", "sig-A1"), Call("date", '{"id": 0}', "toolu_1")], stop="toolUse")
     got = second_request(memory, server, "anthropic-messages", "claude-opus-5", first)
@@ -63,24 +56,18 @@ def test_anthropic_gets_its_signed_thinking_block_back(memory: Memory, server: L
 
 
 def test_responses_gets_its_reasoning_item_back(memory: Memory, server: LoopbackServer) -> None:
-    # The loopback renders a Thinking part as reasoning item item_0; the item's end carries the
-    # encrypted content the API gives with include: [reasoning.encrypted_content].
-    done = {"type": "response.output_item.done", "output_index": 0, "sequence_number": 9,
-            "item": {"id": "item_0", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Look up the date."}], "encrypted_content": "gAAAA-enc"}}
-    first = Stream([Thinking("Look up the date."), sse(done, "response.output_item.done"), Call("date", '{"id": 0}', "fc_call")], stop="toolUse")
+    # The loopback sends a Thinking part as a reasoning item whose end (response.output_item.done)
+    # carries its signature as encrypted_content, since the request includes reasoning.encrypted_content.
+    first = Stream([Thinking("Look up the date.", "gAAAA-enc"), Call("date", '{"id": 0}', "fc_call")], stop="toolUse")
     got = second_request(memory, server, "openai-responses", "gpt-5.2", first)
     assert got.body["include"] == ["reasoning.encrypted_content"]
     kinds = [item.get("type", item.get("role")) for item in got.body["input"]]
     assert kinds == ["user", "reasoning", "function_call", "function_call_output"]
-    assert got.body["input"][1] == {"type": "reasoning", "id": "item_0", "summary": [{"type": "summary_text", "text": "Look up the date."}], "encrypted_content": "gAAAA-enc"}
+    assert got.body["input"][1] == {"type": "reasoning", "id": "rs_0", "summary": [{"type": "summary_text", "text": "Look up the date."}], "encrypted_content": "gAAAA-enc"}
 
 
 def test_gemini_gets_the_thought_signature_back_on_its_call(memory: Memory, server: LoopbackServer) -> None:
-    calls = {"candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "date", "args": {"id": 0}, "id": "g1"}, "thoughtSignature": SIG},
-        {"functionCall": {"name": "date", "args": {"id": 0}, "id": "g2"}},
-    ]}, "index": 0}]}
-    first = Stream([Thinking("Two looks at the date."), sse(calls)], stop="toolUse")
+    first = Stream([Thinking("Two looks at the date."), Call("date", '{"id": 0}', "g1", signature=SIG), Call("date", '{"id": 0}', "g2")], stop="toolUse")
     got = second_request(memory, server, "google-generative-ai", "gemini-3-pro", first)
     model_turns = [c for c in got.body["contents"] if c["role"] == "model"]
     assert len(model_turns) == 1

@@ -98,8 +98,7 @@ def test_usage_is_read(server: LoopbackServer, api: str) -> None:
     usage = reply(model(server, api)).usage
     assert usage is not None
     assert (usage.input, usage.output, usage.cache_read) == (120, 33, 900)
-    if api != "anthropic-messages":  # Anthropic reports no reasoning count
-        assert usage.reasoning == 7
+    assert usage.reasoning == 7  # Anthropic: usage.output_tokens_details.thinking_tokens
 
 
 @api_param

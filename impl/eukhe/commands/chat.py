@@ -24,7 +24,8 @@ Commands:
 Bad input (an unknown command, a bad model name or level, a line that is not UTF-8) is one line
 ``eukhe chat: ...`` on stderr and the chat goes on; a fault of the provider (an HTTP error, no
 connection, a timeout) ends the turn with one line naming the provider and the reason, and the
-chat goes on. Nothing prints a traceback unless EUKHE_DEBUG=1.
+chat goes on. A refusal of the model shows as one row, ``[refused] <its text>``. Nothing prints
+a traceback unless EUKHE_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -33,8 +34,12 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from eukhe.inference.wire.events import Event
 
 
 COMMANDS = ("/memory", "/memory view", "/memory model", "/agent", "/help", "/quit")
@@ -108,6 +113,25 @@ class Terminal:
             self.row(f"[joined] {text}")
         elif what == "report":
             self.row(f"[report] {text}")
+
+
+class ShowRefusals:
+    """A model whose refusals show as one row, ``[refused] <text>`` (a turn keeps only the stop
+    of its call; the refusal's text would otherwise never reach the terminal)."""
+
+    def __init__(self, model: Any, term: Terminal) -> None:
+        self.model = model
+        self.term = term
+
+    async def stream(self, request: Any) -> AsyncIterator[Event]:
+        from eukhe.inference.wire.base import closing
+        from eukhe.inference.wire.events import Refusal
+
+        async with closing(self.model.stream(request)) as events:
+            async for event in events:
+                if isinstance(event, Refusal):
+                    self.term.row(f"[refused] {event.text or '(the provider gave no reason)'}")
+                yield event
 
 
 def _level(text: str, what: str) -> str:
@@ -393,8 +417,8 @@ def run_chat(args: argparse.Namespace) -> int:
     try:
         if not memory.is_owner:
             raise EnvironmentFault(f"eukhe chat: another eukhe chat owns {chat_dir(agent)}; one chat runs turns at a time")
-        turns = chat_turns(memory, client, thinking=level, settle_seconds=settle)
         term = Terminal(sys.stdout, sys.stderr)
+        turns = chat_turns(memory, ShowRefusals(client, term), thinking=level, settle_seconds=settle)
         term.row(f"eukhe chat: {model.provider}/{model.id}, chat {chat_dir(agent)}; /help for commands")
         return asyncio.run(Session(memory, turns, settings, term, agent, args.timeout).loop(sys.stdin.fileno()))
     except MemoryBusy as error:

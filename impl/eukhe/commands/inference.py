@@ -16,7 +16,9 @@ else the provider's first model; the base URL from the catalog or models.json; t
 models.json's apiKey, else auth.json, else <PROVIDER>_API_KEY. It streams the reply through the
 repetition guard (when eukhe.inference.guard is present) and shows tool calls; a fault of the
 provider or the connection (an HTTP error, no connection, a timeout, a cut stream, a repeating
-stream, no credentials) is one line naming the provider and the reason, exit status 1.
+stream, no credentials) is one line naming the provider and the reason, exit status 1. A
+refusal of the model (the refusal stop, inference.md S6.10) prints ``[refused] <its text>``
+after whatever came before it, and one line on stderr: exit status 3.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eukhe import paths
-from eukhe.cli import EnvironmentFault, UsageError
+from eukhe.cli import CliError, EnvironmentFault, UsageError
 from eukhe.inference import capabilities, catalog, ladder, quirks
 
 if TYPE_CHECKING:  # the wire (httpx) is imported only when `eukhe ask` runs
@@ -152,6 +154,15 @@ def _jsonable(value: Any) -> Any:
 
 
 # -- eukhe ask ------------------------------------------------------------------------------------------
+
+EXIT_REFUSED = 3
+
+
+class Refused(CliError):
+    """The model declined to answer (the refusal stop): the reply is whole, it is not a fault of
+    the environment and not bad input, and a script must not take it for an answer (exit 3)."""
+
+    status = EXIT_REFUSED
 
 
 class NoModel(Exception):
@@ -283,6 +294,7 @@ def run_ask(args: argparse.Namespace) -> int:
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout
     state = {"thinking": False, "text": False}
+    refused: list[events.Stop] = []
     guard = Guard.from_settings(lambda cvar: settings.value([], cvar))
     stream_filter: StreamFilter = events.filter_of(guard.feed)
 
@@ -306,9 +318,16 @@ def run_ask(args: argparse.Namespace) -> int:
                     out.flush()
                 elif isinstance(event, events.Usage) and args.usage:
                     print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
+                elif isinstance(event, events.Refusal):
+                    if state["text"] or state["thinking"]:
+                        out.write("\n")
+                    out.write(f"[refused] {event.text or '(the provider gave no reason)'}")
+                    out.flush()
                 elif isinstance(event, events.Stop):
                     out.write("\n")
-                    if event.reason != events.STOP:
+                    if event.reason == events.REFUSAL:
+                        refused.append(event)
+                    elif event.reason != events.STOP:
                         out.write(f"[stop: {event.reason}]\n")
                     out.flush()
 
@@ -323,4 +342,6 @@ def run_ask(args: argparse.Namespace) -> int:
         out.write("\n")
         out.flush()
         raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error
+    if refused:
+        raise Refused(f"eukhe ask: {model.provider}: the model refused to answer (stop {refused[0].raw})")
     return 0

@@ -23,6 +23,7 @@ from eukhe.inference.wire.events import (
     BadRequest,
     Event,
     PromptProgress,
+    Refusal,
     Stop,
     TextDelta,
     ThinkingDelta,
@@ -56,6 +57,7 @@ class Reply:
     usage: Usage | None
     signatures: tuple[str, ...] = ()
     progress: tuple[PromptProgress, ...] = ()
+    refusal: str | None = None  # the refusal's text when the model declined (stop refusal)
 
 
 async def collect(events: AsyncIterable[Event]) -> Reply:
@@ -65,6 +67,7 @@ async def collect(events: AsyncIterable[Event]) -> Reply:
     signatures: list[str] = []
     progress: list[PromptProgress] = []
     usage: Usage | None = None
+    refusal: str | None = None
     stop: Stop | None = None
     async with closing(aiter(events)) as stream:
         async for event in stream:
@@ -78,9 +81,11 @@ async def collect(events: AsyncIterable[Event]) -> Reply:
                 calls.append(event)
             elif isinstance(event, PromptProgress):
                 progress.append(event)
+            elif isinstance(event, Refusal):
+                refusal = event.text
             elif isinstance(event, Usage):
                 usage = event
             elif isinstance(event, Stop):
                 stop = event
     assert stop is not None, "every stream ends with Stop or raises"
-    return Reply("".join(text), "".join(thinking), tuple(calls), stop, usage, tuple(signatures), tuple(progress))
+    return Reply("".join(text), "".join(thinking), tuple(calls), stop, usage, tuple(signatures), tuple(progress), refusal)

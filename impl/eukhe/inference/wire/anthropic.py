@@ -17,7 +17,9 @@ Stream: ``message_start`` (message.usage), ``content_block_start`` (text, thinki
 redacted_thinking, tool_use with id and name), ``content_block_delta`` (text_delta,
 thinking_delta, signature_delta, input_json_delta), ``content_block_stop``, ``message_delta``
 (delta.stop_reason: end_turn, stop_sequence, pause_turn -> stop; max_tokens,
-model_context_window_exceeded -> length; tool_use -> toolUse; refusal -> refusal; usage),
+model_context_window_exceeded -> length; tool_use -> toolUse; refusal -> refusal, with
+delta.stop_details.explanation its text; usage, output_tokens_details.thinking_tokens the
+reasoning count),
 ``message_stop`` (the end), ``ping``, ``error`` (ProviderError).
 """
 
@@ -150,7 +152,7 @@ class AnthropicReader(Reader):
     def __init__(self, provider: str) -> None:
         super().__init__(provider)
         self.kinds: dict[int, str] = {}
-        self.input = self.output = self.cache_read = self.cache_write = 0
+        self.input = self.output = self.cache_read = self.cache_write = self.reasoning = 0
         self.raw_stop: str | None = None
 
     def feed(self, event: SseEvent) -> list[Event]:
@@ -203,13 +205,16 @@ class AnthropicReader(Reader):
             delta = data.get("delta")
             if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
                 self.raw_stop = delta["stop_reason"]
+            details = delta.get("stop_details") if isinstance(delta, dict) else None
+            if isinstance(details, dict) and isinstance(details.get("explanation"), str):
+                self.refusal = [details["explanation"]]
             if isinstance(data.get("usage"), dict):
                 self._usage(data["usage"])
             return []
         if kind == "message_stop":
             raw = self.raw_stop or "end_turn"
             self.stop = Stop(STOP_REASONS.get(raw, STOP), raw)
-            self.usage = Usage(self.input, self.output, self.cache_read, self.cache_write)
+            self.usage = Usage(self.input, self.output, self.cache_read, self.cache_write, self.reasoning)
             self.done = True
         return []
 
@@ -224,6 +229,9 @@ class AnthropicReader(Reader):
             self.cache_read = as_int(usage.get("cache_read_input_tokens"))
         if "cache_creation_input_tokens" in usage:
             self.cache_write = as_int(usage.get("cache_creation_input_tokens"))
+        details = usage.get("output_tokens_details")
+        if isinstance(details, dict) and "thinking_tokens" in details:
+            self.reasoning = as_int(details.get("thinking_tokens"))
 
 
 def _str(reader: Reader, data: dict[str, Any], name: str) -> str:

@@ -22,10 +22,12 @@ import httpx
 
 from eukhe.inference import quirks
 from eukhe.inference.wire.events import (
+    REFUSAL,
     ConnectFailed,
     Event,
     MalformedEvent,
     ProviderError,
+    Refusal,
     Stop,
     StreamCut,
     StreamFilter,
@@ -106,6 +108,7 @@ class Reader:
         self.calls = Calls()
         self.usage: Usage | None = None
         self.stop: Stop | None = None
+        self.refusal: list[str] = []  # the refusal text as it came
         self.done = False
 
     def feed(self, event: SseEvent) -> list[Event]:
@@ -119,6 +122,8 @@ class Reader:
         if not self.complete() or self.stop is None:
             raise StreamCut(self.provider, "the stream ended before its end event (connection closed mid-reply)")
         out: list[Event] = list(self.calls.finished())
+        if self.stop.reason == REFUSAL:
+            out.append(Refusal("".join(self.refusal)))
         if self.usage is not None:
             out.append(self.usage)
         out.append(self.stop)

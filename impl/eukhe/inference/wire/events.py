@@ -11,7 +11,8 @@ A stream is a sequence of ``Event``:
 - ``PromptProgress``: llama.cpp's prompt processing progress (S6.7), before the first token;
 - at the end, whatever the stop reason (S6.10), one ``ToolCall`` per call assembled from its
   deltas (raw argument text: reading and repairing it is the tool-call layer's work), then
-  ``Usage`` when the provider reported token counts, then exactly one ``Stop``.
+  ``Refusal`` when the model declined (its text), then ``Usage`` when the provider reported
+  token counts, then exactly one ``Stop``.
 
 A stream that ends before its API's end event raises ``StreamCut``; a provider error (an HTTP
 status, an error event) raises ``ProviderError``; a connection refused ``ConnectFailed``; a
@@ -93,12 +94,22 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """The model declined to answer (the REFUSAL stop): ``text`` is what the provider said of it
+    (OpenAI's refusal text, Anthropic's stop_details.explanation, Gemini's finishMessage), ""
+    when it said nothing (a content filter). It comes with the end events, before ``Usage``,
+    on every stream whose ``Stop`` is REFUSAL."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Stop:
     reason: str  # one of STOP_REASONS
     raw: str  # the provider's value (finish_reason, stop_reason, status, finishReason)
 
 
-Event = TextDelta | ThinkingDelta | ThinkingSignature | ToolCallDelta | ToolCall | PromptProgress | Usage | Stop
+Event = TextDelta | ThinkingDelta | ThinkingSignature | ToolCallDelta | ToolCall | PromptProgress | Refusal | Usage | Stop
 Delta = TextDelta | ThinkingDelta
 StreamFilter = Callable[[Delta], None]
 

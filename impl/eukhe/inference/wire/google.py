@@ -13,8 +13,9 @@ thoughtSignature back on the part it came with), ``systemInstruction``; tools as
 Stream: each ``data:`` is a GenerateContentResponse: ``candidates[0].content.parts`` (``text``,
 ``thought: true`` for thinking, ``thoughtSignature``, ``functionCall`` whole with ``name``,
 ``args`` and maybe ``id``), ``candidates[0].finishReason`` (STOP -> stop, or toolUse with calls;
-MAX_TOKENS -> length; SAFETY, RECITATION, PROHIBITED_CONTENT, BLOCKLIST, SPII -> refusal;
-MALFORMED_FUNCTION_CALL and others -> stop with the raw value), ``usageMetadata``
+MAX_TOKENS, CONTINUATION -> length; the content filters SAFETY, RECITATION, PROHIBITED_CONTENT,
+BLOCKLIST, SPII, IMAGE_SAFETY, IMAGE_PROHIBITED_CONTENT, IMAGE_RECITATION, MODEL_ARMOR -> refusal,
+``finishMessage`` its text; MALFORMED_FUNCTION_CALL and others -> stop with the raw value), ``usageMetadata``
 (promptTokenCount, cachedContentTokenCount, candidatesTokenCount, thoughtsTokenCount). There is
 no end event: the body may end once a finishReason arrived; before that it was cut. A prompt
 blocked before any candidate (``promptFeedback.blockReason``) is ``PromptBlocked``, not retried.
@@ -45,7 +46,9 @@ from eukhe.inference.wire.events import (
 from eukhe.inference.wire.plan import API_GOOGLE, Image, Message, Plan, Request
 from eukhe.inference.wire.sse import SseEvent
 
-FINISH = {"STOP": STOP, "MAX_TOKENS": LENGTH, "SAFETY": REFUSAL, "RECITATION": REFUSAL, "PROHIBITED_CONTENT": REFUSAL, "BLOCKLIST": REFUSAL, "SPII": REFUSAL}
+# google-genai's FinishReason: the content filters are refusals; the rest stop with their raw value
+FINISH = {"STOP": STOP, "MAX_TOKENS": LENGTH, "CONTINUATION": LENGTH}
+FINISH.update(dict.fromkeys(("SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR"), REFUSAL))
 LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
 
 
@@ -141,6 +144,7 @@ class GoogleReader(Reader):
     def __init__(self, provider: str) -> None:
         super().__init__(provider)
         self.finish_reason: str | None = None
+        self.finish_message = ""
 
     def complete(self) -> bool:
         return self.finish_reason is not None
@@ -194,6 +198,9 @@ class GoogleReader(Reader):
             reason = candidate.get("finishReason")
             if isinstance(reason, str) and reason:
                 self.finish_reason = reason
+            message = candidate.get("finishMessage")
+            if isinstance(message, str):
+                self.finish_message = message
         return out
 
     def finish(self) -> list[Event]:
@@ -202,4 +209,6 @@ class GoogleReader(Reader):
             if mapped == STOP and len(self.calls):
                 mapped = TOOL_USE
             self.stop = Stop(mapped, self.finish_reason)
+            if mapped == REFUSAL:
+                self.refusal = [self.finish_message]
         return super().finish()

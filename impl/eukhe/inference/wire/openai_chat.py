@@ -16,7 +16,8 @@ marks on anthropic/ models at OpenRouter (cache_control_marks).
 Stream: ``data:`` chunks, ``data: [DONE]`` last. ``choices[0].delta``: ``content``,
 ``reasoning_content`` (llama.cpp, vLLM, DeepSeek) or ``reasoning`` (OpenRouter, Ollama),
 ``tool_calls`` by ``index`` (Ollama may send whole calls without one: each is a new call),
-``finish_reason`` (stop, length, tool_calls, function_call, content_filter). ``usage``
+``refusal`` (the model declines: a refusal whatever the finish_reason, its text kept),
+``finish_reason`` (stop, length, tool_calls, function_call, content_filter: refusal). ``usage``
 (prompt_tokens with prompt_tokens_details.cached_tokens and cache_write_tokens, completion_tokens with
 completion_tokens_details.reasoning_tokens) in its own chunk. ``prompt_progress`` chunks
 (llama.cpp). An ``error`` object in a chunk (OpenRouter mid-stream) is a ProviderError. vLLM,
@@ -208,6 +209,9 @@ class ChatReader(Reader):
             content = delta.get("content")
             if isinstance(content, str) and content:
                 out.append(TextDelta(content, 1))
+            refusal = delta.get("refusal")
+            if isinstance(refusal, str) and refusal:
+                self.refusal.append(refusal)
             calls = delta.get("tool_calls")
             if isinstance(calls, list):
                 for call in calls:
@@ -236,7 +240,8 @@ class ChatReader(Reader):
 
     def _close(self) -> None:
         raw = self.finish_reason or "stop"
-        self.stop = Stop(FINISH.get(raw, STOP), raw)
+        # OpenAI ends a refusal with finish_reason stop: its text in delta.refusal says it
+        self.stop = Stop(REFUSAL if self.refusal else FINISH.get(raw, STOP), raw)
 
     def finish(self) -> list[Event]:
         if self.stop is None and self.finish_reason is not None:

@@ -17,8 +17,10 @@ Stream: typed events (``data.type``), no [DONE]: ``response.output_item.added`` 
 function_call item: call_id, name), ``response.output_text.delta``,
 ``response.reasoning_summary_text.delta`` and ``response.reasoning_text.delta``,
 ``response.function_call_arguments.delta`` / ``.done``, ``response.output_item.done`` (a
-reasoning item's encrypted_content), and the end: ``response.completed`` (stop, or toolUse with
-calls), ``response.incomplete`` (incomplete_details.reason max_output_tokens: length;
+reasoning item's encrypted_content; a message's refusal parts), ``response.refusal.delta`` /
+``.done`` (the model declines: a refusal stop with its text), and the end:
+``response.completed`` (stop, or toolUse with calls; refusal when a refusal part came),
+``response.incomplete`` (incomplete_details.reason max_output_tokens: length;
 content_filter: refusal), ``response.failed`` and ``error`` (ProviderError). Usage:
 input_tokens with input_tokens_details.cached_tokens and cache_write_tokens, output_tokens with
 output_tokens_details.reasoning_tokens.
@@ -142,6 +144,10 @@ class OpenAIResponses(WireClient):
 
 
 class ResponsesReader(Reader):
+    def __init__(self, provider: str) -> None:
+        super().__init__(provider)
+        self.refusals: dict[tuple[int, int], str] = {}  # (output_index, content_index): its text
+
     def feed(self, event: SseEvent) -> list[Event]:
         data = self.obj(event)
         kind = data.get("type", event.event)
@@ -158,6 +164,13 @@ class ResponsesReader(Reader):
                 arguments = item.get("arguments")
                 return [self.calls.delta(index, str(item.get("call_id") or ""), str(item.get("name") or ""), arguments if isinstance(arguments, str) else "")]
             return []
+        if kind in ("response.refusal.delta", "response.refusal.done"):
+            key = (index, as_int(data.get("content_index")))
+            if kind.endswith(".delta"):
+                self.refusals[key] = self.refusals.get(key, "") + _text(self, data, "delta")
+            else:
+                self.refusals[key] = _text(self, data, "refusal")
+            return []
         if kind == "response.function_call_arguments.delta":
             return [self.calls.delta(index, arguments=_text(self, data, "delta"))]
         if kind == "response.function_call_arguments.done":
@@ -169,6 +182,7 @@ class ResponsesReader(Reader):
             item = data.get("item")
             if isinstance(item, dict) and item.get("type") == "reasoning" and isinstance(item.get("encrypted_content"), str):
                 return [ThinkingSignature(item["encrypted_content"], index, item=str(item.get("id") or ""))]
+            self._refusal_parts(index, item)
             return []
         if kind in ("response.completed", "response.incomplete"):
             self._end(data.get("response"), kind)
@@ -196,6 +210,10 @@ class ResponsesReader(Reader):
             total_in = as_int(usage.get("input_tokens"))
             shown = tier if isinstance(tier, str) else None
             self.usage = Usage(max(total_in - cached - written, 0), as_int(usage.get("output_tokens")), cached, written, reasoning, shown)
+        output = response.get("output")
+        for k, item in enumerate(output if isinstance(output, list) else []):
+            self._refusal_parts(k, item)
+        self.refusal = [self.refusals[key] for key in sorted(self.refusals)]
         status = str(response.get("status") or ("incomplete" if kind == "response.incomplete" else "completed"))
         if status == "incomplete" or kind == "response.incomplete":
             details = response.get("incomplete_details") or {}
@@ -203,7 +221,16 @@ class ResponsesReader(Reader):
             self.stop = Stop(INCOMPLETE.get(raw, LENGTH), raw)
         else:
             self.stop = Stop(TOOL_USE if len(self.calls) else STOP, status)
+        if self.refusal:  # a refusal is a completed response with a refusal content part
+            self.stop = Stop(REFUSAL, self.stop.raw)
         self.done = True
+
+    def _refusal_parts(self, index: int, item: Any) -> None:
+        """The refusal parts of a finished message item, where no refusal event gave them."""
+        content = item.get("content") if isinstance(item, dict) and item.get("type") == "message" else None
+        for k, part in enumerate(content if isinstance(content, list) else []):
+            if isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+                self.refusals.setdefault((index, k), part["refusal"])
 
 
 def _text(reader: Reader, data: dict[str, Any], name: str) -> str:
