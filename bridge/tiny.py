@@ -16,9 +16,9 @@ itself). SHORT_FIRST.. are short: 2-4 steps, often a join, about 1.7 worker star
 their first event says ``"launch": "module"``: their workers are ``python -m
 bridge._tiny_worker``, the same ``eukhe.tiny.worker.run`` without the command line's imports
 (a start costs about a quarter of the CPU). The short ones alone reach every rule case and
-input class. A worker runs one request at a time, so a scenario holds at most one request per
-worker: a second would wait behind the first and never reach the engine that holds it (the
-model lets a worker hold several; releasing them in another order would deadlock production).
+input class. A worker holds the requests of several processes in flight at once, and they
+are released in any order (S9: a replaced worker "finishes other processes' in-flight requests";
+the model's free inputs: "any order").
 
 The processes p1..p3 (``_Pool``, one per thread) live from one scenario to the next: a scenario
 starts only its workers, and its processes close their clients at its end; ``finish`` (the end
@@ -97,9 +97,7 @@ def generate(index: int) -> list[Event]:
         event: Event = {"do": "need", "proc": process, "tag": tag}
         world = model.need(world, tag)[0]
         seated = model.current(world)
-        if rng.random() < 0.35 and seated is not None and not seated.inflight:
-            # one held request per worker: a worker runs its requests one at a time, so a second
-            # one would wait behind the first, never reaching the engine that holds it
+        if rng.random() < 0.35 and seated is not None:
             held = model.hold(world, process)
             if held is not None:
                 world = held
@@ -481,7 +479,8 @@ CASES = frozenset(
         *(f"class: a need of tag {tag}" for tag in TAGS),
         "class: three processes",
         "class: three tags",
-        "class: two requests held at once",  # by two workers: a worker holds one at a time
+        "class: two requests held at once",
+        "class: one worker holds two requests at once",
         "class: releases in another order than their holds",
         "class: a need while another process holds a request",
         "class: two replaced workers draining at once",
@@ -510,6 +509,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 world = model.hold(world, str(event["proc"])) or world
             if len(world.holds) >= 2:
                 cases.add("class: two requests held at once")
+            if any(len(worker.inflight) >= 2 for worker in world.workers):
+                cases.add("class: one worker holds two requests at once")
             if sum(1 for worker in world.workers if not worker.seated) >= 2:
                 cases.add("class: two replaced workers draining at once")
         elif kind == "release":

@@ -86,7 +86,3 @@ def install_state(agent_dir: Path, model: Model) -> str:
         if not target.is_file() or (f.size is not None and target.stat().st_size != f.size):
             return INCOMPLETE
     return INSTALLED
-
-
-def installed(agent_dir: Path, model_id: str, catalog: tuple[Model, ...] = CATALOG) -> bool:
-    return install_state(agent_dir, find(model_id, catalog)) == INSTALLED

@@ -9,7 +9,10 @@ listens, releases the lock and tells its starter ``ready`` on stdout.
 Serve: each connection is read line by line and answered in order; ``ping`` answers the launch
 tag ``<build id>|onnx|<device>|<dtype>``; ``shutdown`` removes the socket, answers ``bye``,
 refuses new requests (``closing``) and lets the requests in flight finish in full before the
-process exits; ``load``, ``chat``, ``transcribe``, ``speak`` run on the engine, one at a time.
+process exits; ``load``, ``chat``, ``transcribe``, ``speak`` run on the engine. Each connection
+is answered in order, the connections of several processes side by side: S9 has a worker hold
+the in-flight requests of several processes, and none of them waits for another's (the engine
+loads once, under a lock; the loaded engines only read their state).
 A line over the limit is answered ``bad_request`` and skipped. After ``idle`` with no request
 (15 minutes, ``EUKHE_TINY_WORKER_IDLE_MS`` for tests) the worker removes its socket first,
 then exits; SIGTERM does the same.
@@ -249,24 +252,24 @@ class Worker:
     def _run(self, op: object, request: dict[str, Any]) -> dict[str, Any]:
         if op not in ("load", "chat", "transcribe", "speak"):
             return {"ok": False, "error": "bad_request", "detail": f"unknown op {op!r}"}
-        with self.engine_lock:
+        with self.engine_lock:  # the engine loads once; its requests then run side by side
             try:
                 if self.engine is None:
                     self.engine = engines.load(paths.model_dir(self.agent_dir, self.model_id))
             except engines.EngineError as error:
                 return {"ok": False, "error": "not_installed", "detail": str(error)}
-            if op == "load":
-                return {"ok": True}
-            if not hasattr(self.engine, str(op)):
-                return {"ok": False, "error": "unsupported", "detail": f"{op} is not available for {self.model_id}"}
-            try:
-                if op == "chat":
-                    return self._chat(request)
-                if op == "transcribe":
-                    return self._transcribe(request)
-                return self._speak(request)
-            except engines.RequestError as error:
-                return {"ok": False, "error": "bad_request", "detail": str(error)}
+        if op == "load":
+            return {"ok": True}
+        if not hasattr(self.engine, str(op)):
+            return {"ok": False, "error": "unsupported", "detail": f"{op} is not available for {self.model_id}"}
+        try:
+            if op == "chat":
+                return self._chat(request)
+            if op == "transcribe":
+                return self._transcribe(request)
+            return self._speak(request)
+        except engines.RequestError as error:
+            return {"ok": False, "error": "bad_request", "detail": str(error)}
 
     def _transcribe(self, request: dict[str, Any]) -> dict[str, Any]:
         audio = request.get("audio")
