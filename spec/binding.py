@@ -43,6 +43,11 @@ FLOOR = 95.0
 # was held at 91 until its store laws took it past 95. inference, tiny and the command line joined
 # after d0137f9 (laws and bridges alone: 79.76%, 90.08%, 25.16%): the wire clients and the commands
 # are exercised by tests/wire and tests/cli, which do not count here.
+# The command-line bridge (bridge/cli.py: eukhe.cli.main in process, 300 sessions of commands)
+# alone measured the cli area at 45% (cli.py 70, commands/settings.py 100, effort.py 100,
+# session.py 93, memory_store.py 83, paths.py 75, directors.py 64, tiny.py 64; chat.py 9,
+# inference.py 19, memory_cache.py 19, laws.py 25, corebuild.py 0): not yet combined with the
+# laws, so the hold is unchanged.
 HELD: dict[str, float] = {"inference": 79.0, "tiny": 90.0, "cli": 25.0}
 
 

@@ -30,9 +30,9 @@ def _refused(done: object, agent: Path) -> str:
     return line
 
 
-def test_a_binary_script_is_refused_naming_the_line(run: RunProcess, agent: Path, tmp_path: Path) -> None:
+def test_a_binary_script_is_refused_naming_the_line(inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     script = _script(tmp_path, bytes(range(256)) * 4)
-    done = run("directors", "simulate", "--script", str(script))
+    done = inproc("directors", "simulate", "--script", str(script))
     assert _refused(done, agent) == f"eukhe directors simulate: {script}:2: not UTF-8 text (byte 128: b'\\x80')"
 
 

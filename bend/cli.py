@@ -1,0 +1,765 @@
+"""The command line: the model of a session of ``eukhe`` commands in a fresh agent dir and
+project dir (control.md S4 cvars, S4b config documents, S5.8 the simulate command; memory.md
+"Use"; inference.md S9 tiny models, S10 effort), with the output forms of the README and the
+commands' help.
+
+Read it next to 000_f7323c157e80a40d.txt (S4, S4b), 003_bdb197ba90f97028.txt and
+004_cf1da0cad29d7f64.txt. The values, the layers and the command language are ``bend.cvar``'s;
+the documents and their read-modify-write are ``bend.config``'s; the levels are
+``bend.effort``'s. This module adds what the command line says about them:
+
+- ``set ID VALUE --global`` checks the set (Undeclared, BadValue; a List or Map value is JSON
+  first), then rewrites the global config.cfg: its single-set lines of ID go, one ``set`` line
+  is appended; a file that cannot be read, or has a line that does not parse, is refused and
+  nothing is written. ``toggle ID --global`` reads the file first, then flips the value of the
+  global layers. A session set (``--session``) is a set of the session's agent ``main``: one
+  new entry of the conversation, child of the head, holding the agent's document.
+- ``settings show`` prints each cvar's value and the layer it came from (``sets main``,
+  ``profile main``, a config file, ``default``), the mcpServers entries, the trust warning, and
+  every settings error on stderr.
+- ``mcp add|remove`` read-modify-write the global settings.json (S4b.1).
+- ``session new|list|show|fork|rewind``: the state tree; a fork copies the branch of its entry.
+- Exit status 0 done, 1 a fault of the environment (a file that is a directory), 2 bad input.
+
+A transcript line is ``N $ ARGV -> STATUS`` for a command, then ``N out LINE`` and ``N err
+LINE``; an error's free text after a seed form (``CvarError::K(id)``), after ``is not JSON``
+and after ``unreadable`` is not part of the line (the bridge cuts it on both sides).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+
+from bend import effort as efforts
+from bend.config import Change, File, apply, leaves, put, read, trusted, guarded
+from bend.cvar import (
+    ALIAS,
+    BOOL,
+    ENUM,
+    FLOAT,
+    GLOBAL,
+    LIST,
+    LOCAL,
+    MAP,
+    NAT,
+    NAT_OR_OFF,
+    SET,
+    STRING,
+    TOGGLE,
+    Agent,
+    Aliases,
+    CvarError,
+    Decl,
+    ExpandError,
+    Layer,
+    Obj,
+    ParseError,
+    Set,
+    Type,
+    Value,
+    check,
+    config_value,
+    define,
+    expand,
+    format_command,
+    format_value,
+    from_json,
+    global_toggle,
+    layer_value,
+    lookup,
+    parse_list,
+    parse_value,
+    quote,
+    read_cfg,
+    show,
+    to_json,
+    toggle,
+    written,
+)
+
+LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+_NAT = Type(NAT)
+# The cvars the scenarios use, in the order of the seed's S4 table (a subset).
+DECLS: tuple[Decl, ...] = (
+    Decl("transport", Type(ENUM, ("auto", "sse", "websocket")), LOCAL, True, True, "auto"),
+    Decl("retry.enabled", Type(BOOL), LOCAL, True, True, True),
+    Decl("compaction.enabled", Type(BOOL), LOCAL, True, True, True),
+    Decl("retry.maxRetries", _NAT, LOCAL, True, False, 3),
+    Decl("compaction.keepRecentTokens", _NAT, LOCAL, True, False, 40000),
+    Decl("memory.thinking", Type(ENUM, LEVELS), GLOBAL, True, False, "medium"),
+    Decl("directors.maxSteps", _NAT, LOCAL, True, False, 200),
+    Decl("autonomous.enabled", Type(BOOL), LOCAL, True, True, False),
+    Decl("defaultModel", Type(STRING), GLOBAL, True, False, ""),
+    Decl("thinkingBudgets", Type(MAP, (), _NAT), LOCAL, True, False, Obj(())),
+    Decl("titles.generate", Type(BOOL), GLOBAL, True, False, True),
+    Decl("stt.enabled", Type(BOOL), LOCAL, True, True, False),
+    Decl("providerMaxInFlight", Type(MAP, (), _NAT), GLOBAL, True, False, Obj(())),
+    Decl("idleEvictionMinutes", Type(NAT_OR_OFF), GLOBAL, True, False, "off"),
+    Decl("maxToolRounds", _NAT, LOCAL, True, False, 50),
+    Decl("temperature", Type(FLOAT), LOCAL, False, False, 1.0),
+    Decl("trustedProjects", Type(LIST, (), Type(STRING)), GLOBAL, True, False, ()),
+)
+# inference.md S9: the catalog, in order, with each model's kind
+CATALOG = (("lfm2.5-230m", "text"), ("lfm2.5-350m", "text"), ("whisper-base", "speech-to-text"),
+           ("whisper-small", "speech-to-text"), ("kokoro", "text-to-speech"))
+ROLE_CHAINS = {"translate": ("lfm2.5-350m", "lfm2.5-230m"), "speech": ("kokoro",)}
+SCRIPT_KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
+GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
+COMMANDS = ("chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "memory", "session", "set",
+            "toggle", "cvar", "settings", "mcp", "tiny-models", "translate", "translate-eval", "say", "transcribe",
+            "tiny-worker")
+
+OK, FAULT, USAGE = 0, 1, 2
+SETTINGS_JSON, PROJECT_JSON = "$A/settings.json", "$P/.eukhe/settings.json"
+GLOBAL_CFG, PROJECT_CFG, AGENT_CFG = "$A/config.cfg", "$P/.eukhe/config.cfg", "$A/agents/main.cfg"
+
+
+class Failed(Exception):
+    """A command that ends with one line on stderr and an exit status."""
+
+    def __init__(self, status: int, line: str) -> None:
+        super().__init__(line)
+        self.status = status
+        self.line = line
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Disk:
+    """A file as the scenario made it: missing, a directory, bytes that are not UTF-8, or text."""
+
+    state: str = "missing"
+    text: str = ""
+
+
+def document(disk: Disk) -> File:
+    if disk.state == "missing":
+        return File("missing")
+    if disk.state != "text":
+        return File("unreadable")
+    try:
+        return File("text", from_json(json.loads(disk.text)))
+    except ValueError:
+        return File("invalid")
+
+
+def why_unread(disk: Disk) -> str | None:
+    """Why a settings document cannot be read, as the error says it (None: it reads)."""
+    f = document(disk)
+    got = read(f)
+    if not isinstance(got, str):
+        return None
+    if got == "unknown version":
+        version = [v for k, v in f.value.pairs if k == "version"][0]  # type: ignore[union-attr]
+        return f"unknown version ({show(version)})"
+    return got
+
+
+def fault_of(disk: Disk) -> int:
+    """A directory where a file should be is a fault of the environment; bad bytes are bad input."""
+    return FAULT if disk.state == "dir" else USAGE
+
+
+def cfg_lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    return parts[:-1] if parts and parts[-1] == "" else parts
+
+
+def unparsed(text: str) -> str | None:
+    for number, line in enumerate(cfg_lines(text), 1):
+        stripped = line.strip(" \t\r\n")
+        if stripped == "" or stripped.startswith("#") or stripped.startswith("//"):
+            continue
+        parsed = parse_list(stripped)
+        if isinstance(parsed, ParseError):
+            return f"line {number}: {parsed.message}"
+    return None
+
+
+def single_set_of(line: str, cvar: str) -> bool:
+    parsed = parse_list(line.strip(" \t\r\n"))
+    return not isinstance(parsed, ParseError) and len(parsed) == 1 and parsed[0].verb == SET and parsed[0].args[0] == cvar
+
+
+def write_sets(disk: Disk, path: str, pairs: tuple[Set, ...]) -> None:
+    """A cfg writer: the file's single-set lines of the ids written go, a set line each is appended."""
+    if disk.state in ("dir", "badutf8"):
+        raise Failed(fault_of(disk), f"settings error: {path}: unreadable; nothing written")
+    problem = unparsed(disk.text if disk.state == "text" else "")
+    if problem is not None:
+        raise Failed(USAGE, f"settings error: {path}: does not parse ({problem}); nothing written")
+    ids = {s.id for s in pairs}
+    kept = [line for line in cfg_lines(disk.text if disk.state == "text" else "") if not any(single_set_of(line, c) for c in ids)]
+    lines = kept + ["set " + quote(s.id) + " " + quote(format_value(s.value)) for s in pairs]
+    disk.state, disk.text = "text", "".join(line + "\n" for line in lines)
+
+
+# -- the config ----------------------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg")})
+    sessions: dict[str, "Session"] = field(default_factory=dict)
+    tiny: dict[str, str] = field(default_factory=dict)
+    memory_opened: bool = False
+    made: int = 0  # sessions made in the sessions dir (labels $S1, $S2, ...)
+    simulated: int = 0  # sessions the simulate command made in its own sessions dir
+
+
+def cfg_sets(disk: Disk, path: str, local_only: bool) -> tuple[tuple[Set, ...], list[str]]:
+    if disk.state == "missing":
+        return (), []
+    if disk.state != "text":
+        return (), [f"{path}: cannot be read"]
+    sets, problems = read_cfg(DECLS, disk.text, local_only)
+    return sets, [f"{path}:{n}: {said_in_cfg(e)}" for n, e in problems]
+
+
+def said_in_cfg(e: str) -> str:
+    return "does not parse: " + e[len("ParseError("):-1] if e.startswith("ParseError(") else e
+
+
+def doc_sets(disk: Disk, path: str, project: bool) -> tuple[tuple[tuple[str, Value], ...], list[str]]:
+    why = why_unread(disk)
+    if why is not None:
+        return (), [f"{path}: {why}"]
+    doc = read(document(disk))
+    assert isinstance(doc, Obj)
+    applied, named = leaves(DECLS, doc, project)
+    return applied, [f"{path}: {p}: CvarError::{k}({p})" for p, k in named]
+
+
+@dataclass(frozen=True)
+class Config:
+    layers: tuple[Layer, ...]
+    errors: tuple[str, ...]
+    servers: tuple[tuple[str, Value], ...]
+    withheld: tuple[str, ...]
+
+
+def config(world: World) -> Config:
+    g_applied, g_errors = doc_sets(world.files["settings"], SETTINGS_JSON, False)
+    p_applied, p_errors = doc_sets(world.files["project"], PROJECT_JSON, True)
+    g_cfg, gc_errors = cfg_sets(world.files["gcfg"], GLOBAL_CFG, False)
+    p_cfg, pc_errors = cfg_sets(world.files["pcfg"], PROJECT_CFG, True)
+    g_sets = tuple(Set(k, v) for k, v in g_applied if k != "version" and not k.startswith("mcpServers."))
+    is_trusted = trusted("$P", (g_sets, g_cfg))
+    p_items = tuple(k for k, _ in p_applied if k != "version") + tuple(s.id for s in p_cfg)
+    withheld = () if is_trusted else tuple(sorted({i for i in p_items if guarded(i)}))
+    layers = (
+        Layer("global settings.json", False, g_sets),
+        Layer("project settings.json", True, tuple(Set(k, v) for k, v in p_applied if k != "version" and not k.startswith("mcpServers.") and k not in withheld)),
+        Layer("global config.cfg", False, g_cfg),
+        Layer("project config.cfg", True, tuple(s for s in p_cfg if s.id not in withheld)),
+    )
+    servers: Obj = Obj(())
+    for k, v in g_applied + tuple(p for p in p_applied if p[0] not in withheld):
+        if k.startswith("mcpServers."):
+            servers = put(servers, k[len("mcpServers."):], v)
+    return Config(layers, tuple(g_errors + p_errors + gc_errors + pc_errors), servers.pairs, withheld)
+
+
+def sourced(conf: Config, family: tuple[Agent, ...], cvar: str) -> tuple[Value, str]:
+    """(value, the layer it came from): the agent's sets, its profile, the config from the top."""
+    for agent in reversed(family):
+        for where, sets in (("sets " + agent.name, agent.sets), ("profile " + agent.name, agent.profile)):
+            found = layer_value(DECLS, sets, True, cvar)
+            if found[0]:
+                return found[1], where
+    for layer in reversed(conf.layers):
+        found = layer_value(DECLS, layer.sets, layer.project, cvar)
+        if found[0]:
+            return found[1], layer.source
+    decl = lookup(DECLS, cvar)
+    assert decl is not None
+    return decl.default, "default"
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+Doc = tuple[tuple[tuple[str, Value], ...], tuple[tuple[str, str], ...]]  # (sets, aliases)
+
+
+@dataclass
+class Session:
+    entries: dict[int, tuple[int | None, Doc]] = field(default_factory=dict)
+    head: int | None = None
+    origin: tuple[str, int] | None = None
+
+    def doc(self) -> Doc:
+        return ((), ()) if self.head is None else self.entries[self.head][1]
+
+    def commit(self, doc: Doc) -> None:
+        new = max(self.entries, default=0) + 1
+        self.entries[new] = (self.head, doc)
+        self.head = new
+
+    def branch(self, entry: int | None) -> list[int]:
+        out: list[int] = []
+        while entry is not None:
+            out.insert(0, entry)
+            entry = self.entries[entry][0]
+        return out
+
+
+def family_of(world: World, session: Session) -> tuple[Agent, ...]:
+    profile, _ = cfg_sets(world.files["acfg"], AGENT_CFG, True)
+    return (Agent("main", profile, tuple(Set(k, v) for k, v in session.doc()[0])),)
+
+
+def doc_json(doc: Doc) -> str:
+    text = json.dumps({"sets": [[k, to_json(v)] for k, v in doc[0]], "aliases": [[n, b] for n, b in doc[1]]}, ensure_ascii=False)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def session_of(world: World, label: str, prog: str) -> Session:
+    if label not in world.sessions:
+        raise Failed(USAGE, f"{prog}: no session at $A/sessions/nosuch")
+    return world.sessions[label]
+
+
+def show_session(world: World, label: str) -> list[str]:
+    session = world.sessions[label]
+    lines = [f"session {label}  conversation main  head {session.head}"]
+    if session.origin is not None:
+        lines.append(f"forked from session {session.origin[0]} conversation main entry {session.origin[1]}")
+    lines.append("conversations: main")
+    lines.append("entries (* on the head's branch, > the head; [display-only] rows never reach the model):")
+    on_branch = session.branch(session.head)
+    for entry in sorted(session.entries):
+        mark = ">" if entry == session.head else "*" if entry in on_branch else " "
+        parent = session.entries[entry][0]
+        lines.append(f"{mark} {entry:>4} (parent {'-' if parent is None else str(parent):>4})  state  sets eukhe.cvar.agent")
+    lines.append("documents at head:")
+    lines.append("  (none)" if session.head is None else "  eukhe.cvar.agent = " + doc_json(session.doc()))
+    return lines
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+
+def flag(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
+def cvar_error(e: CvarError | None) -> str:
+    assert e is not None
+    return f"CvarError::{e.kind}({e.id})"
+
+
+def parse_set(cvar: str, text: str, local_only: bool, prog: str) -> Value:
+    decl = lookup(DECLS, cvar)
+    if decl is not None and decl.type.kind in (LIST, MAP):
+        try:
+            json.loads(text)
+        except ValueError:
+            raise Failed(USAGE, f"{prog}: the value of {cvar} is not JSON") from None
+    if decl is None:
+        raise Failed(USAGE, cvar_error(CvarError("Undeclared", cvar)))
+    if local_only and decl.scope == GLOBAL:
+        raise Failed(USAGE, cvar_error(CvarError("Global", cvar)))
+    ok, value = parse_value(decl.type, text)
+    if not ok:
+        raise Failed(USAGE, cvar_error(CvarError("BadValue", cvar)))
+    return value
+
+
+def run_set(world: World, argv: list[str], out: list[str]) -> None:
+    verb, cvar = argv[0], argv[1]
+    prog = f"eukhe {verb}"
+    if "--global" in argv:
+        if verb == "set":
+            value = parse_set(cvar, argv[2], False, prog)
+        else:
+            disk = world.files["gcfg"]
+            if disk.state in ("dir", "badutf8"):
+                raise Failed(fault_of(disk), f"{prog}: settings error: {GLOBAL_CFG}: unreadable; nothing written")
+            problem = unparsed(disk.text if disk.state == "text" else "")
+            if problem is not None:
+                raise Failed(USAGE, f"{prog}: settings error: {GLOBAL_CFG}: does not parse ({problem}); nothing written")
+            flipped = global_toggle(DECLS, config(world).layers, cvar)
+            if isinstance(flipped, CvarError):
+                raise Failed(USAGE, cvar_error(flipped))
+            value = flipped.value
+        try:
+            write_sets(world.files["gcfg"], GLOBAL_CFG, (Set(cvar, value),))
+        except Failed as failed:
+            raise Failed(failed.status, f"{prog}: {failed.line}") from None
+        out.append(f"{cvar} = {show(value)} (global config.cfg)")
+        return
+    label = flag(argv, "--session")
+    if label is None:
+        raise Failed(USAGE, f"{prog}: a session set needs --session ID (or --global for the global config.cfg)")
+    session = session_of(world, label, prog)
+    family = family_of(world, session)
+    if verb == "set":
+        value = parse_set(cvar, argv[2], True, prog)
+    else:
+        family, e = toggle(DECLS, config(world).layers, family, cvar)
+        if e is not None:
+            raise Failed(USAGE, cvar_error(e))
+        value = family[-1].sets[-1].value
+    sets, aliases = session.doc()
+    session.commit((sets + ((cvar, value),), aliases))
+    out.append(f"{cvar} = {show(value)} (session {label})")
+
+
+def run_cvar(world: World, argv: list[str], out: list[str]) -> None:
+    line, label = argv[1], flag(argv, "--session")
+    if label is None:
+        raise Failed(USAGE, "eukhe cvar: a session set needs --session ID (or --global for the global config.cfg)")
+    session = session_of(world, label, "eukhe cvar")
+    family = family_of(world, session)
+    if line.strip() == "save":
+        saved = written(DECLS, family[-1])
+        try:
+            write_sets(world.files["acfg"], AGENT_CFG, saved)
+        except Failed as failed:
+            raise Failed(failed.status, f"eukhe cvar: {failed.line}") from None
+        out.extend(f"saved {s.id} = {show(s.value)}" for s in saved)
+        return
+    parsed = parse_list(line)
+    if isinstance(parsed, ParseError):
+        raise Failed(USAGE, f"eukhe cvar: {parsed.message}")
+    sets, aliases = session.doc()
+    table: Aliases = ()
+    for name, body in aliases:
+        got = parse_list(body)
+        if not isinstance(got, ParseError):
+            table = define(table, name, got)
+    commands = expand(table, parsed)
+    if isinstance(commands, ExpandError):
+        raise Failed(USAGE, f"ExpandError::{commands.kind}({commands.name})")
+    conf = config(world)
+    changed = False
+    refused: list[str] = []
+    for c in commands:
+        shown = format_command(c)
+        if c.verb == SET:
+            try:
+                value = parse_set(c.args[0], c.args[1], True, "")
+            except Failed as failed:
+                outcome = failed.line
+            else:
+                sets, outcome = sets + ((c.args[0], value),), "ok"
+        elif c.verb == TOGGLE:
+            agents, e = toggle(DECLS, conf.layers, (Agent("main", family[0].profile, tuple(Set(k, v) for k, v in sets)),), c.args[0])
+            if e is not None:
+                outcome = cvar_error(e)
+            else:
+                sets, outcome = sets + ((c.args[0], agents[-1].sets[-1].value),), "ok"
+        elif c.verb == ALIAS:
+            defined = parse_list(c.args[1])
+            if isinstance(defined, ParseError):
+                outcome = f"ParseError({defined.message})"
+            else:
+                aliases = tuple(a for a in aliases if a[0] != c.args[0]) + ((c.args[0], c.args[1]),)
+                outcome = "ok"
+        else:
+            out.append(f"{shown} -> client-only")
+            continue
+        changed = changed or outcome == "ok"
+        out.append(f"{shown} -> {outcome}")
+        if outcome != "ok":
+            refused.append(f"{shown} -> {outcome}")
+    if changed:
+        session.commit((sets, aliases))
+    if refused:
+        raise Failed(USAGE, f"eukhe cvar: {len(refused)} of {len(commands)} commands refused; the first: {refused[0]}")
+
+
+def run_show(world: World, argv: list[str], ids: list[str], out: list[str], err: list[str]) -> None:
+    conf = config(world)
+    family: tuple[Agent, ...] = ()
+    errors = list(conf.errors)
+    label = flag(argv, "--session")
+    if label is not None:
+        session = session_of(world, label, "eukhe settings show")
+        family = family_of(world, session)
+        errors += cfg_sets(world.files["acfg"], AGENT_CFG, True)[1]
+    for cvar in ids:
+        value, where = sourced(conf, family, cvar)
+        out.append(f"{cvar} = {show(value)}  [{where}]")
+    out.extend(f"mcpServers.{name} = {show(entry)}" for name, entry in conf.servers)
+    if conf.withheld:
+        out.append("untrusted project: withheld " + ", ".join(conf.withheld))
+    err.extend(sorted(f"settings error: {e}" for e in errors))
+
+
+def run_mcp(world: World, argv: list[str], out: list[str]) -> None:
+    verb, name = argv[1], argv[2]
+    prog = f"eukhe mcp {verb}"
+    if not name.strip():
+        raise Failed(USAGE, f"{prog}: a server name is not empty")
+    disk = world.files["settings"]
+    if verb == "add":
+        try:
+            entry = from_json(json.loads(argv[3]))
+        except ValueError:
+            raise Failed(USAGE, f"{prog}: the entry is not JSON") from None
+        if not isinstance(entry, Obj):
+            kind = "list" if isinstance(entry, tuple) else type(entry).__name__ if entry is not None else "NoneType"
+            raise Failed(USAGE, f"{prog}: the entry is a JSON object, not {kind}")
+    why = why_unread(disk)
+    if why is not None:
+        raise Failed(fault_of(disk), f"{prog}: settings error: {SETTINGS_JSON}: {why}; nothing written")
+    doc = read(document(disk))
+    assert isinstance(doc, Obj)
+    if verb == "remove":
+        servers = [v for k, v in doc.pairs if k == "mcpServers"]
+        if not servers or not isinstance(servers[0], Obj) or name not in [k for k, _ in servers[0].pairs]:
+            raise Failed(USAGE, f"{prog}: {SETTINGS_JSON} has no mcpServers entry {name!r}; nothing written")
+        doc = apply(doc, Change(("mcpServers", name), None, True))
+        said = "removed"
+    else:
+        doc = apply(doc, Change(("mcpServers", name), entry, False))
+        said = "added"
+    disk.state, disk.text = "text", json.dumps(to_json(doc))
+    out.append(f"mcpServers.{name} {said} in {SETTINGS_JSON}")
+
+
+def run_session(world: World, argv: list[str], out: list[str]) -> None:
+    action = argv[1]
+    prog = f"eukhe session {action}"
+    if action == "new":
+        world.made += 1
+        label = f"$S{world.made}"
+        world.sessions[label] = Session()
+        out.append(label)
+    elif action == "list":
+        out.append("sessions in $A/sessions (from default)")
+        for label in sorted(world.sessions, key=lambda s: int(s[2:])):
+            s = world.sessions[label]
+            out.append(f"{label}  entries {len(s.entries)}  head {s.head}  conversations main")
+    else:
+        label = argv[2]
+        conversation = flag(argv, "--conversation") or "main"
+        if action in ("fork", "rewind"):
+            text = argv[3]
+            body = text[1:] if text.startswith("-") else text
+            if not (body.isascii() and body.isdigit()) or len(body) > 30:
+                raise Failed(USAGE, f"{prog}: argument entry: an entry id is a whole number of at most 30 digits, not {text[:40]!r}")
+        session = session_of(world, label, prog)
+        if conversation != "main":
+            raise Failed(USAGE, f"{prog}: session $A/sessions/{label} has no conversation {conversation!r}")
+        if action == "show":
+            out.extend(show_session(world, label))
+            return
+        entry = int(argv[3])
+        if entry not in session.entries:
+            raise Failed(USAGE, f"{prog}: conversation 'main' has no entry {entry}")
+        if action == "rewind":
+            session.head = entry
+            out.append(f"{label} main: head is now entry {entry}")
+        else:
+            world.made += 1
+            new = f"$S{world.made}"
+            kept = session.branch(entry)
+            world.sessions[new] = Session({e: session.entries[e] for e in kept}, entry, (label, entry))
+            out.append(new)
+
+
+def run_effort(argv: list[str], out: list[str]) -> None:
+    verb = argv[1]
+    prog = f"eukhe effort {verb}"
+    raw = json.loads(flag(argv, "--map") or "null")
+    if raw is not None and not isinstance(raw, dict):
+        raise Failed(USAGE, f"{prog}: a thinking-level map is a JSON object, not {'list' if isinstance(raw, list) else type(raw).__name__}")
+    level_map = None
+    if raw is not None:
+        for key, entry in raw.items():
+            if key not in LEVELS:
+                raise Failed(USAGE, f"{prog}: unknown thinking level {key!r} (levels: {', '.join(LEVELS)})")
+            if entry is not None and not isinstance(entry, str):
+                raise Failed(USAGE, f"{prog}: thinking level {key!r}: an entry is a wire string or null, not {entry!r}")
+        level_map = tuple((k, raw[k]) for k in raw)
+    offer = efforts.offered(efforts.Model("--reasoning" in argv, level_map))
+    if verb == "offered":
+        out.append(json.dumps(list(offer)))
+        return
+    level = flag(argv, "--level") or ""
+    if level not in LEVELS:
+        raise Failed(USAGE, f"{prog}: unknown thinking level {level!r} (levels: {', '.join(LEVELS)})")
+    answer = efforts.clamp(offer, level) if verb == "clamp" else efforts.cycle(offer, level, "--backward" not in argv)
+    out.append(json.dumps(answer))
+
+
+def run_tiny(world: World, argv: list[str], out: list[str]) -> None:
+    if argv[1] == "list":
+        out.extend(f"{mid}\t{world.tiny.get(mid, 'missing')}\t{kind}" for mid, kind in CATALOG)
+        return
+    if argv[2] not in [m for m, _ in CATALOG]:
+        raise Failed(USAGE, f"eukhe tiny-models download: unknown tiny model {argv[2]!r}; the catalog has {', '.join(m for m, _ in CATALOG)}")
+    raise ValueError("a download is not modelled")
+
+
+def run_tiny_use(world: World, argv: list[str]) -> None:
+    """The uses of tiny models with none of the role's models installed."""
+    verb = argv[0]
+    prog = f"eukhe {verb}"
+    if verb == "translate":
+        if not argv[1].strip() or not argv[2].strip():
+            raise Failed(USAGE, f"{prog}: the language and the text must not be empty")
+        raise Failed(FAULT, f"{prog}: Unavailable: no model available for role translate: chain [{', '.join(ROLE_CHAINS['translate'])}]")
+    if verb == "say":
+        if not argv[1].strip():
+            raise Failed(USAGE, f"{prog}: the text must not be empty")
+        speed = float(flag(argv, "--speed") or "1")
+        if speed <= 0:
+            raise Failed(USAGE, f"{prog}: --speed must be a positive number, got {speed}")
+        raise Failed(FAULT, f"{prog}: Unavailable: no model available for role speech: chain [{', '.join(ROLE_CHAINS['speech'])}]")
+    if verb == "transcribe":
+        raise Failed(USAGE, f"{prog}: cannot read {argv[1]}: No such file or directory")
+    model = argv[1]
+    if model not in [m for m, _ in CATALOG]:
+        raise Failed(USAGE, f"{prog}: unknown tiny model {model!r}")
+    raise Failed(FAULT, f"{prog}: {model} is not installed")
+
+
+def run_memory(world: World, argv: list[str], out: list[str]) -> None:
+    verb = argv[1] if len(argv) > 1 else "status"
+    if verb == "simulate":
+        simulate_refused(argv)
+    if verb in ("date", "zoom") and not all(a.isdigit() for a in argv[2:]):
+        bad = [a for a in argv[2:] if not a.isdigit()][0]
+        name = "id" if argv.index(bad) == 2 else "n"
+        said = f"wants a whole number >= 0, not {int(bad)}" if bad.lstrip("-").isdigit() else f"wants a whole number, not {bad!r}"
+        raise Failed(USAGE, f"eukhe memory {verb}: argument {name}: {said}")
+    opened, world.memory_opened = world.memory_opened, True
+    if verb == "status":
+        out.append("mem 0K/128K  messages 0  nodes 0  view lines 0")
+        out.append(f"chat $A/chat/main  view.json at open: {'matches' if opened else 'missing'}  owner")
+    elif verb == "view":
+        out.extend(["<chat>", "</chat>"])
+    elif verb == "date":
+        raise Failed(USAGE, f"eukhe memory: no message {int(argv[2])}: the chat has 0")
+    elif verb == "zoom":
+        raise Failed(USAGE, f"eukhe memory: {int(argv[2])}+{int(argv[3])} runs past the chat's 0 messages")
+    else:
+        out.append(f"imported 0 messages from {len(world.sessions)} sessions in $A/sessions (from default); 0 entries already in the chat")
+
+
+def simulate_refused(argv: list[str]) -> None:
+    """``memory simulate`` with arguments it refuses before any run."""
+    prog = "eukhe memory simulate"
+    count = int(flag(argv, "--messages") or "0")
+    if not 1 <= count <= 10_000_000:
+        raise Failed(USAGE, f"{prog}: argument --messages: --messages must be between 1 and 10,000,000, not {count}")
+    png = flag(argv, "--png")
+    if png is not None and not png.lower().endswith(".png"):
+        raise Failed(USAGE, f"{prog}: --png wants a .png file, not {png!r}")
+    if flag(argv, "--plot") is not None and "--cache" not in argv:
+        raise Failed(USAGE, f"{prog}: --plot draws the cache measure; add --cache")
+    raise ValueError("a simulation run is not modelled")
+
+
+def run_simulate(world: World, script: str, out: list[str]) -> None:
+    """S5.8 over a script of goal, goal status and autonomous lines (or a refused script)."""
+    prog, where = "eukhe directors simulate", "$P/script.jsonl"
+    steps: list[tuple[int, str, object]] = []
+    goal_seen = False
+    for number, line in enumerate(script.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            raise Failed(USAGE, f"{prog}: {where}:{number}: the line is not JSON") from None
+        if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in SCRIPT_KEYS:
+            raise Failed(USAGE, f"{prog}: {where}:{number}: expected an object with exactly one of the keys {', '.join(SCRIPT_KEYS)}")
+        key, body = next(iter(value.items()))
+        if key == "goal_status" and body not in GOAL_STATUSES:
+            raise ValueError("a goal status the script format does not name is not modelled")
+        if key == "goal" and not isinstance(body, str):
+            raise Failed(USAGE, f"{prog}: {where}:{number}: goal: Input should be a valid string")
+        if key == "autonomous" and not isinstance(body, bool):
+            raise Failed(USAGE, f"{prog}: {where}:{number}: autonomous: Input should be a valid boolean")
+        if key == "goal_status" and not goal_seen:
+            raise Failed(USAGE, f"{prog}: {where}:{number}: goal_status before any goal (a goal line must come first)")
+        goal_seen = goal_seen or key == "goal"
+        steps.append((number, key, body))
+    if not steps:
+        raise Failed(USAGE, f"{prog}: {where}: the script has no lines")
+    world.simulated += 1
+    out.append(f"session $D{world.simulated} in $P/ds/$D{world.simulated}")
+    for number, key, body in steps:
+        if key == "goal":
+            out.append(f"line {number}: goal set: {body}")
+        elif key == "goal_status":
+            out.append(f"line {number}: goal {body}")
+        else:
+            out.append(f"line {number}: autonomous {'enabled' if body else 'disabled'}")
+
+
+def command(world: World, event: dict[str, object], out: list[str], err: list[str]) -> int:
+    argv = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
+    head = argv[0]
+    if head not in COMMANDS:
+        raise Failed(USAGE, f"eukhe: argument COMMAND: invalid choice: {head!r} (choose from {', '.join(map(repr, COMMANDS))})")
+    if head in ("set", "toggle"):
+        if len(argv) < (3 if head == "set" else 2):
+            raise Failed(USAGE, f"eukhe {head}: the following arguments are required: {'value' if len(argv) == 2 else 'id'}")
+        run_set(world, argv, out)
+    elif head == "cvar":
+        run_cvar(world, argv, out)
+    elif head == "settings":
+        run_show(world, argv, [str(i) for i in event.get("ids", [])], out, err)  # type: ignore[attr-defined]
+    elif head == "mcp":
+        run_mcp(world, argv, out)
+    elif head == "session":
+        run_session(world, argv, out)
+    elif head == "effort":
+        run_effort(argv, out)
+    elif head == "tiny-models":
+        run_tiny(world, argv, out)
+    elif head in ("translate", "say", "transcribe", "translate-eval"):
+        run_tiny_use(world, argv)
+    elif head == "memory":
+        run_memory(world, argv, out)
+    elif head == "directors":
+        run_simulate(world, str(event.get("script", "")), out)
+    elif head == "laws":
+        raise Failed(USAGE, f"eukhe laws: unknown words {' '.join(argv[1:])!r}: the only verb is `eukhe laws pin LAW`")
+    else:
+        raise ValueError(f"command {head!r} is not modelled")
+    return OK
+
+
+def transcript(events: list[dict[str, object]]) -> list[str]:
+    """The model side of the command-line bridge."""
+    world = World()
+    lines: list[str] = []
+    for number, event in enumerate(events):
+        kind = event["do"]
+        if kind == "file":
+            disk = world.files[str(event["name"])]
+            disk.state, disk.text = str(event["state"]), str(event.get("text", ""))
+            lines.append(f"{number} file {event['name']} {disk.state}")
+        elif kind == "tiny":
+            world.tiny[str(event["model"])] = str(event["state"])
+            lines.append(f"{number} tiny {event['model']} {event['state']}")
+        elif kind == "run":
+            out: list[str] = []
+            err: list[str] = []
+            try:
+                status = command(world, event, out, err)
+            except Failed as failed:
+                status = failed.status
+                err.append(failed.line)
+            lines.append(f"{number} $ {' '.join(str(a) for a in event['argv'])} -> {status}")  # type: ignore[attr-defined]
+            lines.extend(f"{number} out {line}" for line in out)
+            lines.extend(f"{number} err {line}" for line in err)
+        else:
+            raise ValueError(f"event {number}: unknown action {kind!r}")
+    return lines
+
+
+if __name__ == "__main__":
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))

@@ -1,0 +1,534 @@
+"""The command-line bridge: 300 generated sessions of ``eukhe`` commands, each in a fresh agent
+dir and project dir, against bend/cli.py, transcript against transcript, byte for byte.
+
+The production side calls ``eukhe.cli.main(argv)`` in this process (so a mutation test sees
+every command it runs) with the agent dir as ``--agent-dir``, on real files in a temporary
+directory, and records the exit status and the lines of stdout and stderr. Real paths and
+session ids print as ``$A`` (the agent dir), ``$P`` (the project dir), ``$S1``... (the sessions,
+in the order they were made) and ``$D1``... (the sessions ``directors simulate`` made); the free
+text of an error after a seed form, after ``is not JSON`` and after ``unreadable`` is cut
+(``cut``). ``settings show`` keeps the lines of the cvars the event names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bend import cli as model
+from bend.cvar import parse_value, quote, to_json
+from bridge.core import Bridge, Event
+from eukhe import cli
+from eukhe.tiny import catalog
+from eukhe.tiny import paths as tiny_paths
+
+IDS = [d.id for d in model.DECLS]
+BOOLS = [d.id for d in model.DECLS if d.type.kind == "Bool"]
+LOCAL_PLAIN = ["transport", "retry.enabled", "compaction.enabled", "retry.maxRetries", "compaction.keepRecentTokens",
+               "directors.maxSteps", "autonomous.enabled", "stt.enabled", "maxToolRounds", "temperature"]
+UNDECLARED = ["bogus", "retry.bogus"]
+GOOD: dict[str, list[str]] = {
+    "transport": ["sse", "websocket", "auto"],
+    "retry.enabled": ["true", "false"],
+    "compaction.enabled": ["true", "false"],
+    "retry.maxRetries": ["0", "5", "12"],
+    "compaction.keepRecentTokens": ["100", "40000"],
+    "memory.thinking": ["high", "off", "max"],
+    "directors.maxSteps": ["7", "200"],
+    "autonomous.enabled": ["true", "false"],
+    "defaultModel": ["gpt-5", "a b", ""],
+    "thinkingBudgets": ['{"high": 3}', "{}", '{"low": 1, "high": 9}'],
+    "titles.generate": ["true", "false"],
+    "stt.enabled": ["true", "false"],
+    "providerMaxInFlight": ['{"openai": 2}', "{}"],
+    "idleEvictionMinutes": ["off", "none", "15"],
+    "maxToolRounds": ["1", "50"],
+    "temperature": ["0.5", "2", "1.25"],
+    "trustedProjects": ['["$P"]', "[]", '["/elsewhere"]'],
+}
+BAD: dict[str, list[str]] = {
+    "Bool": ["yes", "1"], "Nat": ["-1", "x", "1.5"], "Enum": ["fast"], "String": [], "NatOrOff": ["never", "-2"],
+    "Float": ["x", "1e5"], "Map": ['{"a": -1}', "[1]", "{"], "List": ["[1]", '"x"', "[,"],
+}
+CASES = frozenset(
+    {f"command {c}" for c in (
+        "set --global", "set --session", "toggle --global", "toggle --session", "cvar line", "cvar save", "settings show",
+        "settings show --session", "mcp add", "mcp remove", "session new", "session list", "session show", "session fork",
+        "session rewind", "effort offered", "effort clamp", "effort cycle", "tiny-models list", "tiny-models download",
+        "translate", "translate-eval", "say", "transcribe", "memory status", "memory view", "memory date", "memory zoom",
+        "memory import", "memory simulate", "directors simulate", "laws", "usage")}
+    | {f"error {e}" for e in (
+        "CvarError::Undeclared", "CvarError::BadValue", "CvarError::Global", "CvarError::NotBool", "ExpandError::Unknown",
+        "ExpandError::Cycle", "cvar refused", "cvar parse", "unreadable fault", "unreadable bytes", "not JSON", "not an object",
+        "unknown version", "does not parse", "no session", "no entry", "no conversation", "entry id", "no mcpServers entry",
+        "empty name", "entry not an object", "needs --session", "invalid choice", "required", "unknown level", "level map",
+        "Unavailable", "not installed", "unknown tiny model", "cannot read", "no message", "runs past", "memory argument",
+        "simulate argument", "script not JSON", "script keys", "script type", "script goal_status", "script empty",
+        "laws words", "value not JSON")}
+    | {"tiny installed", "tiny incomplete", "tiny missing", "trust warning", "settings errors", "trusted project",
+       "project layer", "profile layer", "session layer", "mcp lines"}
+)
+
+
+# -- the generator ------------------------------------------------------------------------------
+
+
+def _value(rng: random.Random, cvar: str) -> str:
+    decl = [d for d in model.DECLS if d.id == cvar][0]
+    bad = BAD[decl.type.kind]
+    if bad and rng.random() < 0.25:
+        return rng.choice(bad)
+    return rng.choice(GOOD[cvar])
+
+
+def _json_value(rng: random.Random, cvar: str) -> Any:
+    text = rng.choice(GOOD[cvar])
+    decl = [d for d in model.DECLS if d.id == cvar][0]
+    if decl.type.kind in ("Map", "List"):
+        return json.loads(text)
+    ok, value = parse_value(decl.type, text)
+    return to_json(value) if ok else text
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    for key, value in flat.items():
+        parts = key.split(".")
+        here = doc
+        for part in parts[:-1]:
+            here = here.setdefault(part, {})
+            if not isinstance(here, dict):
+                break
+        else:
+            here[parts[-1]] = value
+    return doc
+
+
+def _settings_doc(rng: random.Random, project: bool) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for cvar in rng.sample(IDS, rng.randint(0, 4)):
+        flat[cvar] = _json_value(rng, cvar) if rng.random() < 0.8 else rng.choice([-3, "x", [1], True])
+    if not project and rng.random() < 0.3:
+        flat["trustedProjects"] = ["$P"]
+    if rng.random() < 0.2:
+        flat[rng.choice(UNDECLARED)] = 1
+    doc = _nest(flat)
+    if rng.random() < 0.5:
+        doc["mcpServers"] = {rng.choice("abc"): {"command": rng.choice(["srv", "x"])} for _ in range(rng.randint(1, 2))}
+        if rng.random() < 0.2:
+            doc["mcpServers"]["bad"] = 3
+    if rng.random() < 0.3:
+        doc["version"] = 1
+    return doc
+
+
+def _doc_file(rng: random.Random, name: str) -> Event:
+    roll = rng.random()
+    if roll < 0.7:
+        return {"do": "file", "name": name, "state": "text", "text": json.dumps(_settings_doc(rng, name == "project"), sort_keys=True)}
+    text = rng.choice(['{"version": 2}', "[1, 2]", '{"retry": ', "3"])
+    state = rng.choice(["text", "text", "dir", "badutf8"])
+    return {"do": "file", "name": name, "state": state, "text": text if state == "text" else ""}
+
+
+def _cfg_line(rng: random.Random, local: bool) -> str:
+    roll = rng.random()
+    if roll < 0.7:
+        cvar = rng.choice(IDS if not local or rng.random() < 0.3 else LOCAL_PLAIN)
+        return f"set {cvar} {quote(_value(rng, cvar))}"
+    if roll < 0.8:
+        return "set " + rng.choice(UNDECLARED) + " 1"
+    if roll < 0.87:
+        return "bind f1 \"toggle retry.enabled\""
+    if roll < 0.94:
+        return "# a comment"
+    return 'set "unterminated'
+
+
+def _cfg_file(rng: random.Random, name: str) -> Event:
+    if rng.random() < 0.12:
+        return {"do": "file", "name": name, "state": rng.choice(["dir", "badutf8"]), "text": ""}
+    lines = [_cfg_line(rng, name != "gcfg") for _ in range(rng.randint(1, 4))]
+    if name == "gcfg" and rng.random() < 0.3:
+        lines.append('set trustedProjects "[\\"$P\\"]"')
+    return {"do": "file", "name": name, "state": "text", "text": "".join(line + "\n" for line in lines)}
+
+
+SCRIPTS = [
+    '{"goal": "fix it"}\n{"goal_status": "paused"}\n{"autonomous": true}\n',
+    '{"autonomous": false}\n\n{"goal": "g"}\n{"goal_status": "complete"}\n',
+    '{"goal_status": "paused"}\n',
+    '{"goal": 1}\n',
+    '{"autonomous": "yes"}\n',
+    '{"goal": "a", "x": 1}\n',
+    '[1]\n',
+    '{"goal": \n',
+    "\n\n",
+]
+
+
+class Sessions:
+    """The generator's guess of the sessions made so far (a fork may fail: then a label names none)."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    def pick(self, rng: random.Random) -> str:
+        if self.made == 0 or rng.random() < 0.08:
+            return "nosuch"
+        return f"$S{rng.randint(1, self.made)}"
+
+
+def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Event:
+    kind = rng.choices(
+        ["set-global", "toggle-global", "set-session", "toggle-session", "cvar", "save", "show", "mcp", "session",
+         "effort", "tiny", "memory", "directors", "usage"],
+        weights=[8, 4, 7, 4, 5, 2, 8, 5, 9, 4, 2, 3, 2, 3],
+    )[0]
+    where = ["--project", "$P"]
+    if kind == "set-global":
+        cvar = rng.choice(IDS + UNDECLARED[:1])
+        return {"do": "run", "argv": ["set", cvar, _value(rng, cvar) if cvar in IDS else "1", "--global", *where]}
+    if kind == "toggle-global":
+        return {"do": "run", "argv": ["toggle", rng.choice(BOOLS + ["retry.maxRetries", "bogus"]), "--global", *where]}
+    if kind in ("set-session", "toggle-session"):
+        label = sessions.pick(rng)
+        if kind == "set-session":
+            cvar = rng.choice(LOCAL_PLAIN + ["defaultModel", "bogus"])
+            argv = ["set", cvar, _value(rng, cvar) if cvar in IDS else "1"]
+        else:
+            argv = ["toggle", rng.choice(BOOLS + ["retry.maxRetries", "bogus"])]
+        return {"do": "run", "argv": argv + ([] if rng.random() < 0.05 else ["--session", label]) + where}
+    if kind == "cvar":
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            roll = rng.random()
+            if roll < 0.45:
+                cvar = rng.choice(LOCAL_PLAIN + ["defaultModel", "bogus"])
+                parts.append(f"set {cvar} {quote(_value(rng, cvar) if cvar in IDS else '1')}")
+            elif roll < 0.65:
+                parts.append("toggle " + rng.choice(BOOLS + ["retry.maxRetries"]))
+            elif roll < 0.75:
+                parts.append('alias go "toggle retry.enabled"')
+            elif roll < 0.82:
+                parts.append("go")
+            elif roll < 0.87:
+                parts.append('alias bad "set \\"x"')
+            elif roll < 0.93:
+                parts.append("action app.interrupt")
+            else:
+                parts.append('set "unterminated')
+        if rng.random() < 0.08:
+            parts = [rng.choice(['alias loop "loop"', "loop"])]
+        return {"do": "run", "argv": ["cvar", "; ".join(parts), "--session", sessions.pick(rng), *where]}
+    if kind == "save":
+        return {"do": "run", "argv": ["cvar", "save", "--session", sessions.pick(rng), *where]}
+    if kind == "show":
+        argv = ["settings", "show", *where]
+        if rng.random() < 0.4:
+            argv += ["--session", sessions.pick(rng)]
+        return {"do": "run", "argv": argv, "ids": rng.sample(IDS, 5)}
+    if kind == "mcp":
+        roll = rng.random()
+        name = rng.choice("abcz") if rng.random() < 0.93 else " "
+        if roll < 0.55:
+            entry = rng.choice(['{"command": "srv"}', '{"url": "http://x"}', "[1]", "{", "3", "null"])
+            return {"do": "run", "argv": ["mcp", "add", name, entry]}
+        return {"do": "run", "argv": ["mcp", "remove", name]}
+    if kind == "session":
+        action = rng.choices(["new", "list", "show", "fork", "rewind"], weights=[5, 2, 3, 2, 2])[0]
+        if action == "new":
+            sessions.made += 1
+            return {"do": "run", "argv": ["session", "new"]}
+        if action == "list":
+            return {"do": "run", "argv": ["session", "list"]}
+        label = sessions.pick(rng)
+        if action == "show":
+            extra = ["--conversation", "main.sub"] if rng.random() < 0.1 else []
+            return {"do": "run", "argv": ["session", "show", label, *extra]}
+        entry = rng.choice(["1", "2", "3", "1", "x", "9"])
+        if action == "fork":
+            sessions.made += 1
+        return {"do": "run", "argv": ["session", action, label, entry]}
+    if kind == "effort":
+        verb = rng.choice(["offered", "clamp", "cycle"])
+        level_map = rng.choice(["null", "{}", '{"xhigh": "xhigh"}', '{"minimal": null, "max": "max"}', '{"low": null}',
+                                "[1]", '{"huge": "x"}', '{"high": 3}'])
+        argv = ["effort", verb, "--map", level_map]
+        if rng.random() < 0.75:
+            argv.append("--reasoning")
+        if verb != "offered":
+            argv += ["--level", rng.choice(list(model.LEVELS) + ["huge"])]
+        if verb == "cycle" and rng.random() < 0.5:
+            argv.append("--backward")
+        return {"do": "run", "argv": argv}
+    if kind == "tiny":
+        translate_free = all(tiny.get(m) != "installed" for m in model.ROLE_CHAINS["translate"])
+        speech_free = tiny.get("kokoro") != "installed"
+        choices = [["tiny-models", "list"], ["tiny-models", "list"], ["tiny-models", "download", "nosuch"], ["transcribe", "$P/nosuch.wav"],
+                   ["translate-eval", "nosuch"], ["translate", " ", "hi"], ["say", ""], ["say", "hi", "--speed", "0"]]
+        missing = [m for m, _ in model.CATALOG if tiny.get(m) != "installed"]
+        if missing:
+            choices.append(["translate-eval", rng.choice(missing)])
+        if translate_free:
+            choices.append(["translate", "German", "hello"])
+        if speech_free:
+            choices.append(["say", "hello", "--out", "$P/x.wav"])
+        return {"do": "run", "argv": rng.choice(choices)}
+    if kind == "memory":
+        argv = rng.choice([["memory"], ["memory", "view"], ["memory", "date", "0"], ["memory", "date", "-1"],
+                           ["memory", "zoom", "0", "1"], ["memory", "zoom", "2", "x"], ["memory", "import"],
+                           ["memory", "simulate", "--messages", "0"], ["memory", "simulate", "--messages", "3", "--png", "x.txt"],
+                           ["memory", "simulate", "--messages", "3", "--plot", "x.svg"]])
+        return {"do": "run", "argv": argv}
+    if kind == "directors":
+        return {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
+                "script": rng.choice(SCRIPTS)}
+    return {"do": "run", "argv": rng.choice([["bogus"], ["set", "retry.enabled"], ["toggle"], ["laws", "pin"], ["laws", "frob", "x"]])}
+
+
+def generate(index: int) -> list[Event]:
+    rng = random.Random(f"cli-{index}")
+    events: list[Event] = []
+    for name, chance in (("settings", 0.5), ("project", 0.35), ("gcfg", 0.45), ("pcfg", 0.3), ("acfg", 0.2)):
+        if rng.random() < chance:
+            events.append(_doc_file(rng, name) if name in ("settings", "project") else _cfg_file(rng, name))
+    tiny: dict[str, str] = {}
+    if index % 4 == 0:
+        for mid, _ in rng.sample(model.CATALOG, rng.randint(1, 3)):
+            tiny[mid] = rng.choice(["installed", "incomplete", "missing"])
+            events.append({"do": "tiny", "model": mid, "state": tiny[mid]})
+    sessions = Sessions()
+    if rng.random() < 0.7:
+        sessions.made += 1
+        events.append({"do": "run", "argv": ["session", "new"]})
+    for _ in range(rng.randint(6, 14)):
+        events.append(_command(rng, sessions, tiny))
+        if events[-1]["argv"][:2] == ["cvar", 'alias loop "loop"']:  # then the alias runs: a cycle
+            events.append({"do": "run", "argv": ["cvar", "loop", *events[-1]["argv"][2:]]})
+        if rng.random() < 0.06:
+            events.append(_cfg_file(rng, "gcfg") if rng.random() < 0.6 else _doc_file(rng, "settings"))
+    return events
+
+
+# -- the production side ------------------------------------------------------------------------
+
+_CUTS = (
+    (re.compile(r"(CvarError::\w+\([^()]*\)):.*$"), r"\1"),
+    (re.compile(r"(not JSON) \(.*\)(; nothing written)$"), r"\1\2"),
+    (re.compile(r"(not JSON)(?: \(.*\)|: .*)$"), r"\1"),
+    (re.compile(r"(unreadable) \([^()]*\)"), r"\1"),
+    (re.compile(r"(cannot be read): .*$"), r"\1"),
+)
+
+
+def cut(line: str) -> str:
+    for pattern, keep in _CUTS:
+        line = pattern.sub(keep, line)
+    return line
+
+
+class _Run:
+    """One scenario's directories and the labels of the sessions it made."""
+
+    def __init__(self, root: Path) -> None:
+        self.agent = root / "agent"
+        self.project = root / "project"
+        (self.project / ".eukhe").mkdir(parents=True)
+        self.labels: dict[str, str] = {}  # real id -> label
+        self.simulated: dict[str, str] = {}
+        self.files = {
+            "settings": self.agent / "settings.json",
+            "project": self.project / ".eukhe" / "settings.json",
+            "gcfg": self.agent / "config.cfg",
+            "pcfg": self.project / ".eukhe" / "config.cfg",
+            "acfg": self.agent / "agents" / "main.cfg",
+        }
+
+    def real(self, text: str) -> str:
+        for real, label in self.labels.items():
+            if text == label:
+                return real
+        if re.fullmatch(r"\$S\d+", text):
+            return "nosuch"  # a label the generator guessed, of a fork that failed
+        return text.replace("$P", str(self.project)).replace("$A", str(self.agent))
+
+    def shown(self, line: str) -> str:
+        for real, label in list(self.labels.items()) + list(self.simulated.items()):
+            line = line.replace(real, label)
+        return cut(line.replace(str(self.project), "$P").replace(str(self.agent), "$A"))
+
+    def file(self, event: Event) -> None:
+        path = self.files[str(event["name"])]
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        state = event["state"]
+        if state == "dir":
+            path.mkdir()
+        elif state == "badutf8":
+            path.write_bytes(b'{"a": "\xff"}\n')
+        elif state == "text":
+            path.write_text(self.real(str(event["text"])), encoding="utf-8")
+
+    def tiny(self, event: Event) -> None:
+        model_id = str(event["model"])
+        where = tiny_paths.model_dir(self.agent, model_id)
+        if where.exists():
+            shutil.rmtree(where)
+        if event["state"] == "missing":
+            return
+        where.mkdir(parents=True)
+        if event["state"] == "incomplete":
+            return
+        for f in catalog.find(model_id).files:
+            target = where / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as handle:
+                handle.truncate(f.size if f.size is not None else 1)  # sparse: only the size is read
+
+    def run(self, number: int, event: Event) -> list[str]:
+        argv = [self.real(str(a)) for a in event["argv"]]
+        if "script" in event:
+            (self.project / "script.jsonl").write_text(str(event["script"]), encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = cli.main(["--agent-dir", str(self.agent), *argv])
+        printed = out.getvalue().splitlines()
+        if status == 0 and argv[:2] in (["session", "new"], ["session", "fork"]):
+            self.labels[printed[0]] = f"$S{len(self.labels) + 1}"
+        if status == 0 and argv[:2] == ["directors", "simulate"]:
+            self.simulated[printed[0].split()[1]] = f"$D{len(self.simulated) + 1}"
+        shown_out = [self.shown(line) for line in printed]
+        if argv[:2] == ["session", "list"]:
+            shown_out = shown_out[:1] + sorted(shown_out[1:], key=lambda line: int(line.split()[0][2:]))
+        if argv[:2] == ["settings", "show"]:
+            shown_out = _show_lines(shown_out, [str(i) for i in event["ids"]])
+        lines = [f"{number} $ {' '.join(str(a) for a in event['argv'])} -> {status}"]
+        lines += [f"{number} out {line}" for line in shown_out]
+        errs = [self.shown(line) for line in err.getvalue().splitlines()]
+        lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
+        return lines
+
+
+def _show_lines(lines: list[str], ids: list[str]) -> list[str]:
+    by_id = {line.split(" = ", 1)[0]: line for line in lines if " = " in line}
+    picked = [by_id[i] for i in ids if i in by_id]
+    servers = sorted(line for line in lines if line.startswith("mcpServers."))
+    return picked + servers + [line for line in lines if " = " not in line]
+
+
+def production(events: Sequence[Event]) -> list[str]:
+    saved = {k: v for k, v in os.environ.items() if k.startswith("EUKHE_")}
+    for name in saved:
+        del os.environ[name]
+    try:
+        with tempfile.TemporaryDirectory(prefix="eukhe-cli-bridge-") as tmp:
+            run = _Run(Path(tmp).resolve())
+            lines: list[str] = []
+            for number, event in enumerate(events):
+                if event["do"] == "file":
+                    run.file(event)
+                    lines.append(f"{number} file {event['name']} {event['state']}")
+                elif event["do"] == "tiny":
+                    run.tiny(event)
+                    lines.append(f"{number} tiny {event['model']} {event['state']}")
+                else:
+                    lines += run.run(number, event)
+            return lines
+    finally:
+        os.environ.update(saved)
+
+
+# -- coverage -------------------------------------------------------------------------------------
+
+_ERRORS = (
+    ("CvarError::Undeclared", "CvarError::Undeclared"), ("CvarError::BadValue", "CvarError::BadValue"),
+    ("CvarError::Global", "CvarError::Global"), ("CvarError::NotBool", "CvarError::NotBool"),
+    ("ExpandError::Unknown", "ExpandError::Unknown"), ("ExpandError::Cycle", "ExpandError::Cycle"),
+    ("commands refused", "cvar refused"), ("eukhe cvar: unterminated", "cvar parse"), ("not JSON", "not JSON"),
+    ("not an object", "not an object"), ("unknown version", "unknown version"), ("does not parse", "does not parse"),
+    ("no session at", "no session"), ("has no entry", "no entry"), ("has no conversation", "no conversation"),
+    ("an entry id is", "entry id"), ("no mcpServers entry", "no mcpServers entry"), ("name is not empty", "empty name"),
+    ("the entry is a JSON object", "entry not an object"), ("needs --session", "needs --session"),
+    ("invalid choice", "invalid choice"), ("arguments are required", "required"), ("unknown thinking level", "unknown level"),
+    ("thinking-level map", "level map"), ("an entry is a wire string", "level map"), ("Unavailable", "Unavailable"),
+    ("is not installed", "not installed"), ("unknown tiny model", "unknown tiny model"), ("cannot read", "cannot read"),
+    ("no message", "no message"), ("runs past", "runs past"), ("eukhe memory date: argument", "memory argument"),
+    ("eukhe memory zoom: argument", "memory argument"), ("eukhe memory simulate:", "simulate argument"),
+    ("the line is not JSON", "script not JSON"), ("exactly one of the keys", "script keys"),
+    ("Input should be", "script type"), ("goal_status before", "script goal_status"), ("has no lines", "script empty"),
+    ("unknown words", "laws words"), ("the value of", "value not JSON"),
+)
+
+
+def _command_case(argv: list[str], ids_session: bool) -> str:
+    head = argv[0]
+    if head in ("set", "toggle") and len(argv) > 1:
+        return f"{head} --global" if "--global" in argv else f"{head} --session"
+    if head == "cvar":
+        return "cvar save" if argv[1] == "save" else "cvar line"
+    if head == "settings":
+        return "settings show --session" if ids_session else "settings show"
+    if head in ("mcp", "session", "effort", "tiny-models", "directors"):
+        return f"{head} {argv[1]}"
+    if head == "memory":
+        return f"memory {argv[1] if len(argv) > 1 else 'status'}"
+    if head in ("translate", "translate-eval", "say", "transcribe", "laws"):
+        return head
+    return "usage"
+
+
+def reached(events: Sequence[Event]) -> set[str]:
+    found: set[str] = set()
+    lines = model.transcript(list(events))
+    for event in events:
+        if event["do"] == "run":
+            argv = [str(a) for a in event["argv"]]
+            found.add("command " + _command_case(argv, "--session" in argv))
+        elif event["do"] == "tiny":
+            found.add(f"tiny {event['state']}")
+    for line in lines:
+        body = line.split(" ", 2)[2] if line.count(" ") >= 2 else ""
+        if " err " in f" {line.split(' ', 1)[1][:4]} " or line.split(" ", 2)[1] == "err":
+            for needle, name in _ERRORS:
+                if needle in body:
+                    found.add(f"error {name}")
+            if "settings error: " in body and "unreadable" in body:
+                status = [x for x in lines if x.startswith(line.split(" ", 1)[0] + " $ ")][0].rsplit(" ", 1)[1]
+                found.add("error unreadable fault" if status == "1" else "error unreadable bytes")
+            if body.startswith("settings error: "):
+                found.add("settings errors")
+        if line.split(" ", 2)[1] == "out":
+            if body.startswith("untrusted project: withheld"):
+                found.add("trust warning")
+            if body.startswith("mcpServers.") and " = " in body:
+                found.add("mcp lines")
+            for layer, name in (("[project ", "project layer"), ("[profile main]", "profile layer"), ("[sets main]", "session layer")):
+                if body.endswith("]") and layer in body:
+                    found.add(name)
+            if body.startswith("trustedProjects = [\"$P\"]"):
+                found.add("trusted project")
+    return found
+
+
+BRIDGE = Bridge(
+    area="cli",
+    count=300,
+    generate=generate,
+    model=model.transcript,
+    production=production,
+    cases=CASES,
+    reached=reached,
+)
