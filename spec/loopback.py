@@ -1,10 +1,14 @@
 """A real model API server on loopback for tests (issue 14 part 2; issue 12 reuses it).
 
 ``LoopbackServer`` is an HTTP/1.1 server (the standard library's ThreadingHTTPServer) on
-127.0.0.1 at an ephemeral port. It speaks the four wire APIs with streaming, by path:
+127.0.0.1 at an ephemeral port. It speaks the wire APIs with streaming, by path:
 
 - ``.../chat/completions``              OpenAI chat completions (data: chunks, data: [DONE])
+- ``.../codex/responses``               OpenAI Codex Responses (the Responses stream)
+- ``.../openai/.../responses``          Azure OpenAI Responses (the Responses stream)
 - ``.../responses``                     OpenAI Responses (typed events)
+- ``.../publishers/google/models/<m>:streamGenerateContent``  Vertex (Gemini's stream, finishMessage)
+- ``.../v1/conversations``              Mistral Conversations (named events)
 - ``.../messages``                      Anthropic Messages (named events)
 - ``.../models/<m>:streamGenerateContent``  Google generateContent (alt=sse)
 
@@ -662,14 +666,85 @@ def render_google(reply: Stream, model: str, body: Any = None) -> list[Frame]:
     return out
 
 
-RENDER = {"openai-completions": render_chat, "openai-responses": render_responses, "anthropic-messages": render_anthropic, "google-generative-ai": render_google}
+def render_vertex(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    """Gemini's stream as Vertex sends it: a refusal's text rides as the candidate's finishMessage."""
+    out = render_google(reply, model, body)
+    refusal = _refusal(reply)
+    if reply.end and refusal is not None and out and isinstance(out[-1], bytes):
+        last = json.loads(out[-1].decode().split("data: ", 1)[1])
+        last["candidates"][0]["finishMessage"] = refusal
+        out[-1] = _data(last)
+    return out
+
+
+def render_mistral(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    """Mistral's conversation stream: named events; a call's id and name on each of its pieces;
+    no finish reason (a length or refusal stop has no form here) and no refusal text."""
+
+    def event(kind: str, **fields: Any) -> bytes:
+        return _data({"type": kind, "created_at": "2026-01-01T00:00:00Z", **fields}, kind)
+
+    out: list[Frame] = [event("conversation.response.started", conversation_id="conv_loop")]
+    index, kind_open, calls = -1, "", 0
+
+    def at(kind: str) -> int:
+        nonlocal index, kind_open
+        if kind_open != kind or kind == "call":
+            index += 1
+            kind_open = kind
+        return index
+
+    for part in reply.parts:
+        if isinstance(part, Text):
+            out.append(event("message.output.delta", id="msg_loop", output_index=at("message"), content_index=0, model=model, role="assistant", content=part.text))
+        elif isinstance(part, Thinking):
+            chunk = {"type": "thinking", "thinking": [{"type": "text", "text": part.text}], "signature": part.signature}
+            out.append(event("message.output.delta", id="msg_loop", output_index=at("message"), content_index=0, model=model, role="assistant", content=chunk))
+        elif isinstance(part, Call):
+            where, call_id = at("call"), _call_id(part, calls)
+            for piece in _pieces(part.arguments, part.pieces):
+                out.append(event("function.call.delta", id=f"fc_{where}", name=part.name, tool_call_id=call_id, arguments=piece, output_index=where, model=model))
+            calls += 1
+        elif isinstance(part, Refusal):
+            continue
+        elif isinstance(part, ErrorEvent):
+            out.append(event("conversation.response.error", message=part.message, code=part.code))
+            return out
+        else:
+            out += _control(part)
+    if reply.end:
+        u = reply.usage or Tokens()
+        prompt = u.input + u.cache_read + u.cache_write
+        out.append(event("conversation.response.done", usage={"prompt_tokens": prompt, "completion_tokens": u.output, "total_tokens": prompt + u.output}))
+    return out
+
+
+RENDER = {
+    "openai-completions": render_chat,
+    "openai-responses": render_responses,
+    "anthropic-messages": render_anthropic,
+    "google-generative-ai": render_google,
+    "azure-openai-responses": render_responses,
+    "openai-codex-responses": render_responses,
+    "google-vertex": render_vertex,
+    "mistral-conversations": render_mistral,
+}
+GEMINI = ("google-generative-ai", "google-vertex")
 
 
 def api_of(path: str) -> str | None:
     if path.endswith("/chat/completions"):
         return "openai-completions"
+    if path.endswith("/codex/responses"):
+        return "openai-codex-responses"
+    if path.endswith("/responses") and "/openai/" in path:
+        return "azure-openai-responses"
     if path.endswith("/responses"):
         return "openai-responses"
+    if "/publishers/google/models/" in path:
+        return "google-vertex"
+    if path.endswith("/v1/conversations"):
+        return "mistral-conversations"
     if path.endswith("/messages"):
         return "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
@@ -736,7 +811,7 @@ class _Handler(BaseHTTPRequestHandler):
         if cache is not None and isinstance(script, Stream) and api in ("anthropic-messages", "openai-completions"):
             script = replace(script, usage=cache.account(api, body))
         model = body.get("model", "") if isinstance(body, dict) else ""
-        if not model and api == "google-generative-ai":
+        if not model and api in GEMINI:
             model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
         self._stream(RENDER[api](script, str(model), body), script.headers)
 
@@ -882,9 +957,21 @@ class LoopbackServer:
         return None if responder is None else responder(recorded)
 
 
+VERTEX_PROJECT, VERTEX_LOCATION = "loop-project", "us-central1"  # the Vertex project and location of base_url
+
+
 def base_url(server: LoopbackServer, api: str) -> str:
     """The base URL a provider of ``api`` is given to reach the server (each API's usual root)."""
-    roots = {"openai-completions": "/v1", "openai-responses": "/v1", "anthropic-messages": "", "google-generative-ai": "/v1beta"}
+    roots = {
+        "openai-completions": "/v1",
+        "openai-responses": "/v1",
+        "anthropic-messages": "",
+        "google-generative-ai": "/v1beta",
+        "azure-openai-responses": "/openai/v1",
+        "openai-codex-responses": "/backend-api",
+        "google-vertex": f"/v1/projects/{VERTEX_PROJECT}/locations/{VERTEX_LOCATION}",
+        "mistral-conversations": "",
+    }
     return server.url + roots[api]
 
 
@@ -892,14 +979,16 @@ def base_url(server: LoopbackServer, api: str) -> str:
 
 
 def script_of(entry: Any) -> Script:
-    """A scripted reply from JSON: {"fail": status, "body": text} or {"parts": [...], "stop": s,
+    """A scripted reply from JSON: {"fail": status, "body": text, "headers": {name: value}} (a
+    Retry-After, say) or {"parts": [...], "stop": s,
     "usage": {"input": n, ...}, "end": bool}, parts {"text": t}, {"thinking": t}, {"call":
     {"name": n, "arguments": text, "id": i}}, {"refusal": t}, {"error": {"kind": k, "message": m}},
     {"delay": s}, {"stall": true}, {"cut": true}."""
     if not isinstance(entry, dict):
         raise ValueError(f"a scripted reply is a JSON object, not {entry!r}")
     if "fail" in entry:
-        return Fail(int(entry["fail"]), str(entry.get("body", "")))
+        headers = entry.get("headers") or {}
+        return Fail(int(entry["fail"]), str(entry.get("body", "")), tuple((str(k), str(v)) for k, v in dict(headers).items()))
     parts: list[Part] = []
     for part in entry.get("parts", []):
         if "text" in part:

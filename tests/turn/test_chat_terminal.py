@@ -170,9 +170,9 @@ def test_chat_bad_input_is_one_line_and_the_chat_goes_on(server: LoopbackServer,
         screen.expect(r"> ")
     os.write(screen.fd, b"\xff\xfe bad bytes\n")
     screen.expect(r"eukhe chat: the line is not UTF-8")
-    server.script(Fail(500, '{"error": {"type": "server_error", "message": "boom"}}'))
+    server.script(Fail(400, '{"error": {"type": "invalid_request_error", "message": "boom"}}'))  # not retried
     screen.type("fail please")
-    screen.expect(r"eukhe chat: loop-chat: HTTP 500 server_error: .*boom.*\n")
+    screen.expect(r"eukhe chat: loop-chat: HTTP 400 invalid_request_error: .*boom.*\n")
     screen.expect(r"> ")
     server.script(Stream([Text("Still here.")]))
     screen.type("are you there?")

@@ -92,8 +92,9 @@ def judge_chat(base: str) -> Judged:
     return Judged(message.content or "", thinking, (), calls, usage, choice.finish_reason, (message.refusal or "") if refused else None)
 
 
-def judge_responses(base: str) -> Judged:
-    client = openai.OpenAI(base_url=base + "/v1", api_key="k", max_retries=0)
+def judge_responses(base: str, client: openai.OpenAI | None = None) -> Judged:
+    """``client``: the SDK's client of another host of the API (AzureOpenAI, the Codex backend's)."""
+    client = client if client is not None else openai.OpenAI(base_url=base + "/v1", api_key="k", max_retries=0)
     final: Any = None
     with client.responses.stream(model="m", input="hi", include=["reasoning.encrypted_content"]) as stream:
         for event in stream:
@@ -162,8 +163,9 @@ def judge_anthropic(base: str) -> Judged:
     return Judged("".join(text), "".join(thinking), tuple(signatures), tuple(calls), usage, raw, refusal)
 
 
-def judge_google(base: str) -> Judged:
-    client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=base, api_version="v1beta"))
+def judge_google(base: str, client: genai.Client | None = None) -> Judged:
+    """``client``: the SDK's client in another mode (Vertex)."""
+    client = client if client is not None else genai.Client(api_key="k", http_options=types.HttpOptions(base_url=base, api_version="v1beta"))
     text: list[str] = []
     thinking: list[str] = []
     signatures: list[str] = []

@@ -95,8 +95,15 @@ def test_a_built_in_provider_pointed_at_loopback_by_models_json(server: Loopback
     assert server.last.headers["authorization"] == "Bearer sk-ant-loop"
 
 
+def no_retries(agent: Path) -> None:
+    """Auto retry off (retry.enabled): the request's own error is the one line (retries:
+    tests/cli/test_cli_retry.py)."""
+    (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}), encoding="utf-8")
+
+
 def test_a_provider_error_names_the_provider_and_the_status(server: LoopbackServer, agent: Path) -> None:
     write_models(agent, loop_providers(server))
+    no_retries(agent)
     server.script(Fail(503, '{"error": {"type": "overloaded", "message": "try later"}}'))
     done = ask(agent, "--provider", "loop-ant", "hi")
     assert done.status == 1
@@ -117,6 +124,7 @@ def test_a_refused_connection_is_an_environment_fault(agent: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     write_models(agent, {"dead": {"baseUrl": f"http://127.0.0.1:{port}/v1", "apiKey": "k", "models": [{"id": "m"}]}})
+    no_retries(agent)
     done = ask(agent, "--provider", "dead", "hi")
     assert done.status == 1
     assert done.error_line().startswith(f"eukhe ask: dead: cannot connect to http://127.0.0.1:{port}/v1/chat/completions")

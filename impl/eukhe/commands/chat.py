@@ -24,8 +24,11 @@ Commands:
 Bad input (an unknown command, a bad model name or level, a line that is not UTF-8) is one line
 ``eukhe chat: ...`` on stderr and the chat goes on; a fault of the provider (an HTTP error, no
 connection, a timeout) ends the turn with one line naming the provider and the reason, and the
-chat goes on. A refusal of the model shows as one row, ``[refused] <its text>``. Nothing prints
-a traceback unless EUKHE_DEBUG=1.
+chat goes on; one that can be retried, before any of the reply arrived, is retried as the retry.*
+settings say, each retry one row ``[retry 1/3: PROVIDER: KIND; waiting N s]``. A refusal of the
+model shows as one row, ``[refused] <its text>``. The turns and the compactor send their requests
+through one HTTP client per provider, kept for the whole chat (``eukhe.inference.wire.pool``).
+Nothing prints a traceback unless EUKHE_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -146,8 +149,11 @@ def _level(text: str, what: str) -> str:
 class Session:
     """One `eukhe chat` run: the chat memory, its turns, the terminal."""
 
-    def __init__(self, memory: Any, turns: Any, settings: Any, term: Terminal, agent_dir: Path | None = None, timeout: float = 120.0) -> None:
+    def __init__(
+        self, memory: Any, turns: Any, settings: Any, term: Terminal, agent_dir: Path | None = None, timeout: float = 120.0, pool: Any = None
+    ) -> None:
         self.memory = memory
+        self.pool = pool  # wire.pool.Pool of the chat's HTTP clients, closed as the loop ends
         self.turns = turns
         self.settings = settings
         self.term = term
@@ -184,7 +190,7 @@ class Session:
             )
             assert self.agent_dir is not None
             wired = resolve_model(self.agent_dir, cvars, choice.provider, choice.id)
-            client = wire.client_for(wired, timeout=self.timeout)
+            client = wire.client_for(wired, timeout=self.timeout, pool=self.pool)
         except (MemoryModelUnset, ValueError, NoModel, quirks.QuirksError, catalog.CatalogError, events.BadRequest) as error:
             self.term.row(f"memory: no compactor: {_said(error)}")
             return
@@ -407,7 +413,8 @@ def run_chat(args: argparse.Namespace) -> int:
     from eukhe.memory.store import chat_dir
     from eukhe.memory.turn import chat_turns
 
-    connection = connect(args, "eukhe chat")
+    term = Terminal(sys.stdout, sys.stderr)
+    connection = connect(args, "eukhe chat", lambda retry: term.row(f"[{retry.line()}]"))
     agent, settings, model, level, client = connection.agent, connection.settings, connection.model, connection.level, connection.client
     settle = int(settings.cvars.value([], "memory.settleTimeoutMs")) / 1000.0
     try:
@@ -417,10 +424,15 @@ def run_chat(args: argparse.Namespace) -> int:
     try:
         if not memory.is_owner:
             raise EnvironmentFault(f"eukhe chat: another eukhe chat owns {chat_dir(agent)}; one chat runs turns at a time")
-        term = Terminal(sys.stdout, sys.stderr)
         turns = chat_turns(memory, ShowRefusals(client, term), thinking=level, settle_seconds=settle)
         term.row(f"eukhe chat: {model.provider}/{model.id}, chat {chat_dir(agent)}; /help for commands")
-        return asyncio.run(Session(memory, turns, settings, term, agent, args.timeout).loop(sys.stdin.fileno()))
+        session = Session(memory, turns, settings, term, agent, args.timeout, connection.pool)
+
+        async def run() -> int:
+            async with connection.pool:  # the chat's HTTP clients close in its event loop
+                return await session.loop(sys.stdin.fileno())
+
+        return asyncio.run(run())
     except MemoryBusy as error:
         raise EnvironmentFault(f"eukhe chat: {_said(error)}") from None
     finally:

@@ -17,6 +17,9 @@ models.json's apiKey, else auth.json, else <PROVIDER>_API_KEY. It streams the re
 repetition guard (when eukhe.inference.guard is present) and shows tool calls; a fault of the
 provider or the connection (an HTTP error, no connection, a timeout, a cut stream, a repeating
 stream, no credentials) is one line naming the provider and the reason, exit status 1. A
+retryable fault before any of the reply arrived is retried as the retry.* settings say
+(``eukhe.inference.wire.retry``), each retry one line on stderr (``eukhe ask: retry 1/3: ...``);
+the requests of one ask share one HTTP client (``eukhe.inference.wire.pool``). A
 refusal of the model (the refusal stop, inference.md S6.10) prints ``[refused] <its text>``
 after whatever came before it, and one line on stderr: exit status 3.
 """
@@ -247,16 +250,21 @@ class Connection:
     settings: Any  # EukheSettings
     model: Any  # WireModel
     level: str
-    client: Any  # a wire client
+    client: Any  # a wire client whose requests are retried (wire.retry.Retrying)
+    pool: Any  # wire.pool.Pool: the HTTP clients of the command, closed in its event loop at its end
 
 
-def connect(args: argparse.Namespace, command: str) -> Connection:
+def connect(args: argparse.Namespace, command: str, notify: Any = None) -> Connection:
     """The agent directory, the settings, the model (--provider, --model), the reasoning level
-    (--thinking, else defaultThinkingLevel, else off) and the wire client (--timeout); bad input
-    is a UsageError, a fault of the environment an EnvironmentFault, each naming ``command``."""
+    (--thinking, else defaultThinkingLevel, else off) and the wire client (--timeout) on a pool
+    of HTTP clients, retrying as the retry.* settings say (``notify`` is told of each retry);
+    bad input is a UsageError, a fault of the environment an EnvironmentFault, each naming
+    ``command``."""
     from eukhe.effort import EffortError, parse_level
     from eukhe.inference import wire
     from eukhe.inference.wire import events
+    from eukhe.inference.wire.pool import Pool
+    from eukhe.inference.wire.retry import Policy, Retrying
     from eukhe.settings.agent import EukheSettings
 
     if not (args.timeout > 0):
@@ -273,11 +281,13 @@ def connect(args: argparse.Namespace, command: str) -> Connection:
         level = parse_level(args.thinking if args.thinking is not None else (settings.cvars.value([], "defaultThinkingLevel") or "off"))
     except EffortError as error:
         raise UsageError(f"{command}: --thinking: {error}") from error
+    pool = Pool()
     try:
-        client = wire.client_for(model, timeout=args.timeout)
+        client = wire.client_for(model, timeout=args.timeout, pool=pool)
     except events.BadRequest as error:
         raise UsageError(f"{command}: {error}") from error
-    return Connection(agent, settings, model, level, client)
+    policy = Policy.from_settings(lambda cvar: settings.cvars.value([], cvar))
+    return Connection(agent, settings, model, level, Retrying(client, policy, notify=notify), pool)
 
 
 def run_ask(args: argparse.Namespace) -> int:
@@ -289,7 +299,11 @@ def run_ask(args: argparse.Namespace) -> int:
 
     if not args.text.strip():
         raise UsageError("eukhe ask: the text is empty")
-    connection = connect(args, "eukhe ask")
+
+    def retried(retry: Any) -> None:  # retries come before any of the reply: at a line start
+        print(f"eukhe ask: {retry.line()}", file=sys.stderr, flush=True)
+
+    connection = connect(args, "eukhe ask", retried)
     model, level, client, settings = connection.model, connection.level, connection.client, connection.settings.cvars
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout
@@ -299,7 +313,7 @@ def run_ask(args: argparse.Namespace) -> int:
     stream_filter: StreamFilter = events.filter_of(guard.feed)
 
     async def run() -> None:
-        async with wire.closing(client.stream(request, stream_filter)) as stream:
+        async with connection.pool, wire.closing(client.stream(request, stream_filter)) as stream:
             async for event in stream:
                 if isinstance(event, events.ThinkingDelta) and args.show_thinking:
                     if not state["thinking"]:

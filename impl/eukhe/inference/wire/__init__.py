@@ -5,7 +5,11 @@ each turning its stream into the project's events (``events``) through one SSE r
 - openai-completions: ``OpenAIChat`` (llama.cpp's server, vLLM, Ollama, OpenRouter);
 - openai-responses: ``OpenAIResponses``;
 - anthropic-messages: ``AnthropicMessages``;
-- google-generative-ai: ``GoogleGenerative``.
+- google-generative-ai: ``GoogleGenerative``;
+- azure-openai-responses: ``AzureOpenAIResponses`` (the Responses wire on Azure's paths);
+- openai-codex-responses: ``OpenAICodexResponses`` (the Responses wire of the ChatGPT backend);
+- google-vertex: ``GoogleVertex`` (Gemini's wire on Vertex's paths);
+- mistral-conversations: ``MistralConversations``.
 
 ``client_for(model)`` picks the client of the model's API; ``collect`` reads a whole stream
 into a ``Reply``.
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eukhe.inference.wire.anthropic import AnthropicMessages
+from eukhe.inference.wire.azure_openai_responses import AzureOpenAIResponses
 from eukhe.inference.wire.base import WireClient, closing
 from eukhe.inference.wire.events import (
     BadRequest,
@@ -32,11 +37,17 @@ from eukhe.inference.wire.events import (
     Usage,
 )
 from eukhe.inference.wire.google import GoogleGenerative
+from eukhe.inference.wire.google_vertex import GoogleVertex
+from eukhe.inference.wire.mistral import MistralConversations
 from eukhe.inference.wire.openai_chat import OpenAIChat
+from eukhe.inference.wire.openai_codex_responses import OpenAICodexResponses
 from eukhe.inference.wire.openai_responses import OpenAIResponses
 from eukhe.inference.wire.plan import Message, Request, Tool, WireModel
 
-CLIENTS: dict[str, type[WireClient]] = {c.api: c for c in (OpenAIChat, OpenAIResponses, AnthropicMessages, GoogleGenerative)}
+CLIENTS: dict[str, type[WireClient]] = {
+    c.api: c
+    for c in (OpenAIChat, OpenAIResponses, AnthropicMessages, GoogleGenerative, AzureOpenAIResponses, OpenAICodexResponses, GoogleVertex, MistralConversations)
+}
 
 __all__ = ["CLIENTS", "Message", "Reply", "Request", "Tool", "WireClient", "WireModel", "client_for", "closing", "collect"]
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import httpx
 
@@ -40,6 +40,9 @@ from eukhe.inference.wire.events import (
 )
 from eukhe.inference.wire.plan import Plan, Request, WireModel, make_plan
 from eukhe.inference.wire.sse import SseEvent, read_sse
+
+if TYPE_CHECKING:
+    from eukhe.inference.wire.pool import Pool
 
 DEFAULT_TIMEOUT = 120.0  # seconds without a byte (connect, read, write) before WireTimeout
 DRAIN_EVENTS = 16  # events read after the API's end event, at most, to reuse the connection
@@ -231,6 +234,15 @@ def retry_hint(headers: Mapping[str, str], body: str, now: float | None = None) 
     return None
 
 
+def should_retry(error: ProviderError, headers: Mapping[str, str]) -> ProviderError:
+    """The error, retryable as the provider's x-should-retry header says when it says
+    (Anthropic's and OpenAI's APIs send it; their SDKs obey it), else by its status."""
+    said = headers.get("x-should-retry", "").strip().lower()
+    if said in ("true", "false"):
+        error.retryable = said == "true"
+    return error
+
+
 class WireClient:
     """One wire API. ``stream`` sends one request and yields its events."""
 
@@ -244,14 +256,18 @@ class WireClient:
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         http: httpx.AsyncClient | None = None,
         deadline: float | None = None,
+        pool: Pool | None = None,
     ) -> None:
         """``timeout``: seconds without a byte (connect, read, write); ``deadline``: seconds for
-        the whole reply (a server that trickles bytes forever still ends), None: no bound."""
+        the whole reply (a server that trickles bytes forever still ends), None: no bound;
+        ``http``: the HTTP client of every request, else ``pool``'s client of the provider (a
+        chat's or an ask's, ``wire.pool``), else a client of the request's own, closed after it."""
         self.model = model
         self.deadline = deadline
         self.book = book if book is not None else quirks.shipped()
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.http = http
+        self.pool = pool
 
     @property
     def provider(self) -> str:
@@ -280,8 +296,9 @@ class WireClient:
         collection."""
         plan = self.plan(request)
         url, headers, body = self.build(request, plan)
-        own = self.http is None
-        http = httpx.AsyncClient(timeout=self.timeout, verify=tls()) if self.http is None else self.http
+        shared = self.http if self.http is not None else self.pool.client(self.provider) if self.pool is not None else None
+        own = shared is None
+        http = httpx.AsyncClient(timeout=self.timeout, verify=tls()) if shared is None else shared
         try:
             async with aclosing(self._send(http, plan, url, headers, body, filter)) as events:
                 async for event in events:
@@ -306,7 +323,7 @@ class WireClient:
             try:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
-                    raise ProviderError(name, response.status_code, text, error_kind(text), retry_hint(response.headers, text))
+                    raise should_retry(ProviderError(name, response.status_code, text, error_kind(text), retry_hint(response.headers, text)), response.headers)
                 kind = response.headers.get("content-type", "")
                 if "event-stream" not in kind:
                     text = (await response.aread()).decode("utf-8", errors="replace")

@@ -110,6 +110,11 @@ class OpenAIResponses(WireClient):
     api = API_RESPONSES
 
     def build(self, request: Request, plan: Plan) -> tuple[str, dict[str, str], dict[str, Any]]:
+        headers = self.headers({"authorization": f"Bearer {self.model.api_key}"} if self.model.api_key else {})
+        return self.url("/responses"), headers, self.body(request, plan)
+
+    def body(self, request: Request, plan: Plan) -> dict[str, Any]:
+        """The Responses body of the request (the Azure and Codex clients send it on their paths)."""
         body: dict[str, Any] = {"model": self.model.id, "input": response_input(plan, request), "stream": True, "max_output_tokens": plan.max_tokens}
         if request.system:
             body["instructions"] = request.system
@@ -136,8 +141,7 @@ class OpenAIResponses(WireClient):
             body["service_tier"] = plan.service_tier
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        headers = self.headers({"authorization": f"Bearer {self.model.api_key}"} if self.model.api_key else {})
-        return self.url("/responses"), headers, body
+        return body
 
     def reader(self, plan: Plan) -> Reader:
         return ResponsesReader(self.provider)

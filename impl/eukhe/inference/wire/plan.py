@@ -30,7 +30,14 @@ API_CHAT = "openai-completions"
 API_RESPONSES = "openai-responses"
 API_ANTHROPIC = "anthropic-messages"
 API_GOOGLE = "google-generative-ai"
-APIS: tuple[str, ...] = (API_CHAT, API_RESPONSES, API_ANTHROPIC, API_GOOGLE)
+API_AZURE = "azure-openai-responses"
+API_CODEX = "openai-codex-responses"
+API_VERTEX = "google-vertex"
+API_MISTRAL = "mistral-conversations"
+API_BEDROCK = "bedrock-converse-stream"
+APIS: tuple[str, ...] = (API_CHAT, API_RESPONSES, API_ANTHROPIC, API_GOOGLE, API_AZURE, API_CODEX, API_VERTEX, API_MISTRAL, API_BEDROCK)
+GEMINI_APIS = frozenset({API_GOOGLE, API_VERTEX})  # Gemini's body: thinking budgets, thinkingLevel (S6.13)
+MANUAL_THINKING_APIS = frozenset({API_ANTHROPIC, API_BEDROCK})  # Claude's manual extended thinking: a token budget
 
 
 @dataclass(frozen=True)
@@ -208,11 +215,11 @@ def make_plan(book: quirks.Rulebook, model: WireModel, request: Request) -> Plan
     else:
         effort_text = wire if model.reasoning else None  # an off entry's wire string ("none", the template toggle "off")
     adaptive = bool(_flag(book, key, "adaptive_thinking")) and thinking_on
-    manual = thinking_on and not adaptive and model.api == API_ANTHROPIC
+    manual = thinking_on and not adaptive and model.api in MANUAL_THINKING_APIS
     google_level = bool(_flag(book, key, "google_thinking_level"))
     budget: int | None = None
-    if thinking_on and (manual or (model.api == API_GOOGLE and not google_level)):
-        budget = ladder.thinking_budget(book, key, level, request.thinking_budgets, dynamic=model.api == API_GOOGLE)
+    if thinking_on and (manual or (model.api in GEMINI_APIS and not google_level)):
+        budget = ladder.thinking_budget(book, key, level, request.thinking_budgets, dynamic=model.api in GEMINI_APIS)
     cap_answer = book.query(key, "strict_cap")
     cap = int(cap_answer.value) if cap_answer.known else 0
     specs = [constrained.ToolSpec(t.name, t.priority, t.strict_required) for t in request.tools]
