@@ -532,18 +532,25 @@ class Forced:
     outcome: str
 
 
+def called_at(replies: tuple[bool, ...], attempt: int) -> bool:
+    """Whether attempt ``attempt``'s reply called the tool: a reply list shorter than the
+    attempts made reads as misses."""
+    return replies[attempt] if attempt < len(replies) else False
+
+
 def force(retries: int, supported: bool, free: bool, replies: tuple[bool, ...]) -> Forced:
-    """The steps driven over the model's replies (True: the reply called the tool); a reply
-    list shorter than the attempts made reads as misses."""
-    flags: list[bool] = []
+    """The steps driven over the model's replies (True: the reply called the tool): attempt 0,
+    then one more while the step says retry (it says so only while attempt + 1 <= retries, so
+    the loop's first test only states when it ends)."""
     attempt = 0
-    while True:
-        flags.append(flag(attempt, supported, free))
-        called = replies[attempt] if attempt < len(replies) else False
-        step = after(attempt, retries, called)
-        if step != RETRY:
-            return Forced(tuple(flags), step)
+    flags: tuple[bool, ...] = ()
+    flags = flags + (flag(attempt, supported, free),)
+    step = after(attempt, retries, called_at(replies, attempt))
+    while attempt < retries and step == RETRY:
         attempt += 1
+        flags = flags + (flag(attempt, supported, free),)
+        step = after(attempt, retries, called_at(replies, attempt))
+    return Forced(flags, step)
 
 
 # -- the strict plan (S6.4) ------------------------------------------------------------------

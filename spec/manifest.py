@@ -71,3 +71,20 @@ def load() -> list[Entry]:
 
 def areas(entries: list[Entry]) -> list[str]:
     return list(dict.fromkeys(e.area for e in entries))
+
+
+def unproved() -> dict[tuple[str, str], str]:
+    """Why each universal law that is not proved is not (spec/unproved.tsv): (area, law) -> reason."""
+    reasons: dict[tuple[str, str], str] = {}
+    text = resources.files("spec").joinpath("unproved.tsv").read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not fields[2].strip():
+            raise ValueError(f"unproved.tsv line {number}: expected area, law and a reason, tab-separated")
+        if (fields[0], fields[1]) in reasons:
+            raise ValueError(f"unproved.tsv line {number}: {fields[0]}/{fields[1]} twice")
+        reasons[(fields[0], fields[1])] = fields[2]
+    return reasons
+

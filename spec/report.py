@@ -8,6 +8,8 @@ print the same table.
 
 from __future__ import annotations
 
+import functools
+
 import html
 import json
 import os
@@ -88,6 +90,7 @@ class Row:
     production: str = ""  # the strength of the same law run on production, when it is
     detail: str = ""  # on failure: the whole message, counterexample included
     proofs: tuple[dict[str, object], ...] = ()  # what each proof covers (Result.proofs)
+    unproved: str = ""  # a universal law not proved: why a proof about the code is out of reach (spec/unproved.tsv)
 
 
 def rows(entries: list[manifest.Entry], laws: Iterable[Law], results: dict[str, Result]) -> list[Row]:
@@ -137,8 +140,13 @@ def _row(law: Law, results: dict[str, Result], origin: str, built: bool, seed_st
         origin = f"derived: {law.derivation}"
     return Row(
         law.area, law.name, law.section, law.strength.value, status, evidence, law.says, origin, seconds,
-        seed_strength, production, detail, proofs,
+        seed_strength, production, detail, proofs, _UNPROVED().get((law.area, law.name), ""),
     )
+
+
+@functools.cache
+def _UNPROVED() -> dict[tuple[str, str], str]:  # noqa: N802 (read once, like a constant)
+    return manifest.unproved()
 
 
 def failed(table: list[Row]) -> list[Row]:
@@ -175,6 +183,12 @@ def print_table(table: list[Row], console: Console | None = None) -> None:
         if entry["universal"]:
             line += f"; {entry['universal_proved']} of {entry['universal']} universal laws proved"
         console.print(line)
+    universal = [r for r in table if r.seed_strength == "universal" and r.status != PENDING]
+    proved = sum(1 for r in universal if r.strength == Strength.PROVED.value and r.status == PASS)
+    console.print(
+        f"universal laws: {proved} of {len(universal)} proved about the code; each of the other "
+        f"{len(universal) - proved} says why a proof is out of reach today (spec/unproved.tsv, its page: why not proved)"
+    )
 
 
 # How the table and the report name each strength (the per-area counts of `make laws`).

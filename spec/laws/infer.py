@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -60,7 +60,7 @@ from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import Items, Maybe, facts, fresh, generated
+from spec.z3gen import Items, Maybe, facts, fresh, generated, item
 
 # -- the wire: requests through the real clients of the four built APIs (eukhe.inference.wire) to a
 # real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
@@ -728,43 +728,122 @@ def _wire_force(prop: Any) -> Evidence:
     return bounded(_wire_force_cases(), ok, label=f"production, flags read off the wire: {WIRE_RUNS}")
 
 
-@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", BOUNDED)
-def force_bounded() -> Evidence:
-    """Induction on the attempts force makes: it makes attempt 0, and attempt i + 1 only after the
-    step on attempt i's miss (bend.infer.after) says retry. Base (attempts 0 and 1) and step are
-    z3 claims over after's encoding generated from its code, for every natural retry count, so
-    they are proved of after; but that force takes attempt i + 1 only after that step is read
-    from force's loop, not checked, so the law is labelled by its runs: bounded."""
-    a, r = z3.Int("attempt"), z3.Int("retries")
+# force's encoding generated from its code: its loop over the attempts a z3 recursive function.
+_FORCE = generated(m.force)
+_RETRIES, _ATTEMPT = z3.Ints("retries attempt")
+_SUPPORTED, _FREE = z3.Bools("supported free")
+_REPLIES = fresh(tuple[bool, ...], "replies")
+
+
+def _called(i: Any) -> Any:
+    """Whether attempt i's reply called the tool (a missing reply is a miss)."""
+    return z3.If(i < _REPLIES.length, item(_REPLIES, i), False)
+
+
+def _attempts_so_far(attempt: Any, flags: Items, step: Any, facts_kept: tuple[str, ...]) -> Any:
+    """The seed's forced call after ``attempt`` (S6.3): one flag per attempt made, and the facts
+    named of them: ``first``, the first flag set only if supported and free; ``retries``, every
+    retry's iff supported; ``misses``, every earlier reply a miss and the step after this
+    attempt's reply (called, else retry while attempt + 1 <= retries, else not called). A claim
+    carries only the facts it needs: fewer quantifiers for z3 to instantiate."""
+    i = z3.Int("i")
+    kept = {
+        "first": lambda: item(flags, 0) == z3.And(_SUPPORTED, _FREE),
+        "retries": lambda: z3.ForAll([i], z3.Implies(z3.And(1 <= i, i <= attempt), item(flags, i) == _SUPPORTED)),
+        "misses": lambda: z3.And(
+            z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < attempt), z3.Not(_called(i)))),
+            step == z3.If(_called(attempt), z3.StringVal(m.CALLED), z3.If(attempt + 1 <= _RETRIES, z3.StringVal(m.RETRY), z3.StringVal(m.NOT_CALLED))),
+        ),
+    }
+    return z3.And(0 <= attempt, attempt <= _RETRIES, flags.length == attempt + 1, *(kept[name]() for name in facts_kept))
+
+
+def _force_loop(attempt: Any, flags: Items, step: Any) -> Any:
+    return _FORCE.loop(attempt=attempt, flags=flags, step=step, retries=_RETRIES, supported=_SUPPORTED, free=_FREE, replies=_REPLIES)
+
+
+_CALLED_AT = generated(m.called_at)
+
+
+def _next_attempt(attempt: Any, flags: Items) -> tuple[Any, Items, Any]:
+    """The state a retry of force's loop passes on: attempt + 1, its flag appended, its reply's
+    step (the terms the loop's body builds, from the encodings of flag, after and called_at)."""
+    following = attempt + 1
+    flag_of = _z3_flag(following, _SUPPORTED, _FREE)
+    appended = Items(z3.Store(flags.array, flags.length + 0, flag_of), flags.length + 1)
+    return following, appended, _z3_after(following, _RETRIES, _CALLED_AT(_REPLIES, following))
+
+
+def _first_attempt() -> tuple[Any, Items, Any]:
+    """The state force enters its loop with: attempt 0, its flag, its reply's step (the terms
+    force's body builds before the loop)."""
+    zero = z3.IntVal(0)
+    flags = Items(z3.Store(z3.K(z3.IntSort(), z3.BoolVal(False)), zero + 0, _z3_flag(zero, _SUPPORTED, _FREE)), zero + 1)
+    return zero, flags, _z3_after(zero, _RETRIES, _CALLED_AT(_REPLIES, zero))
+
+
+def _force_induction(claim: Callable[[Any], Any], what: str, facts_kept: tuple[str, ...] = ()) -> Evidence:
+    """Induction on force's loop over the attempts, from the last attempt it may make back to the
+    first (on retries - attempt): every state the seed's steps reach gives a run the claim holds
+    of; then the run force starts is such a state. The step assumes the claim of the state a
+    retry passes on, and the entry the claim of the state force enters the loop with: instances
+    of the hypothesis (for attempt + 1, and for attempt 0). For every natural retry count and
+    reply list."""
+    flags_array, flags_length, step_of = z3.Array("flags", z3.IntSort(), z3.BoolSort()), z3.Int("len(flags)"), z3.String("step")
+    flags = Items(flags_array, flags_length)
+    assumptions = [_RETRIES >= 0, *facts(_REPLIES)]
+    ties = [_FORCE.tie, _CALLED_AT.tie, _z3_flag.tie, _z3_after.tie]
+
+    def holds(attempt: Any, flags_now: Items, step_now: Any) -> Any:
+        return z3.Implies(_attempts_so_far(attempt, flags_now, step_now, facts_kept), claim(_force_loop(attempt, flags_now, step_now)))
+
     base = prove(
-        lambda: z3.And(z3.IntVal(0) <= r, z3.Implies(_z3_after(z3.IntVal(0), r, z3.BoolVal(False)) == RETRY_CODE, z3.IntVal(1) <= r)),
-        label="base: attempt 0 <= retries, and attempt 1 is made (a retry after attempt 0's miss) only when 1 <= retries",
-        assumptions=[r >= 0],
-        ties=[_z3_after.tie],
+        lambda: z3.Implies(_ATTEMPT >= _RETRIES, holds(_ATTEMPT, flags, step_of)),
+        label=f"base: no attempt is left (attempt >= retries): the run is the flags and the step so far ({what})", assumptions=assumptions, ties=ties,
     )
     step = prove(
-        lambda: z3.Implies(z3.And(a >= 0, a <= r, _z3_after(a, r, z3.BoolVal(False)) == RETRY_CODE), a + 1 <= r),
-        label="step: a retry after attempt i <= retries makes attempt i + 1 <= retries",
-        assumptions=[r >= 0],
-        ties=[_z3_after.tie],
+        lambda: z3.Implies(z3.And(_ATTEMPT < _RETRIES, holds(*_next_attempt(_ATTEMPT, flags))), holds(_ATTEMPT, flags, step_of)),
+        label=f"step: a retry takes attempt + 1 with its flag and its reply's step ({what})", assumptions=assumptions, ties=ties,
     )
-    proof = induction(base, step, of="bend.infer.after", label="the attempts a forced call makes (force takes attempt i + 1 only when after's step on attempt i is retry)")
-    runs = _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries")
-    return also(proof, runs)
+    loop = induction(base, step, of="bend.infer.force", label=f"force's attempts, from the last it may make back to the first ({what})")
+    entry = prove(
+        lambda: z3.Implies(holds(*_first_attempt()), claim(_FORCE(_RETRIES, _SUPPORTED, _FREE, _REPLIES))),
+        label=f"force enters its loop after attempt 0 (the hypothesis at that state) ({what})", assumptions=assumptions, ties=ties,
+    )
+    return all_of(loop, entry)
 
 
-@law("force_first_flag", "S6.3", "The first attempt sets native forced choice only if supported and free.", BOUNDED)
+@law("force_bounded", "S6.3", "A forced call makes at most 1 + retries attempts.", PROVED)
+def force_bounded() -> Evidence:
+    proof = _force_induction(lambda run: run.flags.length <= 1 + _RETRIES, "attempts <= 1 + retries")
+    return also(proof, _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries"))
+
+
+@law("force_first_flag", "S6.3", "The first attempt sets native forced choice only if supported and free.", PROVED)
 def force_first_flag() -> Evidence:
-    return _force_law(lambda c, out: out.flags[0] == oracle.flag_says(0, c[1], c[2]), "first flag")
+    proof = _force_induction(lambda run: z3.And(run.flags.length >= 1, item(run.flags, 0) == z3.And(_SUPPORTED, _FREE)), "the first flag: supported and free", ("first",))
+    return also(proof, _force_law(lambda c, out: out.flags[0] == oracle.flag_says(0, c[1], c[2]), "first flag"))
 
 
-@law("force_retry_flag", "S6.3", "Every retry sets native forced choice iff supported.", BOUNDED)
+@law("force_retry_flag", "S6.3", "Every retry sets native forced choice iff supported.", PROVED)
 def force_retry_flag() -> Evidence:
-    return _force_law(lambda c, out: all(f == c[1] for f in out.flags[1:]), "retry flags")
+    j = z3.Int("j")  # free: the proof holds for every j, so for every retry's flag
+    proof = _force_induction(
+        lambda run: z3.Implies(z3.And(1 <= j, j < run.flags.length), item(run.flags, j) == _SUPPORTED), "every retry's flag (flag j, every j >= 1): supported", ("retries",)
+    )
+    return also(proof, _force_law(lambda c, out: all(f == c[1] for f in out.flags[1:]), "retry flags"))
 
 
-@law("force_reports", "S6.3", "A forced call reports a call iff the model called the tool within its attempts.", BOUNDED)
+@law("force_reports", "S6.3", "A forced call reports a call iff the model called the tool within its attempts.", PROVED)
 def force_reports() -> Evidence:
+    i = z3.Int("i")
+
+    def reports(run: Any) -> Any:
+        made = run.flags.length
+        called = z3.And(made <= _RETRIES + 1, _called(made - 1), z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < made - 1), z3.Not(_called(i)))))
+        missed = z3.And(made == _RETRIES + 1, z3.ForAll([i], z3.Implies(z3.And(0 <= i, i <= _RETRIES), z3.Not(_called(i)))))
+        return z3.If(run.outcome == z3.StringVal(m.CALLED), called, z3.And(run.outcome == z3.StringVal(m.NOT_CALLED), missed))
+
     def prop(c: tuple[int, bool, bool, tuple[bool, ...]], out: m.Forced) -> bool:
         retries, _s, _f, replies = c
         within = replies[: retries + 1]
@@ -772,7 +851,8 @@ def force_reports() -> Evidence:
         attempts = within.index(True) + 1 if called else retries + 1
         return (out.outcome == m.CALLED) == called and len(out.flags) == attempts
 
-    return _force_law(prop, "reports iff called within 1 + retries attempts")
+    proof = _force_induction(reports, "called: the first attempt whose reply called, within 1 + retries; else not called after 1 + retries misses", ("misses",))
+    return also(proof, _force_law(prop, "reports iff called within 1 + retries attempts"))
 
 
 @law("infer_force_steps", "S6.3", "The compiled steps driven over the replies are force: the harness's forced call equals the model's run.", BOUNDED)

@@ -341,6 +341,8 @@ class Report:
         ]
         if r.get("proofs"):
             items.append(("what each proof covers", _proofs(r["proofs"])))
+        if r.get("unproved"):
+            items.append(("why not proved", e(r["unproved"])))
         if view.shared:
             what = e(view.doc.split("\n\n")[0]) if view.doc else e(r.get("says", ""))
             items.append(
