@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import re
-import select
 import subprocess
 import sys
 import threading
@@ -16,54 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pty_screen import Screen
 from turn_support import logged, turns_of, view_of
 
 from spec.loopback import Call, Fail, LoopbackServer, Stream, Text, Thinking, Wait, base_url
 
 PROVIDERS = {"loop-chat": "openai-completions", "loop-ant": "anthropic-messages"}
-
-
-class Screen:
-    """A process on a pseudo-terminal: type lines, wait for text on the screen."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        master, slave = pty.openpty()
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True)
-        os.close(slave)
-        self.fd = master
-        self.seen = ""
-        self.mark = 0
-
-    def type(self, line: str | bytes) -> None:
-        data = line if isinstance(line, bytes) else line.encode("utf-8")
-        os.write(self.fd, data + b"\n")
-
-    def expect(self, pattern: str, timeout: float = 30.0) -> str:
-        """Wait until ``pattern`` (a regex) shows after the last match; the text up to its end."""
-        regex = re.compile(pattern)
-        while True:
-            found = regex.search(self.seen, self.mark)
-            if found is not None:
-                shown = self.seen[self.mark : found.end()]
-                self.mark = found.end()
-                return shown
-            ready, _, _ = select.select([self.fd], [], [], timeout)
-            if not ready:
-                raise AssertionError(f"no {pattern!r} on the screen within {timeout} s; it shows:\n{self.seen[self.mark:]}")
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                data = b""
-            if not data:
-                raise AssertionError(f"the process ended before {pattern!r}; the screen:\n{self.seen[self.mark:]}")
-            self.seen += data.decode("utf-8", "replace").replace("\r\n", "\n")
-
-    def close(self) -> int:
-        try:
-            status = self.proc.wait(timeout=30)
-        finally:
-            os.close(self.fd)
-        return status
 
 
 @pytest.fixture

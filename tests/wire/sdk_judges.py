@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
+import pytest
 import openai
 from google import genai
 from google.genai import types
 
 from eukhe.inference.wire import Reply
-from eukhe.inference.wire.events import REFUSAL
+from eukhe.inference.wire.events import REFUSAL, ProviderError, StreamCut
 
 # The FinishReason values google-genai documents as output withheld by a content filter
 # ("potentially violates safety policies", "prohibited", "blocklist", "SPII", "recitation",
@@ -216,3 +217,30 @@ def judge(api: str, base: str) -> Judged | Failed:
         return JUDGES[api](base)
     except Exception as error:  # whatever the SDK raises (its own errors, its httpx's, its asserts)
         return Failed(type(error).__name__, str(error))
+
+
+READ = ("text", "thinking", "calls", "raw_stop", "refusal", "usage")
+
+
+def read_alike(
+    name: str, theirs: Judged | Failed, read: Callable[[bool], Reply], api: str, *, error: str, fields: tuple[str, ...] = READ, signed: bool = False
+) -> None:
+    """Our client reads the scripted stream ``name`` as the SDK did (``theirs``): the same failure
+    for the error and the cut scripts, else the same ``fields`` (and signatures, when ``signed``).
+    ``read(thinking)`` reads our client's reply, with thinking asked for or not."""
+    if name == "error":
+        assert isinstance(theirs, Failed) and error in theirs.said, theirs
+        with pytest.raises(ProviderError, match=error):
+            read(False)
+        return
+    if name == "cut":
+        assert isinstance(theirs, Failed), theirs
+        with pytest.raises(StreamCut):
+            read(False)
+        return
+    assert isinstance(theirs, Judged), theirs
+    mine = ours(api, read(True))
+    assert tuple(getattr(mine, f) for f in fields) == tuple(getattr(theirs, f) for f in fields)
+    if signed:
+        assert sorted(mine.signatures) == sorted(theirs.signatures)
+

@@ -23,10 +23,10 @@ import test_sdk_loopback as loopback_judges
 import test_sdk_requests as request_judges
 from mistralai.client import Mistral, models
 from pydantic import TypeAdapter
-from sdk_judges import Failed, Judged, ours
+from sdk_judges import Failed, Judged, read_alike
 from wire_support import ask, model, reply
 
-from eukhe.inference.wire.events import ProviderError, StreamCut
+
 from eukhe.inference.wire.plan import Message, Thought
 from spec.loopback import RENDER, LoopbackServer, Stream, Text
 
@@ -171,21 +171,9 @@ def test_the_sdk_reads_the_mistral_loopback_stream_as_our_client_does(server: Lo
     assert server.last.api == API
     server.script(scripted)
     wire = model(server, API, provider="mistral", key=KEY)
-    if name == "error":
-        assert isinstance(theirs, Failed) and "Internal error" in theirs.said, theirs
-        with pytest.raises(ProviderError, match="Internal error"):
-            reply(wire)
-        return
-    if name == "cut":
-        assert isinstance(theirs, Failed), theirs
-        with pytest.raises(StreamCut):
-            reply(wire)
-        return
-    assert isinstance(theirs, Judged), theirs
-    mine = ours("anthropic-messages", reply(wire, ask(thinking="high")))  # arguments compared parsed
-    assert (mine.text, mine.thinking, mine.calls, mine.usage) == (theirs.text, theirs.thinking, theirs.calls, theirs.usage)
-    assert mine.raw_stop == theirs.raw_stop and sorted(mine.signatures) == sorted(theirs.signatures)
-    assert theirs.text == "".join(p.text for p in scripted.parts if isinstance(p, Text))
+    read_alike(name, theirs, lambda thinking: reply(wire, ask(thinking="high")) if thinking else reply(wire), "anthropic-messages", error="Internal error", fields=("text", "thinking", "calls", "usage", "raw_stop"), signed=True)  # arguments compared parsed
+    if isinstance(theirs, Judged):
+        assert theirs.text == "".join(p.text for p in scripted.parts if isinstance(p, Text))
 
 
 def test_the_sdk_reads_a_message_that_is_an_assistant_turn() -> None:
