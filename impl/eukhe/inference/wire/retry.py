@@ -47,7 +47,7 @@ from eukhe.inference.wire.events import (
 from eukhe.inference.wire.plan import Request
 
 # eukhe's own, not in the seeds: the longest wait, in milliseconds, a retry takes (a backoff is
-# cut to it; a longer hint of the provider fails the request). pi's retry.maxDelayMs default.
+# cut to it; a longer hint of the provider fails the request). Not a setting yet.
 MAX_DELAY_MS = 60_000
 JITTER = 0.25  # the largest share of a backoff the jitter takes off
 
