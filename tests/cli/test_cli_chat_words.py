@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_models import write_loopback_models
 from cli_support import Screen
 
-from spec.loopback import LoopbackServer, Recorded, Stream, Text, base_url
+from spec.loopback import LoopbackServer, Recorded, Stream, Text
 
 PROVIDERS = {"loop-resp": "openai-responses", "loop-gem": "google-generative-ai"}
 TYPED = "rename the field «naïve» to plain_name, please"
@@ -30,13 +31,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def home(tmp_path: Path, server: LoopbackServer) -> Path:
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    providers = {
-        name: {"baseUrl": base_url(server, api), "apiKey": f"key-{name}", "api": api, "models": [{"id": f"{name}-model"}]} for name, api in PROVIDERS.items()
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
-    return agent
+    return write_loopback_models(tmp_path / "agent", server, PROVIDERS)
 
 
 def user_texts(recorded: Recorded) -> list[str]:

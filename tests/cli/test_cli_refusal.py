@@ -9,14 +9,14 @@ one row ``[refused] ...`` and goes on."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loopback_models import write_loopback_models
 from cli_support import run_process
 
-from spec.loopback import LoopbackServer, Refusal, Stream, Text, base_url
+from spec.loopback import LoopbackServer, Refusal, Stream, Text
 
 PROVIDERS = {"loop-chat": "openai-completions", "loop-resp": "openai-responses", "loop-ant": "anthropic-messages", "loop-goo": "google-generative-ai"}
 SAID = "I can't help with that."
@@ -32,11 +32,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def agent(tmp_path: Path, server: LoopbackServer) -> Path:
-    path = tmp_path / "agent"
-    path.mkdir()
-    providers = {name: {"baseUrl": base_url(server, api), "apiKey": f"key-{name}", "api": api, "models": [{"id": f"{name}-model"}]} for name, api in PROVIDERS.items()}
-    (path / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
-    return path
+    return write_loopback_models(tmp_path / "agent", server, PROVIDERS)
 
 
 @pytest.mark.parametrize("provider", list(PROVIDERS))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_models import write_loopback_models
 from cli_support import InProcess, run_process
 
 from eukhe.inference.wire import retry
@@ -43,12 +44,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def loop_agent(agent: Path, server: LoopbackServer) -> Path:
-    from spec.loopback import base_url
-
-    agent.mkdir(parents=True, exist_ok=True)
-    providers = {name: {"baseUrl": base_url(server, api), "apiKey": f"key-{name}", "api": api, "models": [{"id": f"{name}-model"}]} for name, api in PROVIDERS.items()}
-    (agent / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
-    return agent
+    return write_loopback_models(agent, server, PROVIDERS)
 
 
 def settings(agent: Path, **retry_settings: Any) -> None:

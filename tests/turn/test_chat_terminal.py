@@ -13,24 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loopback_models import write_loopback_models
 from pty_screen import Screen
 from turn_support import logged, turns_of, view_of
 
-from spec.loopback import Call, Fail, LoopbackServer, Stream, Text, Thinking, Wait, base_url
+from spec.loopback import Call, Fail, LoopbackServer, Stream, Text, Thinking, Wait
 
 PROVIDERS = {"loop-chat": "openai-completions", "loop-ant": "anthropic-messages"}
 
 
 @pytest.fixture
 def agent(tmp_path: Path, server: LoopbackServer) -> Path:
-    path = tmp_path / "agent"
-    path.mkdir()
-    providers = {
-        name: {"baseUrl": base_url(server, api), "apiKey": f"key-{name}", "api": api, "models": [{"id": f"{name}-model"}]}
-        for name, api in PROVIDERS.items()
-    }
-    (path / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
-    return path
+    return write_loopback_models(tmp_path / "agent", server, PROVIDERS)
 
 
 def environ(agent: Path) -> dict[str, str]:

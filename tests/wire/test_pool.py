@@ -9,16 +9,16 @@ Proxies come from the environment (a second loopback server plays the proxy)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
+from loopback_models import write_loopback_models
 from wire_support import APIS, ask, model
 
 from eukhe.inference.wire import client_for, collect
 from eukhe.inference.wire.plan import WireModel
 from eukhe.inference.wire.pool import Pool, http2_available
-from spec.loopback import Call, Fail, LoopbackServer, Stream, Text, base_url
+from spec.loopback import Call, Fail, LoopbackServer, Stream, Text
 
 PROVIDERS = {"loop-chat": "openai-completions", "loop-ant": "anthropic-messages"}
 
@@ -108,11 +108,7 @@ def test_proxies_come_from_the_environment(server: LoopbackServer, monkeypatch: 
 
 @pytest.fixture
 def agent(tmp_path: Path, server: LoopbackServer) -> Path:
-    path = tmp_path / "agent"
-    path.mkdir()
-    providers = {name: {"baseUrl": base_url(server, api), "apiKey": f"key-{name}", "api": api, "models": [{"id": f"{name}-model"}]} for name, api in PROVIDERS.items()}
-    (path / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
-    return path
+    return write_loopback_models(tmp_path / "agent", server, PROVIDERS)
 
 
 @pytest.mark.parametrize("provider", list(PROVIDERS))
