@@ -44,8 +44,11 @@ FLOOR = 95.0
 # alone: 79.76%, 90.08%, 25.16%). Measured at 47cc027 on a clean clone: inference 76.23% (its old
 # modules rose to 88% as the laws reached the wire; eight modules joined the area since, which only
 # tests/wire judges: the azure, codex, vertex and mistral clients at 11-35%, Bedrock's eventstream
-# and sigv4, retry and pool at 0%), tiny 92.57%, the command line 47.08% (its bridge).
-HELD: dict[str, float] = {"inference": 76.0, "tiny": 92.0, "cli": 47.0}
+# and sigv4, retry and pool at 0%), tiny 92.57%, the command line 47.08% (its bridge). inference
+# rose to 81.81% (a lower bound: the infer, catalog_union, default_model, compactor, turn, tiny,
+# chat_store and optchat laws with the infer, compactor, cli and optchat bridges) when the infer wire
+# laws took in every built wire API (azure, codex, vertex, mistral, bedrock: 63-75% each).
+HELD: dict[str, float] = {"inference": 81.0, "tiny": 92.0, "cli": 47.0}
 
 
 def floor_of(area: str, floor: float) -> float:

@@ -9,6 +9,8 @@
 - ``.../responses``                     OpenAI Responses (typed events)
 - ``.../publishers/google/models/<m>:streamGenerateContent``  Vertex (Gemini's stream, finishMessage)
 - ``.../v1/conversations``              Mistral Conversations (named events)
+- ``.../model/<id>/converse-stream``    Amazon Bedrock ConverseStream (AWS event-stream frames,
+                                        application/vnd.amazon.eventstream, not SSE)
 - ``.../messages``                      Anthropic Messages (named events)
 - ``.../models/<m>:streamGenerateContent``  Google generateContent (alt=sse)
 
@@ -21,7 +23,8 @@ the API, and rendered in the API's own stream form:
     server.script(Fail(429, '{"error": {"type": "rate_limit_error", "message": "slow down"}}'))
 
 ``Body(data)`` sends a whole event-stream body as it is (the SDK-built streams of
-tests/wire/test_sdk_differential.py).
+tests/wire/test_sdk_differential.py; on Bedrock's path, frames built by tests/wire/test_sdk_bedrock.py),
+with the content type of the path's API.
 
 Parts: ``Text``, ``Thinking`` (its signature: Anthropic's signature_delta, the Responses reasoning
 item's encrypted_content when the request includes reasoning.encrypted_content), ``Call``
@@ -56,6 +59,8 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from eukhe.inference.wire import eventstream
 
 STALL_CAP = 60.0  # seconds a Stall or Wait holds a thread at most (the server never hangs a run)
 
@@ -95,7 +100,7 @@ class Refusal:
 class ErrorEvent:
     """The API's mid-stream error event; the body ends after it."""
 
-    kind: str = "server_error"  # the error's type (Gemini: its status, e.g. INTERNAL)
+    kind: str = "server_error"  # the error's type (Gemini: its status, e.g. INTERNAL; Bedrock: its exception, e.g. throttlingException)
     message: str = "scripted stream error"
     code: int = 500  # Gemini's error code
 
@@ -719,6 +724,73 @@ def render_mistral(reply: Stream, model: str, body: Any = None) -> list[Frame]:
     return out
 
 
+BEDROCK_STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use", "refusal": "content_filtered"}
+BEDROCK_EVENT_STREAM = "application/vnd.amazon.eventstream"
+
+
+def _frame(event: str, payload: dict[str, Any]) -> bytes:
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    return eventstream.encode({":event-type": event, ":content-type": "application/json", ":message-type": "event"}, data)
+
+
+def render_bedrock(reply: Stream, model: str, body: Any = None) -> list[Frame]:
+    """ConverseStream's events, each an AWS event-stream message: text and reasoning as block
+    deltas (no start event for them), a reasoning block's signature as its last delta, a call as
+    a toolUse start and its input in pieces, messageStop, then metadata (its usage; none when the
+    script has none). No refusal text (a refusal is the content_filtered stop); an ErrorEvent is
+    an exception frame of its kind (throttlingException, ...)."""
+    out: list[Frame] = [_frame("messageStart", {"role": "assistant"})]
+    index, open_kind, signature, calls = -1, "", "", 0
+
+    def close() -> None:
+        nonlocal open_kind
+        if open_kind == "thinking":
+            out.append(_frame("contentBlockDelta", {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": signature}}}))
+        if open_kind:
+            out.append(_frame("contentBlockStop", {"contentBlockIndex": index}))
+        open_kind = ""
+
+    def block(kind: str) -> int:
+        nonlocal index, open_kind
+        if open_kind != kind or kind == "call":
+            close()
+            index += 1
+            open_kind = kind
+        return index
+
+    for part in reply.parts:
+        if isinstance(part, Text):
+            out.append(_frame("contentBlockDelta", {"contentBlockIndex": block("text"), "delta": {"text": part.text}}))
+        elif isinstance(part, Thinking):
+            signature = part.signature
+            out.append(_frame("contentBlockDelta", {"contentBlockIndex": block("thinking"), "delta": {"reasoningContent": {"text": part.text}}}))
+        elif isinstance(part, Call):
+            at = block("call")
+            out.append(_frame("contentBlockStart", {"contentBlockIndex": at, "start": {"toolUse": {"toolUseId": _call_id(part, calls), "name": part.name}}}))
+            for piece in _pieces(part.arguments, part.pieces):
+                out.append(_frame("contentBlockDelta", {"contentBlockIndex": at, "delta": {"toolUse": {"input": piece}}}))
+            close()
+            calls += 1
+        elif isinstance(part, Refusal):
+            continue
+        elif isinstance(part, ErrorEvent):
+            data = json.dumps({"message": part.message}, ensure_ascii=False).encode()
+            out.append(eventstream.encode({":exception-type": part.kind, ":content-type": "application/json", ":message-type": "exception"}, data))
+            return out
+        else:
+            out += _control(part)
+    if reply.end:
+        close()
+        out.append(_frame("messageStop", {"stopReason": reply.raw_stop or BEDROCK_STOP[reply.stop]}))
+        if reply.usage is not None:
+            u = reply.usage
+            usage = {"inputTokens": u.input, "outputTokens": u.output, "totalTokens": u.input + u.output + u.cache_read + u.cache_write}
+            if u.cache_read or u.cache_write:
+                usage.update(cacheReadInputTokens=u.cache_read, cacheWriteInputTokens=u.cache_write)
+            out.append(_frame("metadata", {"usage": usage, "metrics": {"latencyMs": 1}}))
+    return out
+
+
 RENDER = {
     "openai-completions": render_chat,
     "openai-responses": render_responses,
@@ -728,7 +800,9 @@ RENDER = {
     "openai-codex-responses": render_responses,
     "google-vertex": render_vertex,
     "mistral-conversations": render_mistral,
+    "bedrock-converse-stream": render_bedrock,
 }
+CONTENT_TYPES = {"bedrock-converse-stream": BEDROCK_EVENT_STREAM}  # an API whose stream is no SSE
 GEMINI = ("google-generative-ai", "google-vertex")
 
 
@@ -745,6 +819,8 @@ def api_of(path: str) -> str | None:
         return "google-vertex"
     if path.endswith("/v1/conversations"):
         return "mistral-conversations"
+    if path.endswith("/converse-stream") and "/model/" in path:
+        return "bedrock-converse-stream"
     if path.endswith("/messages"):
         return "anthropic-messages"
     if ":streamGenerateContent" in path or ":generateContent" in path:
@@ -805,7 +881,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._plain(script.status, script.body, script.headers)
             return
         if isinstance(script, Body):
-            self._stream([script.data], ())
+            self._stream([script.data], (), api)
             return
         cache = owner.cache
         if cache is not None and isinstance(script, Stream) and api in ("anthropic-messages", "openai-completions"):
@@ -813,7 +889,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model", "") if isinstance(body, dict) else ""
         if not model and api in GEMINI:
             model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
-        self._stream(RENDER[api](script, str(model), body), script.headers)
+        self._stream(RENDER[api](script, str(model), body), script.headers, api)
 
     def _plain(self, status: int, text: str, headers: tuple[tuple[str, str], ...] = ()) -> None:
         data = text.encode()
@@ -826,10 +902,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _stream(self, frames: list[Frame], headers: tuple[tuple[str, str], ...]) -> None:
+    def _stream(self, frames: list[Frame], headers: tuple[tuple[str, str], ...], api: str) -> None:
         owner = self.server.owner
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", CONTENT_TYPES.get(api, "text/event-stream"))
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         for name, value in headers:
@@ -971,6 +1047,7 @@ def base_url(server: LoopbackServer, api: str) -> str:
         "openai-codex-responses": "/backend-api",
         "google-vertex": f"/v1/projects/{VERTEX_PROJECT}/locations/{VERTEX_LOCATION}",
         "mistral-conversations": "",
+        "bedrock-converse-stream": "",
     }
     return server.url + roots[api]
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import itertools
+import os
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
@@ -62,12 +63,23 @@ from spec.proofs import Opaque
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 from spec.z3gen import Items, Maybe, facts, fresh, generated, item
 
-# -- the wire: requests through the real clients of the four built APIs (eukhe.inference.wire) to a
+# -- the wire: requests through the real clients of every built wire API (eukhe.inference.wire) to a
 # real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
 # what is read from it. One server per process, started on first use; every batch runs in one event
-# loop over one HTTP client, one request at a time, each answered by its own scripted reply.
+# loop over one HTTP client, one request at a time, each answered by its own scripted reply. Each
+# API's body and stream are read in its own form (spec.oracles.infer: FORM and the readers).
 
-WIRE_APIS: tuple[str, ...] = ("openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai")
+WIRE_APIS: tuple[str, ...] = (
+    "openai-completions",
+    "openai-responses",
+    "anthropic-messages",
+    "google-generative-ai",
+    "azure-openai-responses",
+    "openai-codex-responses",
+    "google-vertex",
+    "mistral-conversations",
+    "bedrock-converse-stream",
+)
 
 
 @cache
@@ -669,12 +681,17 @@ def _force_law(prop: Any, label: str) -> Evidence:
 
 
 # The forced call over the real wire: force.run drives each built API's client against the loopback
-# server (and Anthropic with manual extended thinking, where S6.3 says native choice is unsupported);
-# each attempt's flag is read from the body the server received, in the API's own form
-# (spec.oracles.infer_wire), the soft prompt must name the tool in the request's last user turn, and
-# whether the model called the tool is read from the reply the client decoded.
-WIRE_VARIANTS: tuple[tuple[str, bool], ...] = tuple((api, False) for api in WIRE_APIS) + (("anthropic-messages", True),)
-WIRE_RUNS = "the 4 wire APIs over loopback (and Anthropic with manual thinking) x retries 0..2 x free x every reply list of length 0..3"
+# server (and Anthropic and Claude on Bedrock with manual extended thinking, where S6.3 says native
+# choice is unsupported); each attempt's flag is read from the body the server received, in the
+# API's own form (spec.oracles.infer: forced_says; Mistral names no tool in its choice, so its flag
+# is a forcing tool_choice with the tool offered), the soft prompt must name the tool in the
+# request's last user turn, and whether the model called the tool is read from the reply the client
+# decoded.
+WIRE_VARIANTS: tuple[tuple[str, bool], ...] = tuple((api, False) for api in WIRE_APIS) + tuple((api, True) for api in WIRE_APIS if api in oracle.MANUAL_THINKING_REJECTS)
+WIRE_RUNS = (
+    f"the {len(WIRE_APIS)} wire APIs over loopback (and {', '.join(api for api, manual in WIRE_VARIANTS if manual)} with manual thinking)"
+    " x retries 0..2 x free x every reply list of length 0..3"
+)
 
 
 def _wire_force_cases() -> Iterator[tuple[str, bool, int, bool, tuple[bool, ...]]]:
@@ -915,11 +932,15 @@ def _strict_law(prop: Any, label: str) -> Evidence:
 
 # The strict plan on the wire: each built API's client builds the request for the tools with the
 # cap given as model.compat.strictCap (S6.1: explicit compat answers strict_cap), and the modes are
-# read back from the tools of the body (spec.oracles.infer_wire): chat function.strict, Responses
-# and Anthropic strict; every API offers every tool in its place. Google has no per-tool flag: its
-# request is VALIDATED iff the plan holds a strict tool (min(cap, tools) > 0). The plans of at most
-# 2 tools also go to the loopback server: the body it received is the one built.
-WIRE_PLANS = "the 4 wire APIs: 0..4 tools with every weak order of their priorities, caps 0..6 (the bodies the clients build; those of <= 2 tools sent over loopback)"
+# read back from the tools of the body (spec.oracles.infer: strict_says): chat and Mistral
+# function.strict, Responses (Azure, Codex) and Anthropic strict, Bedrock toolSpec.strict; every API
+# offers every tool in its place. Gemini's form (Google, Vertex) has no per-tool flag: its request is
+# VALIDATED iff the plan holds a strict tool (min(cap, tools) > 0). The plans of at most 2 tools also
+# go to the loopback server: the body it received is the one built.
+WIRE_PLANS = (
+    f"the {len(WIRE_APIS)} wire APIs: 0..4 tools with every weak order of their priorities, caps 0..6"
+    " (the bodies the clients build; those of <= 2 tools sent over loopback)"
+)
 
 
 @cache
@@ -1042,31 +1063,57 @@ def quirk_shipped_facts() -> Evidence:
     )
 
     def on_wire(case: tuple[str, str]) -> bool:
-        """S6.13 as each wire API sends it, for a sample of the family: explicit cache breakpoints
-        (OpenAI Responses: prompt_cache_breakpoint on the marked block, reasoning.context
-        all_turns), google_thinking_level (thinkingLevel, else the rule's budget or -1) and
-        adaptive_thinking (Anthropic: adaptive with the effort, else manual with the default budget)."""
+        """S6.13 as each wire API sends it, for a sample of the family, in the API's body form
+        (spec.oracles.infer FORM): explicit cache breakpoints (the Responses form, OpenAI, Azure and
+        Codex: prompt_cache_breakpoint on the marked block, reasoning.context all_turns),
+        google_thinking_level and thinking_budgets (Gemini's form, the Gemini API and Vertex:
+        thinkingLevel, else the rule's budget or -1) and adaptive_thinking (Anthropic: adaptive with
+        the effort, else manual with the default budget; Bedrock the same fields of Claude's in
+        additionalModelRequestFields, thinking.block_binding iff thinking_block_binding outside
+        GovCloud, and cachePoint blocks iff prompt_caching). Mistral's form carries none of them
+        (S6.13 names no fact its wire reads): none of their fields is in its body."""
         api, fam = case
         ask = WireRequest((WireMessage("user", "go", cache=True),), thinking="high")
         body = _wire_built(_wire_model(api, _sample_of(fam), provider=api.split("-")[0], reasoning=True), ask)
-        if api == oracle.API_RESPONSES:
+        form = oracle.FORM[api]
+        if form == oracle.RESPONSES:
             named = oracle.FAMILY_FACTS["explicit_cache_breakpoints"].get(fam) is True
             marks = [b for item in body["input"] for b in item.get("content", []) if isinstance(b, dict) and "prompt_cache_breakpoint" in b]
             return marks == ([{"type": "input_text", "text": "go", "prompt_cache_breakpoint": {"mode": "explicit"}}] if named else []) and (
                 body["reasoning"].get("context") == "all_turns"
             ) == named
-        if api == oracle.API_GOOGLE:
+        if form == oracle.GEMINI:
             thinking: dict[str, Any] = body["generationConfig"]["thinkingConfig"]
             if oracle.FAMILY_FACTS["google_thinking_level"].get(fam) is True:
                 return thinking == {"includeThoughts": True, "thinkingLevel": "HIGH"}
             budgets: Any = oracle.FAMILY_FACTS["thinking_budgets"].get(fam)
             return thinking == {"includeThoughts": True, "thinkingBudget": budgets[3] if budgets else -1}
+        if form == oracle.MISTRAL:
+            text = json.dumps(body)
+            return not any(name in text for name in ("prompt_cache_breakpoint", "all_turns", "thinkingConfig", "thinkingLevel", "budget_tokens", "adaptive"))
+        fields = body.get("additionalModelRequestFields", {}) if form == oracle.CONVERSE else body
+        thinking = dict(fields.get("thinking", {}))
+        if form == oracle.CONVERSE:
+            govcloud = any(os.environ.get(name, "").startswith("us-gov-") for name in ("AWS_REGION", "AWS_DEFAULT_REGION"))
+            bound = oracle.FAMILY_FACTS["thinking_block_binding"].get(fam) is True and not govcloud
+            cached = any("cachePoint" in block for message in body["messages"] for block in message["content"])
+            if ("block_binding" in thinking) != bound or cached != (oracle.FAMILY_FACTS["prompt_caching"].get(fam) is True):
+                return False
+            thinking.pop("block_binding", None)
         if oracle.FAMILY_FACTS["adaptive_thinking"].get(fam) is True:
-            return bool(body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "high"})
-        return bool(body["thinking"] == {"type": "enabled", "budget_tokens": oracle.DEFAULT_BUDGETS[3]} and "output_config" not in body)
+            return bool(thinking == {"type": "adaptive"} and fields.get("output_config") == {"effort": "high"})
+        return bool(thinking == {"type": "enabled", "budget_tokens": oracle.DEFAULT_BUDGETS[3]} and "output_config" not in fields)
 
-    wired = [(oracle.API_RESPONSES, f) for f in oracle.FAMILIES if f.startswith("gpt")] + [(oracle.API_GOOGLE, f) for f in oracle.FAMILIES if f.startswith(("gemini", "gemma"))]
-    wired += [(oracle.API_ANTHROPIC, f) for f in oracle.FAMILIES if f.startswith("claude")] + [(oracle.API_GOOGLE, "claude-cached"), (oracle.API_RESPONSES, "claude-cached")]
+    # each API with the families whose facts its form carries, and one family whose facts it must not
+    # send; Mistral with a family of each fact
+    of_form = {
+        oracle.RESPONSES: [f for f in oracle.FAMILIES if f.startswith("gpt")] + ["claude-cached"],
+        oracle.GEMINI: [f for f in oracle.FAMILIES if f.startswith(("gemini", "gemma"))] + ["claude-cached"],
+        oracle.ANTHROPIC: [f for f in oracle.FAMILIES if f.startswith("claude")],
+        oracle.CONVERSE: [f for f in oracle.FAMILIES if f.startswith("claude")],  # each named by prompt_caching: no AWS_BEDROCK_FORCE_CACHE
+        oracle.MISTRAL: ["gpt-explicit-cache", "gemini-3-plus", "gemini-2.5-pro", "claude-adaptive"],
+    }
+    wired = [(api, f) for api in WIRE_APIS for f in of_form.get(oracle.FORM[api], [])]
     f = bounded(wired, on_wire, label=f"{len(wired)} (wire API, family) pairs: the S6.13 facts in the bodies the real clients build")
     return all_of(a, b, c, d, e, f)
 
@@ -2112,10 +2159,15 @@ def _reply_law(prop: Any) -> Evidence:
 # The same replies streamed by the loopback server in each built API's own form (spec.loopback) and
 # decoded by that API's real client, then classified: the calls S6.10 reads are the ones the wire
 # gave. The decoded text, thinking and calls are judged against the script; the stop against the
-# API's spelling of it (spec.oracles.infer_wire). Stop reasons the wire carries (stop, length,
-# toolUse); 0..2 native calls, 0..2 leaked calls; leak notes 0 and LEAK_NOTES (the decode does not
-# read them); chat alternates indexed deltas with Ollama's whole calls and its reasoning field.
-WIRE_REPLIES_LABEL = "each of the 4 wire APIs over loopback: 0..2 native calls x stop, length, toolUse x 0..2 leaked calls of each class x blank or not x 0 and LEAK_NOTES notes spent"
+# API's spelling of it (spec.oracles.infer: decoded_stop_says; Mistral's stream has no finish reason,
+# so a length script reads toolUse with calls, else stop, and the S6.10 properties are judged on the
+# stop the wire can say). Stop reasons the wire carries (stop, length, toolUse); 0..2 native calls,
+# 0..2 leaked calls; leak notes 0 and LEAK_NOTES (the decode does not read them); chat alternates
+# indexed deltas with Ollama's whole calls and its reasoning field.
+WIRE_REPLIES_LABEL = (
+    f"each of the {len(WIRE_APIS)} wire APIs over loopback: 0..2 native calls x stop, length, toolUse"
+    " x 0..2 leaked calls of each class x blank or not x 0 and LEAK_NOTES notes spent"
+)
 
 
 def _wire_reply_cases() -> Iterator[ReplyCase]:

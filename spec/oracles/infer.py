@@ -429,80 +429,153 @@ REPAIRS_REFUSED: tuple[str, ...] = (
 
 # -- the wire (S6.3 forced choice, S6.4 strict schemas, S6.10 stop reasons) -----------------------------
 # Where each built wire API carries what S6 decides, transcribed from the APIs' own references (the
-# forms the vendors' SDKs in the dev extra type): the infer laws read the bodies the clients send
-# and the replies they decode with these.
+# forms the vendors' SDKs in the dev extra type: openai's ResponseCreateParams and chat types,
+# anthropic's MessageCreateParams, google-genai's types, mistralai's ConversationStreamRequest,
+# botocore's bedrock-runtime service model): the infer laws read the bodies the clients send and the
+# replies they decode with these.
 
 API_CHAT, API_RESPONSES, API_ANTHROPIC, API_GOOGLE = "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"
+API_AZURE, API_CODEX, API_VERTEX, API_MISTRAL = "azure-openai-responses", "openai-codex-responses", "google-vertex", "mistral-conversations"
+API_BEDROCK = "bedrock-converse-stream"
+
+# The body form each wire API speaks. Azure OpenAI's v1 Responses API and the ChatGPT backend's
+# Codex path take the Responses body (openai's ResponseCreateParams; Codex: store false, no
+# max_output_tokens, neither read here); Vertex takes the Gemini API's GenerateContentRequest
+# (google-genai's types serve both); Mistral Conversations (ConversationStreamRequest) and Bedrock
+# Converse (ConverseStream's request shape) have their own.
+CHAT, RESPONSES, ANTHROPIC, GEMINI, MISTRAL, CONVERSE = "chat", "responses", "anthropic", "gemini", "mistral", "converse"
+FORM: dict[str, str] = {
+    API_CHAT: CHAT,
+    API_RESPONSES: RESPONSES,
+    API_AZURE: RESPONSES,
+    API_CODEX: RESPONSES,
+    API_ANTHROPIC: ANTHROPIC,
+    API_GOOGLE: GEMINI,
+    API_VERTEX: GEMINI,
+    API_MISTRAL: MISTRAL,
+    API_BEDROCK: CONVERSE,
+}
+
+# Mistral Conversations names no tool in its choice: CompletionArgs.tool_choice is a ToolChoiceEnum
+# (auto, none, any, required), and any and required make the model call a tool. S6.3 maps a forced
+# tool to native choice in every wire API (ToolChoice Tool(name), "mapped in every wire API") and
+# names the tool in the soft prompt that ends every forced request: on Mistral the native choice of
+# a forced call is a forcing value, the offered tool named by the soft prompt.
+MISTRAL_FORCING: tuple[str, ...] = ("any", "required")
 
 
 def forced_says(api: str, body: dict[str, Any], tool: str) -> bool | None:
     """Whether the body sets native forced choice of ``tool`` (S6.3), in the API's own form; None
     when it sets some other choice (never right)."""
-    if api == API_GOOGLE:
+    form = FORM[api]
+    if form == GEMINI:
         config = body.get("toolConfig", {}).get("functionCallingConfig")
         if config is None or config.get("mode") != "ANY":
             return False
         return True if config == {"mode": "ANY", "allowedFunctionNames": [tool]} else None
+    if form == MISTRAL:
+        choice = body.get("completion_args", {}).get("tool_choice")
+        if choice is None:
+            return False
+        return True if choice in MISTRAL_FORCING and tool in tool_names_says(api, body) else None
+    if form == CONVERSE:
+        choice = body.get("toolConfig", {}).get("toolChoice")
+        if choice is None:
+            return False
+        return True if choice == {"tool": {"name": tool}} else None
     choice = body.get("tool_choice")
     if choice is None:
         return False
     want = {
-        API_CHAT: {"type": "function", "function": {"name": tool}},
-        API_RESPONSES: {"type": "function", "name": tool},
-        API_ANTHROPIC: {"type": "tool", "name": tool},
-    }[api]
+        CHAT: {"type": "function", "function": {"name": tool}},
+        RESPONSES: {"type": "function", "name": tool},
+        ANTHROPIC: {"type": "tool", "name": tool},
+    }[form]
     return True if choice == want else None
 
 
 def tool_names_says(api: str, body: dict[str, Any]) -> tuple[str, ...]:
     """The tools a body offers, in order."""
-    if api == API_GOOGLE:
+    form = FORM[api]
+    if form == GEMINI:
         return tuple(d["name"] for entry in body.get("tools", []) for d in entry["functionDeclarations"])
-    if api == API_CHAT:
+    if form in (CHAT, MISTRAL):  # {type: function, function: {name, ...}}
         return tuple(t["function"]["name"] for t in body.get("tools", []))
+    if form == CONVERSE:
+        return tuple(t["toolSpec"]["name"] for t in body.get("toolConfig", {}).get("tools", []))
     return tuple(t["name"] for t in body.get("tools", []))
 
 
 def strict_says(api: str, body: dict[str, Any]) -> tuple[bool, ...] | None:
     """Each offered tool's strict flag (S6.4) where the API has one per tool (chat
-    function.strict, Responses strict, Anthropic strict: true or absent); None for Google, whose
-    strict mode is the request's (``validated_says``)."""
-    tools = body.get("tools", [])
-    if api == API_CHAT:
-        return tuple(t["function"]["strict"] is True for t in tools)
-    if api == API_RESPONSES:
-        return tuple(t["strict"] is True for t in tools)
-    if api == API_ANTHROPIC:
-        return tuple(t.get("strict", False) is True for t in tools)
+    function.strict, Responses strict, Anthropic strict, Mistral function.strict, Bedrock
+    toolSpec.strict: true or, where the reference makes it optional, absent); None for Gemini's
+    form, whose strict mode is the request's (``validated_says``)."""
+    form = FORM[api]
+    if form == CHAT:
+        return tuple(t["function"]["strict"] is True for t in body.get("tools", []))
+    if form == RESPONSES:
+        return tuple(t["strict"] is True for t in body.get("tools", []))
+    if form == ANTHROPIC:
+        return tuple(t.get("strict", False) is True for t in body.get("tools", []))
+    if form == MISTRAL:
+        return tuple(t["function"].get("strict", False) is True for t in body.get("tools", []))
+    if form == CONVERSE:
+        return tuple(t["toolSpec"].get("strict", False) is True for t in body.get("toolConfig", {}).get("tools", []))
     return None
 
 
 def validated_says(body: dict[str, Any]) -> bool:
-    """Google: function calling in VALIDATED mode (schemas enforced) for the request."""
+    """Gemini's form: function calling in VALIDATED mode (schemas enforced) for the request."""
     return bool(body.get("toolConfig", {}).get("functionCallingConfig", {}).get("mode") == "VALIDATED")
 
 
 def last_user_text_says(api: str, body: dict[str, Any]) -> str:
     """The text of the request's last user turn (where S6.3's soft prompt goes)."""
-    if api == API_GOOGLE:
+    form = FORM[api]
+    if form == GEMINI:
         turns = [c for c in body["contents"] if c["role"] == "user"]
         return "".join(p.get("text", "") for p in turns[-1]["parts"])
-    items = body["input"] if api == API_RESPONSES else body["messages"]
+    if form == MISTRAL:
+        inputs = body["inputs"]  # ConversationInputs: a string (one user message) or entries
+        if isinstance(inputs, str):
+            return inputs
+        items = [i for i in inputs if i.get("type", "message.input") == "message.input"]
+    elif form == RESPONSES:
+        items = body["input"]
+    else:  # chat, Anthropic and Converse messages (Converse's text blocks are {text})
+        items = body["messages"]
     users = [i for i in items if i.get("role") == "user"]
     content = users[-1]["content"]
     if isinstance(content, str):
         return content
-    return "".join(block.get("text", "") for block in content)
+    return "".join(block.get("text", "") for block in content)  # text blocks: input_text, text, {text}
 
 
-# S6.10 reads the stop reason a reply ends with. OpenAI Responses and Google have no tool-use stop
-# value: a completed response (finishReason STOP) with calls reads toolUse, without calls stop;
-# chat completions and Anthropic spell each (finish_reason tool_calls, stop_reason tool_use).
-TOOL_STOP_SPELLED: dict[str, bool] = {API_CHAT: True, API_RESPONSES: False, API_ANTHROPIC: True, API_GOOGLE: False}
+# S6.10 reads the stop reason a reply ends with. OpenAI Responses (and so Azure and Codex) and
+# Gemini (and so Vertex) have no tool-use stop value: a completed response (finishReason STOP) with
+# calls reads toolUse, without calls stop; chat completions, Anthropic and Bedrock spell each
+# (finish_reason tool_calls, stop_reason tool_use, stopReason tool_use). Mistral's stream has no
+# finish reason at all (conversation.response.done carries usage only): it cannot say length, so
+# every reply it ends reads toolUse with calls, else stop.
+TOOL_STOP_SPELLED: dict[str, bool] = {
+    API_CHAT: True,
+    API_RESPONSES: False,
+    API_AZURE: False,
+    API_CODEX: False,
+    API_ANTHROPIC: True,
+    API_GOOGLE: False,
+    API_VERTEX: False,
+    API_MISTRAL: False,
+    API_BEDROCK: True,
+}
+LENGTH_SPELLED: dict[str, bool] = {api: api != API_MISTRAL for api in FORM}
 
 
 def decoded_stop_says(api: str, sent: str, calls: int) -> str:
     """The stop reason a reply the server ended with ``sent`` (stop, length, toolUse) reads as."""
-    if sent == "length" or TOOL_STOP_SPELLED[api]:
+    if sent == "length" and LENGTH_SPELLED[api]:
+        return sent
+    if sent != "length" and TOOL_STOP_SPELLED[api]:
         return sent
     return "toolUse" if calls else "stop"

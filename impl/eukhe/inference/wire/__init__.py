@@ -1,6 +1,7 @@
 """The wire APIs (inference.md S6, issue 14): one client per API over httpx, async and streaming,
 each turning its stream into the project's events (``events``) through one SSE reader
-(``sse``), each building its request from the rulebook's plan (``plan``).
+(``sse``; Bedrock's through the AWS event-stream framing, ``eventstream``), each building its
+request from the rulebook's plan (``plan``).
 
 - openai-completions: ``OpenAIChat`` (llama.cpp's server, vLLM, Ollama, OpenRouter);
 - openai-responses: ``OpenAIResponses``;
@@ -9,7 +10,9 @@ each turning its stream into the project's events (``events``) through one SSE r
 - azure-openai-responses: ``AzureOpenAIResponses`` (the Responses wire on Azure's paths);
 - openai-codex-responses: ``OpenAICodexResponses`` (the Responses wire of the ChatGPT backend);
 - google-vertex: ``GoogleVertex`` (Gemini's wire on Vertex's paths);
-- mistral-conversations: ``MistralConversations``.
+- mistral-conversations: ``MistralConversations``;
+- bedrock-converse-stream: ``BedrockConverseStream`` (Amazon Bedrock's ConverseStream: SigV4 or
+  a Bedrock API key, ``sigv4``; binary event-stream frames).
 
 ``client_for(model)`` picks the client of the model's API; ``collect`` reads a whole stream
 into a ``Reply``.
@@ -24,6 +27,7 @@ from typing import Any
 from eukhe.inference.wire.anthropic import AnthropicMessages
 from eukhe.inference.wire.azure_openai_responses import AzureOpenAIResponses
 from eukhe.inference.wire.base import WireClient, closing
+from eukhe.inference.wire.bedrock_converse_stream import BedrockConverseStream
 from eukhe.inference.wire.events import (
     BadRequest,
     Event,
@@ -46,7 +50,17 @@ from eukhe.inference.wire.plan import Message, Request, Tool, WireModel
 
 CLIENTS: dict[str, type[WireClient]] = {
     c.api: c
-    for c in (OpenAIChat, OpenAIResponses, AnthropicMessages, GoogleGenerative, AzureOpenAIResponses, OpenAICodexResponses, GoogleVertex, MistralConversations)
+    for c in (
+        OpenAIChat,
+        OpenAIResponses,
+        AnthropicMessages,
+        GoogleGenerative,
+        AzureOpenAIResponses,
+        OpenAICodexResponses,
+        GoogleVertex,
+        MistralConversations,
+        BedrockConverseStream,
+    )
 }
 
 __all__ = ["CLIENTS", "Message", "Reply", "Request", "Tool", "WireClient", "WireModel", "client_for", "closing", "collect"]

@@ -2,7 +2,12 @@
 typing, the stream filter hook, the tool-call assembler and the order of the end events.
 
 A client subclass gives ``build`` (the URL, headers and JSON body of a request, spelled from
-the plan) and ``reader`` (a fresh per-stream state turning SSE events into project events).
+the plan) and ``reader`` (a fresh per-stream state turning the stream's items into project
+events). The items are SSE events unless the client says otherwise: an API that frames its
+reply another way (Bedrock's binary event stream) names its content type (``stream_type``) and
+reads its own items from the body (``items``); one that signs the bytes it sends (SigV4) builds
+its own HTTP request (``request``); one whose errors name their kind elsewhere than the body
+types them itself (``http_error``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from eukhe.inference.wire.events import (
     ToolCall,
     ToolCallDelta,
     Usage,
+    WireError,
     WireTimeout,
 )
 from eukhe.inference.wire.plan import Plan, Request, WireModel, make_plan
@@ -102,9 +108,10 @@ class Calls:
 
 
 class Reader:
-    """Per-stream state of one API: ``feed`` an SSE event, get project events; ``done`` once the
-    API's end event arrived; ``finish`` gives the end events (calls, usage, stop) or raises
-    StreamCut when the end never came."""
+    """Per-stream state of one API: ``feed`` an item of its stream (an SSE event, or what the
+    client's ``items`` reads), get project events; ``done`` once the API's end event arrived;
+    ``finish`` gives the end events (calls, usage, stop) or raises StreamCut when the end never
+    came."""
 
     def __init__(self, provider: str) -> None:
         self.provider = provider
@@ -114,7 +121,7 @@ class Reader:
         self.refusal: list[str] = []  # the refusal text as it came
         self.done = False
 
-    def feed(self, event: SseEvent) -> list[Event]:
+    def feed(self, event: Any) -> list[Event]:
         raise NotImplementedError
 
     def complete(self) -> bool:
@@ -247,6 +254,7 @@ class WireClient:
     """One wire API. ``stream`` sends one request and yields its events."""
 
     api: ClassVar[str] = ""
+    stream_type: ClassVar[str] = "event-stream"  # what the content type of a streamed reply contains
 
     def __init__(
         self,
@@ -290,6 +298,21 @@ class WireClient:
     def url(self, path: str) -> str:
         return self.model.base_url.rstrip("/") + path
 
+    def request(self, http: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> httpx.Request:
+        """The HTTP request of a built body: a POST of its JSON."""
+        return http.build_request("POST", url, headers=headers, json=body, timeout=self.timeout)
+
+    def http_error(self, status: int, headers: httpx.Headers, body: str) -> ProviderError:
+        """The error of an HTTP error status: the kind its body names, retryable as the status
+        and the provider's x-should-retry say, with the wait it asks for."""
+        return should_retry(ProviderError(self.provider, status, body, error_kind(body), retry_hint(headers, body)), headers)
+
+    async def items(self, response: httpx.Response) -> AsyncGenerator[Any, None]:
+        """The items of a streamed reply the reader is fed: its SSE events."""
+        async with closing(response.aiter_text()) as chunks, aclosing(read_sse(chunks)) as events:
+            async for event in events:
+                yield event
+
     async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncGenerator[Event, None]:
         """The request's events. Consume it inside ``contextlib.aclosing`` (or ``closing``): a
         consumer that stops early then closes the request on its way out, not at garbage
@@ -316,22 +339,20 @@ class WireClient:
         loop = asyncio.get_running_loop()
         end = None if self.deadline is None else loop.time() + self.deadline
         try:
-            response = await http.send(http.build_request("POST", url, headers=headers, json=body, timeout=self.timeout), stream=True)
-            chunks: AsyncIterator[str] | None = None
-            sse: AsyncGenerator[SseEvent, None] | None = None
+            response = await http.send(self.request(http, url, headers, body), stream=True)
+            items: AsyncGenerator[Any, None] | None = None
             ended = False  # the API's end event came: what follows is read in the release
             try:
                 if response.status_code >= 400:
                     text = (await response.aread()).decode("utf-8", errors="replace")
-                    raise should_retry(ProviderError(name, response.status_code, text, error_kind(text), retry_hint(response.headers, text)), response.headers)
+                    raise self.http_error(response.status_code, response.headers, text)
                 kind = response.headers.get("content-type", "")
-                if "event-stream" not in kind:
+                if self.stream_type not in kind:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise MalformedEvent(name, f"HTTP {response.status_code} answered {kind or 'no content type'}, not an event stream: {text[:200]!r}")
                 reader = self.reader(plan)
-                chunks = response.aiter_text()
-                sse = read_sse(chunks)
-                async for item in sse:
+                items = self.items(response)
+                async for item in items:
                     if end is not None and loop.time() > end:
                         raise WireTimeout(name, f"no whole reply from {url} within the deadline ({self.deadline} s)")
                     for event in reader.feed(item):
@@ -343,7 +364,7 @@ class WireClient:
                         break
                 tail = reader.finish()
             finally:
-                await _release(response, sse if ended else None, sse, chunks)
+                await _release(response, items if ended else None, items)
         except httpx.ConnectTimeout as error:
             raise WireTimeout(name, f"no connection to {url} within the timeout ({_said(error)})") from None
         except httpx.TimeoutException as error:
@@ -370,22 +391,22 @@ async def closing(events: AsyncIterator[T]) -> AsyncGenerator[AsyncIterator[T], 
             await close()
 
 
-async def _drain(sse: AsyncIterator[SseEvent]) -> None:
+async def _drain(items: AsyncIterator[Any]) -> None:
     """Read what follows the API's end event (the body's last chunk; a trailing comment or
-    [DONE]), at most ``DRAIN_EVENTS`` events within ``DRAIN_SECONDS``: a body read to its end
+    [DONE]), at most ``DRAIN_EVENTS`` items within ``DRAIN_SECONDS``: a body read to its end
     leaves its connection open for the next request; one that goes on is closed instead."""
     try:
         async with asyncio.timeout(DRAIN_SECONDS):
             seen = 0
-            async for _item in sse:
+            async for _item in items:
                 seen += 1
                 if seen >= DRAIN_EVENTS:
                     return
-    except (TimeoutError, httpx.HTTPError):
-        return  # the reply is whole: a tail that does not end only costs the connection
+    except (TimeoutError, httpx.HTTPError, WireError):
+        return  # the reply is whole: a tail that does not end (or does not parse) only costs the connection
 
 
-async def _release(response: httpx.Response, rest: AsyncIterator[SseEvent] | None, *streams: AsyncIterator[Any] | None) -> None:
+async def _release(response: httpx.Response, rest: AsyncIterator[Any] | None, *streams: AsyncIterator[Any] | None) -> None:
     """Read the ``rest`` of a body whose end event came (bounded, ``_drain``), close the response
     (its connection goes back to the pool when its body was read to the end, else it is closed),
     then the readers over it. This runs as a task of its own, shielded: a call cancelled
