@@ -5,13 +5,14 @@
 strs, or one of those or None; a body of assignments to names, ``if``/``else``, ``while`` loops
 with ``break`` and ``continue``, and ``return``; integer arithmetic + - *, comparisons,
 ``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses, ``len`` and
-subscripts of tuples, conditional expressions, module constants, dataclass constructors and
-calls of other such functions) and builds its z3 term by walking every path of the body: an
+subscripts and slices of tuples, pairs (fixed tuples: a literal, a constant subscript),
+conditional expressions, module constants, dataclass constructors and calls of other such
+functions) and builds its z3 term by walking every path of the body: an
 ``if`` becomes ``z3.If`` over the two paths it opens, a name the value it was last given on that
 path, a dataclass a named tuple of its fields' terms, an optional value a ``Maybe`` (a flag for
-None, and the value), a tuple ``Items`` (a z3 array and its length). A field of an optional
-value is read only where a test on that path has shown it is not None, as Python itself
-requires. Anything outside that subset (a ``for`` loop, division, a call of anything else) is
+None, and the value), a tuple ``Items`` (a z3 array and its length; ``t[:k]`` the same array,
+shorter), a pair a named tuple of its items. An optional value (a name, or a field of one) is
+read only where a test on that path has shown it is not None, as Python itself requires. Anything outside that subset (a ``for`` loop, division, a call of anything else) is
 refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
 name)`` makes a symbolic value of a parameter's type for a claim, ``facts`` what every such
 value satisfies (a length is a natural).
@@ -24,7 +25,10 @@ a loop is encoded, z3 proves that it ends: its test is a comparison ``a < b`` (o
 while the loop runs and smaller on every path that runs it again. A loop that cannot be shown
 to end is refused: a recursive definition that does not end could make z3 prove anything.
 ``loop(**names)`` of a generated encoding is its first loop entered with the names' values
-(the unfolding an induction on the loop is about). A subscript ``t[i]`` reads the array at
+(the unfolding an induction on the loop is about), and ``successors(**names)`` the states that
+loop's body runs it again with, each with its path's conditions: built as the recursive
+functions build their own calls, so an induction step assumes its hypothesis at exactly the
+terms the unfolding reaches. A subscript ``t[i]`` reads the array at
 ``i``, or at ``len(t) + i`` for a negative ``i``, as Python does; where Python would raise
 IndexError the encoding is some value, so a proof over it says what the function returns
 whenever it returns.
@@ -84,6 +88,10 @@ class Generated(Protocol):
     def loop(self, **names: Any) -> Any:
         """The function's value from its first loop, entered with every name bound before it."""
 
+    def successors(self, **names: Any) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+        """The states its first loop, entered with ``names``, runs again with: each path's
+        conditions (the loop's test first) and the names' values it passes on."""
+
 
 class Unsupported(ValueError):
     """The function uses a construct outside the subset that is translated."""
@@ -107,6 +115,12 @@ _ITEM_SORTS: dict[type, Callable[[], z3.SortRef]] = {int: z3.IntSort, bool: z3.B
 
 
 @cache
+def _fixed(size: int) -> type:
+    """The named tuple that stands for a fixed tuple of ``size`` values (a function's pair)."""
+    return namedtuple(f"Tuple{size}", [f"item{k}" for k in range(size)])
+
+
+@cache
 def _struct(cls: type) -> type:
     """The named tuple that stands for a frozen dataclass: one z3 term per field."""
     if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):  # type: ignore[attr-defined]
@@ -125,13 +139,15 @@ def _kind(hint: Any) -> Any:
     parts = typing.get_args(hint)
     if typing.get_origin(hint) is tuple and len(parts) == 2 and parts[1] is Ellipsis:
         return ("items", _item_kind(parts[0]))
+    if typing.get_origin(hint) is tuple and parts and Ellipsis not in parts:
+        return ("fixed", tuple(_kind(p) for p in parts))
     if typing.get_origin(hint) is collections.abc.Sequence and len(parts) == 1:
         return ("items", _item_kind(parts[0]))
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(parts) == 2 and type(None) in parts:
         (inner,) = [p for p in parts if p is not type(None)]
         kind = _kind(inner)
         return ("optional", kind)
-    raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, or one of those or None")
+    raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, a pair (a fixed tuple) of those, or one of those or None")
 
 
 def _item_kind(hint: Any) -> Any:
@@ -178,6 +194,8 @@ def _fresh(kind: Any, name: str) -> Any:
         return _SORTS[kind](name)
     if isinstance(kind, tuple) and kind[0] == "items":
         return Items(_arrays(kind[1], name), z3.Int(f"len({name})"))
+    if isinstance(kind, tuple) and kind[0] == "fixed":
+        return _fixed(len(kind[1]))(*(_fresh(part, f"{name}[{k}]") for k, part in enumerate(kind[1])))
     if isinstance(kind, tuple):
         return Maybe(z3.Bool(f"{name} is None"), _fresh(kind[1], name))
     hints = typing.get_type_hints(kind)
@@ -229,6 +247,8 @@ def _default(kind: Any) -> Any:
         return _term(kind())
     if isinstance(kind, tuple) and kind[0] == "items":
         return Items(_constant_arrays(kind[1]), z3.IntVal(0))
+    if isinstance(kind, tuple) and kind[0] == "fixed":
+        return _fixed(len(kind[1]))(*(_default(part) for part in kind[1]))
     if isinstance(kind, tuple):
         return Maybe(z3.BoolVal(True), _default(kind[1]))
     hints = typing.get_type_hints(kind)
@@ -253,6 +273,8 @@ def _concrete(value: Any, kind: Any) -> Any:
         for index, item in enumerate(value):
             arrays = _stored(arrays, z3.IntVal(index), _concrete(item, kind[1]))
         return Items(arrays, z3.IntVal(len(value)))
+    if isinstance(kind, tuple) and kind[0] == "fixed":
+        return _fixed(len(kind[1]))(*(_concrete(part, part_kind) for part, part_kind in zip(value, kind[1], strict=True)))
     if isinstance(kind, tuple):
         if value is None:
             return Maybe(z3.BoolVal(True), _fresh(kind[1], "unread"))
@@ -297,6 +319,7 @@ def generated(fn: Callable[..., Any], *, opaque: Sequence[Callable[..., Any] | s
     tied = Tie(name, PROVED, f"generated from the code of {name} (spec.z3gen: every path of its body{kept})", _SEAL)
     encoded.tie = tied  # type: ignore[attr-defined]
     encoded.loop = loop  # type: ignore[attr-defined]
+    encoded.successors = translate.successors  # type: ignore[attr-defined]
     return cast(Generated, encoded)
 
 
@@ -366,6 +389,34 @@ class _Translator:
         """The function's value from its first loop (a statement of its body, not nested),
         entered with ``names``: every name bound before the loop, with its value, and for a
         ``for`` loop ``_index``, the position of the item it takes next."""
+        index, node, env = self._entered(names)
+        return self._while(node, None, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
+
+    def successors(self, **names: Any) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+        """Each path of the first loop's body, entered with ``names``, that runs the loop again:
+        its conditions (the test first) and the values it passes on, built as the loop's
+        recursive functions build their own calls (so the terms are the ones an unfolding
+        gives): the instances an induction on the loop assumes its hypothesis at."""
+        _index, node, env = self._entered(names)
+        known = _forget(frozenset(self.optional & set(names)), _assigned_names(node.body))
+        order = sorted(env)
+        found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+        def again(env_now: dict[str, Any], path: _Path) -> Any:
+            found.append((path.conditions, {n: env_now[n] for n in order}))
+            return _default(self.returns)
+
+        def ends(_translator: _Translator, env_now: dict[str, Any], _known: frozenset[str], path: _Path) -> Any:
+            return again(env_now, path)
+
+        def jump(statement: ast.stmt, env_now: dict[str, Any], _known: frozenset[str], path: _Path) -> Any:
+            return again(env_now, path) if isinstance(statement, ast.Continue) else _default(self.returns)
+
+        self._block(node.body, env, known, _Path((self._boolean(node.test, env, known),), ends, jump))
+        return found
+
+    def _entered(self, names: dict[str, Any]) -> tuple[int, ast.While, dict[str, Any]]:
+        """The first loop of the body (as a while loop), its place, and the names it is entered with."""
         index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
         if node is None or index is None:
             raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
@@ -375,7 +426,7 @@ class _Translator:
             if "_index" not in names:
                 raise Unsupported(f"{self._where(node)}: a for loop entered midway needs _index, the position it takes next")
             env[hidden.id] = _term(names["_index"])
-        return self._while(node, None, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
+        return index, node, env
 
     def _where(self, node: ast.AST) -> str:
         return f"{self.fn.__module__}.{self.fn.__qualname__} line {self.first_line + getattr(node, 'lineno', 1)}"
@@ -443,7 +494,7 @@ class _Translator:
             return {**env, name: Maybe(z3.BoolVal(False), held)}, known | {name}
         if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, ast.Tuple) and not value.elts:
             return {**env, name: Items(_constant_arrays(kind[1]), z3.IntVal(0))}, known
-        return {**env, name: self._expr(value, env, known)}, known
+        return {**env, name: self._expr(value, env, known)}, _forget(known, frozenset({name}))
 
     def _as_while(self, node: ast.For) -> tuple[ast.While, ast.Name]:
         """``for x in t: body`` as ``i = 0; while i < len(t): x = t[i]; i += 1; body`` with an
@@ -466,6 +517,8 @@ class _Translator:
         """A returned value, as the declared result holds it (a value of an optional result is
         a Maybe that is not None)."""
         optional = isinstance(self.returns, tuple) and self.returns[0] == "optional"
+        if isinstance(node, ast.Tuple) and not (isinstance(self.returns, tuple) and self.returns[0] == "fixed"):
+            raise Unsupported(f"{self._where(node)}: a tuple literal returned where the result is not a fixed tuple")
         if optional and isinstance(node, ast.Constant) and node.value is None:
             return Maybe(z3.BoolVal(True), _default(self.returns[1]))
         value = self._expr(node, env, known)
@@ -480,7 +533,7 @@ class _Translator:
             raise Unsupported(f"{self._where(node)}: a while loop with an else")
         if index is not None:
             env = {**env, index.id: z3.IntVal(0)}
-        known = known - _assigned_names(node.body)  # a name the body may set to None is tested again each turn
+        known = _forget(known, _assigned_names(node.body))  # a name the body may set to None is tested again each turn
         names = sorted(env)
         leaves = _leaves_of([env[n] for n in names])
         key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves))
@@ -559,8 +612,15 @@ class _Translator:
                     return held.value  # an optional int, bool or str shown not None on this path
                 return held
             return self._global(node)
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            return self._sliced(node, node.slice, env, known)
+        if isinstance(node, ast.Subscript):
             items = self._expr(node.value, env, known)
+            if _is_fixed(items):
+                at = _constant_int(node.slice)
+                if at is None or not -len(items) <= at < len(items):
+                    raise Unsupported(f"{self._where(node)}: a subscript of a fixed tuple other than a constant index within it")
+                return items[at]
             if not isinstance(items, Items):
                 raise Unsupported(f"{self._where(node)}: a subscript of a value that is not a tuple of ints, bools or strs")
             index = self._integer(node.slice, env, known)
@@ -579,12 +639,15 @@ class _Translator:
                 holder = holder.value
             if not isinstance(holder, tuple) or node.attr not in getattr(holder, "_fields", ()):
                 raise Unsupported(f"{self._where(node)}: the field {node.attr} of {node.value.id}")
-            return getattr(holder, node.attr)
+            field = getattr(holder, node.attr)
+            if isinstance(field, Maybe) and f"{node.value.id}.{node.attr}" in known:
+                return field.value  # an optional field shown not None on this path
+            return field
         if (
             isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
             and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
         ):
-            held = env[node.left.id] if isinstance(node.left, ast.Name) and node.left.id in env else self._expr(node.left, env, known)
+            held = env[node.left.id] if isinstance(node.left, ast.Name) and node.left.id in env else self._expr(node.left, env, _forget(known, _dotted_names(node.left)))
             if not isinstance(held, Maybe):
                 raise Unsupported(f"{self._where(node)}: an `is None` test of a value that cannot be None")
             return held.none if isinstance(node.ops[0], ast.Is) else z3.Not(held.none)
@@ -629,6 +692,8 @@ class _Translator:
                     raise Unsupported(f"{self._where(node)}: an order of {left.sort()} values is not translated")
                 pairs.append(compare(left, right))
             return z3.And(*pairs) if len(pairs) > 1 else pairs[0]
+        if isinstance(node, ast.Tuple) and node.elts:
+            return _fixed(len(node.elts))(*(self._expr(e, env, known) for e in node.elts))
         if isinstance(node, ast.IfExp):
             test = node.test
             return _ite(
@@ -662,6 +727,28 @@ class _Translator:
                 return applied(callee, *arguments)
             return _Translator(callee, self.depth + 1, self.opaque)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
+
+    def _sliced(self, node: ast.Subscript, bounds: ast.Slice, env: dict[str, Any], known: frozenset[str]) -> Items:
+        """``t[a:b]`` as Python reads it: a negative bound counts from the end, then each is
+        clipped to 0..len(t); ``t[:b]`` keeps ``t``'s arrays (only the length changes)."""
+        items = self._expr(node.value, env, known)
+        if not isinstance(items, Items) or bounds.step is not None:
+            raise Unsupported(f"{self._where(node)}: a slice of a value that is not a tuple, or with a step")
+        n = items.length
+
+        def bound(given: ast.expr | None, otherwise: Any) -> Any:
+            if given is None:
+                return otherwise
+            at = self._integer(given, env, known)
+            at = z3.If(at < 0, at + n, at)
+            return z3.If(at < 0, 0, z3.If(at > n, n, at))
+
+        start, end = bound(bounds.lower, z3.IntVal(0)), bound(bounds.upper, n)
+        length = z3.If(end > start, end - start, 0)
+        if bounds.lower is None:
+            return Items(items.array, length)
+        k = z3.Int("k")
+        return Items(_map_leaves(lambda array: z3.Lambda([k], z3.Select(array, k + start)), items.array), length)
 
     def _constructed(self, node: ast.Call, cls: type, arguments: list[Any]) -> Any:
         """``cls(...)``: each field its argument, else its default; an optional field holds a
@@ -797,6 +884,19 @@ def _is_record(value: Any) -> bool:
     return isinstance(value, tuple) and not isinstance(value, (Items, Maybe))
 
 
+def _constant_int(node: ast.expr) -> int | None:
+    """The value of an int literal (``2``, ``-1``), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    value = node.value if isinstance(node, ast.Constant) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _is_fixed(value: Any) -> bool:
+    return isinstance(value, tuple) and type(value).__name__.startswith("Tuple") and type(value) is _fixed(len(value))
+
+
 def _equal(left: Any, right: Any) -> Any:
     """Python's ``==`` of two values of one dataclass: field by field; two optional fields are
     equal when both are None, or neither is and their values are equal."""
@@ -809,13 +909,27 @@ def _equal(left: Any, right: Any) -> Any:
     return left == right
 
 
+def _dotted_names(node: ast.expr) -> frozenset[str]:
+    """``name`` or ``name.field`` as one string (the values a None test can be about); else none."""
+    if isinstance(node, ast.Name):
+        return frozenset({node.id})
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return frozenset({f"{node.value.id}.{node.attr}"})
+    return frozenset()
+
+
+def _forget(known: frozenset[str], names: frozenset[str]) -> frozenset[str]:
+    """``known`` without ``names`` and the fields of them (a name given a new value is tested again)."""
+    return frozenset(k for k in known if k not in names and k.split(".", 1)[0] not in names)
+
+
 def _not_none(test: ast.expr, truth: bool) -> frozenset[str]:
-    """The names ``test`` shows are not None when it evaluates to ``truth``."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+    """The names (and ``name.field``s) ``test`` shows are not None when it evaluates to ``truth``."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
         right = test.comparators[0]
         if isinstance(right, ast.Constant) and right.value is None:
             if (isinstance(test.ops[0], ast.Is) and not truth) or (isinstance(test.ops[0], ast.IsNot) and truth):
-                return frozenset({test.left.id})
+                return _dotted_names(test.left)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and not truth:
         return frozenset().union(*(_not_none(v, False) for v in test.values))
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and truth:

@@ -15,7 +15,7 @@ import bend.progress as progress
 import pytest
 from spec import evidence
 from spec.registry import PROVED
-from spec.z3gen import Unsupported, _Translator, applied, concrete, facts, fresh, generated, item
+from spec.z3gen import Unsupported, _Translator, applied, concrete, facts, fresh, generated, item, same
 
 FLAG, AFTER, OVER = generated(m.flag), generated(m.after), generated(m.over)
 naturals = st.integers(0, 10**12)
@@ -219,8 +219,12 @@ def _falls_off(n: int) -> int:
         return 1
 
 
-def _tuple(n: tuple[int, int]) -> int:
-    return n[0]
+def _nested(n: tuple[tuple[int, ...], ...]) -> int:
+    return len(n)
+
+
+def _fixed_at(n: tuple[int, int], i: int) -> int:
+    return n[i]
 
 
 def _while_test(n: int) -> int:
@@ -248,7 +252,8 @@ def _calls_out(n: int) -> int:
         (_divides, "the operator FloorDiv is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
-        (_tuple, "parameter n: the type tuple"),
+        (_nested, "parameter n: a tuple of tuple"),
+        (_fixed_at, "a subscript of a fixed tuple other than a constant index"),
         (_while_test, "a loop whose test is not an order of two ints"),
         (_reads_maybe, "r.count where r may be None"),
         (_orders_text, "an order of String values is not translated"),
@@ -278,3 +283,61 @@ def test_dataclass_equality_with_optional_fields_is_pythons(a: director.Verdict,
     """Two None fields are equal whatever an encoding holds beside the flag; None never equals a value."""
     translate = _Translator(_same_verdict)
     assert _value(translate([concrete(a, director.Verdict), concrete(b, director.Verdict)])) == (a == b)
+
+
+def _sliced(t: tuple[int, ...], a: int, b: int) -> int:
+    head = t[:a]
+    tail = t[b:]
+    both = t[a:b]
+    return len(head) * 10000 + len(tail) * 100 + len(both) + (head[-1] if len(head) > 0 else 0) * 7 + (tail[0] if len(tail) > 0 else 0) * 3
+
+
+@given(t=st.lists(st.integers(-5, 5), max_size=6).map(tuple), a=st.integers(-8, 8), b=st.integers(-8, 8))
+def test_slices_are_pythons(t: tuple[int, ...], a: int, b: int) -> None:
+    got = _Translator(_sliced)([concrete(t, tuple[int, ...]), z3.IntVal(a), z3.IntVal(b)])
+    assert _entailed(got == _sliced(t, a, b))
+
+
+def _paired(x: int, y: str) -> tuple[int, str]:
+    if x > 0:
+        return x, y
+    pair = (0, "none")
+    return pair[0] - 1, pair[-1]
+
+
+@given(x=st.integers(-3, 3), y=st.sampled_from(["", "a"]))
+def test_fixed_tuples_are_pythons(x: int, y: str) -> None:
+    got = _Translator(_paired)([z3.IntVal(x), z3.StringVal(y)])
+    assert (_value(got[0]), _value(got[1])) == _paired(x, y)
+
+
+DECIDE = generated(director.decide)
+layers_st = st.builds(director.Layer, st.integers(0, 3), st.integers(0, 2))
+verdicts_st = st.one_of(
+    st.builds(director.Verdict, st.sampled_from([director.DEFER, director.AGAIN, director.GIVE_BACK, director.LEAVE, director.ABORT])),
+    st.builds(director.Verdict, st.just(director.STACK), st.none() | layers_st),
+)
+
+
+@given(stack=st.lists(layers_st, max_size=4).map(tuple), verdicts=st.lists(verdicts_st, max_size=5).map(tuple), cap=st.integers(0, 6))
+def test_a_loop_with_slices_and_an_optional_field_shown_not_none_is_translated_exactly(
+    stack: director.Stack, verdicts: tuple[director.Verdict, ...], cap: int
+) -> None:
+    """decide: slices of the stack, verdict.pushed used where a test showed it is not None, a
+    tuple joined in front, returns inside the loop."""
+    got = DECIDE(concrete(stack, director.Stack), concrete(verdicts, tuple[director.Verdict, ...]), z3.IntVal(cap))
+    want = director.decide(stack, verdicts, cap)
+    layers = [z3.And(item(got.stack, k).kind == layer.kind, item(got.stack, k).budget == layer.budget) for k, layer in enumerate(want.stack)]
+    assert _entailed(z3.And(got.stack.length == len(want.stack), got.outcome == z3.StringVal(want.outcome), got.rule == z3.StringVal(want.rule), *layers))
+
+
+def test_the_successors_of_a_loop_are_the_states_its_unfolding_calls() -> None:
+    """Each state ``successors`` gives is the one the loop's recursive function is applied to on
+    that path: the loop's value there equals its value at the successor."""
+    t, i = fresh(tuple[int, ...], "t"), z3.Int("i")
+    over = generated(m.first_over)
+    names = {"i": i, "enabled": z3.Bool("enabled"), "window": z3.Int("window"), "reserve": z3.Int("reserve"), "margin": z3.Int("margin"), "run": t, "blocking": z3.Bool("blocking")}
+    found = over.successors(**names)
+    assert found
+    for conditions, after in found:
+        assert _entailed(z3.Implies(z3.And(*facts(t), *conditions), same(over.loop(**names), over.loop(**after))))
