@@ -101,6 +101,18 @@ def verdict_at(verdicts: tuple[Verdict, ...], index: int) -> Verdict:
     return Verdict(DEFER)
 
 
+def deferred_above(stack: Stack, verdicts: tuple[Verdict, ...], position: int) -> Stack:
+    """The layers above ``position`` that deferred when decide asked them (the top first, each
+    with the next verdict of the list), bottom first: they stay above the deciding layer."""
+    kept: Stack = ()
+    above = position + 1
+    while above < len(stack):
+        if verdict_at(verdicts, len(stack) - 1 - above).tag == DEFER:
+            kept = kept + (stack[above],)
+        above += 1
+    return kept
+
+
 def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
     """S5.1 and S5.2: ask the layers from the top down until one decides.
 
@@ -109,24 +121,16 @@ def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
     post: len(__return__.stack) <= len(stack) + 1
     post: __return__.outcome != CONTINUE or __return__.rule in ("again", "push")
     """
-    kept_above: Stack = ()  # the layers above that deferred, bottom first
-    above = 0  # every layer above: those that deferred and those that left
     position = len(stack) - 1
-    asked = 0
     while position >= 0:
+        above = len(stack) - 1 - position  # every layer above: those that deferred and those that left
+        verdict = verdict_at(verdicts, above)
+        if verdict.tag == DEFER or verdict.tag == LEAVE:
+            position -= 1
+            continue
         layer = stack[position]
         below = stack[:position]
-        verdict = verdict_at(verdicts, asked)
-        asked += 1
-        if verdict.tag == DEFER:
-            kept_above = (layer,) + kept_above
-            above += 1
-            position -= 1
-            continue
-        if verdict.tag == LEAVE:
-            above += 1
-            position -= 1
-            continue
+        kept_above = deferred_above(stack, verdicts, position)
         if verdict.tag == AGAIN:
             if layer.budget == 0:
                 return Decision(below + (layer,) + kept_above, YIELD, "again_no_budget")
@@ -144,7 +148,7 @@ def decide(stack: Stack, verdicts: tuple[Verdict, ...], cap: int) -> Decision:
             return Decision(below + (layer,) + kept_above, FAIL, "abort")
         # Yield (and a Stack verdict without a layer, which no parser makes) gives back.
         return Decision(below + (layer,) + kept_above, YIELD, "yield")
-    return Decision(kept_above, YIELD, "none")
+    return Decision(deferred_above(stack, verdicts, -1), YIELD, "none")
 
 
 def limits_ok(values: tuple["Tree", ...]) -> bool:

@@ -92,6 +92,9 @@ class Generated(Protocol):
         """The states its first loop, entered with ``names``, runs again with: each path's
         conditions (the loop's test first) and the names' values it passes on."""
 
+    def entered(self, *args: Any) -> dict[str, Any]:
+        """The names its first loop is entered with when the function is called on ``args``."""
+
 
 class Unsupported(ValueError):
     """The function uses a construct outside the subset that is translated."""
@@ -320,6 +323,7 @@ def generated(fn: Callable[..., Any], *, opaque: Sequence[Callable[..., Any] | s
     encoded.tie = tied  # type: ignore[attr-defined]
     encoded.loop = loop  # type: ignore[attr-defined]
     encoded.successors = translate.successors  # type: ignore[attr-defined]
+    encoded.entered = translate.entered  # type: ignore[attr-defined]
     return cast(Generated, encoded)
 
 
@@ -414,6 +418,26 @@ class _Translator:
 
         self._block(node.body, env, known, _Path((self._boolean(node.test, env, known),), ends, jump))
         return found
+
+    def entered(self, *args: Any) -> dict[str, Any]:
+        """The names the first loop is entered with when the function is called on ``args``: the
+        parameters and what the assignments before the loop bind (``_index`` 0 for a ``for``
+        loop), as ``loop`` takes them: the state an induction on the loop ends at."""
+        index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
+        if node is None or index is None:
+            raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
+        env, known = self._arguments(args), frozenset[str]()
+        for statement in self.body[:index]:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str):
+                continue
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+                self.declared[statement.target.id] = self._declared(statement)
+                env, known = self._assigned(statement, statement.target.id, statement.value, env, known)
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                env, known = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
+            else:
+                raise Unsupported(f"{self._where(statement)}: only assignments before the loop are read for its entry")
+        return {**env, "_index": z3.IntVal(0)} if isinstance(node, ast.For) else env
 
     def _entered(self, names: dict[str, Any]) -> tuple[int, ast.While, dict[str, Any]]:
         """The first loop of the body (as a while loop), its place, and the names it is entered with."""
@@ -631,16 +655,18 @@ class _Translator:
                 parts.append(self._boolean(value, env, shown))
                 shown = shown | _not_none(value, isinstance(node.op, ast.And))
             return z3.And(*parts) if isinstance(node.op, ast.And) else z3.Or(*parts)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if isinstance(node, ast.Attribute):
+            named = node.value.id if isinstance(node.value, ast.Name) else None
+            what = named or "a value"
             holder = self._expr(node.value, env, known)
             if isinstance(holder, Maybe):
-                if node.value.id not in known:
-                    raise Unsupported(f"{self._where(node)}: {node.value.id}.{node.attr} where {node.value.id} may be None")
+                if named not in known:
+                    raise Unsupported(f"{self._where(node)}: {what}.{node.attr} where {what} may be None")
                 holder = holder.value
-            if not isinstance(holder, tuple) or node.attr not in getattr(holder, "_fields", ()):
-                raise Unsupported(f"{self._where(node)}: the field {node.attr} of {node.value.id}")
+            if not _is_record(holder) or _is_fixed(holder) or node.attr not in getattr(holder, "_fields", ()):
+                raise Unsupported(f"{self._where(node)}: the field {node.attr} of {what}")
             field = getattr(holder, node.attr)
-            if isinstance(field, Maybe) and f"{node.value.id}.{node.attr}" in known:
+            if isinstance(field, Maybe) and f"{named}.{node.attr}" in known:
                 return field.value  # an optional field shown not None on this path
             return field
         if (

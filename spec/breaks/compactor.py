@@ -129,8 +129,8 @@ BREAKS += [
         "compactor_wire_body_not_drained",
         AREA,
         WIRE,
-        "await _release(response, sse if ended else None, sse, chunks)",
-        "await _release(response, None, sse, chunks)",
+        "await _release(response, items if ended else None, items)",
+        "await _release(response, None, items)",
         "the body after the end event is not read: each call closes its connection and opens a new one (no reuse)",
     ),
     Break(

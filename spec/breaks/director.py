@@ -8,8 +8,8 @@ BREAKS = [
         "dir_push_counts_without_deferred",
         "director",
         "bend.director",
-        "            kept_above = (layer,) + kept_above\n            above += 1\n",
-        "            kept_above = (layer,) + kept_above\n",
+        "            full = above + 1 + len(below)\n",
+        "            full = above - len(kept_above) + 1 + len(below)\n",
         "model: a push counted without the layers above that deferred (S5.1)",
     ),
     Break(

@@ -1,22 +1,18 @@
 """Laws of the Director stack (control.md S5, law table of S5).
 
-Proofs. ``decide`` walks the stack from the top: each asked layer passes (Defer keeps it above,
-Leave drops it) until one decides (Again, Yield, Stack{l}, Abort) or none is left. The size of
-the stack after a decision, and its outcome, depend only on counts: n (the stack's size), i
-(the layers asked before the deciding one), kept (the Defers among them), the deciding tag,
-whether the deciding layer has no budget, and the cap. ``decide_encoding`` is that counting
-encoding of ``bend.director.decide``, and ``tick_encoding`` the encoding of ``bend.director.tick``
-given its decision (outcome, size of the decided stack); z3 proves the claims over unbounded n, i,
-kept, cap and steps. Each encoding is tied to its function (``tie``) on a finite family of inputs
-we chose, not on the whole (infinite) input domain: these laws are proved for the encoding.
+Proofs, about the code: spec.z3gen generates the z3 encodings of ``bend.director.decide``, of
+``deferred_above`` (the layers above the deciding one that deferred, which decide keeps) and of
+``tick`` from their source, each loop a recursive function z3 proved ends. Each proof is an
+induction on a loop of that code, its step assuming the hypothesis at the states the loop's body
+runs it again with (``successors``), and holds for every stack, verdict list, cap and budget:
 
-- dir_stack_bounded: the size after a decision is at most max(cap, n), for every walk (its counts
-  lie where the walk puts them: 0 <= kept <= i <= n, ending at a deciding verdict or at the bottom).
-- dir_loop_stack_bounded: induction on ticks (of="bend.director.tick"), each tick the tick
-  encoding of the decide encoding's decision.
+- deferred_above keeps at most the layers above its position (induction on its walk up);
+- decide leaves at most max(cap, len(stack)) layers and an outcome that is not empty (induction
+  on its walk down the stack, with the deferred_above fact at the positions it asks it of);
+- dir_stack_bounded is the first of those facts;
+- dir_loop_stack_bounded: induction on ticks, each tick the generated tick with decide's facts;
 - dir_loop_ends: the rank (steps + 1 while the loop runs, 0 once it ended) after k ticks is at most
-  max(0, n + 1 - k), by induction on k (of="bend.director.tick", any outcome); the tick number
-  n + 1 ends the loop.
+  max(0, n + 1 - k), by induction on k; the tick number n + 1 ends the loop.
 - dir_end_is_final: proved on ``m.tick`` itself for every input: an ended loop (any nonempty end,
   every other input opaque: tick reads none of them) is returned as it is.
 
@@ -45,17 +41,15 @@ import z3
 from hypothesis import strategies as st
 
 from bend import director as m
-from spec.evidence import Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, explore, induction, prove, tie
+from spec.evidence import Evidence, Finite, LawFailed, all_of, also, bounded, domain, examples, exhaust, explore, induction, prove
 from spec.oracles import director as oracle
 from spec.proofs import Opaque
-from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
+from spec.registry import BOUNDED, PROVED, law
+from spec.z3gen import Generated, facts, fresh, generated
 
 KINDS = range(len(m.KIND_NAMES))
 PASS_TAGS = (m.DEFER, m.LEAVE)
 PLAIN_DECIDING = (m.AGAIN, m.GIVE_BACK, m.ABORT)
-TAG_CODES = {tag: code for code, tag in enumerate(oracle.VERDICTS)}  # defer 0, again 1, yield 2, stack 3, leave 4, abort 5
-NONE_CODE = len(oracle.VERDICTS)  # no layer decided
-OUTCOME_CODES = {outcome: code for code, outcome in enumerate(oracle.OUTCOMES)}  # continue 0, yield 1, fail 2
 
 
 def layers(budgets: range) -> tuple[m.Layer, ...]:
@@ -95,75 +89,108 @@ cap_st = st.one_of(st.integers(0, 14), st.integers(0, 2**64))
 steps_st = st.one_of(st.integers(0, 14), st.integers(0, 2**64))
 
 
-# -- the encodings (z3) of decide and tick, each tied to its function ------------------------------
+# -- the proofs: z3 encodings generated from the code of decide, deferred_above and tick ----------
+
+DECIDE, DEFERRED, TICK = generated(m.decide), generated(m.deferred_above), generated(m.tick)
+STACK, VERDICTS, LOOP = fresh(m.Stack, "stack"), fresh(tuple[m.Verdict, ...], "verdicts"), fresh(m.Loop, "loop")
+CAP, POSITION, ABOVE = z3.Ints("cap position above")
+KEPT = fresh(m.Stack, "kept")
+INPUTS = [*facts(STACK), *facts(VERDICTS), *facts(KEPT), *facts(LOOP)]  # every tuple's length is a natural
 
 
-@encoding("bend.director.decide")
-def decide_encoding(n: Any, i: Any, kept: Any, tag: Any, broke: Any, cap: Any) -> tuple[Any, Any]:
-    """(size of the stack after, outcome code) of a decision on a stack of ``n`` layers: ``i``
-    layers passed (``kept`` of them deferred), then the layer at position n - 1 - i gave ``tag``
-    (NONE_CODE: no layer decided); ``broke``: that layer has no budget. Room for a push: above (i)
-    + the layer + below (n - 1 - i) < cap. Again or a push with budget (and room) continue; Abort
-    and a push with budget and no room fail; the rest (Yield, no budget, nobody) yields."""
-    below = n - 1 - i
-    stays = below + 1 + kept
-    again, push = tag == TAG_CODES[m.AGAIN], tag == TAG_CODES[m.STACK]
-    pushes = z3.And(push, broke == 0, n < cap)
-    size = z3.If(tag == NONE_CODE, kept, z3.If(pushes, stays + 1, stays))
-    goes_on = z3.And(tag != NONE_CODE, broke == 0, z3.Or(again, pushes))
-    fails = z3.And(tag != NONE_CODE, z3.Or(tag == TAG_CODES[m.ABORT], z3.And(push, broke == 0, n >= cap)))
-    outcome = z3.If(goes_on, OUTCOME_CODES["continue"], z3.If(fails, OUTCOME_CODES["fail"], OUTCOME_CODES["yield"]))
-    return size, outcome
+def _max(a: Any, b: Any) -> Any:
+    return z3.If(a > b, a, b)
 
 
-@encoding("bend.director.tick")
-def tick_encoding(ended: Any, steps: Any, size: Any, outcome: Any, decided: Any) -> tuple[Any, Any, Any]:
-    """(ended after, steps after, size after) of one tick, given the decision's outcome and the
-    size of its stack: an ended loop stays; a continuation with no step left ends with the stack
-    as before; a continuation with a step spends it; a yield or a failure ends with the
-    decision's stack."""
-    goes_on = outcome == OUTCOME_CODES["continue"]
-    ended_after = z3.Or(ended, z3.Not(goes_on), steps == 0)
-    steps_after = z3.If(z3.And(z3.Not(ended), goes_on, steps > 0), steps - 1, steps)
-    size_after = z3.If(z3.Or(ended, z3.And(goes_on, steps == 0)), size, decided)
-    return ended_after, steps_after, size_after
+def _loop_induction(fn: Generated, state: dict[str, Any], test: Any, holds: Callable[[dict[str, Any]], Any], what: str, premises: Callable[[], list[Any]] = list) -> Evidence:
+    """Induction on ``fn``'s loop (z3 proved it ends, spec.z3gen): ``holds`` of every state the
+    loop may be at. Base: the loop's test fails; step: the test holds and ``holds`` of every state
+    the body runs the loop again with (``successors``: the terms the unfolding reaches) gives
+    ``holds`` here. ``premises``: facts proved elsewhere, instantiated at terms the body builds."""
+    ties = [DECIDE.tie, DEFERRED.tie, TICK.tie]
+    base = prove(lambda: z3.Implies(z3.And(z3.Not(test), *premises()), holds(state)), label=f"base: the loop's test fails ({what})", assumptions=INPUTS, ties=ties)
+    step = prove(
+        lambda: z3.Implies(z3.And(test, *premises(), *(holds(after) for _path, after in fn.successors(**state))), holds(state)),
+        label=f"step: every state the body runs the loop again with ({what})", assumptions=INPUTS, ties=ties,
+    )
+    return induction(base, step, of=fn.of, label=f"{fn.of}'s loop ({what})")
 
 
-def _walk(stack: m.Stack, verdicts: tuple[m.Verdict, ...]) -> tuple[int, int, int, int]:
-    """(i, kept, tag, broke) of a verdict list, read as the oracle's verdict kinds."""
-    i = kept = 0
-    n = len(stack)
-    while i < n:
-        verdict = verdicts[i] if i < len(verdicts) else m.Verdict(m.DEFER)
-        if verdict.tag in oracle.PASSING:
-            kept += verdict.tag == "defer"
-            i += 1
-            continue
-        return i, kept, TAG_CODES[verdict.tag], int(stack[n - 1 - i].budget == 0)
-    return i, kept, NONE_CODE, 0
+def _entry(fn: Generated, args: tuple[Any, ...], holds: Callable[[dict[str, Any]], Any], claim: Any, what: str, premises: Callable[[], list[Any]] = list) -> Evidence:
+    """The call ``fn(*args)`` enters its loop at the state ``entered`` gives: ``holds`` there gives the claim."""
+    return prove(
+        lambda: z3.Implies(z3.And(holds(fn.entered(*args)), *premises()), claim()),
+        label=f"{fn.of} enters its loop ({what})", assumptions=INPUTS, ties=[DECIDE.tie, DEFERRED.tie, TICK.tie],
+    )
 
 
-def decide_args(stack: m.Stack, verdicts: tuple[m.Verdict, ...], cap: int) -> tuple[Any, ...]:
-    """The decide encoding's arguments for a call of ``m.decide``: the walk's counts (read by the
-    oracle's verdict kinds)."""
-    i, kept, tag, broke = _walk(stack, verdicts)
-    return tuple(z3.IntVal(v) for v in (len(stack), i, kept, tag, broke, cap))
+def deferred_fact(position: Any) -> Any:
+    """deferred_above(stack, verdicts, position) keeps at most the layers above position."""
+    kept = DEFERRED(STACK, VERDICTS, position)
+    return z3.And(kept.length >= 0, kept.length <= _max(0, STACK.length - 1 - position))
 
 
-def decision_of(decided: m.Decision) -> tuple[int, int]:
-    return len(decided.stack), OUTCOME_CODES[decided.outcome]
+@functools.cache
+def deferred_lemma() -> Evidence:
+    """deferred_fact for every stack, verdict list and position: induction on its loop over
+    ``above`` (from len(stack) down to position + 1), the kept layers at most the ones walked."""
+    state = {"above": ABOVE, "kept": KEPT, "position": POSITION, "stack": STACK, "verdicts": VERDICTS}
+
+    def holds(at: dict[str, Any]) -> Any:
+        out = DEFERRED.loop(**at)
+        return z3.Implies(at["kept"].length >= 0, z3.And(out.length >= at["kept"].length, out.length <= at["kept"].length + _max(0, STACK.length - at["above"])))
+
+    loop = _loop_induction(DEFERRED, state, ABOVE < STACK.length, holds, "the layers kept are at most the layers walked")
+    return all_of(loop, _entry(DEFERRED, (STACK, VERDICTS, POSITION), holds, lambda: deferred_fact(POSITION), "from above = position + 1, nothing kept"))
 
 
-def _closed(term: Any) -> int:
-    return int(z3.simplify(term).as_long())
+def decide_facts(stack: Any, cap: Any) -> Any:
+    """What decide gives on every input: at most max(cap, len(stack)) layers, an outcome that is not empty."""
+    decided = DECIDE(stack, VERDICTS, cap)
+    return z3.And(decided.stack.length <= _max(cap, stack.length), decided.outcome != z3.StringVal(""))
 
 
-def agrees(stack: m.Stack, verdicts: tuple[m.Verdict, ...], cap: int) -> bool:
-    """The encoding gives the model's decision (its size and outcome): the tie's check, on any input."""
-    got = tuple(_closed(t) for t in decide_encoding(*decide_args(stack, verdicts, cap)))
-    if got != decision_of(m.decide(stack, verdicts, cap)):
-        raise LawFailed(f"the encoding disagrees with decide on {stack!r} {verdicts!r} cap {cap}: {m.decide(stack, verdicts, cap)!r}")
-    return True
+@functools.cache
+def decide_lemma() -> Evidence:
+    """decide_facts for every stack, verdict list and cap: induction on decide's walk down the
+    stack (position from len(stack) - 1 down to -1), with deferred_fact at the positions the body
+    asks it of (the deciding layer's, and -1 when nobody decides)."""
+    state = {"cap": CAP, "position": POSITION, "stack": STACK, "verdicts": VERDICTS}
+
+    def holds(at: dict[str, Any]) -> Any:
+        out = DECIDE.loop(**at)
+        size = at["stack"].length
+        within = z3.And(at["position"] >= -1, at["position"] <= size - 1)
+        return z3.Implies(within, z3.And(out.stack.length <= _max(at["cap"], size), out.outcome != z3.StringVal("")))
+
+    def deferred() -> list[Any]:
+        return [deferred_fact(POSITION), deferred_fact(-z3.IntVal(1))]  # -1 as decide's code spells it
+
+    loop = _loop_induction(DECIDE, state, POSITION >= 0, holds, "the stack after at most max(cap, len(stack)), an outcome", deferred)
+    entry = _entry(DECIDE, (STACK, VERDICTS, CAP), holds, lambda: decide_facts(STACK, CAP), "from the top: position len(stack) - 1")
+    return all_of(deferred_lemma(), loop, entry)
+
+
+@law(
+    "dir_stack_bounded",
+    "S5.1",
+    "A decision never grows the stack past its cap: after it, the stack has at most max(cap, its size before) layers.",
+    PROVED,
+)
+def dir_stack_bounded() -> Evidence:
+    agreement = bounded(decide_cases(), lambda case: len(m.decide(*case).stack) <= max(case[2], len(case[0])), label=DECIDE_LABEL)
+
+    def hunt(stack: m.Stack, verdicts: tuple[m.Verdict, ...], cap: int, junk: tuple[m.Verdict, ...]) -> bool:
+        decided = m.decide(stack, verdicts, cap)
+        if len(decided.stack) > max(cap, len(stack)):
+            return False
+        read = verdicts[: len(stack)]
+        if m.decide(stack, read + junk, cap) != decided and len(verdicts) >= len(stack):  # no verdict past the stack's size is read
+            raise LawFailed(f"decide read a verdict past the stack's size: {stack!r} {verdicts!r}")
+        return True
+
+    more = examples(hunt, stack=stack_st, verdicts=verdicts_st, cap=cap_st, junk=verdicts_st)
+    return also(decide_lemma(), agreement, more)
 
 
 DECIDE_LAYERS = layers(range(2))
@@ -173,12 +200,6 @@ DECIDE_LABEL = (
     f"every stack of <= {DECIDE_LONGEST} layers (4 kinds x budgets 0..1), every verdict "
     f"list up to what decide reads, caps {DECIDE_CAPS.start}..{DECIDE_CAPS.stop - 1}"
 )
-TIE_LAYERS = (m.Layer(m.GOAL, 0), m.Layer(m.FORCED, 1))
-TIE_PUSH = (m.Layer(m.REMINDER, 1),)
-TIE_LABEL = (
-    f"every stack of <= {DECIDE_LONGEST} layers (goal of budget 0, forced of budget 1), every verdict list up to what decide "
-    f"reads (pushing a reminder of budget 1), caps {DECIDE_CAPS.start}..{DECIDE_CAPS.stop - 1}"
-)
 
 
 def decide_cases(alphabet: tuple[m.Layer, ...] = DECIDE_LAYERS, pushable: tuple[m.Layer, ...] = DECIDE_LAYERS) -> Iterator[tuple[m.Stack, tuple[m.Verdict, ...], int]]:
@@ -186,57 +207,6 @@ def decide_cases(alphabet: tuple[m.Layer, ...] = DECIDE_LAYERS, pushable: tuple[
         for verdicts in canonical_lists(len(stack), pushable):
             for cap in DECIDE_CAPS:
                 yield stack, verdicts, cap
-
-
-@functools.cache
-def decide_tie() -> Tie:
-    """decide's encoding = m.decide (size after, outcome) on a finite family: bounded."""
-    return tie(decide_encoding, m.decide, (decide_cases(TIE_LAYERS, TIE_PUSH), TIE_LABEL), args=decide_args, value=decision_of)
-
-
-def decision_range(n: Any, i: Any, kept: Any, tag: Any, broke: Any) -> Any:
-    """Where the walk's counts lie (what decide_args gives): 0 <= kept <= i <= n; the walk ends
-    with no layer left and nobody deciding, or at a layer that gives a deciding verdict."""
-    deciding = z3.Or([tag == TAG_CODES[t] for t in oracle.DECIDING])
-    exits = z3.Or(z3.And(i == n, tag == NONE_CODE), z3.And(i < n, deciding))
-    return z3.And(0 <= kept, kept <= i, i <= n, exits, z3.Or(broke == 0, broke == 1))
-
-
-def decision_lemma() -> Evidence:
-    """The size after a decision is at most max(cap, n) and n + 1, for every n, cap and walk."""
-    n, i, kept, cap, tag, broke = z3.Ints("n i kept cap tag broke")
-
-    def claim() -> Any:
-        size, _ = decide_encoding(n, i, kept, tag, broke, cap)
-        return z3.Implies(decision_range(n, i, kept, tag, broke), z3.And(size <= z3.If(cap > n, cap, n), size <= n + 1, size >= 0))
-
-    return prove(claim, label="the size after a decision is at most max(cap, n) and n + 1, for every n, cap and verdict", ties=[decide_tie()])
-
-
-@law(
-    "dir_stack_bounded",
-    "S5.1",
-    "A decision never grows the stack past its cap: after it, the stack has at most max(cap, its size before) layers.",
-    PROVED_FOR_ENCODING,
-)
-def dir_stack_bounded() -> Evidence:
-    agreement = bounded(decide_cases(), lambda case: len(m.decide(*case).stack) <= max(case[2], len(case[0])), label=DECIDE_LABEL)
-
-    def hunt(stack: m.Stack, verdicts: tuple[m.Verdict, ...], cap: int, junk: tuple[m.Verdict, ...]) -> bool:
-        decided = m.decide(stack, verdicts, cap)
-        if len(decided.stack) > max(cap, len(stack)):
-            return False
-        agrees(stack, verdicts, cap)
-        i, _, tag, _ = _walk(stack, verdicts)
-        read = tuple(verdicts[: i + 1]) if tag != NONE_CODE else verdicts[: len(stack)]
-        if tag == NONE_CODE:
-            read = read + (m.Verdict(m.DEFER),) * (len(stack) - len(read))
-        if m.decide(stack, read + junk, cap) != decided:  # what follows the deciding verdict is never read
-            raise LawFailed(f"decide read a verdict after the deciding one: {stack!r} {verdicts!r}")
-        return True
-
-    more = examples(hunt, stack=stack_st, verdicts=verdicts_st, cap=cap_st, junk=verdicts_st)
-    return also(decision_lemma(), agreement, more)
 
 
 # -- the loop ----------------------------------------------------------------------------------------
@@ -264,47 +234,6 @@ def loop_initial() -> Iterator[LoopState]:
                 yield m.start(stack, n), n, 0, cap, len(stack)
 
 
-def tick_args(loop: m.Loop, verdicts: tuple[m.Verdict, ...], cap: int) -> tuple[Any, ...]:
-    """The tick encoding's arguments for a call of ``m.tick``: the loop, and the decision of its
-    stack (tick's callee, run)."""
-    decided = m.decide(loop.stack, verdicts, cap)
-    return (z3.BoolVal(loop.end != ""), z3.IntVal(loop.steps), z3.IntVal(len(loop.stack)),
-            z3.IntVal(OUTCOME_CODES[decided.outcome]), z3.IntVal(len(decided.stack)))
-
-
-def loop_of(ticked: tuple[m.Loop, str]) -> tuple[bool, int, int]:
-    after, _ = ticked
-    return after.end != "", after.steps, len(after.stack)
-
-
-def tick_agrees(loop: m.Loop, verdicts: tuple[m.Verdict, ...], cap: int, after: m.Loop) -> bool:
-    ended, steps, size = tick_encoding(*tick_args(loop, verdicts, cap))
-    if loop_of((after, "")) != (z3.is_true(z3.simplify(ended)), _closed(steps), _closed(size)):
-        raise LawFailed(f"the tick encoding disagrees with tick on {loop!r} {verdicts!r} cap {cap}: {after!r}")
-    return True
-
-
-TICK_STEPS = range(0, 3)
-TICK_ENDS = ("", m.YIELD, m.FAIL)
-TICK_CAPS = range(1, 5)
-TICK_LABEL = (
-    f"every loop of a stack of <= 2 layers (goal of budget 0, forced of budget 1), steps {TICK_STEPS.start}..{TICK_STEPS.stop - 1}, "
-    f"running or ended (yield, fail), every verdict list up to what decide reads (pushing a reminder of budget 1), "
-    f"caps {TICK_CAPS.start}..{TICK_CAPS.stop - 1}"
-)
-
-
-@functools.cache
-def tick_tie() -> Tie:
-    """tick's encoding = m.tick (ended, steps and size after) on a finite family: bounded."""
-    cases = [
-        (m.Loop(stack, steps, end), verdicts, cap)
-        for stack in stacks(TIE_LAYERS, 2) for verdicts in canonical_lists(len(stack), TIE_PUSH)
-        for steps in TICK_STEPS for end in TICK_ENDS for cap in TICK_CAPS
-    ]
-    return tie(tick_encoding, m.tick, (cases, TICK_LABEL), args=tick_args, value=loop_of)
-
-
 def loop_step(state: LoopState) -> Iterator[tuple[object, LoopState]]:
     loop, n, ticks, cap, size = state
     for verdicts in canonical_lists(len(loop.stack), LOOP_PUSHES):
@@ -328,53 +257,41 @@ def loop_agreement() -> Evidence:
 
 
 def hunt_loop(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> tuple[tuple[m.Loop, str], ...]:
-    loop = m.start(stack, steps)
-    ticks = m.run(loop, script, cap)
-    previous = loop
-    for verdicts, (current, _) in zip(script, ticks):
-        tick_agrees(previous, verdicts, cap, current)
-        previous = current
-    return ticks
+    return m.run(m.start(stack, steps), script, cap)
 
 
-def _tick_vars() -> tuple[Any, ...]:
-    steps, size, decided, outcome = z3.Ints("steps size decided outcome")
-    ended = z3.Bool("ended")
-    return ended, steps, size, decided, outcome
+def _ticked() -> Any:
+    """The loop after one tick of LOOP (tick's code, decide's inside it)."""
+    return TICK(LOOP, VERDICTS, CAP).item0
 
 
-def _any_outcome(outcome: Any) -> Any:
-    return z3.Or([outcome == c for c in OUTCOME_CODES.values()])
+def _ticks(what: str, base: Callable[[], Any], step: Callable[[], Any]) -> Evidence:
+    """Induction on ticks: each tick is the generated tick (of="bend.director.tick") of a loop,
+    with decide_facts of the decision it asks for (decide_lemma proves them for every input)."""
+    ties = [DECIDE.tie, DEFERRED.tie, TICK.tie]
+
+    def decided() -> list[Any]:
+        return [decide_facts(LOOP.stack, CAP)]
+
+    first = prove(lambda: z3.Implies(z3.And(*decided(), base()[0]), base()[1]), label=f"the first tick, from the start ({what})", assumptions=INPUTS, ties=ties)
+    next_ = prove(lambda: z3.Implies(z3.And(*decided(), step()[0]), step()[1]), label=f"tick k to k + 1 ({what})", assumptions=INPUTS, ties=ties)
+    return all_of(decide_lemma(), induction(first, next_, of=TICK.of, label=f"ticks ({what})"))
 
 
 @law(
     "dir_loop_stack_bounded",
     "S5.1",
     "Whatever every layer says at every step, the loop's stack never grows past the cap (or past its start size).",
-    PROVED_FOR_ENCODING,
+    PROVED,
 )
 def dir_loop_stack_bounded() -> Evidence:
-    ended, steps, size, _, _ = _tick_vars()
-    start, cap, i, kept, tag, broke = z3.Ints("start cap i kept tag broke")
-    bound = z3.If(cap > start, cap, start)
-    ties = [decide_tie(), tick_tie()]
-
-    def after_tick() -> Any:
-        """The size after one tick of a loop of ``size`` layers: tick of decide's decision."""
-        decided, outcome = decide_encoding(size, i, kept, tag, broke, cap)
-        return tick_encoding(ended, steps, size, outcome, decided)[2]
-
-    walk = decision_range(size, i, kept, tag, broke)
-    base = prove(
-        lambda: z3.Implies(z3.And(z3.Not(ended), start >= 0, size == start, walk), after_tick() <= bound),
-        label="tick 1, from the start stack: at most max(cap, start size), whatever the layers say", ties=ties,
+    start = z3.Int("start")
+    bound = _max(CAP, start)
+    proof = _ticks(
+        "at most max(cap, start size)",
+        lambda: (z3.And(LOOP.end == z3.StringVal(""), LOOP.stack.length == start), _ticked().stack.length <= bound),
+        lambda: (LOOP.stack.length <= bound, _ticked().stack.length <= bound),
     )
-    step = prove(
-        lambda: z3.Implies(z3.And(size >= 0, size <= bound, walk), after_tick() <= bound),
-        label="tick k to k + 1, from any loop within max(cap, start size), whatever the layers say", ties=ties,
-    )
-    proof = induction(base, step, of="bend.director.tick", label="ticks")
-
     agreement = loop_agreement()
 
     def hunt(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> bool:
@@ -388,43 +305,40 @@ def _at_most(x: Any) -> Any:
     return z3.If(x > 0, x, 0)
 
 
+def _rank(loop: Any) -> Any:
+    """steps + 1 while the loop runs, 0 once it ended."""
+    return z3.If(loop.end != z3.StringVal(""), 0, loop.steps + 1)
+
+
 @law(
     "dir_loop_ends",
     "S5.3",
     "The loop ends (gives control back or fails) after at most n + 1 steps, n its global budget, whatever every layer says.",
-    PROVED_FOR_ENCODING,
+    PROVED,
 )
 def dir_loop_ends() -> Evidence:
     """Rank: steps + 1 while the loop runs, 0 once it ended. After k ticks from the start with n
     steps, the steps are >= 0 and the rank is at most max(0, n + 1 - k) (induction on k, each tick
-    the encoding of m.tick, the decision any outcome with a stack of any size); the tick number
-    n + 1 ends the loop."""
-    ended, steps, size, decided, outcome = _tick_vars()
+    tick's own code with decide's facts); the tick number n + 1 ends the loop."""
     n, k = z3.Ints("n k")
-    rank = z3.If(ended, 0, steps + 1)
-    ties = [tick_tie()]
 
     def after(bound: Any) -> Any:
-        ended_after, steps_after, _ = tick_encoding(ended, steps, size, outcome, decided)
-        return z3.And(steps_after >= 0, z3.If(ended_after, 0, steps_after + 1) <= bound)
+        ticked = _ticked()
+        return z3.And(ticked.steps >= 0, _rank(ticked) <= bound)
 
-    base = prove(
-        lambda: z3.Implies(z3.And(z3.Not(ended), n >= 0, steps == n, _any_outcome(outcome)), after(n)),
-        label="k = 1: the first tick from the start with n steps leaves rank <= n", ties=ties,
-    )
-    step = prove(
-        lambda: z3.Implies(z3.And(n >= 0, k >= 1, steps >= 0, rank <= _at_most(n + 1 - k), _any_outcome(outcome)), after(_at_most(n - k))),
-        label="k to k + 1: rank <= max(0, n + 1 - k) becomes rank <= max(0, n - k), whatever the outcome", ties=ties,
+    proof = _ticks(
+        "rank <= max(0, n + 1 - k) after k ticks",
+        lambda: (z3.And(LOOP.end == z3.StringVal(""), n >= 0, LOOP.steps == n), after(n)),
+        lambda: (z3.And(n >= 0, k >= 1, LOOP.steps >= 0, _rank(LOOP) <= _at_most(n + 1 - k)), after(_at_most(n - k))),
     )
     end = prove(
         lambda: z3.Implies(
-            z3.And(n >= 0, k == n, steps >= 0, rank <= _at_most(n + 1 - k), _any_outcome(outcome)),
-            tick_encoding(ended, steps, size, outcome, decided)[0],
+            z3.And(decide_facts(LOOP.stack, CAP), n >= 0, k == n, LOOP.steps >= 0, _rank(LOOP) <= _at_most(n + 1 - k)),
+            _ticked().end != z3.StringVal(""),
         ),
-        label="the tick number n + 1 (from rank <= 1 after n ticks) ends the loop, whatever the outcome", ties=ties,
+        label="the tick number n + 1 (from rank <= 1 after n ticks) ends the loop, whatever the layers say",
+        assumptions=INPUTS, ties=[DECIDE.tie, DEFERRED.tie, TICK.tie],
     )
-    proof = all_of(induction(base, step, of="bend.director.tick", label="the tick number k"), end)
-
     agreement = loop_agreement()
 
     def hunt(stack: m.Stack, steps: int, cap: int, script: tuple[tuple[m.Verdict, ...], ...]) -> bool:
@@ -435,7 +349,7 @@ def dir_loop_ends() -> Evidence:
 
     small = st.integers(0, 14)
     more = examples(hunt, stack=stack_st, steps=small, cap=cap_st, script=script_st)
-    return also(proof, agreement, more).with_production(all_of(production_loop(), production_sessions()))
+    return also(all_of(proof, end), agreement, more).with_production(all_of(production_loop(), production_sessions()))
 
 
 class _Ended(str):
@@ -1101,7 +1015,7 @@ def production_loop() -> Evidence:
         got = decide([_p_layer(x) for x in stack], _p_verdicts(verdicts), cap)
         return (_p_pairs(got.stack), got.outcome.value, got.rule) == (pairs(want.stack), want.outcome, want.rule)
 
-    decisions = bounded(decide_cases(), same_decision, label="production decide = model decide on " + DECIDE_LABEL[len("encoding = decide on "):])
+    decisions = bounded(decide_cases(), same_decision, label="production decide = model decide on " + DECIDE_LABEL)
 
     def same_ticks(case: tuple[m.Stack, int, int, tuple[tuple[m.Verdict, ...], ...]]) -> bool:
         stack, steps, cap, script = case
