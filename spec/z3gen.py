@@ -1,9 +1,11 @@
 """z3 encodings generated from the model's own code, so a proof over one is a proof about the code.
 
 ``generated(fn)`` reads the source of a model function written in the restricted style of bend/
-(parameters of type int, bool or str, a frozen dataclass of such fields, a tuple of ints, bools or
-strs, or one of those or None; a body of assignments to names, ``if``/``else``, ``while`` loops
-with ``break`` and ``continue``, and ``return``; integer arithmetic + - *, comparisons,
+(parameters of type int, bool or str, a frozen dataclass of such fields, a tuple of ints, bools,
+strs, dataclasses or pairs of plain values, a pair, or one of those or None; a body of
+assignments to names (a pair unpacked into names too), ``if``/``else``, ``while`` loops with
+``break`` and ``continue``, ``for`` loops over a tuple (its items unpacked or not), and
+``return``; integer arithmetic + - *, comparisons,
 ``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses, ``len`` and
 subscripts and slices of tuples, pairs (fixed tuples: a literal, a constant subscript),
 conditional expressions, module constants, dataclass constructors and calls of other such
@@ -12,8 +14,9 @@ functions) and builds its z3 term by walking every path of the body: an
 path, a dataclass a named tuple of its fields' terms, an optional value a ``Maybe`` (a flag for
 None, and the value), a tuple ``Items`` (a z3 array and its length; ``t[:k]`` the same array,
 shorter), a pair a named tuple of its items. An optional value (a name, or a field of one) is
-read only where a test on that path has shown it is not None, as Python itself requires. Anything outside that subset (a ``for`` loop, division, a call of anything else) is
-refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
+read only where a test on that path has shown it is not None, as Python itself requires.
+Anything outside that subset (a ``for`` loop over ``range``, division, a call of anything
+else) is refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
 name)`` makes a symbolic value of a parameter's type for a claim, ``facts`` what every such
 value satisfies (a length is a natural).
 
@@ -134,6 +137,10 @@ def _struct(cls: type) -> type:
 def _kind(hint: Any) -> Any:
     """int, bool, str, a frozen dataclass, ("items", item type) for a tuple of one of the
     three, or ("optional", one of those that is not optional); refused otherwise."""
+    if isinstance(hint, typing.ForwardRef):
+        hint = hint.__forward_arg__
+    if isinstance(hint, str):  # a quoted annotation of builtins ("str | None")
+        hint = eval(hint, {"__builtins__": {}}, {"int": int, "bool": bool, "str": str, "None": None})  # noqa: S307
     if hint in _SORTS:
         return hint
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
@@ -158,7 +165,14 @@ def _item_kind(hint: Any) -> Any:
     kind = _kind(hint)
     if kind in _SORTS or (isinstance(kind, type) and dataclasses.is_dataclass(kind)):
         return kind
-    raise Unsupported(f"a tuple of {hint} (its items must be int, bool, str or a frozen dataclass)")
+    if isinstance(kind, tuple) and kind[0] == "fixed" and all(_plain(part) for part in kind[1]):
+        return kind
+    raise Unsupported(f"a tuple of {hint} (its items must be int, bool, str, a frozen dataclass, or pairs of int, bool, str or those or None)")
+
+
+def _plain(kind: Any) -> bool:
+    """int, bool or str, or one of them or None."""
+    return kind in _SORTS or (isinstance(kind, tuple) and kind[0] == "optional" and kind[1] in _SORTS)
 
 
 def _arrays(kind: Any, name: str) -> Any:
@@ -168,6 +182,8 @@ def _arrays(kind: Any, name: str) -> Any:
         return z3.Array(name, z3.IntSort(), _ITEM_SORTS[kind]())
     if isinstance(kind, tuple) and kind[0] == "optional":
         return Maybe(z3.Array(f"{name} is None", z3.IntSort(), z3.BoolSort()), _arrays(kind[1], name))
+    if isinstance(kind, tuple) and kind[0] == "fixed":
+        return _fixed(len(kind[1]))(*(_arrays(part, f"{name}[{k}]") for k, part in enumerate(kind[1])))
     if isinstance(kind, tuple):
         raise Unsupported(f"a tuple of tuples ({name})")
     hints = typing.get_type_hints(kind)
@@ -223,6 +239,12 @@ def item(items: Items, index: Any) -> Any:
 def same(left: Any, right: Any) -> Any:
     """Python's ``==`` of two values of one type (dataclasses field by field), for a claim."""
     return _equal(left, right)
+
+
+def same_items(left: Items, right: Items) -> Any:
+    """Two tuples of one item type hold the same items: equal lengths and equal arrays (which
+    is more than Python's ``==`` asks, so a claim of it proves the tuples equal)."""
+    return z3.And(left.length == right.length, *(a == b for a, b in zip(_leaves_of(left.array), _leaves_of(right.array), strict=True)))
 
 
 def _selected(arrays: Any, index: Any) -> Any:
@@ -387,7 +409,11 @@ class _Translator:
     def _arguments(self, args: Sequence[Any]) -> dict[str, Any]:
         if len(args) != len(self.parameters):
             raise Unsupported(f"{self.fn.__qualname__} takes {len(self.parameters)} arguments, not {len(args)}")
-        return {name: value if isinstance(value, tuple) else _term(value) for name, value in zip(self.parameters, args, strict=True)}
+        out = {name: value if isinstance(value, tuple) else _term(value) for name, value in zip(self.parameters, args, strict=True)}
+        for name in self.optional:  # a value given for an optional parameter: not None
+            if not isinstance(out[name], Maybe):
+                out[name] = Maybe(z3.BoolVal(False), out[name])
+        return out
 
     def loop(self, names: dict[str, Any]) -> Any:
         """The function's value from its first loop (a statement of its body, not nested),
@@ -473,6 +499,9 @@ class _Translator:
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 env, known = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
                 continue
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Tuple):
+                env, known = self._unpacked(statement, statement.targets[0], statement.value, env, known)
+                continue
             if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
                 value = ast.BinOp(ast.Name(statement.target.id, ast.Load()), statement.op, statement.value)
                 env, known = self._assigned(statement, statement.target.id, ast.copy_location(value, statement), env, known)
@@ -493,6 +522,17 @@ class _Translator:
                 return path.loop(statement, env, known, path)
             raise Unsupported(f"{self._where(statement)}: {type(statement).__name__} is not translated")
         return path.ends(self, env, known, path)
+
+    def _unpacked(self, statement: ast.stmt, target: ast.Tuple, value: ast.expr, env: dict[str, Any], known: frozenset[str]) -> tuple[dict[str, Any], frozenset[str]]:
+        """``a, b = pair``: each name the pair's item at its place."""
+        pair = self._expr(value, env, known)
+        if not all(isinstance(e, ast.Name) for e in target.elts) or not _is_fixed(pair) or len(pair) != len(target.elts):
+            raise Unsupported(f"{self._where(statement)}: an unpacking of other than a pair into as many names")
+        names = frozenset(e.id for e in target.elts if isinstance(e, ast.Name))
+        if names & self.optional:
+            raise Unsupported(f"{self._where(statement)}: an optional parameter is assigned")
+        out = {**env, **{e.id: part for e, part in zip(target.elts, pair, strict=True) if isinstance(e, ast.Name)}}
+        return out, _forget(known, names)
 
     def _declared(self, statement: ast.AnnAssign) -> Any:
         """The kind of a local declared with a type (``best: str | None = None``)."""
@@ -523,13 +563,15 @@ class _Translator:
     def _as_while(self, node: ast.For) -> tuple[ast.While, ast.Name]:
         """``for x in t: body`` as ``i = 0; while i < len(t): x = t[i]; i += 1; body`` with an
         index no code can name (the tuple ``t`` a name the body does not assign)."""
-        if node.orelse or not isinstance(node.target, ast.Name) or not isinstance(node.iter, ast.Name):
-            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` without else is translated")
+        target = node.target
+        names_only = isinstance(target, ast.Name) or (isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts))
+        if node.orelse or not names_only or not isinstance(node.iter, ast.Name):
+            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` (or `for a, b in tuple_name:`) without else is translated")
         if node.iter.id in _assigned_names(node.body):
             raise Unsupported(f"{self._where(node)}: the loop assigns the tuple it walks")
         index = ast.Name(f"for@{self._where(node)}", ast.Load())
         test = ast.Compare(index, [ast.Lt()], [ast.Call(ast.Name("len", ast.Load()), [node.iter], [])])
-        item = ast.Assign([ast.Name(node.target.id, ast.Store())], ast.Subscript(node.iter, index, ast.Load()))
+        item = ast.Assign([target], ast.Subscript(node.iter, index, ast.Load()))
         step = ast.AugAssign(ast.Name(index.id, ast.Store()), ast.Add(), ast.Constant(1))
         loop = ast.While(test, [item, step, *node.body], [])
         for made in (index, test, item, step, loop):
@@ -541,14 +583,28 @@ class _Translator:
         """A returned value, as the declared result holds it (a value of an optional result is
         a Maybe that is not None)."""
         optional = isinstance(self.returns, tuple) and self.returns[0] == "optional"
-        if isinstance(node, ast.Tuple) and not (isinstance(self.returns, tuple) and self.returns[0] == "fixed"):
+        fixed = isinstance(self.returns, tuple) and self.returns[0] == "fixed"
+        if isinstance(node, ast.Tuple) and not node.elts and isinstance(self.returns, tuple) and self.returns[0] == "items":
+            return Items(_constant_arrays(self.returns[1]), z3.IntVal(0))
+        if isinstance(node, ast.Tuple) and not fixed:
             raise Unsupported(f"{self._where(node)}: a tuple literal returned where the result is not a fixed tuple")
+        if isinstance(node, ast.Tuple) and len(node.elts) == len(self.returns[1]):
+            return _fixed(len(node.elts))(*(self._as_kind(e, kind, env, known) for e, kind in zip(node.elts, self.returns[1], strict=True)))
         if optional and isinstance(node, ast.Constant) and node.value is None:
             return Maybe(z3.BoolVal(True), _default(self.returns[1]))
         value = self._expr(node, env, known)
         if optional and not isinstance(value, Maybe):
             return Maybe(z3.BoolVal(False), value)
         return value
+
+    def _as_kind(self, node: ast.expr, kind: Any, env: dict[str, Any], known: frozenset[str]) -> Any:
+        """A value of a declared ``kind`` (an optional kind's value a Maybe, None its flag)."""
+        if isinstance(kind, tuple) and kind[0] == "optional":
+            if isinstance(node, ast.Constant) and node.value is None:
+                return Maybe(z3.BoolVal(True), _default(kind[1]))
+            value = self._expr(node, env, known)
+            return value if isinstance(value, Maybe) else Maybe(z3.BoolVal(False), value)
+        return self._expr(node, env, known)
 
     def _while(self, node: ast.While, index: ast.Name | None, rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
         """The loop as z3 recursive functions of the names bound before it, entered with ``env``
@@ -632,8 +688,8 @@ class _Translator:
         if isinstance(node, ast.Name):
             if node.id in env:
                 held = env[node.id]
-                if isinstance(held, Maybe) and node.id in known and not isinstance(held.value, tuple):
-                    return held.value  # an optional int, bool or str shown not None on this path
+                if isinstance(held, Maybe) and node.id in known:
+                    return held.value  # an optional value shown not None on this path
                 return held
             return self._global(node)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):

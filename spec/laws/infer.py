@@ -61,7 +61,7 @@ from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import Items, Maybe, facts, fresh, generated, item
+from spec.z3gen import Items, Maybe, facts, fresh, generated, item, same_items
 
 # -- the wire: requests through the real clients of every built wire API (eukhe.inference.wire) to a
 # real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
@@ -457,8 +457,23 @@ def _qwen38() -> quirks.ModelKey:
     return quirks.ModelKey("qwen3.8-27b", provider="my-llama", api="openai-completions", base_url="http://127.0.0.1:8080/v1")
 
 
-@law("quirk_ladder_explicit_first", "S6.9", "An explicit thinkingLevelMap beats the rulebook ladder.", BOUNDED)
+_CHOSEN_LADDER = generated(m.chosen_ladder)  # from the model's code (spec.z3gen)
+
+
+def _ladder_proof(premise: Callable[[Any, Any], Any], chosen: Callable[[Any, Any], Any], what: str) -> Evidence:
+    """chosen_ladder(explicit, rule) is ``chosen`` of the two maps (the same items: length and
+    every entry's level and wire string) wherever ``premise`` holds, for every pair of maps."""
+    explicit, rule = fresh(m.LevelMap | None, "explicit"), fresh(m.LevelMap | None, "rule")
+
+    def claim() -> Any:
+        return z3.Implies(premise(explicit, rule), same_items(_CHOSEN_LADDER(explicit, rule), chosen(explicit, rule)))
+
+    return prove(claim, label=f"{what}, for every explicit map and rulebook ladder (None or any level map)", assumptions=[*facts(explicit.value), *facts(rule.value)], ties=[_CHOSEN_LADDER.tie])
+
+
+@law("quirk_ladder_explicit_first", "S6.9", "An explicit thinkingLevelMap beats the rulebook ladder.", PROVED)
 def quirk_ladder_explicit_first() -> Evidence:
+    proof = _ladder_proof(lambda explicit, rule: z3.Not(explicit.none), lambda explicit, rule: explicit.value, "an explicit map is the ladder")
     model = bounded(
         itertools.product(MAPS, RULE_LADDERS),
         lambda c: m.chosen_ladder(c[0], c[1]) == c[0],
@@ -470,11 +485,12 @@ def quirk_ladder_explicit_first() -> Evidence:
         lambda lm: (lambda got: got.entries == lm and got.source == "explicit")(ladder.ladder(book, _qwen38(), True, _as_dict(lm))),
         label=f"production: qwen3.8-27b (a family with a rulebook ladder) x {len(MAPS):,} explicit maps",
     )
-    return model.with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
-@law("quirk_ladder_rule_second", "S6.9", "With no explicit map the rulebook ladder is chosen.", BOUNDED)
+@law("quirk_ladder_rule_second", "S6.9", "With no explicit map the rulebook ladder is chosen.", PROVED)
 def quirk_ladder_rule_second() -> Evidence:
+    proof = _ladder_proof(lambda explicit, rule: z3.And(explicit.none, z3.Not(rule.none)), lambda explicit, rule: rule.value, "no explicit map: the rulebook ladder")
     model = bounded(MAPS, lambda lm: m.chosen_ladder(None, lm) == lm, label=f"{len(MAPS):,} rulebook ladders, no explicit map")
 
     def production(level_map: m.LevelMap) -> bool:
@@ -482,7 +498,7 @@ def quirk_ladder_rule_second() -> Evidence:
         got = ladder.ladder(book, quirks.ModelKey("x"), True, None)
         return got.entries == level_map and got.source == "rulebook"
 
-    return model.with_production(bounded(MAPS, production, label=f"production: {len(MAPS):,} ladders as model rules, no explicit map"))
+    return also(proof, model).with_production(bounded(MAPS, production, label=f"production: {len(MAPS):,} ladders as model rules, no explicit map"))
 
 
 @law("quirk_ladder_default_last", "S6.9", "Neither an explicit map nor a rulebook ladder: no entries, and the default ladder gives every level.", PROVED)

@@ -15,7 +15,7 @@ import bend.progress as progress
 import pytest
 from spec import evidence
 from spec.registry import PROVED
-from spec.z3gen import Unsupported, _Translator, applied, concrete, facts, fresh, generated, item, same
+from spec.z3gen import Unsupported, _Translator, applied, concrete, facts, fresh, generated, item, same, same_items
 
 FLAG, AFTER, OVER = generated(m.flag), generated(m.after), generated(m.over)
 naturals = st.integers(0, 10**12)
@@ -248,7 +248,7 @@ def _calls_out(n: int) -> int:
 @pytest.mark.parametrize(
     ("fn", "says"),
     [
-        (_loops, "only `for name in tuple_name:` without else is translated"),
+        (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`\) without else is translated"),
         (_divides, "the operator FloorDiv is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
@@ -341,3 +341,23 @@ def test_the_successors_of_a_loop_are_the_states_its_unfolding_calls() -> None:
     assert found
     for conditions, after in found:
         assert _entailed(z3.Implies(z3.And(*facts(t), *conditions), same(over.loop(**names), over.loop(**after))))
+
+
+ENTRY_OF, CHOSEN_LADDER = generated(m.entry_of), generated(m.chosen_ladder)
+level_maps = st.lists(st.tuples(st.sampled_from(["off", "low", "high"]), st.none() | st.sampled_from(["l", "h"])), max_size=4).map(tuple)
+
+
+@given(ladder=level_maps, level=st.sampled_from(["off", "low", "high", "max"]))
+def test_pairs_in_tuples_unpacked_by_a_for_loop_are_pythons(ladder: m.LevelMap, level: str) -> None:
+    """entry_of: a tuple of (str, str | None) pairs (its annotation quoted), walked by `for name,
+    value in ladder`, returning a pair whose second item may be None."""
+    got = ENTRY_OF(concrete(ladder, m.LevelMap), z3.StringVal(level))
+    present, value = m.entry_of(ladder, level)
+    said = got.item1.none if value is None else z3.And(z3.Not(got.item1.none), got.item1.value == z3.StringVal(value))
+    assert _entailed(z3.And(got.item0 == present, said))
+
+
+@given(explicit=st.none() | level_maps, rule=st.none() | level_maps)
+def test_optional_tuples_and_an_empty_tuple_returned_are_pythons(explicit: m.LevelMap | None, rule: m.LevelMap | None) -> None:
+    got = CHOSEN_LADDER(concrete(explicit, m.LevelMap | None), concrete(rule, m.LevelMap | None))
+    assert _entailed(same_items(got, concrete(m.chosen_ladder(explicit, rule), m.LevelMap)))
