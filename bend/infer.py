@@ -579,24 +579,40 @@ def beats(tools: tuple[Tool, ...], i: int, j: int) -> bool:
     return tools[i].priority > tools[j].priority or (tools[i].priority == tools[j].priority and i < j)
 
 
-def strict_plan(tools: tuple[Tool, ...], cap: int) -> StrictPlan:
-    """At most ``cap`` strict schemas, highest priority first (ties: the earlier tool); the
-    rest loose; none dropped."""
-    modes: list[str] = []
+def ahead_of(tools: tuple[Tool, ...], i: int) -> int:
+    """How many tools come before tool i in the strict order."""
+    ahead = 0
+    for j in range(len(tools)):
+        if j != i and beats(tools, j, i):
+            ahead += 1
+    return ahead
+
+
+def modes_of(tools: tuple[Tool, ...], cap: int) -> tuple[str, ...]:
+    """Each tool strict when fewer than ``cap`` tools come before it, else loose."""
+    modes: tuple[str, ...] = ()
     for i in range(len(tools)):
-        ahead = 0
-        for j in range(len(tools)):
-            if j != i and beats(tools, j, i):
-                ahead += 1
-        modes.append(STRICT if ahead < cap else LOOSE)
-    error: str | None = None
+        modes = modes + (STRICT if ahead_of(tools, i) < cap else LOOSE,)
+    return modes
+
+
+def first_loose_required(tools: tuple[Tool, ...], modes: tuple[str, ...]) -> int | None:
+    """The strict-required tool left loose that comes first in the strict order, if any."""
     first: int | None = None
     for i in range(len(tools)):
         if tools[i].strict_required and modes[i] == LOOSE and (first is None or beats(tools, i, first)):
             first = i
-    if first is not None:
-        error = tools[first].name
-    return StrictPlan(tuple(modes), error)
+    return first
+
+
+def strict_plan(tools: tuple[Tool, ...], cap: int) -> StrictPlan:
+    """At most ``cap`` strict schemas, highest priority first (ties: the earlier tool); the
+    rest loose; none dropped."""
+    modes = modes_of(tools, cap)
+    first = first_loose_required(tools, modes)
+    if first is None:
+        return StrictPlan(modes, None)
+    return StrictPlan(modes, tools[first].name)
 
 
 # -- the thinking ladder (S6.9) --------------------------------------------------------------

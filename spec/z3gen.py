@@ -409,10 +409,14 @@ class _Translator:
     def _arguments(self, args: Sequence[Any]) -> dict[str, Any]:
         if len(args) != len(self.parameters):
             raise Unsupported(f"{self.fn.__qualname__} takes {len(self.parameters)} arguments, not {len(args)}")
-        out = {name: value if isinstance(value, tuple) else _term(value) for name, value in zip(self.parameters, args, strict=True)}
-        for name in self.optional:  # a value given for an optional parameter: not None
-            if not isinstance(out[name], Maybe):
-                out[name] = Maybe(z3.BoolVal(False), out[name])
+        out: dict[str, Any] = {}
+        for name, hint, value in zip(self.parameters, self.sorts, args, strict=True):
+            if name in self.optional and value is None:
+                out[name] = Maybe(z3.BoolVal(True), _default(_kind(hint)[1]))
+            elif name in self.optional and not isinstance(value, Maybe):  # a value given for an optional parameter: not None
+                out[name] = Maybe(z3.BoolVal(False), value if isinstance(value, tuple) else _term(value))
+            else:
+                out[name] = value if isinstance(value, tuple) else _term(value)
         return out
 
     def loop(self, names: dict[str, Any]) -> Any:
@@ -420,7 +424,7 @@ class _Translator:
         entered with ``names``: every name bound before the loop, with its value, and for a
         ``for`` loop ``_index``, the position of the item it takes next."""
         index, node, env = self._entered(names)
-        return self._while(node, None, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
+        return self._while(node, {}, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
 
     def successors(self, **names: Any) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
         """Each path of the first loop's body, entered with ``names``, that runs the loop again:
@@ -433,7 +437,7 @@ class _Translator:
         found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
         def again(env_now: dict[str, Any], path: _Path) -> Any:
-            found.append((path.conditions, {n: env_now[n] for n in order}))
+            found.append((path.conditions, {_given(n): env_now[n] for n in order}))
             return _default(self.returns)
 
         def ends(_translator: _Translator, env_now: dict[str, Any], _known: frozenset[str], path: _Path) -> Any:
@@ -463,19 +467,23 @@ class _Translator:
                 env, known = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
             else:
                 raise Unsupported(f"{self._where(statement)}: only assignments before the loop are read for its entry")
-        return {**env, "_index": z3.IntVal(0)} if isinstance(node, ast.For) else env
+        if isinstance(node, ast.For):
+            _loop, setup = self._as_while(node)
+            env = {**env, **{given: self._integer(start, env, known) for given, start in zip(_HIDDEN, setup.values(), strict=False)}}
+        return env
 
     def _entered(self, names: dict[str, Any]) -> tuple[int, ast.While, dict[str, Any]]:
         """The first loop of the body (as a while loop), its place, and the names it is entered with."""
         index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
         if node is None or index is None:
             raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
-        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items() if name != "_index"}
+        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items() if name not in _HIDDEN}
         if isinstance(node, ast.For):
-            node, hidden = self._as_while(node)
-            if "_index" not in names:
-                raise Unsupported(f"{self._where(node)}: a for loop entered midway needs _index, the position it takes next")
-            env[hidden.id] = _term(names["_index"])
+            node, setup = self._as_while(node)
+            for hidden, given in zip(setup, _HIDDEN, strict=False):
+                if given not in names:
+                    raise Unsupported(f"{self._where(node)}: a for loop entered midway needs {', '.join(_HIDDEN[:len(setup)])}: the position it takes next (and where a range stops)")
+                env[hidden] = _term(names[given])
         return index, node, env
 
     def _where(self, node: ast.AST) -> str:
@@ -515,7 +523,7 @@ class _Translator:
                 otherwise = self._block(statement.orelse + rest, env, known | _not_none(statement.test, False), path.taking(z3.Not(condition)))
                 return _ite(condition, then, otherwise)
             if isinstance(statement, ast.While):
-                return self._while(statement, None, statements[index + 1:], env, known, path)
+                return self._while(statement, {}, statements[index + 1:], env, known, path)
             if isinstance(statement, (ast.Continue, ast.Break)):
                 if path.loop is None:
                     raise Unsupported(f"{self._where(statement)}: {type(statement).__name__.lower()} outside a loop")
@@ -560,24 +568,38 @@ class _Translator:
             return {**env, name: Items(_constant_arrays(kind[1]), z3.IntVal(0))}, known
         return {**env, name: self._expr(value, env, known)}, _forget(known, frozenset({name}))
 
-    def _as_while(self, node: ast.For) -> tuple[ast.While, ast.Name]:
-        """``for x in t: body`` as ``i = 0; while i < len(t): x = t[i]; i += 1; body`` with an
-        index no code can name (the tuple ``t`` a name the body does not assign)."""
+    def _as_while(self, node: ast.For) -> tuple[ast.While, dict[str, ast.expr]]:
+        """``for x in t: body`` as ``i = 0; while i < len(t): x = t[i]; i += 1; body``, and ``for x
+        in range(a, b): body`` as ``i = a; s = b; while i < s: x = i; i += 1; body``, with names no
+        code can name (the tuple ``t`` a name the body does not assign); the hidden names and the
+        expressions they start from (``_index`` and ``_stop`` to ``loop``)."""
         target = node.target
         names_only = isinstance(target, ast.Name) or (isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts))
-        if node.orelse or not names_only or not isinstance(node.iter, ast.Name):
-            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` (or `for a, b in tuple_name:`) without else is translated")
-        if node.iter.id in _assigned_names(node.body):
+        ranged = (
+            isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
+            and "range" not in self.fn.__globals__ and 1 <= len(node.iter.args) <= 2 and not node.iter.keywords
+        )
+        if node.orelse or not names_only or not (isinstance(node.iter, ast.Name) or (ranged and isinstance(target, ast.Name))):
+            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` (or `for a, b in tuple_name:`, `for i in range(...)`) without else is translated")
+        if isinstance(node.iter, ast.Name) and node.iter.id in _assigned_names(node.body):
             raise Unsupported(f"{self._where(node)}: the loop assigns the tuple it walks")
         index = ast.Name(f"for@{self._where(node)}", ast.Load())
-        test = ast.Compare(index, [ast.Lt()], [ast.Call(ast.Name("len", ast.Load()), [node.iter], [])])
-        item = ast.Assign([target], ast.Subscript(node.iter, index, ast.Load()))
+        if isinstance(node.iter, ast.Call):
+            stop = ast.Name(f"stop@{self._where(node)}", ast.Load())
+            bounds = node.iter.args
+            setup: dict[str, ast.expr] = {index.id: bounds[0] if len(bounds) == 2 else ast.Constant(0), stop.id: bounds[-1]}
+            test = ast.Compare(index, [ast.Lt()], [stop])
+            item = ast.Assign([target], ast.Name(index.id, ast.Load()))
+        else:
+            setup = {index.id: ast.Constant(0)}
+            test = ast.Compare(index, [ast.Lt()], [ast.Call(ast.Name("len", ast.Load()), [node.iter], [])])
+            item = ast.Assign([target], ast.Subscript(node.iter, index, ast.Load()))
         step = ast.AugAssign(ast.Name(index.id, ast.Store()), ast.Add(), ast.Constant(1))
         loop = ast.While(test, [item, step, *node.body], [])
-        for made in (index, test, item, step, loop):
+        for made in (index, test, item, step, loop, *setup.values()):
             ast.copy_location(made, node)
             ast.fix_missing_locations(made)
-        return loop, index
+        return loop, setup
 
     def _result(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
         """A returned value, as the declared result holds it (a value of an optional result is
@@ -606,13 +628,12 @@ class _Translator:
             return value if isinstance(value, Maybe) else Maybe(z3.BoolVal(False), value)
         return self._expr(node, env, known)
 
-    def _while(self, node: ast.While, index: ast.Name | None, rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
+    def _while(self, node: ast.While, setup: dict[str, ast.expr], rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
         """The loop as z3 recursive functions of the names bound before it, entered with ``env``
-        (and, for a ``for`` loop, its index at 0)."""
+        (and, for a ``for`` loop, its hidden names at the values of their ``setup`` expressions)."""
         if node.orelse:
             raise Unsupported(f"{self._where(node)}: a while loop with an else")
-        if index is not None:
-            env = {**env, index.id: z3.IntVal(0)}
+        env = {**env, **{name: self._integer(start, env, known) for name, start in setup.items()}}
         known = _forget(known, _assigned_names(node.body))  # a name the body may set to None is tested again each turn
         names = sorted(env)
         leaves = _leaves_of([env[n] for n in names])
@@ -800,7 +821,7 @@ class _Translator:
                     raise Unsupported(f"{self._where(node)}: len of a value that is not a tuple of ints, bools or strs")
                 return items.length
             callee = self.fn.__globals__.get(node.func.id)
-            arguments = [self._expr(a, env, known) for a in node.args]
+            arguments = [None if isinstance(a, ast.Constant) and a.value is None else self._expr(a, env, known) for a in node.args]
             if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
                 return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
@@ -914,6 +935,13 @@ class _Path(NamedTuple):
 def _ends(translator: _Translator, _env: dict[str, Any], _known: frozenset[str], _path: _Path) -> Any:
     raise Unsupported(f"{translator.fn.__module__}.{translator.fn.__qualname__}: a path ends without a return")
 
+
+_HIDDEN = ("_index", "_stop")  # a for loop's hidden names as ``loop`` and ``entered`` give them: the next position, a range's stop
+
+
+def _given(name: str) -> str:
+    """A loop's name as ``loop`` takes it: a for loop's hidden index and stop by their given names."""
+    return "_index" if name.startswith("for@") else "_stop" if name.startswith("stop@") else name
 
 # Each loop's recursive functions, by function, line, names and their sorts: z3 takes one
 # definition of a recursive function, so a loop is defined once and called from then on.

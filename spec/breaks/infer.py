@@ -62,8 +62,8 @@ BREAKS = [
         "infer_strict_tool_dropped",
         "infer",
         "bend.infer",
-        "        modes.append(STRICT if ahead < cap else LOOSE)",
-        "        if ahead < cap:\n            modes.append(STRICT)",
+        "        modes = modes + (STRICT if ahead_of(tools, i) < cap else LOOSE,)",
+        "        if ahead_of(tools, i) < cap:\n            modes = modes + (STRICT,)",
         "the strict plan drops tools past the cap instead of sending them loose",
     ),
     Break(

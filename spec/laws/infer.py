@@ -993,17 +993,117 @@ def _wire_strict(prop: Any) -> Evidence:
     return bounded(bodies, ok, label=f"production through the real wire clients: {WIRE_PLANS}")
 
 
+# Proofs about strict_plan's code (spec.z3gen): modes_of and ahead_of are loops over range(len(tools)),
+# each proved by induction on its loop (the step's hypothesis at the states ``successors`` gives):
+# - modes_of gives one mode per tool, tool q strict iff fewer than cap tools come before it
+#   (ahead_of(tools, q) < cap), for a free q (so for every q);
+# - a tool that comes before another has fewer tools before it: for j before i, the count of
+#   ahead_of's walk for i exceeds the one for j by at least 1 from the place of j on (a relational
+#   induction: both walks of the one loop, side by side).
+_AHEAD, _MODES, _STRICT_PLAN, _BEATS = generated(m.ahead_of), generated(m.modes_of), generated(m.strict_plan), generated(m.beats)
+_TOOLS, _MODES_SO_FAR = fresh(tuple[m.Tool, ...], "tools"), fresh(tuple[str, ...], "modes")
+_CAP, _Q, _H, _STOP, _A, _B, _I, _J = z3.Ints("cap q h stop a b i j")
+_STRICT_INPUTS = [*facts(_TOOLS), *facts(_MODES_SO_FAR)]
+_STRICT_TIES = [_AHEAD.tie, _MODES.tie, _STRICT_PLAN.tie, _BEATS.tie]
+
+
+def _mode_of(q: Any) -> Any:
+    """Tool q's mode by the count of tools before it."""
+    return z3.If(_AHEAD(_TOOLS, q) < _CAP, z3.StringVal(m.STRICT), z3.StringVal(m.LOOSE))
+
+
+def _modes_say(modes: Items, upto: Any) -> Any:
+    """``modes`` holds one mode per tool before ``upto``; that of tool q (free: any q) is _mode_of(q)."""
+    return z3.And(modes.length == upto, z3.Implies(z3.And(0 <= _Q, _Q < upto), item(modes, _Q) == _mode_of(_Q)))
+
+
+def _strict_induction(fn: Any, state: dict[str, Any], holds: Callable[[dict[str, Any]], Any], hypotheses: Callable[[], list[Any]], what: str) -> Evidence:
+    base = prove(lambda: z3.Implies(z3.Not(state["_index"] < state["_stop"]), holds(state)), label=f"base: the walk is over ({what})", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES)
+    step = prove(
+        lambda: z3.Implies(z3.And(state["_index"] < state["_stop"], *hypotheses()), holds(state)),
+        label=f"step: the next tool, from the states the body walks on with ({what})", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return induction(base, step, of=fn.of, label=f"{fn.of}'s walk over the tools ({what})")
+
+
+@cache
+def _modes_lemma() -> Evidence:
+    """modes_of(tools, cap) says, for every tool q, _mode_of(q), and holds len(tools) modes."""
+    n = _TOOLS.length
+
+    def holds(at: dict[str, Any]) -> Any:
+        walked = z3.And(0 <= at["_index"], at["_index"] <= at["_stop"], at["_stop"] == n, _modes_say(at["modes"], at["_index"]))
+        return z3.Implies(walked, _modes_say(_MODES.loop(**at), n))
+
+    state = {"cap": _CAP, "modes": _MODES_SO_FAR, "tools": _TOOLS, "_index": _H, "_stop": _STOP}
+    loop = _strict_induction(_MODES, state, holds, lambda: [holds(after) for _path, after in _MODES.successors(**state)], "one mode per tool, each by its count")
+    entry = prove(
+        lambda: z3.Implies(holds(_MODES.entered(_TOOLS, _CAP)), _modes_say(_MODES(_TOOLS, _CAP), n)),
+        label="modes_of starts at the first tool with no mode", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return all_of(loop, entry)
+
+
+def _before(j: Any, i: Any) -> Any:
+    """Tool j comes before tool i (two tools of the list)."""
+    n = _TOOLS.length
+    return z3.And(_BEATS(_TOOLS, j, i), j != i, 0 <= i, i < n, 0 <= j, j < n)
+
+
+@cache
+def _ahead_lemma() -> Evidence:
+    """For j before i: ahead_of(tools, i) >= ahead_of(tools, j) + 1."""
+    n = _TOOLS.length
+
+    def walks(i: Any, at: Any, count: Any) -> dict[str, Any]:
+        return {"ahead": count, "i": i, "tools": _TOOLS, "_index": at, "_stop": _STOP}
+
+    def related(left: dict[str, Any], right: dict[str, Any]) -> Any:
+        """From the same place, the walk for i gains at least what the walk for j gains, and 1
+        more while the place of j is still ahead."""
+        at = left["_index"]
+        gained = _AHEAD.loop(**left) - left["ahead"] >= _AHEAD.loop(**right) - right["ahead"] + z3.If(at <= _J, 1, 0)
+        return z3.Implies(z3.And(0 <= at, left["_stop"] == n, right["_stop"] == n, right["_index"] == at, _before(_J, _I)), gained)
+
+    def hypotheses() -> list[Any]:
+        lefts = _AHEAD.successors(**walks(_I, _H, _A))
+        rights = _AHEAD.successors(**walks(_J, _H, _B))
+        return [related(left, right) for (_p, left), (_q, right) in itertools.product(lefts, rights)]
+
+    loop = _strict_induction(_AHEAD, walks(_I, _H, _A) | {"_stop": _STOP}, lambda at: related(at, walks(_J, _H, _B)), hypotheses, "the walk for i keeps ahead of the walk for j")
+    entry = prove(
+        lambda: z3.Implies(
+            z3.And(related(_AHEAD.entered(_TOOLS, _I), _AHEAD.entered(_TOOLS, _J)), _before(_J, _I)), _AHEAD(_TOOLS, _I) >= _AHEAD(_TOOLS, _J) + 1
+        ),
+        label="both walks start at the first tool with no count", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return all_of(loop, entry)
+
+
+def _plan_modes() -> Items:
+    modes: Items = _STRICT_PLAN(_TOOLS, _CAP).modes
+    return modes
+
+
 @law("strict_within_cap", "S6.4", "A request has at most strict_cap strict schemas (and min(cap, tools) of them).", BOUNDED)
 def strict_within_cap() -> Evidence:
     return _strict_law(lambda tools, cap, modes: modes.count(m.STRICT) == min(cap, len(tools)), "strict count = min(cap, tools)")
 
 
-@law("strict_keeps_every_tool", "S6.4", "Each tool is strict or loose, in its place, with its multiplicity: none dropped.", BOUNDED)
+@law("strict_keeps_every_tool", "S6.4", "Each tool is strict or loose, in its place, with its multiplicity: none dropped.", PROVED)
 def strict_keeps_every_tool() -> Evidence:
-    return _strict_law(lambda tools, cap, modes: len(modes) == len(tools) and all(x in (m.STRICT, m.LOOSE) for x in modes), "one mode per tool")
+    n = _TOOLS.length
+    plan = prove(
+        lambda: z3.Implies(
+            _modes_say(_MODES(_TOOLS, _CAP), n),
+            z3.And(_plan_modes().length == n, z3.Implies(z3.And(0 <= _Q, _Q < n), z3.Or(item(_plan_modes(), _Q) == z3.StringVal(m.STRICT), item(_plan_modes(), _Q) == z3.StringVal(m.LOOSE)))),
+        ),
+        label="strict_plan's modes are modes_of's: one per tool, each strict or loose (tool q: any q)", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return also(all_of(_modes_lemma(), plan), _strict_law(lambda tools, cap, modes: len(modes) == len(tools) and all(x in (m.STRICT, m.LOOSE) for x in modes), "one mode per tool"))
 
 
-@law("strict_by_priority", "S6.4", "Every strict tool's priority is at least every loose one's; among equals the earlier is strict.", BOUNDED)
+@law("strict_by_priority", "S6.4", "Every strict tool's priority is at least every loose one's; among equals the earlier is strict.", PROVED)
 def strict_by_priority() -> Evidence:
     def prop(tools: tuple[m.Tool, ...], cap: int, modes: tuple[str, ...]) -> bool:
         for i, j in itertools.product(range(len(tools)), repeat=2):
@@ -1012,7 +1112,14 @@ def strict_by_priority() -> Evidence:
                     return False
         return True
 
-    return _strict_law(prop, "strict >= loose, ties to the earlier")
+    def claim() -> Any:
+        says = _modes_say(_MODES(_TOOLS, _CAP), _TOOLS.length)  # the modes lemma, its free tool q read at tools i and j
+        known = [z3.substitute(says, (_Q, _I)), z3.substitute(says, (_Q, _J)), z3.Implies(_before(_J, _I), _AHEAD(_TOOLS, _I) >= _AHEAD(_TOOLS, _J) + 1)]
+        strict = z3.StringVal(m.STRICT)
+        return z3.Implies(z3.And(*known, _before(_J, _I), item(_plan_modes(), _I) == strict), item(_plan_modes(), _J) == strict)
+
+    proof = prove(claim, label="tool j before tool i and i strict: j strict (fewer tools before it), for every pair of tools and cap", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES)
+    return also(all_of(_modes_lemma(), _ahead_lemma(), proof), _strict_law(prop, "strict >= loose, ties to the earlier"))
 
 
 # -- the shipped rulebook's data (derived: S6.2, S6.7, S6.8, S6.12, S6.13 state them, name no law) -----

@@ -199,7 +199,7 @@ def test_a_generated_encoding_is_tied_to_its_function() -> None:
 # Functions outside the subset, each refused naming what it uses.
 def _loops(n: int) -> int:
     total = 0
-    for i in range(n):
+    for i in range(0, n, 2):
         total = total + i
     return total
 
@@ -248,7 +248,7 @@ def _calls_out(n: int) -> int:
 @pytest.mark.parametrize(
     ("fn", "says"),
     [
-        (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`\) without else is translated"),
+        (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`, `for i in range\(...\)`\) without else is translated"),
         (_divides, "the operator FloorDiv is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
@@ -361,3 +361,19 @@ def test_pairs_in_tuples_unpacked_by_a_for_loop_are_pythons(ladder: m.LevelMap, 
 def test_optional_tuples_and_an_empty_tuple_returned_are_pythons(explicit: m.LevelMap | None, rule: m.LevelMap | None) -> None:
     got = CHOSEN_LADDER(concrete(explicit, m.LevelMap | None), concrete(rule, m.LevelMap | None))
     assert _entailed(same_items(got, concrete(m.chosen_ladder(explicit, rule), m.LevelMap)))
+
+
+def _ranges(t: tuple[int, ...], a: int) -> int:
+    total = 0
+    for i in range(len(t)):
+        if i == a:
+            continue
+        total = total * 3 + t[i]
+    for i in range(a, len(t) + a):
+        total = total + i
+    return total
+
+
+@given(t=st.lists(st.integers(-5, 5), max_size=6).map(tuple), a=st.integers(-3, 4))
+def test_for_loops_over_ranges_are_pythons(t: tuple[int, ...], a: int) -> None:
+    assert _entailed(_Translator(_ranges)([concrete(t, tuple[int, ...]), z3.IntVal(a)]) == _ranges(t, a))
