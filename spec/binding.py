@@ -35,6 +35,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     "inference": ("inference/",),
     "tiny": ("tiny/",),
     "cli": ("cli.py", "__main__.py", "paths.py", "corebuild.py", "commands/"),
+    "agent": ("agent/",),
 }
 # Areas that must meet the floor: the built ones (an area with no module yet is skipped).
 FLOOR = 95.0
@@ -48,7 +49,9 @@ FLOOR = 95.0
 # rose to 81.81% (a lower bound: the infer, catalog_union, default_model, compactor, turn, tiny,
 # chat_store and optchat laws with the infer, compactor, cli and optchat bridges) when the infer wire
 # laws took in every built wire API (azure, codex, vertex, mistral, bedrock: 63-75% each).
-HELD: dict[str, float] = {"inference": 81.0, "tiny": 92.0, "cli": 47.0}
+# The agent (issue 28) is built in steps; its first, the tools, has no laws or bridge yet (its
+# tests are tests/agent): held at 0 and shown as measured, so the report says so.
+HELD: dict[str, float] = {"inference": 81.0, "tiny": 92.0, "cli": 47.0, "agent": 0.0}
 
 
 def floor_of(area: str, floor: float) -> float:

@@ -98,6 +98,7 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     "inference": ("infer", "catalog_union", "default_model"),
     "tiny": ("tiny",),
     "cli": ("cli",),  # no law names the command line: its bridge (bridge/cli.py) and its tests judge it
+    "agent": ("agent",),  # built in steps (issue 28): no law or bridge yet, its tests judge it
 }
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
@@ -108,6 +109,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "inference": ("tests/inference", "tests/wire"),
     "tiny": ("tests/tiny",),
     "cli": ("tests/cli",),
+    "agent": ("tests/agent",),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
