@@ -10,12 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from eukhe.agent.tools import TOOLS, Tool, ToolResult, context_for, wire_tools
 from eukhe.agent.tools import search
 from eukhe.agent.tools.base import DEFAULT_BASH_TIMEOUT_MS
-from eukhe.agent.tools.schema import KEYWORDS, SchemaError, check, check_schema
+from eukhe.agent.tools.schema import SchemaError, check, check_schema
 from eukhe.inference.wire.plan import Tool as WireTool
 from eukhe.settings.agent import EukheSettings
 from eukhe.settings.cvar import AgentLayers
@@ -35,28 +36,21 @@ def schemas_in(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-def test_each_schema_stays_in_the_checked_subset(tool: Tool) -> None:
-    check_schema(tool.parameters)
-    for schema in schemas_in(dict(tool.parameters)):
-        assert set(schema) <= KEYWORDS
-
-
-@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
 def test_each_schema_is_valid_draft_2020_12(tool: Tool) -> None:
-    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed in this venv")
+    check_schema(tool.parameters)
     jsonschema.Draft202012Validator.check_schema(tool.parameters)
 
 
-def test_a_schema_outside_the_subset_is_refused_when_declared() -> None:
+def test_a_schema_that_is_not_valid_is_refused_when_declared() -> None:
     async def body(arguments: object, context: object) -> ToolResult:
         return ToolResult("")
 
-    with pytest.raises(SchemaError, match="pattern"):
-        Tool("t", "d", {"type": "object", "properties": {"p": {"type": "string", "pattern": "x"}}}, body)
+    with pytest.raises(SchemaError, match="is not valid under any of the given schemas|is not of type"):
+        Tool("t", "d", {"type": "object", "properties": {"p": {"type": "text"}}}, body)
     with pytest.raises(SchemaError, match="undeclared"):
         Tool("t", "d", {"type": "object", "properties": {}, "required": ["p"]}, body)
-    with pytest.raises(SchemaError, match="additionalProperties"):
-        Tool("t", "d", {"type": "object", "additionalProperties": {"type": "string"}}, body)
+    with pytest.raises(SchemaError, match="-1 is less than the minimum of 0"):
+        Tool("t", "d", {"type": "object", "properties": {"p": {"type": "string", "minLength": -1}}}, body)
 
 
 def test_the_wire_form_is_the_plans_tool_unchanged() -> None:
@@ -86,15 +80,15 @@ def test_relaxed_arguments_are_read(call: Call, workdir: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "arguments", "text"),
     [
-        ("read", {}, "invalid_arguments: path: required, and missing"),
-        ("read", {"path": ["a"]}, "invalid_arguments: path: expected string, got array"),
-        ("read", {"path": "a", "offset": 0}, "invalid_arguments: offset: expected at least 1, got 0"),
-        ("read", {"path": "a", "limit": "many"}, "invalid_arguments: limit: expected integer, got string"),
-        ("edit", {"path": "a", "old": "x", "new": "y", "all": "maybe"}, "invalid_arguments: all: expected boolean, got string"),
-        ("write", {"path": "", "content": "x"}, "invalid_arguments: path: expected at least 1 characters, got 0"),
-        ("bash", {"command": "true", "timeout_ms": 1.5}, "invalid_arguments: timeout_ms: expected integer, got number"),
+        ("read", {}, "invalid_arguments: arguments: 'path' is a required property"),
+        ("read", {"path": ["a"]}, "invalid_arguments: path: ['a'] is not of type 'string'"),
+        ("read", {"path": "a", "offset": 0}, "invalid_arguments: offset: 0 is less than the minimum of 1"),
+        ("read", {"path": "a", "limit": "many"}, "invalid_arguments: limit: 'many' is not of type 'integer'"),
+        ("edit", {"path": "a", "old": "x", "new": "y", "all": "maybe"}, "invalid_arguments: all: 'maybe' is not of type 'boolean'"),
+        ("write", {"path": "", "content": "x"}, "invalid_arguments: path: '' should be non-empty"),
+        ("bash", {"command": "true", "timeout_ms": 1.5}, "invalid_arguments: timeout_ms: 1.5 is not of type 'integer'"),
         ("read", {"path": "a", "mode": "fast"}, "unknown_key: unknown argument 'mode' (the tool takes: limit, offset, path)"),
-        ("write", {}, "invalid_arguments: path: required, and missing; content: required, and missing"),
+        ("write", {}, "invalid_arguments: arguments: 'path' is a required property; arguments: 'content' is a required property"),
         ("write", '{"path": "a.txt", "content": "x\\ud800"}', "invalid_arguments: content: holds '\\ud800', which UTF-8 cannot encode"),
         ("bash", '{"command": "touch \\udcff"}', "invalid_arguments: command: holds '\\udcff', which UTF-8 cannot encode"),
     ],
@@ -115,11 +109,12 @@ def test_a_repaired_argument_runs_with_its_warning(call: Call, workdir: Path) ->
 def test_check_names_nested_fields() -> None:
     schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer", "enum": [1, 2]}}}}
     assert [e.message for e in check({"xs": [1, "2", 3]}, schema)] == [
-        "xs[1]: expected integer, got string",
-        "xs[2]: expected one of [1, 2], got 3",
+        "xs[1]: '2' is not of type 'integer'",
+        "xs[1]: '2' is not one of [1, 2]",
+        "xs[2]: 3 is not one of [1, 2]",
     ]
     assert check({"xs": [1, 2.0]}, schema) == []  # an integral number is an integer (draft 2020-12)
-    assert [e.message for e in check(True, {"type": "number"})] == ["arguments: expected number, got boolean"]
+    assert [e.message for e in check(True, {"type": "number"})] == ["arguments: True is not of type 'number'"]
 
 
 def test_grep_names_the_files_it_did_not_search(call: Call, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
