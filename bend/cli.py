@@ -107,7 +107,7 @@ CATALOG = (("lfm2.5-230m", "text"), ("lfm2.5-350m", "text"), ("whisper-base", "s
 ROLE_CHAINS = {"translate": ("lfm2.5-350m", "lfm2.5-230m"), "speech": ("kokoro",)}
 SCRIPT_KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
 GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
-COMMANDS = ("chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "memory", "session", "set",
+COMMANDS = ("chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "login", "memory", "session", "set",
             "toggle", "cvar", "settings", "mcp", "tiny-models", "translate", "translate-eval", "say", "transcribe",
             "tiny-worker")
 

@@ -7,15 +7,19 @@ The command line has one error path (``main``): every failure becomes one line o
 - 0  the command did what was asked;
 - 1  a fault of the environment: a directory that is read-only or is a regular file, a disk
      error, a session locked by another writer past the lock timeout, a corrupt session log,
-     a stdout closed by its reader (``eukhe ... | head -1`` ends quietly with 1); ``eukhe laws``
-     also exits 1 when a law fails;
-- 2  bad input or usage: an argument, a flag value, a script line, a settings document, an
-     unknown session, conversation or entry, a refused set;
+     a fault of the provider, a stdout closed by its reader (``eukhe ... | head -1`` ends
+     quietly with 1, whatever the command: every write to stdout goes through ``_Stdout``);
+     ``eukhe laws`` also exits 1 when a law fails, ``eukhe chat`` when a turn failed;
+- 2  bad input or usage: an argument (an empty path too), a flag value, a file an argument names
+     that is not of its kind, a script line, a settings document (not JSON, deeper than 100
+     brackets, NaN: ``eukhe.strict_json``), a setting past its bound, an unknown session,
+     conversation or entry, a refused set;
 - 3  ``eukhe ask``: the model refused to answer (its refusal is printed);
 - 70 a bug in eukhe (an error no rule above names): one line asking for a report.
 
 No traceback is printed unless ``EUKHE_DEBUG=1`` (then the traceback comes first, the line
-after it). Arguments that hold text (values, names, JSON) must be UTF-8 and nested at most
+after it). The line is at most ``MAX_LINE`` (300) characters (``clip``): a 40 KB argument is not
+echoed whole. Arguments that hold text (values, names, JSON) must be UTF-8 and nested at most
 ``MAX_DEPTH`` brackets deep; paths may hold any bytes.
 """
 
@@ -38,7 +42,7 @@ import eukhe.commands as commands
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
 DEBUG_ENV = "EUKHE_DEBUG"
-MAX_DEPTH = 100  # brackets: deeper JSON is refused before any parser recurses into it
+MAX_DEPTH = 100  # brackets: deeper JSON is refused before any parser recurses into it (eukhe.strict_json)
 
 EPILOG = """exit status: 0 done; 1 a fault of the environment (read-only or missing directory,
 a directory that is a file, a disk error, a locked session, a corrupt session log, a closed
@@ -54,7 +58,9 @@ EUKHE_AGENT_DIR, else ~/.eukhe."""
 # Errors the seeds print in their own form (control.md S4): no command prefix.
 SEED_FORMS = ("CvarError::", "ExpandError::", "ParseError")
 
-PATH_DESTS = frozenset({"agent_dir", "session_dir", "project", "script", "png", "laws_dir"})
+PATH_DESTS = frozenset({"agent_dir", "session_dir", "project", "script", "png", "plot", "laws_dir", "file", "out", "bundled", "worker_agent_dir"})
+UPPER_DESTS = ("id", "value", "line", "name", "entry", "file")  # positional arguments: named as in the usage line
+MAX_LINE = 300  # characters of the one error line at most (a 40 KB argument is not echoed whole)
 
 
 class CliError(Exception):
@@ -149,18 +155,16 @@ def load_json(text: str, what: str) -> Any:
     no lone surrogate escapes (a value must be storable as UTF-8); UsageError naming ``what``."""
     import json
 
-    if nesting(text) > MAX_DEPTH:
-        raise UsageError(f"{what} is nested more than {MAX_DEPTH} brackets deep")
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
+    from eukhe import strict_json
 
     try:
-        value = json.loads(text, parse_constant=constant)
+        value = strict_json.loads(text, limit=MAX_DEPTH)
+    except strict_json.JsonRefused as error:
+        if error.depth is not None:
+            raise UsageError(f"{what} is nested more than {MAX_DEPTH} brackets deep") from None
+        raise UsageError(f"{what} is not JSON: {error.msg}") from None
     except json.JSONDecodeError as error:
         raise UsageError(f"{what} is not JSON: {error.msg} at column {error.colno}") from None
-    except (ValueError, RecursionError) as error:
-        raise UsageError(f"{what} is not JSON: {error}") from None
     stack = [value]
     while stack:
         item = stack.pop()
@@ -178,11 +182,21 @@ def _escaped_only(text: str) -> bool:
     return all(not "\ud800" <= c <= "\udfff" or "\udc80" <= c <= "\udcff" for c in text)
 
 
+def _label(dest: str) -> str:
+    if dest == "worker_agent_dir":
+        return "--agent-dir"
+    return dest.upper() if dest in UPPER_DESTS else "--" + dest.replace("_", "-")
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
     for dest, value in vars(args).items():
-        if dest in PATH_DESTS or dest.startswith("_"):
+        if dest.startswith("_"):
             continue
-        label = dest.upper() if dest in ("id", "value", "line", "name", "entry") else "--" + dest.replace("_", "-")
+        label = _label(dest)
+        if dest in PATH_DESTS:
+            if value == "":  # an empty path names nothing: never taken as "unset" or as the working dir
+                raise UsageError(f"the argument {label} is empty: name a path, or leave it out")
+            continue
         if isinstance(value, str):
             check_text(value, f"the argument {label}")
         elif isinstance(value, list):
@@ -278,6 +292,55 @@ def one_line(message: str) -> str:
     return "; ".join(parts) if parts else "failed"
 
 
+def clip(line: str, limit: int = MAX_LINE) -> str:
+    """``line`` as at most ``limit`` characters: a longer one keeps its start and its end (what was
+    wrong and where) around a mark of how many characters were cut."""
+    if len(line) <= limit:
+        return line
+    cut = len(line) - limit
+    while True:  # the mark's own length depends on the number it shows
+        mark = f" ...[{cut} characters cut]... "
+        keep = limit - len(mark)
+        if len(line) - keep == cut:
+            break
+        cut = len(line) - keep
+    head = keep * 2 // 3
+    return line[:head] + mark + line[len(line) - (keep - head) :]
+
+
+class StdoutClosed(BaseException):
+    """stdout's reader is gone (EPIPE): the command stops and eukhe ends quietly with exit 1. A
+    BaseException, so that no command's own ``except OSError`` or ``except Exception`` takes it for
+    a fault to report: every command that writes to stdout ends the same way, in ``main``."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs: a write or flush that meets a closed pipe raises
+    StdoutClosed; everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise StdoutClosed from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise StdoutClosed from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _prepare_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
@@ -361,6 +424,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`>&-`): whatever it did would go unsaid
         _say("eukhe: stdout is closed; nothing done")
         return EXIT_FAULT
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout = stdout
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = parser().parse_args(argv)
@@ -369,16 +441,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         with holding(program=args._prog, timeout=functools.partial(lock_timeout, args.agent_dir)):
             status: int = args.run(args)
         try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
+            sys.stdout.flush()  # a closed pipe raises StdoutClosed, handled below
         except OSError as error:
             raise EnvironmentFault(f"cannot write stdout: {error.strerror or error}") from error
         return status
     except SystemExit as done:  # --help, or a command that exits itself
         code = done.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
-    except BrokenPipeError:
+    except (BrokenPipeError, StdoutClosed):
         return _quiet_broken_pipe()
     except KeyboardInterrupt:
         _say("eukhe: interrupted")
@@ -392,10 +462,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             line = f"{prog}: {one_line(message)}"
         if os.environ.get(DEBUG_ENV) == "1" and sys.stderr is not None:
             traceback.print_exc()
-        _say(line)
+        _say(clip(line))
         try:
             sys.stdout.flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, StdoutClosed):
             return _quiet_broken_pipe()
         except (OSError, ValueError):
             pass

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from bend import effort as compiled
 
+from eukhe import strict_json
+
 LEVELS: tuple[str, ...] = compiled.LADDER
 OFF = compiled.OFF
 MEDIUM = compiled.MEDIUM
@@ -45,7 +47,7 @@ def parse_map(value: object) -> dict[str, str | None]:
 
 def parse_map_json(text: str) -> dict[str, str | None]:
     try:
-        value = json.loads(text)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise EffortError(f"the map is not JSON: {error.msg} at column {error.colno}") from error
     return parse_map(value)

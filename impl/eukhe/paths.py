@@ -14,6 +14,11 @@ Sessions dir (control.md S4b.7, ``settings::resolve_session_dir``), first that i
    (S4), trusted or not: its ``sessionDir`` is a settings error of the config;
 5. ``<agent dir>/sessions``.
 
+Unix socket addresses (``socket_address``): ``<dir>/<name>`` when its bytes fit the 107 a
+socket address holds (the name counted, a temporary name as much as the socket's own), else the
+same file reached through ``/proc/self/fd/N/<name>`` of the directory held open, whose length
+does not depend on the directory's: a socket in the agent dir works whatever the dir's length.
+
 An empty variable or an empty ``sessionDir`` counts as unset. ``~`` is expanded; a relative
 path is taken from the working dir (flag, variables) or from the agent dir (the setting). The
 config is read only when no higher level is set, and only read. A config file that cannot be
@@ -25,13 +30,15 @@ level applies; this never raises.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 AGENT_DIR_ENV = "EUKHE_AGENT_DIR"
 SESSION_DIR_ENV = "EUKHE_SESSION_DIR"
 LEGACY_SESSION_DIR_ENV = "EUKHE_CODING_AGENT_SESSION_DIR"
 SESSION_DIR_KEY = "sessionDir"
+SOCKET_ADDRESS_MAX = 107  # bytes of a Unix socket address (Linux: sun_path is 108, its NUL included)
 
 
 def agent_dir(flag: str | Path | None = None, *, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
@@ -89,3 +96,19 @@ def _absolute(value: str, base: Path, env: Mapping[str, str]) -> Path:
         return _home(env) / value[2:]
     path = Path(value)
     return path if path.is_absolute() else base / path
+
+
+@contextmanager
+def socket_address(directory: Path, name: str) -> Iterator[str]:
+    """The address to bind or connect the Unix socket ``directory/name`` with, valid within the
+    block: the path itself when its bytes fit SOCKET_ADDRESS_MAX, else ``/proc/self/fd/N/name``
+    with ``directory`` open as N (the name must itself fit, with room for the prefix)."""
+    full = os.path.join(os.fsdecode(directory), name)
+    if len(os.fsencode(full)) <= SOCKET_ADDRESS_MAX:
+        yield full
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{name}"
+    finally:
+        os.close(fd)

@@ -179,7 +179,7 @@ FOUND = {  # what the start found of the index: the edits inside the covered pre
     "messages truncated": "error",
     "last message rewritten, same length": "stale",
     "first message rewritten, same length": "stale",
-    "tree truncated": "stale",
+    "tree truncated": "error",  # its last merge line cut after view.json showed it: no crash's (issue 30)
     "a day file removed": "error",
     "a day file renamed": "stale",
     "an older day file added": "error",

@@ -154,8 +154,9 @@ def test_a_checksummed_index_with_a_malformed_header_is_not_used(tmp_path: Path,
     assert parse_index(_with_header(_index(tmp_path), change)) is None
 
 
-def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: Path) -> None:
-    """0644 under the usual umask 022 (os.open's default, 0777, would make them executable)."""
+def test_day_files_are_made_private_to_the_owner(tmp_path: Path) -> None:
+    """0600 in 0700 directories, even under the usual umask 022 (issue 30: they hold the user's
+    conversations; tests/memory_store/test_private_and_durable_files.py checks every file)."""
     old = os.umask(0o022)
     try:
         store = _opened(tmp_path / "chat")
@@ -166,7 +167,8 @@ def test_day_files_are_made_readable_by_all_and_writable_by_the_owner(tmp_path: 
         os.umask(old)
     day_files = sorted((tmp_path / "chat").rglob("*.jsonl"))
     assert [p.relative_to(tmp_path / "chat").as_posix() for p in day_files] == ["2026-12-01.jsonl", "tree/2026-12-01.jsonl"]
-    assert [stat.S_IMODE(p.stat().st_mode) for p in day_files] == [0o644, 0o644]
+    assert [stat.S_IMODE(p.stat().st_mode) for p in day_files] == [0o600, 0o600]
+    assert [stat.S_IMODE(p.parent.stat().st_mode) for p in day_files] == [0o700, 0o700]
 
 
 def test_a_message_line_with_a_wrong_first_key_before_a_good_end_is_named_by_its_line(tmp_path: Path) -> None:

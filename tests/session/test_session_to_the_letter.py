@@ -426,8 +426,9 @@ def test_after_a_failed_write_every_write_names_the_log_and_the_first_failure(
     assert str(caught.value) == f"an earlier write to {log} failed ([Errno 28] No space left on device); reopen the session"
 
 
-def test_a_conversation_log_is_made_readable_by_all_and_writable_by_the_owner(tmp_path: Path) -> None:
-    """0644 under the usual umask 022 (os.open's default, 0777, would make it executable)."""
+def test_a_conversation_log_is_made_private_to_the_owner(tmp_path: Path) -> None:
+    """0600 in a 0700 session dir, even under the usual umask 022 (issue 30: the logs hold the
+    user's conversations)."""
     old = os.umask(0o022)
     try:
         with Store(tmp_path).create("s") as session:
@@ -437,4 +438,5 @@ def test_a_conversation_log_is_made_readable_by_all_and_writable_by_the_owner(tm
         os.umask(old)
     logs = sorted((tmp_path / "s").glob("*.jsonl"))
     assert [p.name for p in logs] == ["main.child.jsonl", "main.jsonl"]
-    assert [stat.S_IMODE(p.stat().st_mode) for p in logs] == [0o644, 0o644]
+    assert [stat.S_IMODE(p.stat().st_mode) for p in logs] == [0o600, 0o600]
+    assert stat.S_IMODE((tmp_path / "s").stat().st_mode) == 0o700

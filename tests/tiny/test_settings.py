@@ -6,7 +6,6 @@ the cvar table does not declare are unset. Titles run in the background: a turn 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from eukhe.settings.cvar import Cvars, Layer, Registry
 from eukhe.settings.cvar_table import TABLE
 from eukhe.tiny import catalog, paths, roles, uses
 from eukhe.tiny.settings import BASE_URL_CVAR, RUNTIME_CVAR, TinySettings
+from tests.tiny.conftest import Holding, hold_dir, joined, release
 
 
 def _install(agent_dir: Path, model_id: str) -> None:
@@ -93,18 +93,14 @@ def test_titles_never_block_the_turn_and_follow_titles_generate(agent_dir: Path)
     agent = agent_dir
     _install(agent, "lfm2.5-230m")
     got: list[str | None] = []
-    hold = agent / "hold"
-    hold.mkdir()
-    os.mkfifo(hold / "received")
-    os.mkfifo(hold / "release")
+    hold = hold_dir()
+    holding = Holding(hold)
     thread = uses.start_title(agent, f"hold:{hold}", got.append, settings=TinySettings.load(agent))
     assert thread is not None  # the turn goes on: start_title has returned
-    with open(hold / "received", encoding="utf-8") as received:  # the worker holds the title request now
-        received.read()
+    holding.wait()  # the worker holds the title request now
     assert got == [] and thread.is_alive()  # no title yet, and nobody waited for one
-    with open(hold / "release", "w", encoding="utf-8"):
-        pass
-    thread.join()
+    release(hold)
+    joined(thread)
     assert len(got) == 1 and got[0] is not None and got[0].startswith("Write a short title")
     _settings_json(agent, {"titles": {"generate": False}})
     assert uses.start_title(agent, "fix the build", got.append, settings=TinySettings.load(agent)) is None
@@ -117,5 +113,5 @@ def test_titles_never_block_the_turn_and_follow_titles_generate(agent_dir: Path)
 
     thread = uses.start_title(agent, "fix the build", on_title, settings=TinySettings.load(agent))
     assert thread is not None
-    thread.join()
+    joined(thread)
     assert done.is_set() and got[-1] is None  # Unavailable: no title

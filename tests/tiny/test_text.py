@@ -160,3 +160,68 @@ def test_text_engine_finds_the_catalog_layout(tmp_path: Path) -> None:
     (tmp_path / "model" / "onnx" / "model_q4.onnx").unlink()
     with pytest.raises(engine.EngineError):
         engine.load(tmp_path / "model")
+
+
+# ------------------------------------------------------------ hardening (issue 30, tiny models)
+
+MESSAGES = [{"role": "user", "content": "Translate from English to German.\nEnglish: hello"}]
+
+
+def _bos_model(where: Path, template: str | None, config: dict[str, object] | None) -> object:
+    """A text model dir whose tokenizer.json `tokenizers` built (with a post-processor template
+    or none) and, when ``config`` is given, a tokenizer_config.json; the reference returned."""
+    where.mkdir(parents=True, exist_ok=True)
+    reference = train("llama3", vocab_size=400, template=template)
+    write(reference, where)
+    graphs.build(where / "model.onnx", reference.get_vocab_size(), DIM, 5)
+    (where / "engine.json").write_text(json.dumps({"kind": "onnx-text"}), encoding="utf-8")
+    if config is not None:
+        (where / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return reference
+
+
+@pytest.mark.parametrize(
+    "template, config, bos",
+    [
+        ("<|startoftext|> $A", None, True),  # the post-processor's template adds it
+        ("<|startoftext|> $A <|endoftext|>", None, True),  # only what comes before the text
+        (None, {"add_bos_token": True, "bos_token": "<|startoftext|>"}, True),
+        (None, {"add_bos_token": True, "bos_token": {"content": "<|startoftext|>", "special": True}}, True),
+        ("<|startoftext|> $A", {"add_bos_token": False, "bos_token": "<|startoftext|>"}, False),  # the config decides
+        ("<|startoftext|> $A", {"bos_token": "<|startoftext|>"}, True),  # no add_bos_token: the template decides
+        (None, {"bos_token": "<|startoftext|>"}, False),
+        (None, None, False),
+    ],
+)
+def test_the_text_prompt_begins_with_the_models_bos(tmp_path: Path, template: str | None, config: dict[str, object] | None, bos: bool) -> None:
+    reference = _bos_model(tmp_path / "model", template, config)
+    loaded = engine.load(tmp_path / "model")
+    assert isinstance(loaded, TextEngine)
+    text = chatml(MESSAGES, "German:")
+    plain = reference.encode(text, add_special_tokens=False).ids  # type: ignore[attr-defined]
+    start = reference.token_to_id("<|startoftext|>")  # type: ignore[attr-defined]
+    want = [start, *plain] if bos else plain
+    assert loaded.prompt(MESSAGES, "German:") == want
+    if template is not None and config is None:  # what `tokenizers` itself gives, up to the text's end
+        assert want == reference.encode(text).ids[: len(want)]  # type: ignore[attr-defined]
+    vocab = reference.get_vocab_size()  # type: ignore[attr-defined]
+    end = frozenset({reference.token_to_id("<|im_end|>")})  # type: ignore[attr-defined]
+    greedy = graphs.reference_greedy(want, 8, vocab, DIM, 5, end)
+    assert loaded.chat(MESSAGES, "German:", [], 8) == "German:" + loaded.tokenizer.decode(greedy)
+
+
+def test_a_bos_token_the_tokenizer_lacks_fails_to_load(tmp_path: Path) -> None:
+    _bos_model(tmp_path / "model", None, {"add_bos_token": True, "bos_token": "<s-not-there>"})
+    with pytest.raises(engine.EngineError, match="bos_token.*<s-not-there>"):
+        engine.load(tmp_path / "model")
+    (tmp_path / "model" / "tokenizer_config.json").write_text("{", encoding="utf-8")
+    with pytest.raises(engine.EngineError, match="tokenizer_config.json"):
+        engine.load(tmp_path / "model")
+
+
+def test_the_catalog_installs_the_text_models_tokenizer_config() -> None:
+    from eukhe.tiny import catalog
+
+    for model in catalog.CATALOG:
+        if model.kind == "text":
+            assert "tokenizer_config.json" in [f.path for f in model.files]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.tiny import catalog, paths, recorder, roles, tasks, uses
+from tests.tiny.conftest import Holding, joined
 
 pytestmark = pytest.mark.usefixtures("idle_env")
 
@@ -131,6 +132,23 @@ def test_abort_stops_recorder(tmp_path: Path) -> None:
     assert take.process.returncode is not None
 
 
+def test_a_recorder_that_never_ends_fails_within_its_deadline(tmp_path: Path) -> None:
+    """A recorder that ignores SIGINT (and one never asked to stop) does not hang the take: past
+    its deadline it is killed and the take fails naming what it waited for."""
+    os.mkfifo(tmp_path / "trapped")
+    path = _recorders(tmp_path, {"arecord": f"trap '' INT\n: > {tmp_path / 'trapped'}\nexec sleep 100000\n"})
+    trapped = Holding(tmp_path, "trapped")
+    take = recorder.Take(recorder.find_recorder(path))
+    trapped.wait()  # SIGINT is ignored from here on
+    with pytest.raises(recorder.RecorderError, match=r"arecord did not end within 0.05 s of SIGINT"):
+        take.stop(deadline=0.05)
+    assert take.process.returncode is not None
+    take = recorder.Take(recorder.find_recorder(path))  # no reader of trapped now: it never even gets to sleep
+    with pytest.raises(recorder.RecorderError, match=r"arecord did not end by itself within 0.05 s"):
+        take.stop(interrupt=False, deadline=0.05)
+    assert take.process.returncode is not None
+
+
 def test_judge_model_for_model_less_classify(tmp_path: Path) -> None:
     assert uses.local_classifiers() == ("local/lfm2.5-230m", "local/lfm2.5-350m")
     with pytest.raises(roles.Unavailable) as caught:
@@ -157,12 +175,12 @@ def test_titles_in_the_background(agent_dir: Path) -> None:
     assert uses.start_title(agent_dir, "x", on_title, named=True) is None
     thread = uses.start_title(agent_dir, "fix the build", on_title)  # no tiny model installed here
     assert thread is not None
-    thread.join()
+    joined(thread)
     assert got == [None]
     _install(agent_dir, "lfm2.5-230m")
     thread = uses.start_title(agent_dir, "fix the build", on_title)
     assert thread is not None
-    thread.join()
+    joined(thread)
     assert got[1] is not None and got[1].startswith("Write a short title")  # the echo engine's reply, first line
     assert uses.parse_title('"Title: Fix the build"\nmore') == "Fix the build"
     assert uses.parse_title("  \n") is None

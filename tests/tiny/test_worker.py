@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -12,13 +14,14 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from eukhe.tiny import paths, protocol
-from eukhe.tiny.client import Crashed, TinyClient, WorkerError
+from eukhe.tiny.client import Crashed, NoAnswer, TinyClient, WorkerError
 from eukhe.tiny.worker import launch_tag, probe
-from tests.tiny.conftest import MODEL, alive, install_echo, wait_exit
+from tests.tiny.conftest import LIMIT, MODEL, Holding, alive, hold_dir, install_echo, joined, release, wait_exit
 
 pytestmark = pytest.mark.usefixtures("idle_env")
 
@@ -100,30 +103,22 @@ def test_existing_run_dir_made_0700(agent_dir: Path) -> None:
     client.close()
 
 
-def _hold_dir() -> Path:
-    where = Path(tempfile.mkdtemp(prefix="ekf", dir="/tmp"))
-    os.mkfifo(where / "received")
-    os.mkfifo(where / "release")
-    return where
-
-
 def test_shutdown_lets_another_clients_in_flight_request_finish(agent_dir: Path) -> None:
     holder = TinyClient(agent_dir, MODEL, dtype="q4")
     holder.ensure()
     old = holder.worker_pid
     assert old is not None
-    hold = _hold_dir()
+    hold = hold_dir()
+    holding = Holding(hold)
     answers: list[str] = []
     thread = threading.Thread(target=lambda: answers.append(holder.chat([{"role": "user", "content": f"hold:{hold}"}])))
     thread.start()
-    with open(hold / "received", encoding="utf-8") as received:  # the worker holds the request now
-        received.read()
+    holding.wait()  # the worker holds the request now
     replacer = TinyClient(agent_dir, MODEL, dtype="fp16")
     assert replacer.ensure() == "replaced"
     assert alive(old)
-    with open(hold / "release", "w", encoding="utf-8"):
-        pass
-    thread.join()
+    release(hold)
+    joined(thread)
     assert answers == [f"hold:{hold}"]
     wait_exit(old)
     assert replacer.chat([{"role": "user", "content": "after"}]) == "after"
@@ -182,3 +177,154 @@ def test_second_worker_exits_when_a_live_one_answers(agent_dir: Path) -> None:
 
 def test_echo_install_helper_is_used(agent_dir: Path) -> None:
     assert (install_echo(agent_dir) / "engine.json").exists()
+
+
+# ------------------------------------------------------------ hardening (issue 30, tiny models)
+
+
+@pytest.mark.parametrize("how", ["idle", "killed", "replaced"])
+def test_a_stale_client_reelects_silently(agent_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """After its worker exited with nothing in flight (idle, killed, replaced), a client's next
+    request elects the current worker (or starts one) instead of failing."""
+    if how == "idle":
+        monkeypatch.setenv("EUKHE_TINY_WORKER_IDLE_MS", "30")
+    client = TinyClient(agent_dir, MODEL, dtype="q4")
+    if how == "idle":  # a request could meet the 30 ms worker already gone: the connection is enough
+        assert client.ensure() == "started"
+    else:
+        assert client.chat([{"role": "user", "content": "first"}]) == "first"
+    old = client.worker_pid
+    assert old is not None
+    monkeypatch.setenv("EUKHE_TINY_WORKER_IDLE_MS", "600000")  # the next worker stays
+    other: TinyClient | None = None
+    if how == "killed":
+        os.kill(old, signal.SIGKILL)
+    elif how == "replaced":
+        other = TinyClient(agent_dir, MODEL, dtype="fp16")
+        assert other.ensure() == "replaced"
+    wait_exit(old)
+    assert client.chat([{"role": "user", "content": "again"}]) == "again"
+    assert client.worker_pid not in (None, old)
+    assert client.outcome == ("replaced" if how == "replaced" else "started")
+    client.close()
+    if other is not None:
+        other.close()
+
+
+def test_a_request_in_flight_when_the_worker_dies_still_fails(agent_dir: Path) -> None:
+    client = TinyClient(agent_dir, MODEL)
+    client.ensure()
+    pid = client.worker_pid
+    assert pid is not None
+    hold = hold_dir()
+    holding = Holding(hold)
+    failed: list[BaseException] = []
+
+    def held() -> None:
+        try:
+            client.chat([{"role": "user", "content": f"hold:{hold}"}])
+        except Crashed as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=held)
+    thread.start()
+    holding.wait()
+    os.kill(pid, signal.SIGKILL)
+    joined(thread)
+    assert len(failed) == 1 and "died mid-request" in str(failed[0])
+    client.close()
+
+
+def _silent_child(agent_dir: Path, model_id: str, device: str, dtype: str) -> subprocess.Popen[bytes]:
+    """A launched "worker" that never says ready: it waits for its stdin, a pipe nobody writes."""
+    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def test_a_launched_worker_that_never_answers_fails_within_its_deadline(agent_dir: Path) -> None:
+    launched: list[subprocess.Popen[bytes]] = []
+
+    def launcher(*args: Any) -> subprocess.Popen[bytes]:
+        launched.append(_silent_child(*args))
+        return launched[-1]
+
+    client = TinyClient(agent_dir, MODEL, launcher=launcher, answer_deadline=0.05)
+    with pytest.raises(NoAnswer, match=r"its first line \(ready or live\) .*within 0.05 s") as caught:
+        client.ensure()
+    assert caught.value.log == paths.log_path(agent_dir, MODEL)
+    assert len(launched) == 1
+    wait_exit(launched[0].pid)  # the silent child was ended, not left behind
+    assert launched[0].wait(timeout=LIMIT) != 0
+
+
+def test_a_worker_that_never_answers_a_request_fails_within_its_deadline(agent_dir: Path) -> None:
+    client = TinyClient(agent_dir, MODEL, request_deadline=0.05)
+    client.ensure()
+    hold = hold_dir()
+    holding = Holding(hold)
+    try:
+        with pytest.raises(NoAnswer, match=r"the answer to chat .*within 0.05 s"):
+            client.chat([{"role": "user", "content": f"hold:{hold}"}])
+        assert client.conn is None  # the late answer can never be read as the next one's
+    finally:
+        holding.wait()
+        release(hold)
+    assert client.chat([{"role": "user", "content": "next"}]) == "next"
+    client.close()
+
+
+def test_a_worker_that_never_says_bye_fails_within_its_deadline(agent_dir: Path) -> None:
+    """A worker of another tag that answers ping but never answers shutdown."""
+    run = paths.ensure_run_dir(agent_dir)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(run / f"{MODEL}-onnx.sock"))
+    listener.listen(4)
+    stop = threading.Event()
+
+    def serve() -> None:
+        conns = []
+        listener.settimeout(LIMIT)
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        conns.append(conn)
+        reader = protocol.LineReader(conn)
+        line = reader.read()
+        assert isinstance(line, bytes) and json.loads(line)["op"] == "ping"
+        protocol.send(conn, {"ok": True, "tag": "another-build|onnx|cpu|q4", "pid": os.getpid()})
+        stop.wait(LIMIT)  # never says bye
+        conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client = TinyClient(agent_dir, MODEL, answer_deadline=0.05)
+    try:
+        with pytest.raises(NoAnswer, match=r"bye .*within 0.05 s"):
+            client.ensure()
+    finally:
+        stop.set()
+        joined(thread)
+        listener.close()
+
+
+def test_a_worker_serves_under_an_agent_dir_too_long_for_a_socket_path() -> None:
+    """The socket's path under an agent dir of 110 characters is past the Unix socket limit
+    (108 bytes): the worker binds and the client connects through eukhe.paths.socket_address."""
+    base = Path(tempfile.mkdtemp(prefix="ekt", dir="/tmp"))
+    deep = base / ("d" * (110 - len(str(base)) - 1))
+    try:
+        install_echo(deep)
+        assert len(os.fsencode(paths.socket_path(deep, MODEL))) > 108
+        client = TinyClient(deep, MODEL, dtype="q4")
+        assert client.ensure() == "started"
+        assert client.chat([{"role": "user", "content": "hi"}], prefill="> ") == "> hi"
+        pid = client.worker_pid
+        client.close()
+        found = probe(paths.socket_path(deep, MODEL))
+        assert found.sock is not None
+        found.sock.close()
+        assert pid is not None
+        os.kill(pid, signal.SIGTERM)
+        wait_exit(pid)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -29,6 +29,14 @@ settings say, each retry one row ``[retry 1/3: PROVIDER: KIND; waiting N s]``. A
 model shows as one row, ``[refused] <its text>``. The turns and the compactor send their requests
 through one HTTP client per provider, kept for the whole chat (``eukhe.inference.wire.pool``).
 Nothing prints a traceback unless EUKHE_DEBUG=1.
+
+Exit status: 0 when the chat ends (``/quit`` or the end of input) and every turn was answered
+(a refusal is an answer; a bad line is not a turn); exit status 1 when any turn (or /agent
+subagent) failed for a fault of the provider or the environment, so a script that pipes lines
+into the chat sees the failure; 70 when a turn met a bug in eukhe. What it cannot start with (an
+unknown provider, no credentials, a --timeout that is not a finite number above 0, a setting past
+its bound) is one line and exit 2 or 1 before the first prompt, as for ``eukhe ask``. A stdout
+closed by its reader ends the chat quietly (exit 1).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+
+from eukhe.cli import EXIT_BUG, EXIT_FAULT, EXIT_OK, clip
 
 if TYPE_CHECKING:
     from eukhe.inference.wire.events import Event
@@ -57,7 +67,7 @@ def register(sub: Any) -> None:
     p.add_argument("--provider", default=None, help="the provider id (default: the defaultProvider setting)")
     p.add_argument("--model", default=None, help="the model id (default: defaultModel, else the provider's default model)")
     p.add_argument("--thinking", default=None, help="the thinking level of turns (default: the defaultThinkingLevel setting)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds without a byte before a call fails (default 120)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds without a byte before a call fails (a finite number above 0; default 120)")
     p.set_defaults(run=run_chat)
 
 
@@ -92,7 +102,7 @@ class Terminal:
     def error(self, text: str) -> None:
         if self.column:
             self.write("\n")
-        self.err.write(f"eukhe chat: {text}\n")
+        self.err.write(clip(f"eukhe chat: {text}") + "\n")
         self.err.flush()
 
     def show(self, what: str, text: str) -> None:
@@ -162,6 +172,10 @@ class Session:
         self.turn: asyncio.Task[Any] | None = None
         self.agents: set[asyncio.Task[Any]] = set()
         self.compactor: Any = None
+        self.status = EXIT_OK  # the chat's exit status: EXIT_FAULT once a turn failed, EXIT_BUG once one met a bug
+
+    def failed(self, status: int) -> None:
+        self.status = max(self.status, status)
 
     def start_compactor(self) -> None:
         """The chat's live compactor on the memory role's model (memory.model with memory.thinking,
@@ -253,6 +267,7 @@ class Session:
             return
         error = agent.exception()
         if error is not None:
+            self.failed(EXIT_FAULT)
             self.term.error(_said(error))
 
     def memory_model(self, words: list[str]) -> None:
@@ -288,8 +303,10 @@ class Session:
         try:
             await self.turns.turn(text, show=self.term.show)
         except (WireError, TurnError, StoreError, OSError) as error:
+            self.failed(EXIT_FAULT)
             self.term.error(_said(error))
         except Exception as error:  # a bug: one line (the traceback with EUKHE_DEBUG=1), the chat goes on
+            self.failed(EXIT_BUG)
             if os.environ.get("EUKHE_DEBUG") == "1":
                 import traceback
 
@@ -342,7 +359,8 @@ class Session:
                 waits.add(self.turn)
             done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if self.turn is not None and self.turn in done:
-                self.turn = None
+                finished, self.turn = self.turn, None
+                finished.result()  # what run_turn lets through (a closed stdout) ends the chat
                 self.prompt()
             if get not in done:
                 continue
@@ -360,7 +378,7 @@ class Session:
         loop.remove_reader(fd)
         if self.compactor is not None:
             await self.compactor.close()
-        return 0
+        return self.status
 
     def line(self, raw: bytes) -> bool:
         """One line typed; False once the chat should end."""
@@ -414,7 +432,7 @@ def run_chat(args: argparse.Namespace) -> int:
     from eukhe.memory.turn import chat_turns
 
     term = Terminal(sys.stdout, sys.stderr)
-    connection = connect(args, "eukhe chat", lambda retry: term.row(f"[{retry.line()}]"))
+    connection = connect(args, "eukhe chat", lambda retry: term.row(f"[{retry.line()}]"), uses=("memory.settleTimeoutMs",))
     agent, settings, model, level, client = connection.agent, connection.settings, connection.model, connection.level, connection.client
     settle = int(settings.cvars.value([], "memory.settleTimeoutMs")) / 1000.0
     try:

@@ -95,14 +95,18 @@ def _limit(cvar: str) -> Any:
     """A flag read with the type of the cvar it stands for (directors.* are Nat)."""
 
     def parse(text: str) -> Any:
-        from eukhe.settings.cvar_table import registry
+        from eukhe.settings.cvar_table import bound_error, registry
 
         decl = registry().get(cvar)
         assert decl is not None, cvar
         try:
-            return decl.type.parse(text)
+            value = decl.type.parse(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{cvar} is a {decl.type.describe()}, not {text[:40]!r}") from None
+        why = bound_error(cvar, value)  # the bound a set of the cvar takes (issue 30)
+        if why is not None:
+            raise argparse.ArgumentTypeError(why)
+        return value
 
     parse.__name__ = cvar
     return parse

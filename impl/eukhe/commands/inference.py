@@ -9,11 +9,18 @@
     eukhe ask [--provider P] [--model M] [--thinking L] [--timeout S] TEXT
                                                    stream one reply of the provider's model
 
-Bad input (an unknown provider, an empty model id, a damaged rulebook) is one line on stderr
-and exit status 2. ``eukhe ask`` reads the provider from --provider, else defaultProvider; the
+Bad input (an unknown provider, an empty model id, an --api that is no wire API, a damaged
+rulebook, a --bundled file that is missing, a directory, not UTF-8 or not a catalog) is one line
+on stderr and exit status 2; a --bundled file that cannot be read is 1. models.json's problems
+are warnings (``eukhe model list: <file>: ...``) and the catalog goes on without what they name.
+``eukhe ask`` reads the provider from --provider, else defaultProvider; the
 model from --model, else defaultModel (of that provider), else the rulebook's provider default,
 else the provider's first model; the base URL from the catalog or models.json; the key from
-models.json's apiKey, else auth.json, else <PROVIDER>_API_KEY. It streams the reply through the
+models.json's apiKey, else auth.json (``eukhe login``), else <PROVIDER>_API_KEY. --timeout is a
+finite number of seconds above 0. A retry setting or retry.provider.streamRepeatLimit past the
+largest value its use takes (written by hand in a document: a set refuses it) is a settings error,
+exit 2, before any request. Every event is read by ``eukhe.strict_json``: one that is not JSON,
+nested more than 100 brackets deep or holding NaN is a fault of the provider. It streams the reply through the
 repetition guard (when eukhe.inference.guard is present) and shows tool calls; a fault of the
 provider or the connection (an HTTP error, no connection, a timeout, a cut stream, a repeating
 stream, no credentials) is one line naming the provider and the reason, exit status 1. A
@@ -34,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eukhe import paths
-from eukhe.cli import CliError, EnvironmentFault, UsageError
+from eukhe.cli import CliError, EnvironmentFault, UsageError, clip, show_path
 from eukhe.inference import capabilities, catalog, ladder, quirks
 
 if TYPE_CHECKING:  # the wire (httpx) is imported only when `eukhe ask` runs
@@ -69,7 +76,7 @@ def register(sub: Any) -> None:
     p.add_argument("--provider", default=None, help="the provider id (default: the defaultProvider setting)")
     p.add_argument("--model", default=None, help="the model id (default: defaultModel, else the provider's default model)")
     p.add_argument("--thinking", default=None, help="the thinking level (default: the defaultThinkingLevel setting)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds without a byte before the request fails (default 120)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds without a byte before the request fails (a finite number above 0; default 120)")
     p.add_argument("--show-thinking", action="store_true", help="print the model's thinking before its answer")
     p.add_argument("--usage", action="store_true", help="print the token counts on stderr after the reply")
     p.set_defaults(run=run_ask)
@@ -86,18 +93,43 @@ def _guard(fn: Any) -> Any:
     return run
 
 
+def _check_bundle(bundled: Path) -> None:
+    """The bundle --bundled names, read and parsed before the catalog takes it: a path that names
+    no file, or a file that is not a catalog (not UTF-8, not JSON, deeper than 100 brackets, NaN,
+    not of the catalog's form) is bad input (exit 2); a file that cannot be read is a fault of the
+    environment (exit 1). The catalog would take either as a warning and go on without it."""
+    shown = f"eukhe model list: --bundled {show_path(bundled)}"
+    if not bundled.exists():
+        raise UsageError(f"{shown}: no such file")
+    if bundled.is_dir():
+        raise UsageError(f"{shown}: is a directory, not a models.bundled.json file")
+    try:
+        data = bundled.read_bytes()
+    except OSError as error:
+        raise EnvironmentFault(f"{shown}: cannot read: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{shown}: not UTF-8 at byte {error.start}") from None
+    try:
+        catalog.parse_catalog(text, "bundled")
+    except catalog.CatalogError as error:
+        raise UsageError(f"{shown}: not a catalog: {error}") from None
+
+
 def _registry(args: argparse.Namespace) -> catalog.Registry:
     bundled = Path(args.bundled) if getattr(args, "bundled", None) else None
-    if bundled is not None and not bundled.exists():
-        raise UsageError(f"eukhe model list: --bundled {bundled}: no such file")
+    if bundled is not None:
+        _check_bundle(bundled)
     return catalog.registry(paths.agent_dir(args.agent_dir), bundled)
 
 
 def run_model_list(args: argparse.Namespace) -> int:
     reg = _registry(args)
     book = quirks.shipped()
-    for problem in reg.diagnostics:
-        print(f"models.json: {problem}" if not problem.startswith(("models.json", "/")) else problem, file=sys.stderr)
+    for problem in reg.diagnostics:  # models.json's: each names the file; the catalog goes on without what it names
+        where = problem if problem.startswith(("models.json", "/")) else f"models.json: {problem}"
+        print(clip(f"eukhe model list: {where}"), file=sys.stderr)
     for model in reg.models:
         key = quirks.ModelKey(model.id, model.name, model.provider, model.api, model.base_url)
         levels = ladder.ladder(book, key, model.reasoning, model.thinking_level_map).offered
@@ -129,6 +161,8 @@ def run_provider_caps(args: argparse.Namespace) -> int:
 def run_quirks_query(args: argparse.Namespace) -> int:
     if not args.model.strip():
         raise UsageError("eukhe quirks query: the model id is empty")
+    if args.api and args.api not in catalog.APIS:
+        raise UsageError(f"eukhe quirks query: --api {args.api!r} is not a wire API ({', '.join(sorted(catalog.APIS))})")
     book = quirks.shipped()
     compat: dict[str, Any] = {}
     reg = catalog.registry(paths.agent_dir(args.agent_dir))
@@ -254,12 +288,29 @@ class Connection:
     pool: Any  # wire.pool.Pool: the HTTP clients of the command, closed in its event loop at its end
 
 
-def connect(args: argparse.Namespace, command: str, notify: Any = None) -> Connection:
+RETRY_CVARS = ("retry.maxRetries", "retry.baseDelayMs")
+
+
+def check_bounds(cvars: Any, used: tuple[str, ...], command: str) -> None:
+    """Each natural setting ``used`` is no larger than its use takes (the bound a set takes,
+    eukhe.settings.cvar_table.largest): a larger one, written in a document by hand, is a settings
+    error, UsageError naming the setting and the layer it came from (never a crash mid-command)."""
+    from eukhe.settings.cvar_table import bound_error
+
+    for cvar in used:
+        found = cvars.sourced([], cvar)
+        why = None if found is None else bound_error(cvar, found[0])
+        if why is not None:
+            raise UsageError(f"{command}: settings: {cvar} in {found[1]}: {why}; nothing sent")
+
+
+def connect(args: argparse.Namespace, command: str, notify: Any = None, uses: tuple[str, ...] = ()) -> Connection:
     """The agent directory, the settings, the model (--provider, --model), the reasoning level
     (--thinking, else defaultThinkingLevel, else off) and the wire client (--timeout) on a pool
     of HTTP clients, retrying as the retry.* settings say (``notify`` is told of each retry);
-    bad input is a UsageError, a fault of the environment an EnvironmentFault, each naming
-    ``command``."""
+    the retry settings and ``uses`` (more natural settings the command reads) within their
+    bounds (``check_bounds``); bad input is a UsageError, a fault of the environment an
+    EnvironmentFault, each naming ``command``."""
     from eukhe.effort import EffortError, parse_level
     from eukhe.inference import wire
     from eukhe.inference.wire import events
@@ -267,10 +318,11 @@ def connect(args: argparse.Namespace, command: str, notify: Any = None) -> Conne
     from eukhe.inference.wire.retry import Policy, Retrying
     from eukhe.settings.agent import EukheSettings
 
-    if not (args.timeout > 0):
-        raise UsageError(f"{command}: --timeout must be a positive number of seconds, not {args.timeout}")
+    if not (0 < args.timeout < float("inf")):  # nan, inf (and 1e999, read as inf) wait for ever: refused
+        raise UsageError(f"{command}: --timeout must be a positive number of seconds, and finite, not {args.timeout}")
     agent = paths.agent_dir(args.agent_dir)
     settings = EukheSettings(agent, Path.cwd())
+    check_bounds(settings.cvars, RETRY_CVARS + uses, command)
     try:
         model = resolve_model(agent, settings.cvars, args.provider, args.model)
     except NoModel as error:
@@ -303,7 +355,9 @@ def run_ask(args: argparse.Namespace) -> int:
     def retried(retry: Any) -> None:  # retries come before any of the reply: at a line start
         print(f"eukhe ask: {retry.line()}", file=sys.stderr, flush=True)
 
-    connection = connect(args, "eukhe ask", retried)
+    from eukhe.inference.guard import LIMIT_CVAR
+
+    connection = connect(args, "eukhe ask", retried, uses=(LIMIT_CVAR,))
     model, level, client, settings = connection.model, connection.level, connection.client, connection.settings.cvars
     request = wire.Request((wire.Message("user", args.text),), thinking=level)
     out = sys.stdout

@@ -10,15 +10,18 @@ zoom and date; rule 5 import):
 
 The chat is ``<agent dir>/chat/main``. The command claims the chat like any handle: with an
 owner running it is a client of it, else it owns the chat while it runs. Bad input (a zoom that
-names no node, an id past the chat) is one line and exit 2; a log that cannot be read or an
-owner that does not answer is one line and exit 1. The verbs hang under the ``memory`` parser
+names no node, an id past the chat, a --session-dir that does not exist or is empty) is one line
+and exit 2; a log that cannot be read, an owner that does not answer, a sessions dir that is a
+regular file is one line and exit 1 (the one error path of eukhe.cli: clipped, and a closed stdout
+ends quietly). ``import`` reports the messages this run logged (an entry another import, running
+at the same time, logged first counts as known), so the counts of runs at once add up to what
+the chat holds. The verbs hang under the ``memory`` parser
 of ``eukhe.commands.memory`` (one parser per command).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -54,7 +57,7 @@ def _natural(text: str) -> int:
 
 def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def guarded(args: argparse.Namespace) -> int:
-        from eukhe.cli import UsageError
+        from eukhe.cli import EnvironmentFault, UsageError
         from eukhe.memory.chat import ZoomError
         from eukhe.memory.records import StoreError
         from eukhe.session import SessionError
@@ -63,9 +66,8 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
             return run(args)
         except (ZoomError, ValueError) as error:
             raise UsageError(f"eukhe memory: {error}") from None
-        except (StoreError, SessionError, OSError) as error:
-            print(f"eukhe memory: {str(error).splitlines()[0]}", file=sys.stderr)
-            return 1
+        except (StoreError, SessionError, OSError) as error:  # the one error path prints it (one line, clipped): exit 1
+            raise EnvironmentFault(f"eukhe memory: {str(error).splitlines()[0] if str(error).strip() else type(error).__name__}") from None
 
     return guarded
 
@@ -113,10 +115,16 @@ def run_date(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from eukhe.cli import EnvironmentFault, UsageError, show_path
     from eukhe.memory.importer import import_sessions
     from eukhe.session import Store as Sessions
 
     root, source = paths.resolve_session_dir(args.session_dir, agent_dir_flag=args.agent_dir)
+    named = "--session-dir" if source == "--session-dir" else f"the sessions dir (from {source})"
+    if root.exists() and not root.is_dir():
+        raise EnvironmentFault(f"eukhe memory import: {named} {show_path(root)} is not a directory")
+    if not root.exists() and source == "--session-dir":  # the flag names a dir to import: one that is not there is a mistake
+        raise UsageError(f"eukhe memory import: {named} {show_path(root)} does not exist")
     with _memory(args) as memory:
         done = import_sessions(memory, Sessions(root))
     print(f"imported {done.added} messages from {done.sessions} sessions in {root} (from {source}); {done.known} entries already in the chat")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from eukhe import paths
-from eukhe.cli import UsageError, require_dir
+from eukhe.cli import UsageError, clip, require_dir
 from eukhe.session import Store
 from eukhe.settings import config as configmod
 from eukhe.settings.agent import CvarAgent, EukheSettings
@@ -156,7 +156,7 @@ def run_show(args: argparse.Namespace) -> int:
     if warning:
         print(warning)
     for error in errors:
-        print(f"settings error: {error.show()}", file=sys.stderr)
+        print(clip(f"settings error: {error.show()}"), file=sys.stderr)
     return 0
 
 

@@ -8,19 +8,24 @@
     eukhe transcribe F.wav [--language L]          the dictation role's model reads a WAV file
     eukhe tiny-worker ID --backend onnx --agent-dir DIR   (hidden: started by clients)
 
-Bad input (an unknown model id) exits 2; a download that failed (its typed error, one line)
-exits 1.
+Bad input exits 2, checked before any model is looked up: an unknown model id, a --base-url
+(or tinyModels.baseUrl, EUKHE_TINY_MODELS_URL) that is not an http(s) URL with a host, a --voice
+that is not a voice file's name, a --out in no directory, a file to transcribe that cannot be read
+or is not a PCM WAV file. A fault of the environment exits 1: a download that failed (its typed
+error, one line), no model for the role (Unavailable), an agent dir that is not a directory.
+Paths (the WAV file, --out) may hold any bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from eukhe import paths as agent_paths
-from eukhe.cli import UsageError
+from eukhe.cli import EnvironmentFault, UsageError, clip, require_dir, show_path
 
 
 def register(sub: Any) -> None:
@@ -73,6 +78,7 @@ def run_list(args: argparse.Namespace) -> int:
     from eukhe.tiny import catalog
 
     agent_dir = agent_paths.agent_dir(args.agent_dir)
+    require_dir(agent_dir, "the agent dir")  # a regular file there: a fault of the environment, not "missing" models
     for model in catalog.CATALOG:
         print(f"{model.id}\t{catalog.install_state(agent_dir, model)}\t{model.kind}")
     return 0
@@ -91,6 +97,8 @@ def run_download(args: argparse.Namespace) -> int:
     from eukhe.tiny.settings import TinySettings
 
     base = args.base_url or TinySettings.load(agent_dir, Path.cwd()).base_url
+    source = "--base-url" if args.base_url else "the setting tinyModels.baseUrl" if base else download.BASE_URL_ENV
+    check_base_url(base or os.environ.get(download.BASE_URL_ENV) or None, source)
     status = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         for model in chosen:
@@ -102,11 +110,28 @@ def run_download(args: argparse.Namespace) -> int:
             try:
                 where = download.download(agent_dir, model, base=base, progress=moved, warn=lambda w: print(w, file=sys.stderr))
             except download.DownloadError as error:
-                print(f"eukhe tiny-models download: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+                print(clip(f"eukhe tiny-models download: {type(error).__name__}: {_first_line(error)}"), file=sys.stderr)
                 status = 1
                 continue
             print(f"{model.id}: installed in {where}")
     return status
+
+
+def check_base_url(url: str | None, where: str) -> None:
+    """A download base URL is an http or https URL with a host and no spaces (UsageError naming
+    ``where`` it came from); None: the catalog's own hosts."""
+    from urllib.parse import urlsplit
+
+    if url is None:
+        return
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+        good = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        good = False
+    if not good or any(char.isspace() or not char.isprintable() for char in url):
+        raise UsageError(f"eukhe tiny-models download: {where} {url[:200]!r} is not an http or https URL with a host")
 
 
 def run_translate(args: argparse.Namespace) -> int:
@@ -120,9 +145,13 @@ def run_translate(args: argparse.Namespace) -> int:
         print(uses.translate(agent_dir, args.language.strip(), args.text, settings=_settings(agent_dir)))
     except (roles.Unavailable, tasks.TranslationError, TinyError) as error:
         name = f"TranslationError::{type(error).__name__}" if isinstance(error, tasks.TranslationError) else type(error).__name__
-        print(f"eukhe translate: {name}: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe translate: {name}: {_first_line(error)}") from None
     return 0
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def run_translate_eval(args: argparse.Namespace) -> int:
@@ -136,13 +165,11 @@ def run_translate_eval(args: argparse.Namespace) -> int:
         known = {m.id for m in catalog.CATALOG}
         if args.model_id not in known:
             raise UsageError(f"eukhe translate-eval: unknown tiny model {args.model_id!r}")
-        print(f"eukhe translate-eval: {args.model_id} is not installed", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe translate-eval: {args.model_id} is not installed")
     try:
         print(json.dumps(uses.eval_on_local(agent_dir, args.model_id), sort_keys=True))
     except TinyError as error:
-        print(f"eukhe translate-eval: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe translate-eval: {type(error).__name__}: {_first_line(error)}") from None
     return 0
 
 
@@ -162,22 +189,27 @@ def run_say(args: argparse.Namespace) -> int:
         raise UsageError("eukhe say: the text must not be empty")
     if not math.isfinite(args.speed) or args.speed <= 0:
         raise UsageError(f"eukhe say: --speed must be a positive number, got {args.speed}")
+    if not args.voice or "/" in args.voice or args.voice.startswith(".") or not args.voice.isprintable():
+        raise UsageError(f"eukhe say: --voice {args.voice!r} is not a voice's name (a file voices/<voice>.bin of the model: no '/', not starting with '.')")
+    out_file = Path(args.out) if args.out else None
+    if out_file is not None:
+        if out_file.is_dir():
+            raise UsageError(f"eukhe say: --out {show_path(out_file)} is a directory; name a .wav file")
+        if not out_file.parent.is_dir():
+            raise UsageError(f"eukhe say: --out {show_path(out_file)}: no directory {show_path(out_file.parent)}")
     player = None if args.out else next((p for p in PLAYERS if shutil.which(p)), None)
     if not args.out and player is None:
-        print(f"eukhe say: no audio player on PATH ({', '.join(PLAYERS)}); write a file with --out F.wav", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe say: no audio player on PATH ({', '.join(PLAYERS)}); write a file with --out F.wav")
     agent_dir = agent_paths.agent_dir(args.agent_dir)
     try:
         wav = uses.speak(agent_dir, args.text, voice=args.voice, speed=args.speed, settings=_settings(agent_dir))
     except (roles.Unavailable, TinyError) as error:
-        print(f"eukhe say: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 1
-    if args.out:
+        raise EnvironmentFault(f"eukhe say: {type(error).__name__}: {_first_line(error)}") from None
+    if out_file is not None:
         try:
-            Path(args.out).write_bytes(wav)
+            out_file.write_bytes(wav)
         except OSError as error:
-            print(f"eukhe say: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
-            return 1
+            raise EnvironmentFault(f"eukhe say: cannot write {show_path(out_file)}: {error.strerror or error}") from None
         return 0
     assert player is not None
     with tempfile.NamedTemporaryFile(suffix=".wav") as out:
@@ -185,8 +217,7 @@ def run_say(args: argparse.Namespace) -> int:
         out.flush()
         played = subprocess.run([player, out.name], capture_output=True, text=True, check=False)
     if played.returncode != 0:
-        print(f"eukhe say: {player} failed: {played.stderr.strip()}", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe say: {player} failed: {played.stderr.strip()}")
     return 0
 
 
@@ -194,16 +225,22 @@ def run_transcribe(args: argparse.Namespace) -> int:
     from eukhe.tiny import roles, uses
     from eukhe.tiny.client import TinyError
 
+    from eukhe.tiny.audio import AudioError, read_wav
+
+    shown = show_path(args.file)
     try:
         wav = Path(args.file).read_bytes()
     except OSError as error:
-        raise UsageError(f"eukhe transcribe: cannot read {args.file}: {error.strerror or error}") from error
+        raise UsageError(f"eukhe transcribe: cannot read {shown}: {error.strerror or error}") from None
+    try:
+        read_wav(wav)  # what the worker will read: a file it cannot is bad input, found before any model is looked up
+    except AudioError as error:
+        raise UsageError(f"eukhe transcribe: {shown}: {_first_line(error)}") from None
     agent_dir = agent_paths.agent_dir(args.agent_dir)
     try:
         text = uses.transcribe(agent_dir, wav, language=args.language, settings=_settings(agent_dir))
     except (roles.Unavailable, TinyError) as error:
-        print(f"eukhe transcribe: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 1
+        raise EnvironmentFault(f"eukhe transcribe: {type(error).__name__}: {_first_line(error)}") from None
     print(text)
     return 0
 

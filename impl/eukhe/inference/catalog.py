@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator
 
 from bend import catalog_union as compiled_union
+from eukhe import strict_json
 
 # Wire APIs compiled in (transport pinning: a bundled entry naming another is damaged).
 APIS: tuple[str, ...] = (
@@ -158,6 +159,10 @@ class CatalogError(ValueError):
 
 def parse_catalog(text: str, source: str) -> list[CatalogModel]:
     try:
+        strict_json.loads(text)  # at most 100 deep, no NaN or Infinity, before pydantic reads it
+    except json.JSONDecodeError as error:
+        raise CatalogError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    try:
         document = _Catalog.model_validate_json(text)
     except ValidationError as error:
         first = error.errors()[0]
@@ -265,7 +270,7 @@ def parse_models_json(text: str, where: str = "models.json") -> ModelsJson:
     """Each providers.<id> loads alone; a bad one is dropped with a diagnostic naming it."""
     out = ModelsJson()
     try:
-        document = json.loads(text)
+        document = strict_json.loads(text)
     except json.JSONDecodeError as error:
         out.diagnostics.append(f"{where}: not JSON: {error.msg} at line {error.lineno} column {error.colno}")
         return out

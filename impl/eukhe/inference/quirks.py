@@ -21,6 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from eukhe import strict_json
 log = logging.getLogger(__name__)
 
 LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -444,7 +445,7 @@ def parse_document(document: Any) -> tuple[list[FamilyDef], list[HostDef], list[
 
 def load(text: str) -> Rulebook:
     try:
-        document = json.loads(text)
+        document = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise RulebookError(f"not JSON: {error.msg} at line {error.lineno}") from error
     families, hosts, rules, tables = parse_document(document)

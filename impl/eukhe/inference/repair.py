@@ -35,9 +35,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from eukhe import strict_json
+
 PARSE_ERROR, RAW_JSON = "__parseError", "__rawJson"
 RAW_KEPT = 512
 MAX_NAMED = 3
+RELAXED_DEPTH = 200  # brackets: the relaxed reader's cap (_Relaxed.value); the strict reading takes the same
 
 
 class RelaxedError(ValueError):
@@ -60,6 +63,9 @@ def _float(token: str) -> float:
 
 
 def strict(text: str) -> Any:
+    at = strict_json.too_deep(text, RELAXED_DEPTH)  # the relaxed reader's cap: both readings take the same depths
+    if at is not None:
+        raise strict_json.JsonRefused(f"nested more than {RELAXED_DEPTH} brackets deep", text, at, depth=RELAXED_DEPTH + 1)
     return json.loads(text, parse_constant=_refuse, parse_float=_float)
 
 

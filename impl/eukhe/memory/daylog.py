@@ -7,20 +7,47 @@ tail: skipped (``Tail``). A ``{"torn": N}`` marker skips the lines from ``N`` up
 an earlier writer terminated). Any other bad line is a ``CorruptLine`` naming the file and the
 line.
 
+A torn tail is what a crash leaves: the one line whose write it cut, and after it only the cut
+writes of markers that were terminating it (prefixes of ``{"torn": N}``; each writer that found
+the tail appends one marker, and a crash can cut it too). Anything more after the last good line
+(garbage, a file replaced, lines of records) is no crash's: a ``CorruptLine`` naming the tail's
+first line.
+
 Appending: one ``os.write`` of one whole line, then ``fsync`` (rule 6: flush every write, never
 edit or delete). A writer that finds a torn tail terminates it first, in one write: a newline if
 the tail has none, then the marker naming it; so its own lines start on a line of their own and
-no byte of the log is rewritten. A new file is made with its directory fsynced.
+no byte of the log is rewritten. A new file (0600) or directory (0700) is made with the directory
+holding its entry fsynced (``eukhe.session.private``).
+
+The day file of a line is the local date of the clock, unless that is earlier than the newest
+day file (the clock's date stepped back: a change of time zone, a clock set back): then the line
+goes to the newest day file, so the files' order stays the ids' order. The message keeps the
+clock's date in its ``date``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from eukhe.memory.records import Record, StoreError, Torn, encode
+from eukhe.session.private import fsync_dir, make_dirs, open_append, write_all
+
+__all__ = ["Appender", "Tail", "day_files", "fsync_dir", "is_cut_marker", "write_line"]
+
+_MARKER_HEAD = b'{"torn":'
+_MARKER_REST = re.compile(rb"[0-9]+\}?")
+
+
+def is_cut_marker(line: bytes) -> bool:
+    """Whether ``line`` is what a cut write of a torn marker leaves: a start of ``{"torn":N}``
+    (not empty)."""
+    if len(line) <= len(_MARKER_HEAD):
+        return bool(line) and _MARKER_HEAD.startswith(line)
+    return _MARKER_REST.fullmatch(line, len(_MARKER_HEAD)) is not None and line.startswith(_MARKER_HEAD)
 
 
 @dataclass(frozen=True)
@@ -54,6 +81,7 @@ class Appender:
         self._tail = tail
         self._path: Path | None = None
         self._fd = -1
+        self._newest = "" if tail.path is None else tail.path.name  # the newest day file's name
         self.failed: BaseException | None = None
 
     def _terminate(self) -> None:
@@ -72,15 +100,14 @@ class Appender:
             raise StoreError(f"an earlier write to {self._path} failed ({self.failed}); reopen the chat")
         try:
             self._terminate()
-            path = self.directory / f"{self.day()}.jsonl"
+            name = max(f"{self.day()}.jsonl", self._newest)  # never before the newest day file
+            path = self.directory / name
             if path != self._path:
                 self.close()
-                self.directory.mkdir(parents=True, exist_ok=True)
-                created = not path.exists()
-                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                make_dirs(self.directory)
+                self._fd = open_append(path)
                 self._path = path
-                if created:
-                    fsync_dir(self.directory)
+                self._newest = name
             write_line(self._fd, encode(record))
         except OSError as error:
             self.failed = error
@@ -95,15 +122,5 @@ class Appender:
 
 def write_line(fd: int, data: bytes) -> None:
     """One write of the whole line (repeated only if the kernel took part of it), then fsync."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    write_all(fd, data)
     os.fsync(fd)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -48,8 +48,11 @@ class DurableChat:
 
     @classmethod
     def open(cls, config: Config, messages: Sequence[Message], tree: Sequence[NodeLine | MergeLine], sink: Sink, clock: Callable[[], str]) -> DurableChat:
-        """The chat reopened from its log; what the reopening wrote goes to ``sink``."""
-        chat, wrote = reopen(config, messages, tree)
+        """The chat reopened from its log; what the reopening wrote goes to ``sink``. A sink that
+        saved a view (the store's view.json, ``saved_view``) has it checked against the log
+        before anything is written (``eukhe.memory.fold.reopen``)."""
+        saved_view = getattr(sink, "saved_view", None)
+        chat, wrote = reopen(config, messages, tree, saved_view() if callable(saved_view) else None)
         for record in wrote:
             if isinstance(record, NodeLine):
                 sink.node(record)

@@ -60,9 +60,7 @@ def import_sessions(memory: Memory, sessions: Store) -> Imported:
                 known += 1
                 continue
             seen.add(key)
-            before = memory.status()["messages"]
-            memory.append(f"[session {session_id}] {entry.kind.value}: {text}", Kind.NOTE, key)
-            after = memory.status()["messages"]
-            added += after - before
-            known += after == before
+            _, logged = memory.appended(f"[session {session_id}] {entry.kind.value}: {text}", Kind.NOTE, key)
+            added += logged  # what this import logged, not what the chat grew by (another import may append too)
+            known += logged == 0
     return Imported(count, added, known)

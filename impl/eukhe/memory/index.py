@@ -30,7 +30,7 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import TypeVar, cast, overload
 
-from eukhe.memory.daylog import Tail, day_files
+from eukhe.memory.daylog import Tail, day_files, is_cut_marker
 import numpy as np
 
 from eukhe.memory.records import CorruptLine, IdGap, Kind, MergeLine, Message, NodeLine, Record, StoreError, Torn, decode
@@ -63,6 +63,22 @@ class _Files:
             if len(data) < want:
                 return self.files[number], data
             want *= 4
+
+    def where(self, place: int) -> tuple[Path, int]:
+        """The file and the line number (from 1) of the line at ``place`` (the newlines before it
+        are counted: an error's path, not a start's)."""
+        number, offset = place >> _SHIFT, place & _MASK
+        fd = self._fds.get(number)
+        if fd is None:
+            fd = self._fds[number] = os.open(self.files[number], os.O_RDONLY)
+        lines, at = 1, 0
+        while at < offset:
+            data = os.pread(fd, min(CHUNK, offset - at), at)
+            if not data:
+                break
+            lines += data.count(b"\n")
+            at += len(data)
+        return self.files[number], lines
 
     def close(self) -> None:
         for fd in self._fds.values():
@@ -106,6 +122,7 @@ class _File:
     marker_ends: dict[int, int] = field(default_factory=dict)  # the byte after each whole marker's newline
     covered: Covered | None = None  # the prefix an index may cover (``_settle``)
     taken: list[np.ndarray] = field(default_factory=list)  # the numbers of the lines taken as records
+    cut: set[int] = field(default_factory=set)  # the bad lines that are a cut write of a torn marker
 
 
 def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
@@ -136,6 +153,15 @@ def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
     if first_torn <= found.lines:
         if not newest:
             raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
+        more = [n for n in range(first_torn + 1, found.lines + 1) if n not in found.cut and n not in found.markers]
+        if more:  # a crash cuts one line, then at most the markers terminating it
+            why = found.bad.get(first_torn, "not a good record")
+            raise CorruptLine(
+                path,
+                first_torn,
+                f"{why}; and {found.lines - first_torn} more lines after it (line {more[0]} the first that is no cut marker): "
+                "no crash leaves more than its one cut line, the file was damaged or replaced",
+            )
         return Tail(path, first_torn, found.terminated)
     return None
 
@@ -416,6 +442,8 @@ class _Slow:
             record = decode(line, tree=self.tree)
         except ValueError as error:
             self.found.bad[number] = str(error) if ended else "the line has no newline: a torn write"
+            if is_cut_marker(line):
+                self.found.cut.add(number)
             return None
         if isinstance(record, Torn):
             self.found.markers[number] = record
@@ -469,8 +497,13 @@ class _Log(Sequence[R]):
         try:
             record = decode(line, tree=self.tree)
         except ValueError as error:
-            raise CorruptLine(path, -1, f"the line at byte {place & _MASK}: {error}") from None
+            path, number = self._files.where(place)
+            raise CorruptLine(path, number, f"{error} (read at byte {place & _MASK}, after the start checked the file)") from None
         return cast(R, record)
+
+    def where(self, k: int) -> tuple[Path, int]:
+        """The file and line number of record ``k``."""
+        return self._files.where(self.places[k])
 
     def close(self) -> None:
         self._files.close()
@@ -586,13 +619,20 @@ class MessageLog(_Log[Message]):
 class TreeLog(_Log[NodeLine | MergeLine]):
     """The tree lines of a chat directory in log order (``log[k]`` decodes line ``k`` from disk),
     with what a restart needs at hand: the built sizes as the planner's rows, each node's place
-    in the log, the merge lines, and the first node named twice or beyond the chat."""
+    in the log, the merge lines, and the first node named twice or beyond the chat (``problem``,
+    at record ``problem_at``).
+
+    ``lost``: the first node logged before one of its halves was (record ``lost_at``). A node is
+    built only once both halves are, and each built node is logged as it is built, children first
+    (rules 11, 13): a node logged without a half before it says tree lines were lost (a day file
+    deleted, cut or replaced)."""
 
     tree = True
 
     def __init__(self, directory: Path, t: int, resume: Resume | None = None) -> None:
         files = day_files(directory)
         super().__init__(files)
+        self.directory = directory
         self.t = t
         try:
             self._read(files, resume, careful=False)
@@ -607,6 +647,8 @@ class TreeLog(_Log[NodeLine | MergeLine]):
         self.merges: list[MergeLine] = []
         self.newest: Node | None = None
         self.problem: str | None = None
+        self.problem_at = -1
+        self.problem_node: Node | None = None
         places = self.places
         sizes: list[np.ndarray] = []
         where: list[np.ndarray] = []
@@ -655,6 +697,7 @@ class TreeLog(_Log[NodeLine | MergeLine]):
             for k, far in huge:
                 if first_problem < 0 or int(position[k]) < first_problem:
                     first_problem = int(position[k])
+                    self.problem_node = far
                     self.problem = f"node {far} logged twice or beyond the chat's {t} messages"
             nodes = np.flatnonzero(node)
             if not len(nodes):
@@ -686,13 +729,15 @@ class TreeLog(_Log[NodeLine | MergeLine]):
                         first_problem = k
                         m = int(mine[int(np.flatnonzero(position[mine] == k)[0])]) if (position[mine] == k).any() else -1
                         named = (depth, int(index[m])) if m >= 0 else (depth, -1)
+                        self.problem_node = named
                         self.problem = f"node {named} logged twice or beyond the chat's {t} messages"
             beyond = nodes[bad]
             if len(beyond):
                 m = int(beyond[0])
                 if first_problem < 0 or int(position[m]) < first_problem:
                     first_problem = int(position[m])
-                    self.problem = f"node {(int(level[m]), int(index[m]))} logged twice or beyond the chat's {t} messages"
+                    self.problem_node = (int(level[m]), int(index[m]))
+                    self.problem = f"node {self.problem_node} logged twice or beyond the chat's {t} messages"
         self._built: list[tuple[np.ndarray, np.ndarray]] = []  # each depth's sizes and places (an index keeps them)
         for depth in range(len(sizes)):
             used = np.flatnonzero(where[depth] >= 0)
@@ -703,6 +748,54 @@ class TreeLog(_Log[NodeLine | MergeLine]):
                 self.order.append(array("q"))
             self.rows[depth] = sizes[depth][:top].tolist()
             self.order[depth] = _array(where[depth][:top])
+        self.problem_at = first_problem
+        self.lost, self.lost_at = self._halves_first()
+
+    def logged(self, levels: np.ndarray, indexes: np.ndarray) -> np.ndarray:
+        """Whether each node ``(levels[k], indexes[k])`` has a node line in the log."""
+        out = np.zeros(len(levels), dtype=bool)
+        inside_levels = (levels >= 0) & (levels < len(self._built))
+        for level in np.flatnonzero(np.bincount(levels[inside_levels], minlength=1)).tolist():  # the levels named (few)
+            sizes = self._built[level][0]
+            if not len(sizes):
+                continue
+            mine = np.flatnonzero(levels == level)
+            at = indexes[mine]
+            inside = (at >= 0) & (at < len(sizes))
+            out[mine] = inside & (sizes[np.where(inside, at, 0)] > 0)
+        return out
+
+    def merge_at(self, n: int) -> int:
+        """The record number of merge line ``n`` (from 0): the records that are no node line, in
+        order."""
+        merge = np.ones(len(self.places), dtype=bool)
+        for _sizes, places in self._built:
+            merge[places[places >= 0]] = False
+        return int(np.flatnonzero(merge)[n])
+
+    def _halves_first(self) -> tuple[str | None, int]:
+        """The first node (in log order) logged before one of its halves, or without it: why, and
+        its record's number (-1: none)."""
+        first, why = -1, None
+        for depth in range(1, len(self._built)):
+            places = self._built[depth][1]
+            nodes = np.flatnonzero(places >= 0)
+            if not len(nodes):
+                continue
+            below = self._built[depth - 1][1]
+            at = places[nodes]
+            for child in (2 * nodes, 2 * nodes + 1):
+                half = below[np.minimum(child, len(below) - 1)] if len(below) else np.full(len(child), -1)
+                half = np.where(child < len(below), half, -1)
+                wrong = np.flatnonzero((half < 0) | (half > at))
+                if len(wrong):
+                    k = int(wrong[int(np.argmin(at[wrong]))])
+                    if first < 0 or int(at[k]) < first:
+                        first = int(at[k])
+                        node, side = (depth, int(nodes[k])), (depth - 1, int(child[k]))
+                        after = "not logged at all" if half[k] < 0 else "logged only after it"
+                        why = f"node {node} is logged, its half {side} {after}: tree lines were lost (a day file of tree/ deleted, cut or replaced)"
+        return why, first
 
     def text(self, node: Node) -> str:
         """The line of built node ``node`` (StoreError when it was not logged)."""

@@ -24,17 +24,19 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from eukhe import strict_json
 from eukhe.memory.chat import Config, ZoomError
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.lines import split_text
 from eukhe.memory.records import Kind, StoreError, kind_of
-from eukhe.memory.store import Store
+from eukhe.memory.store import Store, local_now
 from eukhe.memory.view import render_lines
+from eukhe.session.private import make_dirs
+from eukhe.paths import socket_address
 
 LOCK = "lock"
 OWNER = "owner"
@@ -54,24 +56,11 @@ class MemoryBusy(StoreError):
     """The chat has an owner that does not answer, or none could be claimed in time."""
 
 
-@contextmanager
-def _short(directory: Path) -> Iterator[str]:
-    """A path to ``directory`` short enough for a Unix socket address (108 bytes)."""
-    if len(str(directory)) < 90:
-        yield str(directory)
-        return
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{fd}"
-    finally:
-        os.close(fd)
-
-
 class Core:
     """The owner's chat: the store and the durable planner, one call at a time."""
 
-    def __init__(self, directory: Path, config: Config) -> None:
-        self.store = Store(directory)
+    def __init__(self, directory: Path, config: Config, now: Callable[[], str] = local_now) -> None:
+        self.store = Store(directory, now=now)
         self.chat = DurableChat.open(config, self.store.messages, self.store.tree, self.store, self.store.now)
         self.saved = self.store.check(self.chat.chat.view.nodes)
         self.lock = threading.RLock()  # reentrant: a turn holds it while the compactor it drives logs (eukhe.memory.turn)
@@ -85,7 +74,10 @@ class Core:
             try:
                 return {"ok": self._call(request)}
             except (ZoomError, ValueError, StoreError) as error:
-                return {"error": type(error).__name__, "message": str(error)}
+                # the class a client raises again: a store's error stays one (exit 1 on the command
+                # line, not bad input), whichever subclass (CorruptLine, IdGap, LostLines, ...)
+                kind = "ZoomError" if isinstance(error, ZoomError) else "StoreError" if isinstance(error, StoreError) else "ValueError"
+                return {"error": kind, "kind": type(error).__name__, "message": str(error)}
 
     def _call(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -97,9 +89,12 @@ class Core:
             kind = kind_of(request.get("kind", "user"))
             pieces = split_text(text)
             ids = []
+            before = chat.t
             for number, piece in enumerate(pieces):
                 piece_key = None if key is None else (str(key) if len(pieces) == 1 else f"{key}/{number}")
                 ids.append(self.chat.message(piece, kind, piece_key))
+            if request.get("count"):  # how many of the ids this call logged (a known key logs nothing)
+                return {"ids": ids, "added": self.chat.chat.t - before}
             return ids
         if op == "view":
             return render_lines(list(chat.view.nodes), chat.text)
@@ -142,7 +137,7 @@ class Core:
 class Memory:
     """A handle on one chat: its owner, or a client of the owner."""
 
-    def __init__(self, directory: Path, config: Config = Config()) -> None:
+    def __init__(self, directory: Path, config: Config = Config(), now: Callable[[], str] = local_now) -> None:
         self.directory = directory
         self.config = config
         self.core: Core | None = None
@@ -153,7 +148,11 @@ class Memory:
         self._threads: list[threading.Thread] = []
         self._accepted: set[socket.socket] = set()
         self._closing = False
-        directory.mkdir(parents=True, exist_ok=True)
+        self.now = now  # the clock of the messages' dates and day files, when this handle owns the chat
+        try:
+            make_dirs(directory)  # 0700: the chat's socket and files are the user's alone
+        except OSError as error:
+            raise StoreError(f"cannot make the chat directory {directory}: {error}") from error
         self._claim()
 
     @property
@@ -172,7 +171,7 @@ class Memory:
             time.sleep(0.002)  # the owner is between taking its lock and renaming its socket into place
 
     def _try_own(self) -> bool:
-        fd = os.open(self.directory / OWNER, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.directory / OWNER, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -181,11 +180,11 @@ class Memory:
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
-            self.core = Core(self.directory, self.config)
+            self.core = Core(self.directory, self.config, self.now)
             server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             temporary = f".{LOCK}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
-            with _short(self.directory) as base:
-                server.bind(f"{base}/{temporary}")
+            with socket_address(self.directory, temporary) as address:
+                server.bind(address)
             server.listen(64)
             os.replace(self.directory / temporary, self.directory / LOCK)
         except BaseException:
@@ -204,8 +203,8 @@ class Memory:
     def _try_connect(self) -> bool:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            with _short(self.directory) as base:
-                conn.connect(f"{base}/{LOCK}")
+            with socket_address(self.directory, LOCK) as address:
+                conn.connect(address)
         except (ConnectionRefusedError, FileNotFoundError):
             conn.close()
             return False
@@ -234,7 +233,7 @@ class Memory:
                 if core is None:
                     return
                 try:
-                    request = json.loads(line)
+                    request = strict_json.loads(line, limit=strict_json.RECORD_DEPTH, finite=False)
                     reply = core.call(request) if isinstance(request, dict) else {"error": "ValueError", "message": "a call is a JSON object"}
                 except ValueError as error:
                     reply = {"error": "ValueError", "message": f"not JSON: {error}"}
@@ -285,6 +284,14 @@ class Memory:
             key = f"client-{uuid.uuid4().hex}"
         value = kind.value if isinstance(kind, Kind) else kind
         return list(self._call({"op": "append", "text": text, "kind": value, "key": key}))
+
+    def appended(self, text: str, kind: Kind | str, key: str) -> tuple[list[int], int]:
+        """``append`` with a key, and how many messages this call logged: 0 when the key was logged
+        before (by this handle or by another process's), which no count of the chat's messages
+        around the call can tell while another process appends too."""
+        value = kind.value if isinstance(kind, Kind) else kind
+        reply = self._call({"op": "append", "text": text, "kind": value, "key": key, "count": True})
+        return list(reply["ids"]), int(reply["added"])
 
     def view(self) -> list[str]:
         return list(self._call({"op": "view"}))

@@ -19,6 +19,7 @@ import json
 from typing import NamedTuple
 from enum import Enum
 
+from eukhe import strict_json
 from eukhe.memory.text import size
 
 Node = tuple[int, int]
@@ -63,6 +64,11 @@ class CorruptLine(StoreError):
 
 class IdGap(CorruptLine):
     """Message ids must run 0, 1, 2, ... across the day files (rule 2)."""
+
+
+class LostLines(CorruptLine):
+    """Lines of the log are missing (a day file deleted, cut or replaced): what shows it, named by
+    its file and line. Never a crash's: a crash loses at most the line it cut (rule 6)."""
 
 
 class Message(NamedTuple):
@@ -126,7 +132,7 @@ def _text(body: dict[str, object]) -> str:
 def decode(line: bytes, *, tree: bool) -> Record:
     """The record of one line (without its newline); ValueError says what is wrong."""
     try:
-        body = json.loads(line)
+        body = strict_json.loads(line, limit=strict_json.RECORD_DEPTH, finite=False)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"not JSON: {error}") from None
     return record_of(body, tree=tree)

@@ -9,6 +9,9 @@
     index.bin               what the last full read of the logs found (``eukhe.memory.index``): a
                             cache, never the truth; a start scans only the lines appended since
 
+Private (issue 30): every file here is created 0600 and every directory 0700, with no chmod
+after the write (``eukhe.session.private``); the lock socket lives in the 0700 chat directory.
+
 Append only, one write and one fsync per line (``eukhe.memory.daylog``). At open the day files
 are scanned (``eukhe.memory.index``): texts stay on disk, read by id when asked for. When
 index.bin fits the files (its checksum holds and each covered prefix still has its fingerprint)
@@ -18,7 +21,8 @@ folded from the messages and the merge lines (``eukhe.memory.fold``) and checked
 view.json: ``saved`` says whether it matched, was stale, missing or unreadable. view.json is
 never the truth (D1): it is replaced (a new file renamed over it) without fsync, so a crash may
 lose it or leave it stale; the fold gives the identical view either way. A gap in message ids
-is an ``IdGap`` naming the file and the line.
+is an ``IdGap`` naming the file and the line. Lines lost from the logs (a day file deleted, cut or
+replaced) are refused as ``eukhe.memory.fold`` says, view.json being one of the witnesses.
 
 The store is the sink of ``eukhe.memory.durable.DurableChat``; one process owns it
 (``eukhe.memory.owner``, rule 7).
@@ -32,10 +36,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from eukhe.memory.daylog import Appender, fsync_dir
+from eukhe import strict_json
+from eukhe.memory.daylog import Appender
 from eukhe.memory.index import MessageLog, Resume, Stale, TreeLog, index_bytes, parse_index
 from eukhe.memory.records import MergeLine, Message, NodeLine, StoreError
 from eukhe.memory.view import Node
+from eukhe.session.private import create_new, make_dirs, replace
 
 VIEW_FILE = "view.json"
 INDEX_FILE = "index.bin"
@@ -60,8 +66,8 @@ class Store:
         self.directory = directory
         self.now = now
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            (directory / IMAGES_DIR).mkdir(exist_ok=True)
+            make_dirs(directory)
+            make_dirs(directory / IMAGES_DIR)
         except OSError as error:
             raise StoreError(f"cannot make the chat directory {directory}: {error}") from error
         self.index = "missing"  # what the start found of the index: missing, unreadable, stale, used
@@ -119,10 +125,8 @@ class Store:
         if data is None:
             return
         path = self.directory / INDEX_FILE
-        temporary = self.directory / f".{INDEX_FILE}.tmp"
         try:
-            temporary.write_bytes(data)
-            os.replace(temporary, path)
+            replace(path, data, self.directory / f".{INDEX_FILE}.tmp")  # a cache: no fsync
         except OSError:
             return
         self.index_written = True
@@ -131,7 +135,7 @@ class Store:
         """The saved view, or ``missing`` / ``unreadable``."""
         path = self.directory / VIEW_FILE
         try:
-            data = json.loads(path.read_bytes())
+            data = strict_json.loads(path.read_bytes(), limit=strict_json.RECORD_DEPTH, finite=False)
         except FileNotFoundError:
             return "missing"
         except (OSError, ValueError):
@@ -141,6 +145,11 @@ class Store:
         ):
             return "unreadable"
         return [(p[0], p[1]) for p in data]
+
+    def saved_view(self) -> tuple[Path, list[Node]] | None:
+        """view.json's path and the view it held at open (None: missing or unreadable), for the
+        reopening to check against the log (``eukhe.memory.fold.unreached``)."""
+        return None if isinstance(self.saved, str) else (self.directory / VIEW_FILE, list(self.saved))
 
     def check(self, view: Sequence[Node]) -> str:
         """How the view.json found at open compares with the folded view."""
@@ -165,10 +174,9 @@ class Store:
     def view(self, nodes: Sequence[Node]) -> None:
         """Replace view.json: a new file renamed over the old one (no fsync: D1, it is a check)."""
         path = self.directory / VIEW_FILE
-        temporary = self.directory / f".{VIEW_FILE}.{os.getpid()}"
+        data = json.dumps([list(n) for n in nodes], separators=(",", ":")).encode("utf-8")
         try:
-            temporary.write_text(json.dumps([list(n) for n in nodes], separators=(",", ":")), encoding="utf-8")
-            os.replace(temporary, path)
+            replace(path, data, self.directory / f".{VIEW_FILE}.{os.getpid()}")  # a check (D1): no fsync
         except OSError as error:
             raise StoreError(f"cannot save {path}: {error}") from error
         self.view_writes += 1
@@ -176,22 +184,15 @@ class Store:
     # -- images -----------------------------------------------------------------------------------
 
     def save_image(self, i: int, name: str, data: bytes) -> Path:
-        """Keep an image of message ``i`` (rule 53); fsynced, its directory too."""
+        """Keep an image of message ``i`` (rule 53): 0600, fsynced, its directory too (and a new
+        ``images/<i>`` directory's entry)."""
         if not name or "/" in name or name.startswith("."):
             raise StoreError(f"an image name is a plain file name, not {name!r}")
         folder = self.directory / IMAGES_DIR / str(i)
         path = folder / name
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            fsync_dir(folder)
+            make_dirs(folder)
+            create_new(path, data)
         except FileExistsError:
             raise StoreError(f"message {i} already has an image named {name!r}") from None
         except OSError as error:

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 import time
@@ -57,6 +58,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from eukhe import strict_json
 from eukhe.inference.wire.base import closing
 from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ThinkingSignature, ToolCall, Usage
 from eukhe.inference.wire.plan import IMAGE_TYPES, Image, Message, Request, Thought
@@ -70,6 +72,7 @@ from eukhe.memory.records import Kind
 from eukhe.memory.request import Layers, build_request
 from eukhe.memory.text import cut
 from eukhe.memory.view import Node, render_lines
+from eukhe.session.private import make_dirs, open_append, write_all
 
 POLL = 0.02  # seconds between two looks at the planner while a turn waits for its view
 MAX_STEPS = 64  # model calls in one turn at most (a model that calls tools forever ends)
@@ -268,6 +271,17 @@ def agent_log(memory: Memory, name: str) -> Path:
     return memory.directory / AGENTS / f"{name}.jsonl"
 
 
+def append_agent_line(path: Path, kind: Kind, text: str) -> None:
+    """One step of an agent's own log (rule 54): one line in one write, fsynced; the file made
+    0600 (its directory fsynced), in the chat's 0700 directories: it holds the conversation."""
+    fd = open_append(path)
+    try:
+        write_all(fd, (json.dumps({"kind": kind.value, "text": text}, ensure_ascii=False) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def agent_chat(memory: Memory, name: str) -> list[str]:
     """An agent's whole chat from its own log: one ``kind: text`` entry per step, in order."""
     if not AGENT_NAME.fullmatch(name):
@@ -287,7 +301,7 @@ def agent_chat(memory: Memory, name: str) -> list[str]:
 
 def _arguments(call: ToolCall) -> dict[str, Any]:
     try:
-        value = json.loads(call.arguments) if call.arguments.strip() else {}
+        value = strict_json.loads(call.arguments) if call.arguments.strip() else {}
     except json.JSONDecodeError as error:
         raise ValueError(f"the arguments of {call.name} are not JSON: {error.msg} at column {error.colno}") from None
     if not isinstance(value, dict):
@@ -483,7 +497,7 @@ class Turns:
                 messages.append(Message("assistant", reply, tool_calls=tuple(calls), thoughts=thoughts.done()))
             for call in calls:
                 try:
-                    parsed: object = json.loads(call.arguments) if call.arguments.strip() else {}
+                    parsed: object = strict_json.loads(call.arguments) if call.arguments.strip() else {}
                 except json.JSONDecodeError:
                     parsed = call.arguments
                 self._log({"type": "tool_use", "name": call.name, "input": parsed}, log)
@@ -544,11 +558,10 @@ class Turns:
         if not task.strip():
             raise ValueError("a subagent needs a task with some text")
         path = agent_log(self.memory, name)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
 
         def log(kind: Kind, text: str) -> None:
-            with path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"kind": kind.value, "text": text}, ensure_ascii=False) + "\n")
+            append_agent_line(path, kind, text)
 
         pinned = await pin(self.memory, deadline or Deadline(self.settle_seconds, self.clock), poll=self.poll, compactor=self.compactor)
         outcome = Outcome(pinned)

@@ -61,7 +61,7 @@ class WriterLock:
         """The lock of ``session_dir``, waiting up to ``timeout`` seconds (None: ``HOLDER.timeout``)."""
         path = session_dir / LOCK_FILE
         record = holder_record()  # built first: nothing can fail between the lock and the write
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             wait = -1.0  # not read until the lock is found taken
             deadline = pause = 0.0

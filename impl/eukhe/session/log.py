@@ -2,8 +2,11 @@
 
 Reading: every line is decoded first; a ``torn`` marker skips the lines it names; the lines
 after the last good record are the torn tail of a crash (a write that never completed) and
-are skipped. Any other line that is not a good record is a ``CorruptRecord`` naming the file
-and the record, raised before anything is written.
+are skipped. A crash cuts one line: the tail is that line, then at most the cut writes of the
+markers terminating it (starts of ``{"op":"torn","lines":[a,b]}``); a tail of more (garbage, a
+log replaced) is no crash's and is refused like any other bad line. Any other line that is not
+a good record is a ``CorruptRecord`` naming the file and the record, raised before anything is
+written.
 
 Appending: one ``os.write`` of one whole line per record, then ``fsync``. A writer that finds
 a torn tail first terminates it (a newline if the last line has none) and appends a ``torn``
@@ -14,10 +17,12 @@ and no byte of the log is ever rewritten.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from eukhe.session.errors import CorruptRecord, SessionError
+from eukhe.session.private import open_append, write_all
 from eukhe.session.records import Record, RecordError, Torn, decode, encode
 from eukhe.session.tree import Tree
 
@@ -60,6 +65,14 @@ def load(path: Path, name: str) -> tuple[Tree, Tail]:
     for index, item in enumerate(decoded):
         if not isinstance(item, RecordError) and index not in skipped:
             last_good = index
+    for index in range(last_good + 2, len(lines)):  # after the one line a crash cut: only cut markers
+        if not _is_cut_marker(lines[index][0]):
+            raise CorruptRecord(
+                path,
+                last_good + 2,
+                f"{decoded[last_good + 1]}; and {len(lines) - last_good - 2} more lines after it (line {index + 1} the first "
+                "that is no cut marker): no crash leaves more than its one cut line, the log was damaged or replaced",
+            )
     tree = Tree(name)
     for index in range(last_good + 1):
         item = decoded[index]
@@ -74,6 +87,17 @@ def load(path: Path, name: str) -> tuple[Tree, Tail]:
         except RecordError as error:
             raise CorruptRecord(path, index + 1, str(error)) from None
     return tree, Tail(last_good + 2, len(lines), not data or data.endswith(b"\n"))
+
+
+_MARKER_HEAD = b'{"op":"torn","lines":['
+_MARKER_REST = re.compile(rb"[0-9]+(,([0-9]+(\]\}?)?)?)?")
+
+
+def _is_cut_marker(text: bytes) -> bool:
+    """Whether a line is what a cut write of a torn marker leaves: a start of it (not empty)."""
+    if len(text) <= len(_MARKER_HEAD):
+        return bool(text) and _MARKER_HEAD.startswith(text)
+    return text.startswith(_MARKER_HEAD) and _MARKER_REST.fullmatch(text, len(_MARKER_HEAD)) is not None
 
 
 def _split(data: bytes) -> list[tuple[bytes, bool]]:
@@ -91,15 +115,13 @@ def _split(data: bytes) -> list[tuple[bytes, bool]]:
 
 
 class Appender:
-    """The open end of one log, for the one writer of its session."""
+    """The open end of one log, for the one writer of its session: a new log is made 0600, its
+    directory fsynced (``eukhe.session.private``)."""
 
     def __init__(self, path: Path, tail: Tail) -> None:
         self.path = path
         self.failed: BaseException | None = None
-        created = not path.exists()
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        if created:
-            fsync_dir(path.parent)
+        self._fd = open_append(path)
         if tail.torn:
             self._write((b"" if tail.terminated else b"\n") + encode(Torn(tail.first, tail.last)))
 
@@ -110,10 +132,7 @@ class Appender:
         if self.failed is not None:
             raise SessionError(f"an earlier write to {self.path} failed ({self.failed}); reopen the session")
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(self._fd, view)
-                view = view[written:]
+            write_all(self._fd, data)
             os.fsync(self._fd)
         except OSError as error:
             self.failed = error
@@ -124,10 +143,3 @@ class Appender:
             os.close(self._fd)
             self._fd = -1
 
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from eukhe import strict_json
 from eukhe.session.entries import Entry, EntryId, Json, Kind, check_json
 from eukhe.session.errors import InvalidCommit
 
@@ -95,7 +96,7 @@ def _encode_stored(stored: Stored) -> dict[str, Any]:
 def decode(line: bytes) -> Record:
     """Parse one line (without its newline); RecordError says what is wrong."""
     try:
-        body = json.loads(line)
+        body = strict_json.loads(line, limit=strict_json.RECORD_DEPTH, finite=False)
     except (ValueError, UnicodeDecodeError) as error:
         raise RecordError(f"not JSON: {error}") from None
     if not isinstance(body, dict):

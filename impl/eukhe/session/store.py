@@ -3,6 +3,7 @@ its conversations) and ``Conversation`` (one tree, its log and its documents).""
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import time
@@ -21,6 +22,7 @@ from eukhe.session.errors import (
     UnknownConversation,
 )
 from eukhe.session.lock import WriterLock
+from eukhe.session.private import DIR_MODE, fsync_dir, make_dirs
 from eukhe.session.records import Origin
 from eukhe.session.tree import Tree
 
@@ -66,12 +68,12 @@ class Store:
     def create(self, session_id: str | None = None) -> Session:
         """A new empty session, opened for writing."""
         session_dir = self.path(new_session_id() if session_id is None else session_id)
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.root)  # 0700, like every session dir: the logs hold the conversations
         try:
-            session_dir.mkdir()
+            os.mkdir(session_dir, DIR_MODE)
         except FileExistsError:
             raise SessionExists(session_dir) from None
-        log.fsync_dir(self.root)
+        fsync_dir(self.root)
         session = Session(self, session_dir, writer=True)
         session.conversation(MAIN)._ensure_file()
         return session

@@ -24,6 +24,7 @@ from eukhe.settings import config as configmod
 from eukhe.settings.cfg import SettingsError, check_parses, parse_cfg, read_cfg, rewrite, write_sets
 from eukhe.settings.cvar import (
     ALIAS,
+    BAD_VALUE,
     SET,
     TOGGLE,
     AgentLayers,
@@ -35,6 +36,7 @@ from eukhe.settings.cvar import (
     Registry,
     parse_list,
 )
+from eukhe.settings.cvar_table import bound_error
 from eukhe.settings.cvar_table import registry as default_registry
 from eukhe.settings.files import update_text
 
@@ -45,6 +47,17 @@ ROOT = "main"
 
 def agent_name(conversation: str) -> str:
     return conversation.rsplit(".", 1)[-1]
+
+
+def parse_bounded(cvars: Cvars, cvar: str, text: str, *, local_only: bool) -> Any:
+    """The value of a set made at the front door (/set, /set --global, a /cvar line): the set's
+    own checks (Cvars.parse_set), and a natural no larger than its use takes (cvar_table.largest),
+    so a value a set accepts is one every use of it takes. CvarError BadValue past it."""
+    value = cvars.parse_set(cvar, text, local_only=local_only)
+    why = bound_error(cvar, value)
+    if why is not None:
+        raise CvarError(BAD_VALUE, cvar, f"{why} ({cvar})")
+    return value
 
 
 class EukheSettings:
@@ -77,7 +90,7 @@ class EukheSettings:
 
     def set_global(self, cvar: str, text: str) -> Any:
         """/set --global: the set goes to the global config.cfg (read, change, write under its lock)."""
-        value = self.cvars.parse_set(cvar, text, local_only=False)
+        value = parse_bounded(self.cvars, cvar, text, local_only=False)
         write_sets(self.paths.global_cfg, [(cvar, value)])
         self.reload()
         return value
@@ -177,7 +190,7 @@ class CvarAgent:
         for command in commands:
             try:
                 if command.verb == SET:
-                    value = self.settings.cvars.parse_set(command.args[0], command.args[1], local_only=True)
+                    value = parse_bounded(self.settings.cvars, command.args[0], command.args[1], local_only=True)
                     family[-1].sets.append((command.args[0], value))
                     doc["sets"].append([command.args[0], value])
                 elif command.verb == TOGGLE:
@@ -202,7 +215,7 @@ class CvarAgent:
 
     def set(self, cvar: str, text: str) -> Any:
         """/set on the agent; raises CvarError when refused."""
-        value = self.settings.cvars.parse_set(cvar, text, local_only=True)
+        value = parse_bounded(self.settings.cvars, cvar, text, local_only=True)
         doc = self.document()
         doc["sets"].append([cvar, value])
         self.conversation.commit(documents={CVAR_DOC: doc})

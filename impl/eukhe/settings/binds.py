@@ -11,10 +11,10 @@ be read, a line of it that is not a bind, or an import that cannot be written is
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eukhe import strict_json
 from eukhe.settings.cfg import BLANK, lines
 from eukhe.settings.cvar import BIND, Binds, ParseError, parse_list, quote
 from eukhe.settings.files import DocumentError, read_text, update_text
@@ -56,7 +56,7 @@ def load(agent_dir: Path, defaults: tuple[tuple[str, str], ...] = DEFAULT_BINDS)
         try:
             text = read_text(source)
             if text is not None:
-                parsed = json.loads(text)
+                parsed = strict_json.loads(text, str(source))
                 if not isinstance(parsed, dict):
                     raise ValueError("not a JSON object")
                 imported = import_lines(parsed)

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from eukhe import strict_json
+
 BOOL, INT, NAT, NAT_OR_OFF, FLOAT, STRING, ENUM, LIST, MAP = (
     "Bool", "Int", "Nat", "NatOrOff", "Float", "String", "Enum", "List", "Map",
 )
@@ -101,7 +103,7 @@ class CvarType:
                 return text
         else:
             try:
-                value = json.loads(text)
+                value = strict_json.loads(text)  # at most 100 deep, no NaN or Infinity
             except ValueError:
                 raise ValueError(f"{text!r} is not JSON") from None
             if self.holds(value):

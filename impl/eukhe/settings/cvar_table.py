@@ -118,6 +118,50 @@ def _declarations() -> tuple[Cvar, ...]:
     )
 
 
+# The largest value a set takes, for each cvar that holds naturals (a Nat, the number of a
+# NatOrOff, each value of a Map of Nat): the width its use reads it into (issue 30). A set past it
+# is refused (``bound_error``) by the front door (`eukhe set`, `eukhe cvar`, /set), so a value a
+# set accepts is one every use takes; a use that meets a larger value in a document the user
+# edited reports it as a settings error. Retries, attempts and the repetition guard's window are
+# u32 (inference.md S6, eukhe.inference.entry); the Director limits are read into a signed 64-bit
+# integer (eukhe.directors.hooks.MAX_LIMIT); every other natural is a u64.
+U32, I64, U64 = 2**32 - 1, 2**63 - 1, 2**64 - 1
+_WIDTHS: dict[str, int] = {
+    "retry.maxRetries": U32,
+    "retry.failover.maxRetries": U32,
+    "retry.provider.streamRepeatLimit": U32,
+    "directors.maxSteps": I64,
+    "directors.stackCap": I64,
+    "directors.stallSteps": I64,
+    "autonomous.maxContinuations": I64,
+}
+NAT_KINDS = (NAT, NAT_OR_OFF)
+
+
+def largest(cvar: str) -> int | None:
+    """The largest natural ``cvar`` holds, or None when it holds none (a Bool, a String...)."""
+    decl = registry().get(cvar)
+    if decl is None:
+        return None
+    kind = decl.type.kind
+    if kind in NAT_KINDS or (kind == MAP and decl.type.item is not None and decl.type.item.kind in NAT_KINDS):
+        return _WIDTHS.get(cvar, U64)
+    return None
+
+
+def bound_error(cvar: str, value: Any) -> str | None:
+    """Why ``value`` of ``cvar`` is past the largest natural its use takes; None when it is not."""
+    most = largest(cvar)
+    if most is None:
+        return None
+    found = [("", value)] if not isinstance(value, dict) else [(f" at {key!r}", item) for key, item in value.items()]
+    for where, item in found:
+        if type(item) is int and item > most:
+            shown = str(item) if item < 10**40 else f"a number of {len(str(item))} digits"
+            return f"{shown}{where} is past the largest value of {cvar}, {most}"
+    return None
+
+
 @cache
 def table() -> tuple[Cvar, ...]:
     """The declarations, built on the first call and kept."""

@@ -17,7 +17,8 @@ replaces the file's inode). The replace keeps what the user set on the file:
   directory, so the rename stays on one file system) and locked, and the symlink stays.
 
 A file that is missing reads as empty; a file that exists and cannot be read (or parsed) is
-an error and is never written. A UTF-8 byte order mark at the start of a file is not text:
+an error and is never written. A document parses as ``eukhe.strict_json`` reads JSON: nested at
+most 100 brackets deep, no NaN or Infinity; a document is written without them either. A UTF-8 byte order mark at the start of a file is not text:
 the reader drops it (editors on Windows write one), and a rewrite writes the file without it
 (a BOM carries nothing in UTF-8, RFC 8259 forbids it in JSON, and strict readers such as
 ``json.loads`` or an older eukhe would fail on the rewritten file if it stayed).
@@ -35,6 +36,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from eukhe import strict_json
+from eukhe.session.private import fsync_dir
 
 KNOWN_VERSIONS = frozenset({1})
 UNREADABLE, NOT_JSON, NOT_OBJECT, UNKNOWN_VERSION = "unreadable", "not JSON", "not an object", "unknown version"
@@ -121,11 +125,7 @@ def write_atomic(path: Path, text: str, *, private: bool = False) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_dir(path.parent)
 
 
 def _keep_owner(fd: int, old: os.stat_result) -> None:
@@ -148,8 +148,8 @@ def parse_document(path: Path, text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as error:
+        value = strict_json.loads(text)
+    except ValueError as error:  # not JSON, nested deeper than strict_json.MAX_DEPTH, NaN or Infinity
         raise DocumentError(path, NOT_JSON, str(error)[:200]) from None
     if not isinstance(value, dict):
         raise DocumentError(path, NOT_OBJECT)
@@ -164,7 +164,8 @@ def read_document(path: Path) -> dict[str, Any]:
 
 
 def dumps_document(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    """The text of a document: JSON, never NaN or Infinity (ValueError)."""
+    return strict_json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def update_document(path: Path, change: Callable[[dict[str, Any]], None], *, private: bool = False) -> dict[str, Any]:

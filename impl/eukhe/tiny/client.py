@@ -6,16 +6,28 @@ The election: every choice is ``bend.tiny``'s (``elect_step`` over ``on_ping``,
 launches and reports. The run dir is made 0700 here too. A worker is launched detached, in its
 own process group, with the agent dir on its command line (never from the environment), its
 stdout a pipe for the one line ``ready``/``live`` and its stderr the log.
+
+No read waits without a deadline: a ping's answer and a shutdown's bye (``answer_deadline``),
+the launched worker's first line (the same; the process is then killed) and a request's answer
+(``request_deadline``; the connection is then closed, so a late answer is never read as the next
+one's). A missed deadline is ``NoAnswer``, naming what was waited for and the log.
+
+A connection whose worker went away while nothing was in flight (it exited idle, was replaced,
+or was killed) is stale: the next request finds it ended before sending anything and elects
+again, silently (joining or starting the current worker). A request sent and then unanswered
+because the worker died is ``Crashed``, as S9 says.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import select
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +47,19 @@ class Crashed(TinyError):
     def __init__(self, model_id: str, log: Path, what: str) -> None:
         self.log = log
         super().__init__(f"tiny worker for {model_id} {what}; log: {log}")
+
+
+class NoAnswer(TinyError):
+    """A worker, or the process launched as one, that did not answer within its deadline: names
+    what was waited for and the log."""
+
+    def __init__(self, message: str, log: Path) -> None:
+        self.log = log
+        super().__init__(f"{message}; log: {log}")
+
+
+ANSWER_DEADLINE = 60.0  # seconds: a ping's answer, a shutdown's bye, a launched worker's first line
+REQUEST_DEADLINE = 1800.0  # seconds: a request's answer (a long transcription takes minutes)
 
 
 class Contended(TinyError):
@@ -91,6 +116,8 @@ class TinyClient:
         dtype: str = "q4",
         device: str = DEVICE,
         launcher: Launcher = launch,
+        answer_deadline: float = ANSWER_DEADLINE,
+        request_deadline: float = REQUEST_DEADLINE,
     ) -> None:
         self.agent_dir = Path(agent_dir)
         self.model_id = model_id
@@ -100,6 +127,8 @@ class TinyClient:
         self.launcher = launcher
         self.sock_path = paths.socket_path(self.agent_dir, model_id)
         self.log = paths.log_path(self.agent_dir, model_id)
+        self.answer_deadline = answer_deadline
+        self.request_deadline = request_deadline
         self.conn: Probe | None = None
         self.outcome: str | None = None
 
@@ -122,7 +151,7 @@ class TinyClient:
             if state.phase in ("ping", "check"):
                 if found is not None and found.sock is not None:
                     found.sock.close()
-                found = probe(self.sock_path)
+                found = probe(self.sock_path, self.answer_deadline)
                 answer = self._kind(found)
             elif state.phase == "shutdown":
                 answer = self._shutdown(found)
@@ -147,7 +176,12 @@ class TinyClient:
             return model.GONE
         try:
             protocol.send(found.sock, {"op": "shutdown"})
-            line = found.reader.read()
+            line = found.reader.read(self.answer_deadline)
+        except TimeoutError:
+            raise NoAnswer(
+                f"tiny worker for {self.model_id} (pid {found.pid}) did not answer shutdown with bye within {self.answer_deadline:g} s",
+                self.log,
+            ) from None
         except OSError:
             line = None
         finally:
@@ -161,21 +195,62 @@ class TinyClient:
         except OSError:
             return model.FAILED
         assert process.stdout is not None
-        line = process.stdout.readline().decode("utf-8", "replace").strip()
-        process.stdout.close()
-        return model.SPAWNED if line in (READY, LIVE) else model.FAILED
+        try:
+            line = _first_line(process.stdout.fileno(), self.answer_deadline)
+        finally:
+            process.stdout.close()
+        if line is None:
+            process.kill()  # it never said ready: not left behind
+            raise NoAnswer(
+                f"tiny worker for {self.model_id}: the launched worker (pid {process.pid}) did not write its first line "
+                f"(ready or live) within {self.answer_deadline:g} s (killed)",
+                self.log,
+            )
+        return model.SPAWNED if line.decode("utf-8", "replace").strip() in (READY, LIVE) else model.FAILED
+
+    def _stale(self) -> bool:
+        """Whether the connection ended while nothing was in flight (its worker went away)."""
+        assert self.conn is not None and self.conn.sock is not None and self.conn.reader is not None
+        if self.conn.reader.buffer:
+            return False  # bytes nobody asked for: not an end (the answer check will say)
+        try:
+            if not select.select([self.conn.sock], [], [], 0)[0]:
+                return False
+            return self.conn.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except (OSError, ValueError):
+            return True
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send one request and read its answer; a worker that is closing is elected again
-        once; a worker dying mid-request is Crashed."""
+        """Send one request and read its answer; a stale connection (its worker went away
+        with nothing in flight) and a worker that is closing are elected again; a worker dying
+        mid-request is Crashed; no answer within ``request_deadline`` is NoAnswer."""
         attempt = 0
         while True:
+            if self.conn is not None and self._stale():
+                self.close()
             if self.conn is None:
                 self.ensure()
             assert self.conn is not None and self.conn.sock is not None and self.conn.reader is not None
             try:
                 protocol.send(self.conn.sock, message)
-                line = self.conn.reader.read()
+            except OSError:  # not delivered (the worker's end is closed): nothing in flight
+                self.close()
+                if attempt == 0:
+                    attempt += 1
+                    continue
+                raise Crashed(self.model_id, self.log, "closed the connection before the request") from None
+            try:
+                line = self.conn.reader.read(self.request_deadline)
+            except TimeoutError:
+                pid = self.conn.pid
+                self.close()
+                raise NoAnswer(
+                    f"tiny worker for {self.model_id} (pid {pid}) did not send the answer to {message.get('op')} "
+                    f"within {self.request_deadline:g} s (its connection closed)",
+                    self.log,
+                ) from None
             except OSError:
                 line = None
             if line is None:
@@ -223,3 +298,19 @@ class TinyClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _first_line(fd: int, deadline: float) -> bytes | None:
+    """The first line a launched worker writes on ``fd`` (what it wrote up to its end, if it
+    ended first), or None when ``deadline`` seconds pass first."""
+    until = time.monotonic() + deadline
+    got = b""
+    while b"\n" not in got:
+        left = until - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        got += chunk
+    return got.split(b"\n", 1)[0]

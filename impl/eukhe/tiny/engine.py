@@ -20,13 +20,13 @@ An engine without an operation (a text model asked to speak) leaves it out: the 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from eukhe import strict_json
 from eukhe.tiny.audio import KOKORO_RATE, Audio, AudioError, read_wav, write_wav
 
 
@@ -69,7 +69,7 @@ def load(model_dir: Path) -> Any:
     """The engine of an installed model dir: it has chat, transcribe or speak (or several)."""
     spec_file = model_dir / "engine.json"
     try:
-        spec = json.loads(spec_file.read_text(encoding="utf-8"))
+        spec = strict_json.loads(spec_file.read_text(encoding="utf-8"))
     except FileNotFoundError as error:
         raise EngineError(f"{model_dir} is not installed (no engine.json)") from error
     except ValueError as error:

@@ -18,13 +18,13 @@ input fails to load.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import regex
 
+from eukhe import strict_json
 from eukhe.tiny.audio import KOKORO_RATE, Audio
 
 MAX_PHONEMES = 510
@@ -69,7 +69,7 @@ class Lexicon:
             if not path.exists():
                 continue
             try:
-                table = json.loads(path.read_text(encoding="utf-8"))
+                table = strict_json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise SpeechError(f"{path}: not a JSON lexicon: {error}") from error
             if not isinstance(table, dict):

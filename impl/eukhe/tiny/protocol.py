@@ -4,13 +4,19 @@ Each side reads lines of at most ``LINE_LIMIT`` bytes (256 MiB). A longer line i
 its bytes are discarded as they arrive, up to its newline, and the reader reports it as
 ``OVER_LIMIT`` (the worker answers bad_request; the client reports an answer out of
 protocol), then reads the next line.
+
+A read may have a deadline (``timeout``, seconds for the whole line): past it the read raises
+``TimeoutError`` (the bytes that came stay buffered; the callers close the connection).
 """
 
 from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any, Final
+
+from eukhe import strict_json
 
 LINE_LIMIT: Final = 256 * 1024 * 1024
 CHUNK: Final = 1 << 20
@@ -34,14 +40,29 @@ class LineReader:
         self.buffer = bytearray()
         self.scanned = 0  # bytes of the buffer known to hold no newline
 
-    def _fill(self) -> bool:
-        chunk = self.sock.recv(CHUNK)
+    def _recv(self, until: float | None) -> bytes:
+        """One recv, within the deadline ``until`` (a time.monotonic(); None: none)."""
+        if until is None:
+            return self.sock.recv(CHUNK)
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no line within the deadline")
+        before = self.sock.gettimeout()
+        self.sock.settimeout(left)
+        try:
+            return self.sock.recv(CHUNK)
+        finally:
+            self.sock.settimeout(before)
+
+    def _fill(self, until: float | None = None) -> bool:
+        chunk = self._recv(until)
         if not chunk:
             return False
         self.buffer += chunk
         return True
 
-    def read(self) -> bytes | _OverLimit | None:
+    def read(self, timeout: float | None = None) -> bytes | _OverLimit | None:
+        until = None if timeout is None else time.monotonic() + timeout
         while True:
             end = self.buffer.find(b"\n", self.scanned)
             if end >= 0:
@@ -54,16 +75,16 @@ class LineReader:
                 return line
             self.scanned = len(self.buffer)
             if len(self.buffer) > self.limit:
-                return self._discard()
-            if not self._fill():
+                return self._discard(until)
+            if not self._fill(until):
                 return None
 
-    def _discard(self) -> _OverLimit | None:
+    def _discard(self, until: float | None = None) -> _OverLimit | None:
         """Drop an over-long line up to its newline, holding at most one chunk of it."""
         self.buffer.clear()
         self.scanned = 0
         while True:
-            chunk = self.sock.recv(CHUNK)
+            chunk = self._recv(until)
             if not chunk:
                 return None
             end = chunk.find(b"\n")
@@ -83,7 +104,7 @@ def send(sock: socket.socket, message: dict[str, Any]) -> None:
 def decode(line: bytes) -> dict[str, Any] | None:
     """A JSON object, or None when the line is not one."""
     try:
-        value = json.loads(line)
+        value = strict_json.loads(line, limit=strict_json.RECORD_DEPTH)
     except (ValueError, UnicodeDecodeError):
         return None
     return value if isinstance(value, dict) else None

@@ -27,7 +27,6 @@ resolution names the file it would load and refuses a named file that does not e
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from eukhe import strict_json
 from eukhe.tiny.tokenizer import Tokenizer
 
 KNOWN_INPUTS = frozenset({"input_ids", "attention_mask", "position_ids", "num_logits_to_keep"})
@@ -166,17 +166,49 @@ def _text(tokenizer: Tokenizer | None, ids: list[int]) -> str:
     return "" if tokenizer is None else tokenizer.decode(ids)
 
 
-def chatml(messages: list[dict[str, Any]], prefill: str, bos: str = "") -> str:
-    """The prompt: ChatML turns (the LFM2 template), the assistant turn opened and prefilled."""
+def chatml(messages: list[dict[str, Any]], prefill: str) -> str:
+    """The prompt's text: ChatML turns (the LFM2 template), the assistant turn opened and
+    prefilled (the BOS is ids before it: ``bos_ids``)."""
     turns = "".join(f"<|im_start|>{m.get('role', 'user')}\n{m.get('content', '')}<|im_end|>\n" for m in messages)
-    return f"{bos}{turns}<|im_start|>assistant\n{prefill}"
+    return f"{turns}<|im_start|>assistant\n{prefill}"
+
+
+def bos_ids(model_dir: Path, tokenizer: Tokenizer) -> tuple[int, ...]:
+    """The ids a prompt begins with (the model's BOS), per its tokenizer config:
+    ``tokenizer_config.json``'s ``add_bos_token``, when it says true or false, with its
+    ``bos_token`` (a string, or an added token's ``{"content": ...}``), which must be a token of
+    the tokenizer; else the special tokens the post-processor's template puts before the text
+    (``tokenizer.json``); else none. Only what comes before the text: a template's tokens after
+    it (an EOS) would end the prompt."""
+    config_file = model_dir / "tokenizer_config.json"
+    if config_file.is_file():
+        try:
+            config = strict_json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise TextError(f"{config_file}: cannot read: {error}") from error
+        if not isinstance(config, dict):
+            raise TextError(f"{config_file}: not an object")
+        add = config.get("add_bos_token")
+        if add is False:
+            return ()
+        if add is True:
+            token = config.get("bos_token")
+            content = token.get("content") if isinstance(token, dict) else token
+            found = tokenizer.token_id(content) if isinstance(content, str) else None
+            if found is None:
+                raise TextError(f"{config_file}: add_bos_token is true but bos_token {strict_json.dumps(token)} is not a token of the tokenizer")
+            return (found,)
+        if add is not None:
+            raise TextError(f"{config_file}: add_bos_token {strict_json.dumps(add)} is not true or false")
+    return tokenizer.template_prefix
 
 
 class TextEngine:
     """A worker engine: the graph (``model.onnx``, or the catalog's ``onnx/<name>.onnx``),
-    tokenizer.json and engine.json (end tokens, bos) in a dir."""
+    tokenizer.json, tokenizer_config.json (when present: the BOS, ``bos_ids``) and engine.json
+    (end tokens) in a dir."""
 
-    def __init__(self, runner: TextRunner, tokenizer: Tokenizer, end: frozenset[int], bos: str) -> None:
+    def __init__(self, runner: TextRunner, tokenizer: Tokenizer, end: frozenset[int], bos: tuple[int, ...]) -> None:
         self.runner = runner
         self.tokenizer = tokenizer
         self.end = end
@@ -184,16 +216,20 @@ class TextEngine:
 
     @classmethod
     def load(cls, model_dir: Path) -> TextEngine:
-        spec = json.loads((model_dir / "engine.json").read_text(encoding="utf-8"))
+        spec = strict_json.loads((model_dir / "engine.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(model_dir / "tokenizer.json")
         end = frozenset(i for t in spec.get("end_tokens", ["<|im_end|>"]) if (i := tokenizer.token_id(t)) is not None)
+        bos = bos_ids(model_dir, tokenizer)
         graphs = [model_dir / "model.onnx", *sorted((model_dir / "onnx").glob("*.onnx"))]
         graph = next((g for g in graphs if g.is_file()), None)
         if graph is None:
             raise TextError(f"{model_dir}: no graph (model.onnx, or onnx/*.onnx as the catalog installs it)")
-        return cls(TextRunner(graph), tokenizer, end, str(spec.get("bos", "")))
+        return cls(TextRunner(graph), tokenizer, end, bos)
+
+    def prompt(self, messages: list[dict[str, Any]], prefill: str) -> list[int]:
+        """The prompt's ids: the model's BOS (``bos_ids``), then the ChatML turns and the prefill."""
+        return [*self.bos, *self.tokenizer.encode(chatml(messages, prefill))]
 
     def chat(self, messages: list[dict[str, Any]], prefill: str, stop: list[str], max_tokens: int) -> str:
-        prompt = self.tokenizer.encode(chatml(messages, prefill, self.bos))
-        out = self.runner.generate(prompt, max_tokens=max_tokens, end_ids=self.end, stop=tuple(stop), tokenizer=self.tokenizer)
+        out = self.runner.generate(self.prompt(messages, prefill), max_tokens=max_tokens, end_ids=self.end, stop=tuple(stop), tokenizer=self.tokenizer)
         return prefill + out.text

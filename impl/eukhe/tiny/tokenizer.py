@@ -3,16 +3,27 @@ Face ``tokenizer.json``, with its added tokens, its pre-tokenizer regex and its 
 
 What loads: no normalizer; a pre-tokenizer that is ``ByteLevel`` (its GPT-2 regex or none) or
 a ``Sequence`` of ``Split`` (a regex or a string, behavior Isolated, not inverted) and
-``ByteLevel`` without its regex; a ``BPE`` model without dropout, unknown token, subword prefix
-or suffix, or byte fallback (``ignore_merges`` is honoured); added tokens without lstrip,
-rstrip or single_word; a ``ByteLevel`` decoder (or none); a post-processor that is none or
-``ByteLevel``. Any other setting fails to load with ``TokenizerError`` naming it.
+``ByteLevel`` without its regex, either with ``add_prefix_space`` on or off; a ``BPE`` model
+without dropout, unknown token, subword prefix or suffix, or byte fallback (``ignore_merges`` is
+honoured); added tokens without lstrip, rstrip or single_word; a ``ByteLevel`` decoder (or
+none); a post-processor that is none, ``ByteLevel``, ``TemplateProcessing`` (its single
+template: special tokens around one ``$A``) or a ``Sequence`` of those. Any other setting fails
+to load with ``TokenizerError`` naming it.
 
-Encoding (``encode``, without special-token templates): the text is cut at added tokens
-(leftmost, longest first), each other piece is split by the pre-tokenizer regex, each split's
-UTF-8 bytes are mapped to the byte-level alphabet, and merged by rank. Decoding maps tokens
-back to bytes (a token with a character outside the alphabet gives its own UTF-8 bytes) and
-reads them as UTF-8, replacing invalid sequences.
+Encoding (``encode``): the text is cut at added tokens (leftmost, longest first); each other
+piece is split by the pre-tokenizer regex; ``add_prefix_space`` puts a space before each piece
+that reaches the ``ByteLevel`` and does not start with one, as `tokenizers` does: before each
+piece between added tokens when the ``ByteLevel`` splits with its own regex (the space comes
+before that split), before each split of the ``Split`` in a ``Sequence``; each split's UTF-8
+bytes are mapped to the byte-level alphabet, and merged by rank. With ``add_special_tokens``,
+the template's special tokens go around the ids (``template_prefix`` are those before the
+text: a model's BOS). Decoding maps tokens back to bytes (a token with a character outside the
+alphabet gives its own UTF-8 bytes) and reads them as UTF-8, replacing invalid sequences.
+
+The pre-tokenizer regex runs on the ``regex`` module, whose Unicode version (17 here) can be
+newer than the one `tokenizers` was built with (its Oniguruma: 16): code points assigned only in
+the newer one are letters or numbers to us and unassigned to it, so text holding them may split
+differently. Everywhere else the ids are `tokenizers`' (the differential tests).
 """
 
 from __future__ import annotations
@@ -23,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import regex
+
+from eukhe import strict_json
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -63,6 +76,8 @@ class Tokenizer:
         split: regex.Pattern[str] | None,
         add_prefix_space: bool,
         ignore_merges: bool,
+        template: tuple[tuple[int, ...], tuple[int, ...]] = ((), ()),
+        prefix_each_split: bool = False,
     ) -> None:
         self.vocab = vocab
         self.ranks = {pair: rank for rank, pair in enumerate(merges)}
@@ -73,7 +88,9 @@ class Tokenizer:
             self.id_to_token[token_id] = content
         self.split = split
         self.add_prefix_space = add_prefix_space
+        self.prefix_each_split = prefix_each_split  # Split, then ByteLevel: the space goes before each split
         self.ignore_merges = ignore_merges
+        self.template_prefix, self.template_suffix = template
         longest_first = sorted(self.added, key=lambda t: (-len(t), t))
         self.added_pattern = regex.compile("|".join(regex.escape(t) for t in longest_first)) if longest_first else None
         self._word = lru_cache(maxsize=65536)(self._bpe)
@@ -82,7 +99,7 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path: Path) -> Tokenizer:
         try:
-            document = json.loads(Path(path).read_text(encoding="utf-8"))
+            document = strict_json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise TokenizerError(f"{path}: cannot read: {error}") from error
         return cls.from_document(document)
@@ -93,13 +110,11 @@ class Tokenizer:
             raise TokenizerError("tokenizer.json: not an object")
         if doc.get("normalizer") is not None:
             raise _refuse("normalizer", doc["normalizer"])
-        split, prefix = _pre_tokenizer(doc.get("pre_tokenizer"))
+        split, prefix, each = _pre_tokenizer(doc.get("pre_tokenizer"))
         decoder = doc.get("decoder")
         if decoder is not None and (not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel"):
             raise _refuse("decoder", decoder)
-        post = doc.get("post_processor")
-        if post is not None and (not isinstance(post, dict) or post.get("type") != "ByteLevel"):
-            raise _refuse("post_processor", post)
+        template = _post_processor(doc.get("post_processor"))
         model = doc.get("model")
         if not isinstance(model, dict) or model.get("type", "BPE") != "BPE":
             raise _refuse("model", model if not isinstance(model, dict) else model.get("type"))
@@ -130,19 +145,23 @@ class Tokenizer:
             if not token["content"]:
                 raise _refuse("added token", token)
             added.append((token["id"], token["content"], bool(token.get("special"))))
-        return cls(vocab, merges, added, split, prefix, bool(model.get("ignore_merges")))
+        return cls(vocab, merges, added, split, prefix, bool(model.get("ignore_merges")), template, each)
 
     # -- encoding ---------------------------------------------------------------------
-    def encode(self, text: str) -> list[int]:
-        ids: list[int] = []
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        ids: list[int] = list(self.template_prefix) if add_special_tokens else []
         for piece, added_id in self._cut(text):
             if added_id is not None:
                 ids.append(added_id)
                 continue
-            if self.add_prefix_space and not piece.startswith(" "):
+            if self.add_prefix_space and not self.prefix_each_split and not piece.startswith(" "):
                 piece = " " + piece
             for word in self._pre(piece):
+                if self.add_prefix_space and self.prefix_each_split and not word.startswith(" "):
+                    word = " " + word
                 ids.extend(self._word("".join(BYTE_CHAR[b] for b in word.encode("utf-8"))))
+        if add_special_tokens:
+            ids.extend(self.template_suffix)
         return ids
 
     def _cut(self, text: str) -> list[tuple[str, int | None]]:
@@ -220,12 +239,62 @@ class Tokenizer:
         return self.added.get(token, self.vocab.get(token))
 
 
-def _pre_tokenizer(pre: Any) -> tuple[regex.Pattern[str] | None, bool]:
-    """The split regex (None: no split) and whether a prefix space is added."""
+def _post_processor(post: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ids a post-processor puts before and after the text of one sequence."""
+    if post is None:
+        return (), ()
+    if not isinstance(post, dict):
+        raise _refuse("post_processor", post)
+    if post.get("type") == "ByteLevel":  # offsets only
+        return (), ()
+    if post.get("type") == "Sequence":
+        parts = post.get("processors")
+        if not isinstance(parts, list):
+            raise _refuse("post_processor", post)
+        before: tuple[int, ...] = ()
+        after: tuple[int, ...] = ()
+        for part in parts:
+            more_before, more_after = _post_processor(part)
+            before, after = more_before + before, after + more_after
+        return before, after
+    if post.get("type") == "TemplateProcessing":
+        return _template(post)
+    raise _refuse("post_processor", post)
+
+
+def _template(post: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """TemplateProcessing's single template: special tokens, one ``$A``, special tokens."""
+    single, specials = post.get("single"), post.get("special_tokens")
+    if not isinstance(single, list) or not isinstance(specials, dict):
+        raise _refuse("post_processor", post)
+    sides: tuple[list[int], list[int]] = ([], [])
+    seen_text = False
+    for item in single:
+        if isinstance(item, dict) and set(item) == {"Sequence"} and isinstance(item["Sequence"], dict):
+            if item["Sequence"].get("id") != "A" or seen_text:
+                raise _refuse("post_processor template", item)
+            seen_text = True
+            continue
+        if isinstance(item, dict) and set(item) == {"SpecialToken"} and isinstance(item["SpecialToken"], dict):
+            token = specials.get(item["SpecialToken"].get("id"))
+            ids = token.get("ids") if isinstance(token, dict) else None
+            if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+                raise _refuse("post_processor template special token", item)
+            sides[seen_text].extend(ids)
+            continue
+        raise _refuse("post_processor template", item)
+    if not seen_text:
+        raise _refuse("post_processor template without $A", single)
+    return tuple(sides[0]), tuple(sides[1])
+
+
+def _pre_tokenizer(pre: Any) -> tuple[regex.Pattern[str] | None, bool, bool]:
+    """The split regex (None: no split), whether a prefix space is added, and whether it is
+    added before each split (a ``Split`` before the ``ByteLevel``) rather than each piece."""
     if not isinstance(pre, dict):
         raise _refuse("pre_tokenizer", pre)
     if pre.get("type") == "ByteLevel":
-        return (regex.compile(GPT2_PATTERN) if pre.get("use_regex", True) else None), bool(pre.get("add_prefix_space"))
+        return (regex.compile(GPT2_PATTERN) if pre.get("use_regex", True) else None), bool(pre.get("add_prefix_space")), False
     if pre.get("type") == "Sequence":
         parts = pre.get("pretokenizers")
         if not isinstance(parts, list) or len(parts) != 2:
@@ -248,5 +317,5 @@ def _pre_tokenizer(pre: Any) -> tuple[regex.Pattern[str] | None, bool]:
             compiled = regex.compile(regex.escape(pattern["String"]))
         else:
             raise _refuse("pre_tokenizer pattern", pattern)
-        return compiled, bool(level.get("add_prefix_space"))
+        return compiled, bool(level.get("add_prefix_space")), True
     raise _refuse("pre_tokenizer", pre)

@@ -24,12 +24,12 @@ longer than 30 s is transcribed chunk by chunk, the texts joined by a space.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from eukhe import strict_json
 from eukhe.tiny.audio import WHISPER_RATE, Audio, resample
 from eukhe.tiny.tokenizer import Tokenizer
 
@@ -115,7 +115,7 @@ def decoding_tokenizer(path: Path) -> Tokenizer:
     """Whisper's tokenizer.json read for decoding only: its vocabulary and added tokens (its
     post-processor template, which encoding would need, is not used)."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = strict_json.loads(Path(path).read_text(encoding="utf-8"))
         vocab = doc["model"]["vocab"]
         added = [(int(t["id"]), str(t["content"]), bool(t.get("special"))) for t in doc.get("added_tokens") or []]
     except (OSError, ValueError, KeyError, TypeError) as error:

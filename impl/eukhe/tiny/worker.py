@@ -36,6 +36,7 @@ from typing import Any
 
 from bend import tiny as model
 from eukhe.tiny import engine as engines
+from eukhe.paths import socket_address
 from eukhe.tiny import paths, protocol
 
 IDLE_ENV = "EUKHE_TINY_WORKER_IDLE_MS"
@@ -88,7 +89,8 @@ def probe(path: Path, timeout: float = 30.0) -> Probe:
     sock.settimeout(timeout)
     reader = protocol.LineReader(sock)
     try:
-        sock.connect(str(path))
+        with socket_address(path.parent, path.name) as address:  # a long agent dir still fits (eukhe.paths)
+            sock.connect(address)
         protocol.send(sock, {"op": "ping"})
         line = reader.read()
     except OSError:
@@ -146,7 +148,8 @@ class Worker:
             if choice == model.CLEAR_AND_BIND:
                 self.sock_path.unlink(missing_ok=True)
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(str(self.sock_path))
+            with socket_address(self.sock_path.parent, self.sock_path.name) as address:
+                listener.bind(address)
             os.chmod(self.sock_path, 0o600)
             listener.listen(64)
             self.bound_ino = os.stat(self.sock_path).st_ino

@@ -42,6 +42,7 @@ from eukhe.agent.tools.base import (
     ToolResult,
     clip,
 )
+from eukhe.session.private import fsync_dir
 
 MAX_READ_BYTES = 32 * 1024 * 1024
 SNIFF_BYTES = 8192  # a NUL in a file's first bytes marks it binary, as grep and git decide
@@ -105,11 +106,7 @@ def write_atomic(real: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    directory = os.open(real.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    fsync_dir(real.parent)
 
 
 # -- read ----------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from eukhe import strict_json
 from eukhe.inference.wire.base import Reader, WireClient, as_int
 from eukhe.inference.wire.events import (
     LENGTH,
@@ -85,7 +86,7 @@ def _blocks(message: Message, marks: bool = False) -> list[dict[str, Any]]:
     blocks += [_image(i) for i in message.images]
     for call in message.tool_calls:
         try:
-            arguments = json.loads(call.arguments) if call.arguments else {}
+            arguments = strict_json.loads(call.arguments) if call.arguments else {}
         except json.JSONDecodeError:
             arguments = {}
         blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments if isinstance(arguments, dict) else {}})

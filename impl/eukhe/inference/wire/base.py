@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import httpx
 
+from eukhe import strict_json
 from eukhe.inference import quirks
 from eukhe.inference.wire.events import (
     REFUSAL,
@@ -141,7 +142,7 @@ class Reader:
 
     def json(self, event: SseEvent) -> Any:
         try:
-            return json.loads(event.data)
+            return strict_json.loads(event.data)  # at most 100 deep, no NaN or Infinity
         except json.JSONDecodeError as error:
             raise MalformedEvent(self.provider, f"event {event.event!r} is not JSON: {error.msg} at column {error.colno}: {event.data[:120]!r}") from None
 
@@ -159,8 +160,8 @@ def as_int(value: Any) -> int:
 def error_kind(body: str) -> str:
     """The type or code an error body names ({"error": {"type"|"code"|"status": ...}})."""
     try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, ValueError):
+        data = strict_json.loads(body)
+    except ValueError:
         return ""
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(data, list) and data and isinstance(data[0], dict):  # Google's list of one error
@@ -228,8 +229,8 @@ def retry_hint(headers: Mapping[str, str], body: str, now: float | None = None) 
     if seconds is not None:
         return seconds
     try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, ValueError):
+        data = strict_json.loads(body)
+    except ValueError:
         return None
     if isinstance(data, list) and data:
         data = data[0]

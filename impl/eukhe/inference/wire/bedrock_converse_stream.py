@@ -65,6 +65,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
+from eukhe import strict_json
 from eukhe.inference.wire import eventstream, sigv4
 from eukhe.inference.wire.base import Reader, WireClient, as_int, closing, error_kind, retry_hint, should_retry
 from eukhe.inference.wire.events import (
@@ -141,7 +142,7 @@ def _tool_use(message: Message) -> list[dict[str, Any]]:
     out = []
     for call in message.tool_calls:
         try:
-            arguments = json.loads(call.arguments) if call.arguments else {}
+            arguments = strict_json.loads(call.arguments) if call.arguments else {}
         except json.JSONDecodeError:
             arguments = {}
         out.append({"toolUse": {"toolUseId": call.id, "name": call.name, "input": arguments if isinstance(arguments, dict) else {}}})
@@ -329,8 +330,8 @@ class BedrockConverseStream(WireClient):
         kind = headers.get("x-amzn-errortype", "").split(":", 1)[0].strip()
         if not kind:
             try:
-                data = json.loads(body)
-            except (json.JSONDecodeError, ValueError):
+                data = strict_json.loads(body)
+            except ValueError:
                 data = None
             named = data.get("__type") if isinstance(data, dict) else None
             kind = named.rsplit("#", 1)[-1] if isinstance(named, str) else error_kind(body)
@@ -408,7 +409,7 @@ class BedrockReader(Reader):
 
     def _payload(self, event: eventstream.Message, name: str) -> dict[str, Any]:
         try:
-            data = json.loads(event.payload)
+            data = strict_json.loads(event.payload)  # at most 100 deep, no NaN or Infinity
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise MalformedEvent(self.provider, f"event {name!r} is not JSON: {error}: {event.payload[:120]!r}") from None
         if not isinstance(data, dict):

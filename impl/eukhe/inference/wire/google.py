@@ -27,6 +27,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from eukhe import strict_json
 from eukhe.inference.wire.base import Reader, WireClient, as_int
 from eukhe.inference.wire.events import (
     LENGTH,
@@ -58,7 +59,7 @@ def _image(image: Image) -> dict[str, Any]:
 
 def _arguments(text: str) -> dict[str, Any]:
     try:
-        args = json.loads(text) if text else {}
+        args = strict_json.loads(text) if text else {}
     except json.JSONDecodeError:
         args = {}
     return args if isinstance(args, dict) else {}

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any
 
+from eukhe import strict_json
 from eukhe.inference.wire.base import Reader
 from eukhe.inference.wire.events import Event
 from eukhe.inference.wire.openai_responses import OpenAIResponses, ResponsesReader
@@ -37,7 +37,7 @@ def account_id(token: str) -> str | None:
     if len(parts) != 3:
         return None
     try:
-        payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        payload = strict_json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (binascii.Error, ValueError):
         return None
     claim = payload.get(AUTH_CLAIM) if isinstance(payload, dict) else None
