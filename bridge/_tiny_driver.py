@@ -7,11 +7,14 @@ Reads commands on stdin, answers one line each on stdout:
   ``eukhe.tiny.client.launch``;
 - ``need TAG`` → ``<outcome> <worker pid>`` (a TinyClient with dtype TAG elects a worker);
 - ``hold DIR`` → ``sent`` (a chat the fake engine holds until DIR/release is written);
-- ``wait`` → ``<answer> <worker pid>`` once the held chat is answered;
+- ``wait`` → ``<answer> <worker pid>`` once the held chat is answered (``failed: <error>
+  <worker pid>`` when it failed, or gave no answer within DEADLINE);
 - ``end`` → ``ok``: the scenario ended (its client is closed).
 
 A driver lives from one scenario to the next (``bridge.tiny``'s pool); it ends at the end of its
-input.
+input. Its client's reads have deadlines (DEADLINE: a ping, a bye, a launched worker's first
+line, a request's answer), and so has its wait for the held chat, so a driver never hangs on a
+worker (``bridge.tiny`` has its own deadline on the driver).
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import threading
 from pathlib import Path
 
 from eukhe.tiny import client as tiny_client
-from eukhe.tiny.client import TinyClient
+from eukhe.tiny.client import TinyClient, TinyError
 
 CLI_COMMAND = tiny_client.worker_command
+DEADLINE = 60.0  # seconds: every wait of the driver on a worker
 
 
 def module_command(agent_dir: Path, model_id: str, device: str, dtype: str) -> list[str]:
@@ -39,6 +43,7 @@ def main(argv: list[str]) -> int:
     client: TinyClient | None = None
     held: list[str] = []
     thread: threading.Thread | None = None
+    held_by: int | None = None  # the worker pid the held chat was sent to
     for raw in sys.stdin:
         verb, _, arg = raw.strip().partition(" ")
         if verb in ("use", "end"):
@@ -55,25 +60,28 @@ def main(argv: list[str]) -> int:
             assert agent_dir is not None, "need before use"
             if client is not None:
                 client.close()
-            client = TinyClient(agent_dir, model_id, dtype=arg)
+            client = TinyClient(agent_dir, model_id, dtype=arg, answer_deadline=DEADLINE, request_deadline=DEADLINE)
             outcome = client.ensure()
             print(outcome, client.worker_pid, flush=True)
         elif verb == "hold":
             assert client is not None
             held.clear()
-            pid = client.worker_pid
+            pid = held_by = client.worker_pid
             c = client
 
             def run(content: str = f"hold:{arg}") -> None:
-                held.append(f"{c.chat([{'role': 'user', 'content': content}])} {pid}")
+                try:
+                    held.append(f"{c.chat([{'role': 'user', 'content': content}])} {pid}")
+                except TinyError as error:
+                    held.append(f"failed: {type(error).__name__}: {error} {pid}")
 
-            thread = threading.Thread(target=run)
+            thread = threading.Thread(target=run, daemon=True)
             thread.start()
             print("sent", flush=True)
         elif verb == "wait":
             assert thread is not None
-            thread.join()
-            print(held[0] if held else "failed", flush=True)
+            thread.join(DEADLINE * 2)  # the chat's own deadline ends it first
+            print(held[0] if held else f"failed: no answer within {DEADLINE * 2:g} s {held_by}", flush=True)
     if client is not None:
         client.close()
     return 0
