@@ -3,6 +3,7 @@ shared example database (tests/hunt) and the mutation queue (tests/workbench).""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -56,3 +57,13 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture(params=[0o022, 0o000], ids=["umask-022", "umask-000"])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    """The process's umask set to a common one and to none: what is made private is private under both."""
+    old = os.umask(request.param)
+    try:
+        yield int(request.param)
+    finally:
+        os.umask(old)

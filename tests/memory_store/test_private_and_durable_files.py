@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +33,6 @@ from eukhe.session import user
 from spec.loopback import LoopbackServer, Stream, Text
 from tests.memory_store.test_memory_store import SMALL, Clock
 from tests.turn.turn_support import run, turns_for
-
-
-@pytest.fixture(params=[0o022, 0o000], ids=["umask-022", "umask-000"])
-def umask(request: pytest.FixtureRequest) -> Iterator[int]:
-    old = os.umask(request.param)
-    try:
-        yield int(request.param)
-    finally:
-        os.umask(old)
 
 
 @pytest.fixture

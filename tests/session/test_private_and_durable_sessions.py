@@ -10,24 +10,13 @@
 
 from __future__ import annotations
 
-import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from eukhe.session import CorruptRecord, Store, user
-
-
-@pytest.fixture(params=[0o022, 0o000], ids=["umask-022", "umask-000"])
-def umask(request: pytest.FixtureRequest) -> Iterator[int]:
-    old = os.umask(request.param)
-    try:
-        yield int(request.param)
-    finally:
-        os.umask(old)
 
 
 def test_session_dirs_and_logs_are_private_from_the_start(tmp_path: Path, umask: int, monkeypatch: pytest.MonkeyPatch) -> None:
