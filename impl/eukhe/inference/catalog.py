@@ -270,7 +270,9 @@ def parse_models_json(text: str, where: str = "models.json") -> ModelsJson:
     """Each providers.<id> loads alone; a bad one is dropped with a diagnostic naming it."""
     out = ModelsJson()
     try:
-        document = strict_json.loads(text)
+        # depth capped; a number JSON does not have (NaN, Infinity, 1e999) is read as Python reads
+        # it and refused by its provider's check, so only that provider is dropped (rule 1)
+        document = strict_json.loads(text, finite=False)
     except json.JSONDecodeError as error:
         out.diagnostics.append(f"{where}: not JSON: {error.msg} at line {error.lineno} column {error.colno}")
         return out
