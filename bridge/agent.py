@@ -1,0 +1,503 @@
+"""The loop bridge (issue 28 item 6): the running agent's turn loop (impl/eukhe/agent/loop.py)
+against the compact model of the loop (bend/agent.py), on 300 generated scenarios, transcript
+against transcript, byte for byte.
+
+The production side is the real thing on loopback: a session store in a temporary directory
+(every commit fsynced), the real tools in a working directory holding a few files, the
+Directors on the session's documents, the wire client of openai-completions with its retries
+talking HTTP to ``spec.loopback.LoopbackServer``, which plays each scenario's replies. Its
+transcript is what the clients of the agent would see (the protocol events: notes, retries,
+tool calls and results, the steps and rows of the Directors, the end of each run), with one
+line per HTTP request the server received, read from the request's JSON body: the forced tool
+(native ``tool_choice``, else the soft prompt alone) and the note the request ends with. The
+retries wait on a clock that does not sleep.
+
+The generator aims its scenarios at the cases the issue names (a goal that completes, a goal
+that pauses at the stall cap, a reminder, a forced call missed until NotCalled, a loop cut and
+retried with a note, a leaked call rebuilt, broken arguments repaired and refused, a 429
+retried) and at the rest of the loop's rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bend.agent import transcript as model_transcript
+from bridge.core import Bridge, Event
+from eukhe.agent.loop import Agent, retry_event
+from eukhe.agent.tools.base import ToolContext
+from eukhe.inference import toolcalls
+from eukhe.inference.force import soft_prompt
+from eukhe.inference.wire import WireModel, client_for
+from eukhe.inference.wire.retry import Policy, Retrying
+from eukhe.session import Store
+from eukhe.settings.cvar_table import table
+from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, base_url
+
+API = "openai-completions"
+FILES = {"a.txt": "alpha\nfirst file\n", "b.txt": "beta\nsecond file\n", "src/c.py": "print('gamma')\n"}
+LOOP_LINE = "I will check the file again.\n"
+CUT_TEXT = "Let me look at"
+FAIL_BODY = '{"error": {"type": "rate_limit_error", "message": "slow down"}}'
+
+# Calls the scripts make: name, argument text, the act key (one per distinct call), the outcome
+# kind the seed's rules give it (ok; tool_unavailable for a tool not offered, S6 repair rule 6;
+# invalid_arguments for arguments no repair reads or a required key missing; the tools' own refusals).
+POOL: tuple[tuple[str, str, str, str], ...] = (
+    ("read", '{"path": "a.txt"}', "read-a", "ok"),
+    ("read", '{"path": "b.txt",}', "read-b-trailing-comma", "ok"),
+    ("read", "{'path': 'src/c.py'}", "read-c-single-quotes", "ok"),
+    ("read", '{"path": "missing.txt"}', "read-missing", "not_found"),
+    ("read", '{"path": "../outside.txt"}', "read-outside", "outside_workdir"),
+    ("read", '{"path": ', "read-cut-json", "invalid_arguments"),
+    ("read", "{}", "read-no-path", "invalid_arguments"),
+    ("ls", '{"path": "."}', "ls-root", "ok"),
+    ("ls", '{"path": "src"}', "ls-src", "ok"),
+    ("glob", '{"pattern": "*.txt"}', "glob-txt", "ok"),
+    ("grep", '{"pattern": "alpha"}', "grep-alpha", "ok"),
+    ("ghost", '{"path": "a.txt"}', "ghost", "tool_unavailable"),
+    ("reed", '{"path": "a.txt"}', "reed", "tool_unavailable"),
+)
+LEAK_POOL: tuple[tuple[str, str, str, str], ...] = (
+    ("read", '{"path": "a.txt"}', "read-a", "ok"),
+    ("ls", '{"path": "src"}', "ls-src", "ok"),
+    ("ghost", '{"path": "a.txt"}', "ghost", "tool_unavailable"),
+)
+
+CASES = frozenset(
+    {
+        "goal_completes",
+        "goal_pauses_at_stall_cap",
+        "goal_note_under_cap",
+        "reminder_joins_continuation",
+        "reminder_waits",
+        "forced_called",
+        "forced_native_retry",
+        "forced_not_called",
+        "autonomous_continues",
+        "autonomous_limit",
+        "push_refused",
+        "note_loop",
+        "note_cut",
+        "note_no_answer",
+        "note_length",
+        "note_leak",
+        "max_notes",
+        "leak_rebuilt",
+        "truncated_calls",
+        "repaired_arguments",
+        "tool_unavailable",
+        "invalid_arguments",
+        "retry_429",
+        "retries_exhausted",
+        "max_tool_rounds",
+        "no_step",
+        "model_error",
+        "no_layer",
+        # input classes
+        "several_inputs",
+        "default_reply",
+        "parallel_calls",
+    }
+)
+
+
+# -- the production side ---------------------------------------------------------------------------
+
+
+class _Recording(LoopbackServer):
+    """The loopback server, telling each request as a transcript line as it arrives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] | None = None
+        self.responder = lambda recorded: Stream([Text("done.")])
+
+    def drop_scripts(self) -> None:
+        """Forget the replies a turn did not take, and the requests recorded so far."""
+        with self._lock:
+            self._scripts.clear()
+            self.requests.clear()
+
+    def _record(self, recorded: Recorded) -> None:
+        super()._record(recorded)
+        if self.lines is not None:
+            self.lines.append(request_line(recorded.body))
+
+
+NOTES = (
+    ("Your last reply repeated itself", "loop"),
+    ("Your last reply was cut off", "cut"),
+    (toolcalls.NO_ANSWER_NOTE, "no_answer"),
+    (toolcalls.LENGTH_NOTE_TEXT, "length"),
+    (toolcalls.LEAK_NOTE, "leak"),
+)
+
+
+def request_line(body: Any) -> str:
+    """``request forced=TOOL/native|soft|- note=KIND|-`` from the JSON body of a chat request."""
+    texts = [str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict)]
+    forced = "-"
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        forced = f"{choice['function']['name']}/native"
+    else:
+        for name in ("read", "write", "edit", "ls", "glob", "grep", "bash", "ghost"):
+            if any(soft_prompt(name) in text for text in texts):
+                forced = f"{name}/soft"
+    note = "-"
+    for text in texts:
+        for mark, kind in NOTES:
+            if mark in text:
+                note = kind
+    return f"request forced={forced} note={note}"
+
+
+_SERVER: _Recording | None = None
+_LOCK = threading.Lock()
+
+
+def _server() -> _Recording:
+    global _SERVER
+    with _LOCK:
+        if _SERVER is None:
+            _SERVER = _Recording()
+            _SERVER.start()
+        return _SERVER
+
+
+def finish() -> None:
+    global _SERVER
+    with _LOCK:
+        if _SERVER is not None:
+            _SERVER.close()
+            _SERVER = None
+
+
+def script_of(reply: dict[str, Any]) -> Any:
+    """A scenario reply as the loopback server plays it."""
+    fault = reply.get("fault", "")
+    if fault == "fail":
+        return Fail(429, FAIL_BODY, headers=(("retry-after", "0"),))
+    if fault == "cut":
+        return Stream([Text(CUT_TEXT), Cut()])
+    if fault == "loop":
+        return Stream([Text(LOOP_LINE * 80)])
+    text = str(reply.get("text", ""))
+    for leak in reply.get("leaks", []):
+        text += "\n<tool_call>\n" + json.dumps({"name": leak["name"], "arguments": json.loads(leak["args"])}) + "\n</tool_call>"
+    parts: list[Any] = [Text(text)] if text else []
+    parts += [Call(call["name"], call["args"]) for call in reply.get("calls", [])]
+    return Stream(parts, stop=str(reply.get("stop", "stop")))
+
+
+class _NoWait:
+    async def sleep(self, seconds: float) -> None:
+        return None
+
+
+SETUP_CVARS = {
+    "max_steps": "directors.maxSteps",
+    "stack_cap": "directors.stackCap",
+    "stall_steps": "directors.stallSteps",
+    "max_continuations": "autonomous.maxContinuations",
+    "max_tool_rounds": "maxToolRounds",
+    "max_retries": "retry.maxRetries",
+}
+DEFAULTS = {cvar.id: cvar.default for cvar in table()}
+
+
+class _Printer:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.names: dict[str, str] = {}
+
+    def emit(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "note":
+            self.lines.append(f"note {event['kind']} {event['used']}/{event['max']}")
+        elif kind == "retry":
+            self.lines.append(f"retry {event['attempt']}/{event['retries']}")
+        elif kind == "tool_call":
+            self.names[event["id"]] = event["name"]
+        elif kind == "tool_result":
+            self.lines.append(f"call {self.names[event['id']]} {event['kind'] or 'ok'}")
+        elif kind == "step":
+            self.lines.append(f"step {event['decision']} {event['rule']} {','.join(event['verdicts']) or '-'}")
+            if event["continuation"] is not None:
+                self.lines.append("continuation " + json.dumps(event["continuation"], ensure_ascii=False))
+        elif kind == "row":
+            self.lines.append(f"row {event['kind']}: {event['text']}")
+        elif kind == "turn_end":
+            self.lines.append(f"end {event['reason']}")
+
+
+def production(events: Sequence[Event]) -> list[str]:
+    from eukhe.directors.hooks import DirectorLimits, Directors, PushRefused
+
+    server = _server()
+    lines: list[str] = []
+    printer = _Printer(lines)
+    overrides: dict[str, Any] = {}
+
+    def value(cvar: str) -> Any:
+        return overrides.get(cvar, DEFAULTS[cvar])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        work = root / "work"
+        for name, text in FILES.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(text, encoding="utf-8")
+        (root / "outside.txt").write_text("outside\n", encoding="utf-8")
+        model = WireModel("loop", "loop-model", API, base_url(server, API), "key-loop")
+        with Store(root / "sessions").create() as session:
+            main = session.conversation("main")
+            for number, event in enumerate(events):
+                if "setup" in event:
+                    overrides.update({SETUP_CVARS[k]: v for k, v in dict(event["setup"]).items()})
+                    continue
+                directors = Directors(main, DirectorLimits.of(value))
+                if "goal" in event:
+                    directors.set_goal(str(event["goal"]["objective"]), str(event["goal"]["id"]))
+                    lines.append(f"goal {event['goal']['id']}")
+                elif "autonomous" in event:
+                    directors.set_autonomous(event["autonomous"] is True)
+                    lines.append(f"autonomous {'on' if event['autonomous'] is True else 'off'}")
+                elif "remind" in event:
+                    try:
+                        directors.remind(str(event["remind"]))
+                        lines.append("remind pushed")
+                    except PushRefused:
+                        lines.append("remind refused")
+                elif "force" in event:
+                    force = event["force"]
+                    try:
+                        directors.force(str(force["tool"]), int(force["tries"]))
+                        lines.append(f"force {force['tool']} pushed")
+                    except PushRefused:
+                        lines.append(f"force {force['tool']} refused")
+                elif "input" in event:
+                    lines.append(f"input {event['input']}")
+                    server.script(*(script_of(reply) for reply in event.get("replies", [])))
+
+                    async def turn() -> None:
+                        client = Retrying(client_for(model, timeout=30.0), Policy.from_settings(value), clock=_NoWait(), notify=lambda r: printer.emit(retry_event(r)))
+                        agent = Agent(main, client, API, ToolContext(work), value, printer.emit)
+                        await agent.turn(str(event["input"]))
+
+                    server.lines = lines
+                    try:
+                        asyncio.run(turn())
+                    finally:
+                        server.lines = None
+                        server.drop_scripts()
+    return lines
+
+
+# -- the generator ---------------------------------------------------------------------------------
+
+
+def call(rng: random.Random, pool: Sequence[tuple[str, str, str, str]] = POOL) -> dict[str, str]:
+    name, args, act, kind = rng.choice(pool)
+    return {"name": name, "args": args, "act": act, "kind": kind}
+
+
+def answer(rng: random.Random) -> dict[str, Any]:
+    return {"text": rng.choice(["Done.", "The file says alpha.", "All checked.", "Nothing to change."])}
+
+
+def tools_reply(rng: random.Random, n: int = 0) -> dict[str, Any]:
+    calls = [call(rng) for _ in range(n or rng.choice([1, 1, 1, 2, 3]))]
+    reply: dict[str, Any] = {"calls": calls, "stop": "toolUse"}
+    if rng.random() < 0.3:
+        reply["text"] = "Let me look."
+    return reply
+
+
+def reply_of_kind(rng: random.Random, kind: str, forced: str = "") -> dict[str, Any]:
+    if kind == "answer":
+        return answer(rng)
+    if kind == "tools":
+        return tools_reply(rng)
+    if kind == "forced_call":
+        return {"calls": [call(rng, [entry for entry in POOL if entry[0] == forced])], "stop": "toolUse"}
+    if kind in ("fail", "cut", "loop"):
+        return {"fault": kind}
+    if kind == "empty":
+        return {"stop": rng.choice(["stop", "toolUse"])}
+    if kind == "length_empty":
+        return {"stop": "length"}
+    if kind == "length_calls":
+        return {"calls": [call(rng)], "stop": "length"}
+    if kind == "leak":
+        return {"text": "Calling:", "leaks": [call(rng, LEAK_POOL[:2])]}
+    if kind == "bad_leak":
+        return {"text": "Calling:", "leaks": [call(rng, LEAK_POOL)]}
+    raise ValueError(kind)
+
+
+KINDS = ("answer", "tools", "tools", "fail", "cut", "loop", "empty", "length_empty", "length_calls", "leak", "bad_leak")
+
+# Each aim: the setup it wants and a builder of its directing events and replies.
+AIMS = (
+    "goal_completes",
+    "goal_stalls",
+    "reminder",
+    "forced_missed",
+    "forced_called",
+    "loop_note",
+    "leak",
+    "broken_arguments",
+    "retry_429",
+    "max_notes",
+    "max_tool_rounds",
+    "autonomous",
+    "no_step",
+    "full_stack",
+    "random",
+    "random",
+)
+
+
+def replies(rng: random.Random, count: int, kinds: Sequence[str] = KINDS) -> list[dict[str, Any]]:
+    return [reply_of_kind(rng, rng.choice(kinds)) for _ in range(count)]
+
+
+def generate(index: int) -> list[Event]:
+    rng = random.Random(f"agent-{index}")
+    aim = AIMS[index % len(AIMS)]
+    setup: dict[str, int] = {
+        "max_steps": rng.choice([200, 200, 3, 1, 0]),
+        "stack_cap": rng.choice([8, 8, 2, 1]),
+        "stall_steps": rng.choice([3, 3, 2, 1, 0]),
+        "max_continuations": rng.choice([20, 2, 1]),
+        "max_tool_rounds": rng.choice([50, 50, 2, 1]),
+        "max_retries": rng.choice([3, 3, 1, 0]),
+    }
+    events: list[Event] = [{"setup": setup}]
+    inputs = rng.choice([1, 1, 2, 3])
+    for k in range(inputs):
+        if aim in ("goal_completes", "goal_stalls") and k == 0:
+            events.append({"goal": {"id": f"g{index}", "objective": "make the tests pass"}})
+        if aim == "goal_completes":
+            work = [tools_reply(rng) for _ in range(rng.randint(1, 3))]
+            script = [r for w in work for r in (w, answer(rng))]
+        elif aim == "goal_stalls":
+            script = [answer(rng) for _ in range(rng.randint(2, 6))]
+        elif aim == "reminder":
+            events.append({"remind": "Run the tests before you answer."})
+            if rng.random() < 0.5:
+                events.append({"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}})
+            script = replies(rng, rng.randint(1, 5), ("answer", "tools"))
+        elif aim in ("forced_missed", "forced_called"):
+            events.append({"force": {"tool": rng.choice(["read", "ls"]), "tries": rng.choice([0, 1, 2])}})
+            tool = events[-1]["force"]["tool"]
+            kinds = ("answer", "tools", "empty") if aim == "forced_missed" else ("forced_call", "answer", "tools")
+            script = [reply_of_kind(rng, rng.choice(kinds), tool) for _ in range(rng.randint(1, 5))]
+        elif aim == "loop_note":
+            script = replies(rng, rng.randint(1, 4), ("loop", "cut", "answer"))
+        elif aim == "leak":
+            script = replies(rng, rng.randint(1, 5), ("leak", "bad_leak", "answer", "length_calls"))
+        elif aim == "broken_arguments":
+            script = [tools_reply(rng, rng.randint(1, 3)) for _ in range(rng.randint(1, 3))] + [answer(rng)]
+        elif aim == "retry_429":
+            script = replies(rng, rng.randint(1, 5), ("fail", "fail", "answer", "tools"))
+        elif aim == "max_notes":
+            script = replies(rng, rng.randint(8, 11), ("empty", "loop", "cut", "length_empty", "bad_leak"))
+        elif aim == "max_tool_rounds":
+            setup["max_tool_rounds"] = rng.choice([0, 1, 2])
+            script = [tools_reply(rng) for _ in range(rng.randint(1, 4))] + [answer(rng)]
+        elif aim == "autonomous":
+            events.append({"autonomous": rng.random() < 0.8})
+            script = replies(rng, rng.randint(1, 5), ("answer", "tools", "empty"))
+        elif aim == "no_step":
+            setup["max_steps"] = rng.choice([0, 1])
+            events.append({"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}} if rng.random() < 0.6 else {"autonomous": True})
+            script = replies(rng, rng.randint(1, 4), ("answer", "tools"))
+        elif aim == "full_stack":
+            for _ in range(rng.randint(1, 4)):
+                events.append(rng.choice([{"remind": "Keep the diff small."}, {"force": {"tool": "ls", "tries": 1}}]))
+            script = replies(rng, rng.randint(1, 5))
+        else:
+            for _ in range(rng.randint(0, 2)):
+                events.append(
+                    rng.choice(
+                        [
+                            {"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}},
+                            {"remind": "Note what you changed."},
+                            {"force": {"tool": rng.choice(["read", "grep"]), "tries": rng.randint(0, 2)}},
+                            {"autonomous": rng.random() < 0.5},
+                        ]
+                    )
+                )
+            script = replies(rng, rng.randint(0, 7))
+        events.append({"input": f"task {k} of scenario {index}", "replies": script})
+    return events
+
+
+# -- the cases a scenario reaches (read from the model's transcript and the events) ------------------
+
+
+def reached(events: Sequence[Event]) -> set[str]:
+    lines = model_transcript([dict(e) for e in events])
+    text = "\n".join(lines)
+    found: set[str] = set()
+    inputs = [e for e in events if "input" in e]
+    checks = {
+        "goal_completes": any(line.startswith("step continue again goal:again") for line in lines) and "end answered" in text,
+        "goal_pauses_at_stall_cap": "Goal paused." in text,
+        "reminder_joins_continuation": "reminder:leave" in text and "step continue" in text,
+        "reminder_waits": "reminder:defer" in text,
+        "forced_called": any("forced=" in line and "/" in line for line in lines) and "forced:leave" in text,
+        "forced_native_retry": "/native" in text,
+        "forced_not_called": "end not_called" in text,
+        "goal_note_under_cap": "Progress check:" in text,
+        "autonomous_continues": "autonomous:again" in text,
+        "autonomous_limit": "autonomous:yield" in text,
+        "push_refused": " refused" in text,
+        "note_loop": "note loop" in text,
+        "note_cut": "note cut" in text,
+        "note_no_answer": "note no_answer" in text,
+        "note_length": "note length" in text,
+        "note_leak": "note leak" in text,
+        "max_notes": "end max_notes" in text or "note no_answer 8/8" in text or "note length 8/8" in text,
+        "leak_rebuilt": "rebuilt" in text,
+        "truncated_calls": " truncated" in text,
+        "tool_unavailable": "tool_unavailable" in text,
+        "invalid_arguments": "invalid_arguments" in text,
+        "retry_429": "retry 1/" in text,
+        "retries_exhausted": "end failed" in text and "retry" in text,
+        "max_tool_rounds": "end max_tool_rounds" in text,
+        "no_step": "no_step" in text,
+        "model_error": "model_error" in text,
+        "no_layer": "step yield none -" in text,
+        "several_inputs": len(inputs) > 1,
+        "default_reply": any(len(lines) and len(e.get("replies", [])) == 0 for e in inputs),
+    }
+    found.update(name for name, hit in checks.items() if hit)
+    calls = [c for e in inputs for r in e.get("replies", []) for c in r.get("calls", [])]
+    if any(c["act"] in ("read-b-trailing-comma", "read-c-single-quotes") for c in calls):
+        found.add("repaired_arguments")
+    if any(len(r.get("calls", [])) > 1 for e in inputs for r in e.get("replies", [])):
+        found.add("parallel_calls")
+    return found
+
+
+BRIDGE = Bridge(
+    area="agent",
+    count=300,
+    generate=generate,
+    model=model_transcript,
+    production=production,
+    cases=CASES,
+    reached=reached,
+    finish=finish,
+)

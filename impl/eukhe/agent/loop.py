@@ -1,0 +1,383 @@
+"""The turn loop of a session (issue 28 item 2; control.md S5, inference.md S6.3, S6.5, S6.10).
+
+A user turn is one run. It commits the user entry, starts the Directors' loop (``begin``, S5.6)
+and then runs generations until the stack gives control back:
+
+1. **A generation** is the requests up to one final answer. Each request is built from the
+   main conversation's model view (the user entries, the replies with their calls and results,
+   the continuation rows), the system prompt and the tools. A forced tool (S5.4, the top forced
+   layer not yet called) ends the request with the soft prompt naming it, and sets the native
+   forced choice as S6.3 says (``bend.infer.flag``: the first request only when the API
+   supports it and it is free, each retry when the API supports it). The stream goes through
+   the repetition guard (S6.5), one per attempt.
+2. **At stream end** (S6.10, ``eukhe.inference.toolcalls.read_reply``): a reply with calls runs
+   them, in order, each through ``eukhe.agent.tools.registry.run_call`` (argument repair,
+   ``tool_unavailable``, the schema check), and the results go back in the next request; a
+   reply whose calls leaked into its text gets them rebuilt; a ``length`` reply runs none (each
+   call gets ``truncated``). The reply, each call and each result is committed as it happens
+   (``tool_call`` ``{"id", "name", "arguments"}`` and ``tool_result`` ``{"call_id", "text",
+   "is_error"}``, the entries the progress check counts, S5.8).
+3. **Noted retries** (S6.5, S6.10, harness.md H4.7 and H4.8 as inference.md restates them): a
+   stream the guard cut (``loop``), a stream cut after its reply began (``cut``), no text and
+   no call (``no_answer``), a ``length`` stop with no answer (``length``) and leaked markup
+   that does not rebuild (``leak``, at most LEAK_NOTES in a row, then the text is the answer)
+   are sent again at once with a note that is never logged. Each spends one of the
+   generation's MAX_NOTES (8) notes, not a retry. With no note left, an empty reply is the
+   final answer (the step fails it as a model error, S5.4), and a cut or looping stream ends
+   the run (``max_notes``).
+4. **Forced calls** (S5.4, S6.3): the response to a forced request is a call of the tool or a
+   miss (``Directors.after_response``). A miss is dropped (its reply is not kept and its calls
+   do not run) and the request is sent again; the miss after the tries fails the generation
+   with ForcedToolError::NotCalled and ends the run (``not_called``).
+5. **Tool rounds**: a generation runs at most ``maxToolRounds`` replies with calls (S4b.4); a
+   reply with calls past that ends the run (``max_tool_rounds``) with its calls not run.
+6. **The step** (S5.4 to S5.8): the final answer goes to ``Directors.on_yield``; its decision
+   continues the run (a new generation, the continuation row in the model view), yields
+   (``answered``) or fails it (``failed``).
+
+A wire error the retries did not cure ends the run (``failed``), as does an error of the
+session store. Derived, where the seeds are silent: the notes are counted per generation (a
+final answer gives the next generation all of them again); the first forced request counts as
+not free (the prompt cache of the provider is not known to the loop), so it carries the soft
+prompt alone and its retries the native choice.
+
+Every step is told to the clients as protocol events (``eukhe.agent.protocol``): ``emit``
+gets plain dicts with a ``type``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bend import infer as compiled
+from eukhe.agent.tools.base import Tool, ToolContext
+from eukhe.agent.tools.registry import TOOLS, run_call
+from eukhe.directors.hooks import DirectorLimits, Directors, ForcedToolError, Reply, Decided
+from eukhe.inference import toolcalls
+from eukhe.inference.force import ForcedRequest, maps_forced_tool_choice, soft_prompt
+from eukhe.inference.guard import Guard, StreamRepeating
+from eukhe.inference.repair import parse_tool_call_arguments
+from eukhe.inference.wire import events
+from eukhe.inference.wire.base import closing
+from eukhe.inference.wire.plan import Message, Request
+from eukhe.inference.wire.retry import Retry
+from eukhe.session import Conversation, Entry, Kind, assistant, tool_call, tool_result, user
+
+MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
+MAX_TOOL_ROUNDS_CVAR = "maxToolRounds"
+SYSTEM = (
+    "You are eukhe, a coding agent. You work in the user's project directory with the tools you are given: "
+    "read, write and edit files, list, glob and grep them, and run bash. Act through the tools; answer briefly."
+)
+CUT_NOTE = "Your last reply was cut off before it ended (attempt {attempt}). Give the whole reply again."
+LOOP_NOTE = (
+    "Your last reply repeated itself (attempt {attempt}): a cycle of {period} line(s), the last one {last!r}. "
+    "Answer again without repeating."
+)
+
+# The ends of a run (protocol turn_end.reason).
+ANSWERED, FAILED, NOT_CALLED, MAX_TOOL_ROUNDS, MAX_NOTES_END, ABORTED = (
+    "answered",
+    "failed",
+    "not_called",
+    "max_tool_rounds",
+    "max_notes",
+    "aborted",
+)
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+class Model(Protocol):
+    """A wire client with retries (``eukhe.inference.wire.retry.Retrying``)."""
+
+    @property
+    def provider(self) -> str: ...
+
+    def stream(self, request: Request, filter: events.StreamFilter | None = None) -> AsyncIterator[events.Event]: ...
+
+
+@dataclass
+class Streamed:
+    """One reply as the stream gave it."""
+
+    text: str = ""
+    thinking: str = ""
+    calls: list[events.ToolCall] = field(default_factory=list)
+    stop: str = events.STOP
+
+
+@dataclass(frozen=True)
+class Final:
+    """A generation's end: its final answer, or the run's end without one."""
+
+    text: str = ""
+    end: str | None = None  # None: an answer for the step; else the run ends with this reason
+    error: str = ""
+
+
+class RunEnded(Exception):
+    def __init__(self, reason: str, error: str) -> None:
+        super().__init__(error)
+        self.reason = reason
+        self.error = error
+
+
+def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
+    """The model view of a conversation as wire messages: user entries and continuation rows as
+    user messages, a reply with the calls that follow it as one assistant message, each result
+    as a tool message."""
+    out: list[Message] = []
+    pending: list[events.ToolCall] = []
+    text = ""
+
+    def flush() -> None:
+        nonlocal pending, text
+        if text or pending:
+            out.append(Message("assistant", text, tool_calls=tuple(pending)))
+        pending, text = [], ""
+
+    for entry in entries:
+        content = entry.content
+        if entry.kind is Kind.ASSISTANT:
+            flush()
+            text = str(content.get("text", "")) if isinstance(content, dict) else str(content)
+        elif entry.kind is Kind.TOOL_CALL and isinstance(content, dict):
+            arguments = content.get("arguments")
+            raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            pending.append(events.ToolCall(len(pending), str(content.get("id")), str(content.get("name")), raw))
+        elif entry.kind is Kind.TOOL_RESULT and isinstance(content, dict):
+            flush()
+            out.append(Message("tool", str(content.get("text", "")), tool_call_id=str(content.get("call_id")), is_error=bool(content.get("is_error"))))
+        elif entry.kind is Kind.USER:
+            flush()
+            out.append(Message("user", str(content)))
+        elif entry.kind is Kind.CUSTOM and isinstance(content, dict) and "text" in content:
+            flush()
+            out.append(Message("user", str(content["text"])))
+    flush()
+    return tuple(out)
+
+
+class Agent:
+    """The turn loop of one session's main conversation (the module's docstring)."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        model: Model,
+        api: str,
+        context: ToolContext,
+        value: Callable[[str], Any],
+        emit: Emit,
+        tools: Sequence[Tool] = TOOLS,
+        system: str = SYSTEM,
+        thinking: str | None = None,
+    ) -> None:
+        self.conversation = conversation
+        self.model = model
+        self.api = api
+        self.context = context
+        self.value = value
+        self.emit = emit
+        self.tools = tuple(tools)
+        self.system = system
+        self.thinking = thinking
+        self.directors = Directors(conversation, DirectorLimits.of(value))
+        self._steering: list[str] = []
+        self._follow_ups: list[str] = []
+        self._task: asyncio.Task[None] | None = None
+
+    # -- the Runner of the daemon -----------------------------------------------------------------
+
+    def steer(self, text: str) -> None:
+        """A message that joins the running turn between tool calls."""
+        self._steering.append(text)
+
+    def follow_up(self, text: str) -> None:
+        """A message that runs as the next turn once this one ended."""
+        self._follow_ups.append(text)
+
+    def abort(self) -> None:
+        self.context.cancel.set()
+        if self._task is not None:
+            self._task.cancel()
+
+    async def turn(self, text: str) -> None:
+        """A user turn to its end, then the follow-ups queued meanwhile, each a turn."""
+        queue = [text]
+        while queue:
+            self.context.cancel.clear()
+            self._task = asyncio.ensure_future(self._run(queue.pop(0)))
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                self.emit({"type": "turn_end", "run": self._run_id, "reason": ABORTED, "text": "the turn was aborted"})
+                self._follow_ups.clear()
+                return
+            finally:
+                self._task = None
+            queue.extend(self._follow_ups)
+            self._follow_ups.clear()
+
+    # -- one run ----------------------------------------------------------------------------------
+
+    _run_id = ""
+
+    async def _run(self, text: str) -> None:
+        (entry,) = self.conversation.commit([user(text)])
+        run = f"run-{entry}"
+        self._run_id = run
+        self.directors.begin(run)
+        self.emit({"type": "turn_start", "run": run, "text": text})
+        generation = 0
+        while True:
+            generation += 1
+            final = await self._generation()
+            if final.end is not None:
+                self.emit({"type": "turn_end", "run": run, "reason": final.end, "text": final.error})
+                return
+            step = self.directors.on_yield(f"{run}.{generation}", Reply(final.text, 0))
+            self.emit(
+                {"type": "step", "decision": step.decision.value, "rule": step.rule, "verdicts": list(step.verdicts), "continuation": step.continuation}
+            )
+            for shown in step.rows:
+                self.emit({"type": "row", "kind": "director", "text": shown})
+            if step.decision is Decided.CONTINUE:
+                continue
+            reason = ANSWERED if step.decision is Decided.YIELD else FAILED
+            self.emit({"type": "turn_end", "run": run, "reason": reason, "text": step.error or ""})
+            return
+
+    async def _generation(self) -> Final:
+        notes = 0
+        leak_notes = 0
+        rounds = 0
+        note: str | None = None
+        offered = [tool.name for tool in self.tools]
+        max_rounds = int(self.value(MAX_TOOL_ROUNDS_CVAR))
+        while True:
+            forced = self.directors.before_request()
+            attempt = 0 if forced is None else self._forced_attempt()
+            try:
+                streamed = await self._stream(self._request(note, forced, attempt))
+            except (StreamRepeating, events.StreamCut) as cut:
+                kind = "loop" if isinstance(cut, StreamRepeating) else "cut"
+                if notes >= MAX_NOTES:
+                    return Final(end=MAX_NOTES_END, error=str(cut))
+                notes += 1
+                note = self._note(kind, notes, cut)
+                continue
+            except events.WireError as error:
+                return Final(end=FAILED, error=str(error))
+            if forced is not None:
+                called = any(call.name == forced for call in streamed.calls)
+                try:
+                    again = self.directors.after_response(called)
+                except ForcedToolError as error:
+                    return Final(end=NOT_CALLED, error=str(error))
+                if again:
+                    note = None
+                    continue
+            outcome = toolcalls.read_reply(
+                streamed.text, [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in streamed.calls], streamed.stop, offered, leak_notes
+            )
+            leak_notes = outcome.leak_notes
+            if outcome.kind in (toolcalls.LEAK_RETRY, toolcalls.NO_ANSWER, toolcalls.LENGTH_NOTE):
+                if notes >= MAX_NOTES:
+                    # No note left: leaked markup answers as text; an empty reply is the final
+                    # answer, which the step fails as a model error (S5.4).
+                    text = outcome.text if outcome.kind == toolcalls.LEAK_RETRY else ""
+                    if text:
+                        self.conversation.commit([assistant({"text": text})])
+                    return Final(text)
+                notes += 1
+                note = self._note({toolcalls.LEAK_RETRY: "leak", toolcalls.NO_ANSWER: "no_answer"}.get(outcome.kind, "length"), notes, None, outcome.note)
+                continue
+            note = None
+            if outcome.kind == toolcalls.ANSWER:
+                self.conversation.commit([assistant({"text": outcome.text})])
+                return Final(outcome.text)
+            if rounds >= max_rounds:
+                return Final(end=MAX_TOOL_ROUNDS, error=f"{MAX_TOOL_ROUNDS_CVAR} {max_rounds}: a reply called tools once more; its calls did not run")
+            rounds += 1
+            if outcome.rebuilt:
+                self.emit({"type": "row", "kind": "note", "text": f"rebuilt {len(outcome.calls)} leaked tool call(s)"})
+            await self._run_calls(outcome)
+            for text in self._steering:
+                self.conversation.commit([user(text)])
+            self._steering.clear()
+
+    def _forced_attempt(self) -> int:
+        for layer in reversed(self.directors.stack()):
+            if layer.data.get("tool") is not None and not layer.data.get("called"):
+                return int(layer.data.get("misses", 0))
+        return 0
+
+    def _note(self, kind: str, used: int, cut: BaseException | None, text: str = "") -> str:
+        self.emit({"type": "note", "kind": kind, "used": used, "max": MAX_NOTES})
+        if isinstance(cut, StreamRepeating):
+            return LOOP_NOTE.format(attempt=used, period=cut.period, last=cut.last_line)
+        if cut is not None:
+            return CUT_NOTE.format(attempt=used)
+        return text
+
+    def _request(self, note: str | None, forced: str | None, attempt: int) -> Request:
+        messages = messages_of(self.conversation.model_view())
+        if note is not None:
+            messages += (Message("user", note),)
+        forcing: ForcedRequest | None = None
+        if forced is not None:
+            supported = maps_forced_tool_choice(self.api, manual_thinking=False)
+            forcing = ForcedRequest(attempt, compiled.flag(attempt, supported, False), soft_prompt(forced))
+        return Request(
+            messages,
+            system=self.system,
+            tools=tuple(tool.wire for tool in self.tools),
+            thinking=self.thinking,
+            forced_tool=forced,
+            forced=forcing,
+        )
+
+    async def _stream(self, request: Request) -> Streamed:
+        guard = Guard.from_settings(self.value)
+        reply = Streamed()
+        async with closing(self.model.stream(request, events.filter_of(guard.feed))) as stream:
+            async for event in stream:
+                if isinstance(event, events.TextDelta):
+                    reply.text += event.text
+                    self.emit({"type": "delta", "text": event.text})
+                elif isinstance(event, events.ThinkingDelta):
+                    reply.thinking += event.text
+                    self.emit({"type": "thinking", "text": event.text})
+                elif isinstance(event, events.ToolCall):
+                    reply.calls.append(event)
+                elif isinstance(event, events.Stop):
+                    reply.stop = event.reason
+        return reply
+
+    async def _run_calls(self, outcome: toolcalls.Outcome) -> None:
+        self.conversation.commit([assistant({"text": outcome.text})])
+        for index, call in enumerate(outcome.calls):
+            call_id = call.id or f"call-{index}"
+            arguments = parse_tool_call_arguments(call.arguments)
+            self.conversation.commit([tool_call({"id": call_id, "name": call.name, "arguments": arguments})])
+            self.emit({"type": "tool_call", "id": call_id, "name": call.name, "arguments": call.arguments})
+            if outcome.kind == toolcalls.TRUNCATED:
+                text, is_error, kind = outcome.results[index], True, "truncated"
+            else:
+                result = await run_call(call.name, call.arguments, self.context, self.tools)
+                text, is_error, kind = result.text, result.is_error, result.kind
+            self.conversation.commit([tool_result({"call_id": call_id, "text": text, "is_error": is_error})])
+            self.emit({"type": "tool_result", "id": call_id, "text": text, "is_error": is_error, "kind": kind or None})
+
+
+def retry_event(retry: Retry) -> dict[str, Any]:
+    """A wire retry (``Retrying``'s notify) as a protocol event."""
+    from eukhe.inference.wire.retry import kind_of
+
+    return {"type": "retry", "attempt": retry.attempt, "retries": retry.retries, "kind": kind_of(retry.error), "wait": retry.wait}

@@ -1,0 +1,38 @@
+"""Named deliberate breaks of the turn loop: each must be caught by the loop bridge."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "agent_first_forced_request_native",
+        "agent",
+        "eukhe.agent.loop",
+        "compiled.flag(attempt, supported, False)",
+        "compiled.flag(attempt, supported, True)",
+        "the first forced request sets native forced choice though it is not free (S6.3)",
+    ),
+    Break(
+        "agent_notes_one_short",
+        "agent",
+        "eukhe.agent.loop",
+        "MAX_NOTES = 8",
+        "MAX_NOTES = 7",
+        "a generation gets 7 noted retries, not MAX_NOTES (8) (S6.5)",
+    ),
+    Break(
+        "agent_forced_miss_kept",
+        "agent",
+        "eukhe.agent.loop",
+        "                if again:\n                    note = None\n                    continue",
+        "                if again and False:\n                    note = None\n                    continue",
+        "a response to a forced request without the call is kept rather than sent again (S5.4)",
+    ),
+    Break(
+        "agent_model_autonomous_past_limit",
+        "agent",
+        "bend.agent",
+        "        if auto.used >= auto.max:",
+        "        if auto.used > auto.max:",
+        "the model's autonomous run continues once past autonomous.maxContinuations (S5.4)",
+    ),
+]
