@@ -180,6 +180,7 @@ def _parse(path: Path) -> list[tuple[int, str, Any]]:
 
 def run_simulate(args: argparse.Namespace) -> int:
     from eukhe.cli import UsageError, require_dir, show_path
+    from eukhe.commands.progress_bar import step, terminal_bar
     from eukhe.directors.document import DocumentError as DirectorsDocumentError
     from eukhe.directors.hooks import DirectorLimits, Directors
     from eukhe.paths import agent_dir, session_dir
@@ -206,11 +207,15 @@ def run_simulate(args: argparse.Namespace) -> int:
         )
         simulation = _Simulation(main, Directors(main, limits), where)
         print(f"session {session.id} in {session.dir}")
-        for number, key, body in script:
-            try:
-                simulation.line(number, key, body)
-            except DirectorsDocumentError as error:
-                raise UsageError(f"{where}:{number}: {error}") from None
+        with terminal_bar() as bar:  # on a terminal only: standard output keeps its bytes
+            done = step(bar, bar.add_task("simulate", total=len(script)))
+            for count, (number, key, body) in enumerate(script, 1):
+                try:
+                    simulation.line(number, key, body)
+                except DirectorsDocumentError as error:
+                    raise UsageError(f"{where}:{number}: {error}") from None
+                if done is not None:
+                    done(count)
     return 0
 
 

@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from spec import manifest, profiles, registry, report
 
     from eukhe.cli import UsageError
+    from eukhe.commands.progress_bar import is_terminal
 
     profiles.load()
     if args.verb:
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"no laws in area {', '.join(map(repr, unknown))}; the areas are {', '.join(known)}")
     selected = [law for law in every if not args.area or law.area in args.area]
-    terminal = sys.stdout.isatty()
+    terminal = is_terminal(sys.stdout)
     console = report.make_console()
     results = _run_all(selected, console) if terminal else _run_plain(selected)
     table = report.rows(manifest.load(), every, results)
@@ -96,8 +97,9 @@ def _run_plain(laws: list[Any]) -> dict[str, Any]:
 
 def _run_all(laws: list[Any], console: Any) -> dict[str, Any]:
     """A rich progress bar per area; the law running shows beside its area's bar."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
+    from eukhe.commands.progress_bar import terminal_bar
     from spec import report
 
     results = {}
@@ -108,7 +110,7 @@ def _run_all(laws: list[Any], console: Any) -> dict[str, Any]:
         TimeElapsedColumn(),
         TextColumn("{task.fields[now]}"),
     )
-    with Progress(*columns, console=console, transient=False) as progress:
+    with terminal_bar(*columns, console=console, transient=False) as progress:
         grouped = _by_area(laws)
         tasks = {area: progress.add_task(area, total=len(members), area=area, now="", start=False) for area, members in grouped.items()}
         for area, members in grouped.items():

@@ -52,6 +52,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from eukhe.cli import EnvironmentFault, UsageError, show_path
     from eukhe.commands.memory_simulate import PictureError, picture, require_matplotlib, simulate
+    from eukhe.commands.progress_bar import step, terminal_bar
 
     png: Path | None = args.png
     if png is not None:
@@ -75,12 +76,17 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--plot wants an .svg file, not {shown!r}")
         if not plot.parent.resolve().is_dir():
             raise UsageError(f"--plot: no directory {show_path(plot.parent)!r}")
-    result = simulate(args.messages, args.seed)
-    stats = result.stats()
-    if getattr(args, "cache", False):
-        from eukhe.commands.memory_cache import measure, svg
+    cache = bool(getattr(args, "cache", False))
+    with terminal_bar() as bar:  # on a terminal only: a pipe gets the same bytes as without it
+        result = simulate(args.messages, args.seed, step=step(bar, bar.add_task("simulate", total=args.messages)))
+        if cache:
+            from eukhe.commands.memory_cache import measure
 
-        shares = measure(args.messages, args.seed)
+            shares = measure(args.messages, args.seed, step=step(bar, bar.add_task("cache", total=args.messages)))
+    stats = result.stats()
+    if cache:
+        from eukhe.commands.memory_cache import svg
+
         stats["cache"] = shares.stats()
         if plot is not None:
             try:

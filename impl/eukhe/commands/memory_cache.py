@@ -38,6 +38,7 @@ import asyncio
 import json
 import random
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +137,7 @@ def _total(usage: Usage) -> int:
     return usage.input + usage.cache_read + usage.cache_write
 
 
-async def _run(messages: int, seed: int, config: Config) -> Shares:
+async def _run(messages: int, seed: int, config: Config, step: Callable[[int], None] | None = None) -> Shares:
     from spec.loopback import LoopbackServer, PromptCache, Recorded, Script, Stream, Text, base_url
 
     def respond(recorded: Recorded) -> Script | None:
@@ -193,6 +194,8 @@ async def _run(messages: int, seed: int, config: Config) -> Shares:
                         turns.append(reply.usage)
                 await compactor.idle()  # the compactor keeps up: every call this message started ends before the next
                 trace.append((len(cache.accounts), rewritten))
+                if step is not None:
+                    step(len(trace))
             await compactor.idle()
             if trace:  # the calls still under way at the last message count at it
                 trace[-1] = (len(cache.accounts), rewritten)
@@ -226,9 +229,10 @@ class _Sink:
         pass
 
 
-def measure(messages: int = 3_000, seed: int = 2026, config: Config = Config()) -> Shares:
-    """The shares over ``messages`` synthetic messages against the loopback server."""
-    return asyncio.run(_run(messages, seed, config))
+def measure(messages: int = 3_000, seed: int = 2026, config: Config = Config(), step: Callable[[int], None] | None = None) -> Shares:
+    """The shares over ``messages`` synthetic messages against the loopback server; ``step`` (if
+    any) gets the messages done after each."""
+    return asyncio.run(_run(messages, seed, config, step))
 
 
 def register(sub: Any) -> None:

@@ -10,6 +10,7 @@ reads without the prompt cache).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,10 +60,11 @@ class Run:
         }
 
 
-def simulate(messages: int, seed: int = 2026, config: Config = Config()) -> Run:
+def simulate(messages: int, seed: int = 2026, config: Config = Config(), step: Callable[[int], None] | None = None) -> Run:
+    """The run over ``messages`` synthetic messages; ``step`` (if any) gets the messages done after each."""
     chat = Chat(config, keep_texts=False)
     run = Run(messages)
-    for length in note_sizes(messages, seed):
+    for done, length in enumerate(note_sizes(messages, seed), 1):
         chat.message(length=length)
         if chat.batch > 0:
             run.batches += 1
@@ -78,6 +80,8 @@ def simulate(messages: int, seed: int = 2026, config: Config = Config()) -> Run:
         run.cview_bytes.append(chat.cview.total)
         run.view_lines.append(len(chat.view))
         run.cview_lines.append(len(chat.cview))
+        if step is not None:
+            step(done)
     return run
 
 

@@ -116,6 +116,7 @@ def run_date(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from eukhe.cli import EnvironmentFault, UsageError, show_path
+    from eukhe.commands.progress_bar import step, terminal_bar
     from eukhe.memory.importer import import_sessions
     from eukhe.session import Store as Sessions
 
@@ -125,7 +126,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise EnvironmentFault(f"eukhe memory import: {named} {show_path(root)} is not a directory")
     if not root.exists() and source == "--session-dir":  # the flag names a dir to import: one that is not there is a mistake
         raise UsageError(f"eukhe memory import: {named} {show_path(root)} does not exist")
-    with _memory(args) as memory:
-        done = import_sessions(memory, Sessions(root))
+    with _memory(args) as memory, terminal_bar() as bar:  # on a terminal only
+        done = import_sessions(memory, Sessions(root), step(bar, bar.add_task("import", total=None)))
     print(f"imported {done.added} messages from {done.sessions} sessions in {root} (from {source}); {done.known} entries already in the chat")
     return 0

@@ -85,8 +85,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+    from rich.progress import BarColumn, DownloadColumn, TextColumn
 
+    from eukhe.commands.progress_bar import terminal_bar
     from eukhe.tiny import catalog, download
 
     agent_dir = agent_paths.agent_dir(args.agent_dir)
@@ -100,7 +101,7 @@ def run_download(args: argparse.Namespace) -> int:
     source = "--base-url" if args.base_url else "the setting tinyModels.baseUrl" if base else download.BASE_URL_ENV
     check_base_url(base or os.environ.get(download.BASE_URL_ENV) or None, source)
     status = 0
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
+    with terminal_bar(TextColumn("{task.description}"), BarColumn(), DownloadColumn()) as bar:
         for model in chosen:
             task = bar.add_task(model.id, total=None)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from eukhe.memory.owner import Memory
@@ -44,10 +45,12 @@ def _text(content: object) -> str:
     return json.dumps(content, ensure_ascii=False, sort_keys=True)
 
 
-def import_sessions(memory: Memory, sessions: Store) -> Imported:
+def import_sessions(memory: Memory, sessions: Store, step: Callable[[int, int], None] | None = None) -> Imported:
+    """Every session in, oldest first; ``step`` (if any) gets (sessions done, sessions) after each."""
     added = known = count = 0
     seen: set[str] = set()
-    for session_id in sessions.ids():
+    ids = sessions.ids()
+    for session_id in ids:
         with sessions.open(session_id, writer=False) as session:
             entries = session.conversation(MAIN).model_view()
         count += 1
@@ -63,4 +66,6 @@ def import_sessions(memory: Memory, sessions: Store) -> Imported:
             _, logged = memory.appended(f"[session {session_id}] {entry.kind.value}: {text}", Kind.NOTE, key)
             added += logged  # what this import logged, not what the chat grew by (another import may append too)
             known += logged == 0
+        if step is not None:
+            step(count, len(ids))
     return Imported(count, added, known)
