@@ -1,10 +1,13 @@
 """Proof helpers the law modules share: a z3 proof with a time limit, opaque values, sequences
 known only by what was appended to them, callees abstracted to their outcomes.
 
-``spec.evidence.prove`` runs z3 without a limit; a law that calls ``timed`` gets z3's answer
-within ``ms`` milliseconds or fails honestly ("z3 could not decide ...: unknown"), so a slow
-solver on a loaded machine shows as a failure, never as a hang. The limit is set on each
-solver the proof makes.
+Every z3 solver the proof machinery makes answers within ``LIMIT_MS`` milliseconds: importing
+this module (spec.z3gen imports it, and so does every law module that proves) sets z3's global
+timeout, which each solver z3 makes from then on takes (``spec.evidence.prove``'s, a lemma's, the
+termination check of a loop spec.z3gen encodes), unless it sets its own. An ``unknown`` (a
+timeout) is never a proof: ``prove`` here raises ``ProofTimeout``, a ``LawFailed`` naming the
+claim and the limit, so a slow or undecidable claim (z3 can search a broken function's
+recursive unfolding for minutes) shows as a failed law, never as a hang or a pass.
 """
 
 from __future__ import annotations
@@ -15,17 +18,52 @@ from typing import Any, NoReturn
 
 import z3
 
-from spec.evidence import Evidence, LawFailed, Tie, prove
+from spec import evidence
+from spec.evidence import Evidence, LawFailed, Tie
 
 LIMIT_MS = 20_000
 
+z3.set_param("timeout", LIMIT_MS)  # every solver made from now on gives up (unknown) after LIMIT_MS
 
-def timed(
+_UNDECIDED = "z3 could not decide "  # how spec.evidence.prove reports a verdict other than sat or unsat
+
+
+class ProofTimeout(LawFailed):
+    """z3 gave no answer (unknown: its time limit ran out) for a claim: the claim is not proved."""
+
+    def __init__(self, label: str, ms: int, said: str) -> None:
+        super().__init__(f"z3 gave no answer (unknown, a timeout) within its limit of {ms:,} ms for the claim {label!r}: not proved ({said})")
+        self.label, self.ms = label, ms
+
+
+def prove(
     claim: Callable[[], Any], *, label: str, assumptions: Callable[[], Sequence[Any]] | Sequence[Any] = (),
     ties: Sequence[Tie] = (), ms: int = LIMIT_MS,
 ) -> Evidence:
-    """``prove`` with z3's timeout ``ms`` on each of its solver calls (unknown after it: the law fails)."""
-    return prove(claim, label=label, assumptions=assumptions, ties=ties, ms=ms)
+    """``spec.evidence.prove`` with z3's timeout ``ms`` on each of its solver calls: z3's unknown
+    after it raises ``ProofTimeout``; a counterexample or a vacuous claim fails as it does there."""
+    return _within(label, ms, lambda: evidence.prove(claim, label=label, assumptions=assumptions, ties=ties, ms=ms))
+
+
+timed = prove  # the name the chat memory's laws use
+
+
+def lemma(claim: Callable[[], Any], *, label: str, assumptions: Sequence[Any] = (), ms: int = LIMIT_MS) -> Evidence:
+    """``spec.evidence.lemma`` (a fact of mathematics, about no code) with z3's timeout ``ms``: an
+    unknown after it raises ``ProofTimeout``."""
+    return _within(label, ms, lambda: evidence.lemma(claim, label=label, assumptions=assumptions, ms=ms))
+
+
+def _within(label: str, ms: int, run: Callable[[], Evidence]) -> Evidence:
+    """``run``'s evidence; its failure for z3's unknown becomes ``ProofTimeout``."""
+    try:
+        return run()
+    except ProofTimeout:
+        raise
+    except LawFailed as failed:
+        if str(failed).startswith(_UNDECIDED):
+            raise ProofTimeout(label, ms, str(failed)) from failed
+        raise
 
 
 class Prefix:

@@ -26,7 +26,9 @@ calling them again on the names' new values, or leaves them by ``break`` or ``re
 a loop is encoded, z3 proves that it ends: its test is a comparison ``a < b`` (or ``<=``, ``>``,
 ``>=``, or such a comparison first in an ``and``), whose distance (``b - a``, ...) is positive
 while the loop runs and smaller on every path that runs it again. A loop that cannot be shown
-to end is refused: a recursive definition that does not end could make z3 prove anything.
+to end is refused: a recursive definition that does not end could make z3 prove anything. z3 answers
+that check within spec.proofs.LIMIT_MS (as every solver of the proof machinery does); no answer in
+time refuses the function too (``Undecided``), never encodes it.
 ``loop(**names)`` of a generated encoding is its first loop entered with the names' values
 (the unfolding an induction on the loop is about), and ``successors(**names)`` the states that
 loop's body runs it again with, each with its path's conditions: built as the recursive
@@ -61,6 +63,7 @@ from typing import Any, NamedTuple, Protocol, cast
 import z3
 
 from spec.evidence import _SEAL, Tie, _as_z3, encoding
+from spec.proofs import LIMIT_MS
 from spec.registry import PROVED
 
 _SORTS: dict[type, Callable[[str], z3.ExprRef]] = {int: z3.Int, bool: z3.Bool, str: z3.String}
@@ -101,6 +104,11 @@ class Generated(Protocol):
 
 class Unsupported(ValueError):
     """The function uses a construct outside the subset that is translated."""
+
+
+class Undecided(Unsupported):
+    """z3 gave no answer within its time limit on an obligation of the translation (that a loop
+    ends): the function is not encoded, as if refused."""
 
 
 class Maybe(NamedTuple):
@@ -680,9 +688,13 @@ class _Translator:
             z3.RecAddDefinition(function, symbols, leaf)
         for obligation in obligations:
             solver = z3.Solver()
+            solver.set("timeout", LIMIT_MS)
             solver.add(z3.Not(obligation))
-            if solver.check() != z3.unsat:
+            verdict = solver.check()
+            if verdict != z3.unsat:
                 del _LOOPS[key]
+                if verdict == z3.unknown:
+                    raise Undecided(f"{where}: z3 gave no answer within its limit of {LIMIT_MS:,} ms ({solver.reason_unknown()}) on whether the loop ends: it is not encoded")
                 raise Unsupported(f"{where}: the loop cannot be shown to end (its test's distance does not fall on every path that runs it again)")
         return functions
 

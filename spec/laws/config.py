@@ -87,11 +87,10 @@ from spec.evidence import (
     encoding,
     exhaust,
     induction,
-    prove,
     tie,
 )
 from spec.oracles import config as oracle
-from spec.proofs import Opaque, callees
+from spec.proofs import Opaque, callees, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None

@@ -56,9 +56,9 @@ from bend import cvar as m
 from eukhe.settings import cfg as pcfg
 from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
-from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction, lemma
+from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
-from spec.proofs import Opaque, Prefix, callees
+from spec.proofs import Opaque, Prefix, callees, lemma
 from spec.registry import BOUNDED, PROVED, law
 
 # -- opaque values (spec.proofs.Opaque) ----------------------------------------------------------

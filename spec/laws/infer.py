@@ -57,9 +57,9 @@ from eukhe.inference.wire import Tool as WireTool
 from eukhe.inference.wire import WireModel, client_for, collect
 from eukhe.inference.wire.events import WireError
 from spec import loopback as lb
-from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, lemma, prove, tie
+from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, tie
 from spec.oracles import infer as oracle
-from spec.proofs import Opaque
+from spec.proofs import Opaque, lemma, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 from spec.z3gen import Items, Maybe, facts, fresh, generated, item, same_items
 
@@ -1085,9 +1085,145 @@ def _plan_modes() -> Items:
     return modes
 
 
-@law("strict_within_cap", "S6.4", "A request has at most strict_cap strict schemas (and min(cap, tools) of them).", BOUNDED)
+@cache
+def _ahead_range() -> Evidence:
+    """For every tool i of the list: 0 <= ahead_of(tools, i) <= len(tools) - 1 (the walk counts at
+    most the tools it passed, i itself never), by induction on ahead_of's walk."""
+    n = _TOOLS.length
+
+    def holds(at: dict[str, Any]) -> Any:
+        passed = at["_index"] - z3.If(at["i"] < at["_index"], 1, 0)
+        walked = z3.And(0 <= at["_index"], at["_index"] <= at["_stop"], at["_stop"] == n, 0 <= at["i"], at["i"] < n, 0 <= at["ahead"], at["ahead"] <= passed)
+        got = _AHEAD.loop(**at)
+        return z3.Implies(walked, z3.And(0 <= got, got <= n - 1))
+
+    state = {"ahead": _A, "i": _I, "tools": _TOOLS, "_index": _H, "_stop": _STOP}
+    loop = _strict_induction(_AHEAD, state, holds, lambda: [holds(after) for _path, after in _AHEAD.successors(**state)], "the count stays within the tools passed")
+    entry = prove(
+        lambda: z3.Implies(z3.And(holds(_AHEAD.entered(_TOOLS, _I)), 0 <= _I, _I < n), z3.And(0 <= _AHEAD(_TOOLS, _I), _AHEAD(_TOOLS, _I) <= n - 1)),
+        label="ahead_of starts at the first tool with no count", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return all_of(loop, entry)
+
+
+def _ahead_distinct() -> Evidence:
+    """Two tools of the list have different counts ahead_of(tools, .): one comes before the other
+    (the strict order is total: beats' code compares priorities, then places), and the later has
+    more tools before it (the ahead lemma, at both orders of the two tools i and j)."""
+    n = _TOOLS.length
+
+    def claim() -> Any:
+        known = [
+            z3.Implies(_before(_J, _I), _AHEAD(_TOOLS, _I) >= _AHEAD(_TOOLS, _J) + 1),
+            z3.Implies(_before(_I, _J), _AHEAD(_TOOLS, _J) >= _AHEAD(_TOOLS, _I) + 1),
+        ]
+        return z3.Implies(z3.And(*known, 0 <= _I, _I < n, 0 <= _J, _J < n, _I != _J), _AHEAD(_TOOLS, _I) != _AHEAD(_TOOLS, _J))
+
+    proof = prove(claim, label="two tools i != j of the list: ahead_of differs (one beats the other)", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES)
+    return all_of(_ahead_lemma(), proof)
+
+
+def _plan_strict_iff() -> Evidence:
+    """strict_plan holds one mode per tool, and tool q's is strict iff ahead_of(tools, q) < cap
+    (the modes lemma at a free q, passed through strict_plan's code)."""
+    n = _TOOLS.length
+    strict = z3.StringVal(m.STRICT)
+    plan = prove(
+        lambda: z3.Implies(
+            _modes_say(_MODES(_TOOLS, _CAP), n),
+            z3.And(_plan_modes().length == n, z3.Implies(z3.And(0 <= _Q, _Q < n), (item(_plan_modes(), _Q) == strict) == (_AHEAD(_TOOLS, _Q) < _CAP))),
+        ),
+        label="strict_plan's modes: one per tool, tool q strict iff fewer than cap tools come before it (any q)", assumptions=_STRICT_INPUTS, ties=_STRICT_TIES,
+    )
+    return all_of(_modes_lemma(), plan)
+
+
+# The count of strict modes, for the lemmas below (mathematics, about no code): ``_BELOW(F, k, c)``
+# counts the values of F[0..k) below c, ``_STRICTS(M, k)`` the strict modes of M[0..k) (the law's
+# ``modes.count(STRICT)`` for k = len(modes)).
+_ARRAY = z3.ArraySort(z3.IntSort(), z3.IntSort())
+_MODE_ARRAY = z3.ArraySort(z3.IntSort(), z3.StringSort())
+_BELOW = z3.RecFunction("count_below", _ARRAY, z3.IntSort(), z3.IntSort(), z3.IntSort())
+_STRICTS = z3.RecFunction("count_strict", _MODE_ARRAY, z3.IntSort(), z3.IntSort())
+_cf, _cm = z3.Const("F", _ARRAY), z3.Const("M", _MODE_ARRAY)
+_ck, _cc = z3.Ints("k c")
+z3.RecAddDefinition(_BELOW, [_cf, _ck, _cc], z3.If(_ck <= 0, 0, _BELOW(_cf, _ck - 1, _cc) + z3.If(_cf[_ck - 1] < _cc, 1, 0)))
+z3.RecAddDefinition(_STRICTS, [_cm, _ck], z3.If(_ck <= 0, 0, _STRICTS(_cm, _ck - 1) + z3.If(_cm[_ck - 1] == z3.StringVal(m.STRICT), 1, 0)))
+
+
+@cache
+def _counting_lemmas() -> Evidence:
+    """A one-to-one map F of the places [0, n) into [0, n) has exactly min(c, n) values below c
+    (c >= 0), so modes strict exactly where F is below c number min(c, n). Each a z3 lemma about
+    no code, by induction:
+    - the pigeonhole principle on n (an injection of [0, d) into [0, n) has d <= n), so an
+      injection of [0, n + 1) into [0, n + 1) takes the value n at some place q0 (else it maps
+      [0, n + 1) into [0, n));
+    - on k: changing F at one place q0 < k changes the count of F[0..k) below c by what the new
+      value adds and the old one took;
+    - on n: with F[q0] = n, G (F with F[n] moved to q0) maps [0, n) one-to-one into [0, n), so by
+      the hypothesis at n it has min(c, n) values below c; F's count is G's with n's place back;
+    - on k: modes strict exactly where F is below c count as F's values below c."""
+    f, mm = z3.Const("F", _ARRAY), z3.Const("M", _MODE_ARRAY)
+    n, d, c, k, q0, v, i, j = z3.Ints("n d c k q0 v i j")
+
+    def inj(g: Any, size: Any) -> Any:
+        return z3.ForAll([i, j], z3.Implies(z3.And(0 <= i, i < size, 0 <= j, j < size, i != j), g[i] != g[j]))
+
+    def into(g: Any, size: Any, bound: Any) -> Any:
+        return z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < size), z3.And(0 <= g[i], g[i] < bound)))
+
+    def least(a: Any, b: Any) -> Any:
+        return z3.If(a < b, a, b)
+
+    def changed(g: Any, at: Any, value: Any, upto: Any) -> Any:
+        """The count of g = F with F[at] := value, from F's."""
+        return _BELOW(g, upto, c) == _BELOW(f, upto, c) + z3.If(z3.And(0 <= at, at < upto), z3.If(value < c, 1, 0) - z3.If(f[at] < c, 1, 0), 0)
+
+    squeezed = z3.Lambda([i], z3.If(f[i] == n, f[d - 1], f[i]))
+    pigeonhole = all_of(
+        lemma(lambda: z3.Implies(z3.And(d >= 0, into(f, d, 0)), d <= 0), label="pigeonhole by induction on n, n = 0: nothing maps into [0, 0)"),
+        lemma(lambda: z3.Implies(z3.And(d >= 1, n >= 0, inj(f, d), into(f, d, n + 1)), z3.And(inj(squeezed, d - 1), into(squeezed, d - 1, n))),
+              label="pigeonhole, n to n + 1: F one-to-one from [0, d) into [0, n + 1) gives one from [0, d - 1) into [0, n)"),
+    )
+    moved = z3.Store(f, q0, v)
+    one_place = all_of(
+        lemma(lambda: changed(moved, q0, v, z3.IntVal(0)), label="one place changed, by induction on k, k = 0: no value counted"),
+        lemma(lambda: z3.Implies(z3.And(k >= 0, changed(moved, q0, v, k)), changed(moved, q0, v, k + 1)), label="one place changed, k to k + 1"),
+    )
+    g = z3.Store(f, q0, f[n])
+
+    def counted(h: Any, size: Any) -> Any:
+        return z3.Implies(z3.And(c >= 0, inj(h, size), into(h, size, size)), _BELOW(h, size, c) == least(c, size))
+
+    bijection = all_of(
+        lemma(lambda: z3.Implies(c >= 0, _BELOW(f, 0, c) == least(c, 0)), label="min(c, n) values below c, by induction on n, n = 0"),
+        lemma(
+            lambda: z3.Implies(
+                z3.And(n >= 0, c >= 0, 0 <= q0, q0 <= n, f[q0] == n, inj(f, n + 1), into(f, n + 1, n + 1), counted(g, n), changed(g, q0, f[n], n)),
+                _BELOW(f, n + 1, c) == least(c, n + 1),
+            ),
+            label="min(c, n) values below c, n to n + 1: F[q0] = n, and G (F[n] moved to q0) one-to-one on [0, n)",
+        ),
+    )
+    strict = z3.StringVal(m.STRICT)
+    matched = all_of(
+        lemma(lambda: _STRICTS(mm, 0) == _BELOW(f, 0, c), label="strict where F is below c, by induction on k, k = 0"),
+        lemma(lambda: z3.Implies(z3.And(k >= 0, _STRICTS(mm, k) == _BELOW(f, k, c), (mm[k] == strict) == (f[k] < c)), _STRICTS(mm, k + 1) == _BELOW(f, k + 1, c)),
+              label="strict where F is below c, k to k + 1"),
+    )
+    return all_of(pigeonhole, one_place, bijection, matched)
+
+
+@law("strict_within_cap", "S6.4", "A request has at most strict_cap strict schemas (and min(cap, tools) of them).", PROVED)
 def strict_within_cap() -> Evidence:
-    return _strict_law(lambda tools, cap, modes: modes.count(m.STRICT) == min(cap, len(tools)), "strict count = min(cap, tools)")
+    """Proved about strict_plan's code for every list of tools and every cap >= 0: its modes are
+    one per tool, tool q strict iff ahead_of(tools, q) < cap; ahead_of maps the n places one-to-one
+    (two tools: one comes before the other, and the later has more before it) into [0, n); so the
+    strict modes count the values of a one-to-one map of [0, n) into [0, n) below cap: min(cap, n)
+    (the counting lemmas, mathematics about no code)."""
+    proof = all_of(_plan_strict_iff(), _ahead_distinct(), _ahead_range(), _counting_lemmas())
+    return also(proof, _strict_law(lambda tools, cap, modes: modes.count(m.STRICT) == min(cap, len(tools)), "strict count = min(cap, tools)"))
 
 
 @law("strict_keeps_every_tool", "S6.4", "Each tool is strict or loose, in its place, with its multiplicity: none dropped.", PROVED)

@@ -37,8 +37,9 @@ import z3
 from hypothesis import strategies as st
 
 from bend import progress as m
-from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction
 from spec.oracles import progress as oracle
+from spec.proofs import prove
 from spec.registry import BOUNDED, PROVED, law
 from spec.z3gen import Maybe, facts, fresh, generated, item, same, struct
 
