@@ -1,0 +1,103 @@
+"""The turn runner of a session's agent process: the daemon's ``Runner`` over the turn loop.
+
+Each turn takes the session's model as it is then (``eukhe.agent.daemon.session_model``: the
+pinned ``eukhe.model`` document, else the saved default), its credentials and base URL as
+``eukhe ask`` resolves them, and the stored thinking level (``eukhe.thinking_level``; off sends
+none). Its requests are retried as the retry.* settings say (each retry an event), over one
+HTTP pool for the turn; its tools work in the project directory with the session's tool budget
+(``eukhe.agent.tools.registry.context_for``). A session with no usable model ends the turn at
+once (``failed``), naming why.
+
+``steer`` and ``follow_up`` go to the turn under way; ``abort`` cancels it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from eukhe.agent.loop import FAILED, Agent, Emit, retry_event
+from eukhe.agent.tools.registry import context_for
+from eukhe.session import MAIN, Session
+from eukhe.settings.agent import CvarAgent
+
+THINKING_DOC = "eukhe.thinking_level"
+TIMEOUT_SECONDS = 120.0  # seconds without a byte before a request fails, as `eukhe chat` defaults
+
+
+class NoUsableModel(Exception):
+    """The session has no model a turn can use; the message says why."""
+
+
+class SessionRunner:
+    def __init__(self, session: Session, cvar: CvarAgent, emit: Emit) -> None:
+        self.session = session
+        self.cvar = cvar
+        self.emit = emit
+        self.main = session.conversation(MAIN)
+        self._agent: Agent | None = None
+        self._turns = 0
+
+    @property
+    def agent_dir(self) -> Path:
+        return Path(self.cvar.settings.paths.agent_dir)
+
+    @property
+    def workdir(self) -> Path:
+        project = self.cvar.settings.paths.project_dir
+        return Path(project) if project is not None else Path.cwd()
+
+    def _model(self) -> Any:
+        from eukhe.agent.daemon import session_model
+        from eukhe.commands.inference import NoModel, resolve_model
+
+        chosen = session_model(self.agent_dir, self.cvar)
+        if chosen is None:
+            raise NoUsableModel("the session has no model: pick one with /model")
+        try:
+            return resolve_model(self.agent_dir, self.cvar.settings.cvars, chosen.provider, chosen.id)
+        except NoModel as error:
+            raise NoUsableModel(str(error)) from error
+
+    def _thinking(self) -> str | None:
+        level = self.main.document(THINKING_DOC)
+        return level if isinstance(level, str) and level != "off" else None
+
+    async def turn(self, text: str) -> None:
+        from eukhe.inference.wire import client_for
+        from eukhe.inference.wire.pool import Pool
+        from eukhe.inference.wire.retry import Policy, Retrying
+
+        self._turns += 1
+        try:
+            model = self._model()
+        except NoUsableModel as error:
+            run = f"unstarted-{self._turns}"
+            self.emit({"type": "turn_start", "run": run, "text": text})
+            self.emit({"type": "turn_end", "run": run, "reason": FAILED, "text": str(error)})
+            return
+        pool = Pool()
+        try:
+            client = Retrying(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
+            context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
+            self._agent = Agent(self.main, client, model.api, context, self.cvar.value, self.emit, thinking=self._thinking())
+            await self._agent.turn(text)
+        finally:
+            self._agent = None
+            await pool.aclose()
+
+    def steer(self, text: str) -> None:
+        if self._agent is not None:
+            self._agent.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        if self._agent is not None:
+            self._agent.follow_up(text)
+
+    def abort(self) -> None:
+        if self._agent is not None:
+            self._agent.abort()
+
+
+def runner_factory(session: Session, cvar: CvarAgent, emit: Emit) -> SessionRunner:
+    return SessionRunner(session, cvar, emit)

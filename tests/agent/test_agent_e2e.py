@@ -1,0 +1,110 @@
+"""The agent end to end: ``eukhe agent serve`` as a real process running the real turn loop
+(eukhe.agent.runner) against the loopback model server over HTTP, with the real tools in the
+project directory; clients in this process and in other processes watch it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_support import DEADLINE, Agent, agents, of_type
+from loopback_models import write_loopback_models
+
+from eukhe.agent import protocol as p
+from eukhe.agent.client import AgentClient
+from eukhe.session import MAIN, Kind, Store
+from spec.loopback import Call, LoopbackServer, Stream, Text, Wait
+
+__all__ = ["agents"]  # the fixture, used by name
+
+
+@pytest.fixture
+def server() -> Any:
+    with LoopbackServer() as running:
+        yield running
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> Path:
+    """An agent dir with one session, s1, pinned to a loopback model; a project (the agent's
+    working directory, tmp_path) holding a.txt."""
+    for name in [k for k in os.environ if k.startswith("EUKHE_") or k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    agent = write_loopback_models(tmp_path / "agent", server, {"loop": "openai-completions"})
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    with Store(agent / "sessions").create("s1") as session:
+        session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "loop", "id": "loop-model"}})
+    return agent
+
+
+def turn_events(agent: Agent, text: str) -> list[dict[str, Any]]:
+    agent.send({"v": 1, "type": "turn", "text": text})
+    seen: list[dict[str, Any]] = []
+    while not seen or seen[-1]["type"] != "turn_end":
+        seen.append(agent.until(lambda event: event["type"] in {"turn_start", "tool_call", "tool_result", "step", "turn_end", "delta", "note", "retry"}))
+    return seen
+
+
+def test_a_turn_calls_a_real_tool_over_http_and_every_client_sees_it(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.script(Stream([Call("read", '{"path": "a.txt"}')], stop="toolUse"), Stream([Text("It says alpha.")]))
+    first = agents()
+    assert first.until(of_type("state"))["model"] == {"provider": "loop", "id": "loop-model"}
+    second = agents()  # a client in another process
+    assert second.until(of_type("state"))["pid"] == first.process.pid
+    events = turn_events(first, "what does a.txt say?")
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "turn_start" and kinds[-1] == "turn_end" and events[-1]["reason"] == "answered"
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert "alpha" in result["text"] and result["is_error"] is False
+    assert "".join(e["text"] for e in events if e["type"] == "delta") == "It says alpha."
+    assert second.until(of_type("turn_end"))["reason"] == "answered"  # the other client saw the same turn
+    second_request = server.requests[1].body["messages"]
+    assert any(m.get("role") == "tool" and "alpha" in str(m.get("content")) for m in second_request)  # the result went back
+    assert first.end() == 0
+    with Store(home / "sessions").open("s1", writer=False) as session:
+        kinds_logged = [e.kind for e in session.conversation(MAIN).model_view()]
+    assert kinds_logged == [Kind.USER, Kind.ASSISTANT, Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.ASSISTANT]
+
+
+def test_a_client_that_reconnects_mid_turn_gets_the_turn_so_far(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(Stream([Call("read", '{"path": "a.txt"}')], stop="toolUse"), Stream([Text("Half "), Wait(gate), Text("done.")]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "go"})
+    first.until(lambda e: e["type"] == "delta" and e["text"] == "Half ")
+
+    async def late_client() -> list[p.Event]:
+        client = await AgentClient.connect(p.socket_path(home, Store(home / "sessions").path("s1")))
+        state = await client.next()
+        assert isinstance(state, p.StateEvent) and state.running
+        so_far: list[p.Event] = list(state.turn)
+        gate.set()
+        while not so_far or so_far[-1].type != "turn_end":
+            so_far.append(await client.next())
+        await client.close()
+        return so_far
+
+    seen = asyncio.run(asyncio.wait_for(late_client(), DEADLINE))
+    kinds = [e.type for e in seen]
+    assert kinds[0] == "turn_start" and "tool_result" in kinds and kinds[-1] == "turn_end"
+    assert "".join(e.text for e in seen if isinstance(e, p.DeltaEvent)) == "Half done."
+    assert first.end() == 0
+
+
+def test_a_session_without_a_usable_model_ends_the_turn_naming_why(home: Path, agents: Callable[[], Agent]) -> None:
+    (home / "models.json").write_text(json.dumps({"providers": {}}), encoding="utf-8")
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "hi"})
+    end = first.until(of_type("turn_end"))
+    assert end["reason"] == "failed" and "loop" in end["text"]
+    assert first.end() == 0
