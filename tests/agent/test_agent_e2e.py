@@ -19,7 +19,7 @@ from loopback_models import write_loopback_models
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import MAIN, Kind, Store
-from spec.loopback import Call, LoopbackServer, Stream, Text, Wait
+from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
 
 __all__ = ["agents"]  # the fixture, used by name
 
@@ -107,4 +107,66 @@ def test_a_session_without_a_usable_model_ends_the_turn_naming_why(home: Path, a
     first.send({"v": 1, "type": "turn", "text": "hi"})
     end = first.until(of_type("turn_end"))
     assert end["reason"] == "failed" and "loop" in end["text"]
+    assert first.end() == 0
+
+
+def test_steer_joins_the_running_turn_between_tool_calls(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(Stream([Text("Looking "), Wait(gate), Call("read", '{"path": "a.txt"}')], stop="toolUse"), Stream([Text("Done.")]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "go"})
+    first.until(lambda e: e["type"] == "delta")
+    first.send({"v": 1, "type": "steer", "text": "also check b.txt"})
+    first.until(lambda e: e["type"] == "ok" and e["request"] == "steer")
+    gate.set()
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    after_tools = server.requests[1].body["messages"]
+    texts = [str(m.get("content")) for m in after_tools]
+    assert "also check b.txt" in texts[-1] and any("alpha" in t for t in texts)  # after the result, as a user message
+    assert first.end() == 0
+
+
+def test_a_follow_up_runs_as_the_next_turn(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(Stream([Text("First "), Wait(gate), Text("answer.")]), Stream([Text("Second answer.")]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "one"})
+    first.until(lambda e: e["type"] == "delta")
+    first.send({"v": 1, "type": "follow_up", "text": "two"})
+    first.until(lambda e: e["type"] == "ok" and e["request"] == "follow_up")
+    gate.set()
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert first.until(of_type("turn_start"))["text"] == "two"
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert first.end() == 0
+
+
+def test_abort_ends_the_running_turn(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.script(Stream([Text("Thinking "), Stall()]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "go"})
+    first.until(lambda e: e["type"] == "delta")
+    first.send({"v": 1, "type": "abort"})
+    assert first.until(of_type("turn_end"))["reason"] == "aborted"
+    server.release()
+    first.send({"v": 1, "type": "status", "id": "after"})
+    assert first.until(lambda e: e.get("re") == "after")["running"] is False
+    assert first.end() == 0
+
+
+def test_a_steer_that_comes_as_the_answer_ends_joins_and_the_turn_goes_on(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(Stream([Text("Almost "), Wait(gate), Text("done.")]), Stream([Text("Checked b.txt too.")]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "go"})
+    first.until(lambda e: e["type"] == "delta")
+    first.send({"v": 1, "type": "steer", "text": "and b.txt?"})
+    first.until(lambda e: e["type"] == "ok" and e["request"] == "steer")
+    gate.set()
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert len(server.requests) == 2 and "and b.txt?" in str(server.requests[1].body["messages"][-1].get("content"))
     assert first.end() == 0

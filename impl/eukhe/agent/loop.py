@@ -35,6 +35,10 @@ and then runs generations until the stack gives control back:
    continues the run (a new generation, the continuation row in the model view), yields
    (``answered``) or fails it (``failed``).
 
+Messages sent while a turn runs (``steer``) join it as user entries after the results of the
+tool calls under way, or after its answer, and the generation goes on with them (memory.md
+rule 46, as the chat's turns do); ``follow_up`` queues a message as the next turn.
+
 A wire error the retries did not cure ends the run (``failed``), as does an error of the
 session store. Derived, where the seeds are silent: the notes are counted per generation (a
 final answer gives the next generation all of them again); the first forced request counts as
@@ -195,7 +199,8 @@ class Agent:
     # -- the Runner of the daemon -----------------------------------------------------------------
 
     def steer(self, text: str) -> None:
-        """A message that joins the running turn between tool calls."""
+        """A message that joins the running turn between tool calls, or after its answer (the
+        turn then goes on with it: memory.md rule 46 for a turn's messages)."""
         self._steering.append(text)
 
     def follow_up(self, text: str) -> None:
@@ -301,16 +306,24 @@ class Agent:
             note = None
             if outcome.kind == toolcalls.ANSWER:
                 self.conversation.commit([assistant({"text": outcome.text})])
-                return Final(outcome.text)
+                if not self._join_steering():
+                    return Final(outcome.text)
+                continue  # a message that came as the answer ended joins: the turn goes on with it
             if rounds >= max_rounds:
                 return Final(end=MAX_TOOL_ROUNDS, error=f"{MAX_TOOL_ROUNDS_CVAR} {max_rounds}: a reply called tools once more; its calls did not run")
             rounds += 1
             if outcome.rebuilt:
                 self.emit({"type": "row", "kind": "note", "text": f"rebuilt {len(outcome.calls)} leaked tool call(s)"})
             await self._run_calls(outcome)
-            for text in self._steering:
-                self.conversation.commit([user(text)])
-            self._steering.clear()
+            self._join_steering()
+
+    def _join_steering(self) -> bool:
+        """The messages sent while the turn ran, each a user entry now; whether there were any."""
+        joined = [user(text) for text in self._steering]
+        self._steering.clear()
+        if joined:
+            self.conversation.commit(joined)
+        return bool(joined)
 
     def _forced_attempt(self) -> int:
         for layer in reversed(self.directors.stack()):
