@@ -170,3 +170,39 @@ def test_a_steer_that_comes_as_the_answer_ends_joins_and_the_turn_goes_on(home: 
     assert first.until(of_type("turn_end"))["reason"] == "answered"
     assert len(server.requests) == 2 and "and b.txt?" in str(server.requests[1].body["messages"][-1].get("content"))
     assert first.end() == 0
+
+
+@pytest.mark.parametrize("mode", ["one-at-a-time", "all"])
+def test_the_steering_mode_joins_one_message_or_all_of_them(mode: str, home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(Stream([Text("Almost "), Wait(gate), Text("done.")]), Stream([Text("One.")]), Stream([Text("Two.")]))
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "cvar", "line": f"set steeringMode {mode}", "id": "c"})
+    assert first.until(lambda e: e.get("re") == "c")["outcomes"][0]["refused"] is False
+    first.send({"v": 1, "type": "turn", "text": "go"})
+    first.until(lambda e: e["type"] == "delta")
+    for text in ("first note", "second note"):
+        first.send({"v": 1, "type": "steer", "text": text})
+        first.until(lambda e: e["type"] == "ok" and e["request"] == "steer")
+    gate.set()
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    asked = [str(r.body["messages"][-1].get("content")) for r in server.requests[1:]]
+    if mode == "all":
+        assert asked == ["first note\n\nsecond note"]
+    else:
+        assert asked == ["first note", "second note"]
+    assert first.end() == 0
+
+
+def test_the_service_tier_is_asked_for_only_where_the_model_honours_it(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.script(Stream([Text("A.")]), Stream([Text("B.")]))
+    first = agents()
+    first.until(of_type("state"))
+    for tier, text in (("default", "one"), ("flex", "two")):  # the loop provider's API has no flex tier (S6.8)
+        first.send({"v": 1, "type": "cvar", "line": f"set serviceTier {tier}", "id": tier})
+        first.until(lambda e: e.get("re") == tier)
+        first.send({"v": 1, "type": "turn", "text": text})
+        assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert [r.body.get("service_tier") for r in server.requests] == ["default", None]
+    assert first.end() == 0

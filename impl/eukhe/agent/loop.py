@@ -35,9 +35,14 @@ and then runs generations until the stack gives control back:
    continues the run (a new generation, the continuation row in the model view), yields
    (``answered``) or fails it (``failed``).
 
-Messages sent while a turn runs (``steer``) join it as user entries after the results of the
-tool calls under way, or after its answer, and the generation goes on with them (memory.md
-rule 46, as the chat's turns do); ``follow_up`` queues a message as the next turn.
+Messages sent while a turn runs (``steer``) join it as a user entry after the results of the
+tool calls under way, or after its answer, and the generation goes on with it (memory.md rule
+46, as the chat's turns do); ``follow_up`` queues a message as the next turn. The session
+switches (control.md S4) say how many join at once: steeringMode and followUpMode
+``one-at-a-time`` take the first waiting message, ``all`` every waiting one as one message;
+serviceTier other than ``auto`` asks the provider for that tier when the model honours it
+(``tiers``, S6.8), else sends none; retry.enabled switches the wire retries (``Retrying``'s
+policy).
 
 A wire error the retries did not cure ends the run (``failed``), as does an error of the
 session store. Derived, where the seeds are silent: the notes are counted per generation (a
@@ -73,6 +78,7 @@ from eukhe.session import Conversation, Entry, Kind, assistant, tool_call, tool_
 
 MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
 MAX_TOOL_ROUNDS_CVAR = "maxToolRounds"
+STEERING_MODE_CVAR, FOLLOW_UP_MODE_CVAR, SERVICE_TIER_CVAR = "steeringMode", "followUpMode", "serviceTier"
 SYSTEM = (
     "You are eukhe, a coding agent. You work in the user's project directory with the tools you are given: "
     "read, write and edit files, list, glob and grep them, and run bash. Act through the tools; answer briefly."
@@ -181,6 +187,7 @@ class Agent:
         tools: Sequence[Tool] = TOOLS,
         system: str = SYSTEM,
         thinking: str | None = None,
+        tiers: Sequence[str] = ("default",),
     ) -> None:
         self.conversation = conversation
         self.model = model
@@ -191,6 +198,7 @@ class Agent:
         self.tools = tuple(tools)
         self.system = system
         self.thinking = thinking
+        self.tiers = tuple(tiers)  # the service tiers the model honours (S6.8)
         self.directors = Directors(conversation, DirectorLimits.of(value))
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
@@ -214,10 +222,10 @@ class Agent:
 
     async def turn(self, text: str) -> None:
         """A user turn to its end, then the follow-ups queued meanwhile, each a turn."""
-        queue = [text]
-        while queue:
+        next_text: str | None = text
+        while next_text is not None:
             self.context.cancel.clear()
-            self._task = asyncio.ensure_future(self._run(queue.pop(0)))
+            self._task = asyncio.ensure_future(self._run(next_text))
             try:
                 await self._task
             except asyncio.CancelledError:
@@ -226,8 +234,16 @@ class Agent:
                 return
             finally:
                 self._task = None
-            queue.extend(self._follow_ups)
-            self._follow_ups.clear()
+            next_text = self._take(self._follow_ups, FOLLOW_UP_MODE_CVAR)
+
+    def _take(self, waiting: list[str], mode_cvar: str) -> str | None:
+        """The next message of a queue, as its mode says: one at a time (the first), or all of
+        them as one message (steeringMode, followUpMode)."""
+        if not waiting:
+            return None
+        taken = waiting[:] if self.value(mode_cvar) == "all" else waiting[:1]
+        del waiting[: len(taken)]
+        return "\n\n".join(taken)
 
     # -- one run ----------------------------------------------------------------------------------
 
@@ -318,12 +334,13 @@ class Agent:
             self._join_steering()
 
     def _join_steering(self) -> bool:
-        """The messages sent while the turn ran, each a user entry now; whether there were any."""
-        joined = [user(text) for text in self._steering]
-        self._steering.clear()
-        if joined:
-            self.conversation.commit(joined)
-        return bool(joined)
+        """The message sent while the turn ran (steeringMode: the first, or all of them as one),
+        a user entry now; whether there was one."""
+        text = self._take(self._steering, STEERING_MODE_CVAR)
+        if text is None:
+            return False
+        self.conversation.commit([user(text)])
+        return True
 
     def _forced_attempt(self) -> int:
         for layer in reversed(self.directors.stack()):
@@ -341,6 +358,7 @@ class Agent:
 
     def _request(self, note: str | None, forced: str | None, attempt: int) -> Request:
         messages = messages_of(self.conversation.model_view())
+        tier = self.value(SERVICE_TIER_CVAR)
         if note is not None:
             messages += (Message("user", note),)
         forcing: ForcedRequest | None = None
@@ -354,6 +372,7 @@ class Agent:
             thinking=self.thinking,
             forced_tool=forced,
             forced=forcing,
+            service_tier=tier if tier in self.tiers and tier != "auto" else None,
         )
 
     async def _stream(self, request: Request) -> Streamed:

@@ -4,7 +4,8 @@ Each turn takes the session's model as it is then (``eukhe.agent.daemon.session_
 pinned ``eukhe.model`` document, else the saved default), its credentials and base URL as
 ``eukhe ask`` resolves them, and the stored thinking level (``eukhe.thinking_level``; off sends
 none). Its requests are retried as the retry.* settings say (each retry an event), over one
-HTTP pool for the turn; its tools work in the project directory with the session's tool budget
+HTTP pool for the turn, each attempt within the provider's providerMaxInFlight
+(``eukhe.agent.inflight``); its tools work in the project directory with the session's tool budget
 (``eukhe.agent.tools.registry.context_for``). A session with no usable model ends the turn at
 once (``failed``), naming why.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from eukhe.agent.inflight import Gated, Slots
 from eukhe.agent.loop import FAILED, Agent, Emit, retry_event
 from eukhe.agent.tools.registry import context_for
 from eukhe.session import MAIN, Session
@@ -78,9 +80,13 @@ class SessionRunner:
             return
         pool = Pool()
         try:
-            client = Retrying(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
+            wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
+            limit = self.cvar.settings.config.limit(model.provider)
+            if limit is not None:
+                wire = Gated(wire, Slots(self.agent_dir, model.provider, limit))
+            client = Retrying(wire, Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
-            self._agent = Agent(self.main, client, model.api, context, self.cvar.value, self.emit, thinking=self._thinking())
+            self._agent = Agent(self.main, client, model.api, context, self.cvar.value, self.emit, thinking=self._thinking(), tiers=_tiers(model))
             await self._agent.turn(text)
         finally:
             self._agent = None
@@ -97,6 +103,14 @@ class SessionRunner:
     def abort(self) -> None:
         if self._agent is not None:
             self._agent.abort()
+
+
+def _tiers(model: Any) -> tuple[str, ...]:
+    """The service tiers the model honours (inference.md S6.8)."""
+    from eukhe.inference import quirks, tiers
+
+    book = quirks.shipped()
+    return tiers.service_tiers(book, model.provider, model.api, book.family(model.id, model.name).id)
 
 
 def runner_factory(session: Session, cvar: CvarAgent, emit: Emit) -> SessionRunner:
