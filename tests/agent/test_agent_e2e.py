@@ -19,6 +19,7 @@ from loopback_models import write_loopback_models
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import MAIN, Kind, Store
+from eukhe.tiny.uses import TITLE_PROMPT
 from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
 
 __all__ = ["agents"]  # the fixture, used by name
@@ -32,14 +33,15 @@ def server() -> Any:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> Path:
-    """An agent dir with one session, s1, pinned to a loopback model; a project (the agent's
-    working directory, tmp_path) holding a.txt."""
+    """An agent dir with one session, s1, pinned to a loopback model, titles off; a project (the
+    agent's working directory, tmp_path) holding a.txt."""
     for name in [k for k in os.environ if k.startswith("EUKHE_") or k.endswith("_API_KEY")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     agent = write_loopback_models(tmp_path / "agent", server, {"loop": "openai-completions"})
     (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    (agent / "settings.json").write_text(json.dumps({"titles": {"generate": False}}), encoding="utf-8")  # on in the title tests
     with Store(agent / "sessions").create("s1") as session:
         session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "loop", "id": "loop-model"}})
     return agent
@@ -206,3 +208,38 @@ def test_the_service_tier_is_asked_for_only_where_the_model_honours_it(home: Pat
         assert first.until(of_type("turn_end"))["reason"] == "answered"
     assert [r.body.get("service_tier") for r in server.requests] == ["default", None]
     assert first.end() == 0
+
+
+def titled_or_answered(recorded: Any) -> Any:
+    """The session model answers a title request with a title, any other with an answer."""
+    last = str(recorded.body["messages"][-1].get("content"))
+    return Stream([Text("Fixing the parser")]) if last.startswith(TITLE_PROMPT) else Stream([Text("Answer.")])
+
+
+def test_the_first_message_titles_the_session_with_its_model_when_no_tiny_model_is_installed(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.responder = titled_or_answered
+    (home / "settings.json").write_text(json.dumps({"titles": {"generate": True}}), encoding="utf-8")
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "the parser drops the last token"})
+    assert first.until(lambda e: e["type"] == "row" and e["kind"] == "title")["text"] == "Fixing the parser"
+    first.send({"v": 1, "type": "turn", "text": "and the lexer?"})
+    first.until(lambda e: e["type"] == "turn_end" and e["run"] != "")
+    first.send({"v": 1, "type": "status", "id": "s"})
+    first.until(lambda e: e.get("re") == "s" and not e["running"])
+    assert first.end() == 0
+    titles = [r for r in server.requests if str(r.body["messages"][-1].get("content")).startswith(TITLE_PROMPT)]
+    assert len(titles) == 1 and titles[0].body["messages"][-1]["content"].endswith("the parser drops the last token")
+    with Store(home / "sessions").open("s1", writer=False) as session:
+        assert session.conversation(MAIN).document("eukhe.title") == {"title": "Fixing the parser", "by": "model"}
+
+
+def test_titles_generate_false_titles_nothing(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.responder = titled_or_answered
+    (home / "settings.json").write_text(json.dumps({"titles": {"generate": False}}), encoding="utf-8")
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "hello"})
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert first.end() == 0
+    assert [str(r.body["messages"][-1].get("content")) for r in server.requests] == ["hello"]

@@ -55,7 +55,7 @@ Events of a turn, made by the turn loop and broadcast:
 - ``tool_call {id, name, arguments}``, ``tool_result {id, text, is_error, kind}`` (``kind``
   may be null);
 - ``row {kind, text}``: a row for the user; kind one of ``ROW_KINDS`` (settings_error, effort,
-  default_model, progress_pause, memory, director, note, retry, compaction);
+  default_model, progress_pause, memory, director, note, retry, compaction, title);
 - ``retry {attempt, retries, kind, wait}`` (``wait`` in seconds, finite, at least 0);
 - ``note {kind, used, max}``: a noted retry spent one of the notes;
 - ``step {decision, rule, verdicts, continuation}``: the Director stack's step after a final
@@ -110,7 +110,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -120,17 +120,10 @@ PROTOCOL_VERSION: Final = 1
 LINE_LIMIT: Final = 64 * 1024 * 1024  # bytes of one line, each way
 MAX_REQUEST_ID: Final = 256  # characters of a request's id
 SOCKET_DIR: Final = ("run", "agent")  # under the agent dir
-ROW_KINDS: Final = (
-    "settings_error",
-    "effort",
-    "default_model",
-    "progress_pause",
-    "memory",
-    "director",
-    "note",
-    "retry",
-    "compaction",
-)
+RowKind = Literal[
+    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title"
+]
+ROW_KINDS: Final = get_args(RowKind)
 
 # Kinds of a line that is not a message
 NOT_UTF8, NOT_JSON, NOT_OBJECT, VERSION, UNKNOWN_TYPE, INVALID, TOO_LONG = (
@@ -290,11 +283,6 @@ class ToolResultEvent(_Message):
     text: str
     is_error: bool
     kind: str | None = None
-
-
-RowKind = Literal[
-    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction"
-]
 
 
 class RowEvent(_Message):

@@ -10,20 +10,30 @@ HTTP pool for the turn, each attempt within the provider's providerMaxInFlight
 once (``failed``), naming why.
 
 ``steer`` and ``follow_up`` go to the turn under way; ``abort`` cancels it.
+
+Titles (inference.md S9 Uses): the first user message of a session starts its title in the
+background, so the turn never waits: the tiny role's model when one is installed (modelRoles.tiny,
+its fallback chain, the catalog's tiny models), else one request to the session's own model.
+The title is the ``eukhe.title`` document of main (``{"title", "by"}``) and a ``title`` row;
+titles.generate false titles nothing, a session the user named keeps its name, and a failure
+is no title.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from eukhe.agent.inflight import Gated, Slots
 from eukhe.agent.loop import FAILED, Agent, Emit, retry_event
 from eukhe.agent.tools.registry import context_for
-from eukhe.session import MAIN, Session
+from eukhe.session import MAIN, Kind, Session
 from eukhe.settings.agent import CvarAgent
 
 THINKING_DOC = "eukhe.thinking_level"
+TITLE_DOC = "eukhe.title"
+TITLE_TOKENS = 24
 TIMEOUT_SECONDS = 120.0  # seconds without a byte before a request fails, as `eukhe chat` defaults
 
 
@@ -39,6 +49,7 @@ class SessionRunner:
         self.main = session.conversation(MAIN)
         self._agent: Agent | None = None
         self._turns = 0
+        self.titling: asyncio.Task[None] | None = None
 
     @property
     def agent_dir(self) -> Path:
@@ -78,6 +89,8 @@ class SessionRunner:
             self.emit({"type": "turn_start", "run": run, "text": text})
             self.emit({"type": "turn_end", "run": run, "reason": FAILED, "text": str(error)})
             return
+        if self._untitled():
+            self.titling = asyncio.create_task(self._title(text, model))
         pool = Pool()
         try:
             wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
@@ -91,6 +104,47 @@ class SessionRunner:
         finally:
             self._agent = None
             await pool.aclose()
+
+    def _untitled(self) -> bool:
+        """Whether this turn's message is the session's first, and no title is set yet."""
+        if self.main.parent is not None or self.main.document(TITLE_DOC) is not None:
+            return False
+        return not any(entry.kind is Kind.USER for entry in self.main.model_view())
+
+    async def _title(self, first: str, model: Any) -> None:
+        from eukhe.inference.wire import Message, Request, client_for, collect
+        from eukhe.inference.wire.pool import Pool
+        from eukhe.tiny import uses
+        from eukhe.tiny.client import TinyClient
+        from eukhe.tiny.settings import TinySettings
+
+        settings = TinySettings.from_cvars(self.cvar.settings.cvars)
+        if not settings.titles:
+            return
+        prompt = uses.TITLE_PROMPT + first
+        try:
+            chosen = uses.resolve("tiny", self.agent_dir, session_model=model.id, session_usable=True, settings=settings)
+            if chosen == model.id:
+                by = "model"
+                async with Pool() as pool:
+                    asked = Request((Message("user", prompt),), max_tokens=TITLE_TOKENS)
+                    reply = await collect(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool).stream(asked))
+                said = reply.text
+            else:
+                by = "tiny"
+
+                def local() -> str:
+                    with TinyClient(self.agent_dir, chosen) as client:
+                        return client.chat([{"role": "user", "content": prompt}], max_tokens=TITLE_TOKENS, stop=["\n"])
+
+                said = await asyncio.get_running_loop().run_in_executor(None, local)
+        except Exception:  # a title is best effort: any failure is no title (S9)
+            return
+        title = uses.parse_title(said)
+        if title is None or self.main.document(TITLE_DOC) is not None:
+            return
+        self.main.commit(documents={TITLE_DOC: {"title": title, "by": by}})
+        self.emit({"type": "row", "kind": "title", "text": title})
 
     def steer(self, text: str) -> None:
         if self._agent is not None:
