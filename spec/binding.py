@@ -54,9 +54,12 @@ FLOOR = 95.0
 # post-processors; `eukhe login` and the exit paths of the command line. Measured on a clean clone
 # at 57a26ee: tiny 86.21% (was 92.57%), the command line 46.48% (was 47.08%); held there until laws
 # and bridge scenarios reach that code.
-# The agent (issue 28) is built in steps; its first, the tools, has no laws or bridge yet (its
-# tests are tests/agent): held at 0 and shown as measured, so the report says so.
-HELD: dict[str, float] = {"inference": 81.0, "tiny": 86.0, "cli": 46.0, "agent": 0.0}
+# The agent (issue 28) is built in steps. The loop bridge (bend/agent.py against eukhe/agent/loop.py)
+# judges the turn loop (loop.py 91%, measured by the loop bridge alone at 33f2d27) and the tools it
+# calls; the agent process (daemon, protocol, client, runner, inflight: 1,300 statements) is judged
+# by tests/agent only, so the area stands at 27% by laws and bridges: held at 26 until a bridge
+# drives the agent process.
+HELD: dict[str, float] = {"inference": 81.0, "tiny": 86.0, "cli": 46.0, "agent": 26.0}
 
 
 def floor_of(area: str, floor: float) -> float:
