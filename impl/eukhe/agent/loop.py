@@ -65,7 +65,7 @@ from typing import Any, Protocol
 from bend import infer as compiled
 from eukhe.agent.tools.base import Tool, ToolContext
 from eukhe.agent.tools.registry import TOOLS, run_call
-from eukhe.directors.hooks import DirectorLimits, Directors, ForcedToolError, Reply, Decided
+from eukhe.directors.hooks import Decided, DirectorLimits, Directors, ForcedToolError, Reply
 from eukhe.inference import toolcalls
 from eukhe.inference.force import ForcedRequest, maps_forced_tool_choice, soft_prompt
 from eukhe.inference.guard import Guard, StreamRepeating
@@ -116,7 +116,6 @@ class Streamed:
     """One reply as the stream gave it."""
 
     text: str = ""
-    thinking: str = ""
     calls: list[events.ToolCall] = field(default_factory=list)
     stop: str = events.STOP
 
@@ -128,13 +127,6 @@ class Final:
     text: str = ""
     end: str | None = None  # None: an answer for the step; else the run ends with this reason
     error: str = ""
-
-
-class RunEnded(Exception):
-    def __init__(self, reason: str, error: str) -> None:
-        super().__init__(error)
-        self.reason = reason
-        self.error = error
 
 
 def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
@@ -384,7 +376,6 @@ class Agent:
                     reply.text += event.text
                     self.emit({"type": "delta", "text": event.text})
                 elif isinstance(event, events.ThinkingDelta):
-                    reply.thinking += event.text
                     self.emit({"type": "thinking", "text": event.text})
                 elif isinstance(event, events.ToolCall):
                     reply.calls.append(event)
