@@ -20,7 +20,7 @@ from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import MAIN, Kind, Store
 from eukhe.tiny.uses import TITLE_PROMPT
-from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
+from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Thinking, Wait
 
 __all__ = ["agents"]  # the fixture, used by name
 
@@ -237,3 +237,24 @@ def test_titles_generate_false_titles_nothing(home: Path, server: LoopbackServer
     assert first.until(of_type("turn_end"))["reason"] == "answered"
     assert first.end() == 0
     assert [str(r.body["messages"][-1].get("content")) for r in server.requests] == ["hello"]
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "google-generative-ai"])
+def test_a_reasoning_models_signed_thinking_goes_back_in_the_tool_loop(api: str, tmp_path: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    agent = write_loopback_models(tmp_path / "agent", server, {"claude": api}, reasoning=True)
+    with Store(agent / "sessions").open("s1") as session:
+        session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "claude", "id": "claude-model"}, "eukhe.thinking_level": "high"})
+    server.script(
+        Stream([Thinking("I should read a.txt", signature="sig-1"), Call("read", '{"path": "a.txt"}', signature="call-sig")], stop="toolUse"),
+        Stream([Text("It says alpha.")]),
+    )
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "read a.txt"})
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert first.end() == 0
+    sent = json.dumps(server.requests[1].body)
+    if api == "anthropic-messages":
+        assert '"thinking": "I should read a.txt", "signature": "sig-1"' in sent
+    else:
+        assert '"thoughtSignature": "call-sig"' in sent

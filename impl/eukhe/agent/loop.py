@@ -15,8 +15,10 @@ and then runs generations until the stack gives control back:
    ``tool_unavailable``, the schema check), and the results go back in the next request; a
    reply whose calls leaked into its text gets them rebuilt; a ``length`` reply runs none (each
    call gets ``truncated``). The reply, each call and each result is committed as it happens
-   (``tool_call`` ``{"id", "name", "arguments"}`` and ``tool_result`` ``{"call_id", "text",
-   "is_error"}``, the entries the progress check counts, S5.8).
+   (the reply ``{"text", "thoughts"}``, its signed reasoning blocks that the provider wants back
+   in the tool loop; ``tool_call`` ``{"id", "name", "arguments"}``, with Gemini's ``signature``
+   when it has one, and ``tool_result`` ``{"call_id", "text", "is_error"}``, the entries the
+   progress check counts, S5.8).
 3. **Noted retries** (S6.5, S6.10, harness.md H4.7 and H4.8 as inference.md restates them): a
    stream the guard cut (``loop``), a stream cut after its reply began (``cut``), no text and
    no call (``no_answer``), a ``length`` stop with no answer (``length``) and leaked markup
@@ -72,8 +74,9 @@ from eukhe.inference.guard import Guard, StreamRepeating
 from eukhe.inference.repair import parse_tool_call_arguments
 from eukhe.inference.wire import events
 from eukhe.inference.wire.base import closing
-from eukhe.inference.wire.plan import Message, Request
+from eukhe.inference.wire.plan import Message, Request, Thought
 from eukhe.inference.wire.retry import Retry
+from eukhe.inference.wire.thoughts import Thoughts
 from eukhe.session import Conversation, Entry, Kind, assistant, tool_call, tool_result, user
 
 MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
@@ -118,6 +121,7 @@ class Streamed:
     text: str = ""
     calls: list[events.ToolCall] = field(default_factory=list)
     stop: str = events.STOP
+    thoughts: Thoughts = field(default_factory=Thoughts)
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,27 @@ class Final:
     error: str = ""
 
 
+def reply_content(text: str, streamed: Streamed) -> dict[str, Any]:
+    """A reply as its assistant entry holds it: the text, and the signed reasoning blocks the
+    provider wants back in the tool loop (each ``{"text", "signature", "redacted", "item"}``)."""
+    content: dict[str, Any] = {"text": text}
+    thoughts = streamed.thoughts.done()
+    if thoughts:
+        content["thoughts"] = [{"text": t.text, "signature": t.signature, "redacted": t.redacted, "item": t.item} for t in thoughts]
+    return content
+
+
+def _thoughts(content: object) -> tuple[Thought, ...]:
+    found = content.get("thoughts") if isinstance(content, dict) else None
+    if not isinstance(found, list):
+        return ()
+    return tuple(
+        Thought(str(t.get("text", "")), str(t.get("signature", "")), bool(t.get("redacted")), str(t.get("item", "")))
+        for t in found
+        if isinstance(t, dict)
+    )
+
+
 def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
     """The model view of a conversation as wire messages: user entries and continuation rows as
     user messages, a reply with the calls that follow it as one assistant message, each result
@@ -136,22 +161,25 @@ def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
     out: list[Message] = []
     pending: list[events.ToolCall] = []
     text = ""
+    thoughts: tuple[Thought, ...] = ()
 
     def flush() -> None:
-        nonlocal pending, text
-        if text or pending:
-            out.append(Message("assistant", text, tool_calls=tuple(pending)))
-        pending, text = [], ""
+        nonlocal pending, text, thoughts
+        if text or pending or thoughts:
+            out.append(Message("assistant", text, tool_calls=tuple(pending), thoughts=thoughts))
+        pending, text, thoughts = [], "", ()
 
     for entry in entries:
         content = entry.content
         if entry.kind is Kind.ASSISTANT:
             flush()
             text = str(content.get("text", "")) if isinstance(content, dict) else str(content)
+            thoughts = _thoughts(content)
         elif entry.kind is Kind.TOOL_CALL and isinstance(content, dict):
             arguments = content.get("arguments")
             raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-            pending.append(events.ToolCall(len(pending), str(content.get("id")), str(content.get("name")), raw))
+            signature = str(content.get("signature", ""))
+            pending.append(events.ToolCall(len(pending), str(content.get("id")), str(content.get("name")), raw, signature))
         elif entry.kind is Kind.TOOL_RESULT and isinstance(content, dict):
             flush()
             out.append(Message("tool", str(content.get("text", "")), tool_call_id=str(content.get("call_id")), is_error=bool(content.get("is_error"))))
@@ -313,7 +341,7 @@ class Agent:
                 continue
             note = None
             if outcome.kind == toolcalls.ANSWER:
-                self.conversation.commit([assistant({"text": outcome.text})])
+                self.conversation.commit([assistant(reply_content(outcome.text, streamed))])
                 if not self._join_steering():
                     return Final(outcome.text)
                 continue  # a message that came as the answer ended joins: the turn goes on with it
@@ -322,7 +350,7 @@ class Agent:
             rounds += 1
             if outcome.rebuilt:
                 self.emit({"type": "row", "kind": "note", "text": f"rebuilt {len(outcome.calls)} leaked tool call(s)"})
-            await self._run_calls(outcome)
+            await self._run_calls(outcome, streamed)
             self._join_steering()
 
     def _join_steering(self) -> bool:
@@ -376,19 +404,25 @@ class Agent:
                     reply.text += event.text
                     self.emit({"type": "delta", "text": event.text})
                 elif isinstance(event, events.ThinkingDelta):
+                    reply.thoughts.text(event)
                     self.emit({"type": "thinking", "text": event.text})
+                elif isinstance(event, events.ThinkingSignature):
+                    reply.thoughts.sign(event)
                 elif isinstance(event, events.ToolCall):
                     reply.calls.append(event)
                 elif isinstance(event, events.Stop):
                     reply.stop = event.reason
         return reply
 
-    async def _run_calls(self, outcome: toolcalls.Outcome) -> None:
-        self.conversation.commit([assistant({"text": outcome.text})])
+    async def _run_calls(self, outcome: toolcalls.Outcome, streamed: Streamed) -> None:
+        self.conversation.commit([assistant(reply_content(outcome.text, streamed))])
+        signatures = {call.id: call.signature for call in streamed.calls if call.signature}
         for index, call in enumerate(outcome.calls):
             call_id = call.id or f"call-{index}"
-            arguments = parse_tool_call_arguments(call.arguments)
-            self.conversation.commit([tool_call({"id": call_id, "name": call.name, "arguments": arguments})])
+            logged: dict[str, Any] = {"id": call_id, "name": call.name, "arguments": parse_tool_call_arguments(call.arguments)}
+            if call.id in signatures:
+                logged["signature"] = signatures[call.id]  # Gemini's thoughtSignature, sent back on the call
+            self.conversation.commit([tool_call(logged)])
             self.emit({"type": "tool_call", "id": call_id, "name": call.name, "arguments": call.arguments})
             if outcome.kind == toolcalls.TRUNCATED:
                 text, is_error, kind = outcome.results[index], True, "truncated"

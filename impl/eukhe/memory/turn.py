@@ -61,7 +61,8 @@ from typing import Any, Protocol
 from eukhe import strict_json
 from eukhe.inference.wire.base import closing
 from eukhe.inference.wire.events import Event, Stop, TextDelta, ThinkingDelta, ThinkingSignature, ToolCall, Usage
-from eukhe.inference.wire.plan import IMAGE_TYPES, Image, Message, Request, Thought
+from eukhe.inference.wire.plan import IMAGE_TYPES, Image, Message, Request
+from eukhe.inference.wire.thoughts import Thoughts
 from eukhe.memory import NODE
 from eukhe.memory.chat import ZoomError
 from eukhe.memory.durable import DurableChat
@@ -339,38 +340,6 @@ def run_tool(memory: Memory, call: ToolCall) -> Result:
 
 
 # -- the turn ----------------------------------------------------------------------------------------
-
-
-class Thoughts:
-    """A reply's reasoning blocks as the stream gives them: thinking text and signatures by
-    block, in order of first appearance. Shown, never logged (rule 8); kept only in the
-    conversation, where the provider wants them back in the tool loop."""
-
-    def __init__(self) -> None:
-        self.texts: dict[int, list[str]] = {}
-        self.signed: dict[int, ThinkingSignature] = {}
-        self.order: list[int] = []
-
-    def _see(self, block: int) -> None:
-        if block not in self.order:
-            self.order.append(block)
-
-    def text(self, delta: ThinkingDelta) -> None:
-        self._see(delta.block)
-        self.texts.setdefault(delta.block, []).append(delta.text)
-
-    def sign(self, signature: ThinkingSignature) -> None:
-        self._see(signature.block)
-        self.signed[signature.block] = signature
-
-    def done(self) -> tuple[Thought, ...]:
-        """The signed blocks (a block without a signature cannot be sent back)."""
-        out = []
-        for block in self.order:
-            signed = self.signed.get(block)
-            if signed is not None:
-                out.append(Thought("".join(self.texts.get(block, [])), signed.signature, signed.redacted, signed.item))
-        return tuple(out)
 
 
 Show = Callable[[str, str], None]  # (what, text): text, thinking, tool, result, joined, report, usage
