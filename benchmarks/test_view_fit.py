@@ -1,6 +1,7 @@
-"""pytest-benchmark suite for `make bench` (never part of `make test`): the view fit of the
-model and of production's core in each form on the same streams (benchmarks/bench_view_fit.py
-has the one-run JSON with the issue's targets)."""
+"""pytest-benchmark suite for `make bench` (never part of `make test`): the product path
+(``Chat.message`` on the h stream, with the compaction view), the planner core's loop and the
+model, in each form of the core, on the same streams (benchmarks/bench_view_fit.py has the
+one-run JSON with the targets)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,22 @@ FORMS = ["pure"] + (["compiled"] if view.compiled() is not None else [])
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("mode", ["main", "cview"])
-def test_production_h_stream_100000(benchmark: Any, form: str, mode: str) -> None:
+def test_chat_message_h_stream_100000(benchmark: Any, form: str) -> None:
+    sizes = bench.h_sizes(100_000)
     before = view.use(form)
     try:
-        check = benchmark.pedantic(bench.production_h, args=(view.CORE, 100_000, mode == "cview"), rounds=3, iterations=1)
+        check = benchmark.pedantic(bench.chat_h, args=(100_000, sizes), rounds=3, iterations=1)
+    finally:
+        view.CORE = before
+    assert check > 0
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("mode", ["main", "cview"])
+def test_core_h_stream_100000(benchmark: Any, form: str, mode: str) -> None:
+    before = view.use(form)
+    try:
+        check = benchmark.pedantic(bench.core_h, args=(view.CORE, 100_000, mode == "cview"), rounds=3, iterations=1)
     finally:
         view.CORE = before
     assert check > 0

@@ -955,7 +955,7 @@ def settle_reached() -> Evidence:
 # The seed: "Bridge test: Rust planner and Bend model run the same scenarios; output equal byte for
 # byte". The planner core (eukhe.memory.core, pure and compiled with mypyc) has paths the chat
 # does not take on every message: ``push`` (a message built at once, then the fit: the whole
-# per-message path), ``run_h_stream`` (issue 16's stream, the loop inside the core), views of
+# per-message path), ``store`` of parents as issue 16's stream builds them, views of
 # their own (``View.append`` / ``resize`` / ``copy`` / ``fit``, both views). The law runs them
 # against the model (bend.optchat: grow, resize, fit, batch, compact), on every form of the core
 # that is built (``eukhe.memory.view.use``): the pure form always, the compiled one when built
@@ -1116,12 +1116,35 @@ def model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
     return check
 
 
+def core_h_stream(planner: Any, count: int) -> int:
+    """Issue 16's stream on a production planner core, through its own API: each parent
+    ``store``d as soon as its second child exists, then the message ``push``ed (appended and
+    fitted); the sum of the view's bytes after each message (``model_h_stream``'s check)."""
+
+    def mix(level: int, i: int) -> int:
+        x = ((i * 0x9E3779B1) & 0xFFFFFFFF) ^ (((level + 1) * 0x85EBCA77) & 0xFFFFFFFF) ^ 12345
+        x ^= x >> 16
+        x = (x * 0x85EBCA6B) & 0xFFFFFFFF
+        x ^= x >> 13
+        x = (x * 0xC2B2AE35) & 0xFFFFFFFF
+        return x ^ (x >> 16)
+
+    check = 0
+    for t in range(count):
+        level, i = 0, t
+        while i & 1:
+            level, i = level + 1, i >> 1
+            planner.store(level, i, 300 + mix(level, i) % 213)
+        planner.push(200 + mix(0, t) % 313)
+        check += int(planner.total)
+    return check
+
+
 def _h_stream(case: tuple[int, tuple[int, int, int, int]]) -> bool:
     count, budgets = case
     want = model_h_stream(count, budgets)
-    core = _V.CORE
-    both = core.run_h_stream(_V.planner(*budgets), count)
-    main = core.run_h_stream(_V.planner(budgets[0], budgets[1], -1, 0), count)
+    both = core_h_stream(_V.planner(*budgets), count)
+    main = core_h_stream(_V.planner(budgets[0], budgets[1], -1, 0), count)
     return bool(both == want and main == want)
 
 

@@ -20,7 +20,7 @@ from bridge.optchat import BRIDGE
 from eukhe.memory import PLACEHOLDER_BYTES as P_BYTES
 from eukhe.memory import core as pure
 from eukhe.memory import view as V
-from spec.laws.optchat import CoreModel, model_h_stream
+from spec.laws.optchat import CoreModel, core_h_stream, model_h_stream
 
 Node = tuple[int, int]
 FORMS = ["pure", "compiled"]
@@ -123,9 +123,9 @@ def test_optchat_core_h_stream_agrees_with_the_model(form: str, budgets: tuple[i
     count = 3_000 if budgets[0] < 100_000 else 1_200
     core = V.CORE
     planner = core.Planner(*budgets)
-    assert core.run_h_stream(planner, count) == model_h_stream(count, budgets)
+    assert core_h_stream(planner, count) == model_h_stream(count, budgets)
     main = core.Planner(budgets[0], budgets[1], -1, 0)
-    assert core.run_h_stream(main, count) == model_h_stream(count, budgets)
+    assert core_h_stream(main, count) == model_h_stream(count, budgets)
 
 
 def test_optchat_bridge_on_each_core_form(form: str) -> None:

@@ -8,7 +8,8 @@ Built for chats of millions of messages:
   byte totals kept incrementally; a heap fit; compiled with mypyc when built); texts are kept
   only when asked for (``keep_texts``: the bridge, rendering);
 - a message of at most 512 bytes appends its line with its final size: nothing but the fit
-  runs on its path;
+  runs on its path, and the core's part of it (append, a parent made ready, the fit) is one
+  call (``Planner.message``); the work queue is read only when something waits in it;
 - ready nodes wait in queues (rule 42): failed nodes to retry, message nodes not yet started
   (oldest first), merges whose halves are both built (in the order they became ready).
   Starting work reads the queues' heads only; the tree is never scanned.
@@ -184,7 +185,7 @@ class Chat:
                 raise ValueError("a built node needs its line or its size")
             length = size(line)
         level, i = node
-        self.core.build(level, i, length)
+        sib_size = self.core.build(level, i, length)
         if self.keep_texts and line is not None:
             self.texts[node] = line
         self.built_count += 1
@@ -192,18 +193,18 @@ class Chat:
             self.running.remove(node)
             if level == 0:
                 self.started -= 1
-        self.fails.pop(node, None)
+        if self.fails:
+            self.fails.pop(node, None)
         if level == 0:
             self._pending.pop(i, None)
             self.unbuilt -= 1
-        self._up(level, i, length)
+        if sib_size:
+            self._up(level, i, length, sib_size)
 
-    def _up(self, level: int, i: int, length: int) -> None:
-        """``(level, i)`` was built: when its sibling is built too, their parent is built at once
-        (joined input of at most 512 bytes, rule 12) or waits in the merge queue (rule 42)."""
-        sib_size = self.core.size(level, i ^ 1)
-        if not sib_size:
-            return
+    def _up(self, level: int, i: int, length: int, sib_size: int) -> None:
+        """``(level, i)`` was built and its sibling is built too, with a line of ``sib_size``
+        bytes: their parent is built at once (joined input of at most 512 bytes, rule 12) or
+        waits in the merge queue (rule 42)."""
         up = (level + 1, i >> 1)
         joined = length + 1 + sib_size
         if joined <= NODE:
@@ -311,6 +312,12 @@ class Chat:
             if self.retry or self.fresh or self.merges:
                 self.cases.add("jobs_full")
             return
+        if not (self.retry or self.fresh or self.waiting):  # only merges wait: the oldest start
+            merges, running = self.merges, self.running
+            for _ in range(min(free, len(merges))):
+                running.append(merges.popleft())
+            self.cases.add("merge_call")
+            return
         for node in self.queue(self.waiting, free):
             self.running.append(node)
             if self.retry and node in self.retry:
@@ -347,23 +354,32 @@ class Chat:
             self.retry.extend(self.failed)
             self.failed.clear()
             self.cases.add("retry_at_message")
+        resumed = core.open
         if length <= NODE:
-            # its own node at once (rule 12): the line is appended with its final size
+            # its own node at once (rule 12): the line is appended with its final size; when
+            # its sibling is built their parent is ready: built at once before the fit (rule 12)
+            # or queued (the core fits then)
             self.cases.add("free_message")
-            core.add(length)
             if self.keep_texts and text is not None:
                 self.texts[(0, i)] = text
             self.built_count += 1
-            self._up(0, i, length)
+            sib_size = core.message(length, NODE)
+            if sib_size > 0:
+                self.merges.append((1, i >> 1))
+            elif sib_size < 0:
+                self._up(0, i, length, -sib_size)
+                core.step()
         else:
-            core.add(0)
+            core.message(0, NODE)
             self.unbuilt += 1
             self._pending[i] = length
             self.fresh.append(i)
-        resumed = core.open
-        core.step()
-        self._record(resumed)
-        self._after()
+        if core.batch < 0 and core.cmerge == 0:  # most messages: the line appended, no merge
+            self.cases.add("grow")
+        else:
+            self._record(resumed)
+        if self.retry or self.fresh or self.merges or self.waiting:
+            self._after()
 
     def _record(self, resumed: bool) -> None:
         """The rule cases of the last message's batch and compaction view."""
@@ -385,11 +401,13 @@ class Chat:
             length = size(line)
         if length is None or not 1 <= length <= NODE:
             raise ValueError(f"a compactor's line is 1-{NODE} bytes, not {length}")
-        if not self.running:
+        running = self.running
+        if not running:
             return None
-        node = self.running[k % len(self.running)]
+        node = running[k % len(running)]
         self.build(node, line, length)
-        self._after()
+        if self.retry or self.fresh or self.merges or self.waiting:
+            self._after()
         return node
 
     def fail(self, k: int) -> Node | None:

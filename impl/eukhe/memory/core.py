@@ -27,7 +27,9 @@ Representation (no tuples, no closures on the per-message path):
   chunk; a fit reads only the sizes of the view's candidate parents;
 - a view is two parallel vectors (codes, sizes) and its byte total, kept incrementally; a message
   appends its line, with its final size when it is built at once; ``where`` maps each unbuilt
-  message line to its position, so building it resizes the line in O(1).
+  message line to its position, so building it resizes the line in O(1);
+- the chat's per-message path is one call, ``Planner.message``: the line appended, the parent it
+  makes ready reported, and the fit run only when a view is over its ceiling or still shrinking.
 
 The fit (rules 19, 23, 24): with ``T`` fixed, the due of the pair whose left line is ``(l, i)``
 is ``(T + 1 - first) / 2^l`` (the seed's production form: ``(T - last) / 2^l`` shifted by 2); it
@@ -428,13 +430,15 @@ class Planner:
     def store(self, level: i64, i: i64, length: i64) -> None:
         put(self.rows, level, i, length)
 
-    def build(self, level: i64, i: i64, length: i64) -> None:
+    def build(self, level: i64, i: i64, length: i64) -> i64:
         """Node ``(level, i)`` is built with a line of ``length`` bytes; an unbuilt message line
-        in either view takes that size."""
+        in either view takes that size. Returns the size of its sibling's line (0 when it is not
+        built): when both are built, their parent is ready."""
         self.store(level, i, length)
         if level == 0:
             self.resize(False, i, length)
             self.resize(True, i, length)
+        return get(self.rows, level, i ^ 1)
 
     # -- lines ---------------------------------------------------------------------------------
 
@@ -499,31 +503,56 @@ class Planner:
         else:
             self.codes, self.sizes, self.total, self.where = vec[i64](codes), vec[i64](sizes), total, dict(where)
 
+    def message(self, length: i64, free: i64) -> i64:
+        """Message ``t`` arrives, its line appended (rule 22): built with ``length`` bytes, or
+        (``length`` 0) unbuilt, showing the placeholder; then the batch and the compaction view
+        (``step``), in one call: the chat's per-message path. When the message is built and its
+        left sibling is built, their parent is ready: joined of at most ``free`` bytes it is
+        built at once, before the fit (rule 12), so the fit is left to the caller (``step``)
+        and the sibling's size is returned negated; else the fit runs and the sibling's size is
+        returned (the parent waits for a call). 0: no parent ready, the fit has run."""
+        i = self.t
+        self.t = i + 1
+        code = i << 6
+        if length > 0:
+            chunks = self.rows.chunks
+            c = i >> (CHUNK_BITS - 1)  # message i's place is 2i
+            if c < len(chunks) and length <= SIZE_LIMIT:
+                chunks[c][(i << 1) & CHUNK_MASK] = i32(length)
+            else:
+                put(self.rows, 0, i, length)
+            shown = length
+        else:
+            shown = PLACEHOLDER
+            self.where[int(i)] = len(self.codes)
+            if self.with_cview:
+                self.cwhere[int(i)] = len(self.ccodes)
+        self.codes = append(self.codes, code)
+        self.sizes = append(self.sizes, shown)
+        self.total += shown
+        if self.with_cview:
+            self.ccodes = append(self.ccodes, code)
+            self.csizes = append(self.csizes, shown)
+            self.ctotal += shown
+        sibling: i64 = 0
+        if length > 0 and i & 1 == 1:
+            sibling = get(self.rows, 0, i - 1)
+            if sibling > 0 and length + 1 + sibling <= free:
+                return -sibling
+        if self.open or self.total > self.ceiling or (self.with_cview and self.ctotal > self.cceiling):
+            self.step()
+        else:  # what ``step`` does when nothing is over its budget
+            self.batch = NO_FIT
+            self.cmerge = 0
+            self.first_change = -1
+        return sibling
+
     def push(self, length: i64) -> None:
         """A message whose line is built at once with ``length`` bytes (> 0): append it, then
         fit (the whole per-message path, nothing else)."""
-        i = self.t
-        self.t = i + 1
-        chunks = self.rows.chunks
-        c = i >> (CHUNK_BITS - 1)  # message i's place is 2i
-        if c < len(chunks) and 0 < length <= SIZE_LIMIT:
-            chunks[c][(i << 1) & CHUNK_MASK] = i32(length)
-        else:
-            put(self.rows, 0, i, length)
-        code = i << 6
-        self.codes = append(self.codes, code)
-        self.sizes = append(self.sizes, length)
-        self.total += length
-        self.batch = NO_FIT
-        self.cmerge = 0
-        if self.with_cview:
-            self.ccodes = append(self.ccodes, code)
-            self.csizes = append(self.csizes, length)
-            self.ctotal += length
-            if self.open or self.total > self.ceiling or self.ctotal > self.cceiling:
-                self.step()
-        elif self.open or self.total > self.ceiling:
-            self.step()
+        if length <= 0:
+            raise ValueError(f"a pushed message is built: its size is at least 1 byte, not {length}")
+        self.message(length, 0)
 
     # -- fits ----------------------------------------------------------------------------------
 
@@ -611,37 +640,3 @@ PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin f
 if PURE:
     globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop, extend=_list_extend)
 
-
-def run_h_stream(planner: Planner, count: int) -> int:
-    """The issue-16 benchmark stream, whole loop, sizes computed here: message ``t``'s line is
-    ``200 + h(0, t) % 313`` bytes; a parent ``(l, i)`` is ``300 + h(l, i) % 213`` bytes, built
-    as soon as its second child exists, before the message is appended and the view fitted.
-    ``h`` is the issue's 32-bit mix (64-bit products masked to 32 bits: the same in both forms).
-    Returns the sum of the view's byte totals after each message (a check value)."""
-    check = 0
-    t: i64 = 0
-    end: i64 = count
-    while t < end:
-        x: i64 = ((t * 0x9E3779B1) & 0xFFFFFFFF) ^ 0x85EBCA77 ^ 12345
-        x ^= x >> 16
-        x = (x * 0x85EBCA6B) & 0xFFFFFFFF
-        x ^= x >> 13
-        x = (x * 0xC2B2AE35) & 0xFFFFFFFF
-        x ^= x >> 16
-        length = 200 + x % 313
-        i: i64 = t
-        level: i64 = 0
-        while i & 1:
-            i >>= 1
-            level += 1
-            x = ((i * 0x9E3779B1) & 0xFFFFFFFF) ^ (((level + 1) * 0x85EBCA77) & 0xFFFFFFFF) ^ 12345
-            x ^= x >> 16
-            x = (x * 0x85EBCA6B) & 0xFFFFFFFF
-            x ^= x >> 13
-            x = (x * 0xC2B2AE35) & 0xFFFFFFFF
-            x ^= x >> 16
-            planner.store(level, i, 300 + x % 213)
-        planner.push(length)
-        check += planner.total
-        t += 1
-    return check
