@@ -19,8 +19,9 @@ from loopback_models import write_loopback_models
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import MAIN, Kind, Store
+from eukhe.agent.compaction import SUMMARY_PROMPT
 from eukhe.tiny.uses import TITLE_PROMPT
-from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Thinking, Wait
+from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Thinking, Wait, base_url
 
 __all__ = ["agents"]  # the fixture, used by name
 
@@ -258,3 +259,70 @@ def test_a_reasoning_models_signed_thinking_goes_back_in_the_tool_loop(api: str,
         assert '"thinking": "I should read a.txt", "signature": "sig-1"' in sent
     else:
         assert '"thoughtSignature": "call-sig"' in sent
+
+
+def compaction_replies(recorded: Any) -> Any:
+    """The summary for a compaction's request; three reads for the first turn; else an answer."""
+    messages = recorded.body["messages"]
+    last = str(messages[-1].get("content"))
+    if last == SUMMARY_PROMPT:
+        return Stream([Text("The user had x.txt, y.txt and z.txt read; all three hold numbered lines.")])
+    if last == "read the three files":
+        return Stream([Call("read", json.dumps({"path": name})) for name in ("x.txt", "y.txt", "z.txt")], stop="toolUse")
+    return Stream([Text("Done.")])
+
+
+def three_big_files(tmp_path: Path, server: LoopbackServer, lines: int) -> None:
+    """A model with a 20,000-token window and 1,000 max tokens (threshold 17,000, limit 19,000
+    tokens of the local estimate), and x.txt, y.txt and z.txt of ``lines`` numbered lines."""
+    models = {"providers": {"loop": {"baseUrl": base_url(server, "openai-completions"), "apiKey": "k", "api": "openai-completions",
+                                     "models": [{"id": "loop-model", "contextWindow": 20_000, "maxTokens": 1_000}]}}}  # fmt: skip
+    (tmp_path / "agent" / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    for name in ("x.txt", "y.txt", "z.txt"):
+        (tmp_path / name).write_text("".join(f"line {n:05d} of {name}, a file the agent reads whole\n" for n in range(lines)), encoding="utf-8")
+    server.responder = compaction_replies
+
+
+def summaries(server: LoopbackServer) -> list[Any]:
+    return [r for r in server.requests if str(r.body["messages"][-1].get("content")) == SUMMARY_PROMPT]
+
+
+def test_a_background_compaction_is_placed_at_the_next_run_boundary(tmp_path: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    three_big_files(tmp_path, server, 400)  # the three results put a request between the threshold and the limit
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "read the three files"})
+    assert first.until(of_type("turn_end"))["reason"] == "answered"  # one turn so far: nothing before it to compact
+    assert summaries(server) == []
+    first.send({"v": 1, "type": "turn", "text": "what do they hold?"})
+    seen: list[dict[str, Any]] = []  # the compaction's summary and the turn's end, in either order
+    first.until(lambda e: seen.append(e) is None and any(x["type"] == "turn_end" for x in seen) and any(x.get("kind") == "compaction" for x in seen))
+    assert [x["text"].split(":")[0] for x in seen if x.get("kind") == "compaction"] == ["compaction ready"]
+    (summary,) = summaries(server)
+    assert "line 00001 of x.txt" in json.dumps(summary.body)  # it summarized the first turn
+    second_turn = next(r for r in reversed(server.requests) if r is not summary)
+    assert "line 00001 of x.txt" in json.dumps(second_turn.body)  # not placed mid-run: turn 2 sent the whole view
+    first.send({"v": 1, "type": "turn", "text": "and now?"})
+    assert first.until(lambda e: e.get("kind") == "compaction")["text"].startswith("compaction_end")  # at the run boundary
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    third = json.dumps(server.requests[-1].body)
+    assert "line 00001 of x.txt" not in third and "The user had x.txt, y.txt and z.txt read" in third and "what do they hold?" in third
+    assert first.end() == 0
+    with Store(tmp_path / "agent" / "sessions").open("s1", writer=False) as session:
+        rows = [e for e in session.conversation(MAIN).model_view() if e.custom_type == "eukhe.compaction"]
+    assert len(rows) == 1 and rows[0].content["summary"].startswith("The user had")
+
+
+def test_a_request_over_the_limit_waits_for_the_compaction_and_places_it_first(tmp_path: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    three_big_files(tmp_path, server, 460)  # over the limit
+    first = agents()
+    first.until(of_type("state"))
+    first.send({"v": 1, "type": "turn", "text": "read the three files"})
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    first.send({"v": 1, "type": "turn", "text": "what do they hold?"})
+    kinds = [first.until(lambda e: e.get("kind") == "compaction")["text"].split(":")[0] for _ in range(2)]
+    assert kinds == ["compaction ready", "compaction_end"]  # placed mid-run, before the request
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    asked = json.dumps(server.requests[-1].body)
+    assert "line 00001 of x.txt" not in asked and "The user had x.txt" in asked and "what do they hold?" in asked
+    assert first.end() == 0

@@ -46,6 +46,10 @@ serviceTier other than ``auto`` asks the provider for that tier when the model h
 (``tiers``, S6.8), else sends none; retry.enabled switches the wire retries (``Retrying``'s
 policy).
 
+Compaction (S6.6, ``eukhe.agent.compaction``): each request's input-token estimate is checked
+against the threshold; a background compaction's summary is placed at the next run boundary,
+and a request over the limit waits for it and places it first.
+
 A wire error the retries did not cure ends the run (``failed``), as does an error of the
 session store. Derived, where the seeds are silent: the notes are counted per generation (a
 final answer gives the next generation all of them again); the first forced request counts as
@@ -65,6 +69,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bend import infer as compiled
+from eukhe.agent.compaction import COMPACTION_ROW, SUMMARY_INTRO, Compaction, Summary, compacted, estimate
 from eukhe.agent.tools.base import Tool, ToolContext
 from eukhe.agent.tools.registry import TOOLS, run_call
 from eukhe.directors.hooks import Decided, DirectorLimits, Directors, ForcedToolError, Reply
@@ -77,7 +82,7 @@ from eukhe.inference.wire.base import closing
 from eukhe.inference.wire.plan import Message, Request, Thought
 from eukhe.inference.wire.retry import Retry
 from eukhe.inference.wire.thoughts import Thoughts
-from eukhe.session import Conversation, Entry, Kind, assistant, tool_call, tool_result, user
+from eukhe.session import Conversation, Entry, Kind, assistant, row, tool_call, tool_result, user
 
 MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
 MAX_TOOL_ROUNDS_CVAR = "maxToolRounds"
@@ -155,10 +160,12 @@ def _thoughts(content: object) -> tuple[Thought, ...]:
 
 
 def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
-    """The model view of a conversation as wire messages: user entries and continuation rows as
-    user messages, a reply with the calls that follow it as one assistant message, each result
-    as a tool message."""
-    out: list[Message] = []
+    """The model view of a conversation as wire messages: the placed summary of a compaction and
+    what follows it (``compaction.compacted``), user entries and continuation rows as user
+    messages, a reply with the calls that follow it as one assistant message, each result as a
+    tool message."""
+    summary, entries = compacted(entries)
+    out: list[Message] = [] if summary is None else [Message("user", SUMMARY_INTRO + summary)]
     pending: list[events.ToolCall] = []
     text = ""
     thoughts: tuple[Thought, ...] = ()
@@ -208,6 +215,7 @@ class Agent:
         system: str = SYSTEM,
         thinking: str | None = None,
         tiers: Sequence[str] = ("default",),
+        compaction: Compaction | None = None,
     ) -> None:
         self.conversation = conversation
         self.model = model
@@ -219,6 +227,7 @@ class Agent:
         self.system = system
         self.thinking = thinking
         self.tiers = tuple(tiers)  # the service tiers the model honours (S6.8)
+        self.compaction = compaction
         self.directors = Directors(conversation, DirectorLimits.of(value))
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
@@ -270,6 +279,8 @@ class Agent:
     _run_id = ""
 
     async def _run(self, text: str) -> None:
+        if self.compaction is not None:
+            self._place(self.compaction.take())  # a run boundary: a queued summary is placed (S6.6)
         (entry,) = self.conversation.commit([user(text)])
         run = f"run-{entry}"
         self._run_id = run
@@ -304,8 +315,13 @@ class Agent:
         while True:
             forced = self.directors.before_request()
             attempt = 0 if forced is None else self._forced_attempt()
+            request = self._request(note, forced, attempt)
+            if self.compaction is not None:
+                tokens = estimate([request.system, [tool.parameters for tool in request.tools], [(m.role, m.words, [(c.name, c.arguments) for c in m.tool_calls]) for m in request.messages]])
+                if self._place(await self.compaction.before_request(tokens, self.conversation.model_view())):
+                    request = self._request(note, forced, attempt)
             try:
-                streamed = await self._stream(self._request(note, forced, attempt))
+                streamed = await self._stream(request)
             except (StreamRepeating, events.StreamCut) as cut:
                 kind = "loop" if isinstance(cut, StreamRepeating) else "cut"
                 if notes >= MAX_NOTES:
@@ -352,6 +368,14 @@ class Agent:
                 self.emit({"type": "row", "kind": "note", "text": f"rebuilt {len(outcome.calls)} leaked tool call(s)"})
             await self._run_calls(outcome, streamed)
             self._join_steering()
+
+    def _place(self, summary: Summary | None) -> bool:
+        """Place a compaction's summary in the conversation (compaction_end); whether one was."""
+        if summary is None:
+            return False
+        self.conversation.commit([row(COMPACTION_ROW, {"summary": summary.text, "first_kept": summary.first_kept})])
+        self.emit({"type": "row", "kind": "compaction", "text": f"compaction_end: the summary is placed; the view keeps the entries from {summary.first_kept} on"})
+        return True
 
     def _join_steering(self) -> bool:
         """The message sent while the turn ran (steeringMode: the first, or all of them as one),

@@ -9,7 +9,9 @@ HTTP pool for the turn, each attempt within the provider's providerMaxInFlight
 (``eukhe.agent.tools.registry.context_for``). A session with no usable model ends the turn at
 once (``failed``), naming why.
 
-``steer`` and ``follow_up`` go to the turn under way; ``abort`` cancels it.
+``steer`` and ``follow_up`` go to the turn under way; ``abort`` cancels it. The session's
+compaction (``eukhe.agent.compaction``) lives across turns; its summaries come from the
+session's model.
 
 Titles (inference.md S9 Uses): the first user message of a session starts its title in the
 background, so the turn never waits: the tiny role's model when one is installed (modelRoles.tiny,
@@ -26,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from eukhe.agent.inflight import Gated, Slots
-from eukhe.agent.loop import FAILED, Agent, Emit, retry_event
+from eukhe.agent.compaction import SUMMARY_PROMPT, Compaction
+from eukhe.agent.loop import FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
 from eukhe.agent.tools.registry import context_for
 from eukhe.session import MAIN, Kind, Session
 from eukhe.settings.agent import CvarAgent
@@ -34,6 +37,7 @@ from eukhe.settings.agent import CvarAgent
 THINKING_DOC = "eukhe.thinking_level"
 TITLE_DOC = "eukhe.title"
 TITLE_TOKENS = 24
+DEFAULT_WINDOW = 128_000  # models.json's contextWindow default, for a model the catalog does not list
 TIMEOUT_SECONDS = 120.0  # seconds without a byte before a request fails, as `eukhe chat` defaults
 
 
@@ -50,6 +54,7 @@ class SessionRunner:
         self._agent: Agent | None = None
         self._turns = 0
         self.titling: asyncio.Task[None] | None = None
+        self.compaction: Compaction | None = None  # kept across turns: a queued summary waits for a run boundary
 
     @property
     def agent_dir(self) -> Path:
@@ -99,11 +104,40 @@ class SessionRunner:
                 wire = Gated(wire, Slots(self.agent_dir, model.provider, limit))
             client = Retrying(wire, Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
-            self._agent = Agent(self.main, client, model.api, context, self.cvar.value, self.emit, thinking=self._thinking(), tiers=_tiers(model))
+            self._agent = Agent(
+                self.main, client, model.api, context, self.cvar.value, self.emit,
+                thinking=self._thinking(), tiers=_tiers(model), compaction=self._compaction(model),
+            )  # fmt: skip
             await self._agent.turn(text)
         finally:
             self._agent = None
             await pool.aclose()
+
+    def _compaction(self, model: Any) -> Compaction:
+        """The session's compaction, its policy from this turn's model and settings: the window
+        the catalog gives the model, its maxTokens as the reserve (derived), the switch and
+        compaction.keepRecentTokens."""
+        from eukhe.inference import catalog, threshold
+
+        found = catalog.registry(self.agent_dir).find(model.provider, model.id)
+        window = found.context_window if found is not None and found.context_window > 0 else DEFAULT_WINDOW
+        policy = threshold.Policy(
+            bool(self.cvar.value(threshold.ENABLED_CVAR)), window, float(model.max_tokens), keep_recent=int(self.cvar.value(threshold.KEEP_CVAR))
+        )
+        if self.compaction is None:
+            self.compaction = Compaction(policy, lambda entries: self._summary(model, entries), lambda text: self.emit({"type": "row", "kind": "compaction", "text": text}))
+        self.compaction.policy = policy
+        return self.compaction
+
+    async def _summary(self, model: Any, entries: list[Any]) -> str:
+        """The summary of ``entries`` by the session's model, over an HTTP pool of its own (a
+        compaction may outlive the turn that started it)."""
+        from eukhe.inference.wire import Message, Request, client_for, collect
+        from eukhe.inference.wire.pool import Pool
+
+        async with Pool() as pool:
+            asked = Request(messages_of(entries) + (Message("user", SUMMARY_PROMPT),), system=SYSTEM)
+            return (await collect(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool).stream(asked))).text
 
     def _untitled(self) -> bool:
         """Whether this turn's message is the session's first, and no title is set yet."""
