@@ -82,7 +82,6 @@ class SessionRunner:
         return level if isinstance(level, str) and level != "off" else None
 
     async def turn(self, text: str) -> None:
-        from eukhe.inference.wire import client_for
         from eukhe.inference.wire.pool import Pool
         from eukhe.inference.wire.retry import Policy, Retrying
 
@@ -98,11 +97,7 @@ class SessionRunner:
             self.titling = asyncio.create_task(self._title(text, model))
         pool = Pool()
         try:
-            wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
-            limit = self.cvar.settings.config.limit(model.provider)
-            if limit is not None:
-                wire = Gated(wire, Slots(self.agent_dir, model.provider, limit))
-            client = Retrying(wire, Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
+            client = Retrying(self._wire(model, pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
             self._agent = Agent(
                 self.main, client, model.api, context, self.cvar.value, self.emit,
@@ -112,6 +107,15 @@ class SessionRunner:
         finally:
             self._agent = None
             await pool.aclose()
+
+    def _wire(self, model: Any, pool: Any) -> Any:
+        """The model's wire client on ``pool``: every request of the session (a turn's, a title's,
+        a compaction's) within the provider's providerMaxInFlight."""
+        from eukhe.inference.wire import client_for
+
+        wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
+        limit = self.cvar.settings.config.limit(model.provider)
+        return wire if limit is None else Gated(wire, Slots(self.agent_dir, model.provider, limit))
 
     def _compaction(self, model: Any) -> Compaction:
         """The session's compaction, its policy from this turn's model and settings: the window
@@ -132,12 +136,12 @@ class SessionRunner:
     async def _summary(self, model: Any, entries: list[Any]) -> str:
         """The summary of ``entries`` by the session's model, over an HTTP pool of its own (a
         compaction may outlive the turn that started it)."""
-        from eukhe.inference.wire import Message, Request, client_for, collect
+        from eukhe.inference.wire import Message, Request, collect
         from eukhe.inference.wire.pool import Pool
 
         async with Pool() as pool:
             asked = Request(messages_of(entries) + (Message("user", SUMMARY_PROMPT),), system=SYSTEM)
-            return (await collect(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool).stream(asked))).text
+            return (await collect(self._wire(model, pool).stream(asked))).text
 
     def _untitled(self) -> bool:
         """Whether this turn's message is the session's first, and no title is set yet."""
@@ -146,7 +150,7 @@ class SessionRunner:
         return not any(entry.kind is Kind.USER for entry in self.main.model_view())
 
     async def _title(self, first: str, model: Any) -> None:
-        from eukhe.inference.wire import Message, Request, client_for, collect
+        from eukhe.inference.wire import Message, Request, collect
         from eukhe.inference.wire.pool import Pool
         from eukhe.tiny import uses
         from eukhe.tiny.client import TinyClient
@@ -162,7 +166,7 @@ class SessionRunner:
                 by = "model"
                 async with Pool() as pool:
                     asked = Request((Message("user", prompt),), max_tokens=TITLE_TOKENS)
-                    reply = await collect(client_for(model, timeout=TIMEOUT_SECONDS, pool=pool).stream(asked))
+                    reply = await collect(self._wire(model, pool).stream(asked))
                 said = reply.text
             else:
                 by = "tiny"
