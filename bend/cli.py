@@ -107,7 +107,7 @@ CATALOG = (("lfm2.5-230m", "text"), ("lfm2.5-350m", "text"), ("whisper-base", "s
 ROLE_CHAINS = {"translate": ("lfm2.5-350m", "lfm2.5-230m"), "speech": ("kokoro",)}
 SCRIPT_KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
 GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
-COMMANDS = ("chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "login", "memory", "session", "set",
+COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "login", "memory", "session", "set",
             "toggle", "cvar", "settings", "mcp", "tiny-models", "translate", "translate-eval", "say", "transcribe",
             "tiny-worker")
 
@@ -116,13 +116,30 @@ SETTINGS_JSON, PROJECT_JSON = "$A/settings.json", "$P/.eukhe/settings.json"
 GLOBAL_CFG, PROJECT_CFG, AGENT_CFG = "$A/config.cfg", "$P/.eukhe/config.cfg", "$A/agents/main.cfg"
 
 
+MAX_LINE = 300  # characters of the one error line at most (issue 30: a long argument is not echoed whole)
+
+
+def clip(line: str) -> str:
+    """A line over MAX_LINE characters keeps its first two thirds and its last third of the room
+    around a mark ``...[N characters cut]...`` (N counts what the mark replaces)."""
+    if len(line) <= MAX_LINE:
+        return line
+    cut = len(line) - MAX_LINE
+    keep = MAX_LINE - len(f" ...[{cut} characters cut]... ")
+    while len(line) - keep != cut:  # the mark's length depends on the number it shows
+        cut = len(line) - keep
+        keep = MAX_LINE - len(f" ...[{cut} characters cut]... ")
+    head = keep * 2 // 3
+    return line[:head] + f" ...[{cut} characters cut]... " + line[len(line) - (keep - head) :]
+
+
 class Failed(Exception):
-    """A command that ends with one line on stderr and an exit status."""
+    """A command that ends with one line on stderr (clipped) and an exit status."""
 
     def __init__(self, status: int, line: str) -> None:
         super().__init__(line)
         self.status = status
-        self.line = line
+        self.line = clip(line)
 
 
 # -- files ------------------------------------------------------------------------------------
