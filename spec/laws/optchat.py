@@ -1072,20 +1072,22 @@ def _core_history(seed: int) -> bool:
     return True
 
 
+def mix(level: int, i: int) -> int:
+    """Issue 16's 32-bit mix ``h(l, i)``, the sizes of the stream both drivers below feed."""
+    x = ((i * 0x9E3779B1) % 2**32) ^ (((level + 1) * 0x85EBCA77) % 2**32) ^ 12345
+    x ^= x >> 16
+    x = x * 0x85EBCA6B % 2**32
+    x ^= x >> 13
+    x = x * 0xC2B2AE35 % 2**32
+    return x ^ (x >> 16)
+
+
 def model_h_stream(count: int, budgets: tuple[int, int, int, int]) -> int:
     """Issue 16's stream on the model's fit and batch/compact rule: message ``t`` is
     ``200 + h(0, t) % 313`` bytes, a parent ``300 + h(l, i) % 213``, built once its second
     child exists; the sum of the view's bytes after each message."""
     ceiling, floor, cceiling, cfloor = budgets
     rows: list[dict[int, int]] = []
-
-    def mix(level: int, i: int) -> int:
-        x = ((i * 0x9E3779B1) % 2**32) ^ (((level + 1) * 0x85EBCA77) % 2**32) ^ 12345
-        x ^= x >> 16
-        x = x * 0x85EBCA6B % 2**32
-        x ^= x >> 13
-        x = x * 0xC2B2AE35 % 2**32
-        return x ^ (x >> 16)
 
     def put(node: Node, length: int) -> None:
         while len(rows) <= node[0]:
@@ -1120,14 +1122,6 @@ def core_h_stream(planner: Any, count: int) -> int:
     """Issue 16's stream on a production planner core, through its own API: each parent
     ``store``d as soon as its second child exists, then the message ``push``ed (appended and
     fitted); the sum of the view's bytes after each message (``model_h_stream``'s check)."""
-
-    def mix(level: int, i: int) -> int:
-        x = ((i * 0x9E3779B1) & 0xFFFFFFFF) ^ (((level + 1) * 0x85EBCA77) & 0xFFFFFFFF) ^ 12345
-        x ^= x >> 16
-        x = (x * 0x85EBCA6B) & 0xFFFFFFFF
-        x ^= x >> 13
-        x = (x * 0xC2B2AE35) & 0xFFFFFFFF
-        return x ^ (x >> 16)
 
     check = 0
     for t in range(count):

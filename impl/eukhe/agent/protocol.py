@@ -167,23 +167,26 @@ class _Message(BaseModel):
     v: Literal[1] = 1  # PROTOCOL_VERSION
 
 
+Said = Annotated[str, Field(min_length=1)]  # a user's message: never empty
+
+
 class _Request(_Message):
     id: Annotated[str, Field(max_length=MAX_REQUEST_ID)] | None = None
 
 
 class TurnRequest(_Request):
     type: Literal["turn"] = "turn"
-    text: Annotated[str, Field(min_length=1)]
+    text: Said
 
 
 class SteerRequest(_Request):
     type: Literal["steer"] = "steer"
-    text: Annotated[str, Field(min_length=1)]
+    text: Said
 
 
 class FollowUpRequest(_Request):
     type: Literal["follow_up"] = "follow_up"
-    text: Annotated[str, Field(min_length=1)]
+    text: Said
 
 
 class AbortRequest(_Request):
