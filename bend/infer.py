@@ -677,11 +677,12 @@ def periods(limit: int) -> int:
 
 @dataclass(frozen=True)
 class Guard:
-    """The guard's state: the window k, the ids of the newest chunks read, newest first, and,
-    per period p (1..max(1, k / 4)), the count of consecutive chunks up to the newest that each
-    equal the chunk p before it. The seed's core keeps every id read; the step reads only the
-    newest max(1, k / 4) + 1 of them, so this model keeps those (the same answers; a count of a
-    period longer than what was read is 0 and not stored)."""
+    """The guard's state: the window k, the ids of the newest chunks read, newest first (``ids[p -
+    1]`` is the chunk p before the next one), and, per period p (1..max(1, k / 4)),
+    ``counts[p - 1]``: the count of consecutive chunks up to the newest that each equal the chunk
+    p before it. The seed's core keeps every id read; the step reads only the newest max(1, k / 4)
+    of them, so this model keeps those (the same answers). A count is stored for each period up to
+    one past the ids held (none before the first chunk): a count not stored is 0."""
 
     limit: int
     ids: tuple[int, ...] = ()
@@ -697,33 +698,33 @@ def guard_start(limit: int) -> Guard:
 
 
 def guard_feed(state: Guard, chunk: int) -> tuple[Guard, int]:
-    """Read one chunk (its id). The verdict is the shortest period p <= max(1, k / 4) whose
-    count reaches k - p (the newest k - p chunks each equal the chunk p before: the window of
-    the last k chunks is periodic with period p, the cycle seen k / p >= 4 times), else KEPT.
-    A window k of 0 is the guard off (derived: the seed gives no meaning to a window of no
-    chunks; a cvar of 0 reads as no limit).
+    """Read one chunk (its id). Per period p = 1..max(1, k / 4): its count grows by one when the
+    chunk equals the chunk p before it, else it is 0. The verdict is the shortest period p whose
+    count reaches k - p (the newest k - p chunks each equal the chunk p before: the window of the
+    last k chunks is periodic with period p, the cycle seen k / p >= 4 times), else KEPT. A window
+    k of 0 is the guard off (derived: the seed gives no meaning to a window of no chunks; a cvar
+    of 0 reads as no limit).
 
     pre: chunk >= 0
     """
     if state.limit == 0:
         return state, KEPT
     top = periods(state.limit)
-    ids = (chunk,) + state.ids
-    counts: list[int] = []
-    p = 1
-    while p <= top and p < len(ids):
-        before = state.counts[p - 1] if p - 1 < len(state.counts) else 0
-        counts.append(before + 1 if ids[p] == chunk else 0)
-        p += 1
+    last = min(top, len(state.ids) + 1)  # a period past the held ids counts 0: it cuts only when k = p = 1
+    ids: tuple[int, ...] = (chunk,)  # the newest chunks, newest first: this one, then the held ones
+    counts: tuple[int, ...] = ()
     verdict = KEPT
-    p = 1
-    last = min(top, max(1, len(counts)))  # a period past the counts has count 0 < k - p, unless k = p = 1
-    while p <= last and verdict == KEPT:
-        count = counts[p - 1] if p - 1 < len(counts) else 0
-        if count >= state.limit - p:
+    for p in range(1, last + 1):
+        count = 0
+        if p <= len(state.ids) and state.ids[p - 1] == chunk:  # the chunk p before equals this one
+            before = state.counts[p - 1] if p <= len(state.counts) else 0
+            count = before + 1
+        counts = counts + (count,)
+        if verdict == KEPT and count >= state.limit - p:
             verdict = p
-        p += 1
-    return Guard(state.limit, ids[: top + 1], tuple(counts)), verdict
+        if p < top and p <= len(state.ids):
+            ids = ids + (state.ids[p - 1],)  # keep the newest max(1, k / 4) chunks
+    return Guard(state.limit, ids, counts), verdict
 
 
 def periodic(window: tuple[int, ...], p: int) -> bool:

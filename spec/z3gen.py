@@ -5,18 +5,20 @@
 strs, dataclasses or pairs of plain values, a pair, or one of those or None; a body of
 assignments to names (a pair unpacked into names too), ``if``/``else``, ``while`` loops with
 ``break`` and ``continue``, ``for`` loops over a tuple (its items unpacked or not), and
-``return``; integer arithmetic + - *, comparisons,
+``return``; integer arithmetic + - *, ``//`` and ``%`` by a positive int constant (z3's div
+and mod, which are Python's for a positive divisor), ``min`` and ``max`` of two ints, comparisons,
 ``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses, ``len`` and
 subscripts and slices of tuples, pairs (fixed tuples: a literal, a constant subscript),
 conditional expressions, module constants, dataclass constructors and calls of other such
-functions) and builds its z3 term by walking every path of the body: an
+functions, ``()`` given to a tuple parameter or field, a tuple local declared with its type and
+given a literal, an optional pair returned as a literal) and builds its z3 term by walking every path of the body: an
 ``if`` becomes ``z3.If`` over the two paths it opens, a name the value it was last given on that
 path, a dataclass a named tuple of its fields' terms, an optional value a ``Maybe`` (a flag for
 None, and the value), a tuple ``Items`` (a z3 array and its length; ``t[:k]`` the same array,
 shorter), a pair a named tuple of its items. An optional value (a name, or a field of one) is
 read only where a test on that path has shown it is not None, as Python itself requires.
-Anything outside that subset (a ``for`` loop over ``range``, division, a call of anything
-else) is refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
+Anything outside that subset (a ``for`` loop over a range with a step, division by a
+variable, a call of anything else) is refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
 name)`` makes a symbolic value of a parameter's type for a claim, ``facts`` what every such
 value satisfies (a length is a natural).
 
@@ -33,7 +35,7 @@ time refuses the function too (``Undecided``), never encodes it.
 (the unfolding an induction on the loop is about), and ``successors(**names)`` the states that
 loop's body runs it again with, each with its path's conditions: built as the recursive
 functions build their own calls, so an induction step assumes its hypothesis at exactly the
-terms the unfolding reaches. A subscript ``t[i]`` reads the array at
+terms the unfolding reaches; ``entered(*args)`` the names the loop is entered with. A subscript ``t[i]`` reads the array at
 ``i``, or at ``len(t) + i`` for a negative ``i``, as Python does; where Python would raise
 IndexError the encoding is some value, so a proof over it says what the function returns
 whenever it returns.
@@ -419,6 +421,11 @@ class _Translator:
             raise Unsupported(f"{self.fn.__qualname__} takes {len(self.parameters)} arguments, not {len(args)}")
         out: dict[str, Any] = {}
         for name, hint, value in zip(self.parameters, self.sorts, args, strict=True):
+            if type(value) is tuple and not value:  # an empty tuple literal given
+                kind = _kind(hint)
+                if not (isinstance(kind, tuple) and kind[0] == "items"):
+                    raise Unsupported(f"{self.fn.__qualname__}: parameter {name} given an empty tuple")
+                value = Items(_constant_arrays(kind[1]), z3.IntVal(0))
             if name in self.optional and value is None:
                 out[name] = Maybe(z3.BoolVal(True), _default(_kind(hint)[1]))
             elif name in self.optional and not isinstance(value, Maybe):  # a value given for an optional parameter: not None
@@ -460,7 +467,9 @@ class _Translator:
     def entered(self, *args: Any) -> dict[str, Any]:
         """The names the first loop is entered with when the function is called on ``args``: the
         parameters and what the assignments before the loop bind (``_index`` 0 for a ``for``
-        loop), as ``loop`` takes them: the state an induction on the loop ends at."""
+        loop), as ``loop`` takes them: the state an induction on the loop ends at. An ``if``
+        before the loop whose body returns (an early exit, no ``else``) is passed on the path
+        that reaches the loop, where its test is false: a claim about that path states it."""
         index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
         if node is None or index is None:
             raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
@@ -473,8 +482,11 @@ class _Translator:
                 env, known = self._assigned(statement, statement.target.id, statement.value, env, known)
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 env, known = self._assigned(statement, statement.targets[0].id, statement.value, env, known)
+            elif isinstance(statement, ast.If) and not statement.orelse and statement.body and isinstance(statement.body[-1], ast.Return):
+                self._boolean(statement.test, env, known)  # translated (so refused if outside the subset), then passed
+                known = known | _not_none(statement.test, False)
             else:
-                raise Unsupported(f"{self._where(statement)}: only assignments before the loop are read for its entry")
+                raise Unsupported(f"{self._where(statement)}: only assignments and early returns before the loop are read for its entry")
         if isinstance(node, ast.For):
             _loop, setup = self._as_while(node)
             env = {**env, **{given: self._integer(start, env, known) for given, start in zip(_HIDDEN, setup.values(), strict=False)}}
@@ -572,8 +584,14 @@ class _Translator:
             if isinstance(held, Maybe):
                 return {**env, name: held}, known - {name}
             return {**env, name: Maybe(z3.BoolVal(False), held)}, known | {name}
-        if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, ast.Tuple) and not value.elts:
-            return {**env, name: Items(_constant_arrays(kind[1]), z3.IntVal(0))}, known
+        if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, ast.Tuple):
+            arrays = _constant_arrays(kind[1])
+            for position, element in enumerate(value.elts):  # a literal's items stored from index 0
+                held = self._expr(element, env, known)
+                if _shape(_selected(arrays, z3.IntVal(0))) != _shape(held):
+                    raise Unsupported(f"{self._where(statement)}: a tuple literal whose items are not the declared tuple's")
+                arrays = _stored(arrays, z3.IntVal(position), held)
+            return {**env, name: Items(arrays, z3.IntVal(len(value.elts)))}, _forget(known, frozenset({name}))
         return {**env, name: self._expr(value, env, known)}, _forget(known, frozenset({name}))
 
     def _as_while(self, node: ast.For) -> tuple[ast.While, dict[str, ast.expr]]:
@@ -616,6 +634,9 @@ class _Translator:
         fixed = isinstance(self.returns, tuple) and self.returns[0] == "fixed"
         if isinstance(node, ast.Tuple) and not node.elts and isinstance(self.returns, tuple) and self.returns[0] == "items":
             return Items(_constant_arrays(self.returns[1]), z3.IntVal(0))
+        if optional and isinstance(node, ast.Tuple) and isinstance(self.returns[1], tuple) and self.returns[1][0] == "fixed" and len(node.elts) == len(self.returns[1][1]):
+            inner = self.returns[1][1]
+            return Maybe(z3.BoolVal(False), _fixed(len(node.elts))(*(self._as_kind(e, kind, env, known) for e, kind in zip(node.elts, inner, strict=True))))
         if isinstance(node, ast.Tuple) and not fixed:
             raise Unsupported(f"{self._where(node)}: a tuple literal returned where the result is not a fixed tuple")
         if isinstance(node, ast.Tuple) and len(node.elts) == len(self.returns[1]):
@@ -781,6 +802,12 @@ class _Translator:
                 if not isinstance(right, Items) or _shape(right.array) != _shape(left.array):
                     raise Unsupported(f"{self._where(node)}: a tuple joined with something that is not a tuple of the same items")
                 return _joined(left, right)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            divisor = _constant_int(node.right)
+            if divisor is None or divisor <= 0:
+                raise Unsupported(f"{self._where(node)}: the operator {type(node.op).__name__} by other than a positive int constant is not translated")
+            dividend = self._integer(node.left, env, known)
+            return dividend / divisor if isinstance(node.op, ast.FloorDiv) else dividend % divisor  # z3's div and mod: Python's for a positive divisor
         if isinstance(node, ast.BinOp):
             operation = _BINARY.get(type(node.op))
             if operation is None:
@@ -827,13 +854,19 @@ class _Translator:
                 if not isinstance(items, Items):
                     raise Unsupported(f"{self._where(node)}: tuple() of a value that is not a tuple")
                 return items
+            if node.func.id in ("min", "max") and node.func.id not in self.fn.__globals__ and len(node.args) == 2:
+                a, b = (self._integer(arg, env, known) for arg in node.args)
+                return z3.If(b < a, b, a) if node.func.id == "min" else z3.If(b > a, b, a)  # Python's: the first of equals
             if node.func.id == "len" and "len" not in self.fn.__globals__ and len(node.args) == 1:
                 items = self._expr(node.args[0], env, known)
                 if not isinstance(items, Items):
                     raise Unsupported(f"{self._where(node)}: len of a value that is not a tuple of ints, bools or strs")
                 return items.length
             callee = self.fn.__globals__.get(node.func.id)
-            arguments = [None if isinstance(a, ast.Constant) and a.value is None else self._expr(a, env, known) for a in node.args]
+            arguments = [
+                None if isinstance(a, ast.Constant) and a.value is None else () if isinstance(a, ast.Tuple) and not a.elts else self._expr(a, env, known)
+                for a in node.args
+            ]  # None and () are read by the parameter or field they are given to
             if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
                 return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
@@ -878,10 +911,14 @@ class _Translator:
             if position < len(arguments):
                 value = arguments[position]
             elif field.default is not dataclasses.MISSING:
-                value = None if field.default is None else _term(field.default, self._where(node))
+                value = None if field.default is None else () if field.default == () else _term(field.default, self._where(node))
             else:
                 raise Unsupported(f"{self._where(node)}: {cls.__name__}(...) without its field {field.name}")
             optional = isinstance(kind, tuple) and kind[0] == "optional"
+            if isinstance(value, tuple) and not value:  # an empty tuple literal
+                if not (isinstance(kind, tuple) and kind[0] == "items"):
+                    raise Unsupported(f"{self._where(node)}: {cls.__name__}.{field.name} given an empty tuple")
+                value = Items(_constant_arrays(kind[1]), z3.IntVal(0))
             if optional and value is None:
                 value = Maybe(z3.BoolVal(True), _default(kind[1]))
             elif optional and not isinstance(value, Maybe):

@@ -61,7 +61,7 @@ from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque, lemma, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import Items, Maybe, facts, fresh, generated, item, same_items
+from spec.z3gen import Generated, Items, Maybe, facts, fresh, generated, item, same_items
 
 # -- the wire: requests through the real clients of every built wire API (eukhe.inference.wire) to a
 # real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
@@ -1634,17 +1634,23 @@ CROSSHAIR_PAIRS = [("bend.infer.revision", "eukhe.inference.quirks.revision")]
 # Part 2 (issue 14): the repetition guard (S6.5), the compaction threshold (S6.6), the entries of the
 # compiled models, tool calls at stream end (S6.10).
 #
-# The guard. The seed's core keeps, per period p, the count of consecutive chunks up to the newest that
-# each equal the chunk p before. z3 proves, for every window k >= 1, every period p <= max(1, k / 4) and
-# every stream (an array of unbounded integers), by induction over the chunks read, that this count is
-# the length of the longest run of such chunks ending at the newest (the invariant ``_inv``), that it
-# reaches k - p exactly when the window of the last k chunks is periodic with period p, and (induction
-# over the periods tried) that the verdict is the least period whose count reaches k - p, else kept.
-# The encodings (of guard_start and guard_feed: the count step, and the verdict loop as a z3 recursive
-# function) are tied to the functions at every step of every stream over 3 ids up to length 6 for
-# k = 1..9 and of the long cycles: bounded ties, so these laws are proved for the encoding. A window of
-# 0 (the guard off) is proved on the code itself with opaque values. Production (eukhe.inference.guard:
-# lines -> chunks -> ids -> the same step) runs on the same kind of domain through its byte path.
+# The guard. Its proofs are about the code, through encodings spec.z3gen generates from guard_start,
+# guard_feed, guard_run and periods (ties proved). The seed's core keeps, per period p, the count of
+# consecutive chunks up to the newest that each equal the chunk p before. For every window k and every
+# stream (an array of unbounded integers):
+# - the feed lemma: guard_feed's loop over the periods 1..max(1, k / 4) (an invariant induction on it,
+#   its paths from ``successors``) counts each period from the held count and ids, keeps the newest ids
+#   and gives the least period whose count reaches k - p, else KEPT;
+# - the run lemma (mathematics): that count step keeps the longest run of chunks equal to the one p
+#   before, and it reaches k - p iff the window of the last k chunks is periodic with period p;
+# - the step's effect: guard_feed on chunk i after i chunks (window 0: the state and the chunk kept);
+# - guard_run (guard_feed driven from guard_start): an invariant induction on its loop over the chunks
+#   (the held ids are the newest, each count the longest run, no earlier chunk ended a periodic
+#   window) shows its result is the seed's guard: the first chunk that ends a window of the last k
+#   chunks periodic with a period 1..max(1, k / 4), and the shortest such period; else None.
+# Each law follows from that by a corollary (mathematics, about any result that is the seed's guard).
+# Production (eukhe.inference.guard: lines -> chunks -> ids -> the same step) runs on a bounded domain
+# through its byte path.
 #
 # The threshold. ``infer_threshold_over_exact`` sets the encoding of ``over`` against the seed's own line
 # (read by spec.oracles.seed_rules) for every natural window, reserve, margin and token count; the first
@@ -1666,242 +1672,422 @@ from eukhe.inference import guard as prod_guard  # noqa: E402
 from eukhe.inference import threshold as prod_threshold  # noqa: E402
 from eukhe.inference import toolcalls  # noqa: E402
 
-_S = z3.Array("s", z3.IntSort(), z3.IntSort())
-_I = z3.Int("i")
-_TABLE = z3.ArraySort(z3.IntSort(), z3.IntSort())  # a count per period
+_FEED, _GUARD_RUN, _GUARD_START, _PERIODS = generated(m.guard_feed), generated(m.guard_run), generated(m.guard_start), generated(m.periods)
+_GUARD_TIES = [_FEED.tie, _GUARD_RUN.tie, _GUARD_START.tie, _PERIODS.tie]
 
 
-def _z3_max(a: Any, b: Any) -> Any:
-    return z3.If(a > b, a, b)
+class _Walk:
+    """A generated encoding's loop states as encodings of its function (a claim built from them
+    is about its code, and prove replaces them by uninterpreted values in its check that the
+    claim depends on the code): the states its body runs the loop again with, and the state the
+    function enters it with."""
+
+    def __init__(self, fn: Generated) -> None:
+        @encoding(fn.of)
+        def successors(**names: Any) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+            return fn.successors(**names)
+
+        @encoding(fn.of)
+        def entered(*args: Any) -> dict[str, Any]:
+            return fn.entered(*args)
+
+        self.of, self.loop, self.successors, self.entered = fn.of, fn.loop, successors, entered
 
 
-def _inv(c: Any, n: Any, p: Any) -> Any:
-    """The count c of period p after n chunks (s[0..n)) is the longest run ending at the newest of
-    chunks each equal to the one p before."""
+_FEED_WALK, _RUN_WALK = _Walk(_FEED), _Walk(_GUARD_RUN)
+_GUARD = fresh(m.Guard, "g")  # a guard state, any
+_STREAM = fresh(tuple[int, ...], "stream")  # a stream of chunk ids, any
+_SA, _SL = _STREAM.array, _STREAM.length
+_GK, _GC, _GI, _GN, _GP, _GT, _GV = z3.Ints("k c i n p top verdict")
+_GLAST = z3.Int("last")
+_GQ, _GJ = z3.Ints("q j")  # free in a claim: the claim holds at every q and j
+_GC0, _GC1 = z3.Ints("c0 c1")
+_QB, _JB, _XB, _NB = z3.Ints("qb jb xb nb")  # bound
+_HELD_IDS, _HELD_COUNTS = fresh(tuple[int, ...], "ids"), fresh(tuple[int, ...], "counts")
+_RUN_STATE = fresh(m.Guard, "state")  # guard_run's guard, any
+_GUARD_INPUTS = [*facts(_GUARD), *facts(_RUN_STATE), *facts(_STREAM), *facts(_HELD_IDS), *facts(_HELD_COUNTS), _GK >= 0]
+
+
+def _least(a: Any, b: Any) -> Any:
+    return z3.If(b < a, b, a)
+
+
+def _held(g: Any, q: Any) -> Any:
+    """The count of period q a guard holds: counts[q - 1], 0 when not stored."""
+    return z3.If(q <= g.counts.length, item(g.counts, q - 1), 0)
+
+
+def _counted(g: Any, c: Any, q: Any) -> Any:
+    """The count of period q after chunk c, as guard_feed's loop is claimed to give it: one more
+    than the held one when c equals the held chunk q before, else 0."""
+    return z3.If(z3.And(q <= g.ids.length, item(g.ids, q - 1) == c), _held(g, q) + 1, 0)
+
+
+def _first_at(v: Any, upto: Any, cuts: Callable[[Any], Any], q: Any) -> Any:
+    """At q: v is KEPT and q in 1..upto - 1 does not cut, or v is in 1..upto - 1, cuts, and q in
+    1..v - 1 does not (for every q: v is the least period that cuts, else KEPT)."""
     return z3.And(
-        c >= 0,
-        c <= _z3_max(n - p, 0),
-        z3.ForAll([_I], z3.Implies(z3.And(n - c <= _I, _I < n), _S[_I] == _S[_I - p])),
-        z3.Implies(c < n - p, _S[n - c - 1] != _S[n - c - 1 - p]),
+        z3.Implies(v == m.KEPT, z3.Implies(z3.And(1 <= q, q < upto), z3.Not(cuts(q)))),
+        z3.Implies(v != m.KEPT, z3.And(1 <= v, v < upto, cuts(v), z3.Implies(z3.And(1 <= q, q < v), z3.Not(cuts(q))))),
     )
 
 
-def _window(k: Any, m: Any, p: Any) -> Any:
-    """The window of the last k of m chunks is periodic with period p (the seed's definition)."""
-    return z3.And(m >= k, z3.ForAll([_I], z3.Implies(z3.And(m - k + p <= _I, _I < m), _S[_I] == _S[_I - p])))
+def _first_all(v: Any, upto: Any, cuts: Callable[[Any], Any]) -> Any:
+    return z3.ForAll([_QB], _first_at(v, upto, cuts, _QB))
 
 
-def _z3_periods(k: Any) -> Any:
-    """The seed's longest period: max(1, k / 4)."""
-    return _z3_max(k / 4, 1)
+def _feed_kept(g: Any, c: Any, counts: Items, ids: Items, upto: Any, q: Any, j: Any) -> Any:
+    """guard_feed's loop after the periods 1..upto - 1: one count each, that of q is _counted,
+    and the ids are c then the held ones (the newest max(1, k / 4) in all)."""
+    return z3.And(
+        counts.length == upto - 1,
+        z3.Implies(z3.And(1 <= q, q < upto), item(counts, q - 1) == _counted(g, c, q)),
+        ids.length == 1 + _least(_least(upto - 1, _PERIODS(g.limit) - 1), g.ids.length),
+        item(ids, 0) == c,
+        z3.Implies(z3.And(1 <= j, j < ids.length), item(ids, j) == item(g.ids, j - 1)),
+    )
 
 
-@encoding("bend.infer.guard_start")
-def _z3_start_count(p: Any) -> Any:
-    """The encoding of bend.infer.guard_start, per period p: nothing read, the count is 0."""
-    return z3.IntVal(0)
+def _feed_post(g: Any, c: Any, result: Any, q: Any, j: Any) -> Any:
+    """What guard_feed gives (at q and j; so for every q and j): the window kept, the ids above,
+    the count of every period 1..max(1, k / 4) as _counted says (stored up to one past the held
+    ids, 0 past them), and the least period whose count reaches k - p."""
+    top = _PERIODS(g.limit)
+    last = _least(top, g.ids.length + 1)
+    out, verdict = result.item0, result.item1
+    return z3.And(
+        out.limit == g.limit,
+        _feed_kept(g, c, out.counts, out.ids, last + 1, q, j),
+        z3.Implies(z3.And(1 <= q, q <= top), _held(out, q) == _counted(g, c, q)),
+        _first_at(verdict, top + 1, lambda x: _counted(g, c, x) >= g.limit - x, q),
+    )
 
 
-@encoding("bend.infer.guard_start")
-def _z3_start(top: int) -> Any:
-    """guard_start as its tie reads it: the count of each period 1..top, and the chunks held (none)."""
-    return tuple(_z3_start_count(z3.IntVal(p)) for p in range(1, top + 1)), z3.IntVal(0)
+def _feed_walked(at: dict[str, Any]) -> Any:
+    """guard_feed's loop at period p (``_index``, up to one past the held ids) on guard _GUARD and
+    chunk _GC: the periods before p are done (their counts and ids as _feed_kept says, the verdict
+    the least of them)."""
+    p, top, last, st, k = at["_index"], at["top"], at["last"], at["state"], _GUARD.limit
+    return z3.And(
+        k >= 1, top == _PERIODS(k), last == _least(top, _GUARD.ids.length + 1), 1 <= p, p <= last + 1, at["_stop"] == last + 1, at["chunk"] == _GC,
+        st.limit == k, st.ids.array == _GUARD.ids.array, st.ids.length == _GUARD.ids.length,
+        st.counts.array == _GUARD.counts.array, st.counts.length == _GUARD.counts.length,
+        z3.ForAll([_QB, _JB], _feed_kept(_GUARD, _GC, at["counts"], at["ids"], p, _QB, _JB)),
+        _first_all(at["verdict"], p, lambda x: _counted(_GUARD, _GC, x) >= k - x),
+    )
 
 
-@encoding("bend.infer.guard_feed")
-def _z3_count_step(s: Any, c: Any, n: Any, p: Any) -> Any:
-    """The encoding of bend.infer.guard_feed's count of period p when chunk s[n] is read after n
-    chunks whose count of p was c."""
-    return z3.If(z3.And(n >= p, s[n - p] == s[n]), c + 1, 0)
+def _same_value(a: Any, b: Any) -> Any:
+    return z3.And(*[x == y for x, y in zip(_leaves(a), _leaves(b), strict=True)])
 
 
-# guard_feed's verdict loop, from period q: the first period p in q..top whose count reaches k - p,
-# else KEPT (0). A recursive function: z3 unfolds it, and simplify evaluates it on closed terms.
-_LEAST = z3.RecFunction("guard_feed_least_from", z3.IntSort(), z3.IntSort(), z3.IntSort(), _TABLE, z3.IntSort())
-_lq, _ltop, _lk = z3.Ints("q top k")
-_lcounts = z3.Const("counts", _TABLE)
-z3.RecAddDefinition(_LEAST, [_lq, _ltop, _lk, _lcounts], z3.If(_lq > _ltop, m.KEPT, z3.If(_lcounts[_lq] >= _lk - _lq, _lq, _LEAST(_lq + 1, _ltop, _lk, _lcounts))))
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, tuple):
+        return [leaf for part in value for leaf in _leaves(part)]
+    return [value]
 
 
-@encoding("bend.infer.guard_feed")
-def _z3_verdict_from(q: Any, k: Any, counts: Any) -> Any:
-    """The encoding of bend.infer.guard_feed's verdict, the periods tried from q: the first period
-    p in q..max(1, k / 4) whose count (``counts[p]``) reaches k - p, else KEPT."""
-    return _LEAST(q, _z3_periods(k), k, counts)
+def _invariant(fn: Any, at: dict[str, Any], walked: Callable[[dict[str, Any]], list[Any]], post: Callable[[Any], Any],
+               keeps: Callable[[tuple[Any, ...], dict[str, Any]], list[Any]], leaves: Callable[[], list[Any]], what: str) -> Evidence:
+    """Induction on ``fn``'s first loop by an invariant (``walked``: it, or instances of it, which
+    claims assuming them prove more): where the loop stops it gives
+    ``post``; each path of its body that runs it again (``successors``) keeps the invariant
+    (``keeps``, the claim from the path's conditions) and the loop's value (its recursive
+    function at the successor); a path that leaves it (``leaves``) gives ``post``. The loop ends
+    (spec.z3gen proved its measure falls), so the invariant holds and ``post`` holds of its value
+    from every state of the invariant."""
+    test = fn.successors(**at)[0][0][0]
+    base = prove(lambda: z3.Implies(z3.And(z3.Not(test), *walked(at)), post(fn.loop(**at))), label=f"base: the loop stops ({what})",
+                 assumptions=_GUARD_INPUTS, ties=_GUARD_TIES)
+    parts = [base]
+    for n, (conditions, _after) in enumerate(fn.successors(**at)):
+        if _feasible(*conditions, *walked(at)):
+            parts.append(prove(_at(lambda n: z3.Implies(z3.And(*fn.successors(**at)[n][0]), _same_value(fn.loop(**at), fn.loop(**fn.successors(**at)[n][1]))), n),
+                               label=f"path {n}: the loop goes on from its successor ({what})", assumptions=_GUARD_INPUTS, ties=_GUARD_TIES))
+            for k, _claim in enumerate(keeps(*fn.successors(**at)[n])):
+                parts.append(prove(_at(lambda n, k: keeps(*fn.successors(**at)[n])[k], n, k), label=f"path {n}: the invariant is kept, part {k + 1} ({what})",
+                                   assumptions=_GUARD_INPUTS, ties=_GUARD_TIES))
+        else:
+            parts.append(prove(_at(lambda n: z3.Not(z3.And(*fn.successors(**at)[n][0], *walked(at))), n), label=f"path {n}: never taken from the invariant ({what})", assumptions=_GUARD_INPUTS, ties=_GUARD_TIES))
+    for k, _claim in enumerate(leaves()):
+        parts.append(prove(_at(lambda k: leaves()[k], k), label=f"a path that leaves the loop gives its result, part {k + 1} ({what})", assumptions=_GUARD_INPUTS, ties=_GUARD_TIES))
+    return induction(base, all_of(*parts[1:]), of=fn.of, label=what)
 
 
-@encoding("bend.infer.guard_feed")
-def _z3_feed(s: Any, n: Any, before: tuple[Any, ...], k: Any) -> Any:
-    """guard_feed as its tie reads it, from the two encodings above: the count of each period after
-    chunk s[n] (the counts ``before`` it), and the verdict from period 1."""
-    counts = tuple(_z3_count_step(s, c, n, z3.IntVal(p)) for p, c in enumerate(before, 1))
-    table = z3.K(z3.IntSort(), z3.IntVal(0))
-    for p, c in enumerate(counts, 1):
-        table = z3.Store(table, p, c)
-    return counts, _z3_verdict_from(z3.IntVal(1), k, table)
+def _at(build: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """A claim built by ``build`` at ``args`` (each when it is built, as prove builds it twice)."""
+    return lambda: build(*args)
 
 
-def _padded(counts: tuple[int, ...], limit: int) -> tuple[int, ...]:
-    """A guard's stored counts, one per period 1..max(1, k / 4) (a count not stored is 0)."""
-    top = oracle.longest_period_says(limit)
-    return tuple(counts[p - 1] if p - 1 < len(counts) else 0 for p in range(1, top + 1))
+def _feasible(*conditions: Any) -> bool:
+    """Whether a path may be taken (z3 finds its conditions not unsatisfiable): which claim it owes."""
+    solver = z3.Solver()
+    solver.add(*_GUARD_INPUTS, *conditions)
+    return bool(solver.check() != z3.unsat)
 
 
-def _feed_args(state: m.Guard, chunk: int) -> tuple[Any, ...]:
-    """The encoding's view of a guard state and a chunk: the held ids (newest first) and the chunk as
-    s[0..n], the stored counts of each period, the window."""
-    n = len(state.ids)
-    s = z3.K(z3.IntSort(), z3.IntVal(-1))
-    for j, held in enumerate(state.ids):
-        s = z3.Store(s, n - 1 - j, held)
-    s = z3.Store(s, n, chunk)
-    before = tuple(z3.IntVal(c) for c in _padded(state.counts, state.limit))
-    return s, z3.IntVal(n), before, z3.IntVal(state.limit)
+def _feed_step(g: Any, c: Any, q: Any, j: Any) -> Any:
+    """The feed lemma at a guard and chunk: where guard_feed enters its loop (k >= 1), the loop
+    gives _feed_post."""
+    return z3.Implies(g.limit >= 1, _feed_post(g, c, _FEED.loop(**_FEED_WALK.entered(g, c)), q, j))
+
+
+@cache
+def _feed_lemma() -> Evidence:
+    """guard_feed, for every guard state and chunk (k >= 1): its loop over the periods 1..max(1,
+    k / 4) counts each period as _counted says, keeps the newest ids, and its verdict is the least
+    period whose count reaches k - p, else KEPT (induction on the loop, at every q and j)."""
+    at = {"state": _GUARD, "chunk": _GC, "top": _GT, "last": _GLAST, "ids": _HELD_IDS, "counts": _HELD_COUNTS, "verdict": _GV, "_index": _GP, "_stop": _GLAST + 1}
+    def post(out: Any) -> Any:
+        return _feed_post(_GUARD, _GC, out, _GQ, _GJ)
+
+    def keeps(conditions: tuple[Any, ...], after: dict[str, Any]) -> list[Any]:
+        return [z3.Implies(z3.And(*conditions, _feed_walked(at)), _feed_walked(after))]
+
+    def leaves() -> list[Any]:
+        paths = _FEED_WALK.successors(**at)
+        return [z3.Implies(paths[0][0][0], z3.Or(*[z3.And(*conditions) for conditions, _after in paths]))]
+
+    loop = _invariant(_FEED_WALK, at, lambda a: [_feed_walked(a)], post, keeps, leaves, "guard_feed's periods 1..max(1, k / 4)")
+    entry = prove(
+        lambda: z3.Implies(_GUARD.limit >= 1, z3.And(_feed_walked(_FEED_WALK.entered(_GUARD, _GC)), _same_value(_FEED(_GUARD, _GC), _FEED.loop(**_FEED_WALK.entered(_GUARD, _GC))))),
+        label="guard_feed (k >= 1) enters its loop at period 1 with no count, its chunk first, KEPT", assumptions=_GUARD_INPUTS, ties=_GUARD_TIES,
+    )
+    return all_of(loop, entry)
+
+
+# The seed's words over a stream (S6.5), for a window k and longest period top: the window of the
+# last k of the first m chunks is periodic with period q; a cut there.
+def _periodic(m_: Any, q: Any) -> Any:
+    return z3.And(m_ >= _GK, z3.ForAll([_XB], z3.Implies(z3.And(m_ - _GK + q <= _XB, _XB < m_), _SA[_XB] == _SA[_XB - q])))
+
+
+def _cut(m_: Any, q: Any, top: Any) -> Any:
+    return z3.And(_GK >= 1, 1 <= q, q <= top, _periodic(m_, q))
+
+
+def _run(c: Any, n: Any, p: Any) -> Any:
+    """c is the length of the longest run, ending at the newest of n chunks, of chunks each equal
+    to the chunk p before (the seed's count of period p)."""
+    return z3.And(
+        c >= 0, c <= z3.If(n - p > 0, n - p, 0),
+        z3.ForAll([_XB], z3.Implies(z3.And(n - c <= _XB, _XB < n), _SA[_XB] == _SA[_XB - p])),
+        z3.Implies(c < n - p, _SA[n - c - 1] != _SA[n - c - 1 - p]),
+    )
+
+
+def _stepped(g: Any, q: Any, i: Any) -> Any:
+    """The seed's count of period q after chunk i, from the count g holds."""
+    return z3.If(z3.And(q <= i, _SA[i - q] == _SA[i]), _held(g, q) + 1, 0)
+
+
+def _run_kept(c0: Any, c1: Any, n: Any, p: Any) -> Any:
+    """The count step (c0 to c1 on chunk n) keeps the longest run, and c1 reaches k - p iff the
+    window of the last k chunks is periodic with period p (p < k, or p = 1)."""
+    return z3.Implies(
+        z3.And(p >= 1, n >= 0, _run(c0, n, p), c1 == z3.If(z3.And(p <= n, _SA[n - p] == _SA[n]), c0 + 1, 0)),
+        z3.And(_run(c1, n + 1, p), z3.Implies(z3.And(_GK >= 1, z3.Or(p < _GK, p == 1)), (c1 >= _GK - p) == _periodic(n + 1, p))),
+    )
+
+
+@cache
+def _run_lemma() -> Evidence:
+    return lemma(lambda: _run_kept(_GC0, _GC1, _GN, _GP), label="the count step keeps the longest run of chunks equal to the one p before, which reaches k - p iff the last k chunks are periodic with period p (mathematics, every stream)")
+
+
+def _ids_held(i: Any, g: Any, j: Any) -> Any:
+    """After i chunks of the stream (at j; so for every j): g holds window k and the newest min(i,
+    max(1, k / 4)) ids, newest first."""
+    top = _PERIODS(_GK)
+    return z3.And(g.limit == _GK, 0 <= i, z3.Implies(_GK >= 1, z3.And(
+        g.ids.length == _least(i, top), z3.Implies(z3.And(0 <= j, j < g.ids.length), item(g.ids, j) == _SA[i - 1 - j]))))
+
+
+def _counts_held(i: Any, g: Any, q: Any) -> Any:
+    """After i chunks (at q; so for every q): the count g holds of period q is the longest run."""
+    return z3.Implies(z3.And(_GK >= 1, 1 <= q, q <= _PERIODS(_GK)), _run(_held(g, q), i, q))
+
+
+def _inv(i: Any, g: Any, q: Any, j: Any) -> Any:
+    """After i chunks of the stream (at q and j; so for every q and j): the ids and the counts held."""
+    return z3.And(_ids_held(i, g, j), _counts_held(i, g, q))
+
+
+def _effects(i: Any, g: Any, c: Any, q: Any, j: Any) -> list[tuple[str, list[Any], Any]]:
+    """guard_feed on chunk c = stream[i] after i chunks, part by part: what each part needs (the
+    invariant where the part reads it, the chunk, the feed lemma at q and j) and what it gives.
+    Window 0 keeps the state and the chunk; else the counts are the seed's step, the ids the
+    newest, the verdict the least period whose count reaches k - p."""
+    out = _FEED(g, c)
+    after, verdict = out.item0, out.item1
+    top = _PERIODS(_GK)
+    fed = _feed_step(g, c, q, j)
+    chunk = [c == _SA[i], 0 <= i, i < _SL]
+    return [
+        ("window 0: the state and the chunk kept", [g.limit == _GK], z3.Implies(_GK == 0, z3.And(_same_value(after, g), verdict == m.KEPT))),
+        ("the count of q is the seed's step", [_ids_held(i, g, q - 1), *chunk, fed],
+         z3.Implies(_GK >= 1, z3.And(after.limit == _GK, z3.Implies(z3.And(1 <= q, q <= top), _held(after, q) == _stepped(g, q, i))))),
+        ("the ids are the newest, newest first", [_ids_held(i, g, j - 1), *chunk, fed],
+         z3.Implies(_GK >= 1, z3.And(after.ids.length == _least(i + 1, top), z3.Implies(z3.And(0 <= j, j < after.ids.length), item(after.ids, j) == _SA[i - j])))),
+        ("the verdict is the least period whose count reaches k - p", [_ids_held(i, g, q - 1), _ids_held(i, g, verdict - 1), *chunk, fed],
+         z3.Implies(_GK >= 1, _first_at(verdict, top + 1, lambda x: _stepped(g, x, i) >= _GK - x, q))),
+    ]
+
+
+def _loop_values_free(claim: Any) -> Any:
+    """``claim`` with each value of guard_feed's loop (an application of its recursive functions)
+    replaced by a free constant: a claim for every value in its place, so for the loop's (the
+    facts it needs of them are its premises, from the feed lemma). z3 then never unfolds that
+    loop for a claim that does not need it, where unfolding it can run past the time limit."""
+    found: dict[int, tuple[Any, Any]] = {}
+
+    def walk(term: Any) -> None:
+        if z3.is_app(term) and term.decl().name().startswith(f"{m.guard_feed.__module__}.{m.guard_feed.__qualname__}:loop@"):
+            found.setdefault(term.get_id(), (term, z3.Const(f"guard_feed's loop value #{term.get_id()}", term.sort())))
+            return
+        for child in term.children():
+            walk(child)
+
+    walk(claim)
+    return z3.substitute(claim, *found.values()) if found else claim
+
+
+@cache
+def _effect_proof() -> Evidence:
+    parts = [
+        prove(_at(lambda n: _loop_values_free(z3.Implies(z3.And(*_effects(_GI, _GUARD, _GC, _GQ, _GJ)[n][1]), _effects(_GI, _GUARD, _GC, _GQ, _GJ)[n][2])), n),
+              label=f"guard_feed on stream[i] after i chunks: {said}", assumptions=_GUARD_INPUTS, ties=_GUARD_TIES)
+        for n, (said, _needs, _gives) in enumerate(_effects(_GI, _GUARD, _GC, _GQ, _GJ))
+    ]
+    return all_of(*parts)
+
+
+_RUN_AT = {"limit": _GK, "stream": _STREAM, "state": _RUN_STATE, "i": _GI}
+_RUN_CHUNK = z3.Select(_SA, z3.If(_GI < 0, _GI + _SL, _GI))  # stream[i] as the code reads it
+
+
+def _run_walked_parts(at: dict[str, Any], q: Any, j: Any, n: Any) -> list[Any]:
+    """guard_run's loop after i chunks (at q, j, n; so for every q, j, n): i within the stream, the
+    ids and the counts held, and no chunk before i ended a periodic window."""
+    i, g = at["i"], at["state"]
+    return [
+        z3.And(at["limit"] == _GK, 0 <= i, i <= _SL, _ids_held(i, g, j)),
+        _counts_held(i, g, q),
+        z3.Implies(z3.And(0 <= n, n < i), z3.Not(_cut(n + 1, q, _PERIODS(_GK)))),
+    ]
+
+
+def _run_walked(at: dict[str, Any], q: Any, j: Any, n: Any) -> Any:
+    return z3.And(*_run_walked_parts(at, q, j, n))
+
+
+def _run_walked_all(at: dict[str, Any]) -> Any:
+    return z3.ForAll([_QB, _JB, _NB], _run_walked(at, _QB, _JB, _NB))
+
+
+def _step_read(at: dict[str, Any], part: str) -> list[Any]:
+    """What one part of the step reads, at free q, j, n: the invariant at ``at`` where it is read
+    (instances of _run_walked_all) and the proved facts at the loop's guard and chunk (the step's
+    effect, the feed lemma, the run lemma at period q and at the verdict)."""
+    i, g, chunk = at["i"], at["state"], _RUN_CHUNK
+    q, j, n = _GQ, _GJ, _GN
+    v = _FEED(g, chunk).item1
+    window0, count, ids, verdict = [z3.Implies(z3.And(*needs), gives) for _said, needs, gives in _effects(i, g, chunk, q, j)]
+    walked = _run_walked_parts(at, q, j, n)
+    ids_at = [_run_walked_parts(at, q, j - 1, n)[0], _run_walked_parts(at, q, q - 1, n)[0], _run_walked_parts(at, q, v - 1, n)[0]]
+    fed = _feed_step(g, chunk, q, j)
+    if part == "ids":
+        return [walked[0], *ids_at, window0, ids, fed]
+    runs = [walked[1], _run_kept(_held(g, q), _stepped(g, q, i), i, q)]
+    if part == "counts":
+        return [walked[0], *ids_at, window0, count, fed, *runs]
+    at_verdict = [_run_walked_parts(at, v, j, n)[1], _run_kept(_held(g, v), _stepped(g, v, i), i, v)]
+    return [*walked, *ids_at, window0, verdict, fed, *runs, *at_verdict]
+
+
+def _seed_guard(r: Any, q: Any, n: Any, top: Any) -> Any:
+    """S6.5 at q and n (so for every q and n): r is None and no chunk ends a periodic window, or r
+    is (index, period): the first chunk that ends one, and the shortest period of it."""
+    index, period = r.value.item0, r.value.item1
+    return z3.If(
+        r.none,
+        z3.Implies(z3.And(0 <= n, n < _SL), z3.Not(_cut(n + 1, q, top))),
+        z3.And(
+            0 <= index, index < _SL, period != m.KEPT, _cut(index + 1, period, top),
+            z3.Implies(z3.And(1 <= q, q < period), z3.Not(_cut(index + 1, q, top))),
+            z3.Implies(z3.And(0 <= n, n < index), z3.Not(_cut(n + 1, q, top))),
+        ),
+    )
+
+
+@cache
+def _guard_run_proof() -> Evidence:
+    """guard_run(k, stream) is the seed's guard, for every window k >= 0 and every stream: an
+    invariant induction on its loop over the chunks, each step guard_feed's code (the feed lemma,
+    the step's effect and the run lemma at the points the step reads)."""
+    at = _RUN_AT
+    def post(r: Any) -> Any:
+        return _seed_guard(r, _GQ, _GN, _PERIODS(_GK))
+
+    def keeps(conditions: tuple[Any, ...], after: dict[str, Any]) -> list[Any]:
+        goals = _run_walked_parts(after, _GQ, _GJ, _GN)
+        return [_loop_values_free(z3.Implies(z3.And(*conditions, *_step_read(at, part)), goal)) for part, goal in zip(("ids", "counts", "windows"), goals, strict=True)]
+
+    def leaves() -> list[Any]:
+        """The path that cuts: the result is (i, the verdict), part by part of the seed's guard,
+        each from what it reads."""
+        paths = _RUN_WALK.successors(**at)
+        leaving = [paths[0][0][0], z3.Not(z3.Or(*[z3.And(*conditions) for conditions, _after in paths]))]
+        r = _GUARD_RUN.loop(**at)
+        index, period, top = r.value.item0, r.value.item1, _PERIODS(_GK)
+        read = _step_read(at, "windows")
+        walked, at_verdict = read[:3], read[-2:]
+        ids_at, window0, verdict, fed, runs = read[3:6], read[6], read[7], read[8], read[9:11]
+        return [
+            z3.Implies(z3.And(*leaving, walked[0]), z3.And(z3.Not(r.none), index == at["i"], 0 <= index, index < _SL)),
+            z3.Implies(z3.And(*leaving, walked[0], *ids_at, window0, verdict, fed, *at_verdict), z3.And(period != m.KEPT, _cut(index + 1, period, top))),
+            z3.Implies(z3.And(*leaving, walked[0], *ids_at, window0, verdict, fed, *runs), z3.Implies(z3.And(1 <= _GQ, _GQ < period), z3.Not(_cut(index + 1, _GQ, top)))),
+            z3.Implies(z3.And(*leaving, walked[0], walked[2]), z3.Implies(z3.And(0 <= _GN, _GN < index), z3.Not(_cut(_GN + 1, _GQ, top)))),
+        ]
+
+    loop = _invariant(_RUN_WALK, at, lambda a: _run_walked_parts(a, _GQ, _GJ, _GN), post, keeps, leaves, "guard_run's chunks")
+    entry = prove(
+        lambda: z3.And(_run_walked_all(_RUN_WALK.entered(_GK, _STREAM)), _same_value(_GUARD_RUN(_GK, _STREAM), _GUARD_RUN.loop(**_RUN_WALK.entered(_GK, _STREAM)))),
+        label="guard_run enters its loop at chunk 0 with guard_start(k): nothing held, no count",
+        assumptions=_GUARD_INPUTS, ties=_GUARD_TIES,
+    )
+    return all_of(loop, entry)
+
+
+@cache
+def _periods_proof() -> Evidence:
+    wide = z3.If(_GK > 4, _GK, 4)  # max(4, k): the longest period p is the one with 4p <= max(4, k) < 4p + 4
+    return prove(lambda: z3.And(_PERIODS(_GK) >= 1, 4 * _PERIODS(_GK) <= wide, wide < 4 * _PERIODS(_GK) + 4),
+                 label="periods(k) is the seed's k / 4, at least 1 (4 p <= max(4, k) < 4 p + 4), for every natural k",
+                 assumptions=[_GK >= 0], ties=_GUARD_TIES)
+
+
+def _guard_proof() -> Evidence:
+    """For every window k and every stream, about the code: guard_feed's loop (the feed lemma),
+    its effect on a chunk after the chunks before it (the counts are the seed's longest runs, the
+    verdict the shortest periodic window), guard_run driving it from guard_start (the seed's
+    guard), and periods (the seed's max(1, k / 4))."""
+    return all_of(_feed_lemma(), _run_lemma(), _effect_proof(), _guard_run_proof(), _periods_proof())
+
+
+_R = fresh(tuple[int, int] | None, "r")  # a result of guard_run, any: for the laws' corollaries (mathematics)
+_FREE_TOP = z3.Int("longest period")
+
+
+def _corollary(claim: Callable[[], Any], label: str) -> Evidence:
+    """What a law says of a result that is the seed's guard (mathematics, about no code; its premise
+    _seed_guard at the q and n it reads, which _guard_proof proves of guard_run's result at every q
+    and n, its longest period periods(k) >= 1): with _guard_proof, the law of guard_run."""
+    return lemma(claim, label=label, assumptions=[*facts(_STREAM), _FREE_TOP >= 1])
 
 
 GUARD_KS = tuple(range(1, 10))
 GUARD_STREAMS = "k = 1..9 x every stream over 3 ids of length 0..7 and over 2 ids of length 8..10"
-FEED_TIE_CASES = "every step up to the first cut of k = 1..9 x every stream over 3 ids of length 0..6, and the long cycles (k = 4..64)"
-
-
-@cache
-def _feed_cases() -> tuple[tuple[m.Guard, int], ...]:
-    """Each (state, chunk) the step meets, driven from guard_start, up to the first cut."""
-    seen: dict[tuple[m.Guard, int], None] = {}
-    small = [(k, s) for k in GUARD_KS for n in range(7) for s in itertools.product(range(3), repeat=n)]
-    for k, stream in itertools.chain(small, _long_streams()):
-        state = m.guard_start(k)
-        for chunk in stream:
-            seen.setdefault((state, chunk), None)
-            state, verdict = m.guard_feed(state, chunk)
-            if verdict != m.KEPT:
-                break
-    return tuple(seen)
-
-
-@cache
-def _feed_tie() -> Tie:
-    """The encodings of guard_feed against the function, at every step the domain's streams meet
-    (the window is any natural and the ids any naturals: no whole finite domain, so bounded).
-    A window of 0 (the guard off) is outside the encoding: its laws check it apart."""
-    return tie(
-        _z3_feed,
-        m.guard_feed,
-        (_feed_cases(), FEED_TIE_CASES),
-        args=_feed_args,
-        value=lambda out: (_padded(out[0].counts, out[0].limit), out[1]),
-    )
-
-
-@cache
-def _start_tie() -> Tie:
-    ks = range(1, 65)
-    return tie(
-        _z3_start,
-        m.guard_start,
-        (((k,) for k in ks), "windows 1..64"),
-        args=lambda k: (oracle.longest_period_says(k),),
-        value=lambda g: (_padded(g.counts, g.limit), len(g.ids)),
-    )
-
-
-@cache
-def _guard_counts() -> Evidence:
-    c, n, p = z3.Ints("c n p")
-    ties = [_start_tie(), _feed_tie()]
-    base = prove(
-        lambda: z3.And(
-            _inv(_z3_start_count(p), z3.IntVal(0), p),
-            _inv(_z3_count_step(_S, _z3_start_count(p), z3.IntVal(0), p), z3.IntVal(1), p),
-        ),
-        label="base: nothing read, each count is 0, and after the first chunk it is the longest run ending there",
-        assumptions=[p >= 1],
-        ties=ties,
-    )
-    step = prove(
-        lambda: z3.Implies(_inv(c, n, p), _inv(_z3_count_step(_S, c, n, p), n + 1, p)),
-        label="step: reading s[n] keeps each period's count the longest run ending at the newest chunk",
-        assumptions=[p >= 1, n >= 0],
-        ties=ties,
-    )
-    return induction(base, step, of="bend.infer.guard_feed", label="the chunks read (every period p >= 1, every stream of unbounded ids)")
-
-
-@cache
-def _guard_window() -> Evidence:
-    c, mm, p, k = z3.Ints("c m p k")
-    return prove(
-        lambda: z3.Implies(_inv(c, mm, p), (_z3_count_step(_S, c, mm, p) >= k - p) == _window(k, mm + 1, p)),
-        label="after reading chunk s[m], the count of p reaches k - p iff the last k chunks are periodic with period p (k >= 1, 1 <= p <= max(1, k / 4))",
-        assumptions=[k >= 1, p >= 1, p <= _z3_periods(k), mm >= 0],
-        ties=[_feed_tie()],
-    )
-
-
-@cache
-def _guard_verdict() -> Evidence:
-    """The verdict loop: from period q it gives the least period p in q..max(1, k / 4) whose count
-    reaches k - p, else kept; by induction on the periods tried, from past the last back to 1."""
-    counts = z3.Const("counts", _TABLE)
-    k, q, j = z3.Ints("k q j")
-    top = _z3_periods(k)
-
-    def reaches(x: Any) -> Any:
-        return counts[x] >= k - x
-
-    def least(start: Any, got: Any) -> Any:
-        return z3.Or(
-            z3.And(got == m.KEPT, z3.ForAll([j], z3.Implies(z3.And(start <= j, j <= top), z3.Not(reaches(j))))),
-            z3.And(start <= got, got <= top, reaches(got), z3.ForAll([j], z3.Implies(z3.And(start <= j, j < got), z3.Not(reaches(j))))),
-        )
-
-    base = prove(
-        lambda: least(top + 1, _z3_verdict_from(top + 1, k, counts)),
-        label="base: past the longest period, kept",
-        assumptions=[k >= 1],
-        ties=[_feed_tie()],
-    )
-    step = prove(
-        lambda: z3.Implies(z3.And(q >= 1, q <= top, least(q + 1, _z3_verdict_from(q + 1, k, counts))), least(q, _z3_verdict_from(q, k, counts))),
-        label="step: from period q, the verdict is q if its count reaches k - q, else the verdict from q + 1",
-        assumptions=[k >= 1],
-        ties=[_feed_tie()],
-    )
-    return induction(base, step, of="bend.infer.guard_feed", label="the periods the verdict tries (every window k >= 1, any counts)")
-
-
-def _guard_proof() -> Evidence:
-    """For every window k >= 1 and every stream: the counts after each chunk are the longest runs
-    (induction over the chunks), a count reaches k - p iff the window is periodic with p, and the
-    verdict is the least period whose count reaches k - p: so each step cuts with the least period
-    whose window is periodic, else keeps the chunk."""
-    return all_of(_guard_counts(), _guard_window(), _guard_verdict())
-
-
-def _start_any_window() -> Evidence:
-    """guard_start on a window it may pass on but never read (an opaque value): nothing held."""
-    window = Opaque("window")
-
-    def empty(limit: Any) -> bool:
-        state = m.guard_start(limit)
-        return state.limit is limit and state.ids == () and state.counts == ()
-
-    return exhaust(domain(Finite("windows (one opaque value guard_start passes on unread: it stands for every window)", (window,))), empty)
-
-
-def _off_any_state() -> Evidence:
-    """A window of 0 (the guard off, derived): the step keeps every chunk and the state, whatever it
-    holds (the held ids, counts and chunk are opaque: read, they would raise)."""
-    state = m.Guard(0, Opaque("ids"), Opaque("counts"))  # type: ignore[arg-type]
-
-    def kept(st: m.Guard, chunk: Any) -> bool:
-        after, verdict = m.guard_feed(st, chunk)
-        return after is st and verdict == m.KEPT
-
-    return exhaust(
-        domain(Finite("guards of window 0 (what they hold opaque: any)", (state,)), Finite("chunks (opaque: any id)", (Opaque("chunk"),))),
-        kept,
-    )
 
 
 @cache
@@ -1964,62 +2150,79 @@ def _guard_on_streams(prop: Any, what: str) -> Evidence:
     return model.with_production(prod)
 
 
-@law("guard_cuts_repeats", "S6.5", "One chunk k times in a row: the guard cuts (at the latest at its k-th time, with period 1).", PROVED_FOR_ENCODING)
+@law("guard_cuts_repeats", "S6.5", "One chunk k times in a row: the guard cuts (at the latest at its k-th time, with period 1).", PROVED)
 def guard_cuts_repeats() -> Evidence:
+    """Proved about the code for every window k >= 1 and every stream (_guard_proof): guard_run is
+    the seed's guard; k equal chunks ending at chunk n make the window ending there periodic with
+    period 1, so the first cut is at n or before, and at n with the shortest period, 1."""
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         run = next((n for n in range(k - 1, len(stream)) if len(set(stream[n - k + 1 : n + 1])) == 1), None)
         return run is None or (got is not None and got[0] <= run and (got[0] < run or got[1] == 1))
 
-    c, mm, k = z3.Ints("c m k")
-    same = z3.ForAll([_I], z3.Implies(z3.And(mm - k + 1 <= _I, _I <= mm), _S[_I] == _S[mm]))
-    repeats = prove(
-        lambda: z3.Implies(z3.And(_inv(c, mm, z3.IntVal(1)), same), _z3_count_step(_S, c, mm, z3.IntVal(1)) >= k - 1),
-        label="reading s[m], the k-th equal chunk in a row: the count of period 1 reaches k - 1, so the step cuts with period 1 (every k >= 1, every stream)",
-        assumptions=[k >= 1, mm >= k - 1],
-        ties=[_feed_tie()],
+    n, k = _GN, _GK
+    same = z3.ForAll([_XB], z3.Implies(z3.And(n - k + 1 <= _XB, _XB <= n), _SA[_XB] == _SA[n]))
+    repeats = _corollary(
+        lambda: z3.Implies(z3.And(_seed_guard(_R, z3.IntVal(1), n, _FREE_TOP), k >= 1, k - 1 <= n, n < _SL, same), z3.And(z3.Not(_R.none), _R.value.item0 <= n, z3.Implies(_R.value.item0 == n, _R.value.item1 == 1))),
+        "k equal chunks ending at chunk n: the seed's guard cuts by n, at n with period 1 (every k >= 1, every stream)",
     )
-    return also(all_of(_guard_counts(), _guard_verdict(), repeats), _guard_on_streams(prop, "k equal chunks -> cut by then"))
+    return also(all_of(_guard_proof(), repeats), _guard_on_streams(prop, "k equal chunks -> cut by then"))
 
 
-@law("guard_cuts_loops", "S6.5", "A window of the last k chunks periodic with a period 1..max(1, k / 4): the guard cuts (by then).", PROVED_FOR_ENCODING)
+@law("guard_cuts_loops", "S6.5", "A window of the last k chunks periodic with a period 1..max(1, k / 4): the guard cuts (by then).", PROVED)
 def guard_cuts_loops() -> Evidence:
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         want = oracle.guard_says(k, stream)
         return want is None or (got is not None and got[0] <= want[0])
 
-    return also(_guard_proof(), _guard_on_streams(prop, "a periodic window -> cut by then"))
+    loops = _corollary(
+        lambda: z3.Implies(z3.And(_seed_guard(_R, _GQ, _GN, _FREE_TOP), 0 <= _GN, _GN < _SL, _cut(_GN + 1, _GQ, _FREE_TOP)), z3.And(z3.Not(_R.none), _R.value.item0 <= _GN)),
+        "the window ending at chunk n periodic with a period 1..max(1, k / 4): the seed's guard cuts by n",
+    )
+    return also(all_of(_guard_proof(), loops), _guard_on_streams(prop, "a periodic window -> cut by then"))
 
 
-@law("guard_keeps_others", "S6.5", "No such window: the guard does not cut.", PROVED_FOR_ENCODING)
+@law("guard_keeps_others", "S6.5", "No such window: the guard does not cut.", PROVED)
 def guard_keeps_others() -> Evidence:
-    """Proved for the encoding for every window k >= 1; a window of 0 (the guard off: derived, the
-    seed gives no meaning to a window of no chunks) is proved on the code: guard_start passes the
-    window on, and the step of a guard of window 0 keeps every chunk and its state unread."""
+    """Proved about the code for every window k (0, the guard off, derived: the seed gives no
+    meaning to a window of no chunks, included: no window of it cuts) and every stream."""
     def prop(k: int, stream: tuple[int, ...], got: tuple[int, int] | None) -> bool:
         return got is not None or oracle.guard_says(k, stream) is None
 
     def off(stream: tuple[int, ...]) -> bool:
         return m.guard_run(0, stream) is None and _production_guard_run(0, stream) is None
 
+    index, period = _R.value.item0, _R.value.item1
+    none = z3.Implies(z3.And(0 <= index, index < _SL), z3.Not(_cut(index + 1, period, _FREE_TOP)))  # no chunk ends a periodic window, read at the result's
+    kept = _corollary(lambda: z3.Implies(z3.And(_seed_guard(_R, _GQ, _GN, _FREE_TOP), none), _R.none), "no chunk ends a periodic window: the seed's guard never cuts")
     zero = bounded(itertools.chain.from_iterable(itertools.product(range(2), repeat=n) for n in range(9)), off, label="a window of 0 (the guard off, derived) never cuts, model and production: every stream over 2 ids up to length 8")
-    return also(all_of(_guard_proof(), _start_any_window(), _off_any_state()), zero, _guard_on_streams(prop, "no periodic window -> kept"))
+    return also(all_of(_guard_proof(), kept), zero, _guard_on_streams(prop, "no periodic window -> kept"))
 
 
-@law("infer_guard_start_exact", "S6.5", "The compiled guard starts with nothing read: every count 0, so its first verdicts are the seed's.", PROVED_FOR_ENCODING)
+@law("infer_guard_start_exact", "S6.5", "The compiled guard starts with nothing read: every count 0, so its first verdicts are the seed's.", PROVED)
 def infer_guard_start_exact() -> Evidence:
     ks = [*range(0, 300), 2**31, prod_guard.U32]
     model = bounded(ks, lambda k: m.guard_start(k) == m.Guard(k, (), ()), label="guard_start(k) holds no id and no count: k = 0..299, 2^31, 2^32 - 1")
+    start = prove(
+        lambda: z3.And(_GUARD_START(_GK).limit == _GK, _GUARD_START(_GK).ids.length == 0, _GUARD_START(_GK).counts.length == 0, _inv(z3.IntVal(0), _GUARD_START(_GK), _GQ, _GJ)),
+        label="guard_start(k) holds window k, no id and no count: every count 0, the longest run of no chunks (every natural k)",
+        assumptions=_GUARD_INPUTS, ties=_GUARD_TIES,
+    )
 
     def prod(k: int) -> bool:
         guard = prod_guard.Guard(k)
         return guard.chunks_read == 0 and guard.cut is None and guard.feed("text", "x\n") is (None if k > 1 else guard.cut)
 
     production = bounded(ks, prod, label="production Guard(k): nothing read; the first chunk cuts only when k = 1 (k = 0..299, 2^31, 2^32 - 1)")
-    return also(all_of(_start_any_window(), _guard_proof()), model).with_production(production)
+    return also(all_of(start, _guard_proof()), model).with_production(production)
 
 
-@law("infer_guard_feed_exact", "S6.5", "The compiled step cuts with the shortest period p <= max(1, k / 4) whose newest k - p chunks each equal the chunk p before; else it keeps the chunk.", PROVED_FOR_ENCODING)
+@law("infer_guard_feed_exact", "S6.5", "The compiled step cuts with the shortest period p <= max(1, k / 4) whose newest k - p chunks each equal the chunk p before; else it keeps the chunk.", PROVED)
 def infer_guard_feed_exact() -> Evidence:
+    """Proved about the code: the step after i chunks (every state the steps driven from
+    guard_start reach: guard_run's invariant) counts per period the longest run of chunks each
+    equal to the one p before (the run lemma), and its verdict is the shortest period whose count
+    reaches k - p, which is the shortest whose window of the last k chunks is periodic, else kept
+    (the step's effect, the feed lemma)."""
     def pointwise(case: tuple[int, tuple[int, ...]]) -> bool:
         k, stream = case
         state = m.guard_start(k)
@@ -2040,11 +2243,11 @@ def infer_guard_feed_exact() -> Evidence:
     return also(_guard_proof(), verdicts).with_production(prod)
 
 
-@law("infer_guard_steps", "S6.5", "The compiled step driven over a stream is the guard: the first cut and its period are the seed's.", PROVED_FOR_ENCODING)
+@law("infer_guard_steps", "S6.5", "The compiled step driven over a stream is the guard: the first cut and its period are the seed's.", PROVED)
 def infer_guard_steps() -> Evidence:
-    """Proved for the encoding: the counts of the steps driven from the start are the longest runs
-    (induction over the chunks read), and each step's verdict is the seed's window rule at that
-    chunk, so the first non-kept verdict of the driven steps is the first periodic window."""
+    """Proved about the code for every window k and every stream: guard_run (guard_feed driven
+    from guard_start) gives None where no chunk ends a window of the last k chunks periodic with
+    a period 1..max(1, k / 4), else the first such chunk and its shortest period (_seed_guard)."""
     return also(_guard_proof(), _guard_on_streams(lambda k, s, got: got == oracle.guard_says(k, s), "driven steps = the oracle's guard"))
 
 

@@ -204,8 +204,8 @@ def _loops(n: int) -> int:
     return total
 
 
-def _divides(n: int) -> int:
-    return n // 2
+def _divides(n: int, d: int) -> int:
+    return n // d
 
 
 def _truthy(n: int) -> bool:
@@ -249,7 +249,7 @@ def _calls_out(n: int) -> int:
     ("fn", "says"),
     [
         (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`, `for i in range\(...\)`\) without else is translated"),
-        (_divides, "the operator FloorDiv is not translated"),
+        (_divides, "the operator FloorDiv by other than a positive int constant is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
         (_nested, "parameter n: a tuple of tuple"),
@@ -377,3 +377,43 @@ def _ranges(t: tuple[int, ...], a: int) -> int:
 @given(t=st.lists(st.integers(-5, 5), max_size=6).map(tuple), a=st.integers(-3, 4))
 def test_for_loops_over_ranges_are_pythons(t: tuple[int, ...], a: int) -> None:
     assert _entailed(_Translator(_ranges)([concrete(t, tuple[int, ...]), z3.IntVal(a)]) == _ranges(t, a))
+
+
+def _arithmetic(a: int, b: int) -> int:
+    return a // 4 * 1000 + a % 3 * 100 + (-a) // 7 + max(1, a // 4) * 10 + min(a, b) - max(b, a % 5)
+
+
+@given(a=st.integers(-50, 50), b=st.integers(-50, 50))
+def test_floor_division_modulo_min_and_max_are_pythons(a: int, b: int) -> None:
+    assert _value(_Translator(_arithmetic)([z3.IntVal(a), z3.IntVal(b)])) == _arithmetic(a, b)
+
+
+def _built(t: tuple[int, ...], x: int) -> tuple[int, int] | None:
+    kept: tuple[int, ...] = (x, x + 1)
+    for i in range(min(len(t), 3)):
+        kept = kept + (t[i],)
+    if len(kept) > 4:
+        return kept[-1], len(kept)
+    return None
+
+
+@given(t=st.lists(st.integers(-5, 5), max_size=6).map(tuple), x=st.integers(-5, 5))
+def test_a_declared_tuple_literal_and_an_optional_pair_returned_are_pythons(t: tuple[int, ...], x: int) -> None:
+    got = _Translator(_built)([concrete(t, tuple[int, ...]), z3.IntVal(x)])
+    want = _built(t, x)
+    assert _entailed(got.none if want is None else z3.And(z3.Not(got.none), got.value.item0 == want[0], got.value.item1 == want[1]))
+
+
+def test_the_guard_is_generated_and_its_loop_entered_past_an_early_return() -> None:
+    """guard_start builds a Guard of empty tuples; guard_feed returns early for window 0 and is
+    entered at its loop otherwise; guard_run returns a pair or None."""
+    feed, run = generated(m.guard_feed), generated(m.guard_run)
+    for k, stream in ((0, (1, 1)), (1, (5,)), (4, (1, 1, 1, 1)), (8, (1, 2) * 4), (9, (1, 2, 3, 1, 2, 3))):
+        got, want = run(z3.IntVal(k), concrete(stream, tuple[int, ...])), m.guard_run(k, stream)
+        assert _entailed(got.none if want is None else z3.And(z3.Not(got.none), got.value.item0 == want[0], got.value.item1 == want[1]))
+    g, c = fresh(m.Guard, "g"), z3.Int("c")
+    entered = feed.entered(g, c)  # type: ignore[attr-defined]
+    assert entered["_index"].eq(z3.IntVal(1)) and entered["verdict"].eq(z3.IntVal(m.KEPT))
+    got, looped = feed(g, c), feed.loop(**entered)  # type: ignore[attr-defined]
+    equal = [same_items(a, b) for a, b in ((got.item0.ids, looped.item0.ids), (got.item0.counts, looped.item0.counts))]
+    assert _entailed(z3.Implies(z3.And(g.limit >= 1, *facts(g)), z3.And(*equal, got.item0.limit == looped.item0.limit, got.item1 == looped.item1)))
