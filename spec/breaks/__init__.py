@@ -17,6 +17,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import linecache
 import os
 import pkgutil
 import sys
@@ -75,9 +76,16 @@ class _PatchedLoader(importlib.machinery.SourceFileLoader):
         super().__init__(fullname, path)
         self.brk = brk
 
+    def get_source(self, fullname: str) -> str:
+        return patched_source(self.brk, Path(self.path).read_text(encoding="utf-8"))
+
     def get_code(self, fullname: str) -> CodeType:
-        source = Path(self.path).read_text(encoding="utf-8")
-        return compile(patched_source(self.brk, source), self.path, "exec", dont_inherit=True)
+        source = self.get_source(fullname)
+        # What reads the module's source (inspect.getsource, and so spec.z3gen's encodings of the
+        # model's functions; tracebacks) reads the patched text, not the file: an entry whose
+        # mtime is None is never checked against the disk.
+        linecache.cache[self.path] = (len(source), None, source.splitlines(keepends=True), self.path)
+        return compile(source, self.path, "exec", dont_inherit=True)
 
 
 class _Finder(importlib.abc.MetaPathFinder):

@@ -30,6 +30,18 @@ def test_a_break_changes_the_module_it_names() -> None:
     assert done.stdout.strip() == "high"  # unbroken: off
 
 
+def test_a_broken_module_shows_its_patched_source() -> None:
+    # spec.z3gen encodes a model function from inspect.getsource: under a break it must read the
+    # patched text, or a generated proof would judge the unbroken code.
+    code = (
+        "from spec import breaks; breaks.install('effort_backward_steps_forward');"
+        "import inspect, bend.effort as e; print(inspect.getsource(e) == breaks.patched_source("
+        "breaks.find('effort_backward_steps_forward'), open(e.__file__).read()))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"
+
+
 def test_installing_after_import_is_refused() -> None:
     import bend.effort  # noqa: F401
 
