@@ -36,6 +36,10 @@ What it models, and what it leaves to the models it calls:
   calls run (all of them; a length stop runs none: each is ``truncated``); leaked calls that
   all name an offered tool are rebuilt and run. A generation runs at most maxToolRounds
   replies with calls; the next one ends the run (max_tool_rounds).
+- What each request sends: the conversation (``said``) grows by the user input, each kept reply
+  (a reply with calls as one message, then a result per call), and each non-empty
+  continuation; a dropped forced miss, a noted retry and an empty final answer add nothing,
+  and the note goes with the one request it is for.
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -136,6 +140,7 @@ class World:
     steps: int
     end: str
     run: str
+    sent: tuple[str, ...] = ()  # the conversation the next request sends, one token a message
 
 
 @dataclass(frozen=True)
@@ -364,16 +369,24 @@ def forced_place(stack: tuple[Layer, ...]) -> int:
 
 
 def request_line(world: World, note: str) -> str:
+    sent = " ".join(world.sent) or "-"
     place = forced_place(world.stack)
     if place < 0:
-        return f"request forced=- note={note}"
+        return f"request forced=- note={note} sent={sent}"
     layer = world.stack[place]
     how = "native" if flag(layer.misses, True, False) else "soft"
-    return f"request forced={layer.tool}/{how} note={note}"
+    return f"request forced={layer.tool}/{how} note={note} sent={sent}"
+
+
+def said(world: World, *tokens: str) -> World:
+    """The conversation with the messages a step added: ``u<length>`` a user message or a
+    continuation, ``a`` a reply, ``a:NAME,NAME`` a reply with its calls, ``t`` a result."""
+    return replace(world, sent=world.sent + tokens)
 
 
 def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[World, tuple[str, ...]]:
     lines: tuple[str, ...] = ()
+    world = said(world, "a:" + ",".join(call.name for call in calls), *("t" for _ in calls))
     ledger = world.ledger
     for call in calls:
         kind = "truncated" if truncated else call.kind
@@ -440,7 +453,7 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         if noted != "":
             if notes >= MAX_NOTES:
                 if noted == "leak":
-                    return world, replies, Final(reply.text, ""), lines
+                    return said(world, "a"), replies, Final(reply.text, ""), lines
                 return world, replies, Final("", ""), lines
             notes += 1
             note = noted
@@ -448,7 +461,7 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             continue
         note = "-"
         if answer:
-            return world, replies, Final(reply.text, ""), lines
+            return said(world, "a"), replies, Final(reply.text, ""), lines
         if rounds >= world.limits.max_tool_rounds:
             return world, replies, Final("", "max_tool_rounds"), lines
         rounds += 1
@@ -458,9 +471,9 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         lines = lines + ran
 
 
-def turn(world: World, run: str, replies: Replies) -> tuple[World, tuple[str, ...]]:
+def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tuple[str, ...]]:
     """A user input to the end of its run."""
-    world = begin(world, run)
+    world = said(begin(world, run), f"u{len(text)}")
     lines: tuple[str, ...] = ()
     while True:
         world, replies, final, done = generation(world, replies)
@@ -471,6 +484,7 @@ def turn(world: World, run: str, replies: Replies) -> tuple[World, tuple[str, ..
         lines = lines + (f"step {decided}",)
         if decided.startswith("continue "):
             lines = lines + ("continuation " + json.dumps(continuation, ensure_ascii=False),)
+            world = said(world, f"u{len(continuation)}") if continuation != "" else world
         lines = lines + tuple(f"row director: {row}" for row in rows)
         if decided.startswith("continue "):
             continue
@@ -541,7 +555,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             items = event.get("replies", [])
             assert isinstance(items, list)
             lines.append(f"input {event['input']}")
-            world, done = turn(world, f"input-{number}", Replies(tuple(reply_of(r) for r in items), 0))
+            world, done = turn(world, f"input-{number}", str(event["input"]), Replies(tuple(reply_of(r) for r in items), 0))
             lines.extend(done)
     return lines
 

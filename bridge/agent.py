@@ -9,8 +9,10 @@ talking HTTP to ``spec.loopback.LoopbackServer``, which plays each scenario's re
 transcript is what the clients of the agent would see (the protocol events: notes, retries,
 tool calls and results, the steps and rows of the Directors, the end of each run), with one
 line per HTTP request the server received, read from the request's JSON body: the forced tool
-(native ``tool_choice``, else the soft prompt alone) and the note the request ends with. The
-retries wait on a clock that does not sleep.
+(native ``tool_choice``, else the soft prompt alone), the note the request ends with and the
+conversation it sends, one token a message (``message_tokens``: a dropped result, a reply sent
+twice or split, a note kept in the conversation all show). The retries wait on a clock that
+does not sleep.
 
 The generator aims its scenarios at the cases the issue names (a goal that completes, a goal
 that pauses at the stall cap, a reminder, a forced call missed until NotCalled, a loop cut and
@@ -142,14 +144,17 @@ NOTES = (
 
 
 def request_line(body: Any) -> str:
-    """``request forced=TOOL/native|soft|- note=KIND|-`` from the JSON body of a chat request."""
-    texts = [str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict)]
+    """``request forced=TOOL/native|soft|- note=KIND|- sent=MESSAGES`` from the JSON body of a
+    chat request: the forced tool, the note the request ends with, and the conversation it
+    sends (``message_tokens``)."""
+    messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
+    texts = [_text(m) for m in messages]
     forced = "-"
     choice = body.get("tool_choice")
     if isinstance(choice, dict):
         forced = f"{choice['function']['name']}/native"
     else:
-        for name in ("read", "write", "edit", "ls", "glob", "grep", "bash", "ghost"):
+        for name in SOFT_NAMES:
             if any(soft_prompt(name) in text for text in texts):
                 forced = f"{name}/soft"
     note = "-"
@@ -157,7 +162,40 @@ def request_line(body: Any) -> str:
         for mark, kind in NOTES:
             if mark in text:
                 note = kind
-    return f"request forced={forced} note={note}"
+    return f"request forced={forced} note={note} sent={message_tokens(messages)}"
+
+
+SOFT_NAMES = ("read", "write", "edit", "ls", "glob", "grep", "bash", "ghost")
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def message_tokens(messages: Sequence[dict[str, Any]]) -> str:
+    """The conversation a request sends, one token a message: ``u<length>`` a user message (its
+    text's length, the soft prompt left out), ``a`` a reply, ``a:NAME,NAME`` a reply with its
+    calls, ``t`` a tool result; the system prompt and the note are left out (the note is
+    ``note=``). ``-`` when nothing is left."""
+    tokens: list[str] = []
+    for message in messages:
+        role, text = message.get("role"), _text(message)
+        if role == "user":
+            if any(mark in text for mark, _ in NOTES):
+                continue
+            for name in SOFT_NAMES:
+                text = text.replace("\n\n" + soft_prompt(name), "").replace(soft_prompt(name), "")
+            if text:
+                tokens.append(f"u{len(text)}")
+        elif role == "assistant":
+            calls = [str(c.get("function", {}).get("name")) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+            tokens.append("a:" + ",".join(calls) if calls else "a")
+        elif role == "tool":
+            tokens.append("t")
+    return " ".join(tokens) or "-"
 
 
 _SERVER: _Recording | None = None

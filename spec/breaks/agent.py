@@ -35,4 +35,20 @@ BREAKS = [
         "        if auto.used > auto.max:",
         "the model's autonomous run continues once past autonomous.maxContinuations (S5.4)",
     ),
+    Break(
+        "agent_results_not_sent",
+        "agent",
+        "eukhe.agent.loop",
+        "        out.extend(results)",
+        "        pass",
+        "the tool results are logged but never sent back: the next request has the calls without their results",
+    ),
+    Break(
+        "agent_reply_split_per_call",
+        "agent",
+        "eukhe.agent.loop",
+        "            calls.append(events.ToolCall(len(calls), str(content.get(\"id\")), str(content.get(\"name\")), raw, signature))",
+        "            flush()\n            calls.append(events.ToolCall(0, str(content.get(\"id\")), str(content.get(\"name\")), raw, signature))",
+        "a reply's calls are sent as one assistant message each, not as the one reply the model gave",
+    ),
 ]

@@ -62,34 +62,36 @@ def test_a_reminder_waits_on_the_stack_without_a_continuation() -> None:
 
 def test_a_forced_call_missed_until_not_called() -> None:
     lines = run({"force": {"tool": "read", "tries": 1}}, {"input": "read it", "replies": [{"text": "No."}, {"text": "Still no."}]})
-    assert lines[2:] == ["request forced=read/soft note=-", "request forced=read/native note=-", "end not_called"]
+    assert lines[2:] == ["request forced=read/soft note=- sent=u7", "request forced=read/native note=- sent=u7", "end not_called"]
 
 
 def test_a_forced_call_made_leaves_at_the_final_answer() -> None:
     lines = run({"force": {"tool": "read", "tries": 1}}, {"input": "read it", "replies": [{"calls": [READ_A], "stop": "toolUse"}, {"text": "Read."}]})
-    assert "request forced=read/soft note=-" in lines and "call read ok" in lines
+    assert "request forced=read/soft note=- sent=u7" in lines and "call read ok" in lines
+    assert "request forced=- note=- sent=u7 a:read t" in lines  # the call made, the force left
     assert "step yield none forced:leave" in lines
 
 
 def test_a_stream_loop_is_cut_and_retried_with_a_note() -> None:
     lines = run({"input": "go", "replies": [{"fault": "loop"}, {"text": "Answer."}]})
-    assert lines[1:] == ["request forced=- note=-", "note loop 1/8", "request forced=- note=loop", "step yield none -", "end answered"]
+    assert lines[1:] == ["request forced=- note=- sent=u2", "note loop 1/8", "request forced=- note=loop sent=u2", "step yield none -", "end answered"]
 
 
 def test_a_cut_stream_is_retried_with_a_note() -> None:
     lines = run({"input": "go", "replies": [{"fault": "cut"}, {"text": "Answer."}]})
-    assert "note cut 1/8" in lines and "request forced=- note=cut" in lines
+    assert "note cut 1/8" in lines and "request forced=- note=cut sent=u2" in lines
 
 
 def test_a_leaked_tool_call_is_rebuilt() -> None:
     lines = run({"input": "go", "replies": [{"text": "Calling:", "leaks": [READ_A]}, {"text": "Read."}]})
     assert "row note: rebuilt 1 leaked tool call(s)" in lines and "call read ok" in lines
+    assert "request forced=- note=- sent=u2 a:read t" in lines  # the rebuilt call and its result go back
 
 
 def test_leaked_markup_that_names_no_tool_gets_a_note_then_answers() -> None:
     ghost = {"name": "ghost", "args": "{}", "act": "ghost", "kind": "tool_unavailable"}
     lines = run({"input": "go", "replies": [{"text": "Calling:", "leaks": [ghost]}] * 3})
-    assert lines.count("request forced=- note=leak") == 2 and lines[-1] == "end answered"
+    assert lines.count("request forced=- note=leak sent=u2") == 2 and lines[-1] == "end answered"
 
 
 def test_broken_arguments_are_repaired_and_refused() -> None:
@@ -101,16 +103,17 @@ def test_broken_arguments_are_repaired_and_refused() -> None:
     ]
     lines = run({"input": "go", "replies": [{"calls": calls, "stop": "toolUse"}, {"text": "Done."}]})
     assert lines[2:6] == ["call read ok", "call read ok", "call read invalid_arguments", "call reed tool_unavailable"]
+    assert lines[6] == "request forced=- note=- sent=u2 a:read,read,read,reed t t t t"  # one reply, then its four results
 
 
 def test_a_429_is_retried() -> None:
     lines = run({"input": "go", "replies": [{"fault": "fail"}, {"fault": "fail"}, {"text": "Answer."}]})
-    assert lines[1:] == ["request forced=- note=-", "retry 1/3", "request forced=- note=-", "retry 2/3", "request forced=- note=-", "step yield none -", "end answered"]
+    assert lines[1:] == ["request forced=- note=- sent=u2", "retry 1/3", "request forced=- note=- sent=u2", "retry 2/3", "request forced=- note=- sent=u2", "step yield none -", "end answered"]
 
 
 def test_retries_run_out_and_the_run_fails() -> None:
     lines = run({"setup": {"max_retries": 1}}, {"input": "go", "replies": [{"fault": "fail"}] * 2})
-    assert lines[-2:] == ["request forced=- note=-", "end failed"]
+    assert lines[-2:] == ["request forced=- note=- sent=u2", "end failed"]
 
 
 def test_notes_run_out_and_an_empty_reply_fails_the_goal() -> None:

@@ -162,19 +162,22 @@ def _thoughts(content: object) -> tuple[Thought, ...]:
 def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
     """The model view of a conversation as wire messages: the placed summary of a compaction and
     what follows it (``compaction.compacted``), user entries and continuation rows as user
-    messages, a reply with the calls that follow it as one assistant message, each result as a
-    tool message."""
+    messages, a reply with all of its calls as one assistant message (as the model gave it)
+    followed by their results, one tool message each. The loop commits each call and then its
+    result, so a reply's calls and results interleave in the log; they are regrouped here."""
     summary, entries = compacted(entries)
     out: list[Message] = [] if summary is None else [Message("user", SUMMARY_INTRO + summary)]
-    pending: list[events.ToolCall] = []
+    calls: list[events.ToolCall] = []
+    results: list[Message] = []
     text = ""
     thoughts: tuple[Thought, ...] = ()
 
     def flush() -> None:
-        nonlocal pending, text, thoughts
-        if text or pending or thoughts:
-            out.append(Message("assistant", text, tool_calls=tuple(pending), thoughts=thoughts))
-        pending, text, thoughts = [], "", ()
+        nonlocal calls, results, text, thoughts
+        if text or calls or thoughts:
+            out.append(Message("assistant", text, tool_calls=tuple(calls), thoughts=thoughts))
+        out.extend(results)
+        calls, results, text, thoughts = [], [], "", ()
 
     for entry in entries:
         content = entry.content
@@ -186,10 +189,9 @@ def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
             arguments = content.get("arguments")
             raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
             signature = str(content.get("signature", ""))
-            pending.append(events.ToolCall(len(pending), str(content.get("id")), str(content.get("name")), raw, signature))
+            calls.append(events.ToolCall(len(calls), str(content.get("id")), str(content.get("name")), raw, signature))
         elif entry.kind is Kind.TOOL_RESULT and isinstance(content, dict):
-            flush()
-            out.append(Message("tool", str(content.get("text", "")), tool_call_id=str(content.get("call_id")), is_error=bool(content.get("is_error"))))
+            results.append(Message("tool", str(content.get("text", "")), tool_call_id=str(content.get("call_id")), is_error=bool(content.get("is_error"))))
         elif entry.kind is Kind.USER:
             flush()
             out.append(Message("user", str(content)))
