@@ -26,13 +26,12 @@ import asyncio
 import json
 import random
 import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bend.agent import transcript as model_transcript
-from bridge.core import Bridge, Event
+from bridge.core import Bridge, Event, Shared
 from eukhe.agent.loop import Agent, retry_event
 from eukhe.agent.tools.base import ToolContext
 from eukhe.inference import toolcalls
@@ -198,25 +197,14 @@ def message_tokens(messages: Sequence[dict[str, Any]]) -> str:
     return " ".join(tokens) or "-"
 
 
-_SERVER: _Recording | None = None
-_LOCK = threading.Lock()
+def _started() -> _Recording:
+    server = _Recording()
+    server.start()
+    return server
 
 
-def _server() -> _Recording:
-    global _SERVER
-    with _LOCK:
-        if _SERVER is None:
-            _SERVER = _Recording()
-            _SERVER.start()
-        return _SERVER
-
-
-def finish() -> None:
-    global _SERVER
-    with _LOCK:
-        if _SERVER is not None:
-            _SERVER.close()
-            _SERVER = None
+_SERVER: Shared[_Recording] = Shared(_started, lambda server: server.close())
+finish = _SERVER.close
 
 
 def script_of(reply: dict[str, Any]) -> Any:
@@ -280,7 +268,7 @@ class _Printer:
 def production(events: Sequence[Event]) -> list[str]:
     from eukhe.directors.hooks import DirectorLimits, Directors, PushRefused
 
-    server = _server()
+    server = _SERVER.get()
     lines: list[str] = []
     printer = _Printer(lines)
     overrides: dict[str, Any] = {}

@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 
 from bend import compactor as model
-from bridge.core import Bridge, Event
+from bridge.core import Bridge, Event, Shared
 from eukhe.inference.wire import client_for
 from eukhe.inference.wire.base import tls
 from eukhe.inference.wire.plan import WireModel
@@ -177,17 +177,8 @@ class _Server:
             return queue.popleft() if queue else Stream([])  # past the script: an empty reply
 
 
-_shared: _Server | None = None
-_shared_lock = threading.Lock()
+_SERVER: Shared[_Server] = Shared(_Server, lambda shared: shared.server.close())
 _runs = itertools.count()
-
-
-def _server() -> _Server:
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = _Server()
-        return _shared
 
 
 def _script(reply: dict[str, str]) -> Script:
@@ -239,7 +230,7 @@ def loopback_http() -> httpx.AsyncClient:
 
 
 def production(events: Sequence[Event]) -> list[str]:
-    shared = _server()
+    shared = _SERVER.get()
     index = 0 if not events else sum(len(e["source"]) for e in events) % 2  # either API, fixed per scenario
     api = APIS[index]
 
@@ -342,4 +333,5 @@ BRIDGE = Bridge(
     production=production,
     cases=CASES,
     reached=reached,
+    finish=_SERVER.close,
 )

@@ -20,10 +20,11 @@ import pkgutil
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -33,6 +34,32 @@ MODEL_CMD_ENV = "BRIDGE_MODEL_CMD"
 Event = dict[str, Any]
 Printer = Callable[[Sequence[Event]], list[str]]
 ModelPrinter = Callable[[list[Event]], list[str]]  # a bend transcript, called on a fresh list
+
+
+T = TypeVar("T")
+
+
+class Shared(Generic[T]):
+    """One object every scenario of a replay shares (a loopback server, say): made at the first
+    ``get``, ended by ``close`` (a bridge's ``finish``), made again by a later ``get``."""
+
+    def __init__(self, make: Callable[[], T], end: Callable[[T], None]) -> None:
+        self._make = make
+        self._end = end
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        with self._lock:
+            if self._value is None:
+                self._value = self._make()
+            return self._value
+
+    def close(self) -> None:
+        with self._lock:
+            value, self._value = self._value, None
+        if value is not None:
+            self._end(value)
 
 
 @dataclass(frozen=True)
