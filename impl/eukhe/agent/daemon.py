@@ -26,7 +26,11 @@ The agent (``Daemon``):
   ``eukhe.directors.commands.session_command`` on ``Directors`` limited by the agent's
   directors.* cvars, ``/effort``, ``/model`` and ``cycle_thinking_level`` by the rules of S10
   (``eukhe.effort``); the config is read again before each ``cvar`` request, and each new
-  settings error after it is a row.
+  settings error after it is a row;
+- starts ``/agent NAME TASK`` with a turn loop that runs subagents (``Spawner``, the runner's
+  ``agent_command``: ``eukhe.agent.subagents``), answering ``ok`` at once (the report comes
+  later, never waited for); a refused spawn is an ``error`` of its kind (invalid_name,
+  agent_busy, no_model, no_slots); ``close`` ends the subagents first.
 
 The session's model and thinking level are documents of the main conversation, so a rewind or
 a fork brings them back: ``eukhe.model`` (``{"provider", "id"}``, written by ``/model``; a
@@ -64,7 +68,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, runtime_checkable
 
 from eukhe import effort
 from eukhe.agent import protocol as p
@@ -111,6 +115,20 @@ class Runner(Protocol):
 
     def abort(self) -> None:
         """Cancel the running turn."""
+
+
+@runtime_checkable
+class Spawner(Protocol):
+    """A turn loop that runs subagents (``eukhe.agent.runner.SessionRunner``)."""
+
+    def agent_command(self, name: str, task: str) -> None:
+        """``/agent NAME TASK``: a subagent in the background (``SubagentError`` when refused)."""
+
+    async def close_subagents(self) -> None:
+        """End the subagents that run."""
+
+    def subagent_jobs(self) -> set[asyncio.Task[None]]:
+        """The background subagents (``/agent``) whose reports are still to come."""
 
 
 RunnerFactory = Callable[[Session, CvarAgent, Emit], Runner]
@@ -217,6 +235,8 @@ class Daemon:
         self.server: asyncio.AbstractServer | None = None
         self.inode: int | None = None
         self.handlers: set[asyncio.Task[None]] = set()
+        self.served = False  # whether a client ever connected
+        self.activity = asyncio.Event()  # set by each change ``idle`` reads
         self._open()
         self.runner = None if factory is None else factory(session, self.cvar, self.emit)
 
@@ -309,6 +329,9 @@ class Daemon:
                 if self.inode is not None and os.stat(self.address).st_ino == self.inode:
                     os.unlink(self.address)
             self.server = None
+        if isinstance(self.runner, Spawner):
+            with contextlib.suppress(Exception):
+                await self.runner.close_subagents()
         task = self.task
         if task is not None:
             if self.runner is not None:
@@ -334,6 +357,7 @@ class Daemon:
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = _Client(writer, self.pending_limit)
         self.clients.add(client)
+        self.served = True
         client.send(p.encode(self.state()))  # before any broadcast can reach it: nothing between
         handler = asyncio.current_task()
         if handler is not None:
@@ -356,6 +380,7 @@ class Daemon:
             client.finish()
             if handler is not None:
                 self.handlers.discard(handler)
+            self.activity.set()
 
     def _line(self, client: _Client, line: bytes | None) -> None:
         if line is None:
@@ -379,6 +404,26 @@ class Daemon:
         line = p.encode(event)
         for client in list(self.clients):
             client.send(line)
+        self.activity.set()
+
+    def _jobs(self) -> set[asyncio.Task[None]]:
+        return self.runner.subagent_jobs() if isinstance(self.runner, Spawner) else set()
+
+    def idle(self) -> bool:
+        """Whether nothing is left to serve: a client came and every one has gone, no turn runs
+        and no background subagent's report is still to come."""
+        return self.served and not self.clients and self.task is None and not self._jobs()
+
+    async def until_idle(self) -> None:
+        """Return once ``idle`` holds (checked at each change of what it reads: a client gone, a
+        turn ended, an event sent, a background subagent ended)."""
+        while True:
+            self.activity.clear()
+            if self.idle():
+                return
+            changed = asyncio.ensure_future(self.activity.wait())
+            await asyncio.wait({changed, *self._jobs()}, return_when=asyncio.FIRST_COMPLETED)
+            changed.cancel()
 
     def emit(self, event: dict[str, Any]) -> None:
         """An event of the turn loop: checked, kept for the turn under way, broadcast. Safe
@@ -411,6 +456,10 @@ class Daemon:
             self.turn_events[-1] = p.DeltaEvent(text=last.text + event.text)
         elif isinstance(event, p.ThinkingEvent) and isinstance(last, p.ThinkingEvent):
             self.turn_events[-1] = p.ThinkingEvent(text=last.text + event.text)
+        elif isinstance(last, p.SubagentEvent) and isinstance(event, p.SubagentEvent) and _joins(last, event):
+            before, after = last.event, event.event
+            assert isinstance(before, (p.DeltaEvent, p.ThinkingEvent)) and isinstance(after, (p.DeltaEvent, p.ThinkingEvent))
+            self.turn_events[-1] = p.SubagentEvent(agent=last.agent, event=before.model_copy(update={"text": before.text + after.text}))
         else:
             self.turn_events.append(event)
 
@@ -527,6 +576,7 @@ class Daemon:
             self.turn_events = []
             with contextlib.suppress(Exception):
                 self._directors_changed()
+            self.activity.set()
 
     def _cvar(self, request: p.CvarRequest) -> p.Event:
         self.settings.reload()
@@ -580,7 +630,25 @@ class Daemon:
                 assert self.model is not None
                 return p.OkEvent(re=request.id, request=request.type, text=f"model {self.model.provider}/{self.model.id}")
             return self._model_event(request.id)
-        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model")
+        if word == "/agent":
+            return self._agent_command(request, rest.strip())
+        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model, /agent")
+
+    def _agent_command(self, request: p.CommandRequest, rest: str) -> p.Event:
+        """/agent NAME TASK: a subagent in the background; its report comes as a subagent row and
+        a work row of main (``eukhe.agent.subagents``)."""
+        from eukhe.agent.subagents import SubagentError
+
+        name, _, task = rest.partition(" ")
+        if not name or not task.strip():
+            raise CommandError("/agent NAME TASK: name the subagent and give it a task")
+        if not isinstance(self.runner, Spawner):
+            raise _Refused("no_loop", "the turn loop of this agent runs no subagents")
+        try:
+            self.runner.agent_command(name, task.strip())
+        except SubagentError as error:
+            raise _Refused(error.kind, error.message) from None
+        return p.OkEvent(re=request.id, request=request.type, text=f"subagent {name} starts; its report comes as [{name}] ...")
 
     def _level_changed(self, before: str) -> None:
         self.main.commit(documents={THINKING_DOC: self.thinking.stored})
@@ -613,6 +681,11 @@ class Daemon:
         if self.thinking.shown != before:
             self._row("effort", f"thinking level {before} -> {self.thinking.shown}")
         self.broadcast(self._model_event())
+
+
+def _joins(last: p.SubagentEvent, event: p.SubagentEvent) -> bool:
+    """Whether ``event`` is a subagent's delta or thought that continues ``last`` (kept as one)."""
+    return last.agent == event.agent and isinstance(event.event, (p.DeltaEvent, p.ThinkingEvent)) and type(last.event) is type(event.event)
 
 
 def pinned_model(main: Conversation) -> p.ModelRef | None:
@@ -832,9 +905,10 @@ def main(
     project_dir: Path | None = None,
     source: IO[Any] | None = None,
     sink: IO[str],
+    idle_exit: bool = False,
 ) -> int:
     """``eukhe agent serve``: see the module docstring. 0 when it ends."""
-    return asyncio.run(_serve(agent_dir, sessions, session_id, factory, project_dir, source, sink))
+    return asyncio.run(_serve(agent_dir, sessions, session_id, factory, project_dir, source, sink, idle_exit))
 
 
 async def _serve(
@@ -845,6 +919,7 @@ async def _serve(
     project_dir: Path | None,
     source: IO[Any] | None,
     sink: IO[str],
+    idle_exit: bool = False,
 ) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -867,6 +942,13 @@ async def _serve(
         while not stop.is_set():
             role = await _unless(stop, claim(agent_dir, store, session_id, factory, project_dir=project_dir))
             if role is None:
+                break
+            if idle_exit:  # no relay: serve until idle; another process serves already: done
+                if isinstance(role, Daemon):
+                    daemon = role
+                    await _unless_stopped(stop, daemon.until_idle())
+                else:
+                    await role.close()
                 break
             if isinstance(role, Daemon):
                 daemon = role
@@ -914,6 +996,16 @@ async def _unless(stop: asyncio.Event, work: Awaitable[Daemon | AgentClient]) ->
         elif isinstance(role, AgentClient):
             await role.close()
     return None
+
+
+async def _unless_stopped(stop: asyncio.Event, work: Awaitable[None]) -> None:
+    """``work`` to its end, or until ``stop`` is set (``work`` is then cancelled)."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    for pending in (task, stopped):
+        pending.cancel()
+    await asyncio.gather(task, stopped, return_exceptions=True)
 
 
 class _Relay:

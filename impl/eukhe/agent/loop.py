@@ -39,7 +39,10 @@ and then runs generations until the stack gives control back:
 
 Messages sent while a turn runs (``steer``) join it as a user entry after the results of the
 tool calls under way, or after its answer, and the generation goes on with it (memory.md rule
-46, as the chat's turns do); ``follow_up`` queues a message as the next turn. The session
+46, as the chat's turns do); ``follow_up`` queues a message as the next turn. A background
+subagent's report (``report``, memory.md rule 58) joins the same way, as one work row
+(``WORK_ROW``, ``{"text": "[Name] report"}``, a user message of the model view); a report that
+comes as the turn ends is committed then, so none is lost. The session
 switches (control.md S4) say how many join at once: steeringMode and followUpMode
 ``one-at-a-time`` take the first waiting message, ``all`` every waiting one as one message;
 serviceTier other than ``auto`` asks the provider for that tier when the model honours it
@@ -84,6 +87,7 @@ from eukhe.inference.wire.retry import Retry
 from eukhe.inference.wire.thoughts import Thoughts
 from eukhe.session import Conversation, Entry, Kind, assistant, row, tool_call, tool_result, user
 
+WORK_ROW = "eukhe.work"  # a subagent's report in its parent's conversation (memory.md rule 58)
 MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
 MAX_TOOL_ROUNDS_CVAR = "maxToolRounds"
 STEERING_MODE_CVAR, FOLLOW_UP_MODE_CVAR, SERVICE_TIER_CVAR = "steeringMode", "followUpMode", "serviceTier"
@@ -233,6 +237,7 @@ class Agent:
         self.directors = Directors(conversation, DirectorLimits.of(value))
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
+        self._reports: list[str] = []
         self._task: asyncio.Task[None] | None = None
 
     # -- the Runner of the daemon -----------------------------------------------------------------
@@ -245,6 +250,11 @@ class Agent:
     def follow_up(self, text: str) -> None:
         """A message that runs as the next turn once this one ended."""
         self._follow_ups.append(text)
+
+    def report(self, text: str) -> None:
+        """A background subagent's report, ``[Name] report``: it joins the running turn as a work
+        row between tool calls or after its answer, like a steered message."""
+        self._reports.append(text)
 
     def abort(self) -> None:
         self.context.cancel.set()
@@ -262,10 +272,19 @@ class Agent:
             except asyncio.CancelledError:
                 self.emit({"type": "turn_end", "run": self._run_id, "reason": ABORTED, "text": "the turn was aborted"})
                 self._follow_ups.clear()
+                self._commit_reports()
                 return
             finally:
                 self._task = None
             next_text = self._take(self._follow_ups, FOLLOW_UP_MODE_CVAR)
+        self._commit_reports()
+
+    def _commit_reports(self) -> bool:
+        """The reports that came meanwhile, committed as work rows; whether there were any."""
+        reports, self._reports = self._reports, []
+        if reports:
+            self.conversation.commit([row(WORK_ROW, {"text": text}) for text in reports])
+        return bool(reports)
 
     def _take(self, waiting: list[str], mode_cvar: str) -> str | None:
         """The next message of a queue, as its mode says: one at a time (the first), or all of
@@ -381,10 +400,12 @@ class Agent:
 
     def _join_steering(self) -> bool:
         """The message sent while the turn ran (steeringMode: the first, or all of them as one),
-        a user entry now; whether there was one."""
+        a user entry now, after the reports of subagents that came meanwhile; whether anything
+        joined."""
+        reported = self._commit_reports()
         text = self._take(self._steering, STEERING_MODE_CVAR)
         if text is None:
-            return False
+            return reported
         self.conversation.commit([user(text)])
         return True
 

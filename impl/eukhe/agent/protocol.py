@@ -30,7 +30,8 @@ client's own), which every reply to it repeats as ``"re"``:
 ``cvar_save {}``         /cvar save: the agent's sets of persist cvars to agents/main.cfg
 ``command {line}``       a session slash command: ``/remind TEXT``, ``/force TOOL [--tries
                          N]`` (S5.7), ``/effort [LEVEL]`` (the thinking level, S10),
-                         ``/model [PROVIDER/MODEL]`` (the session's model)
+                         ``/model [PROVIDER/MODEL]`` (the session's model), ``/agent NAME
+                         TASK`` (a subagent in the background: ``eukhe.agent.subagents``)
 ``get_model_catalog {}`` every model of the catalog (S6 catalog and models.json)
 ``cycle_thinking_level   one offered step of the thinking level (S10 cycle)
 {backward}``             (``backward`` defaults to false)
@@ -55,12 +56,14 @@ Events of a turn, made by the turn loop and broadcast:
 - ``tool_call {id, name, arguments}``, ``tool_result {id, text, is_error, kind}`` (``kind``
   may be null);
 - ``row {kind, text}``: a row for the user; kind one of ``ROW_KINDS`` (settings_error, effort,
-  default_model, progress_pause, memory, director, note, retry, compaction, title);
+  default_model, progress_pause, memory, director, note, retry, compaction, title, subagent);
 - ``retry {attempt, retries, kind, wait}`` (``wait`` in seconds, finite, at least 0);
 - ``note {kind, used, max}``: a noted retry spent one of the notes;
 - ``step {decision, rule, verdicts, continuation}``: the Director stack's step after a final
   answer (decision continue, yield or fail; the asked layers as ``kind:verdict``, top first;
-  the continuation text, or null).
+  the continuation text, or null);
+- ``subagent {agent, event}``: an event of a subagent's own turn loop (one of the events
+  above but ``subagent``), tagged with its name; its conversation is ``main.<agent>``.
 
 Events the agent broadcasts itself: ``row`` (settings errors, the saved default model at open,
 a changed thinking level or model), ``directors {stack}`` (the stack after a change),
@@ -121,7 +124,7 @@ LINE_LIMIT: Final = 64 * 1024 * 1024  # bytes of one line, each way
 MAX_REQUEST_ID: Final = 256  # characters of a request's id
 SOCKET_DIR: Final = ("run", "agent")  # under the agent dir
 RowKind = Literal[
-    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title"
+    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title", "subagent"
 ]
 ROW_KINDS: Final = get_args(RowKind)
 
@@ -328,7 +331,7 @@ class TurnEndEvent(_Message):
     text: str
 
 
-LoopEvent = Annotated[
+ChildEvent = Annotated[
     Union[
         TurnStartEvent,
         DeltaEvent,
@@ -343,6 +346,33 @@ LoopEvent = Annotated[
     ],
     Field(discriminator="type"),
 ]
+
+
+class SubagentEvent(_Message):
+    """An event of a subagent's turn loop (``eukhe.agent.subagents``), tagged with the agent's
+    name: its conversation is ``main.<agent>``."""
+
+    type: Literal["subagent"] = "subagent"
+    agent: str
+    event: ChildEvent
+
+
+LoopEvent = Annotated[
+    Union[
+        TurnStartEvent,
+        DeltaEvent,
+        ThinkingEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        RowEvent,
+        RetryEvent,
+        NoteEvent,
+        StepEvent,
+        TurnEndEvent,
+        SubagentEvent,
+    ],
+    Field(discriminator="type"),
+]
 LOOP_EVENTS: Final[dict[str, type[_Message]]] = {
     "turn_start": TurnStartEvent,
     "delta": DeltaEvent,
@@ -354,6 +384,7 @@ LOOP_EVENTS: Final[dict[str, type[_Message]]] = {
     "note": NoteEvent,
     "step": StepEvent,
     "turn_end": TurnEndEvent,
+    "subagent": SubagentEvent,
 }
 
 
@@ -473,6 +504,7 @@ Event = Union[
     NoteEvent,
     StepEvent,
     TurnEndEvent,
+    SubagentEvent,
     StateEvent,
     OkEvent,
     ErrorEvent,

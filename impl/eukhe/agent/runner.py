@@ -9,6 +9,11 @@ HTTP pool for the turn, each attempt within the provider's providerMaxInFlight
 (``eukhe.agent.tools.registry.context_for``). A session with no usable model ends the turn at
 once (``failed``), naming why.
 
+Subagents (``eukhe.agent.subagents``): each turn offers the ``task`` tool besides the real tools,
+and ``agent_command`` (``/agent NAME TASK``) starts a child in the background whose report joins
+the turn under way, or is committed to main at once when none runs. ``close_subagents`` ends
+them with the agent.
+
 ``steer`` and ``follow_up`` go to the turn under way; ``abort`` cancels it. The session's
 compaction (``eukhe.agent.compaction``) lives across turns; its summaries come from the
 session's model.
@@ -30,9 +35,10 @@ from typing import Any
 from eukhe.agent.inflight import Gated, Slots
 from eukhe.agent.compaction import SUMMARY_PROMPT, Compaction
 from eukhe.agent.loop import FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
-from eukhe.agent.tools.registry import context_for
+from eukhe.agent.subagents import NO_MODEL, SubagentError, Subagents, report_row, spawn_of
+from eukhe.agent.tools.registry import TOOLS, context_for
 from eukhe.session import MAIN, Kind, Session
-from eukhe.settings.agent import CvarAgent
+from eukhe.settings.agent import CvarAgent, EukheSettings
 
 THINKING_DOC = "eukhe.thinking_level"
 TITLE_DOC = "eukhe.title"
@@ -55,6 +61,7 @@ class SessionRunner:
         self._turns = 0
         self.titling: asyncio.Task[None] | None = None
         self.compaction: Compaction | None = None  # kept across turns: a queued summary waits for a run boundary
+        self.subagents = Subagents(session, cvar, emit, self._spawn, self._deliver, self.workdir)
 
     @property
     def agent_dir(self) -> Path:
@@ -100,7 +107,7 @@ class SessionRunner:
             client = Retrying(self._wire(model, pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
             self._agent = Agent(
-                self.main, client, model.api, context, self.cvar.value, self.emit,
+                self.main, client, model.api, context, self.cvar.value, self.emit, tools=(*TOOLS, self.subagents.tool()),
                 thinking=self._thinking(), tiers=_tiers(model), compaction=self._compaction(model),
             )  # fmt: skip
             await self._agent.turn(text)
@@ -111,11 +118,7 @@ class SessionRunner:
     def _wire(self, model: Any, pool: Any) -> Any:
         """The model's wire client on ``pool``: every request of the session (a turn's, a title's,
         a compaction's) within the provider's providerMaxInFlight."""
-        from eukhe.inference.wire import client_for
-
-        wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
-        limit = self.cvar.settings.config.limit(model.provider)
-        return wire if limit is None else Gated(wire, Slots(self.agent_dir, model.provider, limit))
+        return wire_for(self.agent_dir, self.cvar.settings, model, pool)
 
     def _compaction(self, model: Any) -> Compaction:
         """The session's compaction, its policy from this turn's model and settings: the window
@@ -184,6 +187,35 @@ class SessionRunner:
         self.main.commit(documents={TITLE_DOC: {"title": title, "by": by}})
         self.emit({"type": "row", "kind": "title", "text": title})
 
+    # -- subagents ----------------------------------------------------------------------------------
+
+    def _spawn(self, name: str, task: str) -> dict[str, Any]:
+        """The spawn line of a child: the session's model as it is now."""
+        from eukhe.agent.daemon import session_model
+
+        chosen = session_model(self.agent_dir, self.cvar)
+        if chosen is None:
+            raise SubagentError(NO_MODEL, "the session has no model: pick one with /model")
+        level = self.main.document(THINKING_DOC)
+        return spawn_of(self.cvar, self.agent_dir, self.workdir, name, task, chosen, level if isinstance(level, str) else None)
+
+    def _deliver(self, text: str) -> None:
+        """A background report: it joins the turn under way, else it is committed now."""
+        if self._agent is not None:
+            self._agent.report(text)
+        else:
+            self.main.commit([report_row(text)])
+
+    def agent_command(self, name: str, task: str) -> None:
+        """``/agent NAME TASK``; SubagentError when refused."""
+        self.subagents.start(name, task)
+
+    async def close_subagents(self) -> None:
+        await self.subagents.close()
+
+    def subagent_jobs(self) -> set[asyncio.Task[None]]:
+        return set(self.subagents.background)
+
     def steer(self, text: str) -> None:
         if self._agent is not None:
             self._agent.steer(text)
@@ -195,6 +227,20 @@ class SessionRunner:
     def abort(self) -> None:
         if self._agent is not None:
             self._agent.abort()
+
+
+def wire_for(agent_dir: Path, settings: EukheSettings, model: Any, pool: Any) -> Any:
+    """``model``'s wire client on ``pool``, each request within the provider's
+    providerMaxInFlight across the processes of the agent dir (a subagent's too)."""
+    from eukhe.inference.wire import client_for
+
+    wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
+    limit = settings.config.limit(model.provider)
+    return wire if limit is None else Gated(wire, Slots(agent_dir, model.provider, limit))
+
+
+def service_tiers(model: Any) -> tuple[str, ...]:
+    return _tiers(model)
 
 
 def _tiers(model: Any) -> tuple[str, ...]:
