@@ -109,7 +109,7 @@ SCRIPT_KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
 GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
 COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "login", "memory", "session", "set",
             "toggle", "cvar", "settings", "mcp", "tiny-models", "translate", "translate-eval", "say", "transcribe",
-            "tiny-worker")
+            "tiny-worker", "tui")
 
 OK, FAULT, USAGE = 0, 1, 2
 SETTINGS_JSON, PROJECT_JSON = "$A/settings.json", "$P/.eukhe/settings.json"

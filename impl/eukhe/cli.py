@@ -419,6 +419,15 @@ def _say(line: str) -> None:
         pass
 
 
+def _with_default_command(argv: list[str]) -> list[str]:
+    """``eukhe`` with no command (``--agent-dir D`` at most) on a terminal is ``eukhe tui``;
+    elsewhere it stays a usage error."""
+    bare = not argv or (len(argv) == 2 and argv[0] == "--agent-dir") or (len(argv) == 1 and argv[0].startswith("--agent-dir="))
+    if bare and sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty():
+        return [*argv, "tui"]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     if sys.stdout is None:  # started with stdout closed (`>&-`): whatever it did would go unsaid
@@ -435,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args: argparse.Namespace | None = None
     try:
-        args = parser().parse_args(argv)
+        args = parser().parse_args(_with_default_command(sys.argv[1:] if argv is None else list(argv)))
         _check_arguments(args)
         # a writer's lock names the command, never its values, and waits for another writer
         with holding(program=args._prog, timeout=functools.partial(lock_timeout, args.agent_dir)):

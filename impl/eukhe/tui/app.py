@@ -1,0 +1,335 @@
+"""The terminal UI: a full-screen client of the agent of one session (issue 29), on Textual.
+
+The app is a client of the agent's protocol only (``eukhe.agent.protocol``): it reaches the
+session's agent (``eukhe.tui.connect``: connect, or start ``eukhe agent serve``), shows the
+agent's ``state`` first (the rows so far and the turn under way, so a client that attaches
+mid-turn catches up), then every event in order, and sends requests. Every client of a session
+sees the same turn stream; the app keeps nothing the agent does not send.
+
+Keys go through binds.cfg only (control.md S4.5, ``eukhe.tui.keys``): a bound key's set, toggle
+and alias commands go to the session as a ``cvar`` line; its ``action`` commands run here (the
+screen that gets the key runs its own action); a key with no bind goes to the draft. The
+warnings of binds.cfg show at startup and at /reload. Slash commands (``eukhe.tui.commands``)
+are sent as the session's requests (S4 cvar lines, S5.7 /remind and /force, S10 /effort,
+/model); the ones the protocol does not carry yet are error rows that say so. The status line
+is ``eukhe.tui.status``. Dictation (S9) is not built yet: its two actions answer with an error
+row.
+
+``run_tui`` runs the app in the terminal and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import ClassVar
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.widgets import Static
+
+from eukhe.agent import protocol as p
+from eukhe.agent.client import AgentClient
+from eukhe.tui import commands, connect, keys
+from eukhe.tui.editor import Draft, Hints
+from eukhe.tui.picker import ModelPicker
+from eukhe.tui.status import Status, line
+from eukhe.tui.transcript import Transcript
+
+Reach = Callable[[], Awaitable[tuple[AgentClient, "subprocess.Popen[bytes] | None"]]]
+SESSION_ONLY_LINE = "client-only"  # a cvar outcome: the command is the client's (an action)
+
+
+class BindPressed(Message):
+    """A key's bind, on its way through the focused widget's queue to the app."""
+
+    def __init__(self, pressed: keys.Pressed) -> None:
+        super().__init__()
+        self.pressed = pressed
+
+
+class EukheApp(App[int], inherit_bindings=False):
+    """The client of one session's agent (see the module docstring)."""
+
+    ENABLE_COMMAND_PALETTE: ClassVar[bool] = False
+    TITLE = "eukhe"
+    CSS: ClassVar[str] = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def __init__(self, agent_dir: Path, session_dir: Path, session: str, project_dir: Path, *, reach: Reach | None = None) -> None:
+        super().__init__()
+        self.agent_dir = Path(agent_dir)
+        self.session_dir = Path(session_dir)
+        self.session = session
+        self.project_dir = Path(project_dir)
+        self._reach = reach
+        self.keys = keys.load(self.agent_dir)
+        self.status = Status()
+        self.client: AgentClient | None = None
+        self.started: subprocess.Popen[bytes] | None = None  # the agent this app started, if it did
+        self.model: p.ModelRef | None = None
+        self.asked: dict[str, str] = {}  # request id -> what it was sent for
+        self.ids = itertools.count(1)
+        self.seen: list[p.Event] = []  # every event of the agent, in order (for a reader and the tests)
+
+    # -- layout ------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+        hints = Hints(markup=False, id="hints")
+        hints.display = False
+        yield hints
+        yield Draft()
+        yield Static(line(self.status), id="status", markup=False)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def draft(self) -> Draft:
+        return self.query_one(Draft)
+
+    @property
+    def status_text(self) -> str:
+        return line(self.status)
+
+    def show_status(self) -> None:
+        self.query_one("#status", Static).update(self.status_text)
+
+    async def on_mount(self) -> None:
+        self.draft.focus()
+        for warning in self.keys.warnings:
+            await self.transcript.error(warning)
+        self.run_worker(self._pump(), name="agent", group="agent", exclusive=True)
+
+    async def on_unmount(self) -> None:
+        """The client's connection ends with the app (an agent it started then ends once it has
+        no client left: ``agent serve --idle-exit``)."""
+        if self.client is not None:
+            await self.client.close()
+
+    def on_text_area_changed(self, event: Draft.Changed) -> None:
+        self.query_one(Hints).show_for(event.text_area.text)
+
+    # -- the agent -----------------------------------------------------------------------------------
+
+    async def _reach_agent(self) -> tuple[AgentClient, subprocess.Popen[bytes] | None]:
+        if self._reach is not None:
+            return await self._reach()
+        return await connect.reach(self.agent_dir, self.session_dir, self.session, self.project_dir)
+
+    async def _pump(self) -> None:
+        try:
+            self.client, self.started = await self._reach_agent()
+        except (OSError, connect.AgentUnreachable) as error:
+            await self.transcript.error(f"cannot reach the agent of session {self.session}: {error}")
+            return
+        self.status.connected = True
+        async for event in self.client.events():
+            self.seen.append(event)
+            await self.take(event)
+            self.show_status()
+        self.status.connected = False
+        self.status.running = False
+        self.show_status()
+        await self.transcript.error("the agent's connection ended")
+
+    async def ask(self, request: p.Request, purpose: str = "") -> str | None:
+        """Send a request (its id remembers ``purpose``); None when there is no agent."""
+        if self.client is None or self.client.gone:
+            await self.transcript.error("not connected to the agent: nothing was sent")
+            return None
+        ident = f"tui-{next(self.ids)}"
+        self.asked[ident] = purpose or request.type
+        await self.client.send(request.model_copy(update={"id": ident}))
+        return ident
+
+    async def take(self, event: p.Event) -> None:
+        """One event of the agent, onto the screen."""
+        re = getattr(event, "re", None)
+        purpose = self.asked.pop(re, "") if isinstance(re, str) else ""
+        if isinstance(event, p.StateEvent):
+            await self._state(event, first=not purpose)
+        elif isinstance(event, p.ModelEvent):
+            self._model(event.model, event.thinking_level, event.offered_levels)
+        elif isinstance(event, p.ThinkingLevelEvent):
+            if event.level is None:
+                await self.transcript.row("the thinking level stays: the model offers fewer than two levels")
+            else:
+                self.status.thinking, self.status.offered = event.level, event.offered_levels
+                if purpose == "command":
+                    await self.transcript.row(f"thinking level {event.level}")
+        elif isinstance(event, p.DirectorsEvent):
+            self.status.stack = [str(layer.get("kind", "?")) for layer in event.stack]
+        elif isinstance(event, p.CvarResultEvent):
+            await self._cvar_result(event, purpose)
+        elif isinstance(event, p.CvarSavedEvent):
+            written = ", ".join(f"{s.cvar}={s.value}" for s in event.written) or "no sets"
+            await self.transcript.row(f"/cvar save: {written} -> {event.path}")
+        elif isinstance(event, p.ModelCatalogEvent):
+            if purpose == "picker":
+                await self.push_screen(ModelPicker(event, self.model), self._picked)
+        elif isinstance(event, p.OkEvent):
+            if event.request not in ("turn", "status"):
+                await self.transcript.row(event.text or f"{event.request}: done")
+        elif isinstance(event, p.ErrorEvent):
+            await self.transcript.error(f"{event.kind}: {event.message}")
+        else:
+            if isinstance(event, p.TurnStartEvent):
+                self.status.running = True
+            elif isinstance(event, p.TurnEndEvent):
+                self.status.running = False
+            await self.transcript.event(event)
+
+    async def _state(self, state: p.StateEvent, *, first: bool) -> None:
+        self._model(state.model, state.thinking_level, state.offered_levels)
+        self.status.goal = state.goal
+        self.status.stack = [str(layer.get("kind", "?")) for layer in state.directors]
+        self.status.running = state.running
+        if first:  # what happened before this client: the agent's rows and the turn under way
+            for row in state.rows:
+                await self.transcript.event(row)
+            for event in state.turn:
+                await self.transcript.event(event)
+
+    def _model(self, model: p.ModelRef | None, thinking: str, offered: list[str] | None) -> None:
+        self.model = model
+        self.status.model = None if model is None else f"{model.provider}/{model.id}"
+        self.status.thinking, self.status.offered = thinking, offered
+
+    async def _cvar_result(self, event: p.CvarResultEvent, purpose: str) -> None:
+        for outcome in event.outcomes:
+            if outcome.outcome == SESSION_ONLY_LINE and outcome.command.startswith("action "):
+                if purpose == "press-aliased":
+                    await self.run_actions([outcome.command.removeprefix("action ").strip()])
+                continue
+            words = outcome.command.split()
+            if not outcome.refused and len(words) == 3 and words[:2] == ["set", commands.TIER_CVAR]:
+                self.status.tier = words[2]
+            where = " (global)" if event.global_ else ""
+            text = f"{outcome.command}{where}: {outcome.outcome}"
+            await (self.transcript.error(text) if outcome.refused else self.transcript.row(text))
+
+    def _picked(self, choice: str | None) -> None:
+        if choice is not None:
+            self.run_worker(self.ask(p.CommandRequest(line=f"/model {choice}"), "command"), group="asks")
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            pressed = self.keys.press(event.key)
+            if pressed is not None:
+                # The keys before this one were forwarded to the focused widget's queue: the
+                # bind goes through that queue too (and bubbles back here), so Enter sends a
+                # draft that holds every key typed before it, however fast they came.
+                (self.focused or self.screen).post_message(BindPressed(pressed))
+                return
+        await super().on_event(event)
+
+    async def on_bind_pressed(self, message: BindPressed) -> None:
+        message.stop()
+        await self.run_pressed(message.pressed)
+
+    async def run_pressed(self, pressed: keys.Pressed) -> None:
+        """Run a bind: its session commands as one cvar line, its actions here."""
+        if pressed.line:
+            await self.ask(p.cvar_request(pressed.line), "press-aliased" if pressed.aliased else "press")
+        await self.run_actions(list(pressed.actions))
+
+    async def run_actions(self, actions: list[str]) -> None:
+        screen = self.screen
+        for action in actions:
+            if isinstance(screen, ModelPicker):  # the picker runs its own actions only
+                if action == "app.interrupt":
+                    screen.dismiss(None)
+                elif action == "editor.submit":
+                    screen.choose()
+                continue
+            await self.action(action)
+
+    async def action(self, action: str) -> None:
+        """One client action of a bind (``keys.ACTIONS``)."""
+        if action == "editor.submit":
+            await self.submit()
+        elif action == "editor.followUp":
+            await self.submit(follow_up=True)
+        elif action == "editor.newline":
+            self.draft.newline()
+        elif action == "editor.clear":
+            self.draft.clear()
+        elif action == "editor.complete":
+            self.draft.complete_draft()
+        elif action == "app.interrupt":
+            if self.status.running:
+                await self.ask(p.AbortRequest())
+        elif action == "app.model.select":
+            await self.ask(p.GetModelCatalogRequest(), "picker")
+        elif action == "app.thinking.cycle":
+            await self.ask(p.CycleThinkingLevelRequest(), "cycle")
+        elif action == "app.thinking.toggle":
+            shown = self.transcript.toggle_thinking()
+            await self.transcript.row("thinking shown" if shown else "thinking hidden")
+        elif action == "app.tools.expand":
+            self.transcript.toggle_tools()
+        elif action == "app.quit":
+            self.exit(0)
+        elif action in ("app.stt.pushToTalk", "app.stt.toggle"):
+            await self.transcript.error(f"action {action}: dictation is not built into this client yet")
+        else:
+            await self.transcript.error(f"action {action}: no such action (the actions: {', '.join(keys.ACTIONS)})")
+
+    # -- the draft -----------------------------------------------------------------------------------
+
+    async def submit(self, *, follow_up: bool = False) -> None:
+        text = self.draft.text
+        if not text.strip():
+            return
+        self.draft.clear()
+        if text.startswith("/"):
+            await self.slash(text.strip())
+        elif follow_up and self.status.running:
+            await self.ask(p.FollowUpRequest(text=text))
+        elif self.status.running:
+            await self.ask(p.SteerRequest(text=text))
+        else:
+            await self.ask(p.TurnRequest(text=text))
+
+    async def slash(self, text: str) -> None:
+        planned = commands.plan(text)
+        if isinstance(planned, commands.Refuse):
+            await self.transcript.error(planned.message)
+        elif isinstance(planned, commands.Send):
+            await self.ask(planned.request, "command")
+        elif planned.verb == "picker":
+            await self.ask(p.GetModelCatalogRequest(), "picker")
+        elif planned.verb == "reload":
+            self.keys = keys.load(self.agent_dir)
+            for warning in self.keys.warnings:
+                await self.transcript.error(warning)
+            await self.transcript.row(f"binds.cfg read: {len(self.keys.binds.keys())} keys bound, {len(self.keys.warnings)} warnings")
+            await self.ask(p.StatusRequest(), "reload")
+        elif planned.verb == "quit":
+            self.exit(0)
+        elif planned.verb == "tier_shown":
+            known = self.status.tier or "not known to this client (the agent's state does not carry it)"
+            await self.transcript.row(f"service tier: {known}; /tier {'|'.join(commands.TIERS)} sets it")
+        else:
+            for help_line in commands.COMMANDS.values():
+                await self.transcript.row(help_line)
+            for action, does in keys.ACTIONS.items():
+                bound = ", ".join(self.keys.keys_of(action)) or "no key"
+                await self.transcript.row(f"{action} ({bound}): {does}")
+
+
+def run_tui(agent_dir: Path, session_dir: Path, session: str, project_dir: Path) -> int:
+    """The terminal UI on the session's agent, in the foreground; its exit code."""
+    app = EukheApp(agent_dir, session_dir, session, project_dir)
+    code = app.run()
+    return code if isinstance(code, int) else (app.return_code or 0)

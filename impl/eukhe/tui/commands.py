@@ -1,0 +1,123 @@
+"""The slash commands of the terminal UI: what each one sends, and their completion.
+
+control.md S4: ``/set``, ``/toggle``, ``/alias`` and ``/cvar`` are console lines of the session's
+agent, sent as ``cvar`` requests (``--global`` sends a set or toggle to the global config.cfg);
+``/cvar save`` is ``cvar_save``. S5.7: ``/remind TEXT`` and ``/force TOOL [--tries N]`` are
+session commands the client sends through the agent, as are ``/effort [LEVEL]`` (S10) and
+``/model PROVIDER/MODEL``; ``/model`` alone opens the picker over the agent's catalog. ``/tier
+NAME`` is the serviceTier session switch (S4). ``/reload``, ``/quit`` and ``/help`` run in the
+client. A command the agent's protocol does not carry yet (``/memory``, ``/new``,
+``/fork``, ``/rewind``) is an error row saying so, never a pretended success.
+
+``plan`` reads one line into what the client does (a ``Plan``); ``complete`` gives the commands
+a typed prefix can still become. Pure functions: the app does the sending.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from eukhe.agent import protocol as p
+
+# name -> one line of help, in the order /help lists them
+COMMANDS: Final[dict[str, str]] = {
+    "/set": "/set ID VALUE [--global]: set a cvar of the session (S4)",
+    "/toggle": "/toggle ID [--global]: flip a Bool cvar of the session (S4)",
+    "/alias": '/alias NAME "CMDS": name a list of commands (S4)',
+    "/cvar": "/cvar LINE | /cvar save: run a console line; save the agent's persist sets (S4)",
+    "/remind": "/remind TEXT: a reminder on the Director stack (S5.7)",
+    "/force": "/force TOOL [--tries N]: force a tool call (S5.7)",
+    "/model": "/model [PROVIDER/MODEL]: pick or switch the session's model",
+    "/effort": "/effort [LEVEL]: show or set the thinking level (S10)",
+    "/tier": "/tier auto|default|flex|priority: the session's service tier",
+    "/memory": "/memory [view]: the chat memory (not yet in the agent's protocol)",
+    "/agent": "/agent NAME TASK: a subagent on TASK in the background; its report joins the session",
+    "/new": "/new: a new session (not yet in the agent's protocol)",
+    "/fork": "/fork: fork the session (not yet in the agent's protocol)",
+    "/rewind": "/rewind: rewind the session (not yet in the agent's protocol)",
+    "/reload": "/reload: read binds.cfg again and show its warnings",
+    "/help": "/help: these commands",
+    "/quit": "/quit: leave (the agent goes on serving the session)",
+}
+NOT_YET: Final = frozenset({"/memory", "/new", "/fork", "/rewind"})
+TIERS: Final = ("auto", "default", "flex", "priority")
+TIER_CVAR: Final = "serviceTier"
+
+ClientVerb = Literal["picker", "reload", "quit", "help", "tier_shown"]
+
+
+@dataclass(frozen=True)
+class Send:
+    """A request for the agent."""
+
+    request: p.Request
+
+
+@dataclass(frozen=True)
+class Client:
+    """Something the client does itself."""
+
+    verb: ClientVerb
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """An error row: the line is not a command the client can run."""
+
+    message: str
+
+
+Plan = Send | Client | Refuse
+
+
+def complete(text: str) -> list[str]:
+    """The commands the typed word ``text`` (starting with ``/``) can still become, in table order."""
+    if not text.startswith("/") or " " in text or "\n" in text:
+        return []
+    return [name for name in COMMANDS if name.startswith(text)]
+
+
+def plan(line: str) -> Plan:
+    """What the slash command ``line`` does (see the module docstring)."""
+    stripped = line.strip()
+    word, _, rest = stripped.partition(" ")
+    rest = rest.strip()
+    if word not in COMMANDS:
+        near = complete(word)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ": /help lists the commands"
+        return Refuse(f"unknown command {word}{hint}")
+    if word in NOT_YET:
+        return Refuse(f"{word} is not yet in the agent's protocol: nothing was done")
+    if word in ("/set", "/toggle"):
+        words = rest.split()
+        is_global = "--global" in words
+        body = " ".join(w for w in words if w != "--global") if is_global else rest
+        if not body:
+            return Refuse(COMMANDS[word])
+        return Send(p.cvar_request(f"{word[1:]} {body}", is_global))
+    if word == "/alias":
+        return Send(p.cvar_request(f"alias {rest}")) if rest else Refuse(COMMANDS[word])
+    if word == "/cvar":
+        if rest == "save":
+            return Send(p.CvarSaveRequest())
+        return Send(p.cvar_request(rest)) if rest else Refuse(COMMANDS[word])
+    if word in ("/remind", "/force"):
+        return Send(p.CommandRequest(line=stripped)) if rest else Refuse(COMMANDS[word])
+    if word == "/agent":
+        return Send(p.CommandRequest(line=stripped)) if len(rest.split(None, 1)) == 2 else Refuse(COMMANDS[word])
+    if word == "/effort":
+        return Send(p.CommandRequest(line=stripped))
+    if word == "/model":
+        return Send(p.CommandRequest(line=stripped)) if rest else Client("picker")
+    if word == "/tier":
+        if not rest:
+            return Client("tier_shown")
+        if rest not in TIERS:
+            return Refuse(f"/tier {rest}: the tiers are {', '.join(TIERS)}")
+        return Send(p.cvar_request(f"set {TIER_CVAR} {rest}"))
+    if word == "/reload":
+        return Client("reload")
+    if word == "/quit":
+        return Client("quit")
+    return Client("help")

@@ -1,0 +1,65 @@
+"""The status line of the terminal UI: what the session runs on, in one line.
+
+It shows the model, the thinking level as the agent shows it (inference.md S10 session 4: the
+agent's ``thinking_level`` is the stored level clamped to the model, the default when unset; the
+client computes no ladder), the service tier when the client knows it, ``mem N/128K`` when the
+agent gives the chat memory's use, the goal's status and the Director stack's pushed layers,
+and whether a turn runs. The dictation phase (S9 dictation rule 5: ``[REC]`` while recording,
+``[STT]`` while transcribing) leads the line when a take is under way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Phase = Literal["REC", "STT"]
+
+
+@dataclass
+class Status:
+    model: str | None = None  # provider/id, None when the session has no model
+    thinking: str | None = None
+    offered: list[str] | None = None
+    tier: str | None = None  # the serviceTier the client last saw set; None: not known
+    mem_used: int | None = None  # tokens of the chat memory, when the agent gives them
+    mem_limit: int = 128_000
+    goal: dict[str, Any] | None = None
+    stack: list[str] = field(default_factory=list)  # kinds of the Director layers, bottom first
+    running: bool = False
+    connected: bool = False
+    dictation: Phase | None = None
+
+
+def tokens(count: int) -> str:
+    """``128K`` for 128000, ``1.5M`` for 1500000, the number itself under 1000."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.3g}M"
+    if count >= 1000:
+        return f"{count / 1000:.3g}K"
+    return str(count)
+
+
+def line(status: Status) -> str:
+    parts: list[str] = []
+    if status.dictation is not None:
+        parts.append(f"[{status.dictation}]")
+    if not status.connected:
+        parts.append("not connected")
+    parts.append(f"model {status.model}" if status.model else "no model: /model")
+    if status.thinking is not None:
+        parts.append(f"thinking {status.thinking}")
+    if status.tier is not None:
+        parts.append(f"tier {status.tier}")
+    if status.mem_used is not None:
+        parts.append(f"mem {tokens(status.mem_used)}/{tokens(status.mem_limit)}")
+    if status.goal is not None:
+        parts.append(f"goal {status.goal.get('status', '?')}")
+    pushed = [kind for kind in status.stack if kind not in ("goal", "autonomous")]
+    if "autonomous" in status.stack:
+        parts.append("autonomous")
+    if pushed:
+        parts.append("directors " + ",".join(pushed))
+    if status.running:
+        parts.append("running")
+    return " | ".join(parts)

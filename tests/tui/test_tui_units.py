@@ -1,0 +1,118 @@
+"""The terminal UI's pure parts: the slash commands' plans and completion, the status line, and
+key presses through binds.cfg (control.md S4.5), on real binds.cfg files in a temp agent dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eukhe.agent import protocol as p
+from eukhe.tui import commands, keys
+from eukhe.tui.status import Status, line, tokens
+
+
+def test_every_slash_command_has_a_plan() -> None:
+    for name in commands.COMMANDS:
+        planned = commands.plan(f"{name} x")
+        if name in commands.NOT_YET:
+            assert isinstance(planned, commands.Refuse) and "not yet" in planned.message
+        else:
+            assert not (isinstance(planned, commands.Refuse) and "unknown" in planned.message), name
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("/set retry.enabled false", p.cvar_request("set retry.enabled false")),
+        ("/set retry.enabled false --global", p.cvar_request("set retry.enabled false", True)),
+        ("/toggle --global retry.enabled", p.cvar_request("toggle retry.enabled", True)),
+        ('/alias go "toggle retry.enabled"', p.cvar_request('alias go "toggle retry.enabled"')),
+        ("/cvar set a 1; toggle b", p.cvar_request("set a 1; toggle b")),
+        ("/cvar save", p.CvarSaveRequest()),
+        ("/remind run the tests", p.CommandRequest(line="/remind run the tests")),
+        ("/force read --tries 2", p.CommandRequest(line="/force read --tries 2")),
+        ("/agent reviewer read a.txt", p.CommandRequest(line="/agent reviewer read a.txt")),
+        ("/effort", p.CommandRequest(line="/effort")),
+        ("/effort high", p.CommandRequest(line="/effort high")),
+        ("/model loop/loop-model", p.CommandRequest(line="/model loop/loop-model")),
+        ("/tier flex", p.cvar_request("set serviceTier flex")),
+    ],
+)
+def test_session_commands_are_sent_as_the_protocols_requests(typed: str, sent: p.Request) -> None:
+    assert commands.plan(typed) == commands.Send(sent)
+
+
+def test_client_commands_and_refusals() -> None:
+    assert commands.plan("/model") == commands.Client("picker")
+    assert commands.plan("/reload") == commands.Client("reload")
+    assert commands.plan("/quit") == commands.Client("quit")
+    assert commands.plan("/tier") == commands.Client("tier_shown")
+    assert isinstance(commands.plan("/tier fast"), commands.Refuse)
+    assert isinstance(commands.plan("/agent reviewer"), commands.Refuse)  # a name and no task
+    assert isinstance(commands.plan("/remind"), commands.Refuse)  # a reminder needs its text
+    refused = commands.plan("/mod x")
+    assert isinstance(refused, commands.Refuse) and "/model" in refused.message
+
+
+def test_completion_lists_what_a_prefix_can_become() -> None:
+    assert commands.complete("/re") == ["/remind", "/rewind", "/reload"]
+    assert commands.complete("/q") == ["/quit"]
+    assert commands.complete("/quit now") == [] and commands.complete("hello") == []
+
+
+def test_the_status_line_shows_model_level_tier_mem_and_the_goal() -> None:
+    status = Status(model="loop/m", thinking="high", tier="flex", mem_used=12_300, goal={"status": "active"}, stack=["autonomous", "goal", "reminder"], connected=True)
+    assert line(status) == "model loop/m | thinking high | tier flex | mem 12.3K/128K | goal active | autonomous | directors reminder"
+    assert line(Status(connected=True)) == "no model: /model"
+    assert tokens(128_000) == "128K" and tokens(999) == "999" and tokens(1_500_000) == "1.5M"
+
+
+def test_the_dictation_phase_leads_the_line() -> None:
+    """S9 dictation rule 5: [REC] while recording, then [STT] while transcribing, first."""
+    status = Status(model="loop/m", thinking="off", connected=True)
+    for phase in ("REC", "STT"):
+        status.dictation = phase  # type: ignore[assignment]
+        assert line(status).startswith(f"[{phase}] | model loop/m")
+    status.dictation = None
+    assert not line(status).startswith("[")
+
+
+def test_the_first_bind_wins_and_an_empty_bind_turns_a_default_off(tmp_path: Path) -> None:
+    (tmp_path / "binds.cfg").write_text('bind ctrl+l "toggle retry.enabled"\nbind ctrl+l "action app.quit"\nbind ctrl+t ""\n', encoding="utf-8")
+    bound = keys.load(tmp_path)
+    assert bound.warnings == []
+    assert bound.press("ctrl+l") == keys.Pressed("toggle retry.enabled", ())  # the user's bind, before the default
+    assert bound.press("ctrl+t") == keys.Pressed("", ())  # turned off: runs nothing
+    assert bound.press("ctrl+c") == keys.Pressed("", ("app.interrupt", "editor.clear"))  # a default
+    assert bound.press("x") is None  # no bind: the key goes to the draft
+
+
+def test_a_press_sends_session_commands_and_runs_actions_in_the_client(tmp_path: Path) -> None:
+    (tmp_path / "binds.cfg").write_text('bind f5 "set serviceTier flex; action app.tools.expand; toggle retry.enabled"\nbind f6 "flip; action app.quit"\n', encoding="utf-8")
+    bound = keys.load(tmp_path)
+    assert bound.press("f5") == keys.Pressed("set serviceTier flex; toggle retry.enabled", ("app.tools.expand",))
+    assert bound.press("f6") == keys.Pressed("flip", ("app.quit",), aliased=True)  # the session expands its alias
+
+
+def test_binds_cfg_warnings_are_kept_for_startup_and_reload(tmp_path: Path) -> None:
+    (tmp_path / "binds.cfg").write_text('set a 1\nbind f5 "toggle retry.enabled"\n', encoding="utf-8")
+    bound = keys.load(tmp_path)
+    assert len(bound.warnings) == 1 and "binds.cfg:1" in bound.warnings[0]
+    assert bound.press("f5") == keys.Pressed("toggle retry.enabled", ())
+
+
+def test_binds_cfg_is_written_once_from_keybindings_json(tmp_path: Path) -> None:
+    (tmp_path / "keybindings.json").write_text('{"app.quit": ["f10"], "app.tools.expand": "f10"}', encoding="utf-8")
+    assert keys.load(tmp_path).press("f10") == keys.Pressed("", ("app.quit", "app.tools.expand"))
+    assert (tmp_path / "binds.cfg").read_text(encoding="utf-8") == 'bind f10 "action app.quit; action app.tools.expand"\n'
+
+
+def test_dictation_actions_bind_only_through_binds_cfg(tmp_path: Path) -> None:
+    """S9 dictation rule 2: app.stt.pushToTalk and app.stt.toggle have no default key."""
+    defaults = keys.load(tmp_path)
+    for key in defaults.binds.keys():
+        pressed = defaults.press(key)
+        assert pressed is not None and not {"app.stt.pushToTalk", "app.stt.toggle"} & set(pressed.actions)
+    (tmp_path / "binds.cfg").write_text('bind f8 "action app.stt.toggle"\n', encoding="utf-8")
+    assert keys.load(tmp_path).press("f8") == keys.Pressed("", ("app.stt.toggle",))
