@@ -4,10 +4,12 @@
 (parameters of type int, bool or str, a frozen dataclass of such fields, a tuple of ints, bools,
 strs, dataclasses or pairs of plain values, a pair, or one of those or None; a body of
 assignments to names (a pair unpacked into names too), ``if``/``else``, ``while`` loops with
-``break`` and ``continue``, ``for`` loops over a tuple (its items unpacked or not), and
+``break`` and ``continue``, ``for`` loops over a tuple or a record's tuple field (its items
+unpacked or not), and
 ``return``; integer arithmetic + - *, ``//`` and ``%`` by a positive int constant (z3's div
 and mod, which are Python's for a positive divisor), ``min`` and ``max`` of two ints, comparisons,
-``and``/``or``/``not`` on booleans, ``is None`` tests, fields of dataclasses, ``len`` and
+``and``/``or``/``not`` on booleans, ``is None`` tests, ``in`` and ``not in`` a tuple (``member``:
+some index below its length holds an equal item), fields of dataclasses, ``len`` and
 subscripts and slices of tuples, pairs (fixed tuples: a literal, a constant subscript),
 conditional expressions, module constants, dataclass constructors and calls of other such
 functions, ``()`` given to a tuple parameter or field, a tuple local declared with its type and
@@ -255,6 +257,33 @@ def same_items(left: Items, right: Items) -> Any:
     """Two tuples of one item type hold the same items: equal lengths and equal arrays (which
     is more than Python's ``==`` asks, so a claim of it proves the tuples equal)."""
     return z3.And(left.length == right.length, *(a == b for a, b in zip(_leaves_of(left.array), _leaves_of(right.array), strict=True)))
+
+
+# The recursive function of ``in`` for each shape of a tuple's items: z3 takes one definition of it.
+_MEMBERS: dict[tuple[str, ...], Any] = {}
+
+
+def member(items: Items, value: Any) -> Any:
+    """Python's ``value in items`` for a tuple of ints, bools, strs, pairs or dataclasses of them:
+    some index below its length holds an item equal to ``value`` (``==``, field by field), as
+    the recursive function ``in(t, n, x, i) = i < n and (t[i] == x or in(t, n, x, i + 1))`` from
+    index 0, which ends (``n - i`` falls by one on each call while it is positive). A recursive
+    function, not an ``Exists``, so that a loop's recursive function may call it (z3 takes no
+    quantifier in a recursive definition); a claim states ``in`` with it too (``x in t``)."""
+    arrays, values = _leaves_of(items.array), _leaves_of(value)
+    if _shape(_selected(items.array, z3.IntVal(0))) != _shape(value):
+        raise Unsupported("`in` of a value that is not of the tuple's items")
+    key = tuple(str(a.sort()) for a in arrays)
+    function = _MEMBERS.get(key)
+    if function is None:
+        held = [z3.Const(f"in@t{n}", a.sort()) for n, a in enumerate(arrays)]
+        sought = [z3.Const(f"in@x{n}", v.sort()) for n, v in enumerate(values)]
+        length, at = z3.Int("in@n"), z3.Int("in@i")
+        function = z3.RecFunction(f"in:{'|'.join(key)}", *(a.sort() for a in arrays), z3.IntSort(), *(v.sort() for v in values), z3.IntSort(), z3.BoolSort())
+        here = _equal(_selected(_rebuilt(items.array, held), at), _rebuilt(value, sought))
+        z3.RecAddDefinition(function, [*held, length, *sought, at], z3.If(at < length, z3.Or(here, function(*held, length, *sought, at + 1)), z3.BoolVal(False)))
+        _MEMBERS[key] = function
+    return function(*arrays, items.length, *values, z3.IntVal(0))
 
 
 def _selected(arrays: Any, index: Any) -> Any:
@@ -605,9 +634,10 @@ class _Translator:
             isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
             and "range" not in self.fn.__globals__ and 1 <= len(node.iter.args) <= 2 and not node.iter.keywords
         )
-        if node.orelse or not names_only or not (isinstance(node.iter, ast.Name) or (ranged and isinstance(target, ast.Name))):
-            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` (or `for a, b in tuple_name:`, `for i in range(...)`) without else is translated")
-        if isinstance(node.iter, ast.Name) and node.iter.id in _assigned_names(node.body):
+        walked = node.iter.value if isinstance(node.iter, ast.Attribute) else node.iter  # a tuple, or a field of a record
+        if node.orelse or not names_only or not (isinstance(walked, ast.Name) or (ranged and isinstance(target, ast.Name))):
+            raise Unsupported(f"{self._where(node)}: only `for name in tuple_name:` (or `for a, b in tuple_name:`, `for x in name.field:`, `for i in range(...)`) without else is translated")
+        if isinstance(walked, ast.Name) and walked.id in _assigned_names(node.body):
             raise Unsupported(f"{self._where(node)}: the loop assigns the tuple it walks")
         index = ast.Name(f"for@{self._where(node)}", ast.Load())
         if isinstance(node.iter, ast.Call):
@@ -813,6 +843,9 @@ class _Translator:
             if operation is None:
                 raise Unsupported(f"{self._where(node)}: the operator {type(node.op).__name__} is not translated")
             return operation(self._integer(node.left, env, known), self._integer(node.right, env, known))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            found = self._member(node, self._expr(node.left, env, known), self._expr(node.comparators[0], env, known))
+            return found if isinstance(node.ops[0], ast.In) else z3.Not(found)
         if isinstance(node, ast.Compare):
             terms = [self._expr(node.left, env, known)] + [self._expr(c, env, known) for c in node.comparators]
             pairs = []
@@ -875,6 +908,14 @@ class _Translator:
                 return applied(callee, *arguments)
             return _Translator(callee, self.depth + 1, self.opaque)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
+
+    def _member(self, node: ast.Compare, value: Any, items: Any) -> Any:
+        """``value in t`` for a tuple ``t`` of such values: ``member``."""
+        if not isinstance(items, Items) or isinstance(value, (Items, Maybe)):
+            raise Unsupported(f"{self._where(node)}: `in` of other than a value that is not None and a tuple of such values")
+        if _shape(_selected(items.array, z3.IntVal(0))) != _shape(value):
+            raise Unsupported(f"{self._where(node)}: `in` of a value that is not of the tuple's items")
+        return member(items, value)
 
     def _sliced(self, node: ast.Subscript, bounds: ast.Slice, env: dict[str, Any], known: frozenset[str]) -> Items:
         """``t[a:b]`` as Python reads it: a negative bound counts from the end, then each is

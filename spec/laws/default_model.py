@@ -3,27 +3,41 @@
 Judges: each law states its rule on the world directly (in the catalog, enabled, keyed, the
 first usable model of the chain), never through ``resolve``'s own helpers.
 
-Domain (bounded): providers p and q, models p/a, p/b, q/a; the saved default unset, one of
+Proofs, about the code: spec.z3gen generates the z3 encodings of ``resolve`` and of ``startup``
+(whose loop over the chain z3 proved ends) from their source, ``x in t`` each the membership
+Python's ``in`` computes (``spec.z3gen.member``). The judges state "in the catalog", "enabled"
+and "keyed" with that membership on the world's tuples, never through ``usable``. That the
+replacement is the first usable model of the chain is proved by induction on startup's loop
+(the step's hypothesis at the states ``successors`` gives): from any index i, for every k, if
+chain[k] is usable and no model of chain[i:k] is, the loop returns chain[k]; if no model of
+chain[i:] is usable it returns None; what it returns is usable. Each law is then proved of
+``resolve`` for every saved default and every world (any catalogs, enabledModels, keyed
+providers and chains of any length, any ids), with that fact at the state ``resolve``'s call of
+startup enters its loop with.
+
+The bounded domain below runs beside the proofs, and production on it (the model's laws are
+proved, production's are bounded): providers p and q, models p/a, p/b, q/a; the saved default unset, one of
 them, or r/z (a provider nobody knows); every catalog (8), enabledModels unset or any subset
 (9), every set of keyed providers (4), every startup chain of at most 2 distinct models (10):
-14,400 worlds. Ids and lists are unbounded in the seed, so this is bounded; Hypothesis hunts
-more models. Production (``eukhe.inference.default_model.resolve_default``) runs on the same
+14,400 worlds. Hypothesis hunts more models. Production (``eukhe.inference.default_model.resolve_default``) runs on the same
 worlds.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
+import z3
 from hypothesis import strategies as st
 
 from bend import default_model as m
 from eukhe.inference import default_model as production
-from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples
-from spec.registry import BOUNDED, law
+from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, induction, prove
+from spec.registry import BOUNDED, PROVED, law
+from spec.z3gen import facts, fresh, generated, item, member, same
 
 MODELS: tuple[m.Key, ...] = (("p", "a"), ("p", "b"), ("q", "a"))
 SAVED: tuple[m.Key | None, ...] = (None, *MODELS, ("r", "z"))
@@ -87,7 +101,88 @@ def _computed() -> tuple[Case, ...]:
     return tuple((saved, world, _model_outcome(saved, world), _production_outcome(saved, world)) for saved, world in _worlds())
 
 
-def _law(prop: Any, what: str) -> Evidence:
+# -- the proofs: z3 encodings generated from the code of resolve and startup --------------------------
+
+RESOLVE, STARTUP = generated(m.resolve), generated(m.startup)
+SAVED_T, WORLD = fresh(m.Key | None, "saved"), fresh(m.World, "world")
+_I, _J, _K = z3.Ints("i j k")
+INPUTS = [*facts(SAVED_T), *facts(WORLD)]  # every tuple's length is a natural
+TIES = [RESOLVE.tie, STARTUP.tie]
+
+
+def _usable(key: Any) -> Any:
+    """The key (a pair of terms) is in the catalog, inside enabledModels when it is set, and its
+    provider is keyed: the seed's three conditions, each Python's ``in`` on the world's tuples."""
+    enabled = WORLD.enabled
+    return z3.And(member(WORLD.catalog, key), z3.Or(enabled.none, member(enabled.value, key)), member(WORLD.keyed, key.item0))
+
+
+def _chain(index: Any) -> Any:
+    return item(WORLD.chain, index)
+
+
+def _none_usable(start: Any, end: Any) -> Any:
+    """No model of chain[start:end] is usable."""
+    return z3.ForAll([_J], z3.Implies(z3.And(start <= _J, _J < end), z3.Not(_usable(_chain(_J)))))
+
+
+def _is_first_usable(start: Any, got: Any) -> Any:
+    """``got`` (an optional key) is the first usable model of chain[start:], None if there is
+    none, and usable when it is one: for the free k, if chain[k] is usable and none before it
+    from ``start`` is, ``got`` is chain[k]."""
+    n = WORLD.chain.length
+    first_at_k = z3.And(start <= _K, _K < n, _usable(_chain(_K)), _none_usable(start, _K))
+    return z3.And(
+        z3.Implies(first_at_k, z3.And(z3.Not(got.none), same(got.value, _chain(_K)))),
+        z3.Implies(_none_usable(start, n), got.none),
+        z3.Implies(z3.Not(got.none), _usable(got.value)),
+    )
+
+
+def _startup_holds(at: dict[str, Any]) -> Any:
+    return z3.Implies(at["_index"] >= 0, _is_first_usable(at["_index"], STARTUP.loop(**at)))
+
+
+@cache
+def startup_lemma() -> Evidence:
+    """startup's loop, entered at any index i, returns the first usable model of chain[i:]:
+    induction on its loop (z3 proved it ends), the step's hypothesis at the states its body runs
+    it again with."""
+    state = {"world": WORLD, "_index": _I}
+    test = _I < WORLD.chain.length
+    base = prove(lambda: z3.Implies(z3.Not(test), _startup_holds(state)), label="base: the chain is walked (the first usable from its end is None)", assumptions=INPUTS, ties=TIES)
+    step = prove(
+        lambda: z3.Implies(z3.And(test, *(_startup_holds(after) for _path, after in STARTUP.successors(**state))), _startup_holds(state)),
+        label="step: chain[i] is returned when usable, else the first usable after it", assumptions=INPUTS, ties=TIES,
+    )
+    return induction(base, step, of=STARTUP.of, label=f"{STARTUP.of}'s walk over the chain (the first usable model)")
+
+
+def _resolve_proof(claim: Callable[[Any, Any], Any], what: str, *, replacement: bool = True) -> Evidence:
+    """``claim(saved, resolved)`` of resolve's encoding for every saved default and world, given
+    (when the claim is about the ``replacement``) startup's fact at the state resolve's call of
+    it enters its loop with."""
+    if not replacement:
+        return prove(lambda: claim(SAVED_T, RESOLVE(SAVED_T, WORLD)), label=f"{what}, for every saved default and world", assumptions=INPUTS, ties=TIES)
+    entry = prove(
+        lambda: z3.Implies(_startup_holds(STARTUP.entered(WORLD)), claim(SAVED_T, RESOLVE(SAVED_T, WORLD))),
+        label=f"{what}, for every saved default and world", assumptions=INPUTS, ties=TIES,
+    )
+    return all_of(startup_lemma(), entry)
+
+
+def _row_is(row: Any, saved: Any, reason: str, replacement: Any) -> Any:
+    """The row is there and names the saved default, the reason and the replacement (a Maybe, or
+    None: the row names none)."""
+    named = row.value.replacement.none if replacement is None else same(row.value.replacement, replacement)
+    return z3.And(z3.Not(row.none), same(row.value.saved, saved), row.value.reason == z3.StringVal(reason), named)
+
+
+def _unusable_error(error: Any) -> Any:
+    return z3.And(z3.Not(error.none), error.value == z3.StringVal(m.DEFAULT_UNUSABLE))
+
+
+def _law(prop: Any, what: str, proof: Evidence | None = None) -> Evidence:
     model = bounded(_computed(), lambda c: prop(c[0], c[1], c[2]), label=f"{LABEL}: {what}")
     prod = bounded(_computed(), lambda c: prop(c[0], c[1], c[3]), label=f"production resolve_default: {LABEL}")
     def hunted(w: tuple[int | None, int, int | None, int, list[int]]) -> bool:
@@ -95,6 +190,8 @@ def _law(prop: Any, what: str) -> Evidence:
         return bool(prop(saved, world, _model_outcome(saved, world)))
 
     hunt = examples(hunted, w=HUNTED)
+    if proof is not None:
+        return also(proof, model, hunt).with_production(prod)
     return also(model, hunt).with_production(prod)
 
 
@@ -122,7 +219,7 @@ def _hunted(saved: int | None, catalog: int, enabled: int | None, keyed: int, ch
     "default_honoured_or_reported",
     "S6 models.json 1-3",
     "An unpinned session starts on its saved default, or a display-only row names the saved default, the reason and the replacement (the next startup default).",
-    BOUNDED,
+    PROVED,
 )
 def default_honoured_or_reported() -> Evidence:
     def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
@@ -142,31 +239,58 @@ def default_honoured_or_reported() -> Evidence:
         replacement = None if reason == REASONS[2] else _first_usable(world)
         return row == (saved, reason, replacement) and model == replacement
 
-    return _law(prop, "honoured, or reported with its replacement")
+    def claim(saved: Any, out: Any) -> Any:
+        key, model, row = saved.value, out.model, out.row
+        enabled = z3.Or(WORLD.enabled.none, member(WORLD.enabled.value, key))
+        return z3.Implies(
+            z3.Not(saved.none),
+            z3.If(
+                z3.Not(member(WORLD.catalog, key)), z3.And(_is_first_usable(0, model), _row_is(row, key, REASONS[0], model)),
+                z3.If(
+                    z3.Not(enabled), z3.And(_is_first_usable(0, model), _row_is(row, key, REASONS[1], model)),
+                    z3.If(
+                        z3.Not(member(WORLD.keyed, key.item0)), z3.And(model.none, _row_is(row, key, REASONS[2], None)),
+                        z3.And(z3.Not(model.none), same(model.value, key)),
+                    ),
+                ),
+            ),
+        )
+
+    proof = _resolve_proof(claim, "a saved default is honoured, or its row names it, the reason and the first usable model of the chain (none for no credentials), which the session starts on")
+    return _law(prop, "honoured, or reported with its replacement", proof)
 
 
-@law("default_quiet_when_honoured", "S6 models.json 1", "A session on its saved default shows no row and no error.", BOUNDED)
+@law("default_quiet_when_honoured", "S6 models.json 1", "A session on its saved default shows no row and no error.", PROVED)
 def default_quiet_when_honoured() -> Evidence:
     def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
         usable = saved is not None and saved in world.catalog and (world.enabled is None or saved in world.enabled) and saved[0] in world.keyed
         return (out[0] == saved and out[1] is None and not out[2]) if usable else out[0] != saved or saved is None
 
-    return _law(prop, "a usable saved default is honoured quietly")
+    def claim(saved: Any, out: Any) -> Any:
+        honoured = z3.And(same(out.model, saved), out.row.none, z3.Not(_unusable_error(out.error)))
+        return z3.Implies(z3.Not(saved.none), z3.If(_usable(saved.value), honoured, z3.Not(same(out.model, saved))))
+
+    proof = _resolve_proof(claim, "a usable saved default is the model, with no row and no error; an unusable one is never the model")
+    return _law(prop, "a usable saved default is honoured quietly", proof)
 
 
-@law("default_quiet_when_unset", "S6 models.json", "No saved default: the startup default, no row, no error.", BOUNDED)
+@law("default_quiet_when_unset", "S6 models.json", "No saved default: the startup default, no row, no error.", PROVED)
 def default_quiet_when_unset() -> Evidence:
     def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
         return saved is not None or out == (_first_usable(world), None, False)
 
-    return _law(prop, "unset")
+    def claim(saved: Any, out: Any) -> Any:
+        return z3.Implies(saved.none, z3.And(_is_first_usable(0, out.model), out.row.none, z3.Not(_unusable_error(out.error))))
+
+    proof = _resolve_proof(claim, "no saved default: the first usable model of the chain, no row, no error")
+    return _law(prop, "unset", proof)
 
 
 @law(
     "default_unkeyed_never_moves",
     "S6 models.json 2",
     "A saved default whose provider lacks credentials is never replaced: DefaultUnusable, modelless, a row naming it and the reason.",
-    BOUNDED,
+    PROVED,
 )
 def default_unkeyed_never_moves() -> Evidence:
     def prop(saved: m.Key | None, world: m.World, out: Outcome) -> bool:
@@ -174,7 +298,15 @@ def default_unkeyed_never_moves() -> Evidence:
             return True
         return out == (None, (saved, "no_credentials", None), True)
 
-    return _law(prop, "unkeyed provider")
+    def claim(saved: Any, out: Any) -> Any:
+        key = saved.value
+        unkeyed = z3.And(
+            z3.Not(saved.none), member(WORLD.catalog, key), z3.Or(WORLD.enabled.none, member(WORLD.enabled.value, key)), z3.Not(member(WORLD.keyed, key.item0))
+        )
+        return z3.Implies(unkeyed, z3.And(out.model.none, _row_is(out.row, key, "no_credentials", None), _unusable_error(out.error)))
+
+    proof = _resolve_proof(claim, "a saved default in the catalog and enabledModels whose provider has no credentials: modelless, its row with no replacement, DefaultUnusable", replacement=False)
+    return _law(prop, "unkeyed provider", proof)
 
 
 # -- models.json (derived: S6 "models.json and the saved default model" rules 1-2) ------------------------

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bend.infer as m
+import bend.default_model as default_model
 import bend.director as director
 import bend.progress as progress
 import pytest
@@ -245,10 +246,14 @@ def _calls_out(n: int) -> int:
     return abs(n)
 
 
+def _in_other_items(t: tuple[int, ...], s: str) -> bool:
+    return s in t  # type: ignore[comparison-overlap]  # refused by the translation, not by Python
+
+
 @pytest.mark.parametrize(
     ("fn", "says"),
     [
-        (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`, `for i in range\(...\)`\) without else is translated"),
+        (_loops, r"only `for name in tuple_name:` \(or `for a, b in tuple_name:`, `for x in name.field:`, `for i in range\(...\)`\) without else is translated"),
         (_divides, "the operator FloorDiv by other than a positive int constant is not translated"),
         (_truthy, "a condition that is not a boolean"),
         (_falls_off, "a path ends without a return"),
@@ -258,6 +263,7 @@ def _calls_out(n: int) -> int:
         (_reads_maybe, "r.count where r may be None"),
         (_orders_text, "an order of String values is not translated"),
         (_calls_out, "a call of abs"),
+        (_in_other_items, "`in` of a value that is not of the tuple's items"),
     ],
 )
 def test_what_is_not_translated_is_refused(fn: Callable[..., object], says: str) -> None:
@@ -417,3 +423,32 @@ def test_the_guard_is_generated_and_its_loop_entered_past_an_early_return() -> N
     got, looped = feed(g, c), feed.loop(**entered)  # type: ignore[attr-defined]
     equal = [same_items(a, b) for a, b in ((got.item0.ids, looped.item0.ids), (got.item0.counts, looped.item0.counts))]
     assert _entailed(z3.Implies(z3.And(g.limit >= 1, *facts(g)), z3.And(*equal, got.item0.limit == looped.item0.limit, got.item1 == looped.item1)))
+
+
+def _members(t: tuple[int, ...], x: int) -> int:
+    if x in t and x + 1 not in t:
+        return 1
+    if x not in t:
+        return 2
+    return 3
+
+
+@given(t=st.lists(st.integers(-3, 3), max_size=6).map(tuple), x=st.integers(-4, 4))
+def test_in_and_not_in_a_tuple_are_pythons(t: tuple[int, ...], x: int) -> None:
+    assert _entailed(_Translator(_members)([concrete(t, tuple[int, ...]), z3.IntVal(x)]) == _members(t, x))
+
+
+USABLE, STARTUP = generated(default_model.usable), generated(default_model.startup)
+dm_keys = st.tuples(st.sampled_from(["p", "q"]), st.sampled_from(["a", "b"]))
+dm_key_tuples = st.lists(dm_keys, max_size=4).map(tuple)
+dm_worlds = st.builds(default_model.World, dm_key_tuples, st.none() | dm_key_tuples, st.lists(st.sampled_from(["p", "q"]), max_size=2).map(tuple), dm_key_tuples)
+
+
+@given(world=dm_worlds, key=dm_keys)
+def test_in_a_tuple_of_pairs_and_a_for_loop_over_a_field_are_pythons(world: default_model.World, key: default_model.Key) -> None:
+    """usable: a pair in a tuple of pairs, a str in a tuple of strs, an optional tuple field
+    shown not None; startup: `for key in world.chain` (a field), returning an optional pair."""
+    w = concrete(world, default_model.World)
+    assert _entailed(USABLE(w, concrete(key, default_model.Key)) == default_model.usable(world, key))
+    got, want = STARTUP(w), default_model.startup(world)
+    assert _entailed(got.none if want is None else z3.And(z3.Not(got.none), got.value.item0 == want[0], got.value.item1 == want[1]))
