@@ -580,6 +580,12 @@ def _antecedents(claim: z3.BoolRef) -> list[z3.BoolRef]:
             return found
 
 
+# z3's time limit on each check of the proof machinery (spec.proofs sets it for every solver).
+# It bounds a hang, it measures nothing: `make test` runs the laws beside the bridges on two cores,
+# where force_first_flag's step claim, a few seconds alone, once took more than 20 s.
+LIMIT_MS = 60_000
+
+
 def _check(terms: Sequence[z3.BoolRef], ms: int | None) -> tuple[z3.CheckSatResult, z3.Solver]:
     solver = z3.Solver()
     if ms is not None:
@@ -595,8 +601,11 @@ def _decide(built: z3.BoolRef, premises: list[Any], what: str, ms: int | None) -
     if z3.is_true(z3.simplify(built)):
         raise LawFailed(f"{what} simplifies to True: it proves nothing")
     stated = premises + _antecedents(built)
-    if stated and _check(stated, ms)[0] != z3.sat:
-        alone = [str(p) for p in stated if _check([p], ms)[0] != z3.sat]
+    together = _check(stated, ms)[0] if stated else z3.sat
+    if together == z3.unknown:
+        raise LawFailed(f"z3 could not decide whether the premises of {what} are satisfiable (unknown, a timeout): not proved")
+    if together != z3.sat:
+        alone = [str(p) for p in stated if _check([p], ms)[0] == z3.unsat]
         which = f"the premise {alone[0][:200]} is unsatisfiable" if alone else "its premises are unsatisfiable together"
         raise LawFailed(f"{what}: {which}: the proof would be vacuous")
     verdict, solver = _check([*premises, z3.Not(built)], ms)
@@ -701,7 +710,10 @@ def prove(
     stated = _decide(built, premises, f"z3 claim of {label}", ms)
     names = ", ".join(sorted(called))
     free, free_premises, _ = _built(claim, assumptions, uninterpreted=True)
-    if _check([*free_premises, z3.Not(free)], ms if ms is not None else 20_000)[0] != z3.sat:
+    uninterpreted = _check([*free_premises, z3.Not(free)], ms if ms is not None else LIMIT_MS)[0]
+    if uninterpreted == z3.unknown:
+        raise LawFailed(f"z3 could not decide whether the claim of {label} holds with {names} uninterpreted (unknown, a timeout): not proved")
+    if uninterpreted != z3.sat:
         raise LawFailed(f"z3 claim of {label} holds with {names} uninterpreted: it would hold for any code")
     by_name = {t.of: t for t in ties}
     tied = [by_name[name] for name in sorted(called) if name in by_name]

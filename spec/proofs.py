@@ -21,7 +21,7 @@ import z3
 from spec import evidence
 from spec.evidence import Evidence, LawFailed, Tie
 
-LIMIT_MS = 20_000
+LIMIT_MS = evidence.LIMIT_MS
 
 z3.set_param("timeout", LIMIT_MS)  # every solver made from now on gives up (unknown) after LIMIT_MS
 
