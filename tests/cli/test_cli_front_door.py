@@ -290,7 +290,7 @@ def test_the_no_credentials_hint_names_a_command_that_exists(inproc: InProcess, 
 
 
 def test_login_stores_the_key_at_0600_and_ask_finds_it(run: RunProcess, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from eukhe.commands.inference import resolve_model
+    from eukhe.inference.resolve import resolve_model
     from eukhe.settings.agent import EukheSettings
 
     done = run_process(["login", "openai"], agent, stdin=b"sk-test-123\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eukhe.commands.inference import resolve_model
+from eukhe.inference.resolve import resolve_model
 from eukhe.inference.guard import Guard
 from eukhe.inference.wire.retry import Policy
 from eukhe.settings.agent import EukheSettings

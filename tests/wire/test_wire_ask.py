@@ -186,7 +186,7 @@ def test_the_key_comes_from_auth_json_or_the_environment(server: LoopbackServer,
     assert ask(agent, "--provider", "xai", "hi").status == 0
     assert server.last.headers["authorization"] == "Bearer from-models"
     # a catalog provider with no models.json entry: auth.json (a string or an object), else <PROVIDER>_API_KEY
-    from eukhe.commands.inference import _credential
+    from eukhe.inference.resolve import _credential
 
     (agent / "auth.json").write_text(json.dumps({"openai": {"type": "api_key", "key": "from-auth"}, "xai": "plain"}), encoding="utf-8")
     assert _credential(agent, "openai", None) == "from-auth"

@@ -87,7 +87,7 @@ def _pairs(items: object) -> list[tuple[str, Any]]:
 async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
     from eukhe.agent.runner import service_tiers, wire_for
     from eukhe.agent.tools.registry import context_for
-    from eukhe.commands.inference import NoModel, resolve_model
+    from eukhe.inference.resolve import NoModel, resolve_model
     from eukhe.inference.wire.pool import Pool
     from eukhe.inference.wire.retry import Policy, Retrying
     from eukhe.settings.agent import EukheSettings

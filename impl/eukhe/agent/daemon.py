@@ -700,7 +700,7 @@ def pinned_model(main: Conversation) -> p.ModelRef | None:
 def saved_default(agent_dir: Path, cvar: CvarAgent, reg: catalog.Registry | None = None) -> SessionModel:
     """The saved default (defaultProvider and defaultModel, both set) as resolve_default settles
     it, with an empty startup chain: the model, or None with the row and DefaultUnusable."""
-    from eukhe.commands.inference import NoModel, resolve_model
+    from eukhe.inference.resolve import NoModel, resolve_model
 
     reg = catalog.registry(agent_dir) if reg is None else reg
     provider, model_id = cvar.value("defaultProvider") or "", cvar.value("defaultModel") or ""

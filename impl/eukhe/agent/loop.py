@@ -335,7 +335,7 @@ class Agent:
         max_rounds = int(self.value(MAX_TOOL_ROUNDS_CVAR))
         while True:
             forced = self.directors.before_request()
-            attempt = 0 if forced is None else self._forced_attempt()
+            attempt = self.directors.forced_attempt()
             request = self._request(note, forced, attempt)
             if self.compaction is not None:
                 tokens = estimate([request.system, [tool.parameters for tool in request.tools], [(m.role, m.words, [(c.name, c.arguments) for c in m.tool_calls]) for m in request.messages]])
@@ -408,12 +408,6 @@ class Agent:
             return reported
         self.conversation.commit([user(text)])
         return True
-
-    def _forced_attempt(self) -> int:
-        for layer in reversed(self.directors.stack()):
-            if layer.data.get("tool") is not None and not layer.data.get("called"):
-                return int(layer.data.get("misses", 0))
-        return 0
 
     def _note(self, kind: str, used: int, cut: BaseException | None, text: str = "") -> str:
         self.emit({"type": "note", "kind": kind, "used": used, "max": MAX_NOTES})

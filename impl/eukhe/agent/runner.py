@@ -74,7 +74,7 @@ class SessionRunner:
 
     def _model(self) -> Any:
         from eukhe.agent.daemon import session_model
-        from eukhe.commands.inference import NoModel, resolve_model
+        from eukhe.inference.resolve import NoModel, resolve_model
 
         chosen = session_model(self.agent_dir, self.cvar)
         if chosen is None:

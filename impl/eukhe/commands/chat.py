@@ -184,7 +184,7 @@ class Session:
         view at the settle deadline (D10)."""
         import time
 
-        from eukhe.commands.inference import NoModel, resolve_model
+        from eukhe.inference.resolve import NoModel, resolve_model
         from eukhe.inference import catalog, quirks, wire
         from eukhe.inference.wire import events
         from eukhe.memory.compactor import Compactor

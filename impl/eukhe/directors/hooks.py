@@ -335,6 +335,13 @@ class Directors:
         self._forcing = None
         return None
 
+    def forced_attempt(self) -> int:
+        """The attempt of the request ``before_request`` last forced: its layer's misses so far
+        (0 when it forces none). S6.3's flag depends on it."""
+        if self._forcing is None:
+            return 0
+        return int(self.stack()[self._forcing].data.get("misses", 0))
+
     def after_response(self, called: bool) -> bool:
         """The response to a forced request: the call, or a miss. Returns True when the
         request must be retried; raises ForcedToolError after the tries retries."""
