@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_models import write_loopback_models
+
+from eukhe.session import MAIN, Store
+from spec.loopback import LoopbackServer
 
 DEADLINE = 60.0  # seconds: bounds a run that hangs; no step waits on it
 
@@ -110,3 +114,25 @@ def serve_session(agent: Path, sessions: Path, session_id: str, project: Path, t
         await asyncio.Event().wait()
 
     asyncio.run(main())
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer() as running:
+        yield running
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> Path:
+    """An agent dir with one session, s1, pinned to a loopback model, titles off (a test that
+    titles turns them on); a project (the agent's working directory, tmp_path) holding a.txt."""
+    for name in [k for k in os.environ if k.startswith("EUKHE_") or k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    agent = write_loopback_models(tmp_path / "agent", server, {"loop": "openai-completions"})
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    (agent / "settings.json").write_text(json.dumps({"titles": {"generate": False}}), encoding="utf-8")
+    with Store(agent / "sessions").create("s1") as session:
+        session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "loop", "id": "loop-model"}})
+    return agent

@@ -13,36 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from agent_support import DEADLINE, Agent, agents, of_type
-from loopback_models import write_loopback_models
+from agent_support import DEADLINE, Agent, agents, home, of_type, server
 
 from eukhe.session import MAIN, Kind, Store
 from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
 
-__all__ = ["agents"]  # the fixture, used by name
-
-
-@pytest.fixture
-def server() -> Any:
-    with LoopbackServer() as running:
-        yield running
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> Path:
-    """An agent dir with one session, s1, pinned to a loopback model, titles off; a project (the
-    agent's working directory, tmp_path) holding a.txt."""
-    for name in [k for k in os.environ if k.startswith("EUKHE_") or k.endswith("_API_KEY")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    agent = write_loopback_models(tmp_path / "agent", server, {"loop": "openai-completions"})
-    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
-    (agent / "settings.json").write_text(json.dumps({"titles": {"generate": False}}), encoding="utf-8")
-    with Store(agent / "sessions").create("s1") as session:
-        session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "loop", "id": "loop-model"}})
-    return agent
+__all__ = ["agents", "home", "server"]  # the fixtures, used by name
 
 
 def last_user(recorded: Any) -> str:
