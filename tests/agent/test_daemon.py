@@ -464,6 +464,30 @@ def test_cvar_lines_run_on_the_sessions_agent_and_global_sets_go_to_the_global_c
     run(scenario())
 
 
+def test_the_state_carries_the_sessions_switches_and_every_client_gets_them_again_when_a_cvar_line_changes_them(home: Path) -> None:
+    async def scenario() -> None:
+        async with serving(home) as agent_process:
+            one, state = await connect(agent_process)
+            two, _ = await connect(agent_process)
+            assert state.switches == {"serviceTier": "auto", "autonomous.enabled": False, "stt.enabled": False}
+            done = await one.request(p.cvar_request("set serviceTier flex; toggle stt.enabled; toggle autonomous.enabled"))
+            assert isinstance(done, p.CvarResultEvent) and not any(o.refused for o in done.outcomes)
+            changed = {"serviceTier": "flex", "autonomous.enabled": True, "stt.enabled": True}
+            for client in (one, two):
+                sent = await client.until(of("switches"))
+                assert sent == p.SwitchesEvent(switches=changed)
+            await one.request(p.cvar_request("set retry.maxRetries 3"))  # no switch changes: nothing is sent again
+            await one.request(p.cvar_request("toggle stt.enabled", True))  # the global config.cfg: the session's value stays
+            await one.request(p.cvar_request("set serviceTier priority"))
+            assert (await two.until(of("switches"))) == p.SwitchesEvent(switches={**changed, "serviceTier": "priority"})
+            state = await two.request(p.StatusRequest())
+            assert isinstance(state, p.StateEvent) and state.switches == {**changed, "serviceTier": "priority"}
+            await one.close()
+            await two.close()
+
+    run(scenario())
+
+
 def test_settings_errors_show_as_rows_once_per_session_and_each_new_one_reaches_every_client(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.cfg").write_text("set nosuch 1\n")
@@ -515,6 +539,7 @@ def test_remind_and_force_push_directors_for_every_client_and_a_full_stack_is_re
             for line, kind, says in (
                 ("/force", "CommandError", "/force needs one tool"),
                 ("/force bash --tries x", "CommandError", "is not a whole number"),
+                ("/force bash --tries ²", "CommandError", "is not a whole number"),  # a digit to isdigit, not to int()
                 ("/remind", "CommandError", "/remind needs a text"),
                 ("/fly away", "CommandError", "unknown command '/fly'"),
             ):

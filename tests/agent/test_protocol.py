@@ -70,6 +70,7 @@ EVENTS = st.one_of(
         turn=st.lists(LOOP_EVENTS, max_size=5),
         rows=st.lists(st.builds(p.RowEvent, kind=ROW_KIND, text=TEXT), max_size=3),
         clients=NAT,
+        switches=OBJECTS,
     ),
     st.builds(p.OkEvent, re=IDS, request=TEXT, text=TEXT),
     st.builds(p.ErrorEvent, re=IDS, kind=TEXT, message=TEXT, cvar=st.none() | TEXT),
@@ -103,6 +104,7 @@ EVENTS = st.one_of(
     st.builds(p.ThinkingLevelEvent, re=IDS, level=st.none() | TEXT, offered_levels=LEVELS),
     st.builds(p.ModelEvent, re=IDS, model=MODEL, thinking_level=TEXT, offered_levels=LEVELS),
     st.builds(p.DirectorsEvent, stack=st.lists(OBJECTS, max_size=3)),
+    st.builds(p.SwitchesEvent, switches=OBJECTS),
 )
 
 
@@ -121,6 +123,19 @@ def test_every_event_round_trips_through_one_line(event: p.Event) -> None:
     line = p.encode(event)
     assert line.count(b"\n") == 1
     assert p.decode_event(line) == event
+
+
+def test_the_state_carries_the_switches_and_a_state_line_without_them_still_decodes() -> None:
+    state = {"v": 1, "type": "state", "session": "s1", "pid": 7, "head": None, "directors": [], "goal": None, "settings_errors": [],
+             "model": None, "thinking_level": "off", "offered_levels": None, "running": False, "turn": [], "rows": [], "clients": 1}  # fmt: skip
+    old = p.decode_event(json.dumps(state))  # a line of an agent that sends no switches
+    assert isinstance(old, p.StateEvent) and old.switches == {}
+    switches = {"serviceTier": "flex", "autonomous.enabled": False, "stt.enabled": True}
+    new = p.decode_event(json.dumps({**state, "switches": switches}))
+    assert isinstance(new, p.StateEvent) and new.switches == switches
+    sent = p.decode_event(p.encode(p.SwitchesEvent(switches=switches)))
+    assert sent == p.SwitchesEvent(switches=switches) and json.loads(p.encode(sent))["type"] == "switches"
+    assert set(p.SWITCHES) == set(switches)
 
 
 def test_the_cvar_request_carries_global_under_its_own_name() -> None:

@@ -232,6 +232,7 @@ class Daemon:
         self.model: p.ModelRef | None = None
         self.thinking = effort.ThinkingSession(None)
         self.sent_stack: list[dict[str, Any]] | None = None
+        self.sent_switches: dict[str, Any] = {}
         self.server: asyncio.AbstractServer | None = None
         self.inode: int | None = None
         self.handlers: set[asyncio.Task[None]] = set()
@@ -256,6 +257,7 @@ class Daemon:
         if settled != level:
             self.main.commit(documents={THINKING_DOC: settled})
         self.sent_stack = self._stack()
+        self.sent_switches = self._switches()
         self._show_settings_errors()
 
     def _saved_default(self, reg: catalog.Registry) -> None:
@@ -492,6 +494,7 @@ class Daemon:
                 "turn": list(self.turn_events),
                 "rows": list(self.rows),
                 "clients": len(self.clients),
+                "switches": self._switches(),
             }
         )
 
@@ -508,6 +511,17 @@ class Daemon:
         if stack != self.sent_stack:
             self.sent_stack = stack
             self.broadcast(p.DirectorsEvent(stack=stack))
+
+    def _switches(self) -> dict[str, Any]:
+        """The session's values of the switches a client shows (``p.SWITCHES``)."""
+        return {cvar: self.cvar.value(cvar) for cvar in p.SWITCHES}
+
+    def _switches_changed(self) -> None:
+        """Every client gets the switches again when one changed (a cvar line, a turn)."""
+        switches = self._switches()
+        if switches != self.sent_switches:
+            self.sent_switches = switches
+            self.broadcast(p.SwitchesEvent(switches=switches))
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -576,6 +590,8 @@ class Daemon:
             self.turn_events = []
             with contextlib.suppress(Exception):
                 self._directors_changed()
+            with contextlib.suppress(Exception):
+                self._switches_changed()
             self.activity.set()
 
     def _cvar(self, request: p.CvarRequest) -> p.Event:
@@ -592,6 +608,7 @@ class Daemon:
         finally:
             self.thinking.default = self._default_level()
             self._show_settings_errors()
+            self._switches_changed()
         return p.CvarResultEvent.model_validate({"re": request.id, "global": request.global_, "outcomes": outcomes})
 
     def _global(self, shown: str, verb: str, args: tuple[str, ...]) -> p.CvarOutcome:

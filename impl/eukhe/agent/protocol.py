@@ -43,7 +43,10 @@ agent's pid, the head of the main conversation, the Director stack (the layers o
 eukhe.directors document, bottom first), the goal (the eukhe.goal document), the settings
 errors, the model and the thinking level (with the offered levels; null outside the catalog),
 whether a turn runs and the events of the turn under way (consecutive deltas and thinking
-joined), the rows the agent showed since it started, and the number of clients. Every event
+joined), the rows the agent showed since it started, the number of clients, and ``switches``:
+the session's values of the switches a client shows (``SWITCHES``: ``serviceTier``,
+``autonomous.enabled``, ``stt.enabled``; an object from cvar id to value, empty from an agent
+that sends none). Every event
 the agent broadcasts after that reaches every client in the order it was made, so a client
 that comes late, or comes back, misses nothing: what happened before it is in ``state`` and in
 the session log.
@@ -68,7 +71,8 @@ Events of a turn, made by the turn loop and broadcast:
 Events the agent broadcasts itself: ``row`` (settings errors, the saved default model at open,
 a changed thinking level or model), ``directors {stack}`` (the stack after a change),
 ``model {re, model, thinking_level, offered_levels}`` (after a change of either; ``model`` is
-``{provider, id}`` or null), and ``error`` of kind ``bad_event`` (the loop made an event this
+``{provider, id}`` or null), ``switches {switches}`` (after a ``cvar`` request or a turn that
+changed any of them: all of them, as in ``state``), and ``error`` of kind ``bad_event`` (the loop made an event this
 protocol does not have: the event is dropped) or ``turn_failed`` (the turn ended with an
 error; a ``turn_end`` with reason failed follows if the loop sent none).
 
@@ -127,6 +131,9 @@ RowKind = Literal[
     "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title", "subagent"
 ]
 ROW_KINDS: Final = get_args(RowKind)
+# the session's switches a client shows (the status line, dictation's stt.enabled): sent in
+# ``state`` and in ``switches`` events
+SWITCHES: Final = ("serviceTier", "autonomous.enabled", "stt.enabled")
 
 # Kinds of a line that is not a message
 NOT_UTF8, NOT_JSON, NOT_OBJECT, VERSION, UNKNOWN_TYPE, INVALID, TOO_LONG = (
@@ -416,6 +423,7 @@ class StateEvent(_Reply):
     turn: list[LoopEvent]
     rows: list[RowEvent]
     clients: Natural
+    switches: dict[str, Any] = Field(default_factory=dict)  # cvar id -> the session's value (SWITCHES)
 
 
 class OkEvent(_Reply):
@@ -493,6 +501,11 @@ class DirectorsEvent(_Message):
     stack: list[dict[str, Any]]
 
 
+class SwitchesEvent(_Message):
+    type: Literal["switches"] = "switches"
+    switches: dict[str, Any]
+
+
 Event = Union[
     TurnStartEvent,
     DeltaEvent,
@@ -514,6 +527,7 @@ Event = Union[
     ThinkingLevelEvent,
     ModelEvent,
     DirectorsEvent,
+    SwitchesEvent,
 ]
 EVENTS: Final[dict[str, type[_Message]]] = {
     **LOOP_EVENTS,
@@ -526,6 +540,7 @@ EVENTS: Final[dict[str, type[_Message]]] = {
     "thinking_level": ThinkingLevelEvent,
     "model": ModelEvent,
     "directors": DirectorsEvent,
+    "switches": SwitchesEvent,
 }
 
 

@@ -38,7 +38,7 @@ def session_command(directors: Directors, line: str) -> dict[str, Any]:
             if at + 1 >= len(args):
                 raise CommandError("/force: --tries needs a number")
             value = args[at + 1]
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):  # "²" is a digit to isdigit, not to int()
                 raise CommandError(f"/force: --tries {value!r} is not a whole number")
             tries = int(value)
             del args[at : at + 2]

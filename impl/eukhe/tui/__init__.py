@@ -4,7 +4,7 @@
 ``app`` (the Textual app and its keys), ``connect`` (reaching or starting the session's agent),
 ``keys`` (binds.cfg presses, control.md S4.5), ``commands`` (the slash commands, S4, S5.7, S10),
 ``status`` (the status line, S9 and S10), ``transcript`` (the turn stream), ``editor`` (the
-draft) and ``picker`` (the model picker).
+draft), ``picker`` (the model picker) and ``dictation`` (S9: recording into the draft).
 """
 
 from eukhe.tui.app import EukheApp, run_tui

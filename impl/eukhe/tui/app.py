@@ -12,8 +12,13 @@ screen that gets the key runs its own action); a key with no bind goes to the dr
 warnings of binds.cfg show at startup and at /reload. Slash commands (``eukhe.tui.commands``)
 are sent as the session's requests (S4 cvar lines, S5.7 /remind and /force, S10 /effort,
 /model); the ones the protocol does not carry yet are error rows that say so. The status line
-is ``eukhe.tui.status``. Dictation (S9) is not built yet: its two actions answer with an error
-row.
+is ``eukhe.tui.status``: it shows the session's switches (the service tier, autonomous) as the
+agent sends them, in its ``state`` and in each ``switches`` event. Dictation (S9, five rules)
+is ``eukhe.tui.dictation``: ``app.stt.pushToTalk`` and ``app.stt.toggle`` record into the
+draft while the session's ``stt.enabled`` is on, and ``app.interrupt`` (Esc) mid-take cancels
+the take before it aborts a turn. The recorder and the transcriber can be given (the tests give
+a ``/bin/sh`` recorder on PATH and a function); by default they are the first recorder on PATH
+and the dictation role's model.
 
 ``run_tui`` runs the app in the terminal and returns the exit code.
 """
@@ -24,19 +29,20 @@ import itertools
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
-from eukhe.tui import commands, connect, keys
+from eukhe.tui import commands, connect, dictation, keys
 from eukhe.tui.editor import Draft, Hints
 from eukhe.tui.picker import ModelPicker
-from eukhe.tui.status import Status, line
+from eukhe.tui.status import Phase, Status, line
 from eukhe.tui.transcript import Transcript
 
 Reach = Callable[[], Awaitable[tuple[AgentClient, "subprocess.Popen[bytes] | None"]]]
@@ -61,7 +67,17 @@ class EukheApp(App[int], inherit_bindings=False):
     #status { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
 
-    def __init__(self, agent_dir: Path, session_dir: Path, session: str, project_dir: Path, *, reach: Reach | None = None) -> None:
+    def __init__(
+        self,
+        agent_dir: Path,
+        session_dir: Path,
+        session: str,
+        project_dir: Path,
+        *,
+        reach: Reach | None = None,
+        recorder: dictation.StartTake = dictation.start_recorder,
+        transcriber: dictation.Transcriber | None = None,
+    ) -> None:
         super().__init__()
         self.agent_dir = Path(agent_dir)
         self.session_dir = Path(session_dir)
@@ -76,6 +92,9 @@ class EukheApp(App[int], inherit_bindings=False):
         self.asked: dict[str, str] = {}  # request id -> what it was sent for
         self.ids = itertools.count(1)
         self.seen: list[p.Event] = []  # every event of the agent, in order (for a reader and the tests)
+        self.switches: dict[str, Any] = {}  # the session's switches, as the agent last sent them
+        heard = transcriber if transcriber is not None else dictation.role_transcriber(self.agent_dir, self.project_dir)
+        self.dictation = dictation.Dictation(_DictationScreen(self), recorder, heard)
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -88,19 +107,28 @@ class EukheApp(App[int], inherit_bindings=False):
         yield Static(line(self.status), id="status", markup=False)
 
     @property
+    def main_screen(self) -> Screen[Any]:
+        """The screen of the transcript, the draft and the status line (under a picker too)."""
+        stack = self.screen_stack
+        return stack[0] if stack else self.screen
+
+    @property
     def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+        return self.main_screen.query_one(Transcript)
 
     @property
     def draft(self) -> Draft:
-        return self.query_one(Draft)
+        return self.main_screen.query_one(Draft)
 
     @property
     def status_text(self) -> str:
         return line(self.status)
 
     def show_status(self) -> None:
-        self.query_one("#status", Static).update(self.status_text)
+        if not self.screen_stack:  # the app is torn down
+            return
+        for shown in self.main_screen.query("#status").results(Static):
+            shown.update(self.status_text)
 
     async def on_mount(self) -> None:
         self.draft.focus()
@@ -110,12 +138,16 @@ class EukheApp(App[int], inherit_bindings=False):
 
     async def on_unmount(self) -> None:
         """The client's connection ends with the app (an agent it started then ends once it has
-        no client left: ``agent serve --idle-exit``)."""
+        no client left: ``agent serve --idle-exit``). A take under way is cancelled."""
+        await self.dictation.close()
         if self.client is not None:
             await self.client.close()
 
     def on_text_area_changed(self, event: Draft.Changed) -> None:
-        self.query_one(Hints).show_for(event.text_area.text)
+        if not self.screen_stack:  # the app is torn down
+            return
+        for hints in self.main_screen.query(Hints).results(Hints):
+            hints.show_for(event.text_area.text)
 
     # -- the agent -----------------------------------------------------------------------------------
 
@@ -167,6 +199,8 @@ class EukheApp(App[int], inherit_bindings=False):
                     await self.transcript.row(f"thinking level {event.level}")
         elif isinstance(event, p.DirectorsEvent):
             self.status.stack = [str(layer.get("kind", "?")) for layer in event.stack]
+        elif isinstance(event, p.SwitchesEvent):
+            self._switches(event.switches)
         elif isinstance(event, p.CvarResultEvent):
             await self._cvar_result(event, purpose)
         elif isinstance(event, p.CvarSavedEvent):
@@ -192,11 +226,23 @@ class EukheApp(App[int], inherit_bindings=False):
         self.status.goal = state.goal
         self.status.stack = [str(layer.get("kind", "?")) for layer in state.directors]
         self.status.running = state.running
+        self._switches(state.switches)
         if first:  # what happened before this client: the agent's rows and the turn under way
             for row in state.rows:
                 await self.transcript.event(row)
             for event in state.turn:
                 await self.transcript.event(event)
+
+    def _switches(self, switches: dict[str, Any]) -> None:
+        """The session's switches (an agent that sends none leaves the tier unknown)."""
+        self.switches = dict(switches)
+        tier = switches.get(commands.TIER_CVAR)
+        self.status.tier = tier if isinstance(tier, str) else None
+        self.status.autonomous = switches.get("autonomous.enabled") is True
+
+    def stt_enabled(self) -> bool:
+        """S9 dictation rule 1: the session's stt.enabled, as the agent last sent it."""
+        return self.switches.get(dictation.STT_CVAR) is True
 
     def _model(self, model: p.ModelRef | None, thinking: str, offered: list[str] | None) -> None:
         self.model = model
@@ -209,9 +255,6 @@ class EukheApp(App[int], inherit_bindings=False):
                 if purpose == "press-aliased":
                     await self.run_actions([outcome.command.removeprefix("action ").strip()])
                 continue
-            words = outcome.command.split()
-            if not outcome.refused and len(words) == 3 and words[:2] == ["set", commands.TIER_CVAR]:
-                self.status.tier = words[2]
             where = " (global)" if event.global_ else ""
             text = f"{outcome.command}{where}: {outcome.outcome}"
             await (self.transcript.error(text) if outcome.refused else self.transcript.row(text))
@@ -267,6 +310,8 @@ class EukheApp(App[int], inherit_bindings=False):
         elif action == "editor.complete":
             self.draft.complete_draft()
         elif action == "app.interrupt":
+            if await self.dictation.cancel():  # Esc mid-take cancels the take (S9 dictation rule 5)
+                return
             if self.status.running:
                 await self.ask(p.AbortRequest())
         elif action == "app.model.select":
@@ -280,8 +325,8 @@ class EukheApp(App[int], inherit_bindings=False):
             self.transcript.toggle_tools()
         elif action == "app.quit":
             self.exit(0)
-        elif action in ("app.stt.pushToTalk", "app.stt.toggle"):
-            await self.transcript.error(f"action {action}: dictation is not built into this client yet")
+        elif action in dictation.ACTIONS:
+            await self.dictation.press(action)
         else:
             await self.transcript.error(f"action {action}: no such action (the actions: {', '.join(keys.ACTIONS)})")
 
@@ -318,7 +363,7 @@ class EukheApp(App[int], inherit_bindings=False):
         elif planned.verb == "quit":
             self.exit(0)
         elif planned.verb == "tier_shown":
-            known = self.status.tier or "not known to this client (the agent's state does not carry it)"
+            known = self.status.tier or "not known (this agent sends no switches)"
             await self.transcript.row(f"service tier: {known}; /tier {'|'.join(commands.TIERS)} sets it")
         else:
             for help_line in commands.COMMANDS.values():
@@ -326,6 +371,29 @@ class EukheApp(App[int], inherit_bindings=False):
             for action, does in keys.ACTIONS.items():
                 bound = ", ".join(self.keys.keys_of(action)) or "no key"
                 await self.transcript.row(f"{action} ({bound}): {does}")
+
+
+class _DictationScreen:
+    """What dictation does on the screen of the app (``dictation.Screen``)."""
+
+    def __init__(self, app: EukheApp) -> None:
+        self.app = app
+
+    def stt_enabled(self) -> bool:
+        return self.app.stt_enabled()
+
+    def dictation_phase(self, phase: Phase | None) -> None:
+        self.app.status.dictation = phase
+        self.app.show_status()
+
+    def insert(self, text: str) -> None:
+        self.app.draft.insert(text)
+
+    async def row(self, text: str) -> None:
+        await self.app.transcript.row(text)
+
+    async def error(self, text: str) -> None:
+        await self.app.transcript.error(text)
 
 
 def run_tui(agent_dir: Path, session_dir: Path, session: str, project_dir: Path) -> int:

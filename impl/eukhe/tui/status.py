@@ -2,9 +2,10 @@
 
 It shows the model, the thinking level as the agent shows it (inference.md S10 session 4: the
 agent's ``thinking_level`` is the stored level clamped to the model, the default when unset; the
-client computes no ladder), the service tier when the client knows it, ``mem N/128K`` when the
-agent gives the chat memory's use, the goal's status and the Director stack's pushed layers,
-and whether a turn runs. The dictation phase (S9 dictation rule 5: ``[REC]`` while recording,
+client computes no ladder), the service tier (the session's ``serviceTier`` switch, as the
+agent sends it), ``mem N/128K`` when the agent gives the chat memory's use, the goal's status,
+``autonomous`` when the session's ``autonomous.enabled`` switch is on or an autonomous layer is
+on the Director stack, the stack's pushed layers, and whether a turn runs. The dictation phase (S9 dictation rule 5: ``[REC]`` while recording,
 ``[STT]`` while transcribing) leads the line when a take is under way.
 """
 
@@ -21,7 +22,8 @@ class Status:
     model: str | None = None  # provider/id, None when the session has no model
     thinking: str | None = None
     offered: list[str] | None = None
-    tier: str | None = None  # the serviceTier the client last saw set; None: not known
+    tier: str | None = None  # the session's serviceTier; None: not known (an agent that sends no switches)
+    autonomous: bool = False  # the session's autonomous.enabled
     mem_used: int | None = None  # tokens of the chat memory, when the agent gives them
     mem_limit: int = 128_000
     goal: dict[str, Any] | None = None
@@ -56,7 +58,7 @@ def line(status: Status) -> str:
     if status.goal is not None:
         parts.append(f"goal {status.goal.get('status', '?')}")
     pushed = [kind for kind in status.stack if kind not in ("goal", "autonomous")]
-    if "autonomous" in status.stack:
+    if status.autonomous or "autonomous" in status.stack:
         parts.append("autonomous")
     if pushed:
         parts.append("directors " + ",".join(pushed))
