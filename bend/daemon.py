@@ -1,0 +1,412 @@
+"""The agent process's requests: the model side of the daemon bridge (issue 28 item 6, issue 26
+item 4). It composes the models of the rules each request runs, and restates only what joins
+them; read it next to 000_f7323c157e80a40d.txt S4 and S5.6-S5.7, and 004_cf1da0cad29d7f64.txt
+S10 (through ``bend.effort``).
+
+A scenario opens a session with no model pinned and no saved default, over a catalog of a few
+models of custom providers (models.json), then sends requests with no turn:
+
+- ``cvar`` (a session line): parsed, expanded with the session agent's aliases (a line that
+  does not parse, or whose expansion fails, runs nothing: the whole request is an error), then
+  each command on the session's own agent (S4): ``set`` checks Undeclared, Global, BadValue in
+  that order (``bend.cvar``), and also refuses a natural past the width its use reads it into
+  (issue 30: a Director limit is a signed 64-bit integer, any other natural an unsigned one);
+  ``toggle`` is ``bend.cvar.toggle``; ``alias`` defines (a body that does not parse: its
+  ParseError); ``bind`` and ``action`` are client-only. ``global`` (``/set --global``, S4): no
+  expansion; ``set`` and ``toggle`` (``bend.cvar.global_toggle``) go to the global config.cfg,
+  a Global cvar too; any other command is refused. When the session's switches (serviceTier,
+  autonomous.enabled, stt.enabled) change, every client gets them again.
+- ``/remind TEXT`` and ``/force TOOL [--tries N]`` (S5.7): a reminder, or a forced call with 1
+  unit of budget and tries 1 when not given, pushed on top; refused when the pushed layers
+  (reminders and forced calls) already fill directors.stackCap (S5.6: the cap counts the pushed
+  layers only). A push broadcasts the stack.
+- ``/effort [LEVEL]``, ``cycle_thinking_level`` and ``/model [PROVIDER/ID]``: S10's session
+  rules (``bend.effort``): set clamps the request to the offered levels, a cycle steps from the
+  clamp of the current level (null with fewer than two offered), a model switch clamps the
+  stored level to the new model. A changed stored level is committed and broadcast with the
+  model, with an effort row when the shown level changed; a switch also writes a note row.
+- ``status``: the state (model, shown level, offered levels, the stack's kinds, switches).
+
+The catalog lookup of ``/model`` (derived from production's rule, the seed text at hand does not
+spell it): PROVIDER/ID of a provider of the catalog; else a bare ID that names exactly one model
+(several: refused, name the provider); a provider of models.json may name an id its file does
+not list (the model is then outside the catalog: no offered levels, nothing clamps). The
+scenarios use no name of the bundled catalog, so the scenario's catalog is all there is.
+
+Every line of the transcript begins with the number of its request: the events broadcast while
+the request ran, then its reply.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from dataclasses import dataclass, replace
+
+from bend import cvar as cv
+from bend import director as dr
+from bend import effort as ef
+
+# -- the cvars the scenarios touch, restated from the S4 table (id, type, scope, flags, default)
+
+_LEVEL = cv.Type(cv.ENUM, ef.LADDER)
+
+
+def _switch(cvar: str, t: cv.Type, default: cv.Value) -> cv.Decl:
+    """A session switch (S4): Local, persist and replicate."""
+    return cv.Decl(cvar, t, cv.LOCAL, True, True, default)
+
+
+DECLS: tuple[cv.Decl, ...] = (
+    _switch("transport", cv.Type(cv.ENUM, ("auto", "sse", "websocket")), "auto"),
+    _switch("retry.enabled", cv.Type(cv.BOOL), True),
+    _switch("compaction.enabled", cv.Type(cv.BOOL), True),
+    _switch("serviceTier", cv.Type(cv.ENUM, ("auto", "default", "flex", "priority")), "auto"),
+    cv.Decl("retry.maxRetries", cv.Type(cv.NAT), cv.LOCAL, True, False, 3),
+    cv.Decl("directors.stackCap", cv.Type(cv.NAT), cv.LOCAL, True, False, dr.DEFAULT_STACK_CAP),
+    cv.Decl("directors.maxSteps", cv.Type(cv.NAT), cv.LOCAL, True, False, dr.DEFAULT_MAX_STEPS),
+    cv.Decl("autonomous.enabled", cv.Type(cv.BOOL), cv.LOCAL, True, True, False),
+    cv.Decl("defaultThinkingLevel", _LEVEL, cv.GLOBAL, True, False, ef.FALLBACK_DEFAULT),
+    cv.Decl("titles.generate", cv.Type(cv.BOOL), cv.GLOBAL, True, False, True),
+    cv.Decl("memory.model", cv.Type(cv.STRING), cv.GLOBAL, True, False, ""),
+    cv.Decl("stt.enabled", cv.Type(cv.BOOL), cv.LOCAL, True, True, False),
+    cv.Decl("temperature", cv.Type(cv.FLOAT), cv.LOCAL, False, False, 1.0),
+)
+SWITCHES: tuple[str, ...] = ("serviceTier", "autonomous.enabled", "stt.enabled")
+I64, U32, U64 = 2**63 - 1, 2**32 - 1, 2**64 - 1
+WIDTHS: tuple[tuple[str, int], ...] = (("directors.stackCap", I64), ("directors.maxSteps", I64), ("retry.maxRetries", U32))
+GLOBAL_CFG = "global config.cfg"
+KINDS = {dr.REMINDER: "reminder", dr.FORCED: "forced"}
+
+
+def width(cvar: str) -> int:
+    for name, most in WIDTHS:
+        if name == cvar:
+            return most
+    return U64
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A model of the catalog: its provider, its id, and what reasoning depth sees of it."""
+
+    provider: str
+    id: str
+    model: ef.Model
+
+
+@dataclass(frozen=True)
+class World:
+    cvars: cv.State
+    stack: tuple[dr.Layer, ...]
+    catalog: tuple[Entry, ...]
+    model: tuple[str, str] | None  # the session's model (provider, id)
+    effort: ef.Session  # the stored level, the default, the session model as S10 sees it
+
+
+def value(world: World, cvar: str) -> cv.Value:
+    return cv.value(world.cvars.reg, world.cvars.config, world.cvars.family, cvar)
+
+
+def offer(world: World) -> tuple[str, ...] | None:
+    return ef.offer_of(world.effort.model)
+
+
+def shown(world: World) -> str:
+    return ef.shown(world.effort.stored, world.effort.default, offer(world))
+
+
+# -- printing --------------------------------------------------------------------------------
+
+
+def show_levels(levels: tuple[str, ...] | None) -> str:
+    return "-" if levels is None else ",".join(levels) or "(none)"
+
+
+def show_model(model: tuple[str, str] | None) -> str:
+    return "-" if model is None else f"{model[0]}/{model[1]}"
+
+
+def show_value(v: cv.Value) -> str:
+    return json.dumps(cv.to_json(v), sort_keys=True, ensure_ascii=False)
+
+
+def show_switches(world: World) -> str:
+    return " ".join(f"{cvar}={show_value(value(world, cvar))}" for cvar in SWITCHES)
+
+
+def model_line(world: World) -> str:
+    return f"model {show_model(world.model)} level={shown(world)} offered={show_levels(offer(world))}"
+
+
+def state_line(world: World) -> str:
+    stack = ",".join(KINDS[layer.kind] for layer in world.stack) or "-"
+    return f"state model={show_model(world.model)} level={shown(world)} offered={show_levels(offer(world))} directors={stack} {show_switches(world)}"
+
+
+# -- open --------------------------------------------------------------------------------------
+
+
+def catalog_of(raw: object) -> tuple[Entry, ...]:
+    assert isinstance(raw, list)
+    entries = []
+    for item in raw:
+        assert isinstance(item, dict)
+        level_map = item.get("map")
+        pairs = None if level_map is None else tuple((k, level_map[k]) for k in ef.LADDER if k in level_map)
+        entries.append(Entry(str(item["provider"]), str(item["id"]), ef.Model(bool(item["reasoning"]), pairs)))
+    return tuple(entries)
+
+
+def open_session(raw_catalog: object) -> World:
+    """S10 session 1: no pinned model and no saved default, so no model; the stored level is
+    unset and settles on defaultThinkingLevel (medium)."""
+    reg = cv.registry(DECLS)
+    assert not isinstance(reg, cv.RegistryError)
+    cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None))
+    default = value(world, "defaultThinkingLevel")
+    opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
+    return replace(world, effort=opened)
+
+
+# -- cvar lines (S4) ---------------------------------------------------------------------------
+
+
+def set_value(world: World, cvar: str, text: str, local_only: bool) -> cv.Value | cv.CvarError:
+    """The value of a front-door set, or why it is refused: Undeclared, Global (from a session),
+    BadValue (a word the type does not read, or a natural past its width)."""
+    decl = cv.lookup(world.cvars.reg, cvar)
+    if decl is None:
+        return cv.CvarError(cv.UNDECLARED, cvar)
+    if local_only and decl.scope == cv.GLOBAL:
+        return cv.CvarError(cv.GLOBAL_ERR, cvar)
+    ok, v = cv.parse_value(decl.type, text)
+    if not ok or (isinstance(v, int) and not isinstance(v, bool) and decl.type.kind in (cv.NAT, cv.NAT_OR_OFF) and v > width(cvar)):
+        return cv.CvarError(cv.BAD_VALUE, cvar)
+    return v
+
+
+def with_cvars(world: World, state: cv.State) -> World:
+    return replace(world, cvars=state, effort=replace(world.effort, default=str(value(replace(world, cvars=state), "defaultThinkingLevel"))))
+
+
+def local_line(world: World, text: str) -> tuple[World, str]:
+    parsed = cv.parse_list(text)
+    if isinstance(parsed, cv.ParseError):
+        return world, "error ParseError"
+    expanded = cv.expand(world.cvars.aliases, parsed)
+    if isinstance(expanded, cv.ExpandError):
+        return world, "error ExpandError " + cv.show_error(expanded)
+    outcomes = []
+    state = world.cvars
+    for c in expanded:
+        outcome = "ok"
+        if c.verb == cv.SET:
+            v = set_value(world, c.args[0], c.args[1], True)
+            if isinstance(v, cv.CvarError):
+                outcome = cv.show_error(v)
+            else:
+                family, _ = cv.set_last(state.reg, state.family, cv.Set(c.args[0], v))
+                state = cv.State(state.reg, state.config, family, state.aliases)
+        elif c.verb == cv.TOGGLE:
+            family, e = cv.toggle(state.reg, state.config, state.family, c.args[0])
+            state = cv.State(state.reg, state.config, family, state.aliases)
+            outcome = "ok" if e is None else cv.show_error(e)
+        elif c.verb == cv.ALIAS:
+            body = cv.parse_list(c.args[1])
+            if isinstance(body, cv.ParseError):
+                outcome = "ParseError"
+            else:
+                state = cv.State(state.reg, state.config, state.family, cv.define(state.aliases, c.args[0], body))
+        else:
+            outcome = "client-only"
+        world = with_cvars(world, state)
+        outcomes.append(f"{cv.format_command(c)} -> {outcome}")
+    return world, "cvar [" + "; ".join(outcomes) + "]"
+
+
+def global_line(world: World, text: str) -> tuple[World, str]:
+    parsed = cv.parse_list(text)
+    if isinstance(parsed, cv.ParseError):
+        return world, "error ParseError"
+    outcomes = []
+    for c in parsed:
+        result: cv.Set | cv.CvarError | None = None
+        if c.verb == cv.SET:
+            v = set_value(world, c.args[0], c.args[1], False)
+            result = v if isinstance(v, cv.CvarError) else cv.Set(c.args[0], v)
+        elif c.verb == cv.TOGGLE:
+            result = cv.global_toggle(world.cvars.reg, world.cvars.config, c.args[0])
+        if result is None:
+            outcome = "refused"
+        elif isinstance(result, cv.CvarError):
+            outcome = cv.show_error(result)
+        else:
+            outcome = "ok"
+            world = with_cvars(world, global_set(world.cvars, result))
+        outcomes.append(f"{cv.format_command(c)} -> {outcome}")
+    return world, "cvar --global [" + "; ".join(outcomes) + "]"
+
+
+def global_set(state: cv.State, s: cv.Set) -> cv.State:
+    """The set written to the global config.cfg (its layer, made when missing)."""
+    layers = tuple(layer for layer in state.config if layer.source != GLOBAL_CFG)
+    before = [layer for layer in state.config if layer.source == GLOBAL_CFG]
+    sets = (before[0].sets if before else ()) + (s,)
+    return cv.State(state.reg, layers + (cv.Layer(GLOBAL_CFG, False, sets),), state.family, state.aliases)
+
+
+def cvar_request(world: World, text: str, is_global: bool) -> tuple[World, list[str]]:
+    before = show_switches(world)
+    world, said = (global_line if is_global else local_line)(world, text)
+    lines = [] if show_switches(world) == before else ["switches " + show_switches(world)]
+    return world, lines + [said]
+
+
+# -- /remind and /force (S5.6, S5.7) -------------------------------------------------------------
+
+
+def push(world: World, layer: dr.Layer) -> tuple[World, list[str]]:
+    cap = value(world, "directors.stackCap")
+    pushed = len([item for item in world.stack if item.kind in KINDS])
+    if isinstance(cap, int) and pushed >= cap:
+        return world, ["error PushRefused"]
+    stack = world.stack + (layer,)
+    world = replace(world, stack=stack)
+    kinds = ",".join(KINDS[item.kind] for item in stack)
+    return world, [f"directors {kinds}", f"ok {KINDS[layer.kind]} pushed: {len(stack)} layers"]
+
+
+def remind(world: World, rest: str) -> tuple[World, list[str]]:
+    if not rest.strip():
+        return world, ["error CommandError"]
+    return push(world, dr.Layer(dr.REMINDER, 1))
+
+
+def force(world: World, line: str) -> tuple[World, list[str]]:
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return world, ["error CommandError"]
+    args = words[1:]
+    if "--tries" in args:
+        at = args.index("--tries")
+        if at + 1 >= len(args) or not (args[at + 1].isascii() and args[at + 1].isdigit()):
+            return world, ["error CommandError"]
+        del args[at : at + 2]
+    if len(args) != 1:
+        return world, ["error CommandError"]
+    if not args[0].strip():
+        return world, ["error PushRefused"]
+    return push(world, dr.Layer(dr.FORCED, 1))
+
+
+# -- /effort, cycle, /model (S10) ----------------------------------------------------------------
+
+
+def level_changed(world: World, before_stored: str | None, before_shown: str) -> list[str]:
+    """A stored level that changed: committed, a row when the shown level changed, the model."""
+    if world.effort.stored == before_stored:
+        return []
+    row = [] if shown(world) == before_shown else [f"row effort thinking level {before_shown} -> {shown(world)}"]
+    return row + [model_line(world)]
+
+
+def set_effort(world: World, rest: str) -> tuple[World, list[str]]:
+    level = rest.strip()
+    if not level:
+        return world, [f"thinking level={shown(world)} offered={show_levels(offer(world))}"]
+    if level not in ef.LADDER:
+        return world, ["error EffortError"]
+    before = world.effort
+    world = replace(world, effort=ef.step(world.effort, "set", level)[0])
+    lines = level_changed(world, before.stored, ef.shown(before.stored, before.default, ef.offer_of(before.model)))
+    return world, lines + [f"thinking level={shown(world)} offered={show_levels(offer(world))}"]
+
+
+def cycle(world: World, backward: bool) -> tuple[World, list[str]]:
+    before_stored, before_shown = world.effort.stored, shown(world)
+    session, step = ef.step(world.effort, "cycle", "backward" if backward else "forward")
+    world = replace(world, effort=session)
+    lines = [] if step is None else level_changed(world, before_stored, before_shown)
+    return world, lines + [f"thinking level={step or 'null'} offered={show_levels(offer(world))}"]
+
+
+def find(world: World, text: str) -> tuple[tuple[str, str], ef.Model | None] | None:
+    """The model /model names, and what S10 sees of it (None: outside the catalog)."""
+    providers = {e.provider for e in world.catalog}
+    provider, _, model_id = text.partition("/")
+    if not (provider in providers and model_id):
+        matches = [e for e in world.catalog if e.id == text]
+        if len(matches) != 1:
+            return None
+        return (matches[0].provider, matches[0].id), matches[0].model
+    for e in world.catalog:
+        if (e.provider, e.id) == (provider, model_id):
+            return (provider, model_id), e.model
+    return (provider, model_id), None  # a provider of models.json: any id it names
+
+
+def switch(world: World, rest: str) -> tuple[World, list[str]]:
+    text = rest.strip()
+    if not text:
+        return world, [model_line(world)]
+    found = find(world, text)
+    if found is None:
+        return world, ["error unknown_model"]
+    before = shown(world)
+    ref, model = found
+    world = replace(world, model=ref, effort=ef.step(world.effort, "switch", model)[0])
+    lines = [f"row note model {show_model(ref)}"]
+    if shown(world) != before:
+        lines.append(f"row effort thinking level {before} -> {shown(world)}")
+    return world, lines + [model_line(world), f"ok model {show_model(ref)}"]
+
+
+def command(world: World, line: str) -> tuple[World, list[str]]:
+    line = line.strip()
+    word, _, rest = line.partition(" ")
+    if word == "/remind":
+        return remind(world, rest)
+    if word == "/force":
+        return force(world, line)
+    if word == "/effort":
+        return set_effort(world, rest)
+    if word == "/model":
+        return switch(world, rest)
+    return world, ["error CommandError"]
+
+
+# -- the transcript --------------------------------------------------------------------------
+
+
+def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
+    kind = event["request"]
+    if kind == "cvar":
+        return cvar_request(world, str(event["line"]), bool(event.get("global", False)))
+    if kind == "command":
+        return command(world, str(event["line"]))
+    if kind == "cycle_thinking_level":
+        return cycle(world, bool(event.get("backward", False)))
+    if kind == "status":
+        return world, [state_line(world)]
+    raise ValueError(f"unknown request {kind!r}")
+
+
+def transcript(events: list[dict[str, object]]) -> list[str]:
+    """The model side of the daemon bridge: the first event opens the session (its state), each
+    next one is a request (what it broadcast, then its reply)."""
+    world = open_session(events[0]["catalog"])
+    lines = [f"0 {state_line(world)}"]
+    for number, event in enumerate(events[1:], 1):
+        world, said = step(world, event)
+        lines.extend(f"{number} {line}" for line in said)
+    return lines
+
+
+if __name__ == "__main__":
+    from bend import scenario
+
+    raise SystemExit(scenario.main(transcript, sys.argv[1:]))
