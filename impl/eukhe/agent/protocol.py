@@ -364,22 +364,7 @@ class SubagentEvent(_Message):
     event: ChildEvent
 
 
-LoopEvent = Annotated[
-    Union[
-        TurnStartEvent,
-        DeltaEvent,
-        ThinkingEvent,
-        ToolCallEvent,
-        ToolResultEvent,
-        RowEvent,
-        RetryEvent,
-        NoteEvent,
-        StepEvent,
-        TurnEndEvent,
-        SubagentEvent,
-    ],
-    Field(discriminator="type"),
-]
+LoopEvent = Annotated[Union[ChildEvent, SubagentEvent], Field(discriminator="type")]  # a child's events, and the subagent wrapper
 LOOP_EVENTS: Final[dict[str, type[_Message]]] = {
     "turn_start": TurnStartEvent,
     "delta": DeltaEvent,
