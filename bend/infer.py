@@ -647,19 +647,19 @@ def entry_of(ladder: LevelMap, level: str) -> tuple[bool, str | None]:
 def offered(reasoning: bool, ladder: LevelMap, defaults: ThinkingDefaults) -> tuple[str, ...]:
     """The levels offered, in ladder order: no reasoning: the plain default; reasoning, per
     level: a wire string keeps, null removes, no entry: kept iff the default ladder lists it."""
-    kept: list[str] = []
+    kept: tuple[str, ...] = ()
     for level in LEVELS:
         if not reasoning:
             if level in defaults.plain:
-                kept.append(level)
+                kept = kept + (level,)
             continue
         present, value = entry_of(ladder, level)
         if present:
             if value is not None:
-                kept.append(level)
+                kept = kept + (level,)
         elif level in defaults.reasoning:
-            kept.append(level)
-    return tuple(kept)
+            kept = kept + (level,)
+    return kept
 
 
 # -- the repetition guard (S6.5): the compiled stepper -----------------------------------------

@@ -4,8 +4,9 @@
 (parameters of type int, bool or str, a frozen dataclass of such fields, a tuple of ints, bools,
 strs, dataclasses or pairs of plain values, a pair, or one of those or None; a body of
 assignments to names (a pair unpacked into names too), ``if``/``else``, ``while`` loops with
-``break`` and ``continue``, ``for`` loops over a tuple or a record's tuple field (its items
-unpacked or not), and
+``break`` and ``continue``, ``for`` loops (their items unpacked or not) over a tuple, a record's
+tuple field or a module constant the module declares a tuple of ints, bools or strs (``LEVELS:
+tuple[str, ...] = (...)``: its items in a constant array, its length a constant), and
 ``return``; integer arithmetic + - *, ``//`` and ``%`` by a positive int constant (z3's div
 and mod, which are Python's for a positive divisor), ``min`` and ``max`` of two ints, comparisons,
 ``and``/``or``/``not`` on booleans, ``is None`` tests, ``in`` and ``not in`` a tuple (``member``:
@@ -1007,7 +1008,24 @@ class _Translator:
     def _global(self, node: ast.Name) -> Any:
         if node.id not in self.fn.__globals__:
             raise Unsupported(f"{self._where(node)}: the name {node.id} is not defined")
-        return _term(self.fn.__globals__[node.id], self._where(node))
+        value = self.fn.__globals__[node.id]
+        if type(value) is tuple:
+            return self._constant_tuple(node, value)
+        return _term(value, self._where(node))
+
+    def _constant_tuple(self, node: ast.Name, value: tuple[Any, ...]) -> Items:
+        """A module constant that is a tuple (``LEVELS``): its items stored from index 0 in an
+        array of the item type its annotation declares (``tuple[str, ...]``), its length a
+        constant, so a loop over it is one of a known number of turns. Refused unless the module
+        declares it a tuple of ints, bools or strs and every item is one."""
+        declared = getattr(inspect.getmodule(self.fn), "__annotations__", {}).get(node.id)
+        try:
+            kind = _kind(eval(declared, self.fn.__globals__) if isinstance(declared, str) else declared)  # noqa: S307 (the module's own annotation)
+        except (Unsupported, NameError, SyntaxError, TypeError):
+            kind = None
+        if not (isinstance(kind, tuple) and kind[0] == "items" and kind[1] in _SORTS and all(type(v) is kind[1] for v in value)):
+            raise Unsupported(f"{self._where(node)}: the module constant {node.id} is not declared a tuple of int, bool or str (`{node.id}: tuple[str, ...] = ...`)")
+        return cast(Items, _concrete(value, kind))
 
 
 class _Path(NamedTuple):

@@ -17,10 +17,13 @@ What makes each domain finite, and why most laws are bounded, not proved:
 - Compile: every directive of the oracle's table with value pools of each type; unknown names
   from a pool and from Hypothesis; rule lists of length <= 4 over 8 rules (valid, clashing,
   each error kind).
-- Ladder: a map has 7 entries, each missing, null or a wire string (3^7 = 2,187 maps); the
-  rules never read a wire string's text, so one stands for all (that is why these are bounded).
-  Default ladders are subsets of the 7 levels; ``quirk_ladder_default_last`` enumerates all
-  128 x 128 of them with both reasoning values: a whole finite domain, so it is proved.
+- Ladder: chosen_ladder and offered are proved of encodings spec.z3gen generates from their code,
+  for every level map and default ladders (offered walks the 7 levels and calls entry_of, whose
+  walk over the map is proved by induction). Beside the proofs, a map has 7 entries, each
+  missing, null or a wire string (3^7 = 2,187 maps); the rules never read a wire string's text,
+  so one stands for all. Default ladders are subsets of the 7 levels in ladder order;
+  ``quirk_ladder_default_last`` enumerates all 128 x 128 of them with both reasoning values: a
+  whole finite domain, so it is proved.
 - Forced call: ``flag`` and ``after`` take naturals (any attempt, any retry count), so no
   domain of them is whole: the seed's rules are proved with z3 for every natural, of encodings
   (``@encoding``) tied to the real functions on every attempt and retry count up to 16:
@@ -61,7 +64,8 @@ from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also
 from spec.oracles import infer as oracle
 from spec.proofs import Opaque, lemma, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
-from spec.z3gen import Generated, Items, Maybe, facts, fresh, generated, item, same_items
+from spec.z3gen import Generated, Items, Maybe, facts, fresh, generated, item, member, same_items
+from spec.z3gen import same as same_terms
 
 # -- the wire: requests through the real clients of every built wire API (eukhe.inference.wire) to a
 # real HTTP server on loopback (spec.loopback), for the laws that govern what goes on the wire or
@@ -530,8 +534,81 @@ def _offered_exact(lm: m.LevelMap, defaults: tuple[str, ...]) -> bool:
     return list(got) == [x for x in oracle.LADDER if x in got]
 
 
-@law("quirk_ladder_offered_exact", "S6.9", "A reasoning model offers a level iff its ladder gives a wire string, or has no entry and the default lists it.", BOUNDED)
+# The proofs of offered (spec.z3gen: its loop over LEVELS, a module constant of 7 levels, and
+# entry_of's loop over the level map, which an induction covers). Judges state the seed's rule
+# on the map itself: "the map has an entry for the level" is Python's ``in`` on its levels
+# (``member``, from an index: ``_named``), never through entry_of.
+_ENTRY_OF, _OFFERED = generated(m.entry_of), generated(m.offered)
+_MAP, _DEFAULTS = fresh(m.LevelMap, "map"), fresh(m.ThinkingDefaults, "defaults")
+_LEVEL, _AT, _K = z3.String("level"), z3.Int("at"), z3.Int("k")
+_LADDER_INPUTS = [*facts(_MAP), *facts(_DEFAULTS)]
+_LADDER_TIES = [_ENTRY_OF.tie, _OFFERED.tie]
+
+
+def _name(k: Any) -> Any:
+    return item(_MAP, k).item0
+
+
+def _named(level: Any, start: Any, end: Any) -> Any:
+    """Some entry of map[start:end] names ``level``: Python's ``level in`` the map's levels
+    (``member``'s recursive function, entered at index ``start`` of the levels cut at ``end``)."""
+    found = member(Items(_MAP.array.item0, end), level)
+    return found.decl()(*found.children()[:-1], start)
+
+
+def _entry_is(level: Any, start: Any, got: Any) -> Any:
+    """``got`` (a pair: present, and the value) is the entry for ``level`` of map[start:]: the
+    first entry k from ``start`` that names it (for the free k), absent if none does."""
+    first_at_k = z3.And(start <= _K, _K < _MAP.length, _name(_K) == level, z3.Not(_named(level, start, _K)))
+    return z3.And(
+        z3.Implies(first_at_k, z3.And(got.item0, same_terms(got.item1, item(_MAP, _K).item1))),
+        z3.Implies(z3.Not(_named(level, start, _MAP.length)), z3.And(z3.Not(got.item0), got.item1.none)),
+    )
+
+
+def _entry_holds(at: dict[str, Any]) -> Any:
+    return z3.Implies(at["_index"] >= 0, _entry_is(at["level"], at["_index"], _ENTRY_OF.loop(**at)))
+
+
+@cache
+def entry_of_lemma() -> Evidence:
+    """entry_of's loop, entered at any index i of any level map for any level, returns the first
+    entry from i that names the level, or (False, None): induction on its loop (z3 proved it
+    ends), the step's hypothesis at the states its body runs it again with."""
+    state = {"ladder": _MAP, "level": _LEVEL, "_index": _AT}
+    test = _AT < _MAP.length
+    base = prove(lambda: z3.Implies(z3.Not(test), _entry_holds(state)), label="base: the map is walked (no entry from its end)", assumptions=_LADDER_INPUTS, ties=_LADDER_TIES)
+    step = prove(
+        lambda: z3.Implies(z3.And(test, *(_entry_holds(after) for _path, after in _ENTRY_OF.successors(**state))), _entry_holds(state)),
+        label="step: map[i] is the entry when it names the level, else the entry after it", assumptions=_LADDER_INPUTS, ties=_LADDER_TIES,
+    )
+    return induction(base, step, of=_ENTRY_OF.of, label=f"{_ENTRY_OF.of}'s walk over the level map (the first entry naming the level)")
+
+
+def _offered_level(level: str) -> Evidence:
+    """For a reasoning model, every level map and both default ladders: if the map's only entry
+    for ``level`` is entry k (a map names a level once), ``level`` is offered iff that entry is
+    a wire string; if the map has no entry for it, iff the default ladder lists it. Given
+    entry_of's fact at the state offered's call of it enters its loop with."""
+    wanted = z3.StringVal(level)
+
+    def claim() -> Any:
+        got = _OFFERED(z3.BoolVal(True), _MAP, _DEFAULTS)
+        only_at_k = z3.And(0 <= _K, _K < _MAP.length, _name(_K) == wanted, z3.Not(_named(wanted, 0, _K)), z3.Not(_named(wanted, _K + 1, _MAP.length)))
+        return z3.Implies(
+            _entry_holds(_ENTRY_OF.entered(_MAP, wanted)),
+            z3.And(
+                z3.Implies(only_at_k, member(got, wanted) == z3.Not(item(_MAP, _K).item1.none)),
+                z3.Implies(z3.Not(_named(wanted, 0, _MAP.length)), member(got, wanted) == member(_DEFAULTS.reasoning, wanted)),
+            ),
+        )
+
+    return prove(claim, label=f"{level}: offered iff its one entry is a wire string, or it has none and the default lists it, for every map and defaults", assumptions=_LADDER_INPUTS, ties=_LADDER_TIES)
+
+
+@law("quirk_ladder_offered_exact", "S6.9", "A reasoning model offers a level iff its ladder gives a wire string, or has no entry and the default lists it.", PROVED)
 def quirk_ladder_offered_exact() -> Evidence:
+    proof = all_of(entry_of_lemma(), *(_offered_level(level) for level in oracle.LADDER))
     model = bounded(
         itertools.product(MAPS, SOME_DEFAULTS),
         lambda c: _offered_exact(*c),
@@ -543,11 +620,35 @@ def quirk_ladder_offered_exact() -> Evidence:
         lambda lm: _offered_exact(lm, oracle.DEFAULT_REASONING) and ladder.ladder(book, _qwen38(), True, _as_dict(lm)).offered == m.offered(True, lm, m.ThinkingDefaults(oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN)),
         label=f"production with the shipped defaults: {len(MAPS):,} explicit ladders",
     )
-    return model.with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
-@law("quirk_ladder_plain_exact", "S6.9", "A model without reasoning offers exactly the plain default, whatever its ladder.", BOUNDED)
+def _rank(level: Any) -> Any:
+    """The level's place on the seed's ladder (oracle.LADDER), 7 for a string not on it."""
+    out: Any = z3.IntVal(len(oracle.LADDER))
+    for place, name in reversed(list(enumerate(oracle.LADDER))):
+        out = z3.If(level == z3.StringVal(name), place, out)
+    return out
+
+
+def _plain_of_length(size: int) -> Evidence:
+    """Without reasoning, for every map and both default ladders whose plain default is ``size``
+    levels of the seed's ladder in its order, the offered levels are the plain default."""
+
+    def claim() -> Any:
+        got, plain = _OFFERED(z3.BoolVal(False), _MAP, _DEFAULTS), _DEFAULTS.plain
+        ranks = [_rank(item(plain, k)) for k in range(size)]
+        ordered = z3.And(plain.length == size, *(r < len(oracle.LADDER) for r in ranks), *(a < b for a, b in zip(ranks, ranks[1:])))
+        return z3.Implies(ordered, z3.And(got.length == size, *(item(got, k) == item(plain, k) for k in range(size))))
+
+    return prove(claim, label=f"a plain default of {size} levels in ladder order is what is offered, for every map", assumptions=_LADDER_INPUTS, ties=[_OFFERED.tie])
+
+
+@law("quirk_ladder_plain_exact", "S6.9", "A model without reasoning offers exactly the plain default, whatever its ladder.", PROVED)
 def quirk_ladder_plain_exact() -> Evidence:
+    # A default ladder is a subset of the 7 levels in ladder order (S6.9), so of length 0..7: the
+    # eight proofs cover every one.
+    proof = all_of(*(_plain_of_length(size) for size in range(len(oracle.LADDER) + 1)))
     model = bounded(
         itertools.product(MAPS, SOME_DEFAULTS),
         lambda c: m.offered(False, c[0], m.ThinkingDefaults(oracle.DEFAULT_REASONING, c[1])) == c[1],
@@ -555,7 +656,7 @@ def quirk_ladder_plain_exact() -> Evidence:
     )
     book = _shipped()
     prod = bounded(MAPS, lambda lm: ladder.ladder(book, _qwen38(), False, _as_dict(lm)).offered == oracle.DEFAULT_PLAIN, label=f"production, shipped defaults: {len(MAPS):,} ladders")
-    return model.with_production(prod)
+    return also(proof, model).with_production(prod)
 
 
 @law(

@@ -250,6 +250,16 @@ def _in_other_items(t: tuple[int, ...], s: str) -> bool:
     return s in t  # type: ignore[comparison-overlap]  # refused by the translation, not by Python
 
 
+UNDECLARED = (1, 2, 3)  # a module constant without a declared type: its items' type is not read
+
+
+def _walks_undeclared(n: int) -> int:
+    total = n
+    for x in UNDECLARED:
+        total = total + x
+    return total
+
+
 @pytest.mark.parametrize(
     ("fn", "says"),
     [
@@ -264,6 +274,7 @@ def _in_other_items(t: tuple[int, ...], s: str) -> bool:
         (_orders_text, "an order of String values is not translated"),
         (_calls_out, "a call of abs"),
         (_in_other_items, "`in` of a value that is not of the tuple's items"),
+        (_walks_undeclared, r"the module constant UNDECLARED is not declared a tuple of int, bool or str"),
     ],
 )
 def test_what_is_not_translated_is_refused(fn: Callable[..., object], says: str) -> None:
@@ -452,3 +463,38 @@ def test_in_a_tuple_of_pairs_and_a_for_loop_over_a_field_are_pythons(world: defa
     assert _entailed(USABLE(w, concrete(key, default_model.Key)) == default_model.usable(world, key))
     got, want = STARTUP(w), default_model.startup(world)
     assert _entailed(got.none if want is None else z3.And(z3.Not(got.none), got.value.item0 == want[0], got.value.item1 == want[1]))
+
+
+OFFERED = generated(m.offered)
+SIGNS: tuple[int, ...] = (3, -1, 4, -1, 5)
+
+
+def _over_constant(t: tuple[int, ...], x: int) -> int:
+    total = 0
+    for sign in SIGNS:
+        if sign in t:
+            total = total * 2 + sign
+        if sign == x:
+            continue
+        total = total + len(SIGNS) + SIGNS[-1]
+    return total
+
+
+@given(t=st.lists(st.integers(-2, 5), max_size=4).map(tuple), x=st.integers(-2, 5))
+def test_a_for_loop_over_a_declared_module_constant_is_pythons(t: tuple[int, ...], x: int) -> None:
+    """A module constant declared a tuple of ints: walked by a for loop, subscripted, its len."""
+    assert _entailed(_Translator(_over_constant)([concrete(t, tuple[int, ...]), z3.IntVal(x)]) == _over_constant(t, x))
+
+
+level_subsets = st.lists(st.sampled_from(m.LEVELS), unique=True, max_size=7).map(lambda ls: tuple(x for x in m.LEVELS if x in ls))
+any_levels = st.lists(st.sampled_from([*m.LEVELS, "other"]), max_size=4).map(tuple)  # any tuple, repeats and strangers too
+any_maps = st.lists(st.tuples(st.sampled_from([*m.LEVELS, "other"]), st.none() | st.sampled_from(["w", "x"])), max_size=5).map(tuple)
+
+
+@given(reasoning=st.booleans(), ladder=any_maps, reasoning_default=level_subsets | any_levels, plain=level_subsets | any_levels)
+def test_offered_a_loop_over_levels_calling_a_loop_is_pythons(reasoning: bool, ladder: m.LevelMap, reasoning_default: tuple[str, ...], plain: tuple[str, ...]) -> None:
+    """offered: `for level in LEVELS` (a declared module constant), entry_of's loop called in its
+    body, a tuple grown by `kept = kept + (level,)`."""
+    defaults = m.ThinkingDefaults(reasoning_default, plain)
+    got, want = OFFERED(z3.BoolVal(reasoning), concrete(ladder, m.LevelMap), concrete(defaults, m.ThinkingDefaults)), m.offered(reasoning, ladder, defaults)
+    assert _entailed(z3.And(got.length == len(want), *(item(got, k) == z3.StringVal(level) for k, level in enumerate(want))))
