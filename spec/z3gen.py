@@ -67,7 +67,7 @@ from typing import Any, NamedTuple, Protocol, cast
 
 import z3
 
-from spec.evidence import _SEAL, Tie, _as_z3, encoding
+from spec.evidence import _SEAL, Tie, _as_z3, check, encoding
 from spec.proofs import LIMIT_MS
 from spec.registry import PROVED
 
@@ -739,10 +739,7 @@ class _Translator:
         for function, leaf in zip(functions, _leaves_of(body), strict=True):
             z3.RecAddDefinition(function, symbols, leaf)
         for obligation in obligations:
-            solver = z3.Solver()
-            solver.set("timeout", LIMIT_MS)
-            solver.add(z3.Not(obligation))
-            verdict = solver.check()
+            verdict, solver = check([z3.Not(obligation)], LIMIT_MS)
             if verdict != z3.unsat:
                 del _LOOPS[key]
                 if verdict == z3.unknown:
