@@ -59,10 +59,12 @@ FLOOR = 95.0
 # calls; the agent process (daemon, protocol, client, runner, inflight: 1,300 statements) is judged
 # by tests/agent only, so the area stands at 27% by laws and bridges: held at 26 until a bridge
 # drives the agent process. Subagents (subagents.py, child.py: a child in its own process) joined
-# the area judged by tests/agent alone: measured by laws and bridges at f0e97f3, 23.47%, held at 23.
+# the area judged by tests/agent alone: measured by laws and bridges at f0e97f3, 23.47%. The daemon
+# bridge (the agent process's requests against bend/daemon.py) then took it to 45.72% (clean-clone
+# CI at aa45dbf): held at 45.
 # The terminal UI (eukhe/tui) is no area: the seed gives client input no model, so no law or
 # bridge reaches it; Textual's pilot and the tmux test judge it.
-HELD: dict[str, float] = {"inference": 81.0, "tiny": 86.0, "cli": 46.0, "agent": 23.0}
+HELD: dict[str, float] = {"inference": 81.0, "tiny": 86.0, "cli": 46.0, "agent": 45.0}
 
 
 def floor_of(area: str, floor: float) -> float:
