@@ -236,6 +236,7 @@ def test_a_reasoning_models_signed_thinking_goes_back_in_the_tool_loop(api: str,
         assert '"thinking": "I should read a.txt", "signature": "sig-1"' in sent
     else:
         assert '"thoughtSignature": "call-sig"' in sent
+        assert '"functionResponse": {"name": "read"' in sent  # the API requires the name of the call it answers
 
 
 def compaction_replies(recorded: Any) -> Any:

@@ -195,7 +195,9 @@ def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
             signature = str(content.get("signature", ""))
             calls.append(events.ToolCall(len(calls), str(content.get("id")), str(content.get("name")), raw, signature))
         elif entry.kind is Kind.TOOL_RESULT and isinstance(content, dict):
-            results.append(Message("tool", str(content.get("text", "")), tool_call_id=str(content.get("call_id")), is_error=bool(content.get("is_error"))))
+            call_id = str(content.get("call_id"))
+            named = next((call.name for call in calls if call.id == call_id), None)  # Gemini's functionResponse names its call
+            results.append(Message("tool", str(content.get("text", "")), tool_call_id=call_id, tool_name=named, is_error=bool(content.get("is_error"))))
         elif entry.kind is Kind.USER:
             flush()
             out.append(Message("user", str(content)))
