@@ -2812,7 +2812,7 @@ from eukhe.inference import repair as prod_repair  # noqa: E402
 
 SPELLINGS: tuple[object, ...] = (
     "", " ", "a", "true", "FALSE", " True ", "yes", "0", "-12", "+7", "3.5", "1e3", "1e999", "nan", "Infinity", "0x10", "١٢",
-    '{"a": 1}', "{'a': 1}", "[1, 2]", '["x"]', "[1,", "null", '"q"', 7, -3, 2.5, 10**30, True, False, None, [1], {"a": 1}, ["s"],
+    1.0, '{"a": 1}', "{'a': 1}", "[1, 2]", '["x"]', "[1,", "null", '"q"', 7, -3, 2.5, 10**30, True, False, None, [1], {"a": 1}, ["s"],
 )
 KINDS = ("string", "integer", "number", "boolean", "array", "object", "string[]")
 
@@ -2834,7 +2834,7 @@ def infer_argument_repaired_warned() -> Evidence:
         schema = {"type": "object", "additionalProperties": False, "properties": {"v": schema_of(kind)}}
         got = prod_repair.repair_arguments({key: value, "extra": 1}, schema)
         base = "array" if kind == "string[]" else kind
-        fits = {"string": isinstance(value, str), "integer": type(value) is int, "number": type(value) in (int, float), "boolean": type(value) is bool, "array": isinstance(value, list), "object": isinstance(value, dict)}[base]
+        fits = {"string": isinstance(value, str), "integer": type(value) is int or (type(value) is float and float(value).is_integer()), "number": type(value) in (int, float), "boolean": type(value) is bool, "array": isinstance(value, list), "object": isinstance(value, dict)}[base]
         repaired, want = (False, value) if fits else oracle.spelling_says(base, value, "string" if kind == "string[]" else None)
         warnings = [w for w in got.warnings if w.startswith("argument_repaired")]
         return (

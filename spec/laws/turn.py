@@ -5,7 +5,8 @@ turn_starts_from_the_view: for every history of messages of any kind, size and t
 compactor building any number of lines between them, for every settle deadline (a number of
 looks at the planner, the compactor building lines at each look) and every script of the model
 (replies, thoughts, tool calls good and bad, a message sent during a call), production's turn
-(``eukhe.memory.turn.Turns`` on a chat owned on disk):
+(``eukhe.memory.turn.Turns`` on a chat owned on disk, and the agent's turn loop with the chat's
+context, as ``eukhe chat`` runs it, below):
 
 - sends, as the first message of every call of the turn, the view of the messages before the new
   one, rendered as it stood when the wait ended: each line its logged summary, a line not
@@ -20,10 +21,49 @@ looks at the planner, the compactor building lines at each look) and every scrip
   work message ``[Name] report`` (rules 57, 58), and zoom("Name") gives its steps (rule 54);
 - the next turn carries nothing of the last one but what the view shows (rule 50).
 
+The same case is played twice, each on a chat of its own with the same history: through
+``Turns`` (what ``eukhe memory simulate --cache`` runs), and through the path ``eukhe chat`` runs:
+the agent's one turn loop (``eukhe.agent.loop.Agent``) on a session's main conversation with the
+chat's context (``eukhe.agent.chat.ChatMemory``: the run pins the view, each request is the pinned
+view, ``Now:`` and the local date and time, the ``Turn:`` message, then the run's own messages;
+each committed step is logged to the chat), its tools the chat's zoom and date
+(``ChatMemory.tools``, offered with ``ChatMemory.offer``), its cvars their defaults but
+maxToolRounds 3 and memory.settleTimeoutMs the case's deadline. On that path the law judges the
+same things (the pinned view as it stood when the wait ended, the state and the marked message
+whole in every call, each call repeating the one before, the rows logged as the calls go, never a
+thought, what the law's compactor is told, the next run carrying nothing but the view), except
+where the loop differs from ``Turns`` by design:
+
+- a reply with no text and no call, or a stream cut after it began, is not an end (``Turns``
+  ends, or fails, there): the loop sends the request again with a note (inference.md S6.5,
+  S6.10: ``no_answer``, ``cut``), nothing of the reply logged; the note is the retry's last user
+  message, never logged and not repeated by the next call; each is one ``note`` event;
+- the run is bounded by maxToolRounds (control.md S4b.4), not by a number of calls: a reply with
+  calls past it ends the run (``max_tool_rounds``), the reply and its calls neither run nor
+  logged;
+- a call refused before its tool runs gets the tool runner's error (S6 argument repair): an
+  unknown tool ``tool_unavailable: ...`` naming it, arguments that are not a JSON object
+  ``invalid_arguments: ...`` (their tool row logs the repair's ``{__parseError, __rawJson}``);
+  a tool's own error stays ``error: ...``; every error result goes back with is_error (zoom's
+  float id ``{"id": 0.0}`` is message 0 on both paths: to JSON Schema 0.0 is an integer, so the
+  argument repair leaves it as it is);
+- a message sent during a call joins through ``Agent.steer`` (steeringMode one-at-a-time) after
+  the next reply the loop keeps: after its calls' results, or after its answer, and the run goes
+  on; one left when its run ended (``max_tool_rounds``) runs next as a run of its own, with a
+  view of its own covering every message before it;
+- after each final answer the Director stack takes its step (an empty stack yields): the runs'
+  events are ``turn_start``, ``step``, ``turn_end answered`` (no step at ``max_tool_rounds``);
+- a second turn while one runs is not refused (the agent queues messages): not judged there;
+- no subagent: the agent's subagents are the ``task`` tool of the agent process, not part of
+  this path; zoom("Helper") names no agent there (an ``error:`` result) and the subagent's view,
+  report and zoom("Name") are judged on ``Turns`` only.
+
 Judge: ``spec.oracles.turn``, written from the seed's text, reading the chat's files on disk
-(messages, node lines, view.json); never ``eukhe.memory.turn``'s functions. The compactor is
-played by the law (it builds the calls that run), the model is an in-process script with the wire
-clients' ``stream`` (real HTTP is the tests' part: tests/turn).
+(messages, node lines, view.json); never ``eukhe.memory.turn``'s or ``eukhe.agent``'s functions
+(the expected runs of the agent path are computed by the law from the rules above). The
+compactor is played by the law (it builds the calls that run), the model is an in-process script
+with the wire clients' ``stream`` (its filter, the agent's repetition guard, sees every delta;
+real HTTP is the tests' part: tests/turn).
 
 Why tested: histories, texts and scripts are unbounded and no finite type covers them; the
 evidence is Hypothesis examples in the active profile.
@@ -34,6 +74,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -43,12 +84,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from eukhe.inference.wire.events import Event, Stop, StreamCut, TextDelta, ThinkingDelta, ToolCall, Usage
+from eukhe.agent.chat import ChatMemory
+from eukhe.agent.loop import Agent
+from eukhe.agent.tools.base import ToolContext
+from eukhe.inference.wire.events import Event, Stop, StreamCut, StreamFilter, TextDelta, ThinkingDelta, ToolCall, Usage
 from eukhe.inference.wire.plan import Message, Request
 from eukhe.memory.chat import Config
 from eukhe.memory.owner import Memory
 from eukhe.memory.records import kind_of
 from eukhe.memory.turn import Deadline, LockedChat, TurnError, Turns, chat_turns
+from eukhe.session import MAIN, Store
+from eukhe.settings.cvar_table import table
 from spec.evidence import Evidence, LawFailed, examples
 from spec.oracles import turn as O
 from spec.registry import TESTED, law
@@ -109,19 +155,24 @@ class Scripted:
     Before a call's stream ends it runs ``during(k)`` (the law sends a message, runs a subagent,
     or cuts the stream there)."""
 
+    provider = "law"
+
     def __init__(self, steps: tuple[Step, ...], during: Callable[[int], Awaitable[None]] | None = None) -> None:
         self.steps = steps
         self.requests: list[Request] = []
         self.during = during
 
-    async def stream(self, request: Request) -> AsyncIterator[Event]:
+    async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncIterator[Event]:
+        """The wire clients' stream; ``filter`` (the agent's repetition guard) sees each delta."""
         k = len(self.requests)
         self.requests.append(request)
         step = self.steps[k] if k < len(self.steps) else EXTRA
-        if step.thinking:
-            yield ThinkingDelta(f"{THOUGHT} {k}")
-        if step.text:
-            yield TextDelta(step.text)
+        deltas: list[TextDelta | ThinkingDelta] = [ThinkingDelta(f"{THOUGHT} {k}")] if step.thinking else []
+        deltas += [TextDelta(step.text)] if step.text else []
+        for delta in deltas:
+            if filter is not None:
+                filter(delta)
+            yield delta
         for n, key in enumerate(step.calls):
             name, arguments, _ = CALLS[key]
             yield ToolCall(n, f"c{k}_{n}", name, arguments)
@@ -216,9 +267,10 @@ def _check_rows(got: list[tuple[str, str, str]], want: list[tuple[str, Callable[
             _fail(f"{what}: logged ({kind}, {text[:80]!r}), expected a {want_kind} row")
 
 
-def _check_run(requests: list[Request], view: str, first: str, what: str) -> None:
+def _check_run(requests: list[Request], view: str, first: str, what: str, noted: frozenset[int] = frozenset(), state: str = STATE) -> None:
     """Every call of a run sends the same leading message (the view, then ``first``), the same
-    layers, and repeats the call before it."""
+    layers, and repeats the call before it; the calls in ``noted`` (the agent's noted retries)
+    end with one user message more, the note, that the next call does not repeat."""
     if not requests:
         _fail(f"{what}: no call was made")
     lead = requests[0].messages[0]
@@ -229,17 +281,24 @@ def _check_run(requests: list[Request], view: str, first: str, what: str) -> Non
         _fail(f"{what}: after the view comes {text[len(view) + 2 :][:120]!r}, not {first[:120]!r}")
     if O.PLACEHOLDER in view:
         _fail(f"{what}: the view shows the placeholder")
-    for earlier, later in zip(requests, requests[1:]):
+    sent: list[tuple[Message, ...]] = []
+    for k, request in enumerate(requests):
+        if k in noted:
+            note = request.messages[-1]
+            if len(request.messages) < 2 or note.role != "user" or note.parts or not note.text:
+                _fail(f"{what}: a noted retry does not end with its note")
+        sent.append(request.messages[:-1] if k in noted else request.messages)
+    for (earlier, said), (later, says) in zip(zip(requests, sent), zip(requests[1:], sent[1:])):
         if (later.system, later.tools) != (earlier.system, earlier.tools):
             _fail(f"{what}: the system prompt or the tools changed between calls")
         # a run only appends: its own messages after the leading one, whose text may grow only by
         # messages that joined before any reply of the model (leading user texts join it)
-        if not _joined(later.messages[0]).startswith(_joined(earlier.messages[0])):
+        if not _joined(says[0]).startswith(_joined(said[0])):
             _fail(f"{what}: a call changed the leading message of the call before it")
-        if _bare(later.messages[1:])[: len(earlier.messages) - 1] != _bare(earlier.messages[1:]):
+        if _bare(says[1:])[: len(said) - 1] != _bare(said[1:]):
             _fail(f"{what}: a call does not repeat the call before it")
     for request in requests:
-        if STATE in request.system or any(THOUGHT in _joined(m) for m in request.messages):
+        if state in request.system or any(THOUGHT in _joined(m) for m in request.messages):
             _fail(f"{what}: state in the system prompt, or a thought sent back")
 
 
@@ -308,24 +367,31 @@ async def _refused(call: Awaitable[Any], kind: type[Exception], what: str) -> No
     _fail(f"{what} was not refused with {kind.__name__}")
 
 
+def _seed(memory: Memory, case: Case) -> tuple[LawCompactor | None, Callable[[int], None]]:
+    """The case's history on the owned chat, the compactor building lines between its messages:
+    the law's compactor (when the case drives one) and ``build`` (the compactor builds lines)."""
+    core = memory.core
+    assert core is not None
+    lines = iter(case.lines * (1 + 64 // max(1, len(case.lines))))
+    locked = LockedChat(memory)
+    compactor = LawCompactor(locked) if case.driven else None
+
+    def build(count: int) -> None:
+        for _ in range(count):
+            if not core.chat.chat.running:
+                return
+            (locked if case.driven else core.chat).done(0, next(lines))
+
+    for kind, text, builds in case.history:
+        memory.append(text, kind)
+        with core.lock:
+            build(builds)
+    return compactor, build
+
+
 async def _play(case: Case, directory: Path) -> None:
     with Memory(directory, SMALL) as memory:
-        core = memory.core
-        assert core is not None
-        lines = iter(case.lines * (1 + 64 // max(1, len(case.lines))))
-        locked = LockedChat(memory)
-        compactor = LawCompactor(locked) if case.driven else None
-
-        def build(count: int) -> None:
-            for _ in range(count):
-                if not core.chat.chat.running:
-                    return
-                (locked if case.driven else core.chat).done(0, next(lines))
-
-        for kind, text, builds in case.history:
-            memory.append(text, kind)
-            with core.lock:
-                build(builds)
+        compactor, build = _seed(memory, case)
         with Memory(directory) as client:  # a turn runs in the owner only
             try:
                 Turns(client, Scripted(()))
@@ -430,12 +496,252 @@ async def _play(case: Case, directory: Path) -> None:
             _fail(f"zoom({AGENT!r}) gave {result[:200]!r}, not the agent's whole chat")
 
 
+# -- the agent path: the turn loop `eukhe chat` runs ---------------------------------------------------
+
+CVARS: dict[str, Any] = {cvar.id: cvar.default for cvar in table()}  # each cvar's default (control.md S4)
+AGENT_ROUNDS = MAX_STEPS  # maxToolRounds on the agent path: a reply with calls past it ends the run
+NOW = re.compile(r"Now: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) [^\n]+")  # the state: the local date and time
+# The calls whose results the agent's tool runner refuses before the tool runs (inference.md S6
+# argument repair, rules 2 and 6): the prefix of the error result's text.
+REFUSED = {"not_json": "invalid_arguments: ", "not_object": "invalid_arguments: ", "unknown_tool": "tool_unavailable: "}
+ERRORS = ("error: ", "invalid_arguments: ", "tool_unavailable: ")
+
+
+@dataclass
+class Run:
+    """One run of the agent path as the loop's rules give it: its message, the calls it makes (the
+    script's indexes), the rows it logs after its message, the calls whose request carries a
+    note, the text that joined after each call, and how it ends."""
+
+    message: str
+    calls: list[int]
+    rows: list[tuple[str, Callable[[str], bool]]]
+    noted: set[int]
+    joins: dict[int, str]
+    end: str = "answered"
+
+
+def _agent_call(key: str) -> Callable[[str], bool]:
+    """The tool row of a call on the agent path: its name and JSON input; arguments that do not
+    parse to an object are the repair's ``{__parseError, __rawJson}`` (S6 argument repair, rule 2)."""
+    name, arguments, _ = CALLS[key]
+    if key not in ("not_json", "not_object"):
+        return _tool_row(key).__eq__
+
+    def judge(text: str) -> bool:
+        head, _, rest = text.partition(" ")
+        try:
+            value = json.loads(rest)
+        except json.JSONDecodeError:
+            return False
+        return head == name and isinstance(value, dict) and sorted(value) == ["__parseError", "__rawJson"] and value["__rawJson"] == arguments[:512] and bool(value["__parseError"])
+
+    return judge
+
+
+def _agent_echo(key: str, first: tuple[str, str, str]) -> Callable[[str], bool]:
+    """A tool result on the agent path: no subagent runs there (zoom("Helper") names no agent);
+    a refused call is ``invalid_arguments: ...`` or ``tool_unavailable: ...`` (the docstring)."""
+
+    def judge(text: str) -> bool:
+        if key in REFUSED:
+            return text.startswith(REFUSED[key]) and (key != "unknown_tool" or repr(CALLS[key][0]) in text)
+        if CALLS[key][2] in ("error", "agent"):
+            return text.startswith("error: ")
+        return _result_ok(key, text, first, None)
+
+    return judge
+
+
+def _agent_runs(case: Case, first: tuple[str, str, str]) -> list[Run]:
+    """The runs the agent makes of the case (the loop's rules, inference.md S6.5, S6.10, control.md
+    S4b.4, memory.md rule 46): a cut stream or a reply with no text and no call is sent again with
+    a note, nothing logged; a reply with calls past maxToolRounds ends the run, nothing of it
+    logged; a message sent during a call joins after the next reply kept (after its calls'
+    results, or after its answer: the run goes on); one left when its run ended runs next."""
+    runs: list[Run] = []
+    message, k, pending = case.message, 0, []
+    while True:
+        run = Run(message, [], [], set(), {})
+        runs.append(run)
+        rounds, note = 0, False
+        while True:
+            step = case.steps[k] if k < len(case.steps) else EXTRA
+            run.calls.append(k)
+            if note:
+                run.noted.add(k)
+            if case.join_at == k:
+                pending.append(case.join_text)
+            k += 1
+            note = case.fail_at == k - 1 or not (step.text or step.calls)
+            if note:
+                continue
+            if step.calls and rounds >= AGENT_ROUNDS:
+                run.end = "max_tool_rounds"
+                break
+            if step.text:
+                run.rows.append(("eukhe", step.text.__eq__))
+            rounds += bool(step.calls)
+            for key in step.calls:
+                run.rows.append(("tool", _agent_call(key)))
+                run.rows.append(("echo", _agent_echo(key, first)))
+            if pending:  # steeringMode one-at-a-time
+                run.joins[k - 1] = pending.pop(0)
+                run.rows.append(("user", run.joins[k - 1].__eq__))
+            elif not step.calls:
+                break
+        if not pending:
+            return runs
+        message = pending.pop(0)
+
+
+def _message_pages(after: list[tuple[str, str, str]], message: str, what: str) -> int:
+    """How many messages the run's message was logged as (first, consecutive user messages)."""
+    joined, count = "", 0
+    while count < len(after) and len(joined) < len(message):
+        joined += after[count][1]
+        count += 1
+    if not O.pages_of(message, [t for _, t, _ in after[:count]]) or any(k != "user" for k, _, _ in after[:count]):
+        _fail(f"{what}: the message is not logged first, as consecutive user messages (rules 10, 55)")
+    return count
+
+
+def _lead(request: Request, view: str, message: str, what: str) -> str:
+    """The leading message after the view: the state (``Now:`` and the local date and time), then
+    the message marked ``Turn:`` and whole; returns the state."""
+    text = _joined(request.messages[0])
+    if not text.startswith(view + "\n\n"):
+        _fail(f"{what}: the first message does not open with the view {view[:200]!r}: {text[:200]!r}")
+    state, _, tail = text[len(view) + 2 :].partition("\n\n")
+    now = NOW.fullmatch(state)
+    if now is None:
+        _fail(f"{what}: no state after the view: {state[:120]!r}")
+    else:
+        datetime.strptime(now.group(1), "%Y-%m-%d %H:%M:%S")
+    if not tail.startswith(O.TURN_MARK) or not tail.endswith("\n\n" + message):
+        _fail(f"{what}: the message is not marked {O.TURN_MARK} and whole after the state: {tail[:120]!r}")
+    return state
+
+
+async def _play_agent(case: Case, directory: Path, root: Path) -> None:
+    """The case through the agent's turn loop with the chat's context, judged as ``_play`` judges
+    ``Turns`` where the two agree (the module's docstring says where they differ)."""
+    with Memory(directory, SMALL) as memory, Store(root / "sessions").create() as session:
+        compactor, build = _seed(memory, case)
+        before = O.messages(directory)
+        texts = [t for _, t, _ in before]
+        nodes = O.saved_view(directory)
+        at_pin = [len(O.node_lines(directory))]
+        looks = [0]
+
+        def clock() -> float:  # each look at the planner: the compactor builds, the law records
+            if looks[0]:
+                build(case.per_look)
+                at_pin[0] = len(O.node_lines(directory))
+            looks[0] += 1
+            return float(looks[0])
+
+        cvars = dict(CVARS, **{"maxToolRounds": AGENT_ROUNDS, "memory.settleTimeoutMs": case.looks * 1000})
+        said: list[dict[str, Any]] = []
+        chat = ChatMemory(memory, lambda row: None, compactor=compactor, clock=clock, poll=0.0)
+        tools = chat.tools()
+        chat.offer(tools)
+        conversation = session.conversation(MAIN)
+        (root / "work").mkdir()
+
+        def agent(model: Scripted) -> Agent:  # the runner makes one per turn
+            return Agent(conversation, model, "law", ToolContext(root / "work"), cvars.__getitem__, said.append, tools=tools, chat=chat)
+
+        async def during(k: int) -> None:
+            if k == case.join_at:
+                running.steer(case.join_text)
+            if k == case.fail_at:
+                raise StreamCut("law", "the law cuts this call")
+
+        model = Scripted(case.steps, during)
+        running = agent(model)
+        await running.turn(case.message)
+
+        logged = O.messages(directory)
+        runs = _agent_runs(case, logged[0])
+        requests = model.requests
+        if len(requests) != sum(len(run.calls) for run in runs):
+            _fail(f"the agent made {len(requests)} calls, the script {[run.calls for run in runs]}")
+        ends = [(e["type"], e.get("reason")) for e in said if e["type"] in ("turn_start", "step", "turn_end")]
+        want_ends = [e for run in runs for e in [("turn_start", None), *([("step", None)] if run.end == "answered" else []), ("turn_end", run.end)]]
+        if ends != want_ends:
+            _fail(f"the agent's runs went {ends}, not {want_ends} (the stack's step after each final answer)")
+        if sum(e["type"] == "note" for e in said) != sum(len(run.noted) for run in runs):
+            _fail("the agent's noted retries are not the script's cut and empty replies (S6.5, S6.10)")
+        after = logged[len(before) :]
+        pages = 0
+        for number, run in enumerate(runs):
+            what = f"agent run {number}"
+            sent = requests[run.calls[0] : run.calls[-1] + 1]
+            first_of_run = len(logged) - len(after)
+            if number == 0:
+                built = dict(O.node_lines(directory)[: at_pin[0]])
+                view = O.view_text(nodes, built, texts)
+            else:  # a message left when a run ended: a run of its own, its own view (rule 47)
+                view = _joined(sent[0].messages[0]).split("</chat>")[0] + "</chat>"
+            if O.covered(view) != list(range(first_of_run)):
+                _fail(f"{what}: the view covers {O.covered(view)}, not the {first_of_run} messages before the run's")
+            state = _lead(sent[0], view, run.message, what)
+            _check_run(sent, view, _joined(sent[0].messages[0])[len(view) + 2 :], what, frozenset(k - run.calls[0] for k in run.noted), state)
+            if any(_joined(r.messages[0]) != _joined(sent[0].messages[0]) for r in sent):
+                _fail(f"{what}: a call of the run changed its leading message (the pinned view, the state, the message)")
+            if [t.name for t in sent[0].tools][:2] != ["zoom", "date"]:
+                _fail(f"{what}: the chat's tools do not lead with zoom and date (rule 27)")
+            count = _message_pages(after, run.message, what)
+            pages += count
+            _check_rows(after[count : count + len(run.rows)], run.rows, what)
+            after = after[count + len(run.rows) :]
+            for k, text in run.joins.items():
+                last = requests[k + 1].messages[-1]
+                if (last.role, last.parts, last.text) != ("user", (), text):
+                    _fail(f"{what}: a message sent during a call does not follow the reply and results of its call")
+            for request in sent:
+                for m in request.messages:
+                    if m.role == "tool" and m.is_error != m.text.startswith(ERRORS):
+                        _fail(f"{what}: a tool result {m.text[:80]!r} is_error={m.is_error}")
+        if after:
+            _fail(f"the agent logged more than its runs: {[(k, t[:40]) for k, t, _ in after]}")
+        if compactor is not None:
+            told = compactor.told
+            if told.count("message") != pages or told.count("wait") != told.count("go") or told.count("wait") > len(runs):
+                _fail(f"the compactor was told {told}: the wait, its end and every page of each message go through it (D5)")
+            if any(run.rows for run in runs) and "sync" not in told:
+                _fail("the compactor was never told of the runs' logged rows")
+        if any(THOUGHT in t for _, t, _ in O.messages(directory)):
+            _fail("the agent logged a thought (rule 8)")
+
+        # the next turn: a new run carries nothing of the last one but what the view shows (rule 50)
+        cvars["memory.settleTimeoutMs"] = 0
+        second = Scripted((Step(False, "", ("zoom_message",)), Step(False, "done", ())))
+        before2 = O.messages(directory)
+        await agent(second).turn("next")
+        first = second.requests[0]
+        if len(first.messages) != 1 or len(second.requests) != 2:
+            _fail(f"the agent's next run sent {[len(r.messages) for r in second.requests]} messages, not the view with its message alone, then its call")
+        view2 = _joined(first.messages[0]).split("</chat>")[0] + "</chat>"
+        if O.covered(view2) != list(range(len(before2))):
+            _fail("the agent's next run's view does not cover every message before it")
+        _lead(first, view2, "next", "the agent's next run")
+        reply = second.requests[1].messages
+        if len(reply) != 3 or reply[-1].role != "tool" or not _result_ok("zoom_message", reply[-1].text, logged[0], None):
+            _fail(f"the agent's next run sent {[(m.role, _joined(m)[:60]) for m in reply[1:]]} after its message, not its call and result alone")
+        kinds = [k for k, _, _ in O.messages(directory)[len(before2) :]]
+        if kinds != ["user", "tool", "echo", "eukhe"]:
+            _fail(f"the agent's next run logged {kinds}")
+
+
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None  # fsync in memory
 
 
 def _run(case: Case) -> None:
     with tempfile.TemporaryDirectory(prefix="eukhe-turn-law-", dir=SCRATCH) as scratch:
         asyncio.run(_play(case, Path(scratch) / "chat"))
+        asyncio.run(_play_agent(case, Path(scratch) / "agent" / "chat", Path(scratch) / "agent"))
 
 
 # -- generators ----------------------------------------------------------------------------------------
@@ -470,7 +776,7 @@ _case = st.builds(
 @law(
     "turn_starts_from_the_view",
     "memory §6 rules 46-51, 55, 57, 58; D10, D11",
-    "a turn's every call opens with the view of the messages before it (summaries, unsummarized lines cut to 512 bytes, never the placeholder), then the state, then the marked message whole; it logs its rows as they happen, joins a message sent during a call between tool calls, carries nothing to the next turn; a subagent pins one view and logs one work message",
+    "a turn's every call opens with the view of the messages before it (summaries, unsummarized lines cut to 512 bytes, never the placeholder), then the state, then the marked message whole; it logs its rows as they happen, joins a message sent during a call between tool calls, carries nothing to the next turn; a subagent pins one view and logs one work message; judged on Turns and on the agent loop eukhe chat runs (its noted retries, refusals and steering as designed)",
     TESTED,
     area="optchat",
     derivation="memory.md rules 46-51, 55, 57, 58, D10, D11 (the turn; the seed secures them by tests, this law by generated histories)",

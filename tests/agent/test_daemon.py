@@ -626,6 +626,8 @@ def test_the_model_catalog_lists_every_model_with_its_levels_and_the_models_json
             assert models[("openai", "gpt-4o")].thinking_levels == ["off"]
             assert models[("local", "qwen3.8-27b")].thinking_levels == ["off", "low", "medium", "xhigh"]  # S10: the family's ladder
             assert models[("local", "qwen3.8-27b")].source == "models.json"
+            assert models[("openai", "gpt-4o")].service_tiers == ["default", "auto", "scale"]  # S6.8: the rulebook's tiers, per model
+            assert opus.service_tiers == ["default"]
             assert len(answer.models) == len(models) > 30
             assert [error for error in answer.models_json_errors if "providers.broken" in error]
             await client.request(p.CommandRequest(line="/model local/qwen3.8-27b"))

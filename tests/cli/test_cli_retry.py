@@ -134,10 +134,13 @@ def test_chat_shows_one_row_per_retry(server: LoopbackServer, loop_agent: Path, 
     assert done.err == "" and len(server.requests) == 3
 
 
-def test_chat_shows_a_cut_after_content_as_the_turns_error(server: LoopbackServer, loop_agent: Path) -> None:
-    server.script(Stream([Text("half"), Cut()]), Stream([Text("never")]))
+def test_chat_sends_a_cut_after_content_again_with_a_note(server: LoopbackServer, loop_agent: Path) -> None:
+    """A stream cut after its reply began is not a wire retry: the agent's loop sends the request
+    again at once with a note (inference.md S6.5, S6.10), one of the generation's notes."""
+    server.script(Stream([Text("half"), Cut()]), Stream([Text("whole")]))
     done = run_process(["chat", "--provider", "loop-chat"], loop_agent, stdin=b"hello\n/quit\n")
-    assert done.status == 1, done  # the chat goes on after a failed turn, and its exit status says one failed (issue 30)
-    assert "[retry" not in done.out and "half" in done.out
-    assert done.err.startswith("eukhe chat: loop-chat: the connection to http://127.0.0.1:") and len(done.err.splitlines()) == 1
-    assert len(server.requests) == 1
+    assert done.status == 0, done
+    assert "[retry" not in done.out and "half" in done.out and "[note 1/8: cut]" in done.out
+    assert "whole" in done.out.split("[note 1/8: cut]", 1)[1] and done.err == ""
+    first, noted = server.wait_requests(2)
+    assert "cut off" in json.dumps(noted.body) and "cut off" not in json.dumps(first.body)

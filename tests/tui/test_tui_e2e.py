@@ -237,7 +237,7 @@ def test_slash_commands_complete_and_answer_with_rows(home: Path, agents: Callab
             await run("/set retry.maxRetries 5", "set retry.maxRetries 5: ok")
             await run("/set retry.maxRetries lots", "CvarError")
             await run("/cvar save", "/cvar save: ")
-            await run("/memory view", "/memory is not yet in the agent's protocol")
+            await run("/memory view", "this session is not the chat")  # /memory is the chat's (eukhe chat)
             await run("/new", "/new is not yet in the agent's protocol")
             await run("/frobnicate", "unknown command /frobnicate")
             await run("/help", "/quit: leave")

@@ -9,6 +9,7 @@ import pytest
 
 from eukhe.agent import protocol as p
 from eukhe.tui import commands, keys
+from eukhe.tui.picker import label
 from eukhe.tui.status import Status, line, tokens
 
 
@@ -106,3 +107,13 @@ def test_binds_cfg_is_written_once_from_keybindings_json(tmp_path: Path) -> None
     (tmp_path / "keybindings.json").write_text('{"app.quit": ["f10"], "app.tools.expand": "f10"}', encoding="utf-8")
     assert keys.load(tmp_path).press("f10") == keys.Pressed("", ("app.quit", "app.tools.expand"))
     assert (tmp_path / "binds.cfg").read_text(encoding="utf-8") == 'bind f10 "action app.quit; action app.tools.expand"\n'
+
+
+def test_the_picker_shows_each_models_levels_and_its_tiers_beyond_default() -> None:
+    entry = p.CatalogEntry(
+        provider="openrouter", id="m", name="M", api="openai-completions", reasoning=True, context_window=128_000, max_tokens=8_000,
+        thinking_levels=["off", "high"], source="catalog", service_tiers=["default", "flex", "priority"],
+    )  # fmt: skip
+    assert label(entry, p.ModelRef(provider="openrouter", id="m")) == "* openrouter/m  [off, high]  128K ctx  tiers flex, priority"
+    plain = entry.model_copy(update={"service_tiers": ["default"], "thinking_levels": []})
+    assert label(plain, None) == "  openrouter/m  [no thinking levels]  128K ctx"

@@ -112,7 +112,7 @@ def test_chat_bad_input_is_one_line_and_the_chat_goes_on(server: LoopbackServer,
         ("/memory model a/b extreme", r"eukhe chat: /memory model: .*extreme"),
         ("/nope", r"eukhe chat: unknown command '/nope'"),
         ("/agent 9x find it", r"eukhe chat: '9x' is not an agent's name"),
-        ("/agent Solo", r"eukhe chat: /agent wants a name and a task"),
+        ("/agent Solo", r"eukhe chat: /agent NAME TASK: name the subagent and give it a task"),
     ]:
         screen.type(line)
         screen.expect(says + r".*\n")
@@ -136,8 +136,8 @@ def test_chat_subagent_reports_as_work(server: LoopbackServer, agent: Path, scre
     screen.expect(r"> ")
     server.script(Stream([Text("Scouted: nothing odd.")]))
     screen.type("/agent Scout look around")
-    screen.expect(r"\[agent\] Scout started\n")
-    screen.expect(r"\[report\] \[Scout\] Scouted: nothing odd\.\n")
+    screen.expect(r"\[agent\] subagent Scout starts.*\n")
+    screen.expect(r"\[subagent\] \[Scout\] Scouted: nothing odd\.\n")
     screen.type("/quit")
     assert screen.close() == 0
     assert logged(agent / "chat" / "main") == [("work", "[Scout] Scouted: nothing odd.")]
@@ -147,7 +147,6 @@ def test_chat_startup_errors_are_one_line(agent: Path) -> None:
     for argv, status, says in [
         (["--provider", "nobody"], 2, "eukhe chat: unknown provider 'nobody'"),
         (["--provider", "loop-chat", "--thinking", "extreme"], 2, "eukhe chat: --thinking:"),
-        (["--provider", "loop-chat", "--timeout", "0"], 2, "eukhe chat: --timeout must be a positive number"),
     ]:
         done = subprocess.run([sys.executable, "-m", "eukhe", "chat", *argv], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
         err = done.stderr.decode()

@@ -85,7 +85,8 @@ def _pairs(items: object) -> list[tuple[str, Any]]:
 
 
 async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
-    from eukhe.agent.runner import service_tiers, wire_for
+    from eukhe.agent.runner import wire_for
+    from eukhe.inference.tiers import model_tiers
     from eukhe.agent.tools.registry import context_for
     from eukhe.inference.resolve import NoModel, resolve_model
     from eukhe.inference.wire.pool import Pool
@@ -131,13 +132,13 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
                 agent = Agent(
                     conversation, client, model.api, context_for(Path(spawn["workdir"]), settings, family), value, emit,
                     system=SYSTEM + CHILD_SYSTEM.format(name=name),
-                    thinking=thinking if isinstance(thinking, str) and thinking != "off" else None, tiers=service_tiers(model),
+                    thinking=thinking if isinstance(thinking, str) and thinking != "off" else None, tiers=model_tiers(model),
                 )  # fmt: skip
                 stopped = asyncio.Event()
                 for number in (signal.SIGTERM, signal.SIGINT):
                     loop.add_signal_handler(number, stopped.set)
                 threading.Thread(target=_watch_stdin, args=(loop, stopped), name="eukhe-child-stdin", daemon=True).start()
-                turning = asyncio.ensure_future(agent.turn(task))
+                turning = asyncio.ensure_future(agent.turn(_with_view(spawn.get("view"), task)))
                 stopping = asyncio.ensure_future(stopped.wait())
                 await asyncio.wait({turning, stopping}, return_when=asyncio.FIRST_COMPLETED)
                 stopping.cancel()
@@ -153,6 +154,16 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
                 content = answers[-1].content if answers else ""
                 report = str(content.get("text", "")) if isinstance(content, dict) else str(content)
             pipe.send({"done": {"reason": ended.get("reason", FAILED), "text": ended.get("text", ""), "report": report}})
+
+
+def _with_view(view: object, task: str) -> str:
+    """A chat's subagent starts from the view, then its task (memory.md rule 57); another
+    subagent from its task alone."""
+    if not isinstance(view, list):
+        return task
+    from eukhe.memory.request import view_parts
+
+    return "".join(text for text, _ in view_parts([str(line) for line in view])) + "\n\n" + task
 
 
 def _watch_stdin(loop: asyncio.AbstractEventLoop, stopped: asyncio.Event) -> None:

@@ -131,6 +131,20 @@ class Spawner(Protocol):
         """The background subagents (``/agent``) whose reports are still to come."""
 
 
+@runtime_checkable
+class Remembers(Protocol):
+    """A turn loop that may answer from the chat memory (``eukhe.agent.runner.SessionRunner``)."""
+
+    def memory_event(self, re: str | None, text: str = "", lines: list[str] | None = None) -> dict[str, Any]:
+        """The chat memory's use as a ``memory`` event (LookupError outside the chat)."""
+
+    def memory_command(self, re: str | None, words: list[str]) -> dict[str, Any]:
+        """``/memory [view | model ...]``: its ``memory`` event (ValueError for a bad line)."""
+
+    async def close(self) -> None:
+        """Let the chat memory go."""
+
+
 RunnerFactory = Callable[[Session, CvarAgent, Emit], Runner]
 
 
@@ -343,6 +357,9 @@ class Daemon:
             if not done:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+        if isinstance(self.runner, Remembers):
+            with contextlib.suppress(Exception):
+                await self.runner.close()
         clients = list(self.clients)
         for client in clients:
             client.finish()  # each connection closes once what is queued for it is written
@@ -592,6 +609,9 @@ class Daemon:
                 self._directors_changed()
             with contextlib.suppress(Exception):
                 self._switches_changed()
+            if isinstance(runner, Remembers):
+                with contextlib.suppress(Exception):
+                    self.broadcast(p.MemoryEvent.model_validate(runner.memory_event(None)))  # the chat's status bar after its turn
             self.activity.set()
 
     def _cvar(self, request: p.CvarRequest) -> p.Event:
@@ -649,7 +669,20 @@ class Daemon:
             return self._model_event(request.id)
         if word == "/agent":
             return self._agent_command(request, rest.strip())
-        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model, /agent")
+        if word == "/memory":
+            return self._memory_command(request, rest.split())
+        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model, /agent, /memory")
+
+    def _memory_command(self, request: p.CommandRequest, words: list[str]) -> p.Event:
+        """/memory [view | model ...]: the chat memory of the session that is the chat."""
+        if not isinstance(self.runner, Remembers):
+            raise _Refused("no_loop", "the turn loop of this agent has no chat memory")
+        try:
+            return p.MemoryEvent.model_validate(self.runner.memory_command(request.id, words))
+        except LookupError as error:
+            raise _Refused("not_chat", str(error)) from None
+        except ValueError as error:
+            raise CommandError(str(error)) from None
 
     def _agent_command(self, request: p.CommandRequest, rest: str) -> p.Event:
         """/agent NAME TASK: a subagent in the background; its report comes as a subagent row and
@@ -760,6 +793,8 @@ def _effort_model(found: catalog.CatalogModel | None) -> effort.CatalogModel | N
 
 
 def _entry(model: catalog.CatalogModel) -> p.CatalogEntry:
+    from eukhe.inference.tiers import model_tiers
+
     offered = _effort_model(model)
     return p.CatalogEntry(
         provider=model.provider,
@@ -771,6 +806,7 @@ def _entry(model: catalog.CatalogModel) -> p.CatalogEntry:
         max_tokens=model.max_tokens,
         thinking_levels=[] if offered is None else list(offered.offered()),
         source=model.source,
+        service_tiers=list(model_tiers(model)),
     )
 
 

@@ -37,9 +37,17 @@ and then runs generations until the stack gives control back:
    continues the run (a new generation, the continuation row in the model view), yields
    (``answered``) or fails it (``failed``).
 
+A refusal (the REFUSAL stop) ends the run (``refused``), its text kept and the provider's
+words a ``refused`` row; it is never sent again and the stack is not asked.
+
+The chat (``eukhe.agent.chat``): a session marked as the chat answers from the chat memory. Its
+runs pin the view first (``ChatMemory.run``); each request is the pinned view, the state and
+the ``Turn:`` message, then the run's own messages (``ChatRun.messages``), with the chat's one
+system prompt and tool set; each committed step is logged to the chat as well (``_commit``).
+
 Messages sent while a turn runs (``steer``) join it as a user entry after the results of the
 tool calls under way, or after its answer, and the generation goes on with it (memory.md rule
-46, as the chat's turns do); ``follow_up`` queues a message as the next turn. A background
+46; each a ``joined`` row); one steered into a run that ended before it could join runs next; ``follow_up`` queues a message as the next turn. A background
 subagent's report (``report``, memory.md rule 58) joins the same way, as one work row
 (``WORK_ROW``, ``{"text": "[Name] report"}``, a user message of the model view); a report that
 comes as the turn ends is committed then, so none is lost. The session
@@ -69,7 +77,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bend import infer as compiled
 from eukhe.agent.compaction import COMPACTION_ROW, SUMMARY_INTRO, Compaction, Summary, compacted, estimate
@@ -86,11 +94,16 @@ from eukhe.inference.wire.plan import Message, Request, Thought
 from eukhe.inference.wire.retry import Retry
 from eukhe.inference.wire.thoughts import Thoughts
 from eukhe.session import Conversation, Entry, Kind, assistant, row, tool_call, tool_result, user
+from eukhe.session.entries import NewEntry
+
+if TYPE_CHECKING:
+    from eukhe.agent.chat import ChatMemory, ChatRun
 
 WORK_ROW = "eukhe.work"  # a subagent's report in its parent's conversation (memory.md rule 58)
 MAX_NOTES = 8  # noted retries of one generation (inference.md S6.5)
 MAX_TOOL_ROUNDS_CVAR = "maxToolRounds"
 STEERING_MODE_CVAR, FOLLOW_UP_MODE_CVAR, SERVICE_TIER_CVAR = "steeringMode", "followUpMode", "serviceTier"
+SETTLE_CVAR = "memory.settleTimeoutMs"
 SYSTEM = (
     "You are eukhe, a coding agent. You work in the user's project directory with the tools you are given: "
     "read, write and edit files, list, glob and grep them, and run bash. Act through the tools; answer briefly."
@@ -102,13 +115,14 @@ LOOP_NOTE = (
 )
 
 # The ends of a run (protocol turn_end.reason).
-ANSWERED, FAILED, NOT_CALLED, MAX_TOOL_ROUNDS, MAX_NOTES_END, ABORTED = (
+ANSWERED, FAILED, NOT_CALLED, MAX_TOOL_ROUNDS, MAX_NOTES_END, ABORTED, REFUSED = (
     "answered",
     "failed",
     "not_called",
     "max_tool_rounds",
     "max_notes",
     "aborted",
+    "refused",
 )
 
 Emit = Callable[[dict[str, Any]], None]
@@ -131,6 +145,7 @@ class Streamed:
     calls: list[events.ToolCall] = field(default_factory=list)
     stop: str = events.STOP
     thoughts: Thoughts = field(default_factory=Thoughts)
+    refusal: str | None = None  # what the provider said of a refusal (REFUSAL stop), "" for nothing
 
 
 @dataclass(frozen=True)
@@ -224,6 +239,7 @@ class Agent:
         thinking: str | None = None,
         tiers: Sequence[str] = ("default",),
         compaction: Compaction | None = None,
+        chat: ChatMemory | None = None,
     ) -> None:
         self.conversation = conversation
         self.model = model
@@ -236,6 +252,9 @@ class Agent:
         self.thinking = thinking
         self.tiers = tuple(tiers)  # the service tiers the model honours (S6.8)
         self.compaction = compaction
+        self.chat = chat  # the chat memory this session answers from (eukhe.agent.chat), else None
+        self._chat_run: ChatRun | None = None
+        self._run_entry: int | None = None
         self.directors = Directors(conversation, DirectorLimits.of(value))
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
@@ -278,14 +297,17 @@ class Agent:
                 return
             finally:
                 self._task = None
-            next_text = self._take(self._follow_ups, FOLLOW_UP_MODE_CVAR)
+                self._chat_run = None
+            # A message steered into a run that ended before it could join (a failure, a
+            # refusal) is not lost: it runs next, before the follow-ups.
+            next_text = self._take(self._steering, STEERING_MODE_CVAR) or self._take(self._follow_ups, FOLLOW_UP_MODE_CVAR)
         self._commit_reports()
 
     def _commit_reports(self) -> bool:
         """The reports that came meanwhile, committed as work rows; whether there were any."""
         reports, self._reports = self._reports, []
         if reports:
-            self.conversation.commit([row(WORK_ROW, {"text": text}) for text in reports])
+            self._commit([row(WORK_ROW, {"text": text}) for text in reports])
         return bool(reports)
 
     def _take(self, waiting: list[str], mode_cvar: str) -> str | None:
@@ -304,7 +326,10 @@ class Agent:
     async def _run(self, text: str) -> None:
         if self.compaction is not None:
             self._place(self.compaction.take())  # a run boundary: a queued summary is placed (S6.6)
+        if self.chat is not None:  # the view pinned, the message logged after it (memory.md rule 47)
+            self._chat_run = await self.chat.run(text, int(self.value(SETTLE_CVAR)) / 1000.0)
         (entry,) = self.conversation.commit([user(text)])
+        self._run_entry = entry
         run = f"run-{entry}"
         self._run_id = run
         self.directors.begin(run)
@@ -354,6 +379,8 @@ class Agent:
                 continue
             except events.WireError as error:
                 return Final(end=FAILED, error=str(error))
+            if streamed.stop == events.REFUSAL:
+                return self._refused(streamed)
             if forced is not None:
                 called = any(call.name == forced for call in streamed.calls)
                 try:
@@ -373,14 +400,14 @@ class Agent:
                     # answer, which the step fails as a model error (S5.4).
                     text = outcome.text if outcome.kind == toolcalls.LEAK_RETRY else ""
                     if text:
-                        self.conversation.commit([assistant({"text": text})])
+                        self._commit([assistant({"text": text})])
                     return Final(text)
                 notes += 1
                 note = self._note({toolcalls.LEAK_RETRY: "leak", toolcalls.NO_ANSWER: "no_answer"}.get(outcome.kind, "length"), notes, None, outcome.note)
                 continue
             note = None
             if outcome.kind == toolcalls.ANSWER:
-                self.conversation.commit([assistant(reply_content(outcome.text, streamed))])
+                self._commit([assistant(reply_content(outcome.text, streamed))])
                 if not self._join_steering():
                     return Final(outcome.text)
                 continue  # a message that came as the answer ended joins: the turn goes on with it
@@ -392,11 +419,37 @@ class Agent:
             await self._run_calls(outcome, streamed)
             self._join_steering()
 
+    def _refused(self, streamed: Streamed) -> Final:
+        """A refusal ends the run (``refused``): its text so far is kept, the provider's words
+        are a row; it is never sent again, and the stack is not asked (derived: the seeds are
+        silent; a refusal answers, and a goal or a reminder must not press the model past it)."""
+        if streamed.text:
+            self._commit([assistant(reply_content(streamed.text, streamed))])
+        said = streamed.refusal or "(the provider gave no reason)"
+        self.emit({"type": "row", "kind": "refused", "text": said})
+        return Final(end=REFUSED, error=said)
+
+    def _commit(self, entries: list[NewEntry]) -> list[int]:
+        """Commit to the session; in the chat, log to the chat memory too (memory.md rule 48)."""
+        ids = self.conversation.commit(entries)
+        if self.chat is not None:
+            self.chat.log(entries)
+        return ids
+
+    def _messages(self) -> tuple[Message, ...]:
+        """A request's messages: the session's model view, or in the chat the pinned view, the
+        marked message and the run's own messages (``eukhe.agent.chat.ChatRun``)."""
+        view = self.conversation.model_view()
+        if self._chat_run is None:
+            return messages_of(view)
+        start = next((i for i, entry in enumerate(view) if entry.id == self._run_entry), len(view) - 1)
+        return self._chat_run.messages(messages_of(view[start + 1 :]))
+
     def _place(self, summary: Summary | None) -> bool:
         """Place a compaction's summary in the conversation (compaction_end); whether one was."""
         if summary is None:
             return False
-        self.conversation.commit([row(COMPACTION_ROW, {"summary": summary.text, "first_kept": summary.first_kept})])
+        self._commit([row(COMPACTION_ROW, {"summary": summary.text, "first_kept": summary.first_kept})])
         self.emit({"type": "row", "kind": "compaction", "text": f"compaction_end: the summary is placed; the view keeps the entries from {summary.first_kept} on"})
         return True
 
@@ -408,7 +461,8 @@ class Agent:
         text = self._take(self._steering, STEERING_MODE_CVAR)
         if text is None:
             return reported
-        self.conversation.commit([user(text)])
+        self._commit([user(text)])
+        self.emit({"type": "row", "kind": "joined", "text": text})
         return True
 
     def _note(self, kind: str, used: int, cut: BaseException | None, text: str = "") -> str:
@@ -420,7 +474,7 @@ class Agent:
         return text
 
     def _request(self, note: str | None, forced: str | None, attempt: int) -> Request:
-        messages = messages_of(self.conversation.model_view())
+        messages = self._messages()
         tier = self.value(SERVICE_TIER_CVAR)
         if note is not None:
             messages += (Message("user", note),)
@@ -430,8 +484,8 @@ class Agent:
             forcing = ForcedRequest(attempt, compiled.flag(attempt, supported, False), soft_prompt(forced))
         return Request(
             messages,
-            system=self.system,
-            tools=tuple(tool.wire for tool in self.tools),
+            system=self.system if self.chat is None else self.chat.layers.system,
+            tools=tuple(tool.wire for tool in self.tools) if self.chat is None else self.chat.layers.tools,
             thinking=self.thinking,
             forced_tool=forced,
             forced=forcing,
@@ -453,26 +507,30 @@ class Agent:
                     reply.thoughts.sign(event)
                 elif isinstance(event, events.ToolCall):
                     reply.calls.append(event)
+                elif isinstance(event, events.Refusal):
+                    reply.refusal = event.text
                 elif isinstance(event, events.Stop):
                     reply.stop = event.reason
         return reply
 
     async def _run_calls(self, outcome: toolcalls.Outcome, streamed: Streamed) -> None:
-        self.conversation.commit([assistant(reply_content(outcome.text, streamed))])
+        self._commit([assistant(reply_content(outcome.text, streamed))])
         signatures = {call.id: call.signature for call in streamed.calls if call.signature}
         for index, call in enumerate(outcome.calls):
             call_id = call.id or f"call-{index}"
             logged: dict[str, Any] = {"id": call_id, "name": call.name, "arguments": parse_tool_call_arguments(call.arguments)}
             if call.id in signatures:
                 logged["signature"] = signatures[call.id]  # Gemini's thoughtSignature, sent back on the call
-            self.conversation.commit([tool_call(logged)])
+            self._commit([tool_call(logged)])
             self.emit({"type": "tool_call", "id": call_id, "name": call.name, "arguments": call.arguments})
             if outcome.kind == toolcalls.TRUNCATED:
                 text, is_error, kind = outcome.results[index], True, "truncated"
             else:
                 result = await run_call(call.name, call.arguments, self.context, self.tools)
                 text, is_error, kind = result.text, result.is_error, result.kind
-            self.conversation.commit([tool_result({"call_id": call_id, "text": text, "is_error": is_error})])
+                if result.images and self.chat is not None:
+                    self.chat.images[call_id] = result.images  # zoom(id, 1): the message with its images (rule 53)
+            self._commit([tool_result({"call_id": call_id, "text": text, "is_error": is_error})])
             self.emit({"type": "tool_result", "id": call_id, "text": text, "is_error": is_error, "kind": kind or None})
 
 

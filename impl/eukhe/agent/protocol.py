@@ -31,7 +31,9 @@ client's own), which every reply to it repeats as ``"re"``:
 ``command {line}``       a session slash command: ``/remind TEXT``, ``/force TOOL [--tries
                          N]`` (S5.7), ``/effort [LEVEL]`` (the thinking level, S10),
                          ``/model [PROVIDER/MODEL]`` (the session's model), ``/agent NAME
-                         TASK`` (a subagent in the background: ``eukhe.agent.subagents``)
+                         TASK`` (a subagent in the background: ``eukhe.agent.subagents``),
+                         ``/memory [view | model [PROVIDER/MODEL [LEVEL]]]`` (the chat's
+                         memory: ``eukhe.agent.chat``)
 ``get_model_catalog {}`` every model of the catalog (S6 catalog and models.json)
 ``cycle_thinking_level   one offered step of the thinking level (S10 cycle)
 {backward}``             (``backward`` defaults to false)
@@ -54,12 +56,14 @@ the session log.
 Events of a turn, made by the turn loop and broadcast:
 
 - ``turn_start {run, text}``; ``turn_end {run, reason, text}`` (reason: answered, failed,
-  aborted, not_called, max_tool_rounds, max_notes, ...);
+  aborted, not_called, max_tool_rounds, max_notes, refused, ...);
 - ``delta {text}``, ``thinking {text}``: the reply and the model's thoughts as they stream;
 - ``tool_call {id, name, arguments}``, ``tool_result {id, text, is_error, kind}`` (``kind``
   may be null);
 - ``row {kind, text}``: a row for the user; kind one of ``ROW_KINDS`` (settings_error, effort,
-  default_model, progress_pause, memory, director, note, retry, compaction, title, subagent);
+  default_model, progress_pause, memory, director, note, retry, compaction, title, subagent,
+  refused: the model's refusal, with what the provider said of it; joined: a message sent
+  while the turn ran, joining it);
 - ``retry {attempt, retries, kind, wait}`` (``wait`` in seconds, finite, at least 0);
 - ``note {kind, used, max}``: a noted retry spent one of the notes;
 - ``step {decision, rule, verdicts, continuation}``: the Director stack's step after a final
@@ -85,10 +89,13 @@ Replies, to the client that asked only, each with ``re``:
   (``{command, outcome, refused}``; a refused set's outcome is ``CvarError::<Kind>(<id>)``);
 - ``cvar_saved {re, path, written}`` (``written``: ``{cvar, value}`` pairs);
 - ``model_catalog {re, models, models_json_errors}`` (each model: ``{provider, id, name, api,
-  reasoning, context_window, max_tokens, thinking_levels, source}``);
+  reasoning, context_window, max_tokens, thinking_levels, source, service_tiers}``);
 - ``thinking_level {re, level, offered_levels}`` (to ``cycle_thinking_level``, where ``level``
   is null when nothing changed, and to ``/effort``);
 - ``model`` (to ``/model`` without an argument);
+- ``memory {re, view_bytes, ceiling, messages, nodes, view_lines, text, lines}`` (to ``/memory``,
+  ``/memory view`` and ``/memory model``, in the chat only: ``eukhe.agent.chat``); the same
+  event without ``re`` and lines is broadcast after each turn of the chat;
 - ``error {re, kind, message, cvar}``: the request was refused or failed; the connection stays
   open. ``cvar`` names the cvar of a CvarError, else null.
 
@@ -99,7 +106,8 @@ missing, of the wrong type or unknown: the message names it), ``too_long``. Kind
 requests: ``busy``, ``idle``, ``no_loop`` (turn loop not installed), ``CvarError``,
 ``ParseError``, ``ExpandError``, ``DocumentError`` (a settings file that cannot be read or
 written: nothing is written), ``CommandError``, ``PushRefused``, ``LimitsError``,
-``EffortError``, ``unknown_model``, ``SessionError``, ``OSError``, ``internal`` (a bug: the
+``EffortError``, ``unknown_model``, ``not_chat`` (``/memory`` to an agent whose session is not
+the chat, or whose chat memory another process owns), ``SessionError``, ``OSError``, ``internal`` (a bug: the
 message names it). ``eukhe agent serve``, which relays between a terminal and the agent, adds
 ``disconnected`` (a request whose agent ended before answering) and ``output_dropped`` (lines
 its stdout did not take in time).
@@ -128,7 +136,7 @@ LINE_LIMIT: Final = 64 * 1024 * 1024  # bytes of one line, each way
 MAX_REQUEST_ID: Final = 256  # characters of a request's id
 SOCKET_DIR: Final = ("run", "agent")  # under the agent dir
 RowKind = Literal[
-    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title", "subagent"
+    "settings_error", "effort", "default_model", "progress_pause", "memory", "director", "note", "retry", "compaction", "title", "subagent", "refused", "joined"
 ]
 ROW_KINDS: Final = get_args(RowKind)
 # the session's switches a client shows (the status line, dictation's stt.enabled): sent in
@@ -417,6 +425,20 @@ class OkEvent(_Reply):
     text: str = ""
 
 
+class MemoryEvent(_Reply):
+    """The chat memory's use (the status bar's ``mem N/128K``): a reply to ``/memory`` with its
+    text and lines, and broadcast after each turn of the chat (``re`` null, no lines)."""
+
+    type: Literal["memory"] = "memory"
+    view_bytes: Natural
+    ceiling: Natural
+    messages: Natural
+    nodes: Natural
+    view_lines: Natural
+    text: str = ""
+    lines: list[str] = Field(default_factory=list)
+
+
 class ErrorEvent(_Reply):
     type: Literal["error"] = "error"
     kind: str
@@ -460,6 +482,7 @@ class CatalogEntry(BaseModel):
     max_tokens: Natural
     thinking_levels: list[str]
     source: str
+    service_tiers: list[str] = Field(default_factory=lambda: ["default"])  # the tiers the model honours (S6.8)
 
 
 class ModelCatalogEvent(_Reply):
@@ -513,6 +536,7 @@ Event = Union[
     ModelEvent,
     DirectorsEvent,
     SwitchesEvent,
+    MemoryEvent,
 ]
 EVENTS: Final[dict[str, type[_Message]]] = {
     **LOOP_EVENTS,
@@ -526,6 +550,7 @@ EVENTS: Final[dict[str, type[_Message]]] = {
     "model": ModelEvent,
     "directors": DirectorsEvent,
     "switches": SwitchesEvent,
+    "memory": MemoryEvent,
 }
 
 

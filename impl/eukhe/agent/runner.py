@@ -32,11 +32,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from eukhe.agent.chat import CONTEXT_DOC, ChatBusy, ChatMemory, is_chat
 from eukhe.agent.inflight import Gated, Slots
 from eukhe.agent.compaction import SUMMARY_PROMPT, Compaction
 from eukhe.agent.loop import FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
 from eukhe.agent.subagents import NO_MODEL, SubagentError, Subagents, report_row, spawn_of
 from eukhe.agent.tools.registry import TOOLS, context_for
+from eukhe.inference.tiers import model_tiers
+from eukhe.memory.records import StoreError
 from eukhe.session import MAIN, Kind, Session
 from eukhe.settings.agent import CvarAgent, EukheSettings
 
@@ -61,7 +64,27 @@ class SessionRunner:
         self._turns = 0
         self.titling: asyncio.Task[None] | None = None
         self.compaction: Compaction | None = None  # kept across turns: a queued summary waits for a run boundary
-        self.subagents = Subagents(session, cvar, emit, self._spawn, self._deliver, self.workdir)
+        self.subagents = Subagents(session, cvar, emit, self._spawn, self._deliver, self.workdir, self._steps)
+        self.tools = (*TOOLS, self.subagents.tool())
+        self.chat: ChatMemory | None = None  # the chat memory, when this session is the chat (eukhe.agent.chat)
+        self.chat_error: str | None = None
+        if is_chat(self.main.document(CONTEXT_DOC)):
+            self._open_chat()
+
+    def _open_chat(self) -> None:
+        """Own the chat memory for the agent's life, and start its compactor; when another
+        process owns it, every turn fails saying so."""
+        from eukhe.memory.store import chat_dir
+
+        try:
+            self.chat = ChatMemory.open(chat_dir(self.agent_dir), lambda text: self.emit({"type": "row", "kind": "memory", "text": text}))
+        except (ChatBusy, StoreError, OSError) as error:
+            self.chat_error = str(error)
+            self.emit({"type": "row", "kind": "memory", "text": f"memory: {error}"})
+            return
+        self.tools = (*self.chat.tools(), *self.tools)
+        self.chat.offer(self.tools)
+        self.chat.start_compactor(self.agent_dir, self.cvar.settings.cvars, TIMEOUT_SECONDS)
 
     @property
     def agent_dir(self) -> Path:
@@ -94,6 +117,8 @@ class SessionRunner:
 
         self._turns += 1
         try:
+            if self.chat_error is not None:
+                raise NoUsableModel(self.chat_error)
             model = self._model()
         except NoUsableModel as error:
             run = f"unstarted-{self._turns}"
@@ -107,13 +132,39 @@ class SessionRunner:
             client = Retrying(self._wire(model, pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
             self._agent = Agent(
-                self.main, client, model.api, context, self.cvar.value, self.emit, tools=(*TOOLS, self.subagents.tool()),
-                thinking=self._thinking(), tiers=_tiers(model), compaction=self._compaction(model),
+                self.main, client, model.api, context, self.cvar.value, self.emit, tools=self.tools,
+                thinking=self._thinking(), tiers=model_tiers(model), compaction=None if self.chat else self._compaction(model), chat=self.chat,
             )  # fmt: skip
             await self._agent.turn(text)
         finally:
             self._agent = None
             await pool.aclose()
+
+    # -- the chat ---------------------------------------------------------------------------------
+
+    def memory_event(self, re: str | None, text: str = "", lines: list[str] | None = None) -> dict[str, Any]:
+        """The chat memory's use as a ``memory`` event (the status bar); LookupError outside the chat."""
+        if self.chat is None:
+            raise LookupError(self.chat_error or "/memory: this session is not the chat (`eukhe chat` serves it)")
+        status = self.chat.status()
+        keys = ("view_bytes", "ceiling", "messages", "nodes", "view_lines")
+        return {"type": "memory", "re": re, **{key: status[key] for key in keys}, "text": text, "lines": lines or []}
+
+    def memory_command(self, re: str | None, words: list[str]) -> dict[str, Any]:
+        """``/memory [view | model ...]`` in the chat (ValueError names a bad line; LookupError
+        when this session is not the chat)."""
+        if self.chat is None:
+            return self.memory_event(re)  # LookupError: not the chat
+        text, lines = self.chat.command(words, self.cvar.settings)
+        if words[:1] == ["model"] and len(words) > 1:
+            self.chat.start_compactor(self.agent_dir, self.cvar.settings.cvars, TIMEOUT_SECONDS)
+        return self.memory_event(re, text, lines)
+
+    async def close(self) -> None:
+        """Let the chat memory go, its compactor's calls ended (the agent's end)."""
+        if self.chat is not None:
+            chat, self.chat = self.chat, None
+            await chat.close()
 
     def _wire(self, model: Any, pool: Any) -> Any:
         """The model's wire client on ``pool``: every request of the session (a turn's, a title's,
@@ -147,8 +198,9 @@ class SessionRunner:
             return (await collect(self._wire(model, pool).stream(asked))).text
 
     def _untitled(self) -> bool:
-        """Whether this turn's message is the session's first, and no title is set yet."""
-        if self.main.parent is not None or self.main.document(TITLE_DOC) is not None:
+        """Whether this turn's message is the session's first, and no title is set yet. The chat
+        is never titled: it is the one chat, not a session with a first prompt."""
+        if self.chat is not None or self.chat_error is not None or self.main.parent is not None or self.main.document(TITLE_DOC) is not None:
             return False
         return not any(entry.kind is Kind.USER for entry in self.main.model_view())
 
@@ -197,14 +249,25 @@ class SessionRunner:
         if chosen is None:
             raise SubagentError(NO_MODEL, "the session has no model: pick one with /model")
         level = self.main.document(THINKING_DOC)
-        return spawn_of(self.cvar, self.agent_dir, self.workdir, name, task, chosen, level if isinstance(level, str) else None)
+        spawn = spawn_of(self.cvar, self.agent_dir, self.workdir, name, task, chosen, level if isinstance(level, str) else None)
+        if self.chat is not None:
+            spawn["view"] = self.chat.memory.view()  # the chat's subagent starts from the view, then its task (rule 57)
+        return spawn
+
+    def _steps(self, name: str, entries: list[Any]) -> None:
+        """A child's steps, in the chat: its own log, what zoom("Name") reads (rule 54)."""
+        if self.chat is not None:
+            self.chat.agent_steps(name, entries)
 
     def _deliver(self, text: str) -> None:
         """A background report: it joins the turn under way, else it is committed now."""
         if self._agent is not None:
             self._agent.report(text)
         else:
-            self.main.commit([report_row(text)])
+            entry = report_row(text)
+            self.main.commit([entry])
+            if self.chat is not None:
+                self.chat.log([entry])
 
     def agent_command(self, name: str, task: str) -> None:
         """``/agent NAME TASK``; SubagentError when refused."""
@@ -237,18 +300,6 @@ def wire_for(agent_dir: Path, settings: EukheSettings, model: Any, pool: Any) ->
     wire: Any = client_for(model, timeout=TIMEOUT_SECONDS, pool=pool)
     limit = settings.config.limit(model.provider)
     return wire if limit is None else Gated(wire, Slots(agent_dir, model.provider, limit))
-
-
-def service_tiers(model: Any) -> tuple[str, ...]:
-    return _tiers(model)
-
-
-def _tiers(model: Any) -> tuple[str, ...]:
-    """The service tiers the model honours (inference.md S6.8)."""
-    from eukhe.inference import quirks, tiers
-
-    book = quirks.shipped()
-    return tiers.service_tiers(book, model.provider, model.api, book.family(model.id, model.name).id)
 
 
 def runner_factory(session: Session, cvar: CvarAgent, emit: Emit) -> SessionRunner:

@@ -115,6 +115,7 @@ class Outcome:
 
 Spawn = Callable[[str, str], dict[str, Any]]  # (name, task) -> the spawn line; raises SubagentError
 Deliver = Callable[[str], None]  # a background report, ``[Name] report``, to the parent's conversation
+Steps = Callable[[str, list[NewEntry]], None]  # (name, entries): a commit a child relayed
 
 
 def spawn_of(cvar: CvarAgent, agent_dir: Path, workdir: Path, name: str, task: str, model: p.ModelRef, thinking: str | None) -> dict[str, Any]:
@@ -138,8 +139,11 @@ def spawn_of(cvar: CvarAgent, agent_dir: Path, workdir: Path, name: str, task: s
 class Subagents:
     """The children of one agent process (its session ``session``, its cvars ``cvar``)."""
 
-    def __init__(self, session: Session, cvar: CvarAgent, emit: Emit, spawn: Spawn, deliver: Deliver, workdir: Path) -> None:
+    def __init__(
+        self, session: Session, cvar: CvarAgent, emit: Emit, spawn: Spawn, deliver: Deliver, workdir: Path, steps: Steps | None = None
+    ) -> None:
         self.session = session
+        self.steps = steps  # told of each commit a child relays (the chat logs them to the agent's own log)
         self.cvar = cvar
         self.emit = emit
         self.spawn = spawn
@@ -276,6 +280,8 @@ class Subagents:
                     commit = message["commit"]
                     entries = [NewEntry(Kind(e["kind"]), e.get("content"), e.get("custom_type"), bool(e.get("display_only"))) for e in commit["entries"]]
                     conversation.commit(entries, commit.get("documents") or None)
+                    if self.steps is not None:
+                        self.steps(name, entries)
                 elif "event" in message:
                     self.emit({"type": "subagent", "agent": name, "event": message["event"]})
                 elif "done" in message:

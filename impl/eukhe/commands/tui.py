@@ -42,7 +42,7 @@ def newest(store: Any) -> str | None:
 def run_tui(args: argparse.Namespace) -> int:
     from eukhe.session import SessionNotFound, Store
     from eukhe.tui import app
-    from eukhe.tui.connect import AgentUnreachable
+    from eukhe.agent.reach import AgentUnreachable
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("eukhe tui: needs a terminal (stdin and stdout); for pipes use `eukhe agent serve`")

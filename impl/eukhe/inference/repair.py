@@ -363,8 +363,8 @@ def _types(schema: Mapping[str, Any]) -> tuple[str, ...]:
 def _fits(value: Any, kind: str) -> bool:
     if kind == "string":
         return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "integer":  # 1.0 is an integer to JSON Schema (and to the schema check): no repair
+        return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
     if kind == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == "boolean":

@@ -17,6 +17,15 @@ from eukhe.inference.quirks import Rulebook
 DEFAULT_TIER = "default"
 
 
+def model_tiers(model: Any) -> tuple[str, ...]:
+    """The service tiers ``model`` (anything with provider, api, id and name) honours, by the
+    shipped rulebook."""
+    from eukhe.inference import quirks
+
+    book = quirks.shipped()
+    return service_tiers(book, model.provider, model.api, book.family(model.id, model.name).id)
+
+
 def service_tiers(book: Rulebook, provider: str, api: str, family: str | None) -> tuple[str, ...]:
     """default + the tiers of every entry matching provider, API and (if it names one) family."""
     tiers = [DEFAULT_TIER]

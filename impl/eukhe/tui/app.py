@@ -1,7 +1,7 @@
 """The terminal UI: a full-screen client of the agent of one session (issue 29), on Textual.
 
 The app is a client of the agent's protocol only (``eukhe.agent.protocol``): it reaches the
-session's agent (``eukhe.tui.connect``: connect, or start ``eukhe agent serve``), shows the
+session's agent (``eukhe.agent.reach``: connect, or start ``eukhe agent serve``), shows the
 agent's ``state`` first (the rows so far and the turn under way, so a client that attaches
 mid-turn catches up), then every event in order, and sends requests. Every client of a session
 sees the same turn stream; the app keeps nothing the agent does not send.
@@ -39,7 +39,8 @@ from textual.widgets import Static
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
-from eukhe.tui import commands, connect, dictation, keys
+from eukhe.agent import reach
+from eukhe.tui import commands, dictation, keys
 from eukhe.tui.editor import Draft, Hints
 from eukhe.tui.picker import ModelPicker
 from eukhe.tui.status import Phase, Status, line
@@ -154,12 +155,12 @@ class EukheApp(App[int], inherit_bindings=False):
     async def _reach_agent(self) -> tuple[AgentClient, subprocess.Popen[bytes] | None]:
         if self._reach is not None:
             return await self._reach()
-        return await connect.reach(self.agent_dir, self.session_dir, self.session, self.project_dir)
+        return await reach.reach(self.agent_dir, self.session_dir, self.session, self.project_dir)
 
     async def _pump(self) -> None:
         try:
             self.client, self.started = await self._reach_agent()
-        except (OSError, connect.AgentUnreachable) as error:
+        except (OSError, reach.AgentUnreachable) as error:
             await self.transcript.error(f"cannot reach the agent of session {self.session}: {error}")
             return
         self.status.connected = True
@@ -209,6 +210,10 @@ class EukheApp(App[int], inherit_bindings=False):
         elif isinstance(event, p.ModelCatalogEvent):
             if purpose == "picker":
                 await self.push_screen(ModelPicker(event, self.model), self._picked)
+        elif isinstance(event, p.MemoryEvent):
+            self.status.mem_used, self.status.mem_limit = event.view_bytes, event.ceiling
+            for line in ([event.text] if event.text else []) + event.lines:
+                await self.transcript.row(line)
         elif isinstance(event, p.OkEvent):
             if event.request not in ("turn", "status"):
                 await self.transcript.row(event.text or f"{event.request}: done")

@@ -6,8 +6,10 @@ agent, sent as ``cvar`` requests (``--global`` sends a set or toggle to the glob
 session commands the client sends through the agent, as are ``/effort [LEVEL]`` (S10) and
 ``/model PROVIDER/MODEL``; ``/model`` alone opens the picker over the agent's catalog. ``/tier
 NAME`` is the serviceTier session switch (S4). ``/reload``, ``/quit`` and ``/help`` run in the
-client. A command the agent's protocol does not carry yet (``/memory``, ``/new``,
-``/fork``, ``/rewind``) is an error row saying so, never a pretended success.
+client. ``/memory [view | model ...]`` asks the agent of the chat (``eukhe chat``'s session)
+for its chat memory; another session's agent refuses it. A command the agent's protocol does
+not carry yet (``/new``, ``/fork``, ``/rewind``) is an error row saying so, never a pretended
+success.
 
 ``plan`` reads one line into what the client does (a ``Plan``); ``complete`` gives the commands
 a typed prefix can still become. Pure functions: the app does the sending.
@@ -31,7 +33,7 @@ COMMANDS: Final[dict[str, str]] = {
     "/model": "/model [PROVIDER/MODEL]: pick or switch the session's model",
     "/effort": "/effort [LEVEL]: show or set the thinking level (S10)",
     "/tier": "/tier auto|default|flex|priority: the session's service tier",
-    "/memory": "/memory [view]: the chat memory (not yet in the agent's protocol)",
+    "/memory": "/memory [view | model [PROVIDER/MODEL [LEVEL]]]: the chat memory (the chat's session)",
     "/agent": "/agent NAME TASK: a subagent on TASK in the background; its report joins the session",
     "/new": "/new: a new session (not yet in the agent's protocol)",
     "/fork": "/fork: fork the session (not yet in the agent's protocol)",
@@ -40,7 +42,7 @@ COMMANDS: Final[dict[str, str]] = {
     "/help": "/help: these commands",
     "/quit": "/quit: leave (the agent goes on serving the session)",
 }
-NOT_YET: Final = frozenset({"/memory", "/new", "/fork", "/rewind"})
+NOT_YET: Final = frozenset({"/new", "/fork", "/rewind"})
 TIERS: Final = ("auto", "default", "flex", "priority")
 TIER_CVAR: Final = "serviceTier"
 
@@ -104,6 +106,8 @@ def plan(line: str) -> Plan:
         return Send(p.cvar_request(rest)) if rest else Refuse(COMMANDS[word])
     if word in ("/remind", "/force"):
         return Send(p.CommandRequest(line=stripped)) if rest else Refuse(COMMANDS[word])
+    if word == "/memory":
+        return Send(p.CommandRequest(line=stripped))
     if word == "/agent":
         return Send(p.CommandRequest(line=stripped)) if len(rest.split(None, 1)) == 2 else Refuse(COMMANDS[word])
     if word == "/effort":

@@ -2,7 +2,8 @@
 
 ``/model`` (and the app.model.select bind) asks the agent for ``get_model_catalog`` and lists
 each model with the thinking levels the agent offers for it (inference.md S10 ladder 5: the
-agent serves the offered levels; the client computes no ladder). Choosing a model sends
+agent serves the offered levels; the client computes no ladder) and the service tiers it
+honours beyond default (S6.8, the agent's rulebook). Choosing a model sends
 ``/model PROVIDER/MODEL``; the choice is the screen's result (None when closed). Keys reach
 the picker through the app's binds (control.md S4.5: the screen that gets a key runs its own
 action): app.interrupt closes it, editor.submit chooses the highlighted model; the arrows move.
@@ -24,7 +25,9 @@ from eukhe.agent import protocol as p
 def label(model: p.CatalogEntry, current: p.ModelRef | None) -> str:
     mark = "*" if current is not None and (current.provider, current.id) == (model.provider, model.id) else " "
     levels = ", ".join(model.thinking_levels) if model.thinking_levels else "no thinking levels"
-    return f"{mark} {model.provider}/{model.id}  [{levels}]  {model.context_window // 1000}K ctx"
+    tiers = [tier for tier in model.service_tiers if tier != "default"]
+    shown = f"  tiers {', '.join(tiers)}" if tiers else ""
+    return f"{mark} {model.provider}/{model.id}  [{levels}]  {model.context_window // 1000}K ctx{shown}"
 
 
 class ModelPicker(ModalScreen[str | None]):

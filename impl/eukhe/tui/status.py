@@ -24,7 +24,7 @@ class Status:
     offered: list[str] | None = None
     tier: str | None = None  # the session's serviceTier; None: not known (an agent that sends no switches)
     autonomous: bool = False  # the session's autonomous.enabled
-    mem_used: int | None = None  # tokens of the chat memory, when the agent gives them
+    mem_used: int | None = None  # bytes of the chat memory's view, when the agent is the chat's (a memory event)
     mem_limit: int = 128_000
     goal: dict[str, Any] | None = None
     stack: list[str] = field(default_factory=list)  # kinds of the Director layers, bottom first

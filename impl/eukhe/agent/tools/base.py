@@ -31,7 +31,7 @@ from typing import Any
 
 from eukhe.agent.tools import schema as schemamod
 from eukhe.inference.repair import ArgumentError, repair_arguments
-from eukhe.inference.wire.plan import Tool as WireTool
+from eukhe.inference.wire.plan import Image, Tool as WireTool
 from eukhe.memory.lines import CAP, cap_text
 
 DEFAULT_BASH_TIMEOUT_MS = 120_000  # toolBlockingBudgetMs's default (control.md S4b.5 names it a limit)
@@ -75,6 +75,7 @@ class ToolResult:
     is_error: bool = False
     kind: str = ""
     warnings: tuple[str, ...] = ()
+    images: tuple[Image, ...] = ()  # a zoomed message's images (memory.md rule 53), for a model that takes images
 
     @staticmethod
     def error(kind: str, message: str) -> ToolResult:

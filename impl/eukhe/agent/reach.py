@@ -1,4 +1,4 @@
-"""Reaching the agent of a session from the terminal UI.
+"""Reaching the agent of a session from a client (`eukhe tui`, `eukhe chat`).
 
 The client never writes the session: the agent process does (memory.md rule 7, grown into the
 agent; ``eukhe.agent.daemon``). ``reach`` connects to the agent's socket; when no agent listens
