@@ -40,6 +40,8 @@ What it models, and what it leaves to the models it calls:
   (a reply with calls as one message, then a result per call), and each non-empty
   continuation; a dropped forced miss, a noted retry and an empty final answer add nothing,
   and the note goes with the one request it is for.
+- A refusal (stop ``refusal``) ends the run (``refused``): a reply text is kept, a refused row
+  says the provider gave no reason (the scenarios send none), the stack is not asked.
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -55,7 +57,7 @@ Scenario events (JSON objects, one per line):
   {"input": text, "replies": [reply, ...]}   a user turn; its requests take the replies in
                                     order, then the default reply (text "done.")
 
-  reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse",
+  reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
           "fault": ""|"fail"|"cut"|"loop"}
   call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}
 """
@@ -73,6 +75,7 @@ MAX_NOTES = 8
 LEAK_NOTES = 2
 OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash")
 DEFAULT_REPLY_TEXT = "done."
+NO_REASON = "(the provider gave no reason)"  # a refusal's row when the provider said nothing
 GOAL, AUTONOMOUS, REMINDER, FORCED = "goal", "autonomous", "reminder", "forced"
 ACTIVE, PAUSED, FAILED, CLEARED = "active", "paused", "failed", "cleared"
 
@@ -411,6 +414,11 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             retries += 1
             lines = lines + (f"retry {retries}/{world.limits.max_retries}", request_line(world, note))
             reply, replies = take(replies)
+        if reply.stop == "refusal":
+            # a refusal ends the run: its text kept, a refused row, never sent again, the stack
+            # not asked (derived: the seeds are silent on a refusal in the loop)
+            world = said(world, "a") if reply.text != "" else world
+            return world, replies, Final("", "refused"), lines + (f"row refused: {NO_REASON}",)
         if reply.fault == "cut" or reply.fault == "loop":
             if notes >= MAX_NOTES:
                 return world, replies, Final("", "max_notes"), lines

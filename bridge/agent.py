@@ -99,6 +99,7 @@ CASES = frozenset(
         "retry_429",
         "retries_exhausted",
         "max_tool_rounds",
+        "refused",
         "no_step",
         "model_error",
         "no_layer",
@@ -363,6 +364,8 @@ def reply_of_kind(rng: random.Random, kind: str, forced: str = "") -> dict[str, 
         return {"stop": "length"}
     if kind == "length_calls":
         return {"calls": [call(rng)], "stop": "length"}
+    if kind == "refusal":
+        return {"text": rng.choice(["", "", "I can't help with that part."]), "stop": "refusal"}
     if kind == "leak":
         return {"text": "Calling:", "leaks": [call(rng, LEAK_POOL[:2])]}
     if kind == "bad_leak":
@@ -388,6 +391,7 @@ AIMS = (
     "autonomous",
     "no_step",
     "full_stack",
+    "refusal",
     "random",
     "random",
 )
@@ -448,6 +452,10 @@ def generate(index: int) -> list[Event]:
             setup["max_steps"] = rng.choice([0, 1])
             events.append({"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}} if rng.random() < 0.6 else {"autonomous": True})
             script = replies(rng, rng.randint(1, 4), ("answer", "tools"))
+        elif aim == "refusal":
+            if rng.random() < 0.5:
+                events.append(rng.choice([{"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}}, {"force": {"tool": "ls", "tries": 1}}]))
+            script = replies(rng, rng.randint(1, 3), ("refusal", "answer", "tools"))
         elif aim == "full_stack":
             for _ in range(rng.randint(1, 4)):
                 events.append(rng.choice([{"remind": "Keep the diff small."}, {"force": {"tool": "ls", "tries": 1}}]))
@@ -502,6 +510,7 @@ def reached(events: Sequence[Event]) -> set[str]:
         "retry_429": "retry 1/" in text,
         "retries_exhausted": "end failed" in text and "retry" in text,
         "max_tool_rounds": "end max_tool_rounds" in text,
+        "refused": "end refused" in text,
         "no_step": "no_step" in text,
         "model_error": "model_error" in text,
         "no_layer": "step yield none -" in text,

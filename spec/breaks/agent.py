@@ -51,4 +51,12 @@ BREAKS = [
         "            flush()\n            calls.append(events.ToolCall(0, str(content.get(\"id\")), str(content.get(\"name\")), raw, signature))",
         "a reply's calls are sent as one assistant message each, not as the one reply the model gave",
     ),
+    Break(
+        "agent_refusal_sent_again",
+        "agent",
+        "eukhe.agent.loop",
+        "            if streamed.stop == events.REFUSAL:",
+        "            if streamed.stop == events.REFUSAL and False:",
+        "a refusal is taken as no answer and sent again with notes, rather than ending the run (refused)",
+    ),
 ]

@@ -65,4 +65,12 @@ BREAKS = [
         "for line in data.splitlines():",
         "the defect the law found: an agent's log line holding U+2028 or U+0085 was split and did not parse",
     ),
+    Break(
+        "turn_chat_view_dropped",
+        AREA,
+        "eukhe.agent.chat",
+        "        return request_messages(self.pinned.lines, self.lead + own)",
+        "        return request_messages((), self.lead + own)",
+        "the chat's requests drop the pinned view: the agent answers a chat turn from its message alone (memory.md rules 47, 49)",
+    ),
 ]
