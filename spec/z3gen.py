@@ -20,6 +20,16 @@ path, a dataclass a named tuple of its fields' terms, an optional value a ``Mayb
 None, and the value), a tuple ``Items`` (a z3 array and its length; ``t[:k]`` the same array,
 shorter), a pair a named tuple of its items. An optional value (a name, or a field of one) is
 read only where a test on that path has shown it is not None, as Python itself requires.
+Beyond those: a JSON value the model only carries (``object``: a catalog entry's optional field)
+is a value of a z3 sort nothing constrains (``OBJECT``; None given as one is ``NONE``, some value),
+so a proof holds whatever the values are; the code may bind, store and return one, and comparing
+two (``==``, ``in``, a record holding one) is refused, as Python's ``==`` on JSON values is no
+equivalence (NaN). A dataclass held in a tuple may have tuple fields (each item's tuple an array
+of arrays and an array of lengths; a tuple of tuples stays refused). A local declared a list
+(``out: list[Entry] = []``) is a tuple while no other name can see it: given ``[]`` once, then
+only ``out.append(x)`` (a store at its length), ``len(out)`` and ``tuple(out)`` (a copy); any
+other read, a second assignment or a list parameter's name is refused. A property of a frozen
+dataclass of the function's module (``entry.key``) is its getter's code on the record.
 Anything outside that subset (a ``for`` loop over a range with a step, division by a
 variable, a call of anything else) is refused with the construct and its line, so no function is encoded by a guess. ``fresh(type,
 name)`` makes a symbolic value of a parameter's type for a claim, ``facts`` what every such
@@ -38,7 +48,11 @@ time refuses the function too (``Undecided``), never encodes it.
 (the unfolding an induction on the loop is about), and ``successors(**names)`` the states that
 loop's body runs it again with, each with its path's conditions: built as the recursive
 functions build their own calls, so an induction step assumes its hypothesis at exactly the
-terms the unfolding reaches; ``entered(*args)`` the names the loop is entered with. A subscript ``t[i]`` reads the array at
+terms the unfolding reaches; ``entered(*args)`` the names the loop is entered with. ``_at=k`` among the names of
+``loop`` and ``successors`` names the k-th loop of the body instead of the first (a loop after
+another, reached from its exit: entered with the earlier for loops' positions too, ``_index@j``
+of the j-th); only the recursive functions the translation of the whole function made are
+called so, never new ones. A subscript ``t[i]`` reads the array at
 ``i``, or at ``len(t) + i`` for a negative ``i``, as Python does; where Python would raise
 IndexError the encoding is some value, so a proof over it says what the function returns
 whenever it returns.
@@ -71,7 +85,19 @@ from spec.evidence import _SEAL, Tie, _as_z3, check, encoding
 from spec.proofs import LIMIT_MS
 from spec.registry import PROVED
 
-_SORTS: dict[type, Callable[[str], z3.ExprRef]] = {int: z3.Int, bool: z3.Bool, str: z3.String}
+# A JSON value the model only carries (``object``: a catalog entry's optional field): a z3 sort of
+# its own that nothing constrains, so a proof over it holds whatever the values are. The code may
+# carry one (bind it, store it in a tuple or a dataclass, return it) and nothing else: comparing
+# two (Python's ``==`` on JSON values is not an equivalence: NaN) or reading one is refused.
+OBJECT = z3.DeclareSort("object")
+NONE = z3.Const("None", OBJECT)  # the value None given where an object is expected: some value
+
+
+def _object(name: str) -> z3.ExprRef:
+    return z3.Const(name, OBJECT)
+
+
+_SORTS: dict[type, Callable[[str], z3.ExprRef]] = {int: z3.Int, bool: z3.Bool, str: z3.String, object: _object}
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -130,7 +156,10 @@ class Items(NamedTuple):
     length: Any
 
 
-_ITEM_SORTS: dict[type, Callable[[], z3.SortRef]] = {int: z3.IntSort, bool: z3.BoolSort, str: z3.StringSort}
+_ITEM_SORTS: dict[type, Callable[[], z3.SortRef]] = {int: z3.IntSort, bool: z3.BoolSort, str: z3.StringSort, object: lambda: OBJECT}
+
+# The dataclass each named tuple of ``_struct`` stands for (its properties are read through it).
+_CLASSES: dict[type, type] = {}
 
 
 @cache
@@ -144,7 +173,9 @@ def _struct(cls: type) -> type:
     """The named tuple that stands for a frozen dataclass: one z3 term per field."""
     if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):  # type: ignore[attr-defined]
         raise Unsupported(f"{cls.__qualname__} is not a frozen dataclass")
-    return namedtuple(f"{cls.__name__}Terms", [f.name for f in dataclasses.fields(cls)])
+    made = namedtuple(f"{cls.__name__}Terms", [f.name for f in dataclasses.fields(cls)])  # type: ignore[misc]
+    _CLASSES[made] = cls
+    return made
 
 
 def _kind(hint: Any) -> Any:
@@ -197,6 +228,11 @@ def _arrays(kind: Any, name: str) -> Any:
         return Maybe(z3.Array(f"{name} is None", z3.IntSort(), z3.BoolSort()), _arrays(kind[1], name))
     if isinstance(kind, tuple) and kind[0] == "fixed":
         return _fixed(len(kind[1]))(*(_arrays(part, f"{name}[{k}]") for k, part in enumerate(kind[1])))
+    if isinstance(kind, tuple) and kind[0] == "items" and isinstance(kind[1], tuple) and kind[1][0] == "items":
+        raise Unsupported(f"a tuple of tuples ({name})")
+    if isinstance(kind, tuple) and kind[0] == "items":  # a tuple field of a dataclass held in a tuple
+        # each item's tuple: an array (by index) of its arrays and an array of its lengths
+        return _map_leaves(lambda leaf: z3.Array(f"{name}|{leaf}", z3.IntSort(), leaf.sort()), _fresh(kind, name))
     if isinstance(kind, tuple):
         raise Unsupported(f"a tuple of tuples ({name})")
     hints = typing.get_type_hints(kind)
@@ -308,6 +344,8 @@ def _joined(first: Items, second: Items) -> Items:
 
 def _default(kind: Any) -> Any:
     """Some value of ``kind``: what an encoding holds beside a None flag (never read)."""
+    if kind is object:
+        return z3.Const("object@unread", OBJECT)
     if kind in _SORTS:
         return _term(kind())
     if isinstance(kind, tuple) and kind[0] == "items":
@@ -331,6 +369,8 @@ def concrete(value: Any, hint: Any) -> Any:
 
 
 def _concrete(value: Any, kind: Any) -> Any:
+    if kind is object:  # a carried value: a constant named by its repr (None: NONE)
+        return NONE if value is None else z3.Const(f"object {value!r}", OBJECT)
     if kind in _SORTS:
         return _term(value)
     if isinstance(kind, tuple) and kind[0] == "items":
@@ -411,19 +451,23 @@ def applied(callee: Callable[..., Any] | str, *args: Any) -> Any:
 
 
 class _Translator:
-    def __init__(self, fn: Callable[..., Any], depth: int = 0, opaque: frozenset[str] = frozenset()) -> None:
+    def __init__(self, fn: Callable[..., Any], depth: int = 0, opaque: frozenset[str] = frozenset(), owner: type | None = None) -> None:
+        """``owner``: the frozen dataclass whose property ``fn`` is the getter of (its ``self``)."""
         if depth > 8:
             raise Unsupported(f"{fn.__qualname__}: calls nested deeper than 8 (recursion is not translated)")
         self.fn, self.depth, self.opaque = fn, depth, opaque
         source = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(source)
         definition = tree.body[0]
-        if not isinstance(definition, ast.FunctionDef) or definition.decorator_list:
+        getter = owner is not None and isinstance(definition, ast.FunctionDef) and [ast.dump(d) for d in definition.decorator_list] == [ast.dump(ast.Name("property", ast.Load()))]
+        if not isinstance(definition, ast.FunctionDef) or (definition.decorator_list and not getter):
             raise Unsupported(f"{fn.__qualname__}: not a plain function definition")
         arguments = definition.args
         if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.defaults or arguments.posonlyargs:
             raise Unsupported(f"{fn.__qualname__}: only plain positional parameters are translated")
         hints = typing.get_type_hints(fn)
+        if getter and arguments.args:
+            hints[arguments.args[0].arg] = owner  # a property's self: the record it is read on
         self.parameters: list[str] = []
         self.optional: set[str] = set()
         for parameter in arguments.args:
@@ -442,6 +486,7 @@ class _Translator:
         self.body = definition.body
         self.first_line = fn.__code__.co_firstlineno - 1
         self.declared: dict[str, Any] = {}  # locals declared with a type: their kinds
+        self.lists: set[str] = set()  # locals declared lists: given [] once, then only appended to, measured or copied
 
     def __call__(self, args: Sequence[Any]) -> Any:
         return self._block(self.body, self._arguments(args), frozenset(), _Path((), _ends))
@@ -456,7 +501,9 @@ class _Translator:
                 if not (isinstance(kind, tuple) and kind[0] == "items"):
                     raise Unsupported(f"{self.fn.__qualname__}: parameter {name} given an empty tuple")
                 value = Items(_constant_arrays(kind[1]), z3.IntVal(0))
-            if name in self.optional and value is None:
+            if value is None and _kind(hint) is object:
+                out[name] = NONE
+            elif name in self.optional and value is None:
                 out[name] = Maybe(z3.BoolVal(True), _default(_kind(hint)[1]))
             elif name in self.optional and not isinstance(value, Maybe):  # a value given for an optional parameter: not None
                 out[name] = Maybe(z3.BoolVal(False), value if isinstance(value, tuple) else _term(value))
@@ -467,22 +514,28 @@ class _Translator:
     def loop(self, names: dict[str, Any]) -> Any:
         """The function's value from its first loop (a statement of its body, not nested),
         entered with ``names``: every name bound before the loop, with its value, and for a
-        ``for`` loop ``_index``, the position of the item it takes next."""
-        index, node, env = self._entered(names)
-        return self._while(node, {}, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends))
+        ``for`` loop ``_index``, the position of the item it takes next. ``_at=k`` (k > 0) names
+        the k-th loop of the body instead (a loop after another: reached from the earlier loop's
+        exit, entered with the earlier for loops' hidden names too, ``_index@j`` of the j-th):
+        the recursive function the translation of the whole function made for it, never a new one."""
+        names = dict(names)
+        at = names.pop("_at", 0)
+        index, node, env, _given_names = self._entered(names, at)
+        return self._while(node, {}, self.body[index + 1:], env, frozenset(self.optional & set(names)), _Path((), _ends), define=not at)
 
     def successors(self, **names: Any) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
         """Each path of the first loop's body, entered with ``names``, that runs the loop again:
         its conditions (the test first) and the values it passes on, built as the loop's
         recursive functions build their own calls (so the terms are the ones an unfolding
         gives): the instances an induction on the loop assumes its hypothesis at."""
-        _index, node, env = self._entered(names)
+        at = names.pop("_at", 0)
+        _index, node, env, given = self._entered(names, at)
         known = _forget(frozenset(self.optional & set(names)), _assigned_names(node.body))
         order = sorted(env)
         found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
         def again(env_now: dict[str, Any], path: _Path) -> Any:
-            found.append((path.conditions, {_given(n): env_now[n] for n in order}))
+            found.append((path.conditions, {given.get(n, n): env_now[n] for n in order}))
             return _default(self.returns)
 
         def ends(_translator: _Translator, env_now: dict[str, Any], _known: frozenset[str], path: _Path) -> Any:
@@ -522,19 +575,31 @@ class _Translator:
             env = {**env, **{given: self._integer(start, env, known) for given, start in zip(_HIDDEN, setup.values(), strict=False)}}
         return env
 
-    def _entered(self, names: dict[str, Any]) -> tuple[int, ast.While, dict[str, Any]]:
-        """The first loop of the body (as a while loop), its place, and the names it is entered with."""
-        index, node = next(((i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))), (None, None))
-        if node is None or index is None:
-            raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop in its body")
-        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items() if name not in _HIDDEN}
+    def _entered(self, names: dict[str, Any], at: int = 0) -> tuple[int, ast.While, dict[str, Any], dict[str, str]]:
+        """The ``at``-th loop of the body (as a while loop), its place, the names it is entered
+        with, and the given names of the hidden ones (its own ``_index`` and ``_stop``, those of
+        the for loops before it ``_index@j`` and ``_stop@j``)."""
+        if at:  # the whole function translated first: its later loops as the code reaches them
+            self([_fresh(_kind(hint), name) for name, hint in zip(self.parameters, self.sorts, strict=True)])
+        loops = [(i, n) for i, n in enumerate(self.body) if isinstance(n, (ast.While, ast.For))]
+        if len(loops) <= at:
+            raise Unsupported(f"{self.fn.__module__}.{self.fn.__qualname__} has no loop {at} in its body")
+        index, node = loops[at]
+        given: dict[str, str] = {}
+        for j, (_place, earlier) in enumerate(loops[:at]):
+            if isinstance(earlier, ast.For):
+                given.update({hidden: f"{name}@{j}" for hidden, name in zip(self._as_while(earlier)[1], _HIDDEN, strict=False)})
+        own: dict[str, str] = {}
         if isinstance(node, ast.For):
             node, setup = self._as_while(node)
-            for hidden, given in zip(setup, _HIDDEN, strict=False):
-                if given not in names:
-                    raise Unsupported(f"{self._where(node)}: a for loop entered midway needs {', '.join(_HIDDEN[:len(setup)])}: the position it takes next (and where a range stops)")
-                env[hidden] = _term(names[given])
-        return index, node, env
+            own = {hidden: name for hidden, name in zip(setup, _HIDDEN, strict=False)}
+        hidden_names = {*_HIDDEN, *given.values()}
+        env = {name: value if isinstance(value, tuple) else _term(value) for name, value in names.items() if name not in hidden_names}
+        for hidden, name in {**given, **own}.items():
+            if name not in names:
+                raise Unsupported(f"{self._where(node)}: a loop entered midway needs {', '.join(sorted({**given, **own}.values()))}: the position each for loop takes next (and where a range stops)")
+            env[hidden] = _term(names[name])
+        return index, node, env, {**given, **own}
 
     def _where(self, node: ast.AST) -> str:
         return f"{self.fn.__module__}.{self.fn.__qualname__} line {self.first_line + getattr(node, 'lineno', 1)}"
@@ -550,6 +615,9 @@ class _Translator:
                 return self._result(statement.value, env, known)
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str):
                 continue  # a docstring
+            if isinstance(statement, ast.Expr) and self._appends(statement.value):
+                env = self._appended(statement.value, env, known)
+                continue
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
                 self.declared[statement.target.id] = self._declared(statement)
                 env, known = self._assigned(statement, statement.target.id, statement.value, env, known)
@@ -581,6 +649,34 @@ class _Translator:
             raise Unsupported(f"{self._where(statement)}: {type(statement).__name__} is not translated")
         return path.ends(self, env, known, path)
 
+    def _appends(self, node: ast.expr) -> bool:
+        """``name.append(x)`` of a local list."""
+        return (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in self.lists and len(node.args) == 1 and not node.keywords
+        )
+
+    def _appended(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+        """The names after ``name.append(x)``: ``x`` stored at the list's length, one longer."""
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+        name = node.func.value.id
+        items = env[name]
+        kind = self.declared[name][1]
+        given = node.args[0]
+        held = self._as_kind(given, kind, env, known) if not (isinstance(given, ast.Tuple) and isinstance(kind, tuple) and kind[0] == "fixed") else (
+            _fixed(len(given.elts))(*(self._as_kind(e, part, env, known) for e, part in zip(given.elts, kind[1], strict=True)))
+            if len(given.elts) == len(kind[1]) else None
+        )
+        if held is None or _shape(_selected(items.array, z3.IntVal(0))) != _shape(held):
+            raise Unsupported(f"{self._where(node)}: {name}.append of a value that is not of the list's items")
+        return {**env, name: Items(_stored(items.array, items.length, held), items.length + 1)}
+
+    def _listed(self, node: ast.expr, env: dict[str, Any], known: frozenset[str]) -> Any:
+        """The argument of ``len()`` or ``tuple()``: a local list read there (a copy or its length), else the value."""
+        if isinstance(node, ast.Name) and node.id in self.lists and node.id in env:
+            return env[node.id]
+        return self._expr(node, env, known)
+
     def _unpacked(self, statement: ast.stmt, target: ast.Tuple, value: ast.expr, env: dict[str, Any], known: frozenset[str]) -> tuple[dict[str, Any], frozenset[str]]:
         """``a, b = pair``: each name the pair's item at its place."""
         pair = self._expr(value, env, known)
@@ -596,7 +692,17 @@ class _Translator:
         """The kind of a local declared with a type (``best: str | None = None``)."""
         namespace = {**self.fn.__globals__, **vars(typing)}
         try:
-            return _kind(eval(compile(ast.Expression(statement.annotation), "<annotation>", "eval"), namespace))  # noqa: S307 (the model's own annotation)
+            hint = eval(compile(ast.Expression(statement.annotation), "<annotation>", "eval"), namespace)  # noqa: S307 (the model's own annotation)
+            if typing.get_origin(hint) is list and len(typing.get_args(hint)) == 1 and isinstance(statement.target, ast.Name):
+                # A local list: a value while no other name can see it (given [] here, then only
+                # appended to, or read by len() and tuple(), which copies): a tuple of its items.
+                if not isinstance(statement.value, ast.List) or statement.value.elts:
+                    raise Unsupported(f"the list {statement.target.id} is declared with other than []")
+                if statement.target.id in self.parameters:
+                    raise Unsupported(f"the list {statement.target.id} has a parameter's name")
+                self.lists.add(statement.target.id)
+                return ("items", _item_kind(typing.get_args(hint)[0]))
+            return _kind(hint)
         except Unsupported as refused:
             raise Unsupported(f"{self._where(statement)}: {refused}") from None
 
@@ -614,7 +720,9 @@ class _Translator:
             if isinstance(held, Maybe):
                 return {**env, name: held}, known - {name}
             return {**env, name: Maybe(z3.BoolVal(False), held)}, known | {name}
-        if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, ast.Tuple):
+        if name in self.lists and not (isinstance(statement, ast.AnnAssign) and isinstance(value, ast.List) and not value.elts):
+            raise Unsupported(f"{self._where(statement)}: the list {name} is given another value (a list is given [] once, then appended to)")
+        if kind is not None and isinstance(kind, tuple) and kind[0] == "items" and isinstance(value, (ast.Tuple, ast.List)):
             arrays = _constant_arrays(kind[1])
             for position, element in enumerate(value.elts):  # a literal's items stored from index 0
                 held = self._expr(element, env, known)
@@ -680,7 +788,10 @@ class _Translator:
         return value
 
     def _as_kind(self, node: ast.expr, kind: Any, env: dict[str, Any], known: frozenset[str]) -> Any:
-        """A value of a declared ``kind`` (an optional kind's value a Maybe, None its flag)."""
+        """A value of a declared ``kind`` (an optional kind's value a Maybe, None its flag; None
+        given as an object: ``NONE``)."""
+        if kind is object and isinstance(node, ast.Constant) and node.value is None:
+            return NONE
         if isinstance(kind, tuple) and kind[0] == "optional":
             if isinstance(node, ast.Constant) and node.value is None:
                 return Maybe(z3.BoolVal(True), _default(kind[1]))
@@ -688,9 +799,10 @@ class _Translator:
             return value if isinstance(value, Maybe) else Maybe(z3.BoolVal(False), value)
         return self._expr(node, env, known)
 
-    def _while(self, node: ast.While, setup: dict[str, ast.expr], rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path) -> Any:
+    def _while(self, node: ast.While, setup: dict[str, ast.expr], rest: list[ast.stmt], env: dict[str, Any], known: frozenset[str], path: _Path, define: bool = True) -> Any:
         """The loop as z3 recursive functions of the names bound before it, entered with ``env``
-        (and, for a ``for`` loop, its hidden names at the values of their ``setup`` expressions)."""
+        (and, for a ``for`` loop, its hidden names at the values of their ``setup`` expressions);
+        ``define`` False: only the functions already made for it (else refused)."""
         if node.orelse:
             raise Unsupported(f"{self._where(node)}: a while loop with an else")
         env = {**env, **{name: self._integer(start, env, known) for name, start in setup.items()}}
@@ -699,6 +811,8 @@ class _Translator:
         leaves = _leaves_of([env[n] for n in names])
         key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves))
         functions = _LOOPS.get(key)
+        if functions is None and not define:
+            raise Unsupported(f"{self._where(node)}: the code does not reach this loop with the names {', '.join(names)}")
         if functions is None:
             functions = self._define(node, rest, names, env, known, path, key)
         shape = _fresh(self.returns, "result")
@@ -768,6 +882,8 @@ class _Translator:
         if isinstance(node, ast.Constant):
             return _term(node.value, self._where(node))
         if isinstance(node, ast.Name):
+            if node.id in self.lists:
+                raise Unsupported(f"{self._where(node)}: the list {node.id} read other than by len(), tuple() or append (another name could see it change)")
             if node.id in env:
                 held = env[node.id]
                 if isinstance(held, Maybe) and node.id in known:
@@ -801,6 +917,10 @@ class _Translator:
                 if named not in known:
                     raise Unsupported(f"{self._where(node)}: {what}.{node.attr} where {what} may be None")
                 holder = holder.value
+            owner = _CLASSES.get(type(holder))
+            getter = getattr(owner, node.attr, None) if owner is not None and node.attr not in holder._fields else None
+            if isinstance(getter, property) and getter.fget is not None and owner is not None and owner.__module__ == self.fn.__module__:
+                return _Translator(getter.fget, self.depth + 1, self.opaque, owner=owner)([holder])  # a property: its getter's code
             if not _is_record(holder) or _is_fixed(holder) or node.attr not in getattr(holder, "_fields", ()):
                 raise Unsupported(f"{self._where(node)}: the field {node.attr} of {what}")
             field = getattr(holder, node.attr)
@@ -854,6 +974,8 @@ class _Translator:
                 if isinstance(op, (ast.Eq, ast.NotEq)) and _is_record(left) and _is_record(right):
                     if _shape(left) != _shape(right):
                         raise Unsupported(f"{self._where(node)}: a comparison of values of two dataclasses")
+                    if _carries_object(left):
+                        raise Unsupported(f"{self._where(node)}: {_OBJECT_EQUALITY}")
                     same = _equal(left, right)
                     pairs.append(same if isinstance(op, ast.Eq) else z3.Not(same))
                     continue
@@ -861,6 +983,8 @@ class _Translator:
                     raise Unsupported(f"{self._where(node)}: a comparison of a dataclass, tuple or optional value is not translated")
                 if left.sort() != right.sort():
                     raise Unsupported(f"{self._where(node)}: a comparison of {left.sort()} with {right.sort()}")
+                if left.sort() == OBJECT:
+                    raise Unsupported(f"{self._where(node)}: {_OBJECT_EQUALITY}")
                 if isinstance(op, _ORDERED) and not z3.is_int(left):
                     raise Unsupported(f"{self._where(node)}: an order of {left.sort()} values is not translated")
                 pairs.append(compare(left, right))
@@ -881,7 +1005,7 @@ class _Translator:
             return applied(f"str.{node.func.attr}", self._expr(node.func.value, env, known))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1:
-                items = self._expr(node.args[0], env, known)
+                items = self._listed(node.args[0], env, known)
                 if not isinstance(items, Items):
                     raise Unsupported(f"{self._where(node)}: tuple() of a value that is not a tuple")
                 return items
@@ -889,7 +1013,7 @@ class _Translator:
                 a, b = (self._integer(arg, env, known) for arg in node.args)
                 return z3.If(b < a, b, a) if node.func.id == "min" else z3.If(b > a, b, a)  # Python's: the first of equals
             if node.func.id == "len" and "len" not in self.fn.__globals__ and len(node.args) == 1:
-                items = self._expr(node.args[0], env, known)
+                items = self._listed(node.args[0], env, known)
                 if not isinstance(items, Items):
                     raise Unsupported(f"{self._where(node)}: len of a value that is not a tuple of ints, bools or strs")
                 return items.length
@@ -913,6 +1037,8 @@ class _Translator:
             raise Unsupported(f"{self._where(node)}: `in` of other than a value that is not None and a tuple of such values")
         if _shape(_selected(items.array, z3.IntVal(0))) != _shape(value):
             raise Unsupported(f"{self._where(node)}: `in` of a value that is not of the tuple's items")
+        if _carries_object(value):
+            raise Unsupported(f"{self._where(node)}: {_OBJECT_EQUALITY}")
         return member(items, value)
 
     def _sliced(self, node: ast.Subscript, bounds: ast.Slice, env: dict[str, Any], known: frozenset[str]) -> Items:
@@ -958,7 +1084,9 @@ class _Translator:
                 if not (isinstance(kind, tuple) and kind[0] == "items"):
                     raise Unsupported(f"{self._where(node)}: {cls.__name__}.{field.name} given an empty tuple")
                 value = Items(_constant_arrays(kind[1]), z3.IntVal(0))
-            if optional and value is None:
+            if kind is object and value is None:
+                value = NONE
+            elif optional and value is None:
                 value = Maybe(z3.BoolVal(True), _default(kind[1]))
             elif optional and not isinstance(value, Maybe):
                 value = Maybe(z3.BoolVal(False), value)
@@ -1044,10 +1172,6 @@ def _ends(translator: _Translator, _env: dict[str, Any], _known: frozenset[str],
 _HIDDEN = ("_index", "_stop")  # a for loop's hidden names as ``loop`` and ``entered`` give them: the next position, a range's stop
 
 
-def _given(name: str) -> str:
-    """A loop's name as ``loop`` takes it: a for loop's hidden index and stop by their given names."""
-    return "_index" if name.startswith("for@") else "_stop" if name.startswith("stop@") else name
-
 # Each loop's recursive functions, by function, line, names and their sorts: z3 takes one
 # definition of a recursive function, so a loop is defined once and called from then on.
 _LOOPS: dict[tuple[Any, ...], list[Any]] = {}
@@ -1093,6 +1217,18 @@ def _shape(value: Any) -> Any:
     if isinstance(value, tuple):
         return (type(value).__name__, tuple(_shape(part) for part in value))
     return str(value.sort()) if isinstance(value, z3.ExprRef) else type(value).__name__
+
+
+_OBJECT_EQUALITY = "a comparison of object (JSON) values is not translated (Python's == on them is not an equivalence: NaN)"
+
+
+def _carries_object(value: Any) -> bool:
+    """Whether a value holds an object (a JSON value carried), at any depth."""
+    return any(isinstance(leaf, z3.ExprRef) and _holds_object(leaf.sort()) for leaf in _leaves_of(value))
+
+
+def _holds_object(sort: z3.SortRef) -> bool:
+    return bool(sort == OBJECT or (isinstance(sort, z3.ArraySortRef) and _holds_object(sort.range())))
 
 
 def _is_record(value: Any) -> bool:

@@ -20,10 +20,14 @@ subagents) and its clients speak the agent's protocol. What differs is what a re
   user, work; tool output clipped, rule 9).
 - **The tools**: zoom and date (rules 52-56, ``eukhe.memory.turn.run_tool``) before the agent's
   own tools, one set for every call of the chat and its compactor (rule 27).
+- **Subagents** (rules 54, 57, 58): a subagent of the chat (``/agent``, the ``task`` tool) starts
+  from the view, then its task; its steps go to its own log ``<chat>/agents/<Name>.jsonl``, which
+  ``zoom("Name")`` reads (``agent_steps``); its report joins the chat as one work message.
 
 The session keeps what the agent needs across restarts (the Director stack, the model, the
 thinking level); the chat memory is what the model reads. A session compaction (S6.6) is never
-started in the chat: the view is its compaction.
+started in the chat (the view is its compaction), and the chat is never titled (S9 titles a
+session's first prompt; the chat is the one chat).
 """
 
 from __future__ import annotations
@@ -68,7 +72,9 @@ class ChatMemory:
     """The chat memory the agent process owns, its compactor and its tools (the module's
     docstring). ``close`` lets it go."""
 
-    def __init__(self, memory: Memory, row: Callable[[str], None], *, compactor: Any = None, clock: Callable[[], float] = time.monotonic, poll: float = POLL) -> None:
+    def __init__(
+        self, memory: Memory, row: Callable[[str], None], *, compactor: Any = None, clock: Callable[[], float] = time.monotonic, poll: float = POLL
+    ) -> None:
         """Over ``memory``, owned by this process; ``compactor`` a live one (else
         ``start_compactor`` makes it); ``clock`` and ``poll`` time the wait for the view."""
         self.memory = memory

@@ -34,7 +34,7 @@ the retries did not cure, no usable model) ends with one line naming the reason,
 goes on. Nothing prints a traceback unless EUKHE_DEBUG=1.
 
 Exit status: 0 when the chat ends (``/quit`` or the end of input) and every turn was answered;
-exit status 1 when any turn failed for a fault of the provider or the environment, so a script
+exit status 1 when any turn (or a subagent) failed for a fault of the provider or the environment, so a script
 that pipes lines into the chat sees the failure, or when the agent cannot be reached or ended;
 70 when a turn met a bug in eukhe. What it cannot start with (an unknown provider, no
 credentials, a setting past its bound) is one line and exit 2 or 1 before the first prompt, as
@@ -198,6 +198,8 @@ class ChatClient:
             elif event.re is None:
                 self.term.error(event.message)
         else:
+            if isinstance(event, p.SubagentEvent) and isinstance(event.event, p.TurnEndEvent) and event.event.reason not in ANSWERED:
+                self.failed(EXIT_FAULT)  # a subagent's failure shows in the exit status as a turn's does
             row = shown(event, self.provider)
             if row is not None:
                 self.term.row(row)
