@@ -371,9 +371,9 @@ COMMAND_LINES = st.one_of(
     st.sampled_from([
         "/remind r", "/force bash", "/force bash --tries 3", "/force", "/force a b", "/force x --tries", "/effort", "/effort max",
         "/effort off", "/effort none", "/model", "/model anthropic/claude-opus-5", "/model xai/grok-4.6", "/model gpt-5.5",
-        "/model local/x", "/model /", "/remind", "/", "/force 'unclosed",
+        "/model local/x", "/model /", "/remind", "/", "/force 'unclosed", "/rewind 1", "/rewind 2", "/rewind -1", "/rewind ²",
     ]),
-    st.builds(lambda verb, rest: f"{verb} {rest}", st.sampled_from(["/remind", "/force", "/effort", "/model", "/x"]), WORD),
+    st.builds(lambda verb, rest: f"{verb} {rest}", st.sampled_from(["/remind", "/force", "/effort", "/model", "/rewind", "/x"]), WORD),
 ).filter(bool)
 ANY_REQUEST = st.one_of(
     st.builds(p.cvar_request, CVAR_LINES, st.booleans()),
@@ -552,6 +552,68 @@ def test_remind_and_force_push_directors_for_every_client_and_a_full_stack_is_re
             assert isinstance(state, p.StateEvent) and [layer["kind"] for layer in state.directors] == ["reminder", "forced"]
             await one.close()
             await two.close()
+
+    run(scenario())
+
+
+def test_rewind_moves_the_head_and_every_client_gets_the_state_as_of_it(home: Path) -> None:
+    async def scenario() -> None:
+        async with serving(home) as agent_process:
+            one, opened = await connect(agent_process)
+            two, _ = await connect(agent_process)
+            start = opened.head  # the thinking level settled at open
+            assert start is not None and opened.model is None
+            await one.request(p.CommandRequest(line="/remind check the tests"))
+            await one.request(p.CommandRequest(line="/model anthropic/claude-opus-5"))
+            moved = await one.request(p.StatusRequest())
+            assert isinstance(moved, p.StateEvent) and moved.head is not None and moved.head > start
+            assert [layer["kind"] for layer in moved.directors] == ["reminder"] and moved.model is not None
+            done = await one.request(p.CommandRequest(line=f"/rewind {start}", id="rw"))
+            assert isinstance(done, p.OkEvent) and (done.re, done.request) == ("rw", "command")
+            assert done.text == f"rewound: the head of main is entry {start}"
+            for client in (one, two):  # every client: the state as of the entry, sent before the ok
+                state = await client.until(lambda e: e.type in ("state", "ok") and getattr(e, "re", None) in (None, "rw"))
+                assert isinstance(state, p.StateEvent) and state.re is None
+                assert (state.head, state.directors, state.model, state.thinking_level) == (start, [], None, "medium")
+            assert agent_process.main.head == start and agent_process.main.document("eukhe.directors") is None
+            assert moved.head in {e.id for e in agent_process.main.entries()}  # a branch move: nothing is deleted
+            for line, kind, says in (
+                (f"/rewind {moved.head + 50}", "SessionError", f"has no entry {moved.head + 50}"),
+                ("/rewind -1", "SessionError", "has no entry -1"),
+                ("/rewind three", "CommandError", "an entry id is a whole number, not 'three'"),
+                ("/rewind", "CommandError", "an entry id is a whole number, not ''"),
+            ):
+                refused = await one.request(p.CommandRequest(line=line))
+                assert isinstance(refused, p.ErrorEvent) and refused.kind == kind and says in refused.message, (line, refused)
+            assert agent_process.main.head == start
+            await one.request(p.TurnRequest(text="hi"))
+            await one.until(of("tool_result"))
+            busy = await two.request(p.CommandRequest(line=f"/rewind {start}"))
+            assert isinstance(busy, p.ErrorEvent) and busy.kind == "busy" and "a turn runs" in busy.message
+            await two.request(p.SteerRequest(text="done"))
+            await one.until(of("turn_end"))
+            assert (await one.request(p.CommandRequest(line=f"/rewind {start}"))).type == "ok"  # the turn has ended
+            await one.close()
+            await two.close()
+
+    run(scenario())
+
+
+def test_a_rewind_before_the_thinking_level_was_settled_settles_it_again(home: Path) -> None:
+    with Store(home / "sessions").open("s1") as session:
+        (before,) = session.conversation(MAIN).commit(documents={"note": "before the agent"})
+
+    async def scenario() -> None:
+        async with serving(home) as agent_process:
+            client, opened = await connect(agent_process)
+            assert opened.head == before + 1  # the level settled at open
+            done = await client.request(p.CommandRequest(line=f"/rewind {before}"))
+            settled = before + 2
+            assert isinstance(done, p.OkEvent) and done.text == f"rewound: the head of main is entry {before}, then entry {settled} (the thinking level as of it, settled)"
+            state = await client.until(of("state"))
+            assert isinstance(state, p.StateEvent) and (state.head, state.thinking_level) == (settled, "medium")
+            assert agent_process.main.entry(settled).parent == before and agent_process.main.document("eukhe.thinking_level") == "medium"
+            await client.close()
 
     run(scenario())
 

@@ -238,7 +238,7 @@ def test_slash_commands_complete_and_answer_with_rows(home: Path, agents: Callab
             await run("/set retry.maxRetries lots", "CvarError")
             await run("/cvar save", "/cvar save: ")
             await run("/memory view", "this session is not the chat")  # /memory is the chat's (eukhe chat)
-            await run("/new", "/new is not yet in the agent's protocol")
+            await run("/fork x", "/fork x: an entry id is a whole number")  # /new and /fork: test_tui_sessions
             await run("/frobnicate", "unknown command /frobnicate")
             await run("/help", "/quit: leave")
             (home / "binds.cfg").write_text("this is not a bind\n", encoding="utf-8")

@@ -16,10 +16,7 @@ from eukhe.tui.status import Status, line, tokens
 def test_every_slash_command_has_a_plan() -> None:
     for name in commands.COMMANDS:
         planned = commands.plan(f"{name} x")
-        if name in commands.NOT_YET:
-            assert isinstance(planned, commands.Refuse) and "not yet" in planned.message
-        else:
-            assert not (isinstance(planned, commands.Refuse) and "unknown" in planned.message), name
+        assert not (isinstance(planned, commands.Refuse) and "unknown" in planned.message), name
 
 
 @pytest.mark.parametrize(
@@ -38,6 +35,7 @@ def test_every_slash_command_has_a_plan() -> None:
         ("/effort high", p.CommandRequest(line="/effort high")),
         ("/model loop/loop-model", p.CommandRequest(line="/model loop/loop-model")),
         ("/tier flex", p.cvar_request("set serviceTier flex")),
+        ("/rewind 3", p.CommandRequest(line="/rewind 3")),
     ],
 )
 def test_session_commands_are_sent_as_the_protocols_requests(typed: str, sent: p.Request) -> None:
@@ -49,6 +47,12 @@ def test_client_commands_and_refusals() -> None:
     assert commands.plan("/reload") == commands.Client("reload")
     assert commands.plan("/quit") == commands.Client("quit")
     assert commands.plan("/tier") == commands.Client("tier_shown")
+    assert commands.plan("/new") == commands.Client("new")
+    assert commands.plan("/fork") == commands.Client("fork")
+    assert commands.plan("/fork 12") == commands.Client("fork", 12)
+    assert isinstance(commands.plan("/fork twelve"), commands.Refuse)  # an entry id is a whole number
+    assert isinstance(commands.plan("/new s2"), commands.Refuse)  # a new session takes no argument
+    assert isinstance(commands.plan("/rewind"), commands.Refuse)  # a rewind needs its entry
     assert isinstance(commands.plan("/tier fast"), commands.Refuse)
     assert isinstance(commands.plan("/agent reviewer"), commands.Refuse)  # a name and no task
     assert isinstance(commands.plan("/remind"), commands.Refuse)  # a reminder needs its text

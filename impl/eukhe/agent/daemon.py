@@ -27,6 +27,11 @@ The agent (``Daemon``):
   directors.* cvars, ``/effort``, ``/model`` and ``cycle_thinking_level`` by the rules of S10
   (``eukhe.effort``); the config is read again before each ``cvar`` request, and each new
   settings error after it is a row;
+- runs ``/rewind ENTRY`` (the session's own log is its to write): refused with ``busy`` while a
+  turn or a background subagent runs; an entry that is not a whole number is a CommandError and one main does not have a
+  SessionError naming it; else the head of main moves to ENTRY (``Conversation.rewind``), the
+  model and thinking level are read again as of it (a stored level its model settles otherwise
+  is committed, as at open), and every client gets ``state`` again before the asker's ``ok``;
 - starts ``/agent NAME TASK`` with a turn loop that runs subagents (``Spawner``, the runner's
   ``agent_command``: ``eukhe.agent.subagents``), answering ``ok`` at once (the report comes
   later, never waited for); a refused spawn is an ``error`` of its kind (invalid_name,
@@ -671,7 +676,47 @@ class Daemon:
             return self._agent_command(request, rest.strip())
         if word == "/memory":
             return self._memory_command(request, rest.split())
-        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model, /agent, /memory")
+        if word == "/rewind":
+            return self._rewind(request, rest.strip())
+        raise CommandError(f"unknown command {word!r}: the session commands are /remind, /force, /effort, /model, /agent, /memory, /rewind")
+
+    def _rewind(self, request: p.CommandRequest, text: str) -> p.Event:
+        """/rewind ENTRY: the head of main moves to ENTRY (``Conversation.rewind``, a branch move:
+        nothing is deleted). The session's model and thinking level are read again as of ENTRY,
+        and every client gets ``state`` again (the head, the Director stack, the goal, the
+        switches, the model as of ENTRY) before the asker gets ``ok``."""
+        if self.task is not None:
+            raise _Refused("busy", "a turn runs: /rewind once it has ended (or abort it)")
+        if self._jobs():  # its report would land on the rewound branch
+            raise _Refused("busy", "a background subagent runs: /rewind once its report has come")
+        body = text[1:] if text.startswith("-") else text
+        if not (body.isascii() and body.isdigit()) or len(body) > 30:
+            raise CommandError(f"/rewind ENTRY: an entry id is a whole number, not {text[:40]!r}")
+        entry = int(text)
+        self.main.rewind(entry)  # UnknownEntry (a SessionError) names an entry main does not have
+        self._settle_model()
+        self.sent_stack = self._stack()
+        self.sent_switches = self._switches()
+        self.broadcast(self.state())
+        text = f"rewound: the head of main is entry {entry}"
+        if self.main.head != entry:  # the thinking level settled at it was committed
+            text += f", then entry {self.main.head} (the thinking level as of it, settled)"
+        return p.OkEvent(re=request.id, request=request.type, text=text)
+
+    def _settle_model(self) -> None:
+        """The model and thinking level as the documents of main's head hold them (a rewind): as
+        at open, without its rows; a stored level the model settles differently is committed."""
+        reg = self._registry()
+        self.model = pinned_model(self.main)
+        if self.model is None:  # unpinned as of the head: the saved default, when it can be honoured
+            chosen = saved_default(self.agent_dir, self.cvar, reg).model
+            self.model = None if chosen is None else p.ModelRef(provider=chosen[0], id=chosen[1])
+        found = None if self.model is None else reg.find(self.model.provider, self.model.id)
+        level = self.main.document(THINKING_DOC)
+        self.thinking = effort.ThinkingSession(_effort_model(found), level if isinstance(level, str) else None, self._default_level())
+        settled = self.thinking.open()
+        if settled != level:
+            self.main.commit(documents={THINKING_DOC: settled})
 
     def _memory_command(self, request: p.CommandRequest, words: list[str]) -> p.Event:
         """/memory [view | model ...]: the chat memory of the session that is the chat."""

@@ -33,7 +33,9 @@ client's own), which every reply to it repeats as ``"re"``:
                          ``/model [PROVIDER/MODEL]`` (the session's model), ``/agent NAME
                          TASK`` (a subagent in the background: ``eukhe.agent.subagents``),
                          ``/memory [view | model [PROVIDER/MODEL [LEVEL]]]`` (the chat's
-                         memory: ``eukhe.agent.chat``)
+                         memory: ``eukhe.agent.chat``), ``/rewind ENTRY`` (the head of
+                         main moves to ENTRY; refused with ``busy`` while a turn runs; every
+                         client then gets ``state`` again, before the asker's ``ok``)
 ``get_model_catalog {}`` every model of the catalog (S6 catalog and models.json)
 ``cycle_thinking_level   one offered step of the thinking level (S10 cycle)
 {backward}``             (``backward`` defaults to false)
@@ -73,7 +75,8 @@ Events of a turn, made by the turn loop and broadcast:
   above but ``subagent``), tagged with its name; its conversation is ``main.<agent>``.
 
 Events the agent broadcasts itself: ``row`` (settings errors, the saved default model at open,
-a changed thinking level or model), ``directors {stack}`` (the stack after a change),
+a changed thinking level or model), ``state`` (with no ``re``, after ``/rewind``: the session
+as of its new head), ``directors {stack}`` (the stack after a change),
 ``model {re, model, thinking_level, offered_levels}`` (after a change of either; ``model`` is
 ``{provider, id}`` or null), ``switches {switches}`` (after a ``cvar`` request or a turn that
 changed any of them: all of them, as in ``state``), and ``error`` of kind ``bad_event`` (the loop made an event this

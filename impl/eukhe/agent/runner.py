@@ -4,7 +4,7 @@ Each turn takes the session's model as it is then (``eukhe.agent.daemon.session_
 pinned ``eukhe.model`` document, else the saved default), its credentials and base URL as
 ``eukhe ask`` resolves them, and the stored thinking level (``eukhe.thinking_level``; off sends
 none). Its requests are retried as the retry.* settings say (each retry an event), over one
-HTTP pool for the turn, each attempt within the provider's providerMaxInFlight
+HTTP pool kept for the agent's life (its turns reuse their connections), each attempt within the provider's providerMaxInFlight
 (``eukhe.agent.inflight``); its tools work in the project directory with the session's tool budget
 (``eukhe.agent.tools.registry.context_for``). A session with no usable model ends the turn at
 once (``failed``), naming why.
@@ -68,6 +68,7 @@ class SessionRunner:
         self.tools = (*TOOLS, self.subagents.tool())
         self.chat: ChatMemory | None = None  # the chat memory, when this session is the chat (eukhe.agent.chat)
         self.chat_error: str | None = None
+        self.pool: Any = None  # the turns' HTTP pool (eukhe.inference.wire.pool.Pool), made at the first turn
         if is_chat(self.main.document(CONTEXT_DOC)):
             self._open_chat()
 
@@ -127,7 +128,9 @@ class SessionRunner:
             return
         if self._untitled():
             self.titling = asyncio.create_task(self._title(text, model))
-        pool = Pool()
+        if self.pool is None:  # one HTTP client per provider for the agent's life (its turns reuse connections)
+            self.pool = Pool()
+        pool = self.pool
         try:
             client = Retrying(self._wire(model, pool), Policy.from_settings(self.cvar.value), notify=lambda r: self.emit(retry_event(r)))
             context = context_for(self.workdir, self.cvar.settings, self.cvar.family())
@@ -138,7 +141,6 @@ class SessionRunner:
             await self._agent.turn(text)
         finally:
             self._agent = None
-            await pool.aclose()
 
     # -- the chat ---------------------------------------------------------------------------------
 
@@ -161,10 +163,14 @@ class SessionRunner:
         return self.memory_event(re, text, lines)
 
     async def close(self) -> None:
-        """Let the chat memory go, its compactor's calls ended (the agent's end)."""
+        """The agent's end: the chat memory goes, its compactor's calls ended; the turns' HTTP
+        pool closes."""
         if self.chat is not None:
             chat, self.chat = self.chat, None
             await chat.close()
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            await pool.aclose()
 
     def _wire(self, model: Any, pool: Any) -> Any:
         """The model's wire client on ``pool``: every request of the session (a turn's, a title's,

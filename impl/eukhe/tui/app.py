@@ -11,7 +11,12 @@ and alias commands go to the session as a ``cvar`` line; its ``action`` commands
 screen that gets the key runs its own action); a key with no bind goes to the draft. The
 warnings of binds.cfg show at startup and at /reload. Slash commands (``eukhe.tui.commands``)
 are sent as the session's requests (S4 cvar lines, S5.7 /remind and /force, S10 /effort,
-/model); the ones the protocol does not carry yet are error rows that say so. The status line
+/model, and /rewind, which the agent answers with a ``state`` for every client). ``/new`` and
+``/fork [ENTRY]`` make a session in the client (``Store.create``; ``Store.fork`` reads this one
+as a reader, at ENTRY or at the head of a fresh ``state``) and then ``switch`` to it, the one
+way to another session: the old connection closes, the transcript is cleared to a row naming
+the session, and the new session's agent is reached (or started) and its ``state`` shown. An
+agent this app started ends by itself once its last client has gone. The status line
 is ``eukhe.tui.status``: it shows the session's switches (the service tier, autonomous) as the
 agent sends them, in its ``state`` and in each ``switches`` event. Dictation (S9, five rules)
 is ``eukhe.tui.dictation``: ``app.stt.pushToTalk`` and ``app.stt.toggle`` record into the
@@ -25,6 +30,7 @@ and the dictation role's model.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import subprocess
 from collections.abc import Awaitable, Callable
@@ -40,13 +46,14 @@ from textual.widgets import Static
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.agent import reach
+from eukhe.session import SessionError, Store
 from eukhe.tui import commands, dictation, keys
 from eukhe.tui.editor import Draft, Hints
 from eukhe.tui.picker import ModelPicker
 from eukhe.tui.status import Phase, Status, line
 from eukhe.tui.transcript import Transcript
 
-Reach = Callable[[], Awaitable[tuple[AgentClient, "subprocess.Popen[bytes] | None"]]]
+Reach = Callable[[str], Awaitable[tuple[AgentClient, "subprocess.Popen[bytes] | None"]]]  # a session id -> its agent
 SESSION_ONLY_LINE = "client-only"  # a cvar outcome: the command is the client's (an action)
 
 
@@ -90,6 +97,9 @@ class EukheApp(App[int], inherit_bindings=False):
         self.client: AgentClient | None = None
         self.started: subprocess.Popen[bytes] | None = None  # the agent this app started, if it did
         self.model: p.ModelRef | None = None
+        self.head: int | None = None  # the head of main, as the agent's last state had it
+        self.attached = False  # whether this connection's first state has come
+        self.switching = asyncio.Lock()  # one switch of session at a time
         self.asked: dict[str, str] = {}  # request id -> what it was sent for
         self.ids = itertools.count(1)
         self.seen: list[p.Event] = []  # every event of the agent, in order (for a reader and the tests)
@@ -154,17 +164,19 @@ class EukheApp(App[int], inherit_bindings=False):
 
     async def _reach_agent(self) -> tuple[AgentClient, subprocess.Popen[bytes] | None]:
         if self._reach is not None:
-            return await self._reach()
+            return await self._reach(self.session)
         return await reach.reach(self.agent_dir, self.session_dir, self.session, self.project_dir)
 
     async def _pump(self) -> None:
         try:
-            self.client, self.started = await self._reach_agent()
+            client, self.started = await self._reach_agent()
         except (OSError, reach.AgentUnreachable) as error:
             await self.transcript.error(f"cannot reach the agent of session {self.session}: {error}")
             return
+        self.client = client
+        self.attached = False
         self.status.connected = True
-        async for event in self.client.events():
+        async for event in client.events():
             self.seen.append(event)
             await self.take(event)
             self.show_status()
@@ -188,7 +200,10 @@ class EukheApp(App[int], inherit_bindings=False):
         re = getattr(event, "re", None)
         purpose = self.asked.pop(re, "") if isinstance(re, str) else ""
         if isinstance(event, p.StateEvent):
-            await self._state(event, first=not purpose)
+            await self._state(event, first=not self.attached)
+            self.attached = True
+            if purpose == "fork":  # /fork with no entry: at the head the agent has now
+                self.run_worker(self.fork(event.head), group="switch")
         elif isinstance(event, p.ModelEvent):
             self._model(event.model, event.thinking_level, event.offered_levels)
         elif isinstance(event, p.ThinkingLevelEvent):
@@ -227,6 +242,7 @@ class EukheApp(App[int], inherit_bindings=False):
             await self.transcript.event(event)
 
     async def _state(self, state: p.StateEvent, *, first: bool) -> None:
+        self.head = state.head
         self._model(state.model, state.thinking_level, state.offered_levels)
         self.status.goal = state.goal
         self.status.stack = [str(layer.get("kind", "?")) for layer in state.directors]
@@ -367,6 +383,15 @@ class EukheApp(App[int], inherit_bindings=False):
             await self.ask(p.StatusRequest(), "reload")
         elif planned.verb == "quit":
             self.exit(0)
+        elif planned.verb == "new":
+            self.run_worker(self.new_session(), group="switch")
+        elif planned.verb == "fork":
+            if planned.entry is not None:
+                self.run_worker(self.fork(planned.entry), group="switch")
+            elif self.client is not None and not self.client.gone:
+                await self.ask(p.StatusRequest(), "fork")  # the head as the agent has it now
+            else:
+                self.run_worker(self.fork(self.head), group="switch")  # the head of the last state
         elif planned.verb == "tier_shown":
             known = self.status.tier or "not known (this agent sends no switches)"
             await self.transcript.row(f"service tier: {known}; /tier {'|'.join(commands.TIERS)} sets it")
@@ -376,6 +401,62 @@ class EukheApp(App[int], inherit_bindings=False):
             for action, does in keys.ACTIONS.items():
                 bound = ", ".join(self.keys.keys_of(action)) or "no key"
                 await self.transcript.row(f"{action} ({bound}): {does}")
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return Store(self.session_dir.parent)
+
+    async def new_session(self) -> None:
+        """/new: a new empty session, then a switch to it."""
+
+        def create() -> str:
+            with self.store.create() as created:
+                return created.id
+
+        try:
+            made = await asyncio.to_thread(create)
+        except (SessionError, OSError) as error:
+            await self.transcript.error(f"/new: {error}")
+            return
+        await self.switch(made, "a new session")
+
+    async def fork(self, entry: int | None) -> None:
+        """/fork [ENTRY]: a new session whose main is this session's branch up to ``entry``
+        (``Store.fork``, as a reader: the agent goes on writing), then a switch to it."""
+        source = self.session
+        if entry is None:
+            await self.transcript.error(f"/fork: session {source} has no entries: nothing to fork")
+            return
+        try:
+            forked = await asyncio.to_thread(self.store.fork, source, entry)
+        except (SessionError, OSError) as error:
+            await self.transcript.error(f"/fork {entry}: {error}")
+            return
+        await self.switch(forked, f"forked from session {source} at entry {entry}")
+
+    async def switch(self, session_id: str, why: str = "") -> None:
+        """Become a client of session ``session_id``'s agent: the old connection closes, what
+        the app showed of the old session goes, a row names the new one, and its agent is
+        reached (or started) and its state shown."""
+        async with self.switching:
+            self.workers.cancel_group(self, "agent")  # the old connection's pump: it shows nothing more
+            old, self.client = self.client, None
+            if old is not None:
+                await old.close()
+            self.session = session_id
+            self.session_dir = self.session_dir.parent / session_id
+            self.started = None
+            self.model, self.head, self.attached = None, None, False
+            self.asked.clear()
+            self.seen.clear()
+            self.switches = {}
+            self.status = Status(dictation=self.status.dictation)
+            self.show_status()
+            await self.transcript.clear()
+            await self.transcript.row(f"session {session_id}" + (f": {why}" if why else ""))
+            self.run_worker(self._pump(), name="agent", group="agent", exclusive=True)
 
 
 class _DictationScreen:

@@ -7,9 +7,10 @@ session commands the client sends through the agent, as are ``/effort [LEVEL]`` 
 ``/model PROVIDER/MODEL``; ``/model`` alone opens the picker over the agent's catalog. ``/tier
 NAME`` is the serviceTier session switch (S4). ``/reload``, ``/quit`` and ``/help`` run in the
 client. ``/memory [view | model ...]`` asks the agent of the chat (``eukhe chat``'s session)
-for its chat memory; another session's agent refuses it. A command the agent's protocol does
-not carry yet (``/new``, ``/fork``, ``/rewind``) is an error row saying so, never a pretended
-success.
+for its chat memory; another session's agent refuses it. ``/rewind ENTRY`` is a session command
+(the agent, the one writer of the session's log, moves the head of main). ``/new`` and ``/fork
+[ENTRY]`` run in the client: a new session needs no writer of this one (``Store.create``,
+``Store.fork`` reads the session as a reader), and the client then switches to it.
 
 ``plan`` reads one line into what the client does (a ``Plan``); ``complete`` gives the commands
 a typed prefix can still become. Pure functions: the app does the sending.
@@ -35,18 +36,17 @@ COMMANDS: Final[dict[str, str]] = {
     "/tier": "/tier auto|default|flex|priority: the session's service tier",
     "/memory": "/memory [view | model [PROVIDER/MODEL [LEVEL]]]: the chat memory (the chat's session)",
     "/agent": "/agent NAME TASK: a subagent on TASK in the background; its report joins the session",
-    "/new": "/new: a new session (not yet in the agent's protocol)",
-    "/fork": "/fork: fork the session (not yet in the agent's protocol)",
-    "/rewind": "/rewind: rewind the session (not yet in the agent's protocol)",
+    "/new": "/new: a new empty session, and switch to it",
+    "/fork": "/fork [ENTRY]: a new session from this one up to ENTRY (default: the head), and switch to it",
+    "/rewind": "/rewind ENTRY: move the head of the session to ENTRY (nothing is deleted)",
     "/reload": "/reload: read binds.cfg again and show its warnings",
     "/help": "/help: these commands",
     "/quit": "/quit: leave (the agent goes on serving the session)",
 }
-NOT_YET: Final = frozenset({"/new", "/fork", "/rewind"})
 TIERS: Final = ("auto", "default", "flex", "priority")
 TIER_CVAR: Final = "serviceTier"
 
-ClientVerb = Literal["picker", "reload", "quit", "help", "tier_shown"]
+ClientVerb = Literal["picker", "reload", "quit", "help", "tier_shown", "new", "fork"]
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,10 @@ class Send:
 
 @dataclass(frozen=True)
 class Client:
-    """Something the client does itself."""
+    """Something the client does itself (``entry``: the entry of ``/fork ENTRY``)."""
 
     verb: ClientVerb
+    entry: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,6 @@ def plan(line: str) -> Plan:
         near = complete(word)
         hint = f" (did you mean {', '.join(near)}?)" if near else ": /help lists the commands"
         return Refuse(f"unknown command {word}{hint}")
-    if word in NOT_YET:
-        return Refuse(f"{word} is not yet in the agent's protocol: nothing was done")
     if word in ("/set", "/toggle"):
         words = rest.split()
         is_global = "--global" in words
@@ -120,6 +119,16 @@ def plan(line: str) -> Plan:
         if rest not in TIERS:
             return Refuse(f"/tier {rest}: the tiers are {', '.join(TIERS)}")
         return Send(p.cvar_request(f"set {TIER_CVAR} {rest}"))
+    if word == "/rewind":
+        return Send(p.CommandRequest(line=stripped)) if rest else Refuse(COMMANDS[word])
+    if word == "/new":
+        return Refuse(COMMANDS[word]) if rest else Client("new")
+    if word == "/fork":
+        if not rest:
+            return Client("fork")
+        if not (rest.isascii() and rest.isdigit()) or len(rest) > 30:
+            return Refuse(f"/fork {rest}: an entry id is a whole number ({COMMANDS[word]})")
+        return Client("fork", int(rest))
     if word == "/reload":
         return Client("reload")
     if word == "/quit":

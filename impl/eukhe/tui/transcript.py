@@ -49,6 +49,7 @@ class Transcript(VerticalScroll):
     Transcript > .director { color: $accent; padding: 0 1; }
     Transcript > Markdown { margin: 0 1; }
     Transcript > Collapsible { padding: 0; margin: 0 1; border: none; }
+    Transcript > Collapsible > CollapsibleTitle { width: 100%; }
     """
 
     def __init__(self) -> None:
@@ -139,6 +140,13 @@ class Transcript(VerticalScroll):
         body.update(shown)
         block.title = escape(f"[{mark}] {title}")  # a title is markup: the brackets are text
         self.lines.append(f"result {mark} {shown}")
+
+    async def clear(self) -> None:
+        """Every block goes (the app switched to another session)."""
+        await self.close_reply()
+        await self.remove_children()
+        self.lines.clear()
+        self._tools.clear()
 
     def toggle_thinking(self) -> bool:
         self.show_thinking = not self.show_thinking
