@@ -26,6 +26,10 @@ models of custom providers (models.json), then sends requests with no turn:
   stored level to the new model. A changed stored level is committed and broadcast with the
   model, with an effort row when the shown level changed; a switch also writes a note row.
 - ``status``: the state (model, shown level, offered levels, the stack's kinds, switches).
+- ``/memory ...``: refused ``no_loop`` (the bridge's agent runs no turn loop, so no chat memory);
+  ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
+  have a SessionError (the scenarios name no entry their sessions reach); any other command is
+  a CommandError.
 
 The catalog lookup of ``/model`` (derived from production's rule, the seed text at hand does not
 spell it): PROVIDER/ID of a provider of the catalog; else a bare ID that names exactly one model
@@ -376,6 +380,13 @@ def command(world: World, line: str) -> tuple[World, list[str]]:
         return set_effort(world, rest)
     if word == "/model":
         return switch(world, rest)
+    if word == "/memory":
+        return world, ["error no_loop"]  # no turn loop, so no chat memory: the bridge's agent runs none
+    if word == "/rewind":
+        # an entry is a whole number (a sign allowed, 30 digits at most); the scenarios name only
+        # entries no session of theirs reaches, so each is refused as unknown to main
+        body = rest.strip()[1:] if rest.strip().startswith("-") else rest.strip()
+        return world, ["error SessionError" if body.isascii() and body.isdigit() and len(body) <= 30 else "error CommandError"]
     return world, ["error CommandError"]
 
 

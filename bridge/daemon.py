@@ -239,7 +239,7 @@ MODELS = (
     "/model zz-none",  # unknown id
     "/model lab/",  # a provider and no id
 )
-OTHER = ("/agent", "/forget everything", "/remindme later")  # not a session command (no loop for /agent)
+OTHER = ("/agent", "/forget everything", "/remindme later", "/memory view", "/rewind 999999", "/rewind -3", "/rewind x")  # no loop for /agent, /memory; unknown entries
 
 
 def _catalog(rng: random.Random) -> list[dict[str, Any]]:

@@ -61,10 +61,14 @@ FLOOR = 95.0
 # drives the agent process. Subagents (subagents.py, child.py: a child in its own process) joined
 # the area judged by tests/agent alone: measured by laws and bridges at f0e97f3, 23.47%. The daemon
 # bridge (the agent process's requests against bend/daemon.py) then took it to 45.72% (clean-clone
-# CI at aa45dbf): held at 45.
+# CI at aa45dbf): held at 45. The chat served by the agent (agent/chat.py, runner's chat) came in
+# at 3f782fb with the turn law judging its path (44.93% at 9054b3a with /rewind, which no bridge
+# drove); the turn law's /memory and the daemon bridge's /memory and /rewind refusals took it back
+# over 45. Measured at 9054b3a, the others were ratcheted: the command line 48.61%, inference
+# 82.77%, tiny 86.21%.
 # The terminal UI (eukhe/tui) is no area: the seed gives client input no model, so no law or
 # bridge reaches it; Textual's pilot and the tmux test judge it.
-HELD: dict[str, float] = {"inference": 81.0, "tiny": 86.0, "cli": 46.0, "agent": 45.0}
+HELD: dict[str, float] = {"inference": 82.0, "tiny": 86.0, "cli": 48.0, "agent": 45.0}
 
 
 def floor_of(area: str, floor: float) -> float:

@@ -734,6 +734,22 @@ async def _play_agent(case: Case, directory: Path, root: Path) -> None:
         if kinds != ["user", "tool", "echo", "eukhe"]:
             _fail(f"the agent's next run logged {kinds}")
 
+        # /memory and /memory view as the chat's agent answers them (memory.md "Use"): the status
+        # counts every message of the chat, the view covers them all in order (rule 14)
+        every = O.messages(directory)
+        status, _ = chat.command([], None)
+        if f"  messages {len(every)}  " not in status:
+            _fail(f"/memory says {status!r}, not the chat's {len(every)} messages")
+        _, shown = chat.command(["view"], None)
+        if shown[:1] != ["<chat>"] or shown[-1:] != ["</chat>"] or O.covered("\n".join(shown)) != list(range(len(every))):
+            _fail(f"/memory view covers {O.covered(chr(10).join(shown)) if shown[:1] == ['<chat>'] else shown[:2]}, not the chat's {len(every)} messages")
+        try:
+            chat.command(["bogus"], None)
+        except ValueError:
+            pass
+        else:
+            _fail("/memory bogus was not refused")
+
 
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None  # fsync in memory
 
