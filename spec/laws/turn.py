@@ -389,6 +389,23 @@ def _seed(memory: Memory, case: Case) -> tuple[LawCompactor | None, Callable[[in
     return compactor, build
 
 
+def _looks(directory: Path, build: Callable[[int], None], per_look: int) -> tuple[list[int], Callable[[], float]]:
+    """The law's clock for a waiting turn: each look at the planner after the first builds
+    ``per_look`` lines (the compactor's work meanwhile); the cell holds how many lines were built
+    at the last look, the view the turn pinned."""
+    at_pin = [len(O.node_lines(directory))]
+    looks = [0]
+
+    def clock() -> float:
+        if looks[0]:
+            build(per_look)
+            at_pin[0] = len(O.node_lines(directory))
+        looks[0] += 1
+        return float(looks[0])
+
+    return at_pin, clock
+
+
 async def _play(case: Case, directory: Path) -> None:
     with Memory(directory, SMALL) as memory:
         compactor, build = _seed(memory, case)
@@ -402,15 +419,7 @@ async def _play(case: Case, directory: Path) -> None:
         before = O.messages(directory)
         texts = [t for _, t, _ in before]
         nodes = O.saved_view(directory)
-        at_pin = [len(O.node_lines(directory))]
-        looks = [0]
-
-        def clock() -> float:  # each look at the planner: the compactor builds, the law records
-            if looks[0]:
-                build(case.per_look)
-                at_pin[0] = len(O.node_lines(directory))
-            looks[0] += 1
-            return float(looks[0])
+        at_pin, clock = _looks(directory, build, case.per_look)
 
         async def during(k: int) -> None:
             if k == 0:
@@ -631,15 +640,7 @@ async def _play_agent(case: Case, directory: Path, root: Path) -> None:
         before = O.messages(directory)
         texts = [t for _, t, _ in before]
         nodes = O.saved_view(directory)
-        at_pin = [len(O.node_lines(directory))]
-        looks = [0]
-
-        def clock() -> float:  # each look at the planner: the compactor builds, the law records
-            if looks[0]:
-                build(case.per_look)
-                at_pin[0] = len(O.node_lines(directory))
-            looks[0] += 1
-            return float(looks[0])
+        at_pin, clock = _looks(directory, build, case.per_look)
 
         cvars = dict(CVARS, **{"maxToolRounds": AGENT_ROUNDS, "memory.settleTimeoutMs": case.looks * 1000})
         said: list[dict[str, Any]] = []

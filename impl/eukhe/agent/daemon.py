@@ -269,15 +269,20 @@ class Daemon:
             self.model = pinned
         else:
             self._saved_default(reg)
+        self._settle_thinking(reg)
+        self.sent_stack = self._stack()
+        self.sent_switches = self._switches()
+        self._show_settings_errors()
+
+    def _settle_thinking(self, reg: catalog.Registry) -> None:
+        """The thinking level of the model as main's head stores it (S10 open): a stored level
+        the model settles otherwise is committed."""
         found = None if self.model is None else reg.find(self.model.provider, self.model.id)
         level = self.main.document(THINKING_DOC)
         self.thinking = effort.ThinkingSession(_effort_model(found), level if isinstance(level, str) else None, self._default_level())
         settled = self.thinking.open()
         if settled != level:
             self.main.commit(documents={THINKING_DOC: settled})
-        self.sent_stack = self._stack()
-        self.sent_switches = self._switches()
-        self._show_settings_errors()
 
     def _saved_default(self, reg: catalog.Registry) -> None:
         """An unpinned session starts on the saved default, never silently replaced (S6): a
@@ -711,12 +716,7 @@ class Daemon:
         if self.model is None:  # unpinned as of the head: the saved default, when it can be honoured
             chosen = saved_default(self.agent_dir, self.cvar, reg).model
             self.model = None if chosen is None else p.ModelRef(provider=chosen[0], id=chosen[1])
-        found = None if self.model is None else reg.find(self.model.provider, self.model.id)
-        level = self.main.document(THINKING_DOC)
-        self.thinking = effort.ThinkingSession(_effort_model(found), level if isinstance(level, str) else None, self._default_level())
-        settled = self.thinking.open()
-        if settled != level:
-            self.main.commit(documents={THINKING_DOC: settled})
+        self._settle_thinking(reg)
 
     def _memory_command(self, request: p.CommandRequest, words: list[str]) -> p.Event:
         """/memory [view | model ...]: the chat memory of the session that is the chat."""
