@@ -240,13 +240,15 @@ class Worker:
                     protocol.send(conn, {"ok": False, "error": "closing"})
                     continue
                 try:
-                    answer = self._run(op, request)
+                    # the answer is sent before the request stops counting as in flight: a closing
+                    # worker whose last request ends may exit at once, and must not take an
+                    # answer with it (a client then read "died mid-request")
+                    protocol.send(conn, self._run(op, request))
                 finally:
                     with self.cond:
                         self.state.inflight -= 1
                         self.state.last_activity = time.monotonic()
                         self.cond.notify_all()
-                protocol.send(conn, answer)
         except OSError:
             return
         finally:
