@@ -328,3 +328,28 @@ def test_a_worker_serves_under_an_agent_dir_too_long_for_a_socket_path() -> None
         wait_exit(pid)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_an_answer_goes_out_while_its_request_still_counts_as_in_flight(agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closing worker exits once nothing is in flight, so a request must count as in flight
+    until its answer is sent: counted done first, the worker could exit with the answer unsent
+    and the client read "died mid-request" (the tiny bridge met it under load)."""
+    from eukhe.tiny import worker
+
+    served = worker.Worker(agent_dir, MODEL, "cpu", "q4", 60_000)
+    sent: list[tuple[dict[str, Any], int]] = []
+    real_send = protocol.send
+
+    def send(conn: socket.socket, message: dict[str, Any]) -> None:
+        sent.append((message, served.state.inflight))
+        real_send(conn, message)
+
+    monkeypatch.setattr(protocol, "send", send)
+    monkeypatch.setattr(served, "_run", lambda op, request: {"ok": True, "text": f"{op} answered"})
+    ours, theirs = socket.socketpair()
+    with ours:
+        ours.sendall(b'{"op": "chat"}\n')
+        ours.shutdown(socket.SHUT_WR)
+        served._connection(theirs)
+        assert json.loads(ours.makefile("rb").readline()) == {"ok": True, "text": "chat answered"}
+    assert sent == [({"ok": True, "text": "chat answered"}, 1)] and served.state.inflight == 0
