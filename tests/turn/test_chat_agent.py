@@ -7,29 +7,25 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from loopback_models import write_loopback_models
 from pty_screen import Screen
-from turn_support import logged, view_of
+from turn_support import chat_command, environ, logged, view_of
 
 from spec.loopback import Call, LoopbackServer, Stream, Text
 
 PROVIDERS = {"loop-chat": "openai-completions", "loop-ant": "anthropic-messages"}
 
 
-def environ(agent: Path) -> dict[str, str]:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EUKHE_") and not k.endswith("_API_KEY")}
-    env.update({"EUKHE_AGENT_DIR": str(agent), "HOME": str(agent.parent), "TERM": "xterm"})
-    return env
+def watching(agent: Path) -> Screen:
+    """`eukhe chat` on a terminal, on the loop-chat provider."""
+    return Screen(chat_command("--provider", "loop-chat"), environ(agent), agent.parent)
 
 
 def piped(agent: Path, lines: str, *argv: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "eukhe", "chat", *argv], input=lines.encode(), capture_output=True, env=environ(agent), cwd=agent.parent, timeout=120, check=False
+        chat_command(*argv), input=lines.encode(), capture_output=True, env=environ(agent), cwd=agent.parent, timeout=120, check=False
     )
 
 
@@ -62,7 +58,7 @@ def test_the_next_turn_carries_only_the_view(server: LoopbackServer, tmp_path: P
     never the first run's conversation as messages."""
     agent = write_loopback_models(tmp_path / "agent", server, PROVIDERS)
     server.script(Stream([Text("One.")]), Stream([Text("Two.")]))
-    screen = Screen([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], environ(agent), agent.parent)
+    screen = watching(agent)
     try:
         screen.expect(r"\n> ")
         screen.type("first question")
@@ -86,7 +82,7 @@ def test_two_clients_watch_one_chat(server: LoopbackServer, tmp_path: Path) -> N
     terminal, and both end without loss."""
     agent = write_loopback_models(tmp_path / "agent", server, PROVIDERS)
     server.script(Stream([Text("Seen by both.")]))
-    watcher = Screen([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], environ(agent), agent.parent)
+    watcher = watching(agent)
     try:
         watcher.expect(r"\n> ")
         done = piped(agent, "hello from the other client\n", "--provider", "loop-chat")
@@ -105,7 +101,7 @@ def test_a_subagent_of_the_chat_starts_from_the_view_and_zoom_reads_its_steps(se
     log, which zoom("Name") reads; the chat gains one work message, its report."""
     agent = write_loopback_models(tmp_path / "agent", server, PROVIDERS)
     server.script(Stream([Text("Noted.")]), Stream([Text("Scouted: nothing odd.")]))
-    screen = Screen([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], environ(agent), agent.parent)
+    screen = watching(agent)
     try:
         screen.expect(r"\n> ")
         screen.type("remember the blue door")

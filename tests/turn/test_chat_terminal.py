@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 from loopback_models import write_loopback_models
 from pty_screen import Screen
-from turn_support import logged, turns_of, view_of
+from turn_support import chat_command, environ, logged, turns_of, view_of
 
 from spec.loopback import Call, Fail, LoopbackServer, Stream, Text, Thinking, Wait
 
@@ -25,12 +24,6 @@ PROVIDERS = {"loop-chat": "openai-completions", "loop-ant": "anthropic-messages"
 @pytest.fixture
 def agent(tmp_path: Path, server: LoopbackServer) -> Path:
     return write_loopback_models(tmp_path / "agent", server, PROVIDERS)
-
-
-def environ(agent: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EUKHE_") and not k.endswith("_API_KEY")}
-    env.update({"EUKHE_AGENT_DIR": str(agent), "HOME": str(agent.parent), "TERM": "xterm"})
-    return env
 
 
 @pytest.fixture
@@ -44,7 +37,7 @@ def screens(agent: Path) -> Iterator[list[Screen]]:
 
 
 def chat(agent: Path, screens: list[Screen], *argv: str) -> Screen:
-    screen = Screen([sys.executable, "-m", "eukhe", "chat", *argv], environ(agent), agent.parent)
+    screen = Screen(chat_command(*argv), environ(agent), agent.parent)
     screens.append(screen)
     return screen
 
@@ -148,7 +141,7 @@ def test_chat_startup_errors_are_one_line(agent: Path) -> None:
         (["--provider", "nobody"], 2, "eukhe chat: unknown provider 'nobody'"),
         (["--provider", "loop-chat", "--thinking", "extreme"], 2, "eukhe chat: --thinking:"),
     ]:
-        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", *argv], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(chat_command(*argv), capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
         err = done.stderr.decode()
         assert done.returncode == status and err.startswith(says) and len(err.splitlines()) == 1, err
 
@@ -159,7 +152,7 @@ def test_chat_reads_lines_from_a_file(server: LoopbackServer, agent: Path, tmp_p
     script.write_text("hello from a file\n/memory view\n", encoding="utf-8")
     server.script(Stream([Text("Got it.")]))
     with script.open("rb") as source:
-        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
+        done = subprocess.run(chat_command("--provider", "loop-chat"), stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
     out = done.stdout.decode()
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "Got it.\n" in out and "0+1|hello from a file\n" in out and "[mem 0K/128K]" in out
@@ -194,7 +187,7 @@ def test_chat_refuses_a_chat_another_process_owns(agent: Path) -> None:
 
     with Memory(agent / "chat" / "main") as owner:
         assert owner.is_owner
-        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(chat_command("--provider", "loop-chat"), capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, stdin=subprocess.DEVNULL, check=False)
     err = done.stderr.decode()
     assert done.returncode == 1 and err.startswith("eukhe chat: another eukhe chat owns") and len(err.splitlines()) == 1, err
 
@@ -206,7 +199,7 @@ def test_chat_takes_the_memory_role_when_memory_model_is_unset(server: LoopbackS
     script = tmp_path / "lines.txt"
     script.write_text("/quit\n", encoding="utf-8")
     with script.open("rb") as source:
-        done = subprocess.run([sys.executable, "-m", "eukhe", "chat", "--provider", "loop-chat"], stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
+        done = subprocess.run(chat_command("--provider", "loop-chat"), stdin=source, capture_output=True, env=environ(agent), cwd=agent.parent, timeout=60, check=False)
     out = done.stdout.decode()
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "memory: compactor on loop-ant/loop-ant-model (auxiliary, thinking medium)" in out, out

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -152,3 +154,16 @@ def compactor_for(memory: Memory, server: LoopbackServer, api: str) -> Any:
     from eukhe.memory.turn import LockedChat
 
     return Compactor(LockedChat(memory), client_for(model_for(server, api), timeout=30.0), Layers.of(), clock=time.monotonic)
+
+
+def environ(agent: Path) -> dict[str, str]:
+    """The environment of an `eukhe` process on ``agent``: no EUKHE_ variable or API key of the
+    machine's, HOME beside the agent dir."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EUKHE_") and not k.endswith("_API_KEY")}
+    env.update({"EUKHE_AGENT_DIR": str(agent), "HOME": str(agent.parent), "TERM": "xterm"})
+    return env
+
+
+def chat_command(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "eukhe", "chat", *argv]
+

@@ -84,7 +84,6 @@ class ChatMemory:
         self.poll = poll
         self.pool: Any = None
         self.layers = Layers.of()
-        self.images: dict[str, tuple[Image, ...]] = {}  # a zoom result's images, by call id (rule 53)
 
     @classmethod
     def open(cls, directory: Path, row: Callable[[str], None]) -> ChatMemory:
@@ -156,8 +155,7 @@ class ChatMemory:
     async def run(self, text: str, settle_seconds: float) -> ChatRun:
         """A run starts: the pinned view, the message logged after it (rule 47)."""
         pinned = await pin(self.memory, Deadline(settle_seconds, self.clock), text, poll=self.poll, compactor=self.compactor)
-        self.images.clear()
-        return ChatRun(self, pinned, text, local_date(local_now()))
+        return ChatRun(pinned, text, local_date(local_now()))
 
     def log(self, entries: Sequence[NewEntry]) -> None:
         """The chat's log of what a run committed (rule 48)."""
@@ -228,15 +226,15 @@ class ChatMemory:
 class ChatRun:
     """One run's context: the pinned view, the state and the marked message, the run's messages."""
 
-    def __init__(self, chat: ChatMemory, pinned: Pinned, text: str, now: str) -> None:
-        self.chat = chat
+    def __init__(self, pinned: Pinned, text: str, now: str) -> None:
         self.pinned = pinned
         self.lead = (Message("user", f"Now: {now}"), Message("user", turn_text(text)))
+        self.images: dict[str, tuple[Image, ...]] = {}  # a zoom result's images, by call id (rule 53)
 
     def messages(self, after: Sequence[Message]) -> tuple[Message, ...]:
         """The request's messages: the pinned view, the state and the message, then ``after``
         (the run's own messages, from the session's model view), zoomed images restored."""
-        images = self.chat.images
+        images = self.images
         own = tuple(replace(m, images=images[m.tool_call_id]) if m.role == "tool" and m.tool_call_id in images else m for m in after)
         return request_messages(self.pinned.lines, self.lead + own)
 

@@ -439,11 +439,16 @@ class Agent:
     def _messages(self) -> tuple[Message, ...]:
         """A request's messages: the session's model view, or in the chat the pinned view, the
         marked message and the run's own messages (``eukhe.agent.chat.ChatRun``)."""
-        view = self.conversation.model_view()
         if self._chat_run is None:
-            return messages_of(view)
-        start = next((i for i, entry in enumerate(view) if entry.id == self._run_entry), len(view) - 1)
-        return self._chat_run.messages(messages_of(view[start + 1 :]))
+            return messages_of(self.conversation.model_view())
+        own: list[Entry] = []  # walked back from the head to the run's message: never the whole chat
+        at = self.conversation.head
+        while at is not None and at != self._run_entry:
+            entry = self.conversation.entry(at)
+            if entry.in_model_view:
+                own.append(entry)
+            at = entry.parent
+        return self._chat_run.messages(messages_of(own[::-1]))
 
     def _place(self, summary: Summary | None) -> bool:
         """Place a compaction's summary in the conversation (compaction_end); whether one was."""
@@ -528,8 +533,8 @@ class Agent:
             else:
                 result = await run_call(call.name, call.arguments, self.context, self.tools)
                 text, is_error, kind = result.text, result.is_error, result.kind
-                if result.images and self.chat is not None:
-                    self.chat.images[call_id] = result.images  # zoom(id, 1): the message with its images (rule 53)
+                if result.images and self._chat_run is not None:
+                    self._chat_run.images[call_id] = result.images  # zoom(id, 1): the message with its images (rule 53)
             self._commit([tool_result({"call_id": call_id, "text": text, "is_error": is_error})])
             self.emit({"type": "tool_result", "id": call_id, "text": text, "is_error": is_error, "kind": kind or None})
 

@@ -144,22 +144,24 @@ class SessionRunner:
 
     # -- the chat ---------------------------------------------------------------------------------
 
-    def memory_event(self, re: str | None, text: str = "", lines: list[str] | None = None) -> dict[str, Any]:
-        """The chat memory's use as a ``memory`` event (the status bar); LookupError outside the chat."""
+    def _chat(self) -> ChatMemory:
+        """The chat memory; LookupError when this session is not the chat, or could not own it."""
         if self.chat is None:
             raise LookupError(self.chat_error or "/memory: this session is not the chat (`eukhe chat` serves it)")
-        status = self.chat.status()
+        return self.chat
+
+    def memory_event(self, re: str | None, text: str = "", lines: list[str] | None = None) -> dict[str, Any]:
+        """The chat memory's use as a ``memory`` event (the status bar); LookupError outside the chat."""
+        status = self._chat().status()
         keys = ("view_bytes", "ceiling", "messages", "nodes", "view_lines")
         return {"type": "memory", "re": re, **{key: status[key] for key in keys}, "text": text, "lines": lines or []}
 
     def memory_command(self, re: str | None, words: list[str]) -> dict[str, Any]:
         """``/memory [view | model ...]`` in the chat (ValueError names a bad line; LookupError
         when this session is not the chat)."""
-        if self.chat is None:
-            return self.memory_event(re)  # LookupError: not the chat
-        text, lines = self.chat.command(words, self.cvar.settings)
+        text, lines = self._chat().command(words, self.cvar.settings)
         if words[:1] == ["model"] and len(words) > 1:
-            self.chat.start_compactor(self.agent_dir, self.cvar.settings.cvars, TIMEOUT_SECONDS)
+            self._chat().start_compactor(self.agent_dir, self.cvar.settings.cvars, TIMEOUT_SECONDS)
         return self.memory_event(re, text, lines)
 
     async def close(self) -> None:

@@ -388,14 +388,17 @@ def run_chat(args: argparse.Namespace) -> int:
     from eukhe.memory.store import chat_dir
 
     term = Terminal(sys.stdout, sys.stderr)
-    args.timeout = 120.0  # the agent's own requests' timeout; the connection here only checks the model
+    from eukhe.agent.runner import TIMEOUT_SECONDS
+
+    # `eukhe ask`'s checks of the flags, the settings and the model, before the first prompt; the
+    # client it builds sends nothing (the agent sends the chat's requests) and is closed at once
+    args.timeout = TIMEOUT_SECONDS
     connection = connect(args, "eukhe chat", uses=("memory.settleTimeoutMs",))
     model, level = connection.model, str(connection.level)
     store = chat_session(connection.agent, paths.session_dir(None, agent_dir_flag=args.agent_dir))
 
     async def run() -> int:
-        async with connection.pool:
-            pass  # nothing was sent on it: the agent sends the chat's requests
+        await connection.pool.aclose()
         try:
             client, rows = await _connect(connection.agent, store, model, level)
         except (AgentUnreachable, AgentGone, OSError) as error:
