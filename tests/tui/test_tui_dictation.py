@@ -10,14 +10,13 @@ failing run reaches. Push-to-talk's gaps run on a clock the test moves."""
 from __future__ import annotations
 
 import asyncio
-import html
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import AUDIO, SILENT, mock_agent, recorders, until
+from tui_support import AUDIO, SILENT, mock_agent, recorders, screen_text, screenshot, until
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
@@ -27,7 +26,6 @@ from eukhe.tui import EukheApp, dictation, keys
 from eukhe.tui.dictation import Take
 
 SIZE = (100, 30)
-SHOTS = Path(__file__).resolve().parents[2] / "build" / "tui"
 TOGGLE_BIND = 'bind f8 "action app.stt.toggle"\nbind f9 "action app.stt.pushToTalk"\n'
 
 
@@ -73,11 +71,6 @@ def attached(app: EukheApp) -> bool:
     return any(isinstance(e, p.StateEvent) for e in app.seen)
 
 
-def screen_text(app: Any) -> str:
-    """What the screen shows now, as the SVG export draws it."""
-    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
-
-
 def wavs(where: Path) -> list[Path]:
     return sorted((where / "tmp").glob("eukhe-dictation-*"))
 
@@ -111,9 +104,7 @@ def test_the_dictation_phase_leads_the_line(home: Path, tmp_path: Path, monkeypa
                 await pilot.press("f8")
                 await until(pilot, lambda: app.status_text.startswith("[STT] | model loop/loop-model"), "[STT] first")
                 await until(pilot, lambda: "[STT] | model loop/loop-model" in screen_text(app), "[STT] on the screen")
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                shot = Path(app.save_screenshot("dictation-stt.svg", str(SHOTS)))
-                assert app.status_text in html.unescape(shot.read_text(encoding="utf-8")).replace("\xa0", " ")
+                assert app.status_text in screenshot(app, "dictation-stt")
                 assert heard.paths and heard.paths[0].exists() and heard.sizes[0] == 44 + 3200  # the WAV of the recorded audio
                 heard.go.set()
                 await until(pilot, lambda: app.status.dictation is None, "the take's end")

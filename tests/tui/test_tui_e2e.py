@@ -5,7 +5,6 @@ real turn loop against the loopback model server over HTTP."""
 from __future__ import annotations
 
 import asyncio
-import html
 import re
 import subprocess
 import threading
@@ -16,7 +15,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 from agent_support import Agent, of_type
 from loopback_models import write_loopback_models
-from tui_support import session_document, until
+from tui_support import screen_text, screenshot, session_document, until
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
@@ -25,7 +24,6 @@ from eukhe.tui import EukheApp
 from eukhe.tui.picker import ModelPicker
 from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
 
-SHOTS = Path(__file__).resolve().parents[2] / "build" / "tui"
 SIZE = (100, 30)
 
 
@@ -42,11 +40,6 @@ def serving(agents: Callable[[], Agent]) -> Agent:
     agent = agents()
     agent.until(of_type("state"))
     return agent
-
-
-def screen_text(app: Any) -> str:
-    """What the screen shows now, as the SVG export draws it."""
-    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
 
 
 async def type_text(pilot: object, text: str) -> None:
@@ -82,9 +75,7 @@ def test_a_turn_streams_into_the_transcript_and_its_tool_call_shows(home: Path, 
             # the screen catches up with the transcript within a few frames: wait for the tool
             # call's block (its result ok) to be drawn, then save the screen
             await until(pilot, lambda: '[ok] read {"path": "a.txt"}' in screen_text(app), "the tool call's block on the screen")
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            path = Path(app.save_screenshot("turn.svg", str(SHOTS)))
-            svg = html.unescape(path.read_text(encoding="utf-8")).replace("\xa0", " ")
+            svg = screenshot(app, "turn")
             assert app.status_text in svg
             assert '[ok] read {"path": "a.txt"}' in svg
 
@@ -255,6 +246,39 @@ def test_slash_commands_complete_and_answer_with_rows(home: Path, agents: Callab
 
     asyncio.run(main())
     assert (home / "agents" / "main.cfg").exists()
+    assert agent.end() == 0
+
+
+def test_enter_steers_the_running_turn_and_alt_enter_queues_a_follow_up(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    gate = threading.Event()
+    server.script(
+        Stream([Text("Looking "), Wait(gate), Call("read", '{"path": "a.txt"}')], stop="toolUse"),
+        Stream([Text("Done.")]),
+        Stream([Text("Summed up.")]),
+    )
+    agent = serving(agents)
+
+    async def main() -> None:
+        app = app_of(home)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: attached(app), "the agent's state")
+            await paste(pilot, "what does a.txt say?")
+            await pilot.press("enter")  # editor.submit: a turn
+            await until(pilot, lambda: "Looking" in app.transcript.text and app.status.running, "the running turn")
+            await paste(pilot, "also check b.txt")
+            await pilot.press("enter")  # editor.submit while a turn runs: a steer
+            await paste(pilot, "then sum it up")
+            await pilot.press("alt+enter")  # editor.followUp: the next turn
+            await until(pilot, lambda: app.draft.text == "", "the draft sent")
+            gate.set()
+            await until(pilot, lambda: "Summed up." in app.transcript.text and not app.status.running, "the follow-up's answer")
+            starts = [e.text for e in app.seen if isinstance(e, p.TurnStartEvent)]
+            assert starts == ["what does a.txt say?", "then sum it up"]  # the steer joined the first turn
+
+    asyncio.run(main())
+    after_tools = [str(m.get("content")) for m in server.requests[1].body["messages"]]
+    assert "also check b.txt" in after_tools[-1]  # joined after the tool's result, as a user message
+    assert "then sum it up" in str(server.requests[2].body["messages"][-1].get("content"))
     assert agent.end() == 0
 
 
