@@ -2,17 +2,22 @@
 against the compact model of the loop (bend/agent.py), on 300 generated scenarios, transcript
 against transcript, byte for byte.
 
-The production side is the real thing on loopback: a session store in a temporary directory
-(every commit fsynced), the real tools in a working directory holding a few files, the
-Directors on the session's documents, the wire client of openai-completions with its retries
-talking HTTP to ``spec.loopback.LoopbackServer``, which plays each scenario's replies. Its
-transcript is what the clients of the agent would see (the protocol events: notes, retries,
-tool calls and results, the steps and rows of the Directors, the end of each run), with one
-line per HTTP request the server received, read from the request's JSON body: the forced tool
-(native ``tool_choice``, else the soft prompt alone), the note the request ends with and the
-conversation it sends, one token a message (``message_tokens``: a dropped result, a reply sent
-twice or split, a note kept in the conversation all show). The retries wait on a clock that
-does not sleep.
+The production side is the running agent on loopback: the agent process (``eukhe.agent.daemon.Daemon``
+with the session runner, ``eukhe.agent.runner``) of a session in a temporary agent dir (every
+commit fsynced) pinned to a model whose models.json provider speaks openai-completions to
+``spec.loopback.LoopbackServer``, which plays each scenario's replies. Each step is a request
+as a client sends it (the settings as one ``cvar`` line, ``/remind``, ``/force TOOL --tries N``,
+the user's ``turn``); the goal and the autonomous layer, which no request sets, are set on the
+session the agent holds. The runner does the rest as for any turn: the model resolved from the
+session, the wire client with its retries (the 429s say retry-after 0) within the provider's
+providerMaxInFlight (2 here, so every request takes a slot), the real tools in the project
+directory holding a few files, the Directors on the session's documents. Its transcript is what
+the agent's clients are sent (the protocol events: notes, retries, tool calls and results, the
+steps and rows of the Directors, the end of each run), with one line per HTTP request the server
+received, read from the request's JSON body: the forced tool (native ``tool_choice``, else the
+soft prompt alone), the note the request ends with and the conversation it sends, one token a
+message (``message_tokens``: a dropped result, a reply sent twice or split, a note kept in the
+conversation all show).
 
 The generator aims its scenarios at the cases the issue names (a goal that completes, a goal
 that pauses at the stall cap, a reminder, a forced call missed until NotCalled, a loop cut and
@@ -28,18 +33,17 @@ import random
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bend.agent import transcript as model_transcript
 from bridge.core import Bridge, Event, Shared
-from eukhe.agent.loop import Agent, retry_event
-from eukhe.agent.tools.base import ToolContext
+from eukhe.agent import daemon
+from eukhe.agent import protocol as p
+from eukhe.agent.daemon import MODEL_DOC
+from eukhe.agent.runner import runner_factory
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
-from eukhe.inference.wire import WireModel, client_for
-from eukhe.inference.wire.retry import Policy, Retrying
-from eukhe.session import Store
-from eukhe.settings.cvar_table import table
+from eukhe.session import MAIN, Store
 from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, base_url
 
 API = "openai-completions"
@@ -225,11 +229,6 @@ def script_of(reply: dict[str, Any]) -> Any:
     return Stream(parts, stop=str(reply.get("stop", "stop")))
 
 
-class _NoWait:
-    async def sleep(self, seconds: float) -> None:
-        return None
-
-
 SETUP_CVARS = {
     "max_steps": "directors.maxSteps",
     "stack_cap": "directors.stackCap",
@@ -238,7 +237,9 @@ SETUP_CVARS = {
     "max_tool_rounds": "maxToolRounds",
     "max_retries": "retry.maxRetries",
 }
-DEFAULTS = {cvar.id: cvar.default for cvar in table()}
+# The agent dir's settings: no titles (a title's request is no part of the loop), and at most two
+# requests in flight to the provider (each request of a turn takes a slot, eukhe.agent.inflight).
+SETTINGS = {"titles": {"generate": False}, "providerMaxInFlight": {"loop": 2}}
 
 
 class _Printer:
@@ -266,17 +267,24 @@ class _Printer:
             self.lines.append(f"end {event['reason']}")
 
 
-def production(events: Sequence[Event]) -> list[str]:
-    from eukhe.directors.hooks import DirectorLimits, Directors, PushRefused
+class _Client:
+    """A client of the agent process that hands each event it is sent to the printer."""
 
+    def __init__(self, printer: _Printer) -> None:
+        self.closed = False
+        self.printer = printer
+        self.replies: list[dict[str, Any]] = []
+
+    def send(self, line: bytes) -> None:
+        event = json.loads(line)
+        if "re" in event:  # a reply to the request
+            self.replies.append(event)
+        self.printer.emit(event)
+
+
+def production(events: Sequence[Event]) -> list[str]:
     server = _SERVER.get()
     lines: list[str] = []
-    printer = _Printer(lines)
-    overrides: dict[str, Any] = {}
-
-    def value(cvar: str) -> Any:
-        return overrides.get(cvar, DEFAULTS[cvar])
-
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         work = root / "work"
@@ -284,49 +292,66 @@ def production(events: Sequence[Event]) -> list[str]:
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             (work / name).write_text(text, encoding="utf-8")
         (root / "outside.txt").write_text("outside\n", encoding="utf-8")
-        model = WireModel("loop", "loop-model", API, base_url(server, API), "key-loop")
-        with Store(root / "sessions").create() as session:
-            main = session.conversation("main")
-            for number, event in enumerate(events):
-                if "setup" in event:
-                    overrides.update({SETUP_CVARS[k]: v for k, v in dict(event["setup"]).items()})
-                    continue
-                directors = Directors(main, DirectorLimits.of(value))
-                if "goal" in event:
-                    directors.set_goal(str(event["goal"]["objective"]), str(event["goal"]["id"]))
-                    lines.append(f"goal {event['goal']['id']}")
-                elif "autonomous" in event:
-                    directors.set_autonomous(event["autonomous"] is True)
-                    lines.append(f"autonomous {'on' if event['autonomous'] is True else 'off'}")
-                elif "remind" in event:
-                    try:
-                        directors.remind(str(event["remind"]))
-                        lines.append("remind pushed")
-                    except PushRefused:
-                        lines.append("remind refused")
-                elif "force" in event:
-                    force = event["force"]
-                    try:
-                        directors.force(str(force["tool"]), int(force["tries"]))
-                        lines.append(f"force {force['tool']} pushed")
-                    except PushRefused:
-                        lines.append(f"force {force['tool']} refused")
-                elif "input" in event:
-                    lines.append(f"input {event['input']}")
-                    server.script(*(script_of(reply) for reply in event.get("replies", [])))
-
-                    async def turn() -> None:
-                        client = Retrying(client_for(model, timeout=30.0), Policy.from_settings(value), clock=_NoWait(), notify=lambda r: printer.emit(retry_event(r)))
-                        agent = Agent(main, client, API, ToolContext(work), value, printer.emit)
-                        await agent.turn(str(event["input"]))
-
-                    server.lines = lines
-                    try:
-                        asyncio.run(turn())
-                    finally:
-                        server.lines = None
-                        server.drop_scripts()
+        agent_dir = root / "agent"
+        agent_dir.mkdir()
+        provider = {"baseUrl": base_url(server, API), "apiKey": "key-loop", "api": API, "models": [{"id": "loop-model"}]}
+        (agent_dir / "models.json").write_text(json.dumps({"providers": {"loop": provider}}), encoding="utf-8")
+        (agent_dir / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
+        with Store(agent_dir / "sessions").create() as session:
+            session.conversation(MAIN).commit(documents={MODEL_DOC: {"provider": "loop", "id": "loop-model"}})
+            asyncio.run(_serve(server, agent_dir, work, session, events, lines))
     return lines
+
+
+async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, events: Sequence[Event], lines: list[str]) -> None:
+    """The scenario through the agent process: a ``Daemon`` with the session runner, each request
+    as a client sends it. The goal and the autonomous layer have no request of their own (the
+    Director stack takes them from the session's documents), so they are set on the session the
+    agent holds."""
+    from eukhe.directors.hooks import DirectorLimits, Directors
+
+    agent = daemon.Daemon(agent_dir, session, runner_factory, project_dir=work)
+    client = _Client(_Printer(lines))
+    agent.clients.add(cast(Any, client))
+
+    def ask(request: p.Request) -> dict[str, Any]:
+        client.replies.clear()
+        agent._line(cast(Any, client), p.encode(request).rstrip(b"\n"))
+        return client.replies[-1]
+
+    try:
+        for event in events:
+            if "setup" in event:
+                sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items()]
+                if sets:
+                    ask(p.cvar_request("; ".join(sets)))
+            elif "goal" in event:
+                Directors(agent.main, DirectorLimits.of(agent.cvar.value)).set_goal(str(event["goal"]["objective"]), str(event["goal"]["id"]))
+                lines.append(f"goal {event['goal']['id']}")
+            elif "autonomous" in event:
+                Directors(agent.main, DirectorLimits.of(agent.cvar.value)).set_autonomous(event["autonomous"] is True)
+                lines.append(f"autonomous {'on' if event['autonomous'] is True else 'off'}")
+            elif "remind" in event:
+                reply = ask(p.CommandRequest(line=f"/remind {event['remind']}"))
+                lines.append(f"remind {'refused' if reply['type'] == 'error' else 'pushed'}")
+            elif "force" in event:
+                force = event["force"]
+                reply = ask(p.CommandRequest(line=f"/force {force['tool']} --tries {int(force['tries'])}"))
+                lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
+            elif "input" in event:
+                lines.append(f"input {event['input']}")
+                server.script(*(script_of(reply) for reply in event.get("replies", [])))
+                server.lines = lines
+                try:
+                    ask(p.TurnRequest(text=str(event["input"])))
+                    while agent.task is not None:
+                        await asyncio.shield(agent.task)
+                finally:
+                    server.lines = None
+                    server.drop_scripts()
+    finally:
+        agent.clients.clear()
+        await agent.close()
 
 
 # -- the generator ---------------------------------------------------------------------------------

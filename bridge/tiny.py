@@ -351,13 +351,17 @@ class _Run:
         self.seated: int | None = None  # pid of the worker the last need was served by
         self.held: dict[str, tuple[int, Path]] = {}  # process -> (worker pid, hold dir)
 
-    def ask(self, process: str, command: str, waits_for: str) -> str:
+    def start(self, process: str) -> _Driver:
+        """``process``'s driver, told this scenario's agent dir and launch at its first use."""
         driver = self.pool.driver(process)
         if process not in self.used:
             self.used.append(process)
             said = driver.ask(f"use {self.agent_dir} {self.launch}", "the start of a scenario")
             assert said == "ok", said
-        return driver.ask(command, waits_for)
+        return driver
+
+    def ask(self, process: str, command: str, waits_for: str) -> str:
+        return self.start(process).ask(command, waits_for)
 
     def number(self, pid: int) -> int:
         return self.numbers.setdefault(pid, len(self.numbers) + 1)

@@ -1,7 +1,7 @@
-"""The named scenarios of the turn loop (issue 28 item 6), each run by the real loop against the
-loopback model server (real HTTP, a real session store, the real tools) and printed as the loop
-bridge prints it; each transcript must equal the model's (bend/agent.py) and hold the lines that
-name its case."""
+"""The named scenarios of the turn loop (issue 28 item 6), each run by the running agent (the
+agent process with its session runner) against the loopback model server (real HTTP, a real
+session store, the real tools) and printed as the loop bridge prints it; each transcript must
+equal the model's (bend/agent.py) and hold the lines that name its case."""
 
 from __future__ import annotations
 

@@ -20,8 +20,10 @@ def short_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tiny, "DEADLINE", 1.0)
 
 
-def test_a_process_that_does_not_answer_is_stuck(short_deadline: None) -> None:
+def test_a_process_that_does_not_answer_is_stuck(monkeypatch: pytest.MonkeyPatch) -> None:
     run = tiny._Run("module")
+    run.start("p2")  # within the usual deadline: on a loaded machine a process takes seconds to start
+    monkeypatch.setattr(tiny, "DEADLINE", 1.0)
     started = time.monotonic()
     with pytest.raises(core.Stuck, match=r"p2 gave no answer to 'nonsense' within 1 s \(it waited for a reply that never comes\)"):
         run.ask("p2", "nonsense", "a reply that never comes")
@@ -51,11 +53,14 @@ def test_fifo_waits_have_deadlines(short_deadline: None) -> None:
         where.rmdir()
 
 
-def test_a_scenario_after_a_stuck_one_starts_new_processes(short_deadline: None) -> None:
+def test_a_scenario_after_a_stuck_one_starts_new_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     run = tiny._Run("module")
-    with pytest.raises(core.Stuck):
-        run.ask("p1", "nonsense", "nothing")
-    run.close(failed=True)
+    run.start("p1")
+    with monkeypatch.context() as short:
+        short.setattr(tiny, "DEADLINE", 1.0)
+        with pytest.raises(core.Stuck):
+            run.ask("p1", "nonsense", "nothing")
+        run.close(failed=True)
     events = core.read(tiny.BRIDGE.file(tiny.SHORT_FIRST))
     assert tiny.production(events) == model.transcript(events)
     tiny.finish()
