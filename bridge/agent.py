@@ -67,6 +67,18 @@ POOL: tuple[tuple[str, str, str, str], ...] = (
     ("ls", '{"path": "src"}', "ls-src", "ok"),
     ("glob", '{"pattern": "*.txt"}', "glob-txt", "ok"),
     ("grep", '{"pattern": "alpha"}', "grep-alpha", "ok"),
+    ("read", '{"path": "src"}', "read-dir", "is_directory"),
+    ("read", '{"path": "a.txt", "offset": 9}', "read-past-end", "bad_range"),
+    ("grep", '{"pattern": "("}', "grep-bad-pattern", "bad_pattern"),
+    # writes that leave the files as they were, so every call's result is the same whenever it runs
+    ("write", '{"path": "src/c.py", "content": "print(\'gamma\')\\n"}', "write-same", "ok"),
+    ("write", '{"path": "../outside.txt", "content": ""}', "write-outside", "outside_workdir"),
+    ("edit", '{"path": "a.txt", "old": "alpha", "new": "alpha"}', "edit-unchanged", "unchanged"),
+    ("edit", '{"path": "a.txt", "old": "omega", "new": "x"}', "edit-absent", "old_not_found"),
+    ("edit", '{"path": "b.txt", "old": "e", "new": "E"}', "edit-not-unique", "old_not_unique"),
+    ("bash", '{"command": "cat a.txt"}', "bash-cat", "ok"),
+    ("bash", '{"command": "exit 3"}', "bash-exit", "exit_status"),
+    ("bash", '{"command": "sleep 30", "timeout_ms": 50}', "bash-timeout", "timeout"),
     ("ghost", '{"path": "a.txt"}', "ghost", "tool_unavailable"),
     ("reed", '{"path": "a.txt"}', "reed", "tool_unavailable"),
 )
