@@ -10,6 +10,12 @@ Built for chats of millions of messages:
 - a message of at most 512 bytes appends its line with its final size: nothing but the fit
   runs on its path, and the core's part of it (append, a parent made ready, the fit) is one
   call (``Planner.message``); the work queue is read only when something waits in it;
+- a message and a compactor's answer are each one call into the core's work queue
+  (``eukhe.memory.core.Work``, compiled with the planner core): the node built, a free merge
+  (rule 12) or a ready merge queued, the rule cases, ready merges started when only merges wait;
+  the queues and the rule cases are this chat's own containers, shared with it; what the core
+  leaves to the chat (the texts of free merges, the queue order when a retry, a message node or
+  a waiting turn is queued) runs here;
 - ready nodes wait in queues (rule 42): failed nodes to retry, message nodes not yet started
   (oldest first), merges whose halves are both built (in the order they became ready).
   Starting work reads the queues' heads only; the tree is never scanned.
@@ -47,7 +53,8 @@ from eukhe.memory import (
     WINDOW,
 )
 from eukhe.memory.text import cut, flatten, size
-from eukhe.memory.view import Node, View, first, last, name, planner, render_lines, rows_of
+from eukhe.memory.core import FREED, LATER  # what ``Work.todo`` leaves to the chat
+from eukhe.memory.view import Node, View, first, last, name, planner, render_lines, rows_of, work
 
 _CMERGE = ("-", "view", "ceiling")
 
@@ -107,18 +114,54 @@ class Chat:
         self.base = 0  # messages before ``base`` are read through ``message_at`` (a reopened log)
         self.message_at: Callable[[int], str] | None = None
         self.text_at: Callable[[Node], str] | None = None  # a built node's line kept on disk
+        # the queues and the rule cases are shared with the core's work queue (``self.work``,
+        # the per-message path): changed in place, never rebound
         self._pending: dict[int, int] = {}
-        self.unbuilt = 0
         self.fresh: deque[int] = deque()
-        self.started = 0
         self.running: list[Node] = []
         self.failed: list[Node] = []
         self.retry: list[Node] = []
         self.fails: dict[Node, int] = {}
         self.merges: deque[Node] = deque()
-        self.waiting = False
-        self.built_count = 0
         self.cases: set[str] = set()
+        self.work = work(self.core, config.jobs, NODE, keep_texts, self.running, self.merges, self.fresh, self.retry, self.fails, self._pending, self.cases)
+
+    # the counters live in the core's work queue
+    @property
+    def unbuilt(self) -> int:
+        """Message nodes not built yet."""
+        return self.work.unbuilt
+
+    @unbuilt.setter
+    def unbuilt(self, value: int) -> None:
+        self.work.unbuilt = value
+
+    @property
+    def started(self) -> int:
+        """Message nodes started and not built yet (rule 40's window)."""
+        return self.work.started
+
+    @started.setter
+    def started(self, value: int) -> None:
+        self.work.started = value
+
+    @property
+    def waiting(self) -> bool:
+        """A turn waits for its view (D5)."""
+        return self.work.waiting
+
+    @waiting.setter
+    def waiting(self, value: bool) -> None:
+        self.work.waiting = value
+
+    @property
+    def built_count(self) -> int:
+        """Built nodes."""
+        return self.work.built
+
+    @built_count.setter
+    def built_count(self, value: int) -> None:
+        self.work.built = value
 
     @property
     def t(self) -> int:
@@ -179,40 +222,25 @@ class Chat:
 
     def build(self, node: Node, line: str | None, length: int | None = None) -> None:
         """Build ``node`` (once, rule 13); a parent whose halves are now both built is built at
-        once when its joined input fits 512 bytes (rule 12), else it waits in the merge queue."""
+        once when its joined input fits 512 bytes (rule 12), else it waits in the merge queue
+        (the core's work queue: ``Work.build``)."""
         if length is None:
             if line is None:
                 raise ValueError("a built node needs its line or its size")
             length = size(line)
-        level, i = node
-        sib_size = self.core.build(level, i, length)
+        self.work.build(node[0], node[1], length)
         if self.keep_texts and line is not None:
             self.texts[node] = line
-        self.built_count += 1
-        if node in self.running:  # else a free merge (rule 12), which never queued, ran or failed
-            self.running.remove(node)
-            if level == 0:
-                self.started -= 1
-        if self.fails:
-            self.fails.pop(node, None)
-        if level == 0:
-            self._pending.pop(i, None)
-            self.unbuilt -= 1
-        if sib_size:
-            self._up(level, i, length, sib_size)
+        if self.work.freed:
+            self._freed()
 
-    def _up(self, level: int, i: int, length: int, sib_size: int) -> None:
-        """``(level, i)`` was built and its sibling is built too, with a line of ``sib_size``
-        bytes: their parent is built at once (joined input of at most 512 bytes, rule 12) or
-        waits in the merge queue (rule 42)."""
-        up = (level + 1, i >> 1)
-        joined = length + 1 + sib_size
-        if joined <= NODE:
-            self.cases.add("free_merge")
-            text = self.source(up) if self.keep_texts else None
-            self.build(up, text, joined)
-        else:
-            self.merges.append(up)
+    def _freed(self) -> None:
+        """The lines of the free merges just built (rule 12: the halves joined with a newline),
+        in the order they were built (a parent's before its own parent's)."""
+        freed = self.work.freed
+        for up in freed:
+            self.texts[up] = self.source(up)
+        freed.clear()
 
     def restore_rows(
         self,
@@ -260,8 +288,10 @@ class Chat:
         known = min(len(row0), t)
         unbuilt = np.flatnonzero(np.fromiter(islice(row0, known), dtype=np.int64, count=known) == 0).tolist() + list(range(known, t))
         self.unbuilt = len(unbuilt)
-        self.fresh = deque(unbuilt)
-        self._pending = {i: size(message_at(i)) for i in unbuilt}
+        self.fresh.clear()
+        self.fresh.extend(unbuilt)
+        self._pending.clear()
+        self._pending.update({i: size(message_at(i)) for i in unbuilt})
         ready: list[tuple[int, Node]] = []
         for level in range(len(rows)):  # a built pair whose parent is not built: ready, by its later place
             row, place = rows[level], order[level]
@@ -278,7 +308,8 @@ class Chat:
                 where = np.fromiter(islice(place, 2 * pairs), dtype=np.int64, count=min(len(place), 2 * pairs))
                 later = np.maximum(where[2 * js], where[2 * js + 1])
                 ready.extend(zip(later.tolist(), [(level + 1, j) for j in js.tolist()]))
-        self.merges = deque(up for _position, up in sorted(ready))
+        self.merges.clear()
+        self.merges.extend(up for _position, up in sorted(ready))
         self._after()
 
     # -- the work queue ------------------------------------------------------------------------
@@ -346,68 +377,47 @@ class Chat:
             length = size(text)
         if length is None or length < 1:
             raise ValueError("a message has at least one byte")
-        core = self.core
-        i = core.t
+        if self.keep_texts or self.failed:
+            self._before(text, length)
+        # the rest is one call (``Work.message``): a message of at most 512 bytes is its own
+        # node at once (rule 12): the line is appended with its final size; when its sibling is
+        # built their parent is ready: built at once before the fit (rule 12) or queued (the
+        # core fits then); a longer one waits for its call; then the rule cases and the start
+        # of ready merges
+        todo = self.work.message(length)
+        if todo:
+            self._todo(todo)
+
+    def _before(self, text: str | None, length: int) -> None:
+        """A message's text kept; failed nodes queued to retry (rule 38)."""
         if self.keep_texts:
             self.messages.append(text if text is not None else "")
+            if text is not None and length <= NODE:
+                self.texts[(0, self.core.t)] = text
         if self.failed:
             self.retry.extend(self.failed)
             self.failed.clear()
             self.cases.add("retry_at_message")
-        resumed = core.open
-        if length <= NODE:
-            # its own node at once (rule 12): the line is appended with its final size; when
-            # its sibling is built their parent is ready: built at once before the fit (rule 12)
-            # or queued (the core fits then)
-            self.cases.add("free_message")
-            if self.keep_texts and text is not None:
-                self.texts[(0, i)] = text
-            self.built_count += 1
-            sib_size = core.message(length, NODE)
-            if sib_size > 0:
-                self.merges.append((1, i >> 1))
-            elif sib_size < 0:
-                self._up(0, i, length, -sib_size)
-                core.step()
-        else:
-            core.message(0, NODE)
-            self.unbuilt += 1
-            self._pending[i] = length
-            self.fresh.append(i)
-        if core.batch < 0 and core.cmerge == 0:  # most messages: the line appended, no merge
-            self.cases.add("grow")
-        else:
-            self._record(resumed)
-        if self.retry or self.fresh or self.merges or self.waiting:
-            self._after()
 
-    def _record(self, resumed: bool) -> None:
-        """The rule cases of the last message's batch and compaction view."""
-        core, cases = self.core, self.cases
-        if core.batch < 0:
-            cases.add("grow")
-        else:
-            cases.add("batch" if not resumed else ("batch_resumed" if core.batch else "batch_open_empty"))
-            if core.open:
-                cases.add("batch_short")
-        if core.cmerge == 1:
-            cases.add("cview_from_view")
-        elif core.cmerge == 2:
-            cases.add("cview_ceiling")
+    def _todo(self, todo: int) -> None:
+        """What the core's work queue left to the chat: the lines of free merges, then the
+        queues' order (anything but ready merges waits)."""
+        if todo & FREED:
+            self._freed()
+        if todo & LATER:
+            self._after()
 
     def done(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
         """The ``k``-th running call (modulo) ends with its line."""
-        if line is not None:
-            length = size(line)
-        if length is None or not 1 <= length <= NODE:
-            raise ValueError(f"a compactor's line is 1-{NODE} bytes, not {length}")
-        running = self.running
-        if not running:
-            return None
-        node = running[k % len(running)]
-        self.build(node, line, length)
-        if self.retry or self.fresh or self.merges or self.waiting:
-            self._after()
+        work = self.work
+        if line is None:
+            node = work.done(k, length)  # checks the size: 1-512 bytes
+        else:
+            node = work.done(k, size(line))
+            if node is not None and self.keep_texts:
+                self.texts[node] = line
+        if work.todo:
+            self._todo(work.todo)
         return node
 
     def fail(self, k: int) -> Node | None:
@@ -434,7 +444,7 @@ class Chat:
         stopped = [n for n in self.running if n[0] > 0]
         if stopped:
             self.cases.add("wait_stopped")
-        self.running = [n for n in self.running if n[0] == 0]
+        self.running[:] = [n for n in self.running if n[0] == 0]
         self.merges.extendleft(reversed(stopped))
         self.waiting = True
         self._after()

@@ -49,8 +49,9 @@ of the fitted view, with the same keys, so the merges are those a fresh fit woul
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, cast, final
 
 from librt.vecs import append, extend, pop, vec
 from mypy_extensions import i32, i64
@@ -607,6 +608,172 @@ class Planner:
             self.cmerge = 2
 
 
+# -- the work queue's per-message path ----------------------------------------------------------
+
+Node = tuple[int, int]
+LATER: Final = 1  # ``Work.todo``: the chat's own ``_after`` must run (retries, message nodes, a waiting turn)
+FREED: Final = 2  # ``Work.todo``: free merges were built whose texts the chat keeps (``Work.freed``)
+
+
+@final
+class Work:
+    """The chat's work queue on its per-message path (``eukhe.memory.chat.Chat``): a message
+    (``message``), a compactor's answer (``done``, ``build``) and the start of ready merges, each
+    one call, with the chat's counters. The containers are the chat's own (``Chat.running``,
+    ``merges``, ``fresh``, ``retry``, ``fails``, ``_pending``, ``cases``: the same objects,
+    changed in place on both sides, never rebound). Only the common case runs here: when a
+    retry, an unstarted message node or a waiting turn is queued, ``todo`` has ``LATER`` and the
+    chat runs its own ``_after`` (the window and the queue order, rules 39, 40, 42, D5). Free
+    merges (rule 12) are built here; when the chat keeps texts they are listed in ``freed``, in
+    the order built, for the chat to set their lines (``todo`` has ``FREED``)."""
+
+    def __init__(
+        self,
+        core: Planner,
+        jobs: i64,
+        free: i64,
+        keep: bool,
+        running: list[Node],
+        merges: deque[Node],
+        fresh: deque[int],
+        retry: list[Node],
+        fails: dict[Node, int],
+        pending: dict[int, int],
+        cases: set[str],
+    ) -> None:
+        self.core = core
+        self.jobs: i64 = jobs
+        self.free: i64 = free
+        self.keep: bool = keep
+        self.running = running
+        self.merges = merges
+        self.queue_merge: Callable[[Node], None] = merges.append  # bound once: no lookup a call
+        self.next_merge: Callable[[], Any] = merges.popleft  # Any: the node's tuple moves as it is
+        self.fresh = fresh
+        self.retry = retry
+        self.fails = fails
+        self.pending = pending
+        self.cases = cases
+        self.freed: list[Node] = []
+        self.built: i64 = 0
+        self.started: i64 = 0
+        self.unbuilt: i64 = 0
+        self.waiting: bool = False
+        self.todo: i64 = 0
+
+    def message(self, length: i64) -> i64:
+        """Message ``t`` arrives with a line of ``length`` bytes (>= 1; retries already queued):
+        its own node at once when at most ``free`` bytes (rule 12; a parent it makes ready is
+        built at once or queued), else an unbuilt message node; then the batch, the compaction
+        view, the rule cases and the start of ready merges. Returns ``todo``."""
+        core = self.core
+        cases = self.cases
+        i = core.t
+        resumed = core.open
+        self.todo = 0
+        if length <= self.free:
+            cases.add("free_message")
+            self.built += 1
+            sib_size = core.message(length, self.free)
+            if sib_size > 0:
+                self.queue_merge((1, int(i >> 1)))
+            elif sib_size < 0:
+                self.up(0, i, length, -sib_size)
+                core.step()
+        else:
+            core.message(0, self.free)
+            self.unbuilt += 1
+            self.pending[int(i)] = int(length)
+            self.fresh.append(int(i))
+        if core.batch < 0 and core.cmerge == 0:  # most messages: the line appended, no merge
+            cases.add("grow")
+        else:
+            if core.batch < 0:
+                cases.add("grow")
+            else:
+                cases.add("batch" if not resumed else ("batch_resumed" if core.batch else "batch_open_empty"))
+                if core.open:
+                    cases.add("batch_short")
+            if core.cmerge == 1:
+                cases.add("cview_from_view")
+            elif core.cmerge == 2:
+                cases.add("cview_ceiling")
+        self.after()
+        return self.todo
+
+    def done(self, k: int, length: int | None) -> Node | None:
+        """The ``k``-th running call (modulo) ends with a line of ``length`` bytes (1 to
+        ``free``); ``todo`` says what the chat still does. None when no call runs."""
+        if length is None or not 1 <= length <= self.free:
+            raise ValueError(f"a compactor's line is 1-{self.free} bytes, not {length}")
+        self.todo = 0
+        running = self.running
+        if not running:
+            return None
+        at = k % len(running)
+        level, i = running[at]
+        node: Any = running[at]  # the list's own tuple (typed Node, compiled it would be copied)
+        self.built_node(node, level, i, length)
+        self.after()
+        return cast("Node", node)
+
+    def build(self, level: i64, i: i64, length: i64) -> None:
+        """Build ``(level, i)`` (once, rule 13); a parent whose halves are now both built is built
+        at once when its joined input fits ``free`` bytes (rule 12), else it waits in the merge
+        queue (rule 42)."""
+        self.built_node((int(level), int(i)), level, i, length)
+
+    def built_node(self, node: Any, level: i64, i: i64, length: i64) -> None:
+        """``build``, given the node's tuple too (the one in ``running``, when it ran)."""
+        sib_size = self.core.build(level, i, length)
+        self.built += 1
+        running = self.running
+        if node in running:  # else a free merge (rule 12), which never queued, ran or failed
+            running.remove(node)
+            if level == 0:
+                self.started -= 1
+        if self.fails:
+            self.fails.pop(node, None)
+        if level == 0:
+            self.pending.pop(int(i), None)
+            self.unbuilt -= 1
+        if sib_size:
+            self.up(level, i, length, sib_size)
+
+    def up(self, level: i64, i: i64, length: i64, sib_size: i64) -> None:
+        """``(level, i)`` was built and its sibling is built too: their parent is built at once
+        (joined input of at most ``free`` bytes, rule 12) or waits in the merge queue."""
+        joined = length + 1 + sib_size
+        if joined <= self.free:
+            self.cases.add("free_merge")
+            if self.keep:
+                self.freed.append((int(level + 1), int(i >> 1)))
+                self.todo |= FREED
+            self.build(level + 1, i >> 1, joined)
+        else:
+            self.queue_merge((int(level + 1), int(i >> 1)))
+
+    def after(self) -> None:
+        """Start what fits when only merges wait (the oldest first); anything else queued (a
+        retry, a message node, a waiting turn) is left to the chat (``LATER``)."""
+        if self.retry or self.fresh or self.waiting:
+            self.todo |= LATER
+            return
+        merges = self.merges
+        if merges:
+            running = self.running
+            free = self.jobs - len(running)
+            if free <= 0:
+                self.cases.add("jobs_full")
+                return
+            next_merge = self.next_merge
+            count: i64 = min(free, len(merges))
+            while count > 0:
+                running.append(next_merge())
+                count -= 1
+            self.cases.add("merge_call")
+
+
 # -- the pure form's vectors ---------------------------------------------------------------------
 # Interpreted, librt's vectors are slower than lists (each append from Python makes a new vector
 # object), so the pure form binds ``vec``, ``append`` and ``pop`` to list equivalents with the
@@ -638,5 +805,7 @@ def _list_extend(v: list[Any], items: Iterable[Any]) -> list[Any]:
 
 PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin functions
 if PURE:
-    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop, extend=_list_extend)
+    # i64(x) and i32(x) are conversions compiled; interpreted, mypy_extensions' are Python-level
+    # classes whose call returns int(x): int itself gives the same values
+    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop, extend=_list_extend, i64=int, i32=int)
 

@@ -23,10 +23,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import cast
+from operator import attrgetter
+from typing import TYPE_CHECKING, cast
 
 from eukhe.memory import PLACEHOLDER
 from eukhe.memory import core as pure
@@ -115,12 +118,21 @@ def planner(ceiling: int, floor: int, cceiling: int, cfloor: int) -> Planner:
     return cast(Planner, CORE.Planner(ceiling, floor, cceiling, cfloor))
 
 
+def work(core: Planner, jobs: int, free: int, keep: bool, running: list[Node], merges: deque[Node], fresh: deque[int], retry: list[Node], fails: dict[Node, int], pending: dict[int, int], cases: set[str]) -> pure.Work:
+    """The work queue's per-message path (``core.Work``) on the planner ``core``, of its form."""
+    module = sys.modules[type(core).__module__]
+    return cast("pure.Work", module.Work(core, jobs, free, keep, running, merges, fresh, retry, fails, pending, cases))
+
+
 class View:
     """Lines oldest first, each a node with its byte size (the built line's, or the
     placeholder's): one of a planner's two views (``compaction``: the compaction view), or a
     view of its own."""
 
     __slots__ = ("_p", "_c")
+
+    def __new__(cls, core: Planner | None = None, compaction: bool = False) -> View:
+        return object.__new__(_CompactionView if compaction else cls)
 
     def __init__(self, core: Planner | None = None, compaction: bool = False) -> None:
         self._p = core if core is not None else planner(0, 0, -1, 0)
@@ -137,9 +149,14 @@ class View:
     def sizes(self) -> list[int]:
         return list(self._p.csizes if self._c else self._p.sizes)
 
-    @property
-    def total(self) -> int:
-        return self._p.ctotal if self._c else self._p.total
+    if TYPE_CHECKING:
+
+        @property
+        def total(self) -> int:
+            """The lines' bytes."""
+
+    else:  # read once a message: a C getter (no Python frame); the compaction view's below
+        total = property(attrgetter("_p.total"), doc="The lines' bytes.")
 
     @property
     def first_change(self) -> int:
@@ -180,6 +197,15 @@ class View:
     def refit(self, t: int, budget: int) -> int:
         """``fit`` on the planner's own built sizes."""
         return int(self._p.refit(self._c, t, budget))
+
+
+class _CompactionView(View):
+    """A planner's compaction view (``View(core, compaction=True)``)."""
+
+    __slots__ = ()
+
+    if not TYPE_CHECKING:
+        total = property(attrgetter("_p.ctotal"), doc="The lines' bytes.")
 
 
 def render_lines(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> list[str]:
