@@ -227,6 +227,7 @@ def test_slash_commands_complete_and_answer_with_rows(home: Path, agents: Callab
             await run("/effort", "thinking level ")
             await run("/set retry.maxRetries 5", "set retry.maxRetries 5: ok")
             await run("/set retry.maxRetries lots", "CvarError")
+            await run("/toggle stt.enabled", "toggle stt.enabled: ok")
             await run("/cvar save", "/cvar save: ")
             await run("/memory view", "this session is not the chat")  # /memory is the chat's (eukhe chat)
             await run("/fork x", "/fork x: an entry id is a whole number")  # /new and /fork: test_tui_sessions
@@ -274,11 +275,30 @@ def test_enter_steers_the_running_turn_and_alt_enter_queues_a_follow_up(home: Pa
             await until(pilot, lambda: "Summed up." in app.transcript.text and not app.status.running, "the follow-up's answer")
             starts = [e.text for e in app.seen if isinstance(e, p.TurnStartEvent)]
             assert starts == ["what does a.txt say?", "then sum it up"]  # the steer joined the first turn
+            await pilot.press("ctrl+d")  # app.quit
+            await until(pilot, lambda: app.return_code == 0, "the client's exit")
 
     asyncio.run(main())
     after_tools = [str(m.get("content")) for m in server.requests[1].body["messages"]]
     assert "also check b.txt" in after_tools[-1]  # joined after the tool's result, as a user message
     assert "then sum it up" in str(server.requests[2].body["messages"][-1].get("content"))
+    assert agent.end() == 0
+
+
+def test_agent_starts_a_subagent_whose_report_joins_the_transcript(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.script(Stream([Text("Alpha, and nothing else.")]))
+    agent = serving(agents)
+
+    async def main() -> None:
+        app = app_of(home)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: attached(app), "the agent's state")
+            await paste(pilot, "/agent reviewer read a.txt and say what it holds")
+            await pilot.press("enter")
+            await until(pilot, lambda: "[reviewer] Alpha, and nothing else." in app.transcript.text, "the subagent's report")
+
+    asyncio.run(main())
+    assert server.requests[0].body["messages"][-1]["content"] == "read a.txt and say what it holds"  # the child's task
     assert agent.end() == 0
 
 

@@ -121,3 +121,18 @@ def test_the_picker_shows_each_models_levels_and_its_tiers_beyond_default() -> N
     assert label(entry, p.ModelRef(provider="openrouter", id="m")) == "* openrouter/m  [off, high]  128K ctx  tiers flex, priority"
     plain = entry.model_copy(update={"service_tiers": ["default"], "thinking_levels": []})
     assert label(plain, None) == "  openrouter/m  [no thinking levels]  128K ctx"
+
+
+def test_every_slash_command_and_bind_action_is_run_by_a_test_of_the_client() -> None:
+    """Each slash command is typed, and each action of the binds is run by its name or pressed
+    by a default key, in some test of tests/tui other than this file."""
+    import re
+
+    text = "\n".join(f.read_text(encoding="utf-8") for f in Path(__file__).parent.glob("test_*.py") if f.name != Path(__file__).name)
+    untyped = [c for c in commands.COMMANDS if not re.search(re.escape(c) + r"\b", text)]
+    default_keys: dict[str, list[str]] = {}
+    for key, bound in keys.DEFAULTS:
+        for action in re.findall(r"action ([\w.]+)", bound):
+            default_keys.setdefault(action, []).append(key)
+    unrun = [a for a in keys.ACTIONS if a not in text and not any(f'press("{key}")' in text for key in default_keys.get(a, []))]
+    assert untyped == [] and unrun == [], (untyped, unrun)
