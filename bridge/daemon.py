@@ -1,12 +1,13 @@
 """The daemon bridge (issue 28 item 6, issue 26 item 4): the agent process's requests
-(impl/eukhe/agent/daemon.py, ``Daemon.answer`` through the line a client sends) against the
+(impl/eukhe/agent/daemon.py, over its socket, from a real client) against the
 model of those requests (bend/daemon.py), on 300 generated scenarios, byte for byte.
 
-The production side is a real ``Daemon`` with no turn loop (factory None), inside an asyncio
-loop, on a real session in a temporary agent dir whose models.json holds the scenario's catalog
-(custom providers on a loopback address no request ever reaches: no turn runs). Each request is
-encoded as a client sends it and handed to the daemon's line handler; a sink in the daemon's
-clients receives what it broadcasts and the reply, in order. The transcript prints each of
+The production side is a real ``Daemon`` with no turn loop (factory None), serving its socket
+inside an asyncio loop, on a real session in a temporary agent dir whose models.json holds the
+scenario's catalog (custom providers on a loopback address no request ever reaches: no turn
+runs). A real client (``eukhe.agent.client.AgentClient``) connects to the socket, reads the
+state the agent sends first, and sends each request with its id; what the agent broadcasts while
+it answers, then its answer, are read back from the socket in order. The transcript prints each of
 those events: switches, the Director stack's kinds, rows, the model and its levels, cvar
 outcomes, errors' kinds, thinking levels, the state.
 
@@ -26,7 +27,7 @@ import random
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from bend import daemon as model
 from bend import effort as ef
@@ -34,6 +35,7 @@ from bend.director import DEFAULT_STACK_CAP
 from bridge.core import Bridge, Event
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
+from eukhe.agent.client import AgentClient
 from eukhe.session import Store
 
 BASE_URL = "http://127.0.0.1:9/v1"  # never reached: no turn runs
@@ -51,17 +53,6 @@ POOL: tuple[dict[str, Any], ...] = (
 
 
 # -- the production side -----------------------------------------------------------------------
-
-
-class _Sink:
-    """A client of the daemon that keeps every line it is sent."""
-
-    def __init__(self) -> None:
-        self.closed = False
-        self.lines: list[bytes] = []
-
-    def send(self, line: bytes) -> None:
-        self.lines.append(line)
 
 
 def _levels(levels: Any) -> str:
@@ -146,14 +137,21 @@ def production(events: Sequence[Event]) -> list[str]:
 
             async def serve() -> None:
                 agent_process = daemon.Daemon(agent, session, None)
-                sink = _Sink()
-                agent_process.clients.add(cast(Any, sink))
-                lines.append("0 " + event_line(json.loads(p.encode(agent_process.state()))))
-                for number, event in enumerate(events[1:], 1):
-                    sink.lines.clear()
-                    agent_process._line(cast(Any, sink), p.encode(request_of(event)).rstrip(b"\n"))
-                    lines.extend(f"{number} {event_line(json.loads(raw))}" for raw in sink.lines)
-                agent_process.clients.clear()
+                await agent_process.start()
+                try:
+                    client = await AgentClient.connect(agent_process.address)
+                    lines.append("0 " + event_line(json.loads(p.encode(await client.next()))))  # the state, first
+                    for number, event in enumerate(events[1:], 1):
+                        request = request_of(event).model_copy(update={"id": f"r{number}"})
+                        await client.send(request)
+                        while True:  # what the agent broadcasts while it answers, then its answer
+                            said = await client.next()
+                            lines.append(f"{number} {event_line(json.loads(p.encode(said)))}")
+                            if getattr(said, "re", None) == request.id:
+                                break
+                    await client.close()
+                finally:
+                    await agent_process.close()
 
             asyncio.run(serve())
     return lines
