@@ -42,6 +42,15 @@ What it models, and what it leaves to the models it calls:
   and the note goes with the one request it is for.
 - A refusal (stop ``refusal``) ends the run (``refused``): a reply text is kept, a refused row
   says the provider gave no reason (the scenarios send none), the stack is not asked.
+- Messages sent while a request runs (a reply's ``steer`` and ``follow_up``; control.md S4's
+  steeringMode and followUpMode switches, the agent's steer and follow_up requests): a steered message
+  joins the run as a user message (a ``joined`` row) after the calls of the reply that ran, or
+  after a final answer, which then does not end the run: the next request sends it (the stack
+  is not asked). steeringMode one-at-a-time joins the first waiting, all joins every waiting
+  one as one message (blank lines between). A steered message still waiting when its run ends
+  (refused, failed, not called, out of notes or tool rounds, or a note's retry took the last
+  reply) runs next as a run of its own, before the follow-ups; follow-ups run after the turn,
+  each a run (followUpMode all: every waiting one as one), each from ``begin``.
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -49,7 +58,7 @@ What it models, and what it leaves to the models it calls:
 Scenario events (JSON objects, one per line):
 
   {"setup": {"max_steps", "stack_cap", "stall_steps", "max_continuations", "max_tool_rounds",
-             "max_retries"}}
+             "max_retries", "steering_mode", "follow_up_mode"}}
   {"goal": {"id", "objective"}}     an active goal
   {"autonomous": true|false}        enable or disable the autonomous run
   {"remind": text}                  /remind text
@@ -58,7 +67,8 @@ Scenario events (JSON objects, one per line):
                                     order, then the default reply (text "done.")
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
-          "fault": ""|"fail"|"cut"|"loop"}
+          "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text]}
+          (steer and follow_up: the messages sent while the reply's request runs)
   call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}
 """
 
@@ -88,6 +98,8 @@ class Limits:
     max_continuations: int = 20
     max_tool_rounds: int = 50
     max_retries: int = 3
+    steering_all: bool = False  # steeringMode all: every waiting message joins as one (else the first)
+    follow_up_all: bool = False  # followUpMode all
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,8 @@ class Reply:
     leaks: tuple[Call, ...]
     stop: str
     fault: str
+    steer: tuple[str, ...] = ()  # messages steered while its request runs
+    follow_up: tuple[str, ...] = ()  # messages queued to run after the turn while its request runs
 
 
 @dataclass(frozen=True)
@@ -144,6 +158,8 @@ class World:
     end: str
     run: str
     sent: tuple[str, ...] = ()  # the conversation the next request sends, one token a message
+    steering: tuple[str, ...] = ()  # steered messages waiting to join
+    follow_ups: tuple[str, ...] = ()  # messages waiting to run as the next turns
 
 
 @dataclass(frozen=True)
@@ -154,10 +170,30 @@ class Replies:
     taken: int
 
 
-def take(replies: Replies) -> tuple[Reply, Replies]:
+def take(world: World, replies: Replies) -> tuple[World, Reply, Replies]:
+    """The next reply; the messages sent while its request ran wait in their queues."""
     if replies.taken < len(replies.items):
-        return replies.items[replies.taken], Replies(replies.items, replies.taken + 1)
-    return Reply(DEFAULT_REPLY_TEXT, (), (), "stop", ""), replies
+        reply = replies.items[replies.taken]
+        waiting = replace(world, steering=world.steering + reply.steer, follow_ups=world.follow_ups + reply.follow_up)
+        return waiting, reply, Replies(replies.items, replies.taken + 1)
+    return world, Reply(DEFAULT_REPLY_TEXT, (), (), "stop", ""), replies
+
+
+def first_of(waiting: tuple[str, ...], every: bool) -> tuple[str, tuple[str, ...]]:
+    """The message a queue gives next (its mode: the first, or all of them as one) and the rest;
+    "" when none waits."""
+    if not waiting:
+        return "", waiting
+    count = len(waiting) if every else 1
+    return "\n\n".join(waiting[:count]), waiting[count:]
+
+
+def join_steering(world: World) -> tuple[World, tuple[str, ...]]:
+    """The steered message joins the run as a user message (a ``joined`` row), if one waits."""
+    text, rest = first_of(world.steering, world.limits.steering_all)
+    if text == "":
+        return world, ()
+    return said(replace(world, steering=rest), f"u{len(text)}"), (f"row joined: {text}",)
 
 
 # -- begin and the entry points (S5.6, S5.7) ---------------------------------------------------
@@ -406,14 +442,14 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
     note = "-"
     while True:
         lines = lines + (request_line(world, note),)
-        reply, replies = take(replies)
+        world, reply, replies = take(world, replies)
         retries = 0
         while reply.fault == "fail":
             if retries >= world.limits.max_retries:
                 return world, replies, Final("", "failed"), lines
             retries += 1
             lines = lines + (f"retry {retries}/{world.limits.max_retries}", request_line(world, note))
-            reply, replies = take(replies)
+            world, reply, replies = take(world, replies)
         if reply.stop == "refusal":
             # a refusal ends the run: its text kept, a refused row, never sent again, the stack
             # not asked (derived: the seeds are silent on a refusal in the loop)
@@ -469,25 +505,47 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             continue
         note = "-"
         if answer:
-            return said(world, "a"), replies, Final(reply.text, ""), lines
+            world, joined = join_steering(said(world, "a"))
+            if joined:  # a message that came as the answer ended joins: the run goes on with it
+                lines = lines + joined
+                continue
+            return world, replies, Final(reply.text, ""), lines
         if rounds >= world.limits.max_tool_rounds:
             return world, replies, Final("", "max_tool_rounds"), lines
         rounds += 1
         if rebuilt:
             lines = lines + (f"row note: rebuilt {len(calls)} leaked tool call(s)",)
         world, ran = run_calls(world, calls, reply.stop == "length")
-        lines = lines + ran
+        world, joined = join_steering(world)
+        lines = lines + ran + joined
 
 
 def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tuple[str, ...]]:
-    """A user input to the end of its run."""
+    """A user input to the end of its run; then a steered message left waiting when the run
+    ended (it could not join) runs next, then the follow-ups, each a run of its own."""
+    lines: tuple[str, ...] = ()
+    runs = 0
+    while text != "":
+        world, replies, done = one_run(world, run if runs == 0 else f"{run}+{runs}", text, replies)
+        lines = lines + done
+        runs += 1
+        text, steering = first_of(world.steering, world.limits.steering_all)
+        world = replace(world, steering=steering)
+        if text == "":
+            text, follow_ups = first_of(world.follow_ups, world.limits.follow_up_all)
+            world = replace(world, follow_ups=follow_ups)
+    return world, lines
+
+
+def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World, Replies, tuple[str, ...]]:
+    """One run: the input's requests and the Director stack's steps to its end."""
     world = said(begin(world, run), f"u{len(text)}")
     lines: tuple[str, ...] = ()
     while True:
         world, replies, final, done = generation(world, replies)
         lines = lines + done
         if final.end != "":
-            return world, lines + (f"end {final.end}",)
+            return world, replies, lines + (f"end {final.end}",)
         world, decided, continuation, rows, error = step(world, final.text)
         lines = lines + (f"step {decided}",)
         if decided.startswith("continue "):
@@ -497,7 +555,7 @@ def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tu
         if decided.startswith("continue "):
             continue
         end = "answered" if decided.startswith("yield ") else "failed"
-        return world, lines + (f"end {end}",)
+        return world, replies, lines + (f"end {end}",)
 
 
 # -- the bridge transcript -----------------------------------------------------------------------
@@ -519,7 +577,14 @@ def reply_of(value: object) -> Reply:
         tuple(call_of(c) for c in leaks),
         str(value.get("stop", "stop")),
         str(value.get("fault", "")),
+        tuple(str(t) for t in _texts(value.get("steer", []))),
+        tuple(str(t) for t in _texts(value.get("follow_up", []))),
     )
+
+
+def _texts(value: object) -> list[object]:
+    assert isinstance(value, list)
+    return value
 
 
 def limits_of(value: object) -> Limits:
@@ -532,6 +597,8 @@ def limits_of(value: object) -> Limits:
         int(value.get("max_continuations", base.max_continuations)),
         int(value.get("max_tool_rounds", base.max_tool_rounds)),
         int(value.get("max_retries", base.max_retries)),
+        value.get("steering_mode", "one-at-a-time") == "all",
+        value.get("follow_up_mode", "one-at-a-time") == "all",
     )
 
 

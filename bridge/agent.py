@@ -7,7 +7,8 @@ with the session runner, ``eukhe.agent.runner``) of a session in a temporary age
 commit fsynced) pinned to a model whose models.json provider speaks openai-completions to
 ``spec.loopback.LoopbackServer``, which plays each scenario's replies. Each step is a request
 as a client sends it (the settings as one ``cvar`` line, ``/remind``, ``/force TOOL --tries N``,
-the user's ``turn``); the goal and the autonomous layer, which no request sets, are set on the
+the user's ``turn``, and ``steer`` and ``follow_up`` while a reply's request runs: its stream
+waits at a gate until they are sent); the goal and the autonomous layer, which no request sets, are set on the
 session the agent holds. The runner does the rest as for any turn: the model resolved from the
 session, the wire client with its retries (the 429s say retry-after 0) within the provider's
 providerMaxInFlight (2 here, so every request takes a slot), the real tools in the project
@@ -31,6 +32,7 @@ import asyncio
 import json
 import random
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -44,7 +46,7 @@ from eukhe.agent.runner import runner_factory
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
 from eukhe.session import MAIN, Store
-from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, base_url
+from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Wait, base_url
 
 API = "openai-completions"
 FILES = {"a.txt": "alpha\nfirst file\n", "b.txt": "beta\nsecond file\n", "src/c.py": "print('gamma')\n"}
@@ -120,6 +122,10 @@ CASES = frozenset(
         "model_error",
         "no_layer",
         # input classes
+        "steer_joins",
+        "steer_joins_as_one",
+        "steer_runs_next",
+        "follow_up_runs",
         "several_inputs",
         "default_reply",
         "parallel_calls",
@@ -224,19 +230,21 @@ _SERVER: Shared[_Recording] = Shared(_started, lambda server: server.close())
 finish = _SERVER.close
 
 
-def script_of(reply: dict[str, Any]) -> Any:
-    """A scenario reply as the loopback server plays it."""
+def script_of(reply: dict[str, Any], gate: threading.Event | None = None) -> Any:
+    """A scenario reply as the loopback server plays it; with a ``gate``, its stream first waits
+    for it (the messages sent while its request runs are sent meanwhile)."""
     fault = reply.get("fault", "")
+    held: list[Any] = [] if gate is None else [Wait(gate)]
     if fault == "fail":
         return Fail(429, FAIL_BODY, headers=(("retry-after", "0"),))
     if fault == "cut":
-        return Stream([Text(CUT_TEXT), Cut()])
+        return Stream([*held, Text(CUT_TEXT), Cut()])
     if fault == "loop":
-        return Stream([Text(LOOP_LINE * 80)])
+        return Stream([*held, Text(LOOP_LINE * 80)])
     text = str(reply.get("text", ""))
     for leak in reply.get("leaks", []):
         text += "\n<tool_call>\n" + json.dumps({"name": leak["name"], "arguments": json.loads(leak["args"])}) + "\n</tool_call>"
-    parts: list[Any] = [Text(text)] if text else []
+    parts: list[Any] = [*held, *([Text(text)] if text else [])]
     parts += [Call(call["name"], call["args"]) for call in reply.get("calls", [])]
     return Stream(parts, stop=str(reply.get("stop", "stop")))
 
@@ -248,6 +256,8 @@ SETUP_CVARS = {
     "max_continuations": "autonomous.maxContinuations",
     "max_tool_rounds": "maxToolRounds",
     "max_retries": "retry.maxRetries",
+    "steering_mode": "steeringMode",
+    "follow_up_mode": "followUpMode",
 }
 # The agent dir's settings: no titles (a title's request is no part of the loop), and at most two
 # requests in flight to the provider (each request of a turn takes a slot, eukhe.agent.inflight).
@@ -352,10 +362,27 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
             elif "input" in event:
                 lines.append(f"input {event['input']}")
-                server.script(*(script_of(reply) for reply in event.get("replies", [])))
+                scripts: list[Any] = []
+                gates: list[tuple[int, threading.Event, list[p.SteerRequest | p.FollowUpRequest]]] = []
+                for index, reply in enumerate(event.get("replies", [])):
+                    sent: list[p.SteerRequest | p.FollowUpRequest] = [*(p.SteerRequest(text=t) for t in reply.get("steer", [])), *(p.FollowUpRequest(text=t) for t in reply.get("follow_up", []))]
+                    gate = threading.Event() if sent else None
+                    scripts.append(script_of(reply, gate))
+                    if gate is not None:
+                        gates.append((index, gate, sent))
+                server.script(*scripts)
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
+                    for index, gate, sent in gates:
+                        # the request that plays reply ``index`` comes (it waits at the gate), or
+                        # the turn ends without it
+                        while len(server.requests) <= index and agent.task is not None:
+                            await asyncio.sleep(0.001)
+                        if len(server.requests) > index:
+                            for request in sent:
+                                ask(request)
+                        gate.set()
                     while agent.task is not None:
                         await asyncio.shield(agent.task)
                 finally:
@@ -429,6 +456,7 @@ AIMS = (
     "no_step",
     "full_stack",
     "refusal",
+    "steering",
     "random",
     "random",
 )
@@ -441,7 +469,7 @@ def replies(rng: random.Random, count: int, kinds: Sequence[str] = KINDS) -> lis
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"agent-{index}")
     aim = AIMS[index % len(AIMS)]
-    setup: dict[str, int] = {
+    setup: dict[str, Any] = {
         "max_steps": rng.choice([200, 200, 3, 1, 0]),
         "stack_cap": rng.choice([8, 8, 2, 1]),
         "stall_steps": rng.choice([3, 3, 2, 1, 0]),
@@ -493,6 +521,16 @@ def generate(index: int) -> list[Event]:
             if rng.random() < 0.5:
                 events.append(rng.choice([{"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}}, {"force": {"tool": "ls", "tries": 1}}]))
             script = replies(rng, rng.randint(1, 3), ("refusal", "answer", "tools"))
+        elif aim == "steering":
+            if k == 0:
+                setup["steering_mode"] = rng.choice(["one-at-a-time", "all"])
+                setup["follow_up_mode"] = rng.choice(["one-at-a-time", "all"])
+            script = replies(rng, rng.randint(1, 5), ("answer", "tools", "tools", "cut", "empty", "refusal"))
+            for number, reply in enumerate(script):
+                if rng.random() < 0.6:
+                    reply["steer"] = [f"also look at {rng.choice(list(FILES))} ({k}.{number}.{j})" for j in range(rng.choice([1, 1, 2]))]
+                if rng.random() < 0.3:
+                    reply["follow_up"] = [f"then sum up ({k}.{number}.{j})" for j in range(rng.choice([1, 2]))]
         elif aim == "full_stack":
             for _ in range(rng.randint(1, 4)):
                 events.append(rng.choice([{"remind": "Keep the diff small."}, {"force": {"tool": "ls", "tries": 1}}]))
@@ -553,6 +591,10 @@ def reached(events: Sequence[Event]) -> set[str]:
         "no_layer": "step yield none -" in text,
         "several_inputs": len(inputs) > 1,
         "default_reply": any(len(lines) and len(e.get("replies", [])) == 0 for e in inputs),
+        "steer_joins": "row joined: " in text,
+        "steer_joins_as_one": any(line.startswith("row joined: ") and "\n\n" in line for line in lines),
+        "steer_runs_next": any(a.startswith("end ") and a != "end answered" and b.startswith("request ") for a, b in zip(lines, lines[1:])),
+        "follow_up_runs": sum(line.startswith("end ") for line in lines) > len(inputs) and any(r.get("follow_up") for e in inputs for r in e.get("replies", [])),
     }
     found.update(name for name, hit in checks.items() if hit)
     calls = [c for e in inputs for r in e.get("replies", []) for c in r.get("calls", [])]

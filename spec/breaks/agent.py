@@ -59,4 +59,20 @@ BREAKS = [
         "            if streamed.stop == events.REFUSAL and False:",
         "a refusal is taken as no answer and sent again with notes, rather than ending the run (refused)",
     ),
+    Break(
+        "agent_steering_mode_ignored",
+        "agent",
+        "eukhe.agent.loop",
+        '        taken = waiting[:] if self.value(mode_cvar) == "all" else waiting[:1]',
+        "        taken = waiting[:1]",
+        "steeringMode and followUpMode all are ignored: waiting messages join or run one at a time",
+    ),
+    Break(
+        "agent_answer_ends_before_steering",
+        "agent",
+        "eukhe.agent.loop",
+        "                if not self._join_steering():",
+        "                if True:",
+        "a message steered as the answer ended does not join: the run ends, and it runs next as a turn of its own",
+    ),
 ]
