@@ -19,11 +19,25 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   every settings error on stderr.
 - ``mcp add|remove`` read-modify-write the global settings.json (S4b.1).
 - ``session new|list|show|fork|rewind``: the state tree; a fork copies the branch of its entry.
+- The commands that need a model, a terminal, a network or a long run are modelled only as far
+  as what they refuse before any of it (inference.md S6, S9; the commands' help): ``ask`` (an
+  empty text, a --timeout that is no finite number above 0), ``quirks query`` (an empty model id,
+  an --api that is no wire API), ``provider caps`` and ``login`` (an unknown provider; a key on
+  stdin that is empty or holds spaces; a good key is stored in $A/auth.json), ``model list
+  --bundled`` (no such file, a directory), ``tui`` (stdin is never a terminal here), ``agent
+  serve`` (no --session), ``tiny-worker`` (a bad model id, a relative --agent-dir),
+  ``tiny-models download --base-url`` (not an http(s) URL with a host), ``say`` (a bad --voice,
+  an --out that is a directory or in none), ``transcribe`` (a file that is no PCM WAV; a PCM WAV
+  with no model of the dictation role is Unavailable), ``memory simulate`` and ``directors simulate`` (their
+  flags and the script's path), ``laws pin``/``laws --area`` (no such law, no such area).
+- Before any command: no command at all, a command group without its verb (the argument
+  argparse names), an empty path argument, a text argument nested more than MAX_DEPTH brackets.
 - Exit status 0 done, 1 a fault of the environment (a file that is a directory), 2 bad input.
 
 A transcript line is ``N $ ARGV -> STATUS`` for a command, then ``N out LINE`` and ``N err
 LINE``; an error's free text after a seed form (``CvarError::K(id)``), after ``is not JSON``
-and after ``unreadable`` is not part of the line (the bridge cuts it on both sides).
+and after ``unreadable`` is not part of the line (the bridge cuts it on both sides), nor are the
+lists an error offers (``(providers: ...)``, ``is not a wire API (...)``, ``; the areas are ...``).
 """
 
 from __future__ import annotations
@@ -31,6 +45,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from bend import effort as efforts
 from bend.config import Change, File, apply, leaves, put, read, trusted, guarded
@@ -104,7 +119,7 @@ DECLS: tuple[Decl, ...] = (
 # inference.md S9: the catalog, in order, with each model's kind
 CATALOG = (("lfm2.5-230m", "text"), ("lfm2.5-350m", "text"), ("whisper-base", "speech-to-text"),
            ("whisper-small", "speech-to-text"), ("kokoro", "text-to-speech"))
-ROLE_CHAINS = {"translate": ("lfm2.5-350m", "lfm2.5-230m"), "speech": ("kokoro",)}
+ROLE_CHAINS = {"translate": ("lfm2.5-350m", "lfm2.5-230m"), "speech": ("kokoro",), "dictation": ("whisper-base", "whisper-small")}
 SCRIPT_KEYS = ("input", "goal", "goal_status", "autonomous", "command", "reply")
 GOAL_STATUSES = ("active", "paused", "budget_limited", "complete", "failed", "cleared")
 COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks", "ask", "laws", "login", "memory", "session", "set",
@@ -112,6 +127,17 @@ COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks
             "tiny-worker", "tui")
 
 OK, FAULT, USAGE = 0, 1, 2
+MAX_DEPTH = 100  # brackets an argument that holds text may nest
+# inference.md S6: the providers of the built-in catalog, and the wire APIs
+PROVIDERS = ("amazon-bedrock", "anthropic", "azure-openai", "google", "google-vertex", "mistral", "openai", "openai-codex",
+             "openrouter", "prime-inference", "xai")
+WIRE_APIS = ("anthropic-messages", "azure-openai-responses", "bedrock-converse-stream", "google-generative-ai", "google-vertex",
+             "mistral-conversations", "openai-codex-responses", "openai-completions", "openai-responses")
+# a command group named alone: the argument argparse says is required (as the group's usage line names it)
+VERB_OF = {"agent": "VERB", "directors": "ACTION", "effort": "VERB", "mcp": "VERB", "model": "verb", "provider": "verb",
+           "quirks": "verb", "session": "ACTION", "settings": "VERB", "tiny-models": "verb"}
+PATH_FLAGS = ("--session-dir", "--bundled", "--script", "--out", "--png", "--plot", "--laws-dir")
+DIRS = ("$P", "$P/.eukhe", ".")  # the directories every scenario has (. is the working dir)
 SETTINGS_JSON, PROJECT_JSON = "$A/settings.json", "$P/.eukhe/settings.json"
 GLOBAL_CFG, PROJECT_CFG, AGENT_CFG = "$A/config.cfg", "$P/.eukhe/config.cfg", "$A/agents/main.cfg"
 
@@ -548,6 +574,8 @@ def run_session(world: World, argv: list[str], out: list[str]) -> None:
         label = f"$S{world.made}"
         world.sessions[label] = Session()
         out.append(label)
+    elif action == "list" and flag(argv, "--session-dir") is not None:
+        out.append(f"sessions in {flag(argv, '--session-dir')} (from --session-dir)")  # a dir no session was made in
     elif action == "list":
         out.append("sessions in $A/sessions (from default)")
         for label in sorted(world.sessions, key=lambda s: int(s[2:])):
@@ -610,12 +638,17 @@ def run_tiny(world: World, argv: list[str], out: list[str]) -> None:
     if argv[1] == "list":
         out.extend(f"{mid}\t{world.tiny.get(mid, 'missing')}\t{kind}" for mid, kind in CATALOG)
         return
-    if argv[2] not in [m for m, _ in CATALOG]:
+    if argv[2] != "all" and argv[2] not in [m for m, _ in CATALOG]:
         raise Failed(USAGE, f"eukhe tiny-models download: unknown tiny model {argv[2]!r}; the catalog has {', '.join(m for m, _ in CATALOG)}")
+    base = flag(argv, "--base-url")
+    if base is not None:
+        parts = urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() or not c.isprintable() for c in base):
+            raise Failed(USAGE, f"eukhe tiny-models download: --base-url {base[:200]!r} is not an http or https URL with a host")
     raise ValueError("a download is not modelled")
 
 
-def run_tiny_use(world: World, argv: list[str]) -> None:
+def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
     """The uses of tiny models with none of the role's models installed."""
     verb = argv[0]
     prog = f"eukhe {verb}"
@@ -629,7 +662,19 @@ def run_tiny_use(world: World, argv: list[str]) -> None:
         speed = float(flag(argv, "--speed") or "1")
         if speed <= 0:
             raise Failed(USAGE, f"{prog}: --speed must be a positive number, got {speed}")
+        voice = flag(argv, "--voice") or "af_heart"
+        if "/" in voice or voice.startswith(".") or not voice.isprintable():
+            raise Failed(USAGE, f"{prog}: --voice {voice!r} is not a voice's name (a file voices/<voice>.bin of the model: no '/', not starting with '.')")
+        out = flag(argv, "--out")
+        if out in DIRS:
+            raise Failed(USAGE, f"{prog}: --out {out} is a directory; name a .wav file")
+        if out is not None and directory_of(out) not in DIRS:
+            raise Failed(USAGE, f"{prog}: --out {out}: no directory {directory_of(out)}")
         raise Failed(FAULT, f"{prog}: Unavailable: no model available for role speech: chain [{', '.join(ROLE_CHAINS['speech'])}]")
+    if verb == "transcribe" and wav == "pcm":  # a PCM WAV file, no model of the role installed
+        raise Failed(FAULT, f"{prog}: Unavailable: no model available for role dictation: chain [{', '.join(ROLE_CHAINS['dictation'])}]")
+    if verb == "transcribe" and wav == "junk":
+        raise Failed(USAGE, f"{prog}: {argv[1]}: not a PCM WAV file")
     if verb == "transcribe":
         raise Failed(USAGE, f"{prog}: cannot read {argv[1]}: No such file or directory")
     model = argv[1]
@@ -664,27 +709,196 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
 def simulate_refused(argv: list[str]) -> None:
     """``memory simulate`` with arguments it refuses before any run."""
     prog = "eukhe memory simulate"
-    count = int(flag(argv, "--messages") or "0")
+    text = flag(argv, "--messages") or "0"
+    if not text.lstrip("-").isdigit():
+        raise Failed(USAGE, f"{prog}: argument --messages: --messages wants a whole number, not {text!r}")
+    count = int(text)
     if not 1 <= count <= 10_000_000:
         raise Failed(USAGE, f"{prog}: argument --messages: --messages must be between 1 and 10,000,000, not {count}")
+    seed = flag(argv, "--seed")
+    if seed is not None and not (seed.lstrip("-").isascii() and seed.lstrip("-").isdigit()):
+        raise Failed(USAGE, f"{prog}: argument --seed: --seed wants a whole number of at most 100 digits, not {seed[:40]!r}")
     png = flag(argv, "--png")
+    if png in DIRS:
+        raise Failed(USAGE, f"{prog}: --png {png} is a directory; name a .png file")
     if png is not None and not png.lower().endswith(".png"):
         raise Failed(USAGE, f"{prog}: --png wants a .png file, not {png!r}")
-    if flag(argv, "--plot") is not None and "--cache" not in argv:
+    if png is not None and directory_of(png) not in DIRS:
+        raise Failed(USAGE, f"{prog}: --png: no directory {directory_of(png)!r}")
+    plot = flag(argv, "--plot")
+    if plot is not None and "--cache" not in argv:
         raise Failed(USAGE, f"{prog}: --plot draws the cache measure; add --cache")
+    if plot is not None and (plot in DIRS or not plot.lower().endswith(".svg")):
+        raise Failed(USAGE, f"{prog}: --plot wants an .svg file, not {plot!r}")
+    if plot is not None and directory_of(plot) not in DIRS:
+        raise Failed(USAGE, f"{prog}: --plot: no directory {directory_of(plot)!r}")
     raise ValueError("a simulation run is not modelled")
 
 
-def run_simulate(world: World, script: str, out: list[str]) -> None:
-    """S5.8 over a script of goal, goal status and autonomous lines (or a refused script)."""
+def directory_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else "."
+
+
+def nesting(text: str) -> int:
+    """The deepest bracket nesting of ``text`` ([ and {; strings not told apart)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def refused_arguments(argv: list[str]) -> None:
+    """What every command refuses once its arguments are parsed: an empty path, a text argument
+    nested too deep (the scenarios nest the VALUE of ``set`` and the ID of ``session show``)."""
+    verb = argv[0] in VERB_OF or (argv[0] == "memory" and len(argv) > 1 and not argv[1].startswith("-"))  # memory's verbs: simulate, ...
+    prog = "eukhe " + " ".join(argv[:2] if verb else argv[:1])
+    for name in PATH_FLAGS:
+        if flag(argv, name) == "":
+            raise Failed(USAGE, f"{prog}: the argument {name} is empty: name a path, or leave it out")
+    for index, text in enumerate(argv):
+        if nesting(text) > MAX_DEPTH:
+            label = {("set", 2): "VALUE", ("session", 2): "ID"}[(argv[0], index)]
+            raise Failed(USAGE, f"{prog}: the argument {label} is nested more than {MAX_DEPTH} brackets deep")
+
+
+def run_laws(argv: list[str]) -> None:
+    """``laws`` refused before any law runs: an area with no laws, words that are no verb, no such law."""
+    if argv[1] == "--area":
+        raise Failed(USAGE, f"eukhe laws: no laws in area {argv[2]!r}")
+    if len(argv) != 3 or argv[1] != "pin":
+        raise Failed(USAGE, f"eukhe laws: unknown words {' '.join(argv[1:])!r}: the only verb is `eukhe laws pin LAW`")
+    raise Failed(USAGE, f"eukhe laws: no law {argv[2]!r} (name or area/name)")
+
+
+def run_inference(argv: list[str], stdin: str, out: list[str]) -> None:
+    """The inference commands as far as they go without a request (inference.md S6)."""
+    head = argv[0]
+    if head == "ask":
+        text = flag(argv, "--timeout") or "120"
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise Failed(USAGE, f"eukhe ask: argument --timeout: invalid float value: {text!r}") from None
+        if not argv[1].strip():
+            raise Failed(USAGE, "eukhe ask: the text is empty")
+        if not 0 < seconds < float("inf"):
+            raise Failed(USAGE, f"eukhe ask: --timeout must be a positive number of seconds, and finite, not {seconds}")
+        raise ValueError("a request is not modelled")
+    if head == "quirks":
+        if not argv[2].strip():
+            raise Failed(USAGE, "eukhe quirks query: the model id is empty")
+        api = flag(argv, "--api")
+        if api and api not in WIRE_APIS:
+            raise Failed(USAGE, f"eukhe quirks query: --api {api!r} is not a wire API")
+        raise ValueError("the rulebook's answers are not modelled")
+    if head == "model":
+        bundled = str(flag(argv, "--bundled"))
+        if bundled in DIRS:
+            raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: is a directory, not a models.bundled.json file")
+        raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: no such file")  # the scenarios name no other
+    provider = argv[2] if head == "provider" else argv[1]
+    if provider not in PROVIDERS:
+        said = "; nothing written" if head == "login" else ""
+        raise Failed(USAGE, f"eukhe {' '.join(argv[:2]) if head == 'provider' else head}: unknown provider {provider!r}{said}")
+    if head == "provider":
+        raise ValueError("the capabilities are not modelled")
+    key = stdin.split("\n", 1)[0].strip("\r\n")
+    if not key.strip():
+        raise Failed(USAGE, f"eukhe login: the key is empty; nothing written for {provider}")
+    if any(c.isspace() or not c.isprintable() for c in key):
+        raise Failed(USAGE, "eukhe login: the key holds spaces or control characters (a key is one word); nothing written")
+    out.append(f"the key of {provider} is stored in $A/auth.json")
+
+
+def run_client(argv: list[str]) -> None:
+    """The clients and workers, refused before they start one (stdin is never a terminal here)."""
+    head = argv[0]
+    if head == "tui":
+        raise Failed(USAGE, "eukhe tui: needs a terminal (stdin and stdout); for pipes use `eukhe agent serve`")
+    if head == "agent":
+        raise Failed(USAGE, "eukhe agent serve: the following arguments are required: --session")
+    if "--backend" not in argv:
+        raise Failed(USAGE, "eukhe tiny-worker: the following arguments are required: --backend, --agent-dir")
+    model = argv[1]
+    if not model or "/" in model or model.startswith("."):
+        raise Failed(USAGE, f"eukhe tiny-worker: bad model id {model!r}")
+    where = str(flag(argv, "--agent-dir"))
+    if not where.startswith(("/", "$A", "$P")):
+        raise Failed(USAGE, f"eukhe tiny-worker: --agent-dir must be absolute, got {where!r}")
+    raise ValueError("a worker is not modelled")
+
+
+STACK_CAP = 8  # directors.stackCap's default (no scenario sets it)
+
+
+def not_a_number(word: str) -> object:
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def reply_refused(body: object) -> str | None:
+    """Why a reply line is not of the script format (the first field named, as the format's
+    validation says it), None when it is."""
+    if not isinstance(body, dict):
+        return "reply: Input should be a valid dictionary"
+    if not isinstance(body.get("text", ""), str):
+        return "reply.text: Input should be a valid string"
+    for index, call in enumerate(body.get("tool_calls", [])):
+        if isinstance(call, dict) and call.get("name") == "":
+            return f"reply.tool_calls.{index}.name: String should have at least 1 character"
+    return None
+
+
+def empty_reply(body: object) -> bool:
+    return isinstance(body, dict) and not body.get("text") and not body.get("tool_calls")
+
+
+def director_command(stack: list[str], line: str) -> str:
+    """A session slash command of S5 (/remind TEXT, /force TOOL [--tries N]): one layer pushed
+    (budget 1) onto the stack, or the reason it is refused."""
+    words = line.split()
+    if words[:1] == ["/remind"]:
+        if len(words) < 2:
+            return f"{line} refused: /remind needs a text: /remind <text>"
+        layer = "reminder:1"
+    elif words[:1] == ["/force"]:
+        if len(words) not in (2, 4):
+            return f"{line} refused: /force needs one tool: /force <tool> [--tries <n>]"
+        layer = "forced:1"
+    else:
+        return f"{line} refused: not a Director command: {line}"
+    if len(stack) >= STACK_CAP:
+        return f"{line} refused: the Director stack is full: {len(stack)} pushed layers, directors.stackCap {STACK_CAP}"
+    stack.append(layer)
+    return f"{line} -> stack [{', '.join(stack)}]"
+
+
+def run_simulate(world: World, argv: list[str], script: str, out: list[str]) -> None:
+    """S5.8 over a script of goal, goal status and autonomous lines, or of inputs, session commands
+    and replies (no goal: a loop under a goal is not modelled; a reply only with no Director on the
+    stack and the autonomous run off), or a refused script."""
     prog, where = "eukhe directors simulate", "$P/script.jsonl"
+    for name, cvar in (("--max-steps", "directors.maxSteps"), ("--stall-steps", "directors.stallSteps")):
+        value = flag(argv, name)
+        if value is not None and not (value.isascii() and value.isdigit()):
+            raise Failed(USAGE, f"{prog}: argument {name}: {cvar} is a Nat, not {value[:40]!r}")
+    path = flag(argv, "--script")
+    if path in DIRS:
+        raise Failed(USAGE, f"{prog}: --script: {path}: Is a directory")
+    if path != where:
+        raise Failed(USAGE, f"{prog}: --script: {path}: No such file or directory")
     steps: list[tuple[int, str, object]] = []
     goal_seen = False
     for number, line in enumerate(script.split("\n"), 1):
         if not line.strip():
             continue
+        if nesting(line) > MAX_DEPTH:
+            raise Failed(USAGE, f"{prog}: {where}:{number}: the line is nested more than {MAX_DEPTH} brackets deep")
         try:
-            value = json.loads(line)
+            value = json.loads(line, parse_constant=not_a_number)
         except ValueError:
             raise Failed(USAGE, f"{prog}: {where}:{number}: the line is not JSON") from None
         if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in SCRIPT_KEYS:
@@ -692,8 +906,14 @@ def run_simulate(world: World, script: str, out: list[str]) -> None:
         key, body = next(iter(value.items()))
         if key == "goal_status" and body not in GOAL_STATUSES:
             raise ValueError("a goal status the script format does not name is not modelled")
-        if key == "goal" and not isinstance(body, str):
-            raise Failed(USAGE, f"{prog}: {where}:{number}: goal: Input should be a valid string")
+        if key in ("goal", "input", "command") and not isinstance(body, str):
+            raise Failed(USAGE, f"{prog}: {where}:{number}: {key}: Input should be a valid string")
+        if key == "reply":
+            refused = reply_refused(body)
+            if refused is not None:
+                raise Failed(USAGE, f"{prog}: {where}:{number}: {refused}")
+        if key in ("input", "reply") and goal_seen:
+            raise ValueError("a loop under a goal is not modelled")
         if key == "autonomous" and not isinstance(body, bool):
             raise Failed(USAGE, f"{prog}: {where}:{number}: autonomous: Input should be a valid boolean")
         if key == "goal_status" and not goal_seen:
@@ -704,20 +924,40 @@ def run_simulate(world: World, script: str, out: list[str]) -> None:
         raise Failed(USAGE, f"{prog}: {where}: the script has no lines")
     world.simulated += 1
     out.append(f"session $D{world.simulated} in $P/ds/$D{world.simulated}")
+    stack: list[str] = []  # the pushed layers, bottom first
+    runs, autonomous = 0, False
     for number, key, body in steps:
-        if key == "goal":
+        if key == "input":
+            runs += 1
+            out.append(f"line {number}: input -> new loop run-{runs}, stack [{', '.join(stack)}]")
+        elif key == "command":
+            out.append(f"line {number}: {director_command(stack, str(body))}")
+        elif key == "reply" and not stack and not autonomous and not empty_reply(body):  # no Director: the answer yields (S5)
+            out.append(f"line {number}: step verdicts=[] decision=yield rule=none stack []")
+        elif key == "reply" and not stack and not autonomous:  # no text and no tool call: a model error
+            out.append(f"line {number}: step verdicts=[] decision=fail rule=model_error stack []")
+            out.append("  error: model error: an empty reply (no text and no tool call)")
+        elif key == "reply":
+            raise ValueError("a step under a Director is not modelled")
+        elif key == "goal":
             out.append(f"line {number}: goal set: {body}")
         elif key == "goal_status":
             out.append(f"line {number}: goal {body}")
         else:
+            autonomous = bool(body)
             out.append(f"line {number}: autonomous {'enabled' if body else 'disabled'}")
 
 
 def command(world: World, event: dict[str, object], out: list[str], err: list[str]) -> int:
     argv = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
+    if not argv:
+        raise Failed(USAGE, "eukhe: the following arguments are required: COMMAND")
     head = argv[0]
     if head not in COMMANDS:
         raise Failed(USAGE, f"eukhe: argument COMMAND: invalid choice: {head!r} (choose from {', '.join(map(repr, COMMANDS))})")
+    if head in VERB_OF and len(argv) == 1:
+        raise Failed(USAGE, f"eukhe {head}: the following arguments are required: {VERB_OF[head]}")
+    refused_arguments(argv)
     if head in ("set", "toggle"):
         if len(argv) < (3 if head == "set" else 2):
             raise Failed(USAGE, f"eukhe {head}: the following arguments are required: {'value' if len(argv) == 2 else 'id'}")
@@ -735,13 +975,17 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head == "tiny-models":
         run_tiny(world, argv, out)
     elif head in ("translate", "say", "transcribe", "translate-eval"):
-        run_tiny_use(world, argv)
+        run_tiny_use(world, argv, str(event.get("wav", "")))
     elif head == "memory":
         run_memory(world, argv, out)
     elif head == "directors":
-        run_simulate(world, str(event.get("script", "")), out)
+        run_simulate(world, argv, str(event.get("script", "")), out)
     elif head == "laws":
-        raise Failed(USAGE, f"eukhe laws: unknown words {' '.join(argv[1:])!r}: the only verb is `eukhe laws pin LAW`")
+        run_laws(argv)
+    elif head in ("ask", "quirks", "provider", "model", "login"):
+        run_inference(argv, str(event.get("stdin", "")), out)
+    elif head in ("tui", "agent", "tiny-worker"):
+        run_client(argv)
     else:
         raise ValueError(f"command {head!r} is not modelled")
     return OK

@@ -7,7 +7,10 @@ directory, and records the exit status and the lines of stdout and stderr. Real 
 session ids print as ``$A`` (the agent dir), ``$P`` (the project dir), ``$S1``... (the sessions,
 in the order they were made) and ``$D1``... (the sessions ``directors simulate`` made); the free
 text of an error after a seed form, after ``is not JSON`` and after ``unreadable`` is cut
-(``cut``). ``settings show`` keeps the lines of the cvars the event names.
+(``cut``), and so are the lists an error offers (the providers, the wire APIs, the law areas).
+``settings show`` keeps the lines of the cvars the event names. Standard input is never a
+terminal: it holds the event's ``stdin`` text (the key ``eukhe login`` reads), else nothing. An
+event's ``wav`` writes $P/x.wav first: ``pcm`` a short PCM WAV file, ``junk`` bytes that are none.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import os
 import random
 import re
 import shutil
+import sys
 import tempfile
+import wave
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -65,7 +70,8 @@ CASES = frozenset(
         "settings show --session", "mcp add", "mcp remove", "session new", "session list", "session show", "session fork",
         "session rewind", "effort offered", "effort clamp", "effort cycle", "tiny-models list", "tiny-models download",
         "translate", "translate-eval", "say", "transcribe", "memory status", "memory view", "memory date", "memory zoom",
-        "memory import", "memory simulate", "directors simulate", "laws", "usage")}
+        "memory import", "memory simulate", "directors simulate", "laws", "usage", "tui", "agent", "tiny-worker",
+        "login", "ask", "quirks", "provider", "model")}
     | {f"error {e}" for e in (
         "CvarError::Undeclared", "CvarError::BadValue", "CvarError::Global", "CvarError::NotBool", "ExpandError::Unknown",
         "ExpandError::Cycle", "cvar refused", "cvar parse", "unreadable fault", "unreadable bytes", "not JSON", "not an object",
@@ -73,9 +79,12 @@ CASES = frozenset(
         "empty name", "entry not an object", "needs --session", "invalid choice", "required", "unknown level", "level map",
         "Unavailable", "not installed", "unknown tiny model", "cannot read", "no message", "runs past", "memory argument",
         "simulate argument", "script not JSON", "script keys", "script type", "script goal_status", "script empty",
-        "laws words", "value not JSON")}
+        "laws words", "value not JSON", "no law", "no area", "no terminal", "unknown provider", "key refused",
+        "timeout", "empty text", "wire API", "bundled", "bad model id", "base URL", "voice", "out path", "empty path",
+        "too deep", "script path", "flag type", "group verb", "not a WAV")}
     | {"tiny installed", "tiny incomplete", "tiny missing", "trust warning", "settings errors", "trusted project",
-       "project layer", "profile layer", "session layer", "mcp lines"}
+       "project layer", "profile layer", "session layer", "mcp lines", "script input", "script command", "stack full",
+       "command refused", "login stored", "script reply"}
 )
 
 
@@ -173,7 +182,33 @@ SCRIPTS = [
     '[1]\n',
     '{"goal": \n',
     "\n\n",
+    '{"reply": {"tool_calls": [{"name": ""}]}}\n',
+    '{"reply": {"text": 3}}\n',
+    '{"input": NaN}\n',
+    '{"input": ' + "[" * 101 + "]" * 101 + "}\n",
+    '{"command": 7}\n',
+    '{"input": "hi"}\n' + '{"command": "/remind a"}\n' * 6 + '{"command": "/force bash"}\n' * 3,
 ]
+COMMAND_LINES = ["/remind a", "/remind check the tests", "/force bash", "/force bash --tries 2", "/force", "/remind", "/bogus", "remind"]
+
+
+REPLIES = [{"text": "done"}, {}, {"text": "ran it", "tool_calls": [{"name": "bash", "arguments": {"cmd": "ls"}, "result": "a b"}]},
+           {"text": "x", "note": "half way", "tool_calls": [{"name": "read", "error": True}, {"name": "bash"}]}]
+
+
+def _script(rng: random.Random) -> str:
+    """A script of inputs and session commands (sometimes past the stack's cap of 8 layers), or
+    of inputs and replies with no Director."""
+    lines = []
+    replies = rng.random() < 0.35
+    for _ in range(rng.randint(1, 12)):
+        if replies and rng.random() < 0.7:
+            lines.append(json.dumps({"reply": rng.choice(REPLIES)}))
+        elif replies or rng.random() < 0.25:
+            lines.append(json.dumps({"input": rng.choice(["hi", "go on"])}))
+        else:
+            lines.append(json.dumps({"command": rng.choice(COMMAND_LINES)}))
+    return "".join(line + "\n" for line in lines)
 
 
 class Sessions:
@@ -191,8 +226,8 @@ class Sessions:
 def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Event:
     kind = rng.choices(
         ["set-global", "toggle-global", "set-session", "toggle-session", "cvar", "save", "show", "mcp", "session",
-         "effort", "tiny", "memory", "directors", "usage"],
-        weights=[8, 4, 7, 4, 5, 2, 8, 5, 9, 4, 2, 3, 2, 3],
+         "effort", "tiny", "memory", "directors", "usage", "refused"],
+        weights=[8, 4, 7, 4, 5, 2, 8, 5, 9, 4, 2, 3, 2, 3, 9],
     )[0]
     where = ["--project", "$P"]
     if kind == "set-global":
@@ -283,6 +318,8 @@ def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Ev
             choices.append(["translate", "German", "hello"])
         if speech_free:
             choices.append(["say", "hello", "--out", "$P/x.wav"])
+        if all(tiny.get(m) != "installed" for m in model.ROLE_CHAINS["dictation"]) and rng.random() < 0.4:
+            return {"do": "run", "argv": ["transcribe", "$P/x.wav"], "wav": rng.choice(["pcm", "junk"])}
         return {"do": "run", "argv": rng.choice(choices)}
     if kind == "memory":
         argv = rng.choice([["memory"], ["memory", "view"], ["memory", "date", "0"], ["memory", "date", "-1"],
@@ -292,8 +329,44 @@ def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Ev
         return {"do": "run", "argv": argv}
     if kind == "directors":
         return {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
-                "script": rng.choice(SCRIPTS)}
+                "script": rng.choice(SCRIPTS) if rng.random() < 0.5 else _script(rng)}
+    if kind == "refused":
+        return _refused(rng)
     return {"do": "run", "argv": rng.choice([["bogus"], ["set", "retry.enabled"], ["toggle"], ["laws", "pin"], ["laws", "frob", "x"]])}
+
+
+DEEP = "[" * (model.MAX_DEPTH + 1)
+# Commands refused before they need a model, a network, a terminal or a long run (never one that
+# would start any of them: a valid tiny-worker, download, ask or simulate is not generated).
+REFUSED = [
+    [], ["tui"], ["agent"], ["agent", "serve"], ["tiny-worker", "x"], ["tiny-worker", "../x", "--backend", "onnx", "--agent-dir", "$A"],
+    ["tiny-worker", ".x", "--backend", "onnx", "--agent-dir", "$A"], ["tiny-worker", "x", "--backend", "onnx", "--agent-dir", "rel"],
+    ["ask", " "], ["ask", "hi", "--timeout", "0"], ["ask", "hi", "--timeout", "-1"], ["ask", "hi", "--timeout", "x"],
+    ["ask", "hi", "--timeout", "inf"], ["ask", "hi", "--timeout", "nan"], ["ask", "", "--timeout", "5"],
+    ["quirks", "query", " "], ["quirks", "query", "gpt-5", "--api", "bogus"], ["provider", "caps", "nosuch"],
+    ["model", "list", "--bundled", "$P/nosuch.json"], ["model", "list", "--bundled", "$P"], ["model", "list", "--bundled", "$P/.eukhe"],
+    ["model", "list", "--bundled", ""], ["laws", "pin", "nosuch"], ["laws", "--area", "nosuch"],
+    ["directors", "simulate", "--script", "$P/nosuch.jsonl"], ["directors", "simulate", "--script", "$P"],
+    ["directors", "simulate", "--script", "$P/script.jsonl", "--max-steps", "x"],
+    ["directors", "simulate", "--script", "$P/script.jsonl", "--stall-steps", "1.5"], ["say", "hi", "--out", ""],
+    ["session", "list", "--session-dir", "$P/sd"], ["session", "list", "--session-dir", ""], ["session", "show", DEEP],
+    ["set", "retry.enabled", DEEP, "--global"], ["tiny-models", "download", "kokoro", "--base-url", "ftp://x"],
+    ["tiny-models", "download", "all", "--base-url", "http://"], ["say", "hi", "--voice", "../x"], ["say", "hi", "--voice", ".x"],
+    ["say", "hi", "--out", "$P"], ["say", "hi", "--out", "$P/no/x.wav"], ["memory", "simulate", "--messages", "x"],
+    ["memory", "simulate", "--messages", "3", "--seed", "y"], ["memory", "simulate", "--messages", "3", "--png", "$P"],
+    ["memory", "simulate", "--messages", "3", "--png", "$P/no/x.png"], ["memory", "simulate", "--messages", "3", "--cache", "--plot", "x.png"],
+    ["memory", "simulate", "--messages", "3", "--cache", "--plot", "$P/no/x.svg"],
+    ["directors", "simulate", "--script", ""], ["memory", "simulate", "--messages", "3", "--png", ""],
+    ["memory", "simulate", "--messages", "3", "--cache", "--plot", ""], ["laws", "--laws-dir", ""],
+    *([group] for group in model.VERB_OF),
+]
+
+
+def _refused(rng: random.Random) -> Event:
+    if rng.random() < 0.3:
+        key = rng.choice(["sk-abc", "", "  ", "a b", "sk-1\r"])
+        return {"do": "run", "argv": ["login", rng.choice(["openai", "anthropic", "nosuch"])], "stdin": key + rng.choice(["", "\n", "\nmore\n"])}
+    return {"do": "run", "argv": list(rng.choice(REFUSED))}
 
 
 def generate(index: int) -> list[Event]:
@@ -328,6 +401,10 @@ _CUTS = (
     (re.compile(r"(not JSON)(?: \(.*\)|: .*)$"), r"\1"),
     (re.compile(r"(unreadable) \([^()]*\)"), r"\1"),
     (re.compile(r"(cannot be read): .*$"), r"\1"),
+    (re.compile(r"(unknown provider '[^']*') \(providers: [^()]*\)"), r"\1"),
+    (re.compile(r"(is not a wire API) \(.*\)$"), r"\1"),
+    (re.compile(r"(no laws in area '[^']*'); the areas are .*$"), r"\1"),
+    (re.compile(r"(not a PCM WAV file):.*$"), r"\1"),
 )
 
 
@@ -402,9 +479,15 @@ class _Run:
         argv = [self.real(str(a)) for a in event["argv"]]
         if "script" in event:
             (self.project / "script.jsonl").write_text(str(event["script"]), encoding="utf-8")
+        if "wav" in event:
+            (self.project / "x.wav").write_bytes(_wav() if event["wav"] == "pcm" else b"hello")
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = cli.main(["--agent-dir", str(self.agent), *argv])
+        stdin, sys.stdin = sys.stdin, io.TextIOWrapper(io.BytesIO(str(event.get("stdin", "")).encode("utf-8")), encoding="utf-8")
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = cli.main(["--agent-dir", str(self.agent), *argv])
+        finally:
+            sys.stdin = stdin
         printed = out.getvalue().splitlines()
         if status == 0 and argv[:2] in (["session", "new"], ["session", "fork"]):
             self.labels[printed[0]] = f"$S{len(self.labels) + 1}"
@@ -420,6 +503,17 @@ class _Run:
         errs = [self.shown(line) for line in err.getvalue().splitlines()]
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
         return lines
+
+
+def _wav() -> bytes:
+    """A tenth of a second of 16-bit mono silence, as a PCM WAV file."""
+    data = io.BytesIO()
+    with wave.open(data, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(b"\0\0" * 1600)
+    return data.getvalue()
 
 
 def _show_lines(lines: list[str], ids: list[str]) -> list[str]:
@@ -469,11 +563,21 @@ _ERRORS = (
     ("eukhe memory zoom: argument", "memory argument"), ("eukhe memory simulate:", "simulate argument"),
     ("the line is not JSON", "script not JSON"), ("exactly one of the keys", "script keys"),
     ("Input should be", "script type"), ("goal_status before", "script goal_status"), ("has no lines", "script empty"),
-    ("unknown words", "laws words"), ("the value of", "value not JSON"),
+    ("unknown words", "laws words"), ("the value of", "value not JSON"), ("no law ", "no law"), ("no laws in area", "no area"),
+    ("needs a terminal", "no terminal"), ("unknown provider", "unknown provider"), ("the key ", "key refused"),
+    ("--timeout", "timeout"), ("the text is empty", "empty text"), ("model id is empty", "empty text"),
+    ("is not a wire API", "wire API"), ("--bundled", "bundled"), ("bad model id", "bad model id"),
+    ("must be absolute", "bad model id"), ("URL with a host", "base URL"), ("--voice", "voice"), ("--out", "out path"),
+    ("is empty: name a path", "empty path"), ("brackets deep", "too deep"), ("--script:", "script path"),
+    ("is a Nat, not", "flag type"), ("--messages wants", "flag type"), ("--seed wants", "flag type"), ("--png", "flag type"),
+    ("--plot", "flag type"), ("the following arguments are required: ", "group verb"),
+    ("not a PCM WAV file", "not a WAV"),
 )
 
 
 def _command_case(argv: list[str], ids_session: bool) -> str:
+    if not argv or (argv[0] in model.VERB_OF and len(argv) == 1):
+        return "usage"
     head = argv[0]
     if head in ("set", "toggle") and len(argv) > 1:
         return f"{head} --global" if "--global" in argv else f"{head} --session"
@@ -485,7 +589,8 @@ def _command_case(argv: list[str], ids_session: bool) -> str:
         return f"{head} {argv[1]}"
     if head == "memory":
         return f"memory {argv[1] if len(argv) > 1 else 'status'}"
-    if head in ("translate", "translate-eval", "say", "transcribe", "laws"):
+    if head in ("translate", "translate-eval", "say", "transcribe", "laws", "tui", "agent", "tiny-worker", "login", "ask", "quirks",
+                "provider", "model"):
         return head
     return "usage"
 
@@ -517,6 +622,11 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("mcp lines")
             for layer, name in (("[project ", "project layer"), ("[profile main]", "profile layer"), ("[sets main]", "session layer")):
                 if body.endswith("]") and layer in body:
+                    found.add(name)
+            for needle, name in ((": input -> new loop", "script input"), (" -> stack [", "script command"),
+                                 ("the Director stack is full", "stack full"), ("refused: ", "command refused"),
+                                 ("is stored in", "login stored"), (": step verdicts=", "script reply")):
+                if needle in body:
                     found.add(name)
             if body.startswith("trustedProjects = [\"$P\"]"):
                 found.add("trusted project")

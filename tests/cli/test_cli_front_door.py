@@ -123,6 +123,22 @@ def test_an_empty_agent_dir_is_bad_input(inproc: InProcess, argv: list[str]) -> 
     assert done.status == 2 and "--agent-dir is empty" in done.one_error_line(), done
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["directors", "simulate", "--script", ""],
+        ["memory", "simulate", "--messages", "3", "--png", ""],
+        ["memory", "simulate", "--messages", "3", "--cache", "--plot", ""],
+        ["laws", "--laws-dir", ""],
+    ],
+)
+def test_an_empty_path_flag_is_bad_input_never_the_working_dir(inproc: InProcess, argv: list[str]) -> None:
+    # argparse's type=Path made "" into "." before the check (`--script ""` said ".: Is a directory")
+    done = inproc(*argv)
+    flag = argv[argv.index("") - 1]
+    assert done.status == 2 and done.one_error_line() == f"eukhe {' '.join(argv[:2] if argv[0] != 'laws' else argv[:1])}: the argument {flag} is empty: name a path, or leave it out", done
+
+
 def test_memory_import_from_a_missing_dir_a_file_or_nothing(inproc: InProcess, agent: Path, tmp_path: Path) -> None:
     done = inproc("memory", "import", "--session-dir", str(tmp_path / "nowhere"))
     assert done.status == 2 and done.one_error_line() == f"eukhe memory import: --session-dir {tmp_path / 'nowhere'} does not exist", done

@@ -121,7 +121,7 @@ def register(sub: Any) -> None:
         description="Run the Director loop over a script of inputs, commands and model replies, in a new "
         "session of the sessions dir, and print each step.\n\n" + SCRIPT_FORMAT,
     )
-    simulate.add_argument("--script", required=True, type=Path, help="the JSON Lines script (format above)")
+    simulate.add_argument("--script", required=True, help="the JSON Lines script (format above)")
     simulate.add_argument("--session-dir", help="the sessions dir (else EUKHE_SESSION_DIR, sessionDir, <agent dir>/sessions)")
     simulate.add_argument("--max-steps", type=_limit("directors.maxSteps"), default=None, help="directors.maxSteps, a Nat (default: the agent's value, 200)")
     simulate.add_argument("--stack-cap", type=_limit("directors.stackCap"), default=None, help="directors.stackCap, a Nat (default: the agent's value, 8)")
@@ -187,8 +187,9 @@ def run_simulate(args: argparse.Namespace) -> int:
     from eukhe.session import Store
     from eukhe.settings.agent import CvarAgent, EukheSettings
 
-    script = _parse(args.script)
-    where = show_path(args.script)
+    path = Path(args.script)  # a str until checked: "" is refused, never "."
+    script = _parse(path)
+    where = show_path(path)
     if not script:
         raise UsageError(f"{where}: the script has no lines")
     require_dir(agent_dir(args.agent_dir), "the agent dir")

@@ -17,7 +17,7 @@ from typing import Any
 def register(sub: Any) -> None:
     laws = sub.add_parser("laws", help="run every law and print the law table (as `make laws`)")
     laws.add_argument("--area", action="append", help="only the laws of this area, such as effort or session (repeatable)")
-    laws.add_argument("--laws-dir", default="build", type=Path, help="where laws.json and laws.html go (default build)")
+    laws.add_argument("--laws-dir", default="build", help="where laws.json and laws.html go (default build)")
     laws.add_argument("--report", action="store_true", help="also write the review pages (LAWS_DIR/report/index.html)")
     laws.add_argument(
         "verb", nargs="*", metavar="pin LAW",
@@ -50,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if args.area:
         table = [r for r in table if r.area in args.area]
     report.print_table(table, console)
-    report.write(table, args.laws_dir)
+    report.write(table, Path(args.laws_dir))
     if args.report:
-        print(f"review report written to {report.review(args.laws_dir)}")
+        print(f"review report written to {report.review(Path(args.laws_dir))}")
     return 1 if report.failed(table) else 0
 
 

@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     memory.set_defaults(verbs=verbs)  # eukhe.commands.memory_store adds the store's verbs here
     simulate = verbs.add_parser("simulate", help="run the planner on synthetic message sizes")
     simulate.add_argument("--messages", type=_count, required=True, help=f"how many messages (1 to {MAX_MESSAGES:,})")
-    simulate.add_argument("--png", type=Path, help="draw the sawtooth to this .png file (needs matplotlib)")
+    simulate.add_argument("--png", help="draw the sawtooth to this .png file (needs matplotlib)")
     simulate.add_argument("--seed", type=_seed, default=2026, help="the seed of the synthetic sizes (a whole number, default 2026)")
     simulate.add_argument(
         "--cache",
@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
         help="also run the chat against a loopback model server that accounts prompt-cache reads at the cache marks "
         "(live compactor, a turn per user message) and print the shares of input read from cache and why the rest was not",
     )
-    simulate.add_argument("--plot", type=Path, help="with --cache: draw the cache-read shares and rewritten lines per message to this .svg file")
+    simulate.add_argument("--plot", help="with --cache: draw the cache-read shares and rewritten lines per message to this .svg file")
     simulate.set_defaults(run=run)
 
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from eukhe.commands.memory_simulate import PictureError, picture, require_matplotlib, simulate
     from eukhe.commands.progress_bar import step, terminal_bar
 
-    png: Path | None = args.png
+    png = None if args.png is None else Path(args.png)  # a str until checked: "" is refused, never "."
     if png is not None:
         shown = show_path(png)
         if png.is_dir():
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             require_matplotlib()
         except PictureError as error:
             raise EnvironmentFault(f"--png: {error}") from None
-    plot: Path | None = getattr(args, "plot", None)
+    plot = None if getattr(args, "plot", None) is None else Path(args.plot)
     if plot is not None:
         shown = show_path(plot)
         if not getattr(args, "cache", False):
