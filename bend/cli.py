@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from itertools import accumulate
 from urllib.parse import urlsplit
 
 from bend import effort as efforts
@@ -740,15 +741,13 @@ def directory_of(path: str) -> str:
 
 
 def nesting(text: str) -> int:
-    """The deepest bracket nesting of ``text`` ([ and {; strings not told apart)."""
-    depth = deepest = 0
-    for char in text:
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}" and depth:
-            depth -= 1
-    return deepest
+    """How deep the brackets of ``text`` nest ([ and {; strings not told apart; a closing
+    bracket with none open closes nothing): the most open at any point."""
+
+    def after(depth: int, char: str) -> int:
+        return depth + 1 if char in "[{" else max(0, depth - 1) if char in "]}" else depth
+
+    return max(accumulate(text, after, initial=0))
 
 
 def refused_arguments(argv: list[str]) -> None:
