@@ -24,20 +24,7 @@ Beyond those: a JSON value the model only carries (``object``: a catalog entry's
 is a value of a z3 sort nothing constrains (``OBJECT``; None given as one is ``NONE``, some value),
 so a proof holds whatever the values are; the code may bind, store and return one, and comparing
 two (``==``, ``in``, a record holding one) is refused, as Python's ``==`` on JSON values is no
-equivalence (NaN); a parameter or field of the model's JSON value type (``bend.cvar.Value``) is
-such a value, and a frozen dataclass of another module of the package (``Obj`` of bend.cvar,
-used by bend.config) is built as one of the function's own. ``sorted(t)`` of a tuple and
-``tuple(x for x in t if c)`` (a filter: one ``for``, the item itself, any ``if``s) are, outside a
-loop's body, their argument's arrays read through a map of indices (a z3 function named by a
-digest of the arguments; a filter's length a constant so named), defined by facts that
-``side_facts(*terms)`` gives for the terms of a claim (to state beside it, as ``facts``): sorted
-reads its argument at perm(i), perm a map of 0..n-1 onto itself (a permutation: only what sorted
-guarantees whenever it returns, not the order it picks); a filter reads it at sel(i), sel a map
-of 0..count-1 onto the indices below n whose item holds the condition (its items as a set,
-0 <= count <= n: neither their order nor how many there are is pinned, so a proof holds for the
-real ones). Under a loop's body (a recursive function) either is refused: a name made outside
-the loop's recursive function would not follow its names from one turn to the next. A dataclass
-held in a tuple may have tuple fields (each item's tuple an array
+equivalence (NaN). A dataclass held in a tuple may have tuple fields (each item's tuple an array
 of arrays and an array of lengths; a tuple of tuples stays refused). A local declared a list
 (``out: list[Entry] = []``) is a tuple while no other name can see it: given ``[]`` once, then
 only ``out.append(x)`` (a store at its length), ``len(out)`` and ``tuple(out)`` (a copy); any
@@ -82,9 +69,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import inspect
-import sys
 import textwrap
 import types
 import typing
@@ -202,8 +187,6 @@ def _kind(hint: Any) -> Any:
         hint = eval(hint, {"__builtins__": {}}, {"int": int, "bool": bool, "str": str, "None": None})  # noqa: S307
     if hint in _SORTS:
         return hint
-    if _is_json(hint):  # bend.cvar.Value: a JSON value the code only carries
-        return object
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         _struct(hint)
         return hint
@@ -219,30 +202,6 @@ def _kind(hint: Any) -> Any:
         kind = _kind(inner)
         return ("optional", kind)
     raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, a pair (a fixed tuple) of those, or one of those or None")
-
-
-def _package(module: str) -> str:
-    """The package of a module (``bend``): a dataclass of the model may be built by any of its functions."""
-    return module.split(".", 1)[0]
-
-
-def _is_json(hint: Any) -> bool:
-    """Whether ``hint`` is the model's JSON value (``bend.cvar.Value``: a recursive union of
-    None, bool, int, float, str, tuples of values and objects), carried as ``object``."""
-    cvar = sys.modules.get("bend.cvar")
-    if cvar is None or typing.get_origin(hint) not in (typing.Union, types.UnionType):
-        return False
-
-    def parts(union: Any) -> tuple[Any, ...]:  # a quoted "Value" (as written, or as get_type_hints reads it) as itself
-        def named(arg: Any) -> Any:
-            inner = typing.get_args(arg)
-            if typing.get_origin(arg) is tuple and len(inner) == 2 and inner[1] is Ellipsis:
-                item = inner[0].__forward_arg__ if isinstance(inner[0], typing.ForwardRef) else inner[0]
-                return ("tuple of", item)
-            return arg
-        return tuple(named(arg) for arg in typing.get_args(union))
-
-    return parts(hint) == parts(cvar.Value) == (bool, int, float, str, ("tuple of", "Value"), cvar.Obj, type(None))
 
 
 def _item_kind(hint: Any) -> Any:
@@ -362,106 +321,6 @@ def member(items: Items, value: Any) -> Any:
         z3.RecAddDefinition(function, [*held, length, *sought, at], z3.If(at < length, z3.Or(here, function(*held, length, *sought, at + 1)), z3.BoolVal(False)))
         _MEMBERS[key] = function
     return function(*arrays, items.length, *values, z3.IntVal(0))
-
-
-# Python's sorted() and a filtering generator over a tuple of n items: each application reads
-# its argument's arrays through a map of indices named by a digest of its arguments (the same
-# arguments, the same result: both are deterministic; a filter's length a constant so named), and
-# the facts that define them are kept by that digest (``side_facts``): for sorted, ``perm`` maps
-# 0..n-1 onto 0..n-1 (``inv`` back), item i of the result the argument's item perm(i); for a
-# filter, ``sel`` maps 0..count-1 onto the indices below n whose condition holds (``ins`` back),
-# item i of the result the argument's item sel(i). Not translated in a loop's body (the names
-# would not follow the loop's names from one turn to the next).
-_SIDE: dict[str, list[Any]] = {}
-_SIDE_KIND: dict[str, str] = {}  # sorted or filter, by digest
-_LOOPING: list[int] = [0]  # how many loop definitions (recursive functions) are being translated
-_FILTERING: list[int] = [0]  # how many filters' conditions are being translated
-
-
-def _digest(*parts: Any) -> str:
-    text = "\n".join(f"{p.sexpr()} : {p.sort()}" if isinstance(p, z3.ExprRef) else str(p) for p in parts)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-def _index_map(name: str) -> Callable[[Any], Any]:
-    """A map from indices to indices: an uninterpreted function of an int."""
-    function = z3.Function(name, z3.IntSort(), z3.IntSort())
-    return lambda at: function(at)
-
-
-def permuted(items: Items) -> Items:
-    """``sorted(t)``: the items of ``t`` in some order (``t[perm(i)]`` at ``i``: ``side_facts``), the
-    same length. Only what sorted guarantees whenever it returns is encoded (its result is a
-    permutation of its argument), not the order it picks, so a proof over it holds whatever order
-    that is (equal keys ordered by their values, which the code only carries, included)."""
-    arrays, n = _leaves_of(items.array), items.length
-    digest = _digest("sorted", n, *arrays)
-    perm, inv = (_index_map(f"sorted@{what}#{digest}") for what in ("perm", "inv"))
-    at = z3.Int("sorted@at")
-    made = [z3.Lambda([at], z3.Select(a, perm(at))) for a in arrays]
-    if digest not in _SIDE:
-        i, j = z3.Ints("side@i side@j")
-        p, q = perm(i), inv(j)
-        named = [z3.Const(f"sorted@in{k}#{digest}", a.sort()) for k, a in enumerate(arrays)]  # its argument's arrays (a pattern's terms)
-        _SIDE_KIND[digest] = "sorted"
-        _SIDE[digest] = [
-            z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < n), z3.And(0 <= p, p < n, inv(p) == i)), patterns=[p]),
-            *(name == a for name, a in zip(named, arrays, strict=True)),
-            z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n), z3.And(0 <= q, q < n, perm(q) == j)), patterns=[q, *(z3.Select(name, j) for name in named)]),
-        ]
-    return Items(_rebuilt(items.array, made), n)
-
-
-def filtered(items: Items, at: Any, condition: Any) -> Items:
-    """``tuple(x for x in t if c)``: ``t[sel(i)]`` at ``i`` below ``count``, sel mapping 0..count-1
-    onto the indices ``at`` below len(t) whose ``condition`` holds (``side_facts``)."""
-    arrays, n = _leaves_of(items.array), items.length
-    digest = _digest("filter", n, at, condition, *arrays)
-    sel, ins = (_index_map(f"filter@{what}#{digest}") for what in ("sel", "ins"))
-    index = z3.Int("filter@index")
-    made = [z3.Lambda([index], z3.Select(a, sel(index))) for a in arrays]
-    count = z3.Int(f"filter@count#{digest}")
-    if digest not in _SIDE:
-        i, j = z3.Ints("side@i side@j")
-        s, r = sel(i), ins(j)
-        _SIDE_KIND[digest] = "filter"
-        _SIDE[digest] = [
-            count >= 0,
-            z3.Or(count <= n, n < 0),
-            z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < count), z3.And(
-                0 <= s, s < n, z3.substitute(condition, (at, s)))), patterns=[s]),
-            z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n, z3.substitute(condition, (at, j))), z3.And(0 <= r, r < count, sel(r) == j)), patterns=[r]),
-        ]
-    return Items(_rebuilt(items.array, made), count)
-
-
-def side_facts(*terms: Any, only: str | None = None) -> list[Any]:
-    """The facts that define each result of sorted() and of a filtering generator in ``terms``
-    (values of an encoding, named tuples of terms), and in those facts in turn: what the encoding
-    of those builtins is, given with a claim over it as its premises (as ``facts`` are).
-    ``only="sorted"`` (or ``"filter"``) keeps those of one builtin: fewer true facts, a weaker
-    premise (z3 decides a claim that needs no more sooner, and finds its premises satisfiable)."""
-    found: dict[str, list[Any]] = {}
-    seen: set[int] = set()
-    todo = [t for t in _leaves_of(list(terms)) if isinstance(t, z3.ExprRef)]
-    while todo:
-        term = todo.pop()
-        if term.get_id() in seen:
-            continue
-        seen.add(term.get_id())
-        if z3.is_quantifier(term):
-            todo.append(term.body())
-            continue
-        if not z3.is_app(term):
-            continue
-        name = term.decl().name()
-        if name.startswith(("sorted@", "filter@")) and "#" in name:
-            digest = name.rsplit("#", 1)[1]
-            if digest in _SIDE and digest not in found:
-                found[digest] = _SIDE[digest]
-                todo.extend(_SIDE[digest])
-        todo.extend(term.children())
-    return [fact for digest, made in found.items() if only is None or _SIDE_KIND[digest] == only for fact in made]
 
 
 def _selected(arrays: Any, index: Any) -> Any:
@@ -988,12 +847,8 @@ class _Translator:
             return self._block(rest, {n: env_now[n] for n in names}, known_now, outer_path)
 
         outer_path = _Path((), outer.ends, outer.loop)
-        _LOOPING[0] += 1
-        try:
-            inside = self._block(node.body, start, known, _Path((test,), ends, jump))
-            after = self._block(rest, start, known, _Path((z3.Not(test),), outer.ends, outer.loop))
-        finally:
-            _LOOPING[0] -= 1
+        inside = self._block(node.body, start, known, _Path((test,), ends, jump))
+        after = self._block(rest, start, known, _Path((z3.Not(test),), outer.ends, outer.loop))
         body = _ite(test, inside, after)
         for function, leaf in zip(functions, _leaves_of(body), strict=True):
             z3.RecAddDefinition(function, symbols, leaf)
@@ -1149,15 +1004,6 @@ class _Translator:
         ):
             return applied(f"str.{node.func.attr}", self._expr(node.func.value, env, known))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-            if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
-                return self._filtered(node.args[0], env, known)
-            if node.func.id == "sorted" and "sorted" not in self.fn.__globals__ and len(node.args) == 1:
-                items = self._expr(node.args[0], env, known)
-                if not isinstance(items, Items):
-                    raise Unsupported(f"{self._where(node)}: sorted() of a value that is not a tuple")
-                if _LOOPING[0]:
-                    raise Unsupported(f"{self._where(node)}: sorted() in a loop (or a function a loop calls) is not translated")
-                return permuted(items)
             if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1:
                 items = self._listed(node.args[0], env, known)
                 if not isinstance(items, Items):
@@ -1176,7 +1022,7 @@ class _Translator:
                 None if isinstance(a, ast.Constant) and a.value is None else () if isinstance(a, ast.Tuple) and not a.elts else self._expr(a, env, known)
                 for a in node.args
             ]  # None and () are read by the parameter or field they are given to
-            if isinstance(callee, type) and dataclasses.is_dataclass(callee) and _package(callee.__module__) == _package(self.fn.__module__):
+            if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
                 return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
                 raise Unsupported(f"{self._where(node)}: a call of {node.func.id}, not a function of {self.fn.__module__}")
@@ -1184,29 +1030,6 @@ class _Translator:
                 return applied(callee, *arguments)
             return _Translator(callee, self.depth + 1, self.opaque)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
-
-    def _filtered(self, node: ast.GeneratorExp, env: dict[str, Any], known: frozenset[str]) -> Items:
-        """``tuple(x for x in t if c)``: the items of ``t`` whose condition holds, in order
-        (``filtered``); one ``for`` over a tuple, the item itself given, any number of ``if``s."""
-        if len(node.generators) != 1:
-            raise Unsupported(f"{self._where(node)}: a generator with more than one for")
-        loop = node.generators[0]
-        if loop.is_async or not isinstance(loop.target, ast.Name) or not isinstance(node.elt, ast.Name) or node.elt.id != loop.target.id:
-            raise Unsupported(f"{self._where(node)}: a generator other than `x for x in t if ...` (its own items, filtered)")
-        items = self._expr(loop.iter, env, known)
-        if not isinstance(items, Items):
-            raise Unsupported(f"{self._where(node)}: a generator over a value that is not a tuple")
-        if _LOOPING[0]:
-            raise Unsupported(f"{self._where(node)}: a filtering generator in a loop (or a function a loop calls) is not translated")
-        at = z3.Int(f"filter@at{_FILTERING[0]}")  # the index a condition is read at (one name per nesting: a digest names the result)
-        inner = {**env, loop.target.id: _selected(items.array, at)}
-        inner_known = _forget(known, frozenset({loop.target.id}))
-        _FILTERING[0] += 1
-        try:
-            tests = [self._boolean(test, inner, inner_known) for test in loop.ifs]
-        finally:
-            _FILTERING[0] -= 1
-        return filtered(items, at, z3.And(*tests) if tests else z3.BoolVal(True))
 
     def _member(self, node: ast.Compare, value: Any, items: Any) -> Any:
         """``value in t`` for a tuple ``t`` of such values: ``member``."""
