@@ -9,6 +9,8 @@ import random
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -361,6 +363,39 @@ def test_the_owner_answers_a_line_that_is_not_a_call_with_a_value_error(tmp_path
         assert first["error"] == "ValueError" and first["message"].startswith("not JSON: ")
         assert second == {"error": "ValueError", "message": "a call is a JSON object"}
         assert memory.view() == ["0+1|hello"]
+
+
+def test_an_owner_closing_between_a_call_and_its_reply_still_sends_the_reply(tmp_path: Path) -> None:
+    """Issue 30's import counts: an owner that closes after logging a client's append but before
+    replying used to cut the connection; the client called again, took the chat over and heard
+    that its key was already logged (added 0), so concurrent imports under-reported. Here the
+    close starts exactly there; the client must hear that its own call logged the message."""
+    directory = tmp_path / "chat"
+    owner = Memory(directory)
+    assert owner.is_owner and owner.core is not None
+    core = owner.core
+    serve = core.serve
+    closer = threading.Thread(target=owner.close)
+
+    def serve_then_close(request: dict[str, object]) -> dict[str, object] | None:
+        reply = serve(request)
+        closer.start()
+        while not core.closed:  # the close has begun: it has cut or waits on this reply
+            time.sleep(0.001)
+        return reply
+
+    core.serve = serve_then_close  # type: ignore[method-assign]
+    try:
+        with Memory(directory) as client:
+            assert not client.is_owner
+            assert client.appended("logged once", Kind.NOTE, "import:k") == ([0], 1)
+            closer.join()
+            assert client.status()["messages"] == 1 and client.is_owner  # took over; nothing doubled
+    finally:
+        if closer.ident is None:
+            owner.close()
+        else:
+            closer.join()
 
 
 def test_a_stale_socket_is_taken_over(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from eukhe.paths import socket_address
 LOCK = "lock"
 OWNER = "owner"
 CLAIM_SECONDS = 10.0
+REPLY_SECONDS = 10.0  # how long a closing owner waits for its replies to reach clients that do not read
 
 
 class Zoom(list[str]):
@@ -64,6 +65,8 @@ class Core:
         self.chat = DurableChat.open(config, self.store.messages, self.store.tree, self.store, self.store.now)
         self.saved = self.store.check(self.chat.chat.view.nodes)
         self.lock = threading.RLock()  # reentrant: a turn holds it while the compactor it drives logs (eukhe.memory.turn)
+        self.sent = threading.Condition(self.lock)
+        self.unsent = 0  # replies made for clients and not yet sent: close waits for them
         self.closed = False
 
     def call(self, request: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,6 +81,21 @@ class Core:
                 # line, not bad input), whichever subclass (CorruptLine, IdGap, LostLines, ...)
                 kind = "ZoomError" if isinstance(error, ZoomError) else "StoreError" if isinstance(error, StoreError) else "ValueError"
                 return {"error": kind, "kind": type(error).__name__, "message": str(error)}
+
+    def serve(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """``call`` for a client: the reply is counted unsent until ``delivered``, so a close that
+        comes between the call and its reply waits for the reply to leave (else a client whose
+        append was logged would call again and hear that its key was logged by someone else)."""
+        with self.lock:
+            reply = self.call(request)
+            if reply is not None:
+                self.unsent += 1
+            return reply
+
+    def delivered(self) -> None:
+        with self.lock:
+            self.unsent -= 1
+            self.sent.notify_all()
 
     def _call(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -131,6 +149,7 @@ class Core:
     def close(self) -> None:
         with self.lock:
             self.closed = True
+            self.sent.wait_for(lambda: self.unsent == 0, timeout=REPLY_SECONDS)
             self.store.close()
 
 
@@ -234,15 +253,30 @@ class Memory:
                     return
                 try:
                     request = strict_json.loads(line, limit=strict_json.RECORD_DEPTH, finite=False)
-                    reply = core.call(request) if isinstance(request, dict) else {"error": "ValueError", "message": "a call is a JSON object"}
+                    refusal = None if isinstance(request, dict) else "a call is a JSON object"
                 except ValueError as error:
-                    reply = {"error": "ValueError", "message": f"not JSON: {error}"}
+                    refusal = f"not JSON: {error}"
+                if refusal is not None:
+                    if not self._send(conn, {"error": "ValueError", "message": refusal}):
+                        return
+                    continue
+                reply = core.serve(request)
                 if reply is None:
                     return  # closed: the client sees the end and claims the chat again
                 try:
-                    conn.sendall((json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
-                except OSError:
+                    sent = self._send(conn, reply)
+                finally:
+                    core.delivered()
+                if not sent:
                     return
+
+    @staticmethod
+    def _send(conn: socket.socket, reply: dict[str, Any]) -> bool:
+        try:
+            conn.sendall((json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
+        except OSError:
+            return False
+        return True
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -325,14 +359,14 @@ class Memory:
                 pass
             self._server.close()
             self._server = None
+        if self.core is not None:
+            core, self.core = self.core, None
+            core.close()  # after the replies already made have left: see Core.serve
         for conn in list(self._accepted):
             try:
                 conn.shutdown(socket.SHUT_RDWR)  # each client sees the end and claims again
             except OSError:
                 pass
-        if self.core is not None:
-            core, self.core = self.core, None
-            core.close()
         if self._lock_fd >= 0:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
