@@ -24,7 +24,23 @@ Beyond those: a JSON value the model only carries (``object``: a catalog entry's
 is a value of a z3 sort nothing constrains (``OBJECT``; None given as one is ``NONE``, some value),
 so a proof holds whatever the values are; the code may bind, store and return one, and comparing
 two (``==``, ``in``, a record holding one) is refused, as Python's ``==`` on JSON values is no
-equivalence (NaN). A dataclass held in a tuple may have tuple fields (each item's tuple an array
+equivalence (NaN); a parameter or field of the model's JSON value type (``bend.cvar.Value``) is
+such a value, and a frozen dataclass of another module of the package (``Obj`` of bend.cvar,
+used by bend.config) is built as one of the function's own. ``sorted(t)`` of a tuple and
+``tuple(x for x in t if c)`` (a filter: one ``for``, the item itself, any ``if``s) are, outside a
+loop's body, items of their own (a z3 function of the index named by a digest of the arguments; a
+filter's length a constant so named), defined by facts that ``side_facts(*terms, only=...)``
+gives for the terms of a claim (to state beside it, as ``facts``), each builtin's in two ways:
+forward, each item i of the result is the argument's item at perm(i) (sorted: perm(i) below n)
+or sel(i) (a filter: an index below n whose item holds the condition); back, each item j of the
+argument (a filter: that holds the condition) is the result's item at inv(j) (below n) or ins(j)
+(below count). Only what the builtins guarantee whenever they return is encoded, not the order
+sorted picks nor the filter's order, nor how often an item repeats (0 <= count <= n), so a proof
+holds for the real ones. Both ways of a builtin together can feed each other new indices without
+end (z3 then answers slowly or not at all): a claim states the ways its step reads, one
+quantifier step at a time. Under a loop's body (a recursive function) either is refused: a name made outside
+the loop's recursive function would not follow its names from one turn to the next. A dataclass
+held in a tuple may have tuple fields (each item's tuple an array
 of arrays and an array of lengths; a tuple of tuples stays refused). A local declared a list
 (``out: list[Entry] = []``) is a tuple while no other name can see it: given ``[]`` once, then
 only ``out.append(x)`` (a store at its length), ``len(out)`` and ``tuple(out)`` (a copy); any
@@ -69,7 +85,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import inspect
+import sys
 import textwrap
 import types
 import typing
@@ -187,6 +205,8 @@ def _kind(hint: Any) -> Any:
         hint = eval(hint, {"__builtins__": {}}, {"int": int, "bool": bool, "str": str, "None": None})  # noqa: S307
     if hint in _SORTS:
         return hint
+    if _is_json(hint):  # bend.cvar.Value: a JSON value the code only carries
+        return object
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         _struct(hint)
         return hint
@@ -202,6 +222,30 @@ def _kind(hint: Any) -> Any:
         kind = _kind(inner)
         return ("optional", kind)
     raise Unsupported(f"the type {hint} is not int, bool, str, a frozen dataclass of them, a tuple of int, bool or str, a pair (a fixed tuple) of those, or one of those or None")
+
+
+def _package(module: str) -> str:
+    """The package of a module (``bend``): a dataclass of the model may be built by any of its functions."""
+    return module.split(".", 1)[0]
+
+
+def _is_json(hint: Any) -> bool:
+    """Whether ``hint`` is the model's JSON value (``bend.cvar.Value``: a recursive union of
+    None, bool, int, float, str, tuples of values and objects), carried as ``object``."""
+    cvar = sys.modules.get("bend.cvar")
+    if cvar is None or typing.get_origin(hint) not in (typing.Union, types.UnionType):
+        return False
+
+    def parts(union: Any) -> tuple[Any, ...]:  # a quoted "Value" (as written, or as get_type_hints reads it) as itself
+        def named(arg: Any) -> Any:
+            inner = typing.get_args(arg)
+            if typing.get_origin(arg) is tuple and len(inner) == 2 and inner[1] is Ellipsis:
+                item = inner[0].__forward_arg__ if isinstance(inner[0], typing.ForwardRef) else inner[0]
+                return ("tuple of", item)
+            return arg
+        return tuple(named(arg) for arg in typing.get_args(union))
+
+    return parts(hint) == parts(cvar.Value) == (bool, int, float, str, ("tuple of", "Value"), cvar.Obj, type(None))
 
 
 def _item_kind(hint: Any) -> Any:
@@ -321,6 +365,183 @@ def member(items: Items, value: Any) -> Any:
         z3.RecAddDefinition(function, [*held, length, *sought, at], z3.If(at < length, z3.Or(here, function(*held, length, *sought, at + 1)), z3.BoolVal(False)))
         _MEMBERS[key] = function
     return function(*arrays, items.length, *values, z3.IntVal(0))
+
+
+# Python's sorted() and a filtering generator over a tuple of n items: each application's items are
+# a z3 function of the index of its own (``sorted@out``, ``filter@out``; the result's array a lambda
+# of it; a filter's length a constant ``filter@count``) named by a digest of its arguments (the same
+# arguments, the same result: both are deterministic), and the facts that define them are kept by
+# that digest (``side_facts``): a filter's ground facts (0 <= count <= n) and, for each builtin, two
+# quantified facts, each over one index: ``forward`` (item i of the result is the argument's item
+# at perm(i) below n, or sel(i), an index below n whose item holds the condition) and ``back``
+# (item j of the argument, one the condition keeps, is the result's item at inv(j) or ins(j)
+# below its length). The argument's items are read through its stores and lambdas down to reads
+# of array constants and functions of the index (``_read_at``), and each fact's patterns are the
+# terms that read its index (a result's items, an argument's reads, the map), so z3 instantiates
+# a fact at the indices a claim reads; no array is read under a quantifier where a function can
+# be, so z3 also builds models of the facts (it finds a claim's premises satisfiable) at once.
+# The two ways together can feed each other new indices without end (the maps are not inverses
+# of each other: a weaker encoding, for which z3 builds models readily): a claim takes the ways
+# its step reads (``side_facts(..., only=...)``). Not translated in a loop's body (the names
+# would not follow the loop's names from one turn to the next).
+WAYS = ("sorted forward", "sorted back", "filter forward", "filter back")
+_SIDE: dict[str, dict[str, list[Any]]] = {}  # by digest: "ground", "forward" and "back" facts
+_SIDE_KIND: dict[str, str] = {}  # sorted or filter, by digest
+_LOOPING: list[int] = [0]  # how many loop definitions (recursive functions) are being translated
+_FILTERING: list[int] = [0]  # how many filters' conditions are being translated
+
+
+def _digest(*parts: Any) -> str:
+    text = "\n".join(f"{p.sexpr()} : {p.sort()}" if isinstance(p, z3.ExprRef) else str(p) for p in parts)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _index_map(name: str) -> Callable[[Any], Any]:
+    """A map from indices to indices: an uninterpreted function of an int."""
+    function = z3.Function(name, z3.IntSort(), z3.IntSort())
+    return lambda at: function(at)
+
+
+def permuted(items: Items) -> Items:
+    """``sorted(t)``: the items of ``t`` in some order, the same length: items of its own
+    (``sorted@out``), item i the argument's item perm(i) and item j of the argument the result's
+    item inv(j), perm and inv maps of 0..n-1 into itself (``side_facts``). Only what sorted
+    guarantees whenever it returns is encoded (the result's items are its argument's and the
+    argument's are the result's), not the order it picks, so a proof over it holds whatever order
+    that is (equal keys ordered by their values, which the code only carries, included)."""
+    arrays, n = _leaves_of(items.array), items.length
+    digest = _digest("sorted", n, *arrays)
+    made = [_read_by(f"sorted@out{k}#{digest}", a) for k, a in enumerate(arrays)]
+    if digest not in _SIDE:
+        perm, inv = (_index_map(f"sorted@{what}#{digest}") for what in ("perm", "inv"))
+        _SIDE_KIND[digest] = "sorted"
+        _SIDE[digest] = {"ground": [], **_mapped(perm, inv, n, n, made, arrays, None)}
+    return Items(_rebuilt(items.array, [_as_array(o) for o in made]), n)
+
+
+def filtered(items: Items, at: Any, condition: Any) -> Items:
+    """``tuple(x for x in t if c)``: items of its own (``filter@out``) and a length ``count``
+    between 0 and len(t), item i the argument's item sel(i), sel mapping 0..count-1 into the
+    indices ``at`` below len(t) whose ``condition`` holds, and each such item j of the argument
+    the result's item ins(j) (``side_facts``). Their order is not encoded, nor how often one
+    repeats (the items as a set), so a proof over it holds for the real ones."""
+    arrays, n = _leaves_of(items.array), items.length
+    digest = _digest("filter", n, at, condition, *arrays)
+    made = [_read_by(f"filter@out{k}#{digest}", a) for k, a in enumerate(arrays)]
+    count = z3.Int(f"filter@count#{digest}")
+    if digest not in _SIDE:
+        sel, ins = (_index_map(f"filter@{what}#{digest}") for what in ("sel", "ins"))
+        _SIDE_KIND[digest] = "filter"
+        _SIDE[digest] = {"ground": [count >= 0, z3.Or(count <= n, n < 0)], **_mapped(sel, ins, n, count, made, arrays, (at, condition))}
+    return Items(_rebuilt(items.array, [_as_array(o) for o in made]), count)
+
+
+def _read_by(name: str, like: Any) -> Any:
+    """The items of a result as a function of the index (an array read is its application: z3
+    builds a model of a function under a quantifier where it often fails to for an array)."""
+    return z3.Function(name, z3.IntSort(), like.sort().range())
+
+
+def _as_array(function: Any) -> Any:
+    at = z3.Int("side@at")
+    return z3.Lambda([at], function(at))
+
+
+def _mapped(there: Callable[[Any], Any], back: Callable[[Any], Any], n: Any, count: Any,
+            made: list[Any], arrays: list[Any], kept: tuple[Any, Any] | None) -> dict[str, list[Any]]:
+    """The two quantified facts of a result (functions ``made`` of the index, ``count`` items)
+    read from an argument (``arrays``, ``n`` items) through ``there``, a map of 0..count-1 onto
+    the indices below n whose condition (``kept``: the index it reads and the condition; None:
+    every index) holds, ``back`` its inverse: ``forward`` at each index i of the result (patterns:
+    the result's items at i, there(i)), ``back`` at each index j of the argument (the terms that
+    read its items at j, back(j)). The argument's items are read through its stores and lambdas
+    (``_read_at``), so no array is read under a quantifier where a function can be."""
+    i, j = z3.Ints("side@i side@j")
+    s, r = there(i), back(j)
+
+    def holds(index: Any) -> Any:
+        return z3.BoolVal(True) if kept is None else z3.substitute(kept[1], (kept[0], index))
+
+    reads = [_read_at(a, j) for a in arrays]
+    return {
+        "forward": [z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < count), z3.And(
+            0 <= s, s < n, holds(s), *(o(i) == _read_at(a, s) for o, a in zip(made, arrays, strict=True)))),
+            patterns=[s, *(o(i) for o in made)])],
+        "back": [z3.ForAll([j], z3.Implies(z3.And(0 <= j, j < n, holds(j)), z3.And(
+            0 <= r, r < count, *(o(r) == read for o, read in zip(made, reads, strict=True)))),
+            patterns=[r, *_triggers(reads, j)])],
+    }
+
+
+def _read_at(array: Any, index: Any) -> Any:
+    """``array[index]`` with the stores, lambdas, constant arrays and conditionals it is built
+    from read through (an ``If`` for a store; a lambda's body at the index), down to reads of
+    array constants and applications of functions."""
+    if z3.is_store(array):
+        return z3.If(index == array.arg(1), array.arg(2), _read_at(array.arg(0), index))
+    if z3.is_quantifier(array) and array.is_lambda() and array.num_vars() == 1:
+        return z3.substitute_vars(array.body(), index)
+    if z3.is_K(array):
+        return array.arg(0)
+    if z3.is_app_of(array, z3.Z3_OP_ITE):
+        return z3.If(array.arg(0), _read_at(array.arg(1), index), _read_at(array.arg(2), index))
+    return z3.Select(array, index)
+
+
+def _triggers(terms: list[Any], var: Any) -> list[Any]:
+    """The subterms of ``terms`` that read ``var`` directly (a function applied to it, an array
+    constant read at it): a quantifier's patterns over ``var``."""
+    found: dict[int, Any] = {}
+    todo = list(terms)
+    while todo:
+        term = todo.pop()
+        if not z3.is_app(term):
+            continue
+        kind = term.decl().kind()
+        if (kind == z3.Z3_OP_UNINTERPRETED or (kind == z3.Z3_OP_SELECT and z3.is_const(term.arg(0)))) and any(arg.eq(var) for arg in term.children()):
+            found.setdefault(term.get_id(), term)
+        todo.extend(term.children())
+    return list(found.values())
+
+
+def side_facts(*terms: Any, only: str | Sequence[str] | None = None) -> list[Any]:
+    """The facts that define each result of sorted() and of a filtering generator in ``terms``
+    (values of an encoding, named tuples of terms), and in those facts in turn: what the encoding
+    of those builtins is, given with a claim over it as its premises (as ``facts`` are). Every
+    ground fact, and the quantified facts of the ways ``only`` names (``WAYS``: "sorted forward",
+    "filter back", ...; "sorted" or "filter" for both of a builtin's; None for all): fewer true
+    facts, a weaker premise, so a claim proved from them holds all the more; z3 decides a step
+    that needs no more sooner, and finds its premises satisfiable."""
+    wanted = WAYS if only is None else (only,) if isinstance(only, str) else tuple(only)
+    unknown = [w for w in wanted if not any(way == w or way.startswith(f"{w} ") for way in WAYS)]
+    if unknown:
+        raise ValueError(f"side_facts: no such way {unknown[0]!r} (one of {', '.join(WAYS)}, sorted or filter)")
+    found: dict[str, dict[str, list[Any]]] = {}
+    seen: set[int] = set()
+    todo = [t for t in _leaves_of(list(terms)) if isinstance(t, z3.ExprRef)]
+    while todo:
+        term = todo.pop()
+        if term.get_id() in seen:
+            continue
+        seen.add(term.get_id())
+        if z3.is_quantifier(term):
+            todo.append(term.body())
+            continue
+        if not z3.is_app(term):
+            continue
+        name = term.decl().name()
+        if name.startswith(("sorted@", "filter@")) and "#" in name:
+            digest = name.rsplit("#", 1)[1]
+            if digest in _SIDE and digest not in found:
+                found[digest] = _SIDE[digest]
+                todo.extend(fact for made in _SIDE[digest].values() for fact in made)
+        todo.extend(term.children())
+
+    def chosen(digest: str, part: str) -> bool:
+        way = f"{_SIDE_KIND[digest]} {part}"
+        return part == "ground" or any(way == w or way.startswith(f"{w} ") for w in wanted)
+
+    return [fact for digest, made in found.items() for part, facts_of in made.items() if chosen(digest, part) for fact in facts_of]
 
 
 def _selected(arrays: Any, index: Any) -> Any:
@@ -847,8 +1068,12 @@ class _Translator:
             return self._block(rest, {n: env_now[n] for n in names}, known_now, outer_path)
 
         outer_path = _Path((), outer.ends, outer.loop)
-        inside = self._block(node.body, start, known, _Path((test,), ends, jump))
-        after = self._block(rest, start, known, _Path((z3.Not(test),), outer.ends, outer.loop))
+        _LOOPING[0] += 1
+        try:
+            inside = self._block(node.body, start, known, _Path((test,), ends, jump))
+            after = self._block(rest, start, known, _Path((z3.Not(test),), outer.ends, outer.loop))
+        finally:
+            _LOOPING[0] -= 1
         body = _ite(test, inside, after)
         for function, leaf in zip(functions, _leaves_of(body), strict=True):
             z3.RecAddDefinition(function, symbols, leaf)
@@ -1004,6 +1229,15 @@ class _Translator:
         ):
             return applied(f"str.{node.func.attr}", self._expr(node.func.value, env, known))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+                return self._filtered(node.args[0], env, known)
+            if node.func.id == "sorted" and "sorted" not in self.fn.__globals__ and len(node.args) == 1:
+                items = self._expr(node.args[0], env, known)
+                if not isinstance(items, Items):
+                    raise Unsupported(f"{self._where(node)}: sorted() of a value that is not a tuple")
+                if _LOOPING[0]:
+                    raise Unsupported(f"{self._where(node)}: sorted() in a loop (or a function a loop calls) is not translated")
+                return permuted(items)
             if node.func.id == "tuple" and "tuple" not in self.fn.__globals__ and len(node.args) == 1:
                 items = self._listed(node.args[0], env, known)
                 if not isinstance(items, Items):
@@ -1022,7 +1256,7 @@ class _Translator:
                 None if isinstance(a, ast.Constant) and a.value is None else () if isinstance(a, ast.Tuple) and not a.elts else self._expr(a, env, known)
                 for a in node.args
             ]  # None and () are read by the parameter or field they are given to
-            if isinstance(callee, type) and dataclasses.is_dataclass(callee) and callee.__module__ == self.fn.__module__:
+            if isinstance(callee, type) and dataclasses.is_dataclass(callee) and _package(callee.__module__) == _package(self.fn.__module__):
                 return self._constructed(node, callee, arguments)
             if not inspect.isfunction(callee) or callee.__module__ != self.fn.__module__:
                 raise Unsupported(f"{self._where(node)}: a call of {node.func.id}, not a function of {self.fn.__module__}")
@@ -1030,6 +1264,29 @@ class _Translator:
                 return applied(callee, *arguments)
             return _Translator(callee, self.depth + 1, self.opaque)(arguments)
         raise Unsupported(f"{self._where(node)}: {type(node).__name__} is not translated")
+
+    def _filtered(self, node: ast.GeneratorExp, env: dict[str, Any], known: frozenset[str]) -> Items:
+        """``tuple(x for x in t if c)``: the items of ``t`` whose condition holds, in order
+        (``filtered``); one ``for`` over a tuple, the item itself given, any number of ``if``s."""
+        if len(node.generators) != 1:
+            raise Unsupported(f"{self._where(node)}: a generator with more than one for")
+        loop = node.generators[0]
+        if loop.is_async or not isinstance(loop.target, ast.Name) or not isinstance(node.elt, ast.Name) or node.elt.id != loop.target.id:
+            raise Unsupported(f"{self._where(node)}: a generator other than `x for x in t if ...` (its own items, filtered)")
+        items = self._expr(loop.iter, env, known)
+        if not isinstance(items, Items):
+            raise Unsupported(f"{self._where(node)}: a generator over a value that is not a tuple")
+        if _LOOPING[0]:
+            raise Unsupported(f"{self._where(node)}: a filtering generator in a loop (or a function a loop calls) is not translated")
+        at = z3.Int(f"filter@at{_FILTERING[0]}")  # the index a condition is read at (one name per nesting: a digest names the result)
+        inner = {**env, loop.target.id: _selected(items.array, at)}
+        inner_known = _forget(known, frozenset({loop.target.id}))
+        _FILTERING[0] += 1
+        try:
+            tests = [self._boolean(test, inner, inner_known) for test in loop.ifs]
+        finally:
+            _FILTERING[0] -= 1
+        return filtered(items, at, z3.And(*tests) if tests else z3.BoolVal(True))
 
     def _member(self, node: ast.Compare, value: Any, items: Any) -> Any:
         """``value in t`` for a tuple ``t`` of such values: ``member``."""

@@ -16,14 +16,22 @@ JSON values, an infinite type, so no tie is over a whole domain):
   ``store_agrees``, bounded, beside the proof).
 - limit_malformed_fails_closed, limit_number_applies: the encoding of in_flight, for every entry
   number, the claims stated from S4b.4.
-- project_entry_never_merges, global_entry_kept: induction on the project entries folded, of
-  bend.config.merge_servers (its loop checked on its code), the step a z3 proof over the encoding
-  of put.
 - settings_save_preserves: the setter itself run on opaque documents (disk, loaded copy, value,
   higher layers), its callees (lookup, check, rmw, shadowed) abstracted to each of their
   outcomes, over every declared id and an undeclared one (spec.proofs.callees): it never reads the
   loaded copy and writes exactly rmw(disk, the change at the id's key path) or nothing (proved);
   rmw's own laws above (proved for an encoding) do the rest.
+Proved (about the code):
+- project_entry_never_merges, global_entry_kept: induction on the project entries folded, of
+  bend.config.merge_servers (its fold of put checked on its code: ``merge_unfolding``), the step
+  z3 proofs over the encodings of put and remove generated from their code by spec.z3gen (every
+  object: pairs of any number, any names, entries of any JSON value, which put only carries; the
+  filter and sorted() of put encoded by the facts that define them, the order sorted picks left
+  open), five steps of one quantifier each (``put_steps``), each from the facts of the one way of
+  sorted or the filter it reads, so every z3 check is small (tens of milliseconds). Over every object o, name k, entry v, name n other than k and entry w: put(o, k, v) holds
+  v at k, and holds w at n when o does ("holds w at n": has a pair (n, w) and each pair of name n
+  holds w). The project's names are distinct (the keys of a JSON object), and the global entry of
+  a name n is the w the global map holds at n.
 Bounded:
 - leaf_applied_or_reported and leaf_not_both. The leaf walk interleaves the type checks of every
   cvar kind (values of any JSON shape) with a worklist walk over nested objects of any depth; no
@@ -74,6 +82,7 @@ import z3
 
 from bend import config as m
 from bend.cvar import CvarError, Obj, Set, Value, to_json
+from spec import z3gen
 from spec.evidence import (
     Bound,
     Evidence,
@@ -87,11 +96,11 @@ from spec.evidence import (
     encoding,
     exhaust,
     induction,
-    tie,
 )
 from spec.oracles import config as oracle
 from spec.proofs import Opaque, callees, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
+from spec.z3gen import facts, fresh, generated, side_facts
 
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
@@ -1133,30 +1142,98 @@ SERVER_MAPS = tuple(
 )
 
 
-# The entry maps of merge_servers as z3 arrays from names to entry codes (0: no entry); an entry is
-# a code, since put never reads an entry (it only places it).
-ENTRY_CODES: dict[Value, int] = {GIT0: 1, GIT1: 2, WEB0: 3}
-VIEW_NAMES = ("git", "web", "other")
+# -- proofs of the mcpServers laws: put's encoding generated from its code -----------------------------
+#
+# put(o, k, v) = Obj(sorted(pairs of o whose key is not k, then (k, v))): spec.z3gen translates it,
+# the entries carried as values of a sort nothing constrains (put never reads one), the filter and
+# sorted() with the facts that define them (spec.z3gen.side_facts: a filter keeps exactly the pairs
+# whose condition holds, sorted gives a permutation; the order sorted picks is not encoded, so the
+# proofs hold whatever it is). An object ``holds`` w at n when it has a pair (n, w) and each of its
+# pairs of name n holds w: what the name reads as, however the object is searched (first pair,
+# last pair, a dict of the pairs).
+
+PUT = generated(m.put)
+REMOVE = generated(m.remove)
 
 
-def _entry_map(obj: Obj) -> Any:
-    arr = z3.K(z3.StringSort(), z3.IntVal(0))
-    for name, entry in obj.pairs:
-        arr = z3.Store(arr, z3.StringVal(name), z3.IntVal(ENTRY_CODES[entry]))
-    return arr
+def _has(o: Any, name: Any, entry: Any) -> Any:
+    at = z3.FreshInt("a")
+    keys, entries = o.pairs.array
+    return z3.Exists([at], z3.And(0 <= at, at < o.pairs.length, keys[at] == name, entries[at] == entry))
 
 
-def _codes_at(obj: Obj) -> tuple[int, ...]:
-    """The entry code at each name of VIEW_NAMES, read from the object's pairs (not by the model's get)."""
-    held = dict(obj.pairs)
-    return tuple(ENTRY_CODES[held[n]] if n in held else 0 for n in VIEW_NAMES)
+def _only(o: Any, name: Any, entry: Any) -> Any:
+    at = z3.FreshInt("b")
+    keys, entries = o.pairs.array
+    return z3.ForAll([at], z3.Or(z3.Not(z3.And(0 <= at, at < o.pairs.length, keys[at] == name)), entries[at] == entry))
 
 
-@encoding("bend.config.put")
-def put_at(obj: Any, key: Any, entry: Any, at: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The entries of put(obj, key, entry) at the names ``at``: the entry at key, obj's elsewhere."""
-    after = z3.Store(obj, key, entry)
-    return tuple(z3.Select(after, a) for a in at)
+def _holds(o: Any, name: Any, entry: Any) -> Any:
+    return z3.And(_has(o, name, entry), _only(o, name, entry))
+
+
+@functools.cache
+def put_proofs() -> tuple[Evidence, Evidence]:
+    """``put_steps`` over the encodings of bend.config.put and remove generated from their code."""
+    return put_steps(PUT, REMOVE)
+
+
+def put_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Evidence, Evidence]:
+    """(sets, keeps), for every object o (pairs of any number, names and entries any), name k,
+    entry v, name n other than k and entry w: (sets) put(o, k, v) holds v at k; (keeps) when o
+    holds w at n, so does put(o, k, v). Five z3 proofs over the encodings generated from the code
+    (ties proved), each one step of the argument, from the facts of the one way of sorted() or of
+    the filter that step reads (``side_facts(..., only=...)``; fewer true facts, so each holds
+    all the more), so each check is small: sets is (has) the pair (k, v) is in put(o, k, v)
+    (sorted back: the appended pair is at some index of the result) and (alone) every pair of
+    name k in put(o, k, v) holds v (sorted forward, filter forward: a pair of the result is the
+    appended one or one the filter kept, whose name is not k); keeps is (survives) a pair (n, w)
+    of o at any index is a pair of remove(o, k) (filter back: the filter put runs first, remove's
+    code is that filter), (placed) a pair (n, w) of remove(o, k) at any index is a pair of
+    put(o, k, v) (sorted back), and (only) when o's pairs of name n all hold w, so do
+    put(o, k, v)'s (sorted forward, filter forward)."""
+    o = fresh(m.Obj, "o")
+    k, n = z3.Strings("k n")
+    v, w = z3.Consts("v w", z3gen.OBJECT)
+    at = z3.Int("at")
+    ties = [put_of.tie, remove_of.tie]
+    forward = ("sorted forward", "filter forward")
+
+    def put() -> Any:
+        return put_of(o, k, v)
+
+    def removed_at() -> list[Any]:
+        kept = remove_of(o, k)
+        kept_keys, kept_entries = kept.pairs.array
+        return [0 <= at, at < kept.pairs.length, kept_keys[at] == n, kept_entries[at] == w]
+
+    keys, entries = o.pairs.array
+    has = prove(
+        lambda: _has(put(), k, v),
+        assumptions=lambda: [*facts(o), *side_facts(put(), only="sorted back")],
+        ties=ties, label="put(o, k, v) has the pair (k, v)",
+    )
+    alone = prove(
+        lambda: _only(put(), k, v),
+        assumptions=lambda: [*facts(o), *side_facts(put(), only=forward)],
+        ties=ties, label="each pair of name k of put(o, k, v) holds v",
+    )
+    survives = prove(
+        lambda: _has(remove_of(o, k), n, w),
+        assumptions=lambda: [*facts(o), n != k, 0 <= at, at < o.pairs.length, keys[at] == n, entries[at] == w, *side_facts(remove_of(o, k), only="filter back")],
+        ties=ties, label="o's pair (n, w), n other than k, is a pair of remove(o, k)",
+    )
+    placed = prove(
+        lambda: _has(put(), n, w),
+        assumptions=lambda: [*facts(o), n != k, *removed_at(), *side_facts(put(), remove_of(o, k), only="sorted back")],
+        ties=ties, label="a pair (n, w) of remove(o, k), n other than k, is a pair of put(o, k, v)",
+    )
+    only = prove(
+        lambda: _only(put(), n, w),
+        assumptions=lambda: [*facts(o), n != k, _only(o, n, w), *side_facts(put(), only=forward)],
+        ties=ties, label="o's pairs of name n, other than k, all hold w: so do put(o, k, v)'s",
+    )
+    return all_of(has, alone), all_of(survives, placed, only)
 
 
 def merge_unfolding() -> tuple[Evidence, Evidence]:
@@ -1191,40 +1268,19 @@ def merge_unfolding() -> tuple[Evidence, Evidence]:
 def merge_proofs() -> tuple[Evidence, Evidence]:
     """merge_servers folds the project's entries into the global map one put at a time (checked on
     its code: ``merge_unfolding``). Induction on the number i of project entries folded (names
-    distinct: the keys of an object), for an arbitrary entry j and an arbitrary name n: (never
-    merges) every folded entry j <= i is the project's entry, whole; (kept) a name no project
-    entry has keeps the global entry. The steps are z3 proofs over the encoding of put, tied to
-    the model on the bounded maps only: proved for the encoding."""
-    M = z3.ArraySort(z3.StringSort(), z3.IntSort())
-    out, g = z3.Consts("out g", M)
-    names = z3.Array("names", z3.IntSort(), z3.StringSort())
-    entries = z3.Array("entries", z3.IntSort(), z3.IntSort())
-    i, j = z3.Ints("i j")
-    n = z3.String("n")
-    cases = [(obj, key, entry) for obj in SERVER_MAPS for key in ("git", "web") for entry in ENTRY_CODES]
-    put_tie = tie(put_at, m.put, (cases, f"{len(SERVER_MAPS)} entry maps over {{git, web}} x 2 names x 3 entries"),
-                  args=lambda obj, key, entry: (_entry_map(obj), z3.StringVal(key), z3.IntVal(ENTRY_CODES[entry]),
-                                                tuple(z3.StringVal(v) for v in VIEW_NAMES)),
-                  value=_codes_at)
-    step_merge = prove(
-        lambda: put_at(out, names[i], entries[i], (names[j],))[0] == entries[j],
-        assumptions=[i >= 0, j >= 0, j <= i, z3.Implies(j < i, names[j] != names[i]), z3.Implies(j < i, z3.Select(out, names[j]) == entries[j])],
-        ties=[put_tie],
-        label="entry i folded: every entry j <= i is the project's, whole",
-    )
-    step_kept = prove(
-        lambda: put_at(out, names[i], entries[i], (n,))[0] == z3.Select(g, n),
-        assumptions=[names[i] != n, z3.Select(out, n) == z3.Select(g, n)],
-        ties=[put_tie],
-        label="entry i of another name folded: the global entry of n stays",
-    )
+    distinct: the keys of a JSON object), for an arbitrary entry j and an arbitrary name n: (never
+    merges) after entry i, the map holds each entry j <= i, whole, at its name: entry i by put's
+    ``sets``, an earlier one (of another name) by put's ``keeps``; (kept) a name n no project entry
+    has, whose global entry is w (the global map holds w at n), still holds w: put's ``keeps``.
+    put's two facts are proved for every object, name and entry on its code (``put_proofs``)."""
+    sets, keeps = put_proofs()
     base, fold = merge_unfolding()
     of = "bend.config.merge_servers"
-    return (induction(base, all_of(fold, step_merge), of=of, label="the project entries folded"),
-            induction(base, all_of(fold, step_kept), of=of, label="the project entries folded"))
+    return (induction(base, all_of(fold, sets, keeps), of=of, label="the project entries folded"),
+            induction(base, all_of(fold, keeps), of=of, label="the project entries folded"))
 
 
-@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED_FOR_ENCODING)
+@law("project_entry_never_merges", "S4b.6", "A project MCP entry applies whole: no URL or credential from the global entry.", PROVED)
 def project_entry_never_merges() -> Evidence:
     def whole(case: tuple[Obj, Obj]) -> bool:
         g, p = case
@@ -1234,7 +1290,7 @@ def project_entry_never_merges() -> Evidence:
     return also(merge_proofs()[0], bounded(((g, p) for g in SERVER_MAPS for p in SERVER_MAPS), whole, label=f"{len(SERVER_MAPS)} x {len(SERVER_MAPS)} entry maps over {{git, web}}"))
 
 
-@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED_FOR_ENCODING)
+@law("global_entry_kept", "S4b.6", "A global entry that the project does not name stays whole.", PROVED)
 def global_entry_kept() -> Evidence:
     def kept(case: tuple[Obj, Obj]) -> bool:
         g, p = case
