@@ -306,7 +306,86 @@ def default_unkeyed_never_moves() -> Evidence:
         return z3.Implies(unkeyed, z3.And(out.model.none, _row_is(out.row, key, "no_credentials", None), _unusable_error(out.error)))
 
     proof = _resolve_proof(claim, "a saved default in the catalog and enabledModels whose provider has no credentials: modelless, its row with no replacement, DefaultUnusable", replacement=False)
-    return _law(prop, "unkeyed provider", proof)
+    return _law(prop, "unkeyed provider", proof).with_production(_commands_resolve())
+
+
+# The resolver of the commands and the agent (eukhe.inference.resolve.resolve_model: `eukhe ask`,
+# `eukhe chat`, the agent's turns) on a real agent dir: the saved default (defaultProvider,
+# defaultModel) of a catalog provider and of a models.json provider, with the provider's key in no
+# place, or in each place a key is read from (models.json apiKey; auth.json as a string, or an
+# object's key, apiKey or access; <PROVIDER>_API_KEY), a damaged auth.json; a provider and model given
+# instead, unknown ones (a models.json provider with an empty apiKey is dropped, so unknown), none at all. The rule: a provider without credentials is never replaced (a
+# NoModel the environment must fix, naming the provider and its login), and no answer is ever a model
+# of another provider than the one given or saved; a name that is not there is a usage error.
+def _commands_resolve() -> Evidence:
+    import json
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from eukhe.inference import catalog
+    from eukhe.inference.resolve import NoModel, resolve_model
+
+    compiled = catalog.compiled()
+    provider = compiled[0].provider
+    model = next(m.id for m in compiled if m.provider == provider)
+    variable = provider.upper().replace("-", "_") + "_API_KEY"
+    custom = {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "models": [{"id": "own-1"}, {"id": "own-2"}]}
+    credentials: tuple[tuple[str, Any], ...] = (
+        ("none", None), ("auth string", "sk-1"), ("auth key", {"key": "sk-2"}), ("auth apiKey", {"apiKey": "sk-3"}),
+        ("auth access", {"access": "sk-4", "refresh": "r"}), ("auth object without a key", {"key": ""}), ("environment", "env"),
+        ("damaged auth.json", "damaged"),
+    )
+    asks: tuple[tuple[tuple[str, str], str | None, str | None], ...] = (
+        ((provider, model), None, None), ((provider, ""), None, None), (("", ""), provider, None), ((provider, model), provider, model),
+        (("lawp", "own-2"), None, None), (("lawp", ""), None, None), (("lawk", "own-1"), None, None), (("lawp", "own-1"), "lawp", "unlisted"),
+        (("", ""), None, None), ((provider, model), "nobody", None), ((provider, model), provider, "no-such-model"),
+    )
+
+    class Settings:
+        def __init__(self, saved: tuple[str, str]) -> None:
+            self.saved = {"defaultProvider": saved[0], "defaultModel": saved[1]}
+
+        def value(self, path: list[str], name: str) -> str:
+            return self.saved[name]
+
+    def ok(case: tuple[tuple[str, Any], tuple[tuple[str, str], str | None, str | None]]) -> bool:
+        (how, credential), (saved, given_provider, given_model) = case
+        wanted = given_provider or saved[0]
+        with tempfile.TemporaryDirectory() as temp:
+            agent = Path(temp)
+            (agent / "models.json").write_text(json.dumps({"providers": {"lawp": {**custom, "apiKey": "sk-own"}, "lawk": {**custom, "apiKey": ""}}}), encoding="utf-8")
+            if how == "damaged auth.json":
+                (agent / "auth.json").write_text("{", encoding="utf-8")
+            elif credential is not None and how != "environment":
+                (agent / "auth.json").write_text(json.dumps({provider: credential}), encoding="utf-8")
+            before = os.environ.pop(variable, None)
+            if how == "environment":
+                os.environ[variable] = "sk-env"
+            try:
+                got = resolve_model(agent, Settings(saved), given_provider, given_model)
+            except NoModel as error:
+                got = error
+            finally:
+                os.environ.pop(variable, None)
+                if before is not None:
+                    os.environ[variable] = before
+        known = wanted in (provider, "lawp")  # lawk has an empty apiKey: models.json rule 1 drops it
+        model_id = given_model or (saved[1] if wanted == saved[0] else "")
+        listed = wanted != provider or model_id in ("", model) or any(m.provider == provider and m.id == model_id for m in compiled)
+        if not known or not listed and wanted == provider:
+            return isinstance(got, NoModel) and got.usage and (wanted in str(got) or not wanted)
+        keyed = wanted == "lawp" or (wanted == provider and how not in ("none", "auth object without a key", "damaged auth.json"))
+        if not keyed:
+            fix = f"eukhe login {wanted}" in str(got) or how == "damaged auth.json"
+            return isinstance(got, NoModel) and not got.usage and fix
+        if isinstance(got, NoModel):
+            return False
+        same = model_id == "" or got.id == model_id
+        return bool(got.provider == wanted and same and got.api_key != "")
+
+    cases = list(itertools.product(credentials, asks))
+    return bounded(cases, ok, label=f"production resolve_model on a real agent dir: {len(credentials)} places of the key (none, auth.json forms, the environment, a damaged auth.json) x {len(asks)} saved defaults and given names")
 
 
 # -- models.json (derived: S6 "models.json and the saved default model" rules 1-2) ------------------------

@@ -40,13 +40,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import base64
+import dataclasses
 import itertools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-import httpx
 import z3
 from hypothesis import strategies as st
 
@@ -54,11 +56,17 @@ from bend import effort as s10
 from bend import infer as m
 from eukhe.inference import constrained, force, ladder, quirks
 from eukhe.inference.wire import Message as WireMessage
+from eukhe.inference.wire.events import ToolCall as WireCall
 from eukhe.inference.wire import Reply as WireReply
 from eukhe.inference.wire import Request as WireRequest
 from eukhe.inference.wire import Tool as WireTool
 from eukhe.inference.wire import WireModel, client_for, collect
-from eukhe.inference.wire.events import WireError
+from eukhe.inference.wire.events import Event, ThinkingDelta, ThinkingSignature, WireError
+from eukhe.inference.wire.plan import Image as WireImage
+from eukhe.inference.wire.plan import Thought as WireThought
+from eukhe.inference.wire.pool import Pool
+from eukhe.inference.wire.retry import Policy, Retrying
+from eukhe.inference.wire.thoughts import Thoughts
 from spec import loopback as lb
 from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, bounded, domain, encoding, examples, exhaust, induction, tie
 from spec.oracles import infer as oracle
@@ -108,34 +116,86 @@ WireOutcome = WireReply | WireError
 
 
 @cache
-def _wire_session() -> tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]:
-    """One event loop and one HTTP client for every batch (a client per batch would build a TLS
-    context each time: most of an exchange's cost)."""
+def _wire_session() -> tuple[asyncio.AbstractEventLoop, Pool]:
+    """One event loop and one HTTP pool for every batch, as a chat or an ask holds one (a client
+    per batch would build a TLS context each time: most of an exchange's cost): one pooled client
+    per provider, made on its first request (eukhe.inference.wire.pool)."""
     loop = asyncio.new_event_loop()
-    http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=False)  # plain HTTP on loopback
-    atexit.register(lambda: (loop.run_until_complete(http.aclose()), loop.close()))
-    return loop, http
+    pool = Pool()
+    atexit.register(lambda: (loop.run_until_complete(pool.aclose()), loop.close()))
+    return loop, pool
 
 
-def _wire_exchange(batch: Sequence[tuple[WireModel, WireRequest, lb.Script]], book: quirks.Rulebook | None = None) -> list[tuple[lb.Recorded, WireOutcome]]:
+class _NoSleep:
+    """The clock of the laws' retries: each wait is recorded, none is slept."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+# A transient failure before any reply (control.md S4's retry.*: HTTP 408, 429, 5xx, 529 are sent
+# again, after the provider's hint when it gives one): in each form the providers say it.
+TRANSIENT: tuple[lb.Fail, ...] = (
+    lb.Fail(503),
+    lb.Fail(429, '{"error": {"type": "rate_limit_error", "message": "slow down"}}', (("retry-after", "0"),)),
+    lb.Fail(529, '{"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}', (("retry-after-ms", "1"),)),
+    lb.Fail(500, '[{"error": {"code": 500, "status": "INTERNAL", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0s"}]}}]'),
+    lb.Fail(408, "request timeout", (("x-should-retry", "true"), ("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"))),
+)
+
+
+async def _noting(events: AsyncIterator[Event], thoughts: Thoughts) -> AsyncIterator[Event]:
+    """The events, each thinking delta and signature also given to ``thoughts`` (as a turn keeps them)."""
+    async for event in events:
+        if isinstance(event, ThinkingDelta):
+            thoughts.text(event)
+        elif isinstance(event, ThinkingSignature):
+            thoughts.sign(event)
+        yield event
+
+
+def _wire_exchange(
+    batch: Sequence[tuple[WireModel, WireRequest, lb.Script | tuple[lb.Script, ...]]],
+    book: quirks.Rulebook | None = None,
+    thoughts: list[tuple[WireThought, ...]] | None = None,
+) -> list[tuple[lb.Recorded, WireOutcome]]:
     """Each request sent by its API's client to the loopback server, which answers with the
     paired script; the request as the server received it, and the reply the client decoded (or
-    the typed wire error it raised)."""
+    the typed wire error it raised). A tuple of scripts answers the request and its retries in
+    turn: the client is then wrapped in ``Retrying`` (no sleep), every attempt must send the same
+    body, and the recorded request is the last attempt's. ``thoughts`` gets each reply's reasoning
+    blocks as a turn assembles them (``Thoughts``)."""
     loop = _wire_server()
-    events, http = _wire_session()
+    events, pool = _wire_session()
 
     async def run() -> list[tuple[lb.Recorded, WireOutcome]]:
         out: list[tuple[lb.Recorded, WireOutcome]] = []
         for wire, request, script in batch:
+            scripts = script if isinstance(script, tuple) else (script,)
             before = len(loop.requests)
-            loop.script(script)
+            loop.script(*scripts)
+            client = client_for(wire, book=book, pool=pool)
             outcome: WireOutcome
+            noted = Thoughts()
             try:
-                outcome = await collect(client_for(wire, book=book, http=http).stream(request))
+                if len(scripts) == 1:
+                    outcome = await collect(_noting(client.stream(request), noted))
+                else:
+                    clock = _NoSleep()
+                    outcome = await collect(_noting(Retrying(client, Policy(max_retries=len(scripts) - 1), clock=clock, random=lambda: 0.5).stream(request), noted))
+                    if len(clock.waits) != len(scripts) - 1:
+                        raise LawFailed(f"{wire.api}: {len(scripts) - 1} transient failures, {len(clock.waits)} retries")
             except WireError as error:
                 outcome = error
-            recorded = loop.wait_requests(before + 1)[before]
-            out.append((recorded, outcome))
+            attempts = loop.wait_requests(before + len(scripts))[before:]
+            if any(a.body != attempts[0].body for a in attempts):
+                raise LawFailed(f"{wire.api}: a retry sent another body than the first attempt")
+            out.append((attempts[-1], outcome))
+            if thoughts is not None:
+                thoughts.append(noted.done())
         return out
 
     try:
@@ -807,7 +867,8 @@ def _force_law(prop: Any, label: str) -> Evidence:
 WIRE_VARIANTS: tuple[tuple[str, bool], ...] = tuple((api, False) for api in WIRE_APIS) + tuple((api, True) for api in WIRE_APIS if api in oracle.MANUAL_THINKING_REJECTS)
 WIRE_RUNS = (
     f"the {len(WIRE_APIS)} wire APIs over loopback (and {', '.join(api for api, manual in WIRE_VARIANTS if manual)} with manual thinking)"
-    " x retries 0..2 x free x every reply list of length 0..3"
+    " x retries 0..2 x free x every reply list of length 0..3 (after each of 3 conversations in turn: a lone user turn,"
+    " a tool loop ending in results, reasoning blocks and odd calls before a user turn)"
 )
 
 
@@ -815,6 +876,108 @@ def _wire_force_cases() -> Iterator[tuple[str, bool, int, bool, tuple[bool, ...]
     for (api, manual), retries, free, n in itertools.product(WIRE_VARIANTS, range(3), (False, True), range(4)):
         for replies in itertools.product((False, True), repeat=n):
             yield api, manual, retries, free, replies
+
+
+# The conversation a forced turn ends (S6.3: *each* request ends with the soft prompt, whatever came
+# before), one of these in turn: a lone user turn; a tool loop (a cached system prompt, user text
+# pieces with cache marks and an image, an assistant's text, signed thinking and a call, its result
+# with an image and a failed one) that ends in tool results, so the soft prompt is a turn of its own;
+# and a user turn after an assistant's reasoning blocks (a redacted one, a Responses item) and calls
+# whose arguments are not JSON, empty, or signed (Gemini's thoughtSignature). Images go to a model
+# that takes them; a text-only model gets a note instead. No text of a history names the forced tool.
+_PNG = WireImage("image/png", b"\x89PNG\r\n\x1a\n")
+FORCE_HISTORIES: tuple[tuple[str, tuple[WireMessage, ...]], ...] = (
+    ("", (WireMessage("user", "go on"),)),
+    (
+        "be brief",
+        (
+            WireMessage("user", parts=(("go on, ", True), ("ünï", False)), images=(_PNG,)),
+            WireMessage("assistant", "looking", tool_calls=(WireCall(0, "c1", "edit", '{"path": "a"}'),), thinking="hmm", signature="sig-1"),
+            WireMessage("tool", "done", tool_call_id="c1", tool_name="edit", images=(_PNG,), cache=True),
+            WireMessage("tool", "no such file", tool_call_id="c2", tool_name="edit", is_error=True),
+        ),
+    ),
+    (
+        "",
+        (
+            WireMessage("user", "go on", cache=True),
+            WireMessage(
+                "assistant",
+                "",
+                tool_calls=(WireCall(0, "c3", "edit", "{not json"), WireCall(1, "c4", "edit", "", signature="gs")),
+                thoughts=(WireThought("", "cmVkYWN0ZWQ=", redacted=True), WireThought("weighed it", "enc", item="rs_1")),
+            ),
+            WireMessage("tool", "", tool_call_id="c3", tool_name="edit"),
+            WireMessage("tool", "[]", tool_call_id="c4", tool_name="edit"),
+            WireMessage("user", "go on"),
+        ),
+    ),
+)
+
+
+# Each API's requests go in turn with its other ways to name the endpoint and sign in (the body and
+# the forced call must not depend on them): Azure's deployment, API version and Entra bearer token;
+# the Codex backend's JWT access token naming a ChatGPT account; Vertex's project and location as
+# compat settings under a bare /v1 root; Bedrock signed with SigV4 from AWS credentials (no key),
+# its signature judged by botocore's own signer over the bytes the server received.
+AWS_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "AKIDLAWS", "AWS_SECRET_ACCESS_KEY": "law-secret", "AWS_SESSION_TOKEN": "law-token", "AWS_REGION": "eu-west-3"}
+_JWT = ".".join(
+    base64.urlsafe_b64encode(part).decode("ascii").rstrip("=")
+    for part in (b'{"alg":"none"}', b'{"https://api.openai.com/auth": {"chatgpt_account_id": "acct-law"}}', b"sig")
+)
+
+
+def _wire_sign_in(api: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The WireModel fields and environment of an API's other sign-in (AWS_CREDENTIALS: SigV4)."""
+    if api == oracle.API_AZURE:
+        return {"compat": {"azureDeployment": "dep-law", "azureApiVersion": "2025-04-01-preview", "azureAuth": "bearer"}}, {}
+    if api == oracle.API_CODEX:
+        return {"api_key": _JWT}, {}
+    if api == oracle.API_VERTEX:
+        return {"base_url": _wire_server().url + "/v1", "compat": {"vertexProject": lb.VERTEX_PROJECT, "vertexLocation": lb.VERTEX_LOCATION}}, {}
+    if api == oracle.API_BEDROCK:
+        return {"api_key": ""}, AWS_CREDENTIALS
+    return {}, {}
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """os.environ with ``values`` set (and AWS_BEARER_TOKEN_BEDROCK unset when they sign in to AWS)."""
+    drop = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_DEFAULT_REGION") if values else ()
+    saved = {name: os.environ.get(name) for name in (*values, *drop)}
+    try:
+        for name in drop:
+            os.environ.pop(name, None)
+        os.environ.update(values)
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _sigv4_says(recorded: lb.Recorded) -> bool:
+    """Whether the request carries a SigV4 signature of its received bytes by AWS_CREDENTIALS for
+    service bedrock in their region, as botocore's signer computes it (its own canonical request)."""
+    from botocore.auth import SigV4Auth  # type: ignore[import-untyped]  # the vendor SDK judges (no stubs)
+    from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+    from botocore.credentials import Credentials  # type: ignore[import-untyped]
+
+    said = recorded.headers.get("authorization", "")
+    fields = dict(part.strip().split("=", 1) for part in said.removeprefix("AWS4-HMAC-SHA256 ").split(",") if "=" in part)
+    names = fields.get("SignedHeaders", "").split(";")
+    scope = fields.get("Credential", "").split("/")
+    if not said.startswith("AWS4-HMAC-SHA256 ") or len(scope) != 5 or scope[0] != AWS_CREDENTIALS["AWS_ACCESS_KEY_ID"] or scope[2:] != [AWS_CREDENTIALS["AWS_REGION"], "bedrock", "aws4_request"]:
+        return False
+    if recorded.headers.get("x-amz-security-token") != AWS_CREDENTIALS["AWS_SESSION_TOKEN"] or "host" not in names or "x-amz-date" not in names:
+        return False
+    request = AWSRequest("POST", _wire_server().url + recorded.path, data=recorded.raw, headers={n: recorded.headers[n] for n in names if n != "host"})
+    request.context["timestamp"] = recorded.headers["x-amz-date"]
+    signer = SigV4Auth(Credentials(AWS_CREDENTIALS["AWS_ACCESS_KEY_ID"], AWS_CREDENTIALS["AWS_SECRET_ACCESS_KEY"], AWS_CREDENTIALS["AWS_SESSION_TOKEN"]), "bedrock", AWS_CREDENTIALS["AWS_REGION"])
+    canonical = signer.canonical_request(request)
+    return bool(fields.get("Signature") == signer.signature(signer.string_to_sign(request, canonical), request) and signer.signed_headers(signer.headers_to_sign(request)) == ";".join(names))
 
 
 @cache
@@ -825,16 +988,25 @@ def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.
     out = {}
     for case in _wire_force_cases():
         api, manual, retries, free, replies = case
-        model: WireModel = _wire_model(api, reasoning=manual)
+        shape = (2 * retries + free + len(replies)) % len(FORCE_HISTORIES)
+        system, history = FORCE_HISTORIES[shape]
+        images = ("text", "image") if free else ("text",)
+        sign_in, environment = _wire_sign_in(api) if shape == 1 else ({}, {})
+        model: WireModel = dataclasses.replace(_wire_model(api, reasoning=manual, input=images), **sign_in)
         supported = not (manual and api in oracle.MANUAL_THINKING_REJECTS)
         flags: list[bool] = []
 
         def send(request: force.ForcedRequest) -> bool:
             called = replies[request.attempt] if request.attempt < len(replies) else False
             script = lb.Stream([lb.Call("read", '{"path": "a"}')], stop="toolUse") if called else lb.Stream([lb.Text("no call")])
-            ask = WireRequest((WireMessage("user", "go on"),), tools=tools, thinking="high" if manual else None, forced_tool="read", forced=request)
-            [(recorded, reply)] = _wire_exchange([(model, ask, script)])
+            ask = WireRequest(history, system=system, system_cache=bool(system), tools=tools, thinking="high" if manual else None, forced_tool="read", forced=request)
+            with _environment(environment):
+                [(recorded, reply)] = _wire_exchange([(model, ask, script)])
+            if environment and not _sigv4_says(recorded):
+                raise LawFailed(f"{api}: the SigV4 signature {recorded.headers.get('authorization')!r} is not botocore's for the bytes sent")
             flag = oracle.forced_says(api, recorded.body, "read")
+            if oracle.tool_names_says(api, recorded.body) != ("read", "edit"):
+                raise LawFailed(f"{api}: attempt {request.attempt} offers {oracle.tool_names_says(api, recorded.body)}, not the tools read, edit")
             if flag is None or "read" not in oracle.last_user_text_says(api, recorded.body).replace("go on", ""):
                 raise LawFailed(f"{api}: attempt {request.attempt} sent {recorded.body!r}: no soft prompt naming the tool, or a wrong choice")
             flags.append(flag)
@@ -2730,6 +2902,7 @@ def _reply_law(prop: Any) -> Evidence:
 WIRE_REPLIES_LABEL = (
     f"each of the {len(WIRE_APIS)} wire APIs over loopback: 0..2 native calls x stop, length, toolUse"
     " x 0..2 leaked calls of each class x blank or not x 0 and LEAK_NOTES notes spent"
+    " (usage absent, plain or with cache and reasoning counts; signed parts; every fifth reply after a transient failure, retried)"
 )
 
 
@@ -2737,29 +2910,43 @@ def _wire_reply_cases() -> Iterator[ReplyCase]:
     return (c for c in _reply_cases() if c[0] <= 2 and c[1] != "error" and len(c[2]) <= 2 and c[4] in (0, oracle.LEAK_NOTES))
 
 
-def _wire_script(api: str, text: str, native: list[dict[str, object]], stop: str, odd: bool) -> lb.Stream:
+# The usage a reply ends with, in turn (the decode must not depend on it): none, plain counts, and
+# counts with cache reads and writes and reasoning tokens; Gemini's thought signatures on text and
+# calls, in turn (S6.10 reads neither).
+WIRE_USAGE: tuple[lb.Tokens | None, ...] = (lb.Tokens(10, 5), None, lb.Tokens(7, 3, cache_read=4, cache_write=2, reasoning=1))
+
+
+def _wire_script(api: str, text: str, native: list[dict[str, object]], stop: str, odd: bool, turn: int = 0) -> lb.Stream:
+    signed = turn % 2 == 1
     parts: list[lb.Part] = [lb.Thinking("plan first")]
-    parts += [lb.Text(piece) for piece in text.splitlines(keepends=True)]
-    parts += [lb.Call(str(c["name"]), str(c["arguments"]), str(c["id"]), pieces=2) for c in native]
+    parts += [lb.Text(piece, signature="ts" if signed else None) for piece in text.splitlines(keepends=True)]
+    parts += [lb.Call(str(c["name"]), str(c["arguments"]), str(c["id"]), pieces=2, signature="cs" if signed else None) for c in native]
     chat_form = {"chat_call_index": not odd, "chat_reasoning_field": "reasoning" if odd else "reasoning_content"} if api == oracle.API_CHAT else {}
-    return lb.Stream(parts, stop=stop, **chat_form)  # type: ignore[arg-type]
+    return lb.Stream(parts, stop=stop, usage=WIRE_USAGE[turn % len(WIRE_USAGE)], **chat_form)  # type: ignore[arg-type]
 
 
 @cache
 def _wire_decoded() -> dict[tuple[str, str, str, str], tuple[str, str, tuple[tuple[str, str, str], ...], str]]:
     """Every distinct streamed reply of the wire cases, per API: (text, thinking, calls, stop) decoded."""
-    keys: dict[tuple[str, str, str, str], lb.Stream] = {}
+    keys: dict[tuple[str, str, str, str], lb.Stream | tuple[lb.Script, ...]] = {}
     for c in _wire_reply_cases():
         text, native, stop = _production_reply(c)
         for api in WIRE_APIS:
             key = (api, text, repr(native), stop)
             if key not in keys:
-                keys[key] = _wire_script(api, text, native, stop, len(keys) % 2 == 1)
+                n = len(keys)
+                script = _wire_script(api, text, native, stop, n % 2 == 1, n // len(WIRE_APIS))
+                # every fifth reply comes after a transient failure, retried: the calls read are the reply's
+                keys[key] = (TRANSIENT[n // 5 % len(TRANSIENT)], script) if n % 5 == 4 else script
     batch = [(_wire_model(api), WireRequest((WireMessage("user", "go"),)), script) for (api, _t, _n, _s), script in keys.items()]
     out = {}
-    for key, (_recorded, reply) in zip(keys, _wire_exchange(batch)):
+    kept: list[tuple[WireThought, ...]] = []
+    for key, (_recorded, reply), thoughts in zip(keys, _wire_exchange(batch, thoughts=kept), kept, strict=True):
         if not isinstance(reply, WireReply):
             raise LawFailed(f"{key[0]}: the scripted reply did not decode: {reply}")
+        # the reasoning a tool loop sends back is the reply's one thinking block with its signature, or none
+        if thoughts not in ((), (WireThought("plan first", "sig"),)) and not (len(thoughts) == 1 and thoughts[0].text == "plan first" and thoughts[0].signature):
+            raise LawFailed(f"{key[0]}: the reply's reasoning blocks are {thoughts!r}, not its one thinking block")
         out[key] = (reply.text, reply.thinking, tuple((call.name, call.arguments, call.id) for call in reply.tool_calls), reply.stop.reason)
     return out
 
@@ -2784,6 +2971,85 @@ def _wire_reply_law(prop: Any) -> Evidence:
     return bounded(_wire_reply_cases(), ok, label=f"production through the real wire clients: {WIRE_REPLIES_LABEL}")
 
 
+# Streams that end without the API's end, or with an odd one: S6.10 reads the calls at stream end, so
+# a stream with no end (cut, an error event, bytes that are no event of the API, a body that stops
+# before its end event) gives no reply at all (a typed wire error: no call runs, nothing answers),
+# while an end with a stop value the API does not list still ends the reply (its calls run, or are
+# truncated where the API reads it as a length stop: Responses' incomplete reason). On
+# Bedrock the bytes are event-stream frames, written here from the format's definition (prelude:
+# total and header lengths, its CRC32; headers of each value type; the payload; the message CRC32):
+# a valid frame of an event no reader knows, with one header of every value type, is skipped; a bad
+# prelude CRC, a bad message CRC and a header of an unknown type are malformed. Elsewhere SSE lines
+# that carry no event (comments, a name without data, an id, a retry field) before the reply change
+# nothing.
+def _aws_frame(headers: Sequence[tuple[str, int, bytes]], payload: bytes, *, prelude_crc: int = 0, message_crc: int = 0) -> bytes:
+    import struct
+    import zlib
+
+    block = b"".join(struct.pack(">B", len(name)) + name.encode() + struct.pack(">B", kind) + value for name, kind, value in headers)
+    prelude = struct.pack(">II", 12 + len(block) + len(payload) + 4, len(block))
+    prelude += struct.pack(">I", (zlib.crc32(prelude) ^ prelude_crc) & 0xFFFFFFFF)
+    message = prelude + block + payload
+    return message + struct.pack(">I", (zlib.crc32(message) ^ message_crc) & 0xFFFFFFFF)
+
+
+def _aws_typed_headers() -> list[tuple[str, int, bytes]]:
+    import struct
+
+    return [
+        (":message-type", 7, struct.pack(">H", 5) + b"event"),
+        (":event-type", 7, struct.pack(">H", 11) + b"lawUnheard1"),
+        ("t", 0, b""), ("f", 1, b""), ("b", 2, struct.pack(">b", -1)), ("h", 3, struct.pack(">h", 300)),
+        ("i", 4, struct.pack(">i", -70000)), ("l", 5, struct.pack(">q", 2**40)), ("y", 6, struct.pack(">H", 2) + b"\x00\xff"),
+        ("d", 8, struct.pack(">q", 1_700_000_000_000)), ("u", 9, bytes(range(16))),
+    ]
+
+
+BROKEN_ENDS = ("cut", "error event", "no end event", "not an event", "odd stop", "odd framing")
+
+
+def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream]]:
+    garbage = (
+        [_aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", prelude_crc=1), _aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", message_crc=1), _aws_frame([("x", 10, b"")], b"{}")]
+        if api == oracle.API_BEDROCK
+        else [b"data: {not json\n\n", b'data: ["a list"]\n\n', b"event: message_start\ndata: 7\n\n"]
+    )
+    out = [
+        ("cut", lb.Stream([*parts, lb.Cut()])),
+        ("error event", lb.Stream([*parts, lb.ErrorEvent()])),
+        ("no end event", lb.Stream(parts, stop="toolUse", end=False)),
+        *(("not an event", lb.Stream([*parts, lb.RawBytes(g)])) for g in garbage),
+        ("odd stop", lb.Stream(parts, stop="toolUse", raw_stop="law_unheard_stop")),
+    ]
+    if api == oracle.API_BEDROCK:
+        out.append(("odd framing", lb.Stream([lb.RawBytes(_aws_frame(_aws_typed_headers(), b"{}")), *parts], stop="toolUse")))
+    else:  # SSE lines that carry no event: a comment, an event name with no data, an id, a retry field; CR, LF and CR LF ends
+        out.append(("odd framing", lb.Stream([lb.RawBytes(b": keep-alive\r\n\r\nevent: ping\r\rid: 7\n\nretry: 5\r\n\r\n"), *parts], stop="toolUse")))
+    return out
+
+
+def _wire_broken() -> Evidence:
+    calls = [lb.Call("read", '{"path": "a"}', "c1"), lb.Call("edit", '{"path": "b"}', "c2")]
+    parts: list[lb.Part] = [lb.Thinking("plan first"), lb.Text("on it"), *calls]
+    cases = [(api, end, script) for api in WIRE_APIS for end, script in _broken_scripts(api, parts)]
+    replies = _wire_exchange([(_wire_model(api), WireRequest((WireMessage("user", "go"),)), script) for api, _end, script in cases])
+
+    def ok(i: int) -> bool:
+        api, end, _script = cases[i]
+        outcome = replies[i][1]
+        if end not in ("odd stop", "odd framing"):
+            return isinstance(outcome, WireError)
+        if not isinstance(outcome, WireReply):
+            raise LawFailed(f"{api}: a reply ending with a stop value the API does not list gave {outcome!r}")
+        got = tuple((c.name, c.arguments, c.id) for c in outcome.tool_calls)
+        dicts: list[dict[str, object]] = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in outcome.tool_calls]
+        read = toolcalls.read_reply(outcome.text, dicts, outcome.stop.reason, OFFERED, 0)
+        want = oracle.reply_says(2, outcome.stop.reason, (), False, 0)  # run_calls, or truncated where the API reads the odd end as length
+        return got == (("read", '{"path": "a"}', "c1"), ("edit", '{"path": "b"}', "c2")) and outcome.text == "on it" and (read.kind, read.stop) == want[:2]
+
+    return bounded(range(len(cases)), ok, label=f"each of the {len(WIRE_APIS)} wire APIs over loopback: a reply with text and 2 calls: {', '.join(BROKEN_ENDS)}")
+
+
 @law("run_calls_never_answer", "S6.10", "A reply whose calls run (native or rebuilt) never answers: a reply with calls is never the answer.", BOUNDED)
 def run_calls_never_answer() -> Evidence:
     def prop(c: ReplyCase, kind: str, stop: str, calls: int, notes: int, text: str, rebuilt: bool) -> bool:
@@ -2791,7 +3057,7 @@ def run_calls_never_answer() -> Evidence:
         want = oracle.reply_says(c[0], c[1], tuple(p and o for p, o in c[2]), c[3], c[4])
         return (kind, stop, notes) == want and (not has_calls or (kind in ("run_calls", "truncated") and calls == (c[0] or len(c[2]))))
 
-    return _reply_law(prop)
+    return _reply_law(prop).with_production(_wire_broken())
 
 
 @law("rec_leak_rebuilt_is_calls", "S6.10", "Leaked markup whose every call parses and names an offered tool is rebuilt: the markup leaves the text, the stop is toolUse, the calls run as tool calls.", BOUNDED)
