@@ -10,12 +10,13 @@ Built for chats of millions of messages:
 - a message of at most 512 bytes appends its line with its final size: nothing but the fit
   runs on its path, and the core's part of it (append, a parent made ready, the fit) is one
   call (``Planner.message``); the work queue is read only when something waits in it;
-- a message and a compactor's answer are each one call into the core's work queue
-  (``eukhe.memory.core.Work``, compiled with the planner core): the node built, a free merge
-  (rule 12) or a ready merge queued, the rule cases, ready merges started when only merges wait;
-  the queues and the rule cases are this chat's own containers, shared with it; what the core
-  leaves to the chat (the texts of free merges, the queue order when a retry, a message node or
-  a waiting turn is queued) runs here;
+- ``Chat.message`` and ``Chat.done`` are the core's work queue's own methods
+  (``eukhe.memory.core.Work``, compiled with the planner core, bound per chat): the node built,
+  a free merge (rule 12) or a ready merge queued, the rule cases, ready merges started when only
+  merges wait, with no Python frame of the chat's; the queues and the rule cases are this chat's
+  own containers, shared with it; what the core leaves to the chat (texts kept, retries queued,
+  the texts of free merges, the queue order when a retry, a message node or a waiting turn is
+  queued) runs here, called back by the work queue;
 - ready nodes wait in queues (rule 42): failed nodes to retry, message nodes not yet started
   (oldest first), merges whose halves are both built (in the order they became ready).
   Starting work reads the queues' heads only; the tree is never scanned.
@@ -38,6 +39,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import Protocol
 
 import numpy as np
 
@@ -100,8 +102,26 @@ class Config:
             raise ValueError(f"the compaction view's floor {self.cfloor} must be between 0 and its ceiling {self.cceiling}")
 
 
+class Message(Protocol):
+    def __call__(self, text: str | None = None, length: int | None = None) -> None:
+        """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size."""
+
+
+class Done(Protocol):
+    def __call__(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
+        """The ``k``-th running call (modulo) ends with its line (texts not kept: its size)."""
+
+
 class Chat:
-    """The planner of one chat."""
+    """The planner of one chat.
+
+    ``message`` and ``done``, the per-message path, are the core's work queue's own
+    (``Work.message``, ``Work.done``, bound per chat to its form of the core): a call runs no
+    Python frame of the chat's; the work queue calls back the chat's ``_before``, ``_keep_line``
+    and ``_todo`` when there is more to do than the common case."""
+
+    message: Message
+    done: Done
 
     def __init__(self, config: Config = Config(), *, keep_texts: bool = True) -> None:
         self.config = config
@@ -124,7 +144,9 @@ class Chat:
         self.fails: dict[Node, int] = {}
         self.merges: deque[Node] = deque()
         self.cases: set[str] = set()
-        self.work = work(self.core, config.jobs, NODE, keep_texts, self.running, self.merges, self.fresh, self.retry, self.fails, self._pending, self.cases)
+        self.work = work(self.core, config.jobs, NODE, keep_texts, self.running, self.merges, self.fresh, self.retry, self.failed, self.fails, self._pending, self.cases, self._before, self._keep_line, self._todo)
+        self.message = self.work.message
+        self.done = self.work.done
 
     # the counters live in the core's work queue
     @property
@@ -371,25 +393,8 @@ class Chat:
 
     # -- events --------------------------------------------------------------------------------
 
-    def message(self, text: str | None = None, length: int | None = None) -> None:
-        """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size."""
-        if text is not None:
-            length = size(text)
-        if length is None or length < 1:
-            raise ValueError("a message has at least one byte")
-        if self.keep_texts or self.failed:
-            self._before(text, length)
-        # the rest is one call (``Work.message``): a message of at most 512 bytes is its own
-        # node at once (rule 12): the line is appended with its final size; when its sibling is
-        # built their parent is ready: built at once before the fit (rule 12) or queued (the
-        # core fits then); a longer one waits for its call; then the rule cases and the start
-        # of ready merges
-        todo = self.work.message(length)
-        if todo:
-            self._todo(todo)
-
     def _before(self, text: str | None, length: int) -> None:
-        """A message's text kept; failed nodes queued to retry (rule 38)."""
+        """A message's text kept; failed nodes queued to retry (rule 38) (``Work.before``)."""
         if self.keep_texts:
             self.messages.append(text if text is not None else "")
             if text is not None and length <= NODE:
@@ -399,26 +404,17 @@ class Chat:
             self.failed.clear()
             self.cases.add("retry_at_message")
 
+    def _keep_line(self, node: Node, line: str) -> None:
+        """A compactor's line kept (``Work.keep_line``)."""
+        self.texts[node] = line
+
     def _todo(self, todo: int) -> None:
-        """What the core's work queue left to the chat: the lines of free merges, then the
-        queues' order (anything but ready merges waits)."""
+        """What the core's work queue left to the chat (``Work.leave``): the lines of free
+        merges, then the queues' order (anything but ready merges waits)."""
         if todo & FREED:
             self._freed()
         if todo & LATER:
             self._after()
-
-    def done(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
-        """The ``k``-th running call (modulo) ends with its line."""
-        work = self.work
-        if line is None:
-            node = work.done(k, length)  # checks the size: 1-512 bytes
-        else:
-            node = work.done(k, size(line))
-            if node is not None and self.keep_texts:
-                self.texts[node] = line
-        if work.todo:
-            self._todo(work.todo)
-        return node
 
     def fail(self, k: int) -> Node | None:
         """The ``k``-th running call (modulo) fails; the third failure builds the node from its

@@ -619,13 +619,17 @@ FREED: Final = 2  # ``Work.todo``: free merges were built whose texts the chat k
 class Work:
     """The chat's work queue on its per-message path (``eukhe.memory.chat.Chat``): a message
     (``message``), a compactor's answer (``done``, ``build``) and the start of ready merges, each
-    one call, with the chat's counters. The containers are the chat's own (``Chat.running``,
-    ``merges``, ``fresh``, ``retry``, ``fails``, ``_pending``, ``cases``: the same objects,
-    changed in place on both sides, never rebound). Only the common case runs here: when a
-    retry, an unstarted message node or a waiting turn is queued, ``todo`` has ``LATER`` and the
-    chat runs its own ``_after`` (the window and the queue order, rules 39, 40, 42, D5). Free
-    merges (rule 12) are built here; when the chat keeps texts they are listed in ``freed``, in
-    the order built, for the chat to set their lines (``todo`` has ``FREED``)."""
+    one call, with the chat's counters. ``message`` and ``done`` are the chat's own (``Chat``
+    binds them), so the per-message path runs no Python frame of the chat's. The containers are
+    the chat's own (``Chat.running``, ``merges``, ``fresh``, ``retry``, ``failed``, ``fails``,
+    ``_pending``, ``cases``: the same objects, changed in place on both sides, never rebound).
+    Only the common case runs here; the chat's methods given as hooks do the rest: ``before``
+    keeps a message's text and queues failed nodes to retry (only when texts are kept or a node
+    failed), ``keep_line`` keeps a compactor's line (only when texts are kept), and ``leave``
+    gets ``todo`` when it is not 0: ``LATER`` when a retry, an unstarted message node or a
+    waiting turn is queued (the chat's ``_after``: the window and the queue order, rules 39, 40,
+    42, D5), ``FREED`` when free merges (rule 12) were built and the chat keeps texts (listed in
+    ``freed``, in the order built, for the chat to set their lines)."""
 
     def __init__(
         self,
@@ -637,23 +641,33 @@ class Work:
         merges: deque[Node],
         fresh: deque[int],
         retry: list[Node],
+        failed: list[Node],
         fails: dict[Node, int],
         pending: dict[int, int],
         cases: set[str],
+        before: Callable[[str | None, int], None],
+        keep_line: Callable[[Node, str], None],
+        leave: Callable[[int], None],
     ) -> None:
         self.core = core
         self.jobs: i64 = jobs
         self.free: i64 = free
         self.keep: bool = keep
-        self.running = running
+        # Any: a node's tuple moves as it is (typed Node, compiled, it would be unboxed and
+        # boxed anew, and found again by comparing tuples)
+        self.running: list[Any] = running
         self.merges = merges
         self.queue_merge: Callable[[Node], None] = merges.append  # bound once: no lookup a call
-        self.next_merge: Callable[[], Any] = merges.popleft  # Any: the node's tuple moves as it is
+        self.next_merge: Callable[[], Any] = merges.popleft
         self.fresh = fresh
         self.retry = retry
+        self.failed = failed
         self.fails = fails
         self.pending = pending
         self.cases = cases
+        self.before = before
+        self.keep_line = keep_line
+        self.leave = leave
         self.freed: list[Node] = []
         self.built: i64 = 0
         self.started: i64 = 0
@@ -661,11 +675,20 @@ class Work:
         self.waiting: bool = False
         self.todo: i64 = 0
 
-    def message(self, length: i64) -> i64:
-        """Message ``t`` arrives with a line of ``length`` bytes (>= 1; retries already queued):
-        its own node at once when at most ``free`` bytes (rule 12; a parent it makes ready is
-        built at once or queued), else an unbuilt message node; then the batch, the compaction
-        view, the rule cases and the start of ready merges. Returns ``todo``."""
+    def message(self, text: str | None = None, length: int | None = None) -> None:
+        """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size.
+
+        A message of at most ``free`` bytes is its own node at once (rule 12): the line is
+        appended with its final size; when its sibling is built their parent is ready: built at
+        once before the fit (rule 12) or queued (the core fits then); a longer one waits for its
+        call; then the batch, the compaction view, the rule cases and the start of ready
+        merges."""
+        if text is not None:
+            length = len(text.encode("utf-8"))
+        if length is None or length < 1:
+            raise ValueError("a message has at least one byte")
+        if self.keep or self.failed:
+            self.before(text, length)
         core = self.core
         cases = self.cases
         i = core.t
@@ -683,7 +706,7 @@ class Work:
         else:
             core.message(0, self.free)
             self.unbuilt += 1
-            self.pending[int(i)] = int(length)
+            self.pending[int(i)] = length
             self.fresh.append(int(i))
         if core.batch < 0 and core.cmerge == 0:  # most messages: the line appended, no merge
             cases.add("grow")
@@ -699,39 +722,48 @@ class Work:
             elif core.cmerge == 2:
                 cases.add("cview_ceiling")
         self.after()
-        return self.todo
+        if self.todo:
+            self.leave(self.todo)
 
-    def done(self, k: int, length: int | None) -> Node | None:
-        """The ``k``-th running call (modulo) ends with a line of ``length`` bytes (1 to
-        ``free``); ``todo`` says what the chat still does. None when no call runs."""
+    def done(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
+        """The ``k``-th running call (modulo) ends with its line (or, texts not kept, its size:
+        1 to ``free`` bytes). Returns its node, None when no call runs."""
+        if line is not None:
+            length = len(line.encode("utf-8"))
         if length is None or not 1 <= length <= self.free:
             raise ValueError(f"a compactor's line is 1-{self.free} bytes, not {length}")
         self.todo = 0
         running = self.running
         if not running:
             return None
-        at = k % len(running)
-        level, i = running[at]
-        node: Any = running[at]  # the list's own tuple (typed Node, compiled it would be copied)
-        self.built_node(node, level, i, length)
+        node = running.pop(k % len(running))
+        level: i64 = node[0]
+        if level == 0:
+            self.started -= 1
+        self.built_node(node, level, node[1], length)
         self.after()
+        if line is not None and self.keep:
+            self.keep_line(node, line)
+        if self.todo:
+            self.leave(self.todo)
         return cast("Node", node)
 
     def build(self, level: i64, i: i64, length: i64) -> None:
         """Build ``(level, i)`` (once, rule 13); a parent whose halves are now both built is built
         at once when its joined input fits ``free`` bytes (rule 12), else it waits in the merge
         queue (rule 42)."""
-        self.built_node((int(level), int(i)), level, i, length)
-
-    def built_node(self, node: Any, level: i64, i: i64, length: i64) -> None:
-        """``build``, given the node's tuple too (the one in ``running``, when it ran)."""
-        sib_size = self.core.build(level, i, length)
-        self.built += 1
+        node = (int(level), int(i))
         running = self.running
-        if node in running:  # else a free merge (rule 12), which never queued, ran or failed
+        if node in running:  # a call whose third failure builds it (rule 38, D5)
             running.remove(node)
             if level == 0:
                 self.started -= 1
+        self.built_node(node, level, i, length)
+
+    def built_node(self, node: Any, level: i64, i: i64, length: i64) -> None:
+        """``build`` of a node no longer running, given its tuple too."""
+        sib_size = self.core.build(level, i, length)
+        self.built += 1
         if self.fails:
             self.fails.pop(node, None)
         if level == 0:

@@ -118,10 +118,26 @@ def planner(ceiling: int, floor: int, cceiling: int, cfloor: int) -> Planner:
     return cast(Planner, CORE.Planner(ceiling, floor, cceiling, cfloor))
 
 
-def work(core: Planner, jobs: int, free: int, keep: bool, running: list[Node], merges: deque[Node], fresh: deque[int], retry: list[Node], fails: dict[Node, int], pending: dict[int, int], cases: set[str]) -> pure.Work:
+def work(
+    core: Planner,
+    jobs: int,
+    free: int,
+    keep: bool,
+    running: list[Node],
+    merges: deque[Node],
+    fresh: deque[int],
+    retry: list[Node],
+    failed: list[Node],
+    fails: dict[Node, int],
+    pending: dict[int, int],
+    cases: set[str],
+    before: Callable[[str | None, int], None],
+    keep_line: Callable[[Node, str], None],
+    leave: Callable[[int], None],
+) -> pure.Work:
     """The work queue's per-message path (``core.Work``) on the planner ``core``, of its form."""
     module = sys.modules[type(core).__module__]
-    return cast("pure.Work", module.Work(core, jobs, free, keep, running, merges, fresh, retry, fails, pending, cases))
+    return cast("pure.Work", module.Work(core, jobs, free, keep, running, merges, fresh, retry, failed, fails, pending, cases, before, keep_line, leave))
 
 
 class View:
