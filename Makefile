@@ -40,11 +40,11 @@ test: $(STAMP) core  ## the CI command: types; laws, and bridges then the tests,
 
 # The two halves of `make test`, one per core; each one's output is printed when it ends.
 test-laws:
-	$(BIN)/python -m coverage run -p -m pytest -q tests/laws
+	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/laws
 
 test-rest:
-	$(BIN)/python -m coverage run -p -m pytest -q tests/bridge
-	$(PYTEST) -q tests --ignore=tests/laws --ignore=tests/bridge
+	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/bridge
+	$(PYTEST) -q --durations=25 tests --ignore=tests/laws --ignore=tests/bridge
 
 bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte
 	$(BIN)/python -m bridge replay
