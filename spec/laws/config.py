@@ -3,25 +3,30 @@
 Judges: the seed's S4b tables and rules transcribed in spec/oracles/config.py (the guarded items
 of S4b.5, the reading of S4b.1, the limits of S4b.4), never the model's own predicates.
 
-Proved for an encoding (z3 over unbounded values, each encoding of a function of bend/config.py
-marked ``@encoding`` and tied to that function on a bounded domain only: the values it reads are
-JSON values, an infinite type, so no tie is over a whole domain):
+Proved (about the code):
 - rmw_refuses_broken: rmw itself returns the file as it was whenever read gives a reason (its
-  callees abstracted: proved on the code), and read's encoding fails exactly where S4b.1 says, for
-  every version number (the claim is the seed's rule written apart from the encoding).
+  callees abstracted: ``rmw_structure``), and read itself gives one exactly where S4b.1 says, for
+  every version number (``read_exhaust``, get and is_int proved apart).
+- limit_malformed_fails_closed, limit_number_applies: in_flight itself on every shape of
+  providerMaxInFlight (``in_flight_exhaust``), judged by the claims stated from S4b.4.
 - rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, of
-  bend.config.apply: apply's own unfolding checked on its code (its callees and its recursive
-  call abstracted), and z3 over an uninterpreted sort of JSON values (objects of any size and
-  depth) with the encodings of put and remove, which z3 cannot read back (tied by
-  ``store_agrees``, bounded, beside the proof).
-- limit_malformed_fails_closed, limit_number_applies: the encoding of in_flight, for every entry
-  number, the claims stated from S4b.4.
+  bend.config.apply (``rmw_induction``), for every document whose objects name each key once (the
+  keys of a JSON object) at any depth, every path and every value. Base and step: apply's own
+  unfolding checked on its code (``apply_unfolding``: apply run on opaque values, a path known by
+  its first key and an opaque rest, its callees get, put, remove, len and its own call on the rest
+  abstracted to each outcome: a whole finite domain), get's search (``get_search``), put's and
+  remove's facts (``store_steps``: z3 over their encodings generated from their code, ten
+  one-quantifier steps: put and remove hold the value at the key or have no pair of it, keep the
+  entry of every other name, add no name), and how a path reads through documents so related
+  (``rmw_base_lemmas``, ``rmw_step_lemmas``: lemmas about no code, over an uninterpreted sort of
+  JSON values, the facts as premises in the vocabulary of reading). rmw itself writes apply(the
+  document read, the change) or nothing (``rmw_structure``, ``read_exhaust``). Every z3 check of
+  these laws takes well under a second.
 - settings_save_preserves: the setter itself run on opaque documents (disk, loaded copy, value,
   higher layers), its callees (lookup, check, rmw, shadowed) abstracted to each of their
   outcomes, over every declared id and an undeclared one (spec.proofs.callees): it never reads the
-  loaded copy and writes exactly rmw(disk, the change at the id's key path) or nothing (proved);
-  rmw's own laws above (proved for an encoding) do the rest.
-Proved (about the code):
+  loaded copy and writes exactly rmw(disk, the change at the id's key path) or nothing; rmw's
+  laws above do the rest.
 - project_entry_never_merges, global_entry_kept: induction on the project entries folded, of
   bend.config.merge_servers (its fold of put checked on its code: ``merge_unfolding``), the step
   z3 proofs over the encodings of put and remove generated from their code by spec.z3gen (every
@@ -93,13 +98,12 @@ from spec.evidence import (
     boolean,
     bounded,
     domain,
-    encoding,
     exhaust,
     induction,
 )
 from spec.oracles import config as oracle
-from spec.proofs import Opaque, callees, prove
-from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
+from spec.proofs import Opaque, callees, lemma, prove
+from spec.registry import BOUNDED, PROVED, law
 from spec.z3gen import facts, fresh, generated, side_facts
 
 _FAST_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
@@ -195,6 +199,26 @@ def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:
 
 
 # -- proofs of the rmw laws: induction on the length of the changed path ------------------------------
+#
+# apply(o, Change(path, x, rm)) calls itself on the rest of the path. Both rmw laws are proved by
+# induction on the length of the path, of bend.config.apply, from three kinds of proof:
+# - apply's own unfolding, checked on its code (``apply_unfolding``: apply itself run on opaque
+#   values, its callees get, put, remove and its own call on the rest abstracted to each outcome;
+#   a whole finite domain), and get's search of the pairs (``get_search``, induction of get);
+# - what put and remove do to the key and to every other name, for every object (pairs of any
+#   number, names and entries any): z3 over their encodings generated from their code by
+#   spec.z3gen, ties proved (``store_steps``, with put's ``put_steps``), each a one-quantifier step;
+# - how a path reads through documents so related (``rmw_base_lemmas``, ``rmw_step_lemmas``):
+#   lemmas, about no code, over an uninterpreted sort of JSON values (objects of any size and
+#   depth), the reading of a path given by instances of its definition, the facts above as premises.
+# The vocabulary the lemmas share with the facts: an object ``has`` a name when one of its pairs has
+# that name; its ``get`` of a name it has is the entry every pair of that name holds (``_holds``); a
+# JSON object names each key once, so a document read from JSON holds one entry at each name it
+# has, and get's search (the first pair of the name) finds that entry. ``at`` of a path reads its
+# names in turn: nothing where a value on the way is not an object or has not the name. Read so,
+# put's proved facts are the premise ``put_rel`` (``sets``: put(o, k, v) holds v at k; ``keeps``:
+# o's entry at another name n is held there still; ``absent``: a name n that o has not, put(o, k,
+# v) has not) and remove's are ``remove_rel`` (``gone``, ``kept``, ``absent``).
 
 V = z3.DeclareSort("Value")  # a JSON value
 K = z3.StringSort()
@@ -223,29 +247,28 @@ def _incomparable(a: Any, b: Any) -> Any:
     return z3.And(z3.Not(z3.PrefixOf(a, b)), z3.Not(z3.PrefixOf(b, a)))
 
 
-# The encodings of the store: relations between a document o and the document o2 a function
-# returns, seen at the key ``other`` (any key). They are over an uninterpreted sort of JSON values,
-# so z3 cannot read a closed value back from them: they are tied to the model by ``store_agrees``
-# (bounded, beside the proof), and the proofs that use them are proved for the encoding only.
+def _same_at(o: Any, o2: Any, other: Any) -> Any:
+    """o2 has the name ``other`` exactly when o does, and holds o's entry there when o has it."""
+    return z3.And(has(o2, other) == has(o, other), z3.Implies(has(o, other), get(o2, other) == get(o, other)))
 
 
-@encoding("bend.config.put")
+# The premises of the lemmas: put's and remove's proved facts (``store_steps``) in the vocabulary
+# of reading, seen at the name ``other`` (any name). Premises, not encodings: the lemmas are about
+# no code; the facts are proved on the code apart.
+
+
 def put_rel(o: Any, key: Any, x: Any, o2: Any, other: Any) -> Any:
-    """o2 = put(o, key, x): an object holding x at key, every other key as in o (at ``other``)."""
-    return z3.And(isobj(o2), has(o2, key), get(o2, key) == x,
-                  z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
+    """o2 = put(o, key, x): an object holding x at key (sets), every other name as in o (keeps, absent)."""
+    return z3.And(isobj(o2), has(o2, key), get(o2, key) == x, z3.Implies(other != key, _same_at(o, o2, other)))
 
 
-@encoding("bend.config.remove")
 def remove_rel(o: Any, key: Any, o2: Any, other: Any) -> Any:
-    """o2 = remove(o, key): an object without key, every other key as in o (at ``other``)."""
-    return z3.And(isobj(o2), z3.Not(has(o2, key)),
-                  z3.Implies(other != key, z3.And(has(o2, other) == has(o, other), get(o2, other) == get(o, other))))
+    """o2 = remove(o, key): an object without key (gone), every other name as in o (kept, absent)."""
+    return z3.And(isobj(o2), z3.Not(has(o2, key)), z3.Implies(other != key, _same_at(o, o2, other)))
 
 
-@encoding("bend.config.apply")
 def apply_one(o: Any, h: Any, x: Any, rm: Any, o2: Any, other: Any) -> Any:
-    """o2 = apply(o, Change((h,), x, rm)): a path of one key removes it or puts x at it."""
+    """o2 = apply(o, Change((h,), x, rm)): a path of one key removes it or puts x at it (``apply_unfolding``)."""
     return z3.If(rm, remove_rel(o, h, o2, other), put_rel(o, h, x, o2, other))
 
 
@@ -253,43 +276,79 @@ def _nested(o: Any, h: Any) -> Any:
     return z3.And(isobj(o), has(o, h), isobj(get(o, h)))
 
 
-@encoding("bend.config.apply")
 def apply_into(o: Any, h: Any, y: Any, inner: Any, empty: Any, o2: Any, other: Any) -> Any:
-    """o2 = apply(o, Change(h::t, x, rm)) for a put, or a remove through an object: ``inner`` is
-    o's value at h when it is an object, else {} (``empty``), and o2 = put(o, h, y) where y is
-    apply(inner, Change(t, x, rm))."""
+    """o2 = apply(o, Change(h::t, x, rm)) for a put, or a remove through an object (``apply_unfolding``):
+    ``inner`` is o's entry at h (get's) when it is an object, else {} (``empty``), and o2 = put(o, h, y)
+    where y is apply(inner, Change(t, x, rm))."""
     return z3.And(inner == z3.If(_nested(o, h), get(o, h), empty), put_rel(o, h, y, o2, other))
 
 
-@encoding("bend.config.apply")
 def apply_past_leaf(o: Any, h: Any, o2: Any) -> Any:
-    """o2 = apply(o, Change(h::t, x, True)) when o's value at h is not an object: o itself."""
+    """o2 = apply(o, Change(h::t, x, True)) when o's entry at h is not an object: o itself (``apply_unfolding``)."""
     return o2 == o
 
 
-def apply_unfolding() -> Evidence:
-    """``m.apply`` itself, one unfolding: run on an opaque document and value, its callees (get, put,
-    remove and its own call on the rest of the path) abstracted to each outcome. A path of one key
-    is remove(o, h) or put(o, h, x); a longer path puts apply(inner, the rest of the change) at h,
-    inner being o's value at h when it is an object, else {} (a remove through a value that is not
-    an object returns o). These are the encodings apply_one, apply_into and apply_past_leaf."""
-    real = m.apply
+class _KeyPath:
+    """A change's path known by its first key (``path[0]``) and its rest (``path[1:]``, opaque):
+    reading it otherwise fails the law; its length is asked through ``len``, abstracted to a number
+    whose == 1 answers once (``_Whole``): a path of one key, or of more, whatever they are."""
+
+    def __init__(self, head: str, rest: Any) -> None:
+        self.head, self.rest = head, rest
+
+    def __getitem__(self, index: object) -> Any:
+        if type(index) is int and index == 0:
+            return self.head
+        if isinstance(index, slice) and (index.start, index.stop, index.step) == (1, None, None):
+            return self.rest
+        raise LawFailed(f"apply read the path at {index!r}")
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise LawFailed("apply read the path otherwise than by its head and its rest")
+
+    __len__ = __iter__ = __contains__ = __eq__ = __hash__ = __add__ = __radd__ = _refuse
+
+
+class _SealedObj(Obj):
+    """An object found at the key: the function under proof may test it with isinstance and pass
+    it on, never read it, so a check that ran on it holds for every object in its place."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "__class__":
+            return object.__getattribute__(self, name)
+        raise LawFailed(f"the function under proof read the object found ({name})")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def apply_unfolding(real: Any = None) -> Evidence:
+    """``apply`` itself (``m.apply``, or ``real``: a function of bend.config's namespace), one
+    unfolding: run on an opaque document and value, a path known by its first key and an opaque
+    rest (``_KeyPath``, its length a number whose == 1 answers each way), its callees (get, put,
+    remove, its own call on the rest of the path, and ``len``) abstracted to each outcome, the
+    object get finds sealed (``_SealedObj``). A path of one key is remove(o, h) or put(o, h, x); a
+    longer one puts apply(inner, Change(the rest, x, rm)) at h, inner being o's value at h when it
+    is an object, else {} (a remove through a value that is not an object returns o, calling no
+    more). These are the premises apply_one, apply_into and apply_past_leaf."""
+    real = m.apply if real is None else real
     o: Any = Opaque("document")
     x: Any = Opaque("value")
     y: Any = Opaque("the rest applied")
     put_out: Any = Opaque("put's result")
     removed: Any = Opaque("remove's result")
-    inner_obj = Obj((("inner", 1),))
-    paths = Finite("the path (one key; or a key and a tail, which apply only slices off and passes on)", (("h",), ("h", "t")))
-    found = Finite("what get finds at the key (nothing, an object, another value)", ("nothing", "an object", "a value"))
+    shapes = Finite("the path (one key; or a first key and a rest of one key or more, apply's len(path) == 1 answering)", ("one key", "more"))
+    found = Finite("what get finds at the key (nothing, an object, null, another value)", ("nothing", "an object", "null", "a value"))
 
-    def case(path: tuple[str, ...], rm: bool, at: str) -> bool:
+    def case(shape: str, rm: bool, at: str) -> bool:
         calls: list[tuple[Any, ...]] = []
         value: Any = Opaque("another value")
+        inner_obj = _SealedObj(())
+        tail: Any = Opaque("the rest of the path")
+        path = _KeyPath("h", tail)
 
         def get_(obj: Any, key: str) -> Any:
             calls.append(("get", obj, key))
-            return (False, None) if at == "nothing" else (True, inner_obj if at == "an object" else value)
+            return (False, None) if at == "nothing" else (True, {"an object": inner_obj, "null": None}.get(at, value))
 
         def put_(obj: Any, key: str, v: Any) -> Any:
             calls.append(("put", obj, key, v))
@@ -303,24 +362,33 @@ def apply_unfolding() -> Evidence:
             calls.append(("apply", obj, change))
             return y
 
-        with callees(m, get=get_, put=put_, remove=remove_, apply=apply_):
-            got = real(o, m.Change(path, x, rm))
-        if len(path) == 1:
+        def len_(of: Any) -> Any:
+            if of is not path:
+                raise LawFailed("apply measured something other than the path")
+            return _Whole(shape == "one key", "==", 1)
+
+        setattr(m, "len", len_)  # a global of the module, found before the builtin (not kept: deleted after)
+        try:
+            with callees(m, get=get_, put=put_, remove=remove_, apply=apply_):
+                got = real(o, m.Change(path, x, rm))  # type: ignore[arg-type]
+        finally:
+            delattr(m, "len")
+        if shape == "one key":
             return (got is removed and calls == [("remove", o, "h")]) if rm else (got is put_out and calls == [("put", o, "h", x)])
         if not calls or calls[0] != ("get", o, "h"):
             return False
         if rm and at != "an object":
             return got is o and len(calls) == 1
         inner = calls[1][1] if len(calls) > 1 and calls[1][0] == "apply" else None
-        want_inner = inner is inner_obj if at == "an object" else (isinstance(inner, Obj) and inner == Obj(()))
+        want_inner = inner is inner_obj if at == "an object" else (type(inner) is Obj and inner == Obj(()))
         rest = calls[1][2] if len(calls) > 1 and calls[1][0] == "apply" else None
-        return (want_inner and isinstance(rest, m.Change) and rest.path == ("t",) and rest.value is x and rest.remove is rm
+        return (want_inner and isinstance(rest, m.Change) and rest.path is tail and rest.value is x and rest.remove is rm
                 and calls[2:] == [("put", o, "h", y)] and got is put_out)
 
-    return exhaust(domain(paths, boolean("a remove"), found), case, about=[real])
+    return exhaust(domain(shapes, boolean("a remove"), found), case, about=[real])
 
 
-def rmw_step_proofs() -> tuple[Evidence, Evidence]:
+def rmw_step_lemmas() -> tuple[Evidence, Evidence]:
     """(keeps, applies): the step from a path t to h::t, for put and remove, every document."""
     o, inner, y, o2, empty, v = z3.Consts("o inner y o2 empty v", V)
     h, q0 = z3.Strings("h q0")
@@ -338,31 +406,29 @@ def rmw_step_proofs() -> tuple[Evidence, Evidence]:
     )
     ih_keeps = z3.Implies(_incomparable(q1, t), At(y, q1) == At(inner, q1))
     ih_applies = At(y, t) == Opt.some(v)
+    put_step = z3.And(isobj(o), empty_is, apply_into(o, h, y, inner, empty, o2, q0), defs)
 
-    def put_step() -> Any:
-        return z3.And(isobj(o), empty_is, apply_into(o, h, y, inner, empty, o2, q0), defs)
-
-    keeps = prove(
+    keeps = lemma(
         lambda: At(o2, q) == At(o, q),
-        assumptions=lambda: [put_step(), ih_keeps, _incomparable(q, p)],
+        assumptions=[put_step, ih_keeps, _incomparable(q, p)],
         label="keeps, step t -> h::t (put, or a remove through an object): every path incomparable with h::t reads as before",
     )
-    applies = prove(
+    applies = lemma(
         lambda: At(o2, p) == Opt.some(v),
-        assumptions=lambda: [put_step(), ih_applies],
+        assumptions=[put_step, ih_applies],
         label="applies, step t -> h::t: the changed path holds the value",
     )
     # a remove through a value that is not an object changes nothing; then the path reads nothing
-    gone = prove(
+    gone = lemma(
         lambda: z3.And(At(o2, p) == Opt.none, At(o2, q) == At(o, q)),
-        assumptions=lambda: [isobj(o), z3.Not(_nested(o, h)), apply_past_leaf(o, h, o2), _unfold(o2, h, t), z3.Length(t) > 0,
-                             z3.Implies(z3.And(has(o2, h), z3.Not(isobj(get(o2, h)))), At(get(o2, h), t) == Opt.none)],
+        assumptions=[isobj(o), z3.Not(_nested(o, h)), apply_past_leaf(o, h, o2), _unfold(o2, h, t), z3.Length(t) > 0,
+                     z3.Implies(z3.And(has(o2, h), z3.Not(isobj(get(o2, h)))), At(get(o2, h), t) == Opt.none)],
         label="remove through a value that is not an object: every path reads as before and the path holds nothing",
     )
-    return all_of(keeps, gone, apply_unfolding()), all_of(applies, gone, apply_unfolding())
+    return all_of(keeps, gone), all_of(applies, gone)
 
 
-def rmw_base_proofs() -> tuple[Evidence, Evidence]:
+def rmw_base_lemmas() -> tuple[Evidence, Evidence]:
     """Paths of length 1: put or remove one key of an object, every other key kept."""
     o, o2, x = z3.Consts("o o2 x", V)
     h, q0 = z3.Strings("h q0")
@@ -372,51 +438,88 @@ def rmw_base_proofs() -> tuple[Evidence, Evidence]:
                   At(x, z3.Empty(PathSort)) == Opt.some(x))
     q = _cons(q0, q1)
     p = z3.Unit(h)
-    keeps = prove(
+    keeps = lemma(
         lambda: At(o2, q) == At(o, q),
-        assumptions=lambda: [isobj(o), apply_one(o, h, x, rm, o2, q0), defs, _incomparable(q, p)],
+        assumptions=[isobj(o), apply_one(o, h, x, rm, o2, q0), defs, _incomparable(q, p)],
         label="keeps, base (one key put or removed): every other key reads as before",
     )
-    applies = prove(
+    applies = lemma(
         lambda: At(o2, p) == z3.If(rm, Opt.none, Opt.some(x)),
-        assumptions=lambda: [isobj(o), apply_one(o, h, x, rm, o2, q0), defs],
+        assumptions=[isobj(o), apply_one(o, h, x, rm, o2, q0), defs],
         label="applies, base: the key holds the value put, or nothing after a remove",
     )
     return keeps, applies
 
 
-def store_agrees(case: tuple[m.File, m.Change]) -> bool:
-    """The model's put and remove are the store of the encodings, judged on the documents as JSON
-    objects (not by the model's get): the key holds the value (or is gone), every other key as
-    before, the result an object."""
-    f, change = case
-    if not _oracle_read(f)[0]:
-        return True
-    doc = f.value if f.kind == m.TEXT else Obj(())
-    assert isinstance(doc, Obj)
-    key = change.path[0]
-    after = m.remove(doc, key) if change.remove else m.put(doc, key, change.value)
-    want = dict(to_json(doc))  # type: ignore[call-overload]
-    if change.remove:
-        want.pop(key, None)
-    else:
-        want[key] = to_json(change.value)
-    return isinstance(after, Obj) and bool(to_json(after) == want)
+def store_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Evidence, Evidence]:
+    """(put's facts, remove's facts), for every object o (pairs of any number, names and entries
+    any), name k, entry v, name n other than k and entry w, over the encodings generated from the
+    code (ties proved), each a z3 proof of one step from the facts of the one way of sorted() or
+    of the filter it reads: put's are ``put_steps`` (sets: put(o, k, v) holds v at k; keeps: o's
+    entry w at n is held by put(o, k, v)) and (absent) when o has no pair of name n, put(o, k, v)
+    has none (sorted forward, filter forward: each of its pairs is the appended one or one the
+    filter kept); remove's are (gone) remove(o, k) has no pair of name k, (kept) o's entry w at n is
+    held by remove(o, k) (filter back: the pair survives; filter forward: every pair of name n
+    in the result is one of o's), (absent) as put's (filter forward)."""
+    o = fresh(m.Obj, "o")
+    k, n = z3.Strings("k n")
+    v, w = z3.Consts("v w", z3gen.OBJECT)
+    at = z3.Int("at")
+    ties = [put_of.tie, remove_of.tie]
+    forward = ("sorted forward", "filter forward")
+    keys, entries = o.pairs.array
+    gone = prove(
+        lambda: _none(remove_of(o, k), k),
+        assumptions=lambda: [*facts(o), *side_facts(remove_of(o, k), only="filter forward")],
+        ties=ties, label="remove(o, k) has no pair of name k",
+    )
+    survives = prove(
+        lambda: _has(remove_of(o, k), n, w),
+        assumptions=lambda: [*facts(o), n != k, 0 <= at, at < o.pairs.length, keys[at] == n, entries[at] == w, *side_facts(remove_of(o, k), only="filter back")],
+        ties=ties, label="o's pair (n, w), n other than k, is a pair of remove(o, k)",
+    )
+    only = prove(
+        lambda: _only(remove_of(o, k), n, w),
+        assumptions=lambda: [*facts(o), n != k, _only(o, n, w), *side_facts(remove_of(o, k), only="filter forward")],
+        ties=ties, label="o's pairs of name n, other than k, all hold w: so do remove(o, k)'s",
+    )
+    removed_absent = prove(
+        lambda: _none(remove_of(o, k), n),
+        assumptions=lambda: [*facts(o), n != k, _none(o, n), *side_facts(remove_of(o, k), only="filter forward")],
+        ties=ties, label="o has no pair of name n, other than k: nor has remove(o, k)",
+    )
+    sets, keeps = put_steps(put_of, remove_of)
+    absent = prove(
+        lambda: _none(put_of(o, k, v), n),
+        assumptions=lambda: [*facts(o), n != k, _none(o, n), *side_facts(put_of(o, k, v), only=forward)],
+        ties=ties, label="o has no pair of name n, other than k: nor has put(o, k, v)",
+    )
+    return all_of(sets, keeps, absent), all_of(gone, survives, only, removed_absent)
+
+
+def rmw_induction(put_of: z3gen.Generated, remove_of: z3gen.Generated, apply_of: Any = None) -> tuple[Evidence, Evidence]:
+    """(keeps, applies) of apply (``m.apply``, or ``apply_of``), by induction on the length of
+    the changed path, for every document whose objects name each key once (a JSON object's keys)
+    at every depth, every path and every value. Base (one key): apply's unfolding (remove or put,
+    checked on its code), put's and remove's facts (z3 over their generated encodings) and the
+    base lemmas (reading). Step (h::t, the hypothesis for apply on t and every document): apply's
+    unfolding (put(o, h, apply(inner, t)), inner o's entry at h when an object, else {}; a remove
+    through a value that is not an object returns o), get's search (inner is the entry o holds at
+    h), put's facts and the step lemmas."""
+    unfolding = apply_unfolding(apply_of)
+    put_facts, remove_facts = store_steps(put_of, remove_of)
+    base_keeps, base_applies = rmw_base_lemmas()
+    step_keeps, step_applies = rmw_step_lemmas()
+    of, label = "bend.config.apply", "the length of the changed path"
+    base, step = all_of(unfolding, put_facts, remove_facts), all_of(unfolding, get_search(), put_facts)
+    return (induction(all_of(base, base_keeps), all_of(step, step_keeps), of=of, label=label),
+            induction(all_of(base, base_applies), all_of(step, step_applies), of=of, label=label))
 
 
 @functools.cache
 def rmw_proofs() -> tuple[Evidence, Evidence]:
-    """Induction on the length of the changed path (apply's recursion): the base and the step are
-    z3 proofs over the encodings of apply and of the store (put, remove), apply's own unfolding
-    checked on the code; the store encodings are tied to the model on the bounded files only, so
-    the proofs are proved for the encoding."""
-    base_keeps, base_applies = rmw_base_proofs()
-    step_keeps, step_applies = rmw_step_proofs()
-    agreement = bounded(itertools.product(FILES, CHANGES), store_agrees, label="the model's put/remove = the store of the encodings on " + RMW_LABEL)
-    of = "bend.config.apply"
-    keeps = also(induction(base_keeps, step_keeps, of=of, label="the length of the changed path"), agreement)
-    applies = also(induction(base_applies, step_applies, of=of, label="the length of the changed path"), agreement)
-    return keeps, applies
+    """``rmw_induction`` of bend.config.apply over put's and remove's encodings generated from their code."""
+    return rmw_induction(PUT, REMOVE)
 
 
 class _Unread(str):
@@ -654,8 +757,14 @@ def rmw_refuses_broken() -> Evidence:
     return also(all_of(rmw_structure(), read_exhaust(), get_search(), is_int_by_class()), model).with_production(production_rmw())
 
 
-@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED_FOR_ENCODING)
+@law("rmw_keeps_others", "S4b.1", "A write keeps each key that the change does not touch.", PROVED)
 def rmw_keeps_others() -> Evidence:
+    """Proved: rmw itself writes apply(the document read, the change) or nothing (``rmw_structure``;
+    read gives the file's own document, ``read_exhaust``), and apply keeps every path incomparable
+    with the changed one, for every document whose objects name each key once (a JSON object's
+    keys): induction on the length of the changed path, of bend.config.apply (``rmw_induction``:
+    apply's unfolding on its code, put's and remove's facts over their generated encodings, the
+    reading lemmas). The bounded run of the model judged by reading paths, and production, stay."""
     paths = (("a",), ("b",), ("version",), ("a", "c"), ("b", "c"))
 
     def keeps(case: tuple[m.File, m.Change]) -> bool:
@@ -671,11 +780,14 @@ def rmw_keeps_others() -> Evidence:
                 return False
         return True
 
-    return also(rmw_proofs()[0], bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)).with_production(production_rmw())
+    return also(all_of(rmw_structure(), read_exhaust(), rmw_proofs()[0]),
+                bounded(itertools.product(FILES, CHANGES), keeps, label=RMW_LABEL)).with_production(production_rmw())
 
 
-@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED_FOR_ENCODING)
+@law("rmw_applies_change", "S4b.1", "The key that the change sets has the value that it sets (a removed key is gone).", PROVED)
 def rmw_applies_change() -> Evidence:
+    """Proved, as rmw_keeps_others: the changed path of the document written holds the value put,
+    or nothing after a remove (induction on the length of the path, of bend.config.apply)."""
     def applies(case: tuple[m.File, m.Change]) -> bool:
         f, change = case
         if not _oracle_read(f)[0]:
@@ -684,7 +796,8 @@ def rmw_applies_change() -> Evidence:
         found = _at(after.value, change.path)
         return found == ((False, None) if change.remove else (True, change.value))
 
-    return also(rmw_proofs()[1], bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)).with_production(production_rmw())
+    return also(all_of(rmw_structure(), read_exhaust(), rmw_proofs()[1]),
+                bounded(itertools.product(FILES, CHANGES), applies, label=RMW_LABEL)).with_production(production_rmw())
 
 
 def _settings_files() -> tuple[m.File, ...]:
@@ -764,14 +877,15 @@ def setter_proof() -> Evidence:
     return exhaust(domain(SETTER_IDS, VERDICTS, WRITES, SHADOWS), case, about=[m.setter])
 
 
-@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED_FOR_ENCODING)
+@law("settings_save_preserves", "S4b.2", "A setter writes the document on disk with its key changed, whatever copy it loaded.", PROVED)
 def settings_save_preserves() -> Evidence:
-    """Proved for the encoding: the setter, run on opaque documents with its callees abstracted to
-    each of their outcomes (``setter_proof``, a whole finite domain: every declared id, and an
-    undeclared one that lookup does not find; proved), never reads its loaded copy and writes
-    exactly rmw(disk, the change at the id's key path) or nothing; rmw changes that key and keeps
-    every other (rmw_keeps_others, rmw_applies_change: induction on the path, z3 over encodings of
-    the store tied to the model on bounded files only). The bounded run of the whole setter (real
+    """Proved: the setter, run on opaque documents with its callees abstracted to each of their
+    outcomes (``setter_proof``, a whole finite domain: every declared id, and an undeclared one
+    that lookup does not find), never reads its loaded copy and writes exactly rmw(disk, the change
+    at the id's key path) or nothing; rmw writes apply(the document on disk, the change) or nothing
+    (``rmw_structure``, ``read_exhaust``), and apply changes that key and keeps every other
+    (rmw_keeps_others, rmw_applies_change: induction on the path, of bend.config.apply, over put's
+    and remove's encodings generated from their code). The bounded run of the whole setter (real
     callees, typing judged) and production stay."""
     values: dict[str, tuple[Value, ...]] = {"retry.enabled": (True, False, "no"), "transport": ("sse", "websocket", 3)}
 
@@ -797,7 +911,7 @@ def settings_save_preserves() -> Evidence:
 
     keeps, applies = rmw_proofs()
     checked = bounded(cases(), preserves, label=f"{len(SETTINGS_FILES)} disk files x {len(SETTINGS_FILES)} loaded copies x 2 ids x 3 values x 2 higher layers")
-    return also(all_of(setter_proof(), keeps, applies), checked).with_production(production_setters())
+    return also(all_of(setter_proof(), rmw_structure(), read_exhaust(), keeps, applies), checked).with_production(production_setters())
 
 
 def _documents() -> Iterator[tuple[Obj, bool]]:
@@ -1166,6 +1280,13 @@ def _only(o: Any, name: Any, entry: Any) -> Any:
     at = z3.FreshInt("b")
     keys, entries = o.pairs.array
     return z3.ForAll([at], z3.Or(z3.Not(z3.And(0 <= at, at < o.pairs.length, keys[at] == name)), entries[at] == entry))
+
+
+def _none(o: Any, name: Any) -> Any:
+    """o has no pair of the name."""
+    at = z3.FreshInt("c")
+    keys, _ = o.pairs.array
+    return z3.ForAll([at], z3.Not(z3.And(0 <= at, at < o.pairs.length, keys[at] == name)))
 
 
 def _holds(o: Any, name: Any, entry: Any) -> Any:
