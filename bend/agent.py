@@ -51,6 +51,40 @@ What it models, and what it leaves to the models it calls:
   (refused, failed, not called, out of notes or tool rounds, or a note's retry took the last
   reply) runs next as a run of its own, before the follow-ups; follow-ups run after the turn,
   each a run (followUpMode all: every waiting one as one), each from ``begin``.
+- Session compaction (004_cf1da0cad29d7f64.txt S6.6; setup ``compaction`` and ``keep_recent``). The
+  threshold check is ``bend.infer.over``'s, judged by its own laws: the scenario's window and
+  reserve put every request over the threshold (``background``) or over the limit (``blocking``),
+  and the scenario says so. Before each request of a generation (not a wire retry): with no summary
+  queued and none being written (S6.6: "Summary queued ... no new background compaction"), a
+  compaction starts when something is left to summarize before the kept tail. The tail is the
+  newest keepRecentTokens tokens of the view, widened back to the user entry that starts them;
+  its first entry is kept, what comes before it (after the placed summary, which the new summary
+  request sends first) is summarized. The tokens are the local estimate (derived, as production
+  counts: JSON bytes over 4, rounded up); every user message of the scenarios is at least keep
+  tokens (checked), so the tail starts at a user entry only when that entry is the newest one
+  and exactly keep tokens: the run's input at its first request, or a steered message just
+  joined. The summary request takes the scenario's next summary reply: a text (ready: queued),
+  an empty one or a failed request (nothing queued; a later request starts another). Over the
+  threshold the request goes on at once and the summary is written meanwhile (the scenarios make
+  it ready before that request's reply: its line follows the request's); the summary is placed at
+  the next run boundary (a run's start: the next input, a steered message's own run, a follow-up),
+  which is ``compaction_end``. Over the limit the request waits for the summary and places it
+  first. A placed summary is the view's first message, then the entries from the first kept on.
+- Subagents (000_f7323c157e80a40d.txt S4: subagentMaxConcurrency, "A subagent starts from the
+  family of its parent"; derived from production's eukhe.agent.subagents where the seeds are
+  silent). A child is a fresh run of the loop on its task alone, with the parent's limits and no
+  layer of its own and no compaction; its final answer is its report, ``[Name] report``; a child
+  that ends without one (refused, failed, out of tool rounds) gives ``subagent_failed``, naming
+  how it ended and the run's words. The model's ``task`` call runs a child to its end; the report
+  is the call's result (a call, so the calls of one reply run their children one after another).
+  subagentMaxConcurrency 0 refuses every spawn (``no_slots``). ``/agent NAME TASK`` starts a
+  child in the background: a bad name (``invalid_name``), a name that runs already
+  (``agent_busy``) or no slots at all are refused at once; the children started together take the
+  slots in order, each past subagentMaxConcurrency waits for one (a ``subagent`` row), and each
+  report is a ``subagent`` row and, with no turn running, a work row of the conversation that the
+  next request sends (the scenarios wait for the reports before the next event; the children end
+  in the order they started). A child's lines are told as one block when it ends: its start, its
+  requests, then its events (its requests and its events reach the parent by different ways).
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -58,18 +92,27 @@ What it models, and what it leaves to the models it calls:
 Scenario events (JSON objects, one per line):
 
   {"setup": {"max_steps", "stack_cap", "stall_steps", "max_continuations", "max_tool_rounds",
-             "max_retries", "steering_mode", "follow_up_mode"}}
+             "max_retries", "steering_mode", "follow_up_mode", "compaction": "background"|"blocking",
+             "keep_recent"}}
   {"goal": {"id", "objective"}}     an active goal
   {"autonomous": true|false}        enable or disable the autonomous run
   {"remind": text}                  /remind text
   {"force": {"tool", "tries"}}      /force tool --tries n
-  {"input": text, "replies": [reply, ...]}   a user turn; its requests take the replies in
-                                    order, then the default reply (text "done.")
+  {"agent": {"name", "task", "replies": [reply, ...]}}   /agent NAME TASK (the agent events in a
+                                    row start together; the child takes its replies)
+  {"input": text, "replies": [reply, ...], "summaries": [summary, ...],
+   "children": {name: [reply, ...]}}   a user turn; its
+                                    requests take the replies in order, then the default reply
+                                    (text "done."); its compactions take the summaries in order,
+                                    then the default summary
+
+  summary: {"text": str, "fault": ""|"fail"}
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
           "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text]}
           (steer and follow_up: the messages sent while the reply's request runs)
-  call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}
+  call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}; a ``task`` call names
+         its child's "agent" ("" for the default name) and "task" (its kind is the child's)
 """
 
 from __future__ import annotations
@@ -83,9 +126,13 @@ from bend.infer import flag
 
 MAX_NOTES = 8
 LEAK_NOTES = 2
-OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash")
+OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash", "task")
+NAME_FIRST = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+NAME_REST = NAME_FIRST + "0123456789_-"
 DEFAULT_REPLY_TEXT = "done."
 NO_REASON = "(the provider gave no reason)"  # a refusal's row when the provider said nothing
+DEFAULT_SUMMARY = "The work so far."  # a compaction's summary when the scenario gives none
+BACKGROUND, BLOCKING = "background", "blocking"  # every request over the threshold, over the limit
 GOAL, AUTONOMOUS, REMINDER, FORCED = "goal", "autonomous", "reminder", "forced"
 ACTIVE, PAUSED, FAILED, CLEARED = "active", "paused", "failed", "cleared"
 
@@ -100,6 +147,9 @@ class Limits:
     max_retries: int = 3
     steering_all: bool = False  # steeringMode all: every waiting message joins as one (else the first)
     follow_up_all: bool = False  # followUpMode all
+    compaction: str = ""  # "" (no request over the threshold), BACKGROUND or BLOCKING
+    keep: int = 0  # compaction.keepRecentTokens (at most half the threshold in the scenarios)
+    max_subagents: int = 4  # subagentMaxConcurrency
 
 
 @dataclass(frozen=True)
@@ -134,6 +184,8 @@ class Call:
     name: str
     act: str
     kind: str
+    agent: str = ""  # a task call: its child's name ("" for the default) and task
+    task: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,6 +200,31 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Sent:
+    """A message of the view: its token (``u<length>`` a user message or a continuation, ``a`` a
+    reply, ``a:NAME,NAME`` a reply with its calls, ``t`` a result) and, for a user entry, its
+    local input-token estimate (0 for any other entry)."""
+
+    token: str
+    user: int = 0
+
+
+@dataclass(frozen=True)
+class SummaryReply:
+    text: str
+    fault: str  # "" or "fail": the summary request fails
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """A written summary waiting for a run boundary: its text, and the place in the view of the
+    first entry it does not cover (the first kept)."""
+
+    text: str
+    first: int
+
+
+@dataclass(frozen=True)
 class World:
     limits: Limits
     stack: tuple[Layer, ...]
@@ -157,9 +234,15 @@ class World:
     steps: int
     end: str
     run: str
-    sent: tuple[str, ...] = ()  # the conversation the next request sends, one token a message
+    sent: tuple[Sent, ...] = ()  # the view after the placed summary: what the next request sends
     steering: tuple[str, ...] = ()  # steered messages waiting to join
     follow_ups: tuple[str, ...] = ()  # messages waiting to run as the next turns
+    summary: str | None = None  # the placed summary, the view's first message
+    queued: Compacted | None = None  # a written summary waiting for the next run boundary
+    summaries: tuple[SummaryReply, ...] = ()  # the replies to this input's summary requests, in order
+    children: tuple[tuple[str, tuple[Reply, ...]], ...] = ()  # the replies each child name takes next
+    answer: str = ""  # the text of the last final answer (a child's report)
+    batch: tuple[tuple[str, str], ...] = ()  # the /agent children started together: name, task
 
 
 @dataclass(frozen=True)
@@ -193,7 +276,7 @@ def join_steering(world: World) -> tuple[World, tuple[str, ...]]:
     text, rest = first_of(world.steering, world.limits.steering_all)
     if text == "":
         return world, ()
-    return said(replace(world, steering=rest), f"u{len(text)}"), (f"row joined: {text}",)
+    return said_user(replace(world, steering=rest), text), (f"row joined: {text}",)
 
 
 # -- begin and the entry points (S5.6, S5.7) ---------------------------------------------------
@@ -407,8 +490,14 @@ def forced_place(stack: tuple[Layer, ...]) -> int:
     return -1
 
 
+def tokens(world: World, sent: tuple[Sent, ...]) -> str:
+    """The messages a request sends, one token each: the placed summary (``s<length>``) first."""
+    first = () if world.summary is None else (f"s{len(world.summary)}",)
+    return " ".join(first + tuple(item.token for item in sent)) or "-"
+
+
 def request_line(world: World, note: str) -> str:
-    sent = " ".join(world.sent) or "-"
+    sent = tokens(world, world.sent)
     place = forced_place(world.stack)
     if place < 0:
         return f"request forced=- note={note} sent={sent}"
@@ -418,9 +507,95 @@ def request_line(world: World, note: str) -> str:
 
 
 def said(world: World, *tokens: str) -> World:
-    """The conversation with the messages a step added: ``u<length>`` a user message or a
-    continuation, ``a`` a reply, ``a:NAME,NAME`` a reply with its calls, ``t`` a result."""
-    return replace(world, sent=world.sent + tokens)
+    """The conversation with the messages a step added: ``u<length>`` a continuation, ``a`` a
+    reply, ``a:NAME,NAME`` a reply with its calls, ``t`` a result (no user entry among them)."""
+    return replace(world, sent=world.sent + tuple(Sent(token) for token in tokens))
+
+
+def estimate(text: str) -> int:
+    """A user message's local input-token estimate: its JSON bytes over 4, rounded up (derived:
+    the seed names a local estimate and no formula; production counts so)."""
+    size = len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+    return (size + 3) // 4
+
+
+def said_user(world: World, text: str) -> World:
+    """The conversation with a user entry: the run's input or a joined steered message."""
+    assert world.limits.compaction == "" or estimate(text) >= world.limits.keep, "a user message shorter than keep"
+    return replace(world, sent=world.sent + (Sent(f"u{len(text)}", estimate(text)),))
+
+
+# -- session compaction (S6.6) -------------------------------------------------------------------
+
+
+def entries_of(item: Sent) -> int:
+    """The session entries a message stands for: a reply with calls is the reply and one entry a
+    call; any other message one entry."""
+    if item.token.startswith("a:"):
+        return 1 + len(item.token[2:].split(","))
+    return 1
+
+
+def kept_from(world: World) -> int:
+    """The place of the first kept entry, or -1 when nothing can be compacted: the newest keep
+    tokens, widened back to the user entry that starts them, with something before it. Every user
+    entry is at least keep tokens, so a tail starts at a user entry only when that entry is the
+    newest and exactly keep tokens (the module's docstring)."""
+    if not world.sent:
+        return -1
+    newest = world.sent[-1]
+    if newest.user == 0 or newest.user > world.limits.keep or len(world.sent) < 2:
+        return -1
+    return len(world.sent) - 1
+
+
+def next_summary(world: World) -> tuple[World, SummaryReply]:
+    if world.summaries:
+        return replace(world, summaries=world.summaries[1:]), world.summaries[0]
+    return world, SummaryReply(DEFAULT_SUMMARY, "")
+
+
+def compact(world: World) -> tuple[World, tuple[str, ...]]:
+    """A compaction, started before a request when no summary is queued: the summary request
+    (the placed summary, then the covered entries) and what became of it. Nothing starts when
+    nothing is left to compact."""
+    first = kept_from(world)
+    if world.queued is not None or first < 0:
+        return world, ()
+    covered = world.sent[:first]
+    world, reply = next_summary(world)
+    lines = (f"summary sent={tokens(world, covered)}",)
+    text = reply.text.strip()
+    if reply.fault == "fail":
+        return world, lines + ("row compaction: compaction failed: (the summary request failed)",)
+    if text == "":
+        return world, lines + ("row compaction: compaction failed: the summary is empty",)
+    count = sum(entries_of(item) for item in covered)
+    ready = f"row compaction: compaction ready: {count} entries summarized; the summary is placed at the next run boundary"
+    return replace(world, queued=Compacted(text, first)), lines + (ready,)
+
+
+def place(world: World) -> tuple[World, tuple[str, ...]]:
+    """The queued summary placed (compaction_end): the view is the summary, then the entries from
+    the first kept on."""
+    queued = world.queued
+    if queued is None:
+        return world, ()
+    placed = replace(world, summary=queued.text, sent=world.sent[queued.first :], queued=None)
+    return placed, ("row compaction: compaction_end: the summary is placed",)
+
+
+def before_request(world: World) -> tuple[World, tuple[str, ...], tuple[str, ...]]:
+    """Compaction at a request of a generation: the world, the lines before the request's line
+    and those after it. Over the threshold a started compaction is written while the request runs
+    (its lines follow the request's); over the limit the request waits for it and places it."""
+    if world.limits.compaction == "":
+        return world, (), ()
+    world, written = compact(world)
+    if world.limits.compaction == BLOCKING:
+        world, placed = place(world)
+        return world, written + placed, ()
+    return world, (), written
 
 
 def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[World, tuple[str, ...]]:
@@ -429,7 +604,12 @@ def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[W
     ledger = world.ledger
     for call in calls:
         kind = "truncated" if truncated else call.kind
-        lines = lines + (f"call {call.name} {kind}",)
+        shown = f"call {call.name} {kind}"
+        if call.name == "task" and not truncated:
+            world, kind, report, block = task_call(world, call)
+            shown = f"call task {kind}" + (f" {report}" if kind == "ok" else "")
+            lines = lines + block
+        lines = lines + (shown,)
         ledger = progress.record_act(ledger, progress.call_act(call.name, call.act, kind, kind != "ok"))
     return replace(world, ledger=ledger), lines
 
@@ -441,7 +621,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
     rounds = 0
     note = "-"
     while True:
-        lines = lines + (request_line(world, note),)
+        world, before, after = before_request(world)
+        lines = lines + before + (request_line(world, note),) + after
         world, reply, replies = take(world, replies)
         retries = 0
         while reply.fault == "fail":
@@ -538,15 +719,16 @@ def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tu
 
 
 def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World, Replies, tuple[str, ...]]:
-    """One run: the input's requests and the Director stack's steps to its end."""
-    world = said(begin(world, run), f"u{len(text)}")
-    lines: tuple[str, ...] = ()
+    """One run: a queued summary placed (a run boundary, S6.6), then the input's requests and the
+    Director stack's steps to its end."""
+    world, lines = place(world)
+    world = said_user(begin(world, run), text)
     while True:
         world, replies, final, done = generation(world, replies)
         lines = lines + done
         if final.end != "":
             return world, replies, lines + (f"end {final.end}",)
-        world, decided, continuation, rows, error = step(world, final.text)
+        world, decided, continuation, rows, error = step(replace(world, answer=final.text), final.text)
         lines = lines + (f"step {decided}",)
         if decided.startswith("continue "):
             lines = lines + ("continuation " + json.dumps(continuation, ensure_ascii=False),)
@@ -558,12 +740,96 @@ def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World,
         return world, replies, lines + (f"end {end}",)
 
 
+# -- subagents (control.md S4) -------------------------------------------------------------------
+
+
+def valid_name(name: str) -> bool:
+    """A letter, then letters, digits, _ or - (64 at most)."""
+    return 0 < len(name) <= 64 and name[0] in NAME_FIRST and all(c in NAME_REST for c in name[1:])
+
+
+def ended_words(end: str, limits: Limits) -> str:
+    """What a run that ended without an answer said (the ends a child's scenario reaches)."""
+    if end == "refused":
+        return NO_REASON
+    if end == "max_tool_rounds":
+        return f"maxToolRounds {limits.max_tool_rounds}: a reply called tools once more; its calls did not run"
+    if end == "failed":
+        return "model error: an empty reply (no text and no tool call)"
+    return ""
+
+
+def child_replies(world: World, name: str) -> tuple[Reply, ...]:
+    return next((replies for named, replies in world.children if named == name), ())
+
+
+def with_child_replies(world: World, name: str, replies: tuple[Reply, ...]) -> World:
+    rest = tuple((named, items) for named, items in world.children if named != name)
+    return replace(world, children=rest + ((name, replies),))
+
+
+def child(world: World, name: str, task: str) -> tuple[World, str, str, tuple[str, ...]]:
+    """Child ``name`` on ``task`` to its end: the world (its replies taken), its outcome kind
+    (ok or subagent_failed), the outcome's text, and its block of lines."""
+    kid = World(replace(world.limits, compaction=""), (), None, None, (), 0, "", "")
+    items = child_replies(world, name)
+    kid, taken, done = one_run(kid, name, task, Replies(items, 0))
+    world = with_child_replies(world, name, items[taken.taken :])
+    block = (
+        (f"sub {name}: starts: {task}",)
+        + tuple(f"sub {name}: {line}" for line in done if line.startswith("request "))
+        + tuple(f"sub {name}: {line}" for line in done if not line.startswith("request "))
+    )
+    end = done[-1][len("end ") :]
+    if end == "answered":
+        return world, "ok", f"[{name}] {kid.answer}", block
+    words = ended_words(end, world.limits)
+    message = f"subagent {name} ended without a report ({end})" + (f": {words}" if words else "")
+    return world, "subagent_failed", f"[{name}] subagent_failed: {message}", block
+
+
+def task_call(world: World, call: Call) -> tuple[World, str, str, tuple[str, ...]]:
+    """The model's task call: a child to its end; its report is the result. The calls of a reply
+    run one after another, so no other child runs: the default name is agent1."""
+    name = call.agent or "agent1"
+    if world.limits.max_subagents == 0:
+        return world, "no_slots", "", ()
+    return child(world, name, call.task)
+
+
+def agent_command(world: World, name: str, task: str) -> tuple[World, str]:
+    """``/agent NAME TASK``: the child joins the children started together, or is refused."""
+    if not valid_name(name):
+        return world, f"agent {name} refused invalid_name"
+    if any(named == name for named, _ in world.batch):
+        return world, f"agent {name} refused agent_busy"
+    if world.limits.max_subagents == 0:
+        return world, f"agent {name} refused no_slots"
+    return replace(world, batch=world.batch + ((name, task),)), f"agent {name} started"
+
+
+def background(world: World) -> tuple[World, tuple[str, ...]]:
+    """The children started together, to their ends: each past the limit waits for a slot; each
+    report a subagent row and a work row (a message of the next request)."""
+    limit = world.limits.max_subagents
+    lines = tuple(
+        f"row subagent: {name} waits for a slot: {limit} of subagentMaxConcurrency {limit} run" for name, _ in world.batch[limit:]
+    )
+    batch = world.batch
+    world = replace(world, batch=())
+    for name, task in batch:
+        world, _, text, block = child(world, name, task)
+        world = said(world, f"u{len(text)}")
+        lines = lines + block + (f"row subagent: {text}",)
+    return world, lines
+
+
 # -- the bridge transcript -----------------------------------------------------------------------
 
 
 def call_of(value: object) -> Call:
     assert isinstance(value, dict)
-    return Call(str(value["name"]), str(value["act"]), str(value["kind"]))
+    return Call(str(value["name"]), str(value["act"]), str(value["kind"]), str(value.get("agent", "")), str(value.get("task", "")))
 
 
 def reply_of(value: object) -> Reply:
@@ -599,7 +865,15 @@ def limits_of(value: object) -> Limits:
         int(value.get("max_retries", base.max_retries)),
         value.get("steering_mode", "one-at-a-time") == "all",
         value.get("follow_up_mode", "one-at-a-time") == "all",
+        str(value.get("compaction", "")),
+        int(value.get("keep_recent", 0)),
+        int(value.get("max_subagents", base.max_subagents)),
     )
+
+
+def summary_of(value: object) -> SummaryReply:
+    assert isinstance(value, dict)
+    return SummaryReply(str(value.get("text", "")), str(value.get("fault", "")))
 
 
 def transcript(events: list[dict[str, object]]) -> list[str]:
@@ -626,10 +900,25 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             assert isinstance(force, dict)
             world, ok = push(world, Layer(FORCED, 1, tool=str(force["tool"]), tries=int(force["tries"])))
             lines.append(f"force {force['tool']} " + ("pushed" if ok else "refused"))
+        elif "agent" in event:
+            agent = event["agent"]
+            assert isinstance(agent, dict)
+            world, line = agent_command(world, str(agent["name"]), str(agent["task"]))
+            lines.append(line)
+            if line.endswith(" started"):
+                world = with_child_replies(world, str(agent["name"]), tuple(reply_of(r) for r in _texts(agent.get("replies", []))))
+            if number + 1 == len(events) or "agent" not in events[number + 1]:
+                world, done = background(world)
+                lines.extend(done)
+                world = replace(world, children=())
         elif "input" in event:
             items = event.get("replies", [])
             assert isinstance(items, list)
             lines.append(f"input {event['input']}")
+            world = replace(world, summaries=tuple(summary_of(s) for s in _texts(event.get("summaries", []))))
+            children = event.get("children", {})
+            assert isinstance(children, dict)
+            world = replace(world, children=tuple((str(n), tuple(reply_of(r) for r in _texts(rs))) for n, rs in children.items()))
             world, done = turn(world, f"input-{number}", str(event["input"]), Replies(tuple(reply_of(r) for r in items), 0))
             lines.extend(done)
     return lines

@@ -24,6 +24,26 @@ The generator aims its scenarios at the cases the issue names (a goal that compl
 that pauses at the stall cap, a reminder, a forced call missed until NotCalled, a loop cut and
 retried with a note, a leaked call rebuilt, broken arguments repaired and refused, a 429
 retried) and at the rest of the loop's rules.
+
+Session compaction (S6.6): a scenario whose setup names ``compaction`` gives its model a window
+and a reserve (models.json contextWindow and maxTokens) that put every request of the scenario
+over the background threshold (``background``: threshold 400 tokens, limit 10,400, every request
+at least the system prompt and the tools, about 745) or over the limit (``blocking``: limit 500),
+and sets compaction.keepRecentTokens to ``keep_recent``. The server answers a summary request
+(its last message the summary prompt) from the input's ``summaries``, not from the replies, and
+tells it as a ``summary sent=...`` line when the compaction's row comes. Over the threshold the
+summary request waits until the request that started it has arrived, and that request's reply
+waits until the compaction has ended (its row): the summary is ready before the reply, whenever
+the threads run.
+
+Subagents: a child is the real ``python -m eukhe.agent.child`` process, started by the agent for
+the model's ``task`` call or for ``/agent NAME TASK``; it reaches the same server, which knows its
+requests by the system prompt that names it and answers them from that child's replies (the
+input's ``children``, or the ``agent`` event's). Its requests and its relayed events come by two
+ways (HTTP here, its pipe to the agent there), so a child's lines are told as one block when its
+report comes: its start (the pid left out), its requests, its events. The ``agent`` events in a
+row are sent together, and the scenario waits for their reports; a child's requests wait until
+the children started before it have ended, so the reports come in the order they started.
 """
 
 from __future__ import annotations
@@ -31,6 +51,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -41,6 +62,7 @@ from bend.agent import transcript as model_transcript
 from bridge.core import Bridge, Event, Shared
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
+from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT
 from eukhe.agent.daemon import MODEL_DOC
 from eukhe.agent.runner import runner_factory
 from eukhe.inference import toolcalls
@@ -122,6 +144,24 @@ CASES = frozenset(
         "model_error",
         "no_layer",
         # input classes
+        "compaction_ready",
+        "compaction_placed_next_run",
+        "compaction_placed_in_turn",
+        "compaction_blocking",
+        "compaction_failed",
+        "compaction_empty_summary",
+        "compaction_queued_starts_none",
+        "compaction_again",
+        "compaction_after_join",
+        "task_report",
+        "task_default_name",
+        "task_child_failed",
+        "task_no_slots",
+        "agent_report",
+        "agent_waits_for_slot",
+        "agent_concurrent",
+        "agent_busy",
+        "agent_no_slots",
         "steer_joins",
         "steer_joins_as_one",
         "steer_runs_next",
@@ -136,24 +176,119 @@ CASES = frozenset(
 # -- the production side ---------------------------------------------------------------------------
 
 
+DEFAULT_SUMMARY = "The work so far."
+SETTLE_CAP = 60.0  # seconds a reply waits for a compaction's end at most (the server never hangs a run)
+CHILD = re.compile(r"You are the subagent ([A-Za-z][A-Za-z0-9_-]{0,63}):")
+
+
+def child_of(body: Any) -> str | None:
+    """The subagent a request comes from (its system prompt names it), else None."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            found = CHILD.search(_text(message))
+            if found:
+                return found.group(1)
+    return None
+
+
+def is_summary(body: Any) -> bool:
+    """Whether a request asks for a compaction's summary (its last message the summary prompt)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return isinstance(messages, list) and bool(messages) and isinstance(messages[-1], dict) and _text(messages[-1]) == SUMMARY_PROMPT
+
+
+def summary_script(summary: dict[str, Any]) -> Any:
+    if summary.get("fault") == "fail":
+        return Fail(500, '{"error": {"type": "server_error", "message": "no summary"}}')
+    text = str(summary.get("text", ""))
+    return Stream([Text(text)] if text else [])
+
+
 class _Recording(LoopbackServer):
-    """The loopback server, telling each request as a transcript line as it arrives."""
+    """The loopback server, telling each request as a transcript line as it arrives; a summary
+    request is answered from the summaries and told when its compaction's row comes."""
 
     def __init__(self) -> None:
         super().__init__()
         self.lines: list[str] | None = None
         self.responder = lambda recorded: Stream([Text("done.")])
+        self.summaries: list[dict[str, Any]] = []
+        self.summary_lines: list[str] = []
+        self.summary_gate: threading.Event | None = None  # over the threshold: a request of the turn lets the summary go
+        self.compacting: Any = None  # () -> whether a compaction runs (the agent's)
+        self.settled = 0  # compactions ended (their rows told)
+        self._settle = threading.Condition()
+        self.children: dict[str, list[Any]] = {}  # the replies of each child name
+        self.child_lines: dict[str, list[str]] = {}  # the requests of each child, as transcript lines
+        self.started: list[str] = []  # the background children, in the order they started
+        self.ended: set[str] = set()  # the children whose reports came
 
     def drop_scripts(self) -> None:
-        """Forget the replies a turn did not take, and the requests recorded so far."""
+        """Forget the replies and summaries a turn did not take, and the requests recorded so far."""
         with self._lock:
             self._scripts.clear()
             self.requests.clear()
+            self.summaries.clear()
+            self.summary_lines.clear()
+            self.children.clear()
+            self.child_lines.clear()
+        with self._settle:
+            self.started.clear()
+            self.ended.clear()
+
+    def child_ended(self, name: str) -> None:
+        with self._settle:
+            self.ended.add(name)
+            self._settle.notify_all()
+
+    def ended_compaction(self) -> None:
+        with self._settle:
+            self.settled += 1
+            self._settle.notify_all()
 
     def _record(self, recorded: Recorded) -> None:
+        if is_summary(recorded.body):
+            with self._lock:
+                self.summary_lines.append("summary sent=" + message_tokens(cast(dict[str, Any], recorded.body)["messages"][:-1]))
+            return
+        name = child_of(recorded.body)
+        if name is not None:
+            with self._lock:
+                self.child_lines.setdefault(name, []).append(request_line(recorded.body))
+            return
         super()._record(recorded)
         if self.lines is not None:
             self.lines.append(request_line(recorded.body))
+
+    def _next(self, recorded: Recorded) -> Any:
+        if is_summary(recorded.body):
+            gate = self.summary_gate
+            if gate is not None:
+                gate.wait(SETTLE_CAP)
+                gate.clear()
+            with self._lock:
+                summary = self.summaries.pop(0) if self.summaries else {"text": DEFAULT_SUMMARY}
+            return summary_script(summary)
+        name = child_of(recorded.body)
+        if name is not None:
+            with self._settle:  # the children started before it end first
+                earlier = self.started[: self.started.index(name)] if name in self.started else []
+                self._settle.wait_for(lambda: all(b in self.ended for b in earlier), SETTLE_CAP)
+            with self._lock:
+                queue = self.children.get(name, [])
+                return queue.pop(0) if queue else Stream([Text("done.")])
+        compacting = self.compacting
+        if compacting is not None and self.summary_gate is not None:
+            with self._settle:
+                before = self.settled
+            if compacting():  # a compaction started at this request: its summary first, then the reply
+                self.summary_gate.set()
+                with self._settle:
+                    self._settle.wait_for(lambda: self.settled > before, SETTLE_CAP)
+        return super()._next(recorded)
 
 
 NOTES = (
@@ -210,7 +345,9 @@ def message_tokens(messages: Sequence[dict[str, Any]]) -> str:
                 continue
             for name in SOFT_NAMES:
                 text = text.replace("\n\n" + soft_prompt(name), "").replace(soft_prompt(name), "")
-            if text:
+            if text.startswith(SUMMARY_INTRO):
+                tokens.append(f"s{len(text) - len(SUMMARY_INTRO)}")
+            elif text:
                 tokens.append(f"u{len(text)}")
         elif role == "assistant":
             calls = [str(c.get("function", {}).get("name")) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
@@ -258,16 +395,70 @@ SETUP_CVARS = {
     "max_retries": "retry.maxRetries",
     "steering_mode": "steeringMode",
     "follow_up_mode": "followUpMode",
+    "keep_recent": "compaction.keepRecentTokens",
+    "max_subagents": "subagentMaxConcurrency",
 }
+# The model's window and maxTokens (the reserve) for each compaction setup (the module's docstring).
+WINDOWS = {"background": (100_000, 89_600), "blocking": (1_000, 500)}
 # The agent dir's settings: no titles (a title's request is no part of the loop), and at most two
-# requests in flight to the provider (each request of a turn takes a slot, eukhe.agent.inflight).
-SETTINGS = {"titles": {"generate": False}, "providerMaxInFlight": {"loop": 2}}
+# requests in flight to the provider (each request takes a slot, eukhe.agent.inflight: a turn's, a
+# summary's, and those of the children running at once).
+SETTINGS = {"titles": {"generate": False}, "providerMaxInFlight": {"loop": 4}}
 
 
 class _Printer:
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], server: _Recording) -> None:
         self.lines = lines
+        self.server = server
         self.names: dict[str, str] = {}
+        self.blocks: dict[str, tuple[list[str], _Printer]] = {}  # each child's start and events, told at its end
+        self.limit = 4  # subagentMaxConcurrency
+        self.starts = 0  # children started so far
+        self.reports = 0  # children whose reports came so far
+
+    def child(self, name: str) -> tuple[list[str], _Printer]:
+        if name not in self.blocks:
+            block: list[str] = []
+            self.blocks[name] = (block, _Printer([], self.server))
+        return self.blocks[name]
+
+    def flush(self, name: str) -> None:
+        """Child ``name``'s block: its start, its requests, its events."""
+        start, printer = self.blocks.pop(name, ([], _Printer([], self.server)))
+        with self.server._lock:
+            requests = self.server.child_lines.pop(name, [])
+        self.lines.extend(f"sub {name}: {line}" for line in [*start, *requests, *printer.lines])
+
+    def subagent(self, text: str) -> None:
+        found = re.match(r"([A-Za-z][A-Za-z0-9_-]*) starts \(pid \d+\): (.*)$", text, re.S)
+        report = re.match(r"\[([A-Za-z][A-Za-z0-9_-]*)\] ", text)
+        if found:
+            # a start while as many children run as subagentMaxConcurrency allows would be past it
+            self.starts += 1
+            past = self.starts - self.reports > self.limit
+            self.child(found.group(1))[0].append(("starts past subagentMaxConcurrency: " if past else "starts: ") + found.group(2))
+        elif report:
+            self.reports += 1
+            self.flush(report.group(1))
+            self.lines.append(f"row subagent: {text}")
+            self.server.child_ended(report.group(1))
+        else:
+            self.lines.append(f"row subagent: {text}")
+
+    def compaction(self, text: str) -> None:
+        """A compaction's row: the summary request it sent before its end (ready or failed; a
+        failed request's own words left out), its placement without the entry id (the request
+        lines show the view)."""
+        if text.startswith(("compaction ready", "compaction failed")):
+            with self.server._lock:
+                sent = self.server.summary_lines.pop(0) if self.server.summary_lines else "summary sent=(none)"
+            self.lines.append(sent)
+            if text.startswith("compaction failed") and text != "compaction failed: the summary is empty":
+                text = "compaction failed: (the summary request failed)"
+            self.lines.append(f"row compaction: {text}")
+            self.server.ended_compaction()
+        else:
+            self.lines.append("row compaction: " + re.sub(r"; the view keeps the entries from \d+ on$", "", text))
 
     def emit(self, event: dict[str, Any]) -> None:
         kind = event["type"]
@@ -277,12 +468,24 @@ class _Printer:
             self.lines.append(f"retry {event['attempt']}/{event['retries']}")
         elif kind == "tool_call":
             self.names[event["id"]] = event["name"]
+        elif kind == "tool_result" and self.names[event["id"]] == "task":
+            self.reports += 1 if self.blocks else 0
+            for name in list(self.blocks):
+                self.flush(name)
+            shown = event["kind"] or "ok"
+            self.lines.append(f"call task {shown}" + (f" {event['text']}" if shown == "ok" else ""))
         elif kind == "tool_result":
             self.lines.append(f"call {self.names[event['id']]} {event['kind'] or 'ok'}")
+        elif kind == "subagent":
+            self.child(event["agent"])[1].emit(event["event"])
+        elif kind == "row" and event["kind"] == "subagent":
+            self.subagent(event["text"])
         elif kind == "step":
             self.lines.append(f"step {event['decision']} {event['rule']} {','.join(event['verdicts']) or '-'}")
             if event["continuation"] is not None:
                 self.lines.append("continuation " + json.dumps(event["continuation"], ensure_ascii=False))
+        elif kind == "row" and event["kind"] == "compaction":
+            self.compaction(event["text"])
         elif kind == "row":
             self.lines.append(f"row {event['kind']}: {event['text']}")
         elif kind == "turn_end":
@@ -316,7 +519,11 @@ def production(events: Sequence[Event]) -> list[str]:
         (root / "outside.txt").write_text("outside\n", encoding="utf-8")
         agent_dir = root / "agent"
         agent_dir.mkdir()
-        provider = {"baseUrl": base_url(server, API), "apiKey": "key-loop", "api": API, "models": [{"id": "loop-model"}]}
+        model: dict[str, Any] = {"id": "loop-model"}
+        setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
+        if setup.get("compaction") in WINDOWS:
+            model["contextWindow"], model["maxTokens"] = WINDOWS[str(setup["compaction"])]
+        provider = {"baseUrl": base_url(server, API), "apiKey": "key-loop", "api": API, "models": [model]}
         (agent_dir / "models.json").write_text(json.dumps({"providers": {"loop": provider}}), encoding="utf-8")
         (agent_dir / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
         with Store(agent_dir / "sessions").create() as session:
@@ -333,8 +540,13 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
     from eukhe.directors.hooks import DirectorLimits, Directors
 
     agent = daemon.Daemon(agent_dir, session, runner_factory, project_dir=work)
-    client = _Client(_Printer(lines))
+    client = _Client(_Printer(lines, server))
     agent.clients.add(cast(Any, client))
+    runner: Any = agent.runner
+
+    def compacting() -> bool:
+        compaction = runner.compaction
+        return compaction is not None and compaction.task is not None
 
     def ask(request: p.Request) -> dict[str, Any]:
         client.replies.clear()
@@ -342,9 +554,12 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
         return client.replies[-1]
 
     try:
-        for event in events:
+        for number, event in enumerate(events):
             if "setup" in event:
-                sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items()]
+                sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items() if k != "compaction"]
+                client.printer.limit = int(dict(event["setup"]).get("max_subagents", client.printer.limit))
+                background = dict(event["setup"]).get("compaction") == "background"
+                server.summary_gate = threading.Event() if background else None
                 if sets:
                     ask(p.cvar_request("; ".join(sets)))
             elif "goal" in event:
@@ -360,6 +575,23 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 force = event["force"]
                 reply = ask(p.CommandRequest(line=f"/force {force['tool']} --tries {int(force['tries'])}"))
                 lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
+            elif "agent" in event:
+                agent_event = dict(event["agent"])
+                name = str(agent_event["name"])
+                if name not in server.started:  # a name that runs already is refused: its replies stay
+                    server.children[name] = [script_of(r) for r in agent_event.get("replies", [])]
+                reply = ask(p.CommandRequest(line=f"/agent {name} {agent_event['task']}"))
+                if reply["type"] == "error":
+                    lines.append(f"agent {name} refused {reply['kind']}")
+                else:
+                    lines.append(f"agent {name} started")
+                    with server._settle:
+                        server.started.append(name)
+                if number + 1 == len(events) or "agent" not in events[number + 1]:
+                    # the children started together, to their reports
+                    while runner.subagent_jobs():
+                        await asyncio.gather(*runner.subagent_jobs(), return_exceptions=True)
+                    server.drop_scripts()
             elif "input" in event:
                 lines.append(f"input {event['input']}")
                 scripts: list[Any] = []
@@ -371,6 +603,9 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                     if gate is not None:
                         gates.append((index, gate, sent))
                 server.script(*scripts)
+                server.summaries = [dict(s) for s in event.get("summaries", [])]
+                server.children = {str(n): [script_of(r) for r in rs] for n, rs in dict(event.get("children", {})).items()}
+                server.compacting = compacting
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
@@ -387,8 +622,10 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                         await asyncio.shield(agent.task)
                 finally:
                     server.lines = None
+                    server.compacting = None
                     server.drop_scripts()
     finally:
+        server.summary_gate = None
         agent.clients.clear()
         await agent.close()
 
@@ -457,9 +694,20 @@ AIMS = (
     "full_stack",
     "refusal",
     "steering",
+    "compaction",
+    "compaction",
+    "subagents",
     "random",
     "random",
 )
+KEEP = 7  # compaction.keepRecentTokens of the compaction scenarios: the estimate of their inputs
+SUMMARIES = ({"text": "The user asked for the files; a.txt was read."}, {"text": "Files were listed and read."}, {"fault": "fail"}, {"text": ""})
+
+
+def child_script(rng: random.Random) -> list[dict[str, Any]]:
+    """A child's replies: tool rounds, then an answer or a refusal (or the default answer)."""
+    script = [tools_reply(rng) for _ in range(rng.choice([0, 1, 1, 2]))]
+    return script + [rng.choice([answer(rng), answer(rng), reply_of_kind(rng, "refusal")])][: rng.choice([1, 1, 1, 0])]
 
 
 def replies(rng: random.Random, count: int, kinds: Sequence[str] = KINDS) -> list[dict[str, Any]]:
@@ -478,8 +726,9 @@ def generate(index: int) -> list[Event]:
         "max_retries": rng.choice([3, 3, 1, 0]),
     }
     events: list[Event] = [{"setup": setup}]
-    inputs = rng.choice([1, 1, 2, 3])
+    inputs = rng.choice([2, 3, 3]) if aim == "compaction" else rng.choice([1, 1, 2, 3])
     for k in range(inputs):
+        summaries: list[dict[str, Any]] = []
         if aim in ("goal_completes", "goal_stalls") and k == 0:
             events.append({"goal": {"id": f"g{index}", "objective": "make the tests pass"}})
         if aim == "goal_completes":
@@ -531,6 +780,38 @@ def generate(index: int) -> list[Event]:
                     reply["steer"] = [f"also look at {rng.choice(list(FILES))} ({k}.{number}.{j})" for j in range(rng.choice([1, 1, 2]))]
                 if rng.random() < 0.3:
                     reply["follow_up"] = [f"then sum up ({k}.{number}.{j})" for j in range(rng.choice([1, 2]))]
+        elif aim == "compaction":
+            if k == 0:
+                setup["compaction"] = rng.choice(["background", "background", "blocking"])
+                setup["keep_recent"] = KEEP
+            if rng.random() < 0.25:
+                events.append({"goal": {"id": f"g{index}-{k}", "objective": f"finish task {k}"}})
+            script = replies(rng, rng.randint(1, 5), ("answer", "tools", "tools", "cut", "fail", "empty", "leak"))
+            for number, reply in enumerate(script):
+                if rng.random() < 0.25:
+                    reply["steer"] = [f"also look at {rng.choice(list(FILES))} ({k}.{number}.{j})" for j in range(rng.choice([1, 1, 2]))]
+                if rng.random() < 0.15:
+                    reply["follow_up"] = [f"then sum up the work ({k}.{number})"]
+            summaries = [dict(rng.choice(SUMMARIES)) for _ in range(rng.randint(0, 3))]
+        elif aim == "subagents":
+            if k == 0:
+                setup["max_subagents"] = rng.choice([1, 2, 2, 0])
+            children: dict[str, list[dict[str, Any]]] = {}
+            if rng.random() < 0.6:
+                for _ in range(rng.choice([1, 2, 2, 3])):
+                    name = rng.choice(["scout", "helper", "tester"])
+                    events.append({"agent": {"name": name, "task": f"check {rng.choice(list(FILES))} ({k})", "replies": child_script(rng)}})
+            script = []
+            for _ in range(rng.randint(1, 2)):
+                name = rng.choice(["scout", "helper", ""])
+                task = f"read {rng.choice(list(FILES))} and report ({k})"
+                args = {"task": task} if name == "" else {"name": name, "task": task}
+                act = f"task-{name or 'agent1'}-{task}"
+                script.append({"calls": [{"name": "task", "args": json.dumps(args), "act": act, "kind": "ok", "agent": name, "task": task}], "stop": "toolUse"})
+                children.setdefault(name or "agent1", []).extend(child_script(rng))
+            script.append(answer(rng))
+            events.append({"input": f"task {k} of scenario {index}", "replies": script, "children": children})
+            continue
         elif aim == "full_stack":
             for _ in range(rng.randint(1, 4)):
                 events.append(rng.choice([{"remind": "Keep the diff small."}, {"force": {"tool": "ls", "tries": 1}}]))
@@ -548,7 +829,10 @@ def generate(index: int) -> list[Event]:
                     )
                 )
             script = replies(rng, rng.randint(0, 7))
-        events.append({"input": f"task {k} of scenario {index}", "replies": script})
+        if aim == "compaction":
+            events.append({"input": f"task {k} of scenario {index:04d}", "replies": script, "summaries": summaries})
+        else:
+            events.append({"input": f"task {k} of scenario {index}", "replies": script})
     return events
 
 
@@ -597,11 +881,59 @@ def reached(events: Sequence[Event]) -> set[str]:
         "follow_up_runs": sum(line.startswith("end ") for line in lines) > len(inputs) and any(r.get("follow_up") for e in inputs for r in e.get("replies", [])),
     }
     found.update(name for name, hit in checks.items() if hit)
+    found.update(compaction_cases(events, lines))
+    setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
+    subagents = {
+        "task_report": any(line.startswith("call task ok [") for line in lines),
+        "task_default_name": "call task ok [agent1]" in text,
+        "task_child_failed": "call task subagent_failed" in text,
+        "task_no_slots": "call task no_slots" in text,
+        "agent_report": any(line.startswith("row subagent: [") for line in lines),
+        "agent_waits_for_slot": "waits for a slot" in text,
+        "agent_concurrent": setup.get("max_subagents", 4) >= 2
+        and any(a.endswith(" started") and b.endswith(" started") and a.startswith("agent ") and b.startswith("agent ") for a, b in zip(lines, lines[1:])),
+        "agent_busy": "refused agent_busy" in text,
+        "agent_no_slots": "refused no_slots" in text,
+    }
+    found.update(name for name, hit in subagents.items() if hit)
     calls = [c for e in inputs for r in e.get("replies", []) for c in r.get("calls", [])]
     if any(c["act"] in ("read-b-trailing-comma", "read-c-single-quotes") for c in calls):
         found.add("repaired_arguments")
     if any(len(r.get("calls", [])) > 1 for e in inputs for r in e.get("replies", [])):
         found.add("parallel_calls")
+    return found
+
+
+def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:
+    """The compaction cases a model transcript shows (S6.6)."""
+    setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
+    mode = setup.get("compaction")
+    if mode is None:
+        return set()
+    found: set[str] = set()
+    text = "\n".join(lines)
+    checks = {
+        "compaction_ready": "row compaction: compaction ready" in text,
+        "compaction_failed": "compaction failed: (the summary request failed)" in text,
+        "compaction_empty_summary": "compaction failed: the summary is empty" in text,
+        "compaction_again": "summary sent=s" in text,
+        "compaction_blocking": mode == "blocking" and "compaction_end" in text,
+    }
+    found.update(name for name, hit in checks.items() if hit)
+    queued = False
+    for at, line in enumerate(lines):
+        after = lines[at + 1 : at + 3]
+        if line.startswith("row compaction: compaction ready"):
+            queued = mode == "background"
+        elif line.startswith("row compaction: compaction_end"):
+            queued = False
+            if mode == "background":
+                found.add("compaction_placed_in_turn" if lines[at - 1].startswith("end ") else "compaction_placed_next_run")
+        elif line.startswith("row joined: "):
+            if any(a.startswith("summary sent=") for a in after):
+                found.add("compaction_after_join")
+            elif queued and len(json.dumps(line[len("row joined: ") :])) <= 4 * KEEP:
+                found.add("compaction_queued_starts_none")  # a join that would start one, with a summary queued
     return found
 
 

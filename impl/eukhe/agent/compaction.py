@@ -8,7 +8,9 @@ contextWindow - reserve, threshold = limit - 10% of the window for an eukhe sess
   placed (S6.6: a queued summary starts no new one). It summarizes the model view up to the kept
   tail: the newest ``keep`` tokens (compaction.keepRecentTokens, at most half the threshold),
   widened back to the user entry that starts them, so a tool call is never cut from its result.
-  Its summary is queued, and placed at the next run boundary (the start of the next turn).
+  A summary placed before is sent first, so the new summary keeps the history it held (what it
+  covers is no longer in the view). Its summary is queued, and placed at the next run boundary
+  (the start of the next run).
 - over the limit: the request waits for the compaction (started if none runs) and the summary is
   placed at once, since the request cannot be sent as it is.
 
@@ -85,9 +87,11 @@ def kept_from(entries: Sequence[Entry], keep: int) -> int | None:
 class Compaction:
     """The compaction of one session's agent process (the module's docstring)."""
 
-    def __init__(self, policy: threshold.Policy, summarize: Callable[[list[Entry]], Awaitable[str]], told: Callable[[str], None]) -> None:
+    def __init__(
+        self, policy: threshold.Policy, summarize: Callable[[str | None, list[Entry]], Awaitable[str]], told: Callable[[str], None]
+    ) -> None:
         self.policy = policy
-        self.summarize = summarize  # the summary of the model view's entries before the kept tail
+        self.summarize = summarize  # the summary of (the placed summary, the model view's entries before the kept tail)
         self.told = told  # a compaction row for the clients
         self.task: asyncio.Task[Summary | None] | None = None
         self.queued: Summary | None = None
@@ -111,16 +115,16 @@ class Compaction:
         return summary
 
     def _start(self, entries: Sequence[Entry]) -> None:
-        _, view = compacted(entries)
+        placed, view = compacted(entries)
         keep = threshold.threshold_for(self.policy).keep
         cut = kept_from(view, keep)
         if cut is None:
             return
-        self.task = asyncio.ensure_future(self._run(view[:cut], view[cut].id))
+        self.task = asyncio.ensure_future(self._run(placed, view[:cut], view[cut].id))
 
-    async def _run(self, covered: list[Entry], first_kept: int) -> Summary | None:
+    async def _run(self, placed: str | None, covered: list[Entry], first_kept: int) -> Summary | None:
         try:
-            text = (await self.summarize(covered)).strip()
+            text = (await self.summarize(placed, covered)).strip()
         except Exception as error:  # a failed compaction queues nothing; a later request starts another
             self.told(f"compaction failed: {error}")
             return None

@@ -34,7 +34,7 @@ from typing import Any
 
 from eukhe.agent.chat import CONTEXT_DOC, ChatBusy, ChatMemory, is_chat
 from eukhe.agent.inflight import Gated, Slots
-from eukhe.agent.compaction import SUMMARY_PROMPT, Compaction
+from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT, Compaction
 from eukhe.agent.loop import FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
 from eukhe.agent.subagents import NO_MODEL, SubagentError, Subagents, report_row, spawn_of
 from eukhe.agent.tools.registry import TOOLS, context_for
@@ -191,18 +191,20 @@ class SessionRunner:
             bool(self.cvar.value(threshold.ENABLED_CVAR)), window, float(model.max_tokens), keep_recent=int(self.cvar.value(threshold.KEEP_CVAR))
         )
         if self.compaction is None:
-            self.compaction = Compaction(policy, lambda entries: self._summary(model, entries), lambda text: self.emit({"type": "row", "kind": "compaction", "text": text}))
+            self.compaction = Compaction(policy, lambda placed, entries: self._summary(model, placed, entries), lambda text: self.emit({"type": "row", "kind": "compaction", "text": text}))
         self.compaction.policy = policy
         return self.compaction
 
-    async def _summary(self, model: Any, entries: list[Any]) -> str:
-        """The summary of ``entries`` by the session's model, over an HTTP pool of its own (a
+    async def _summary(self, model: Any, placed: str | None, entries: list[Any]) -> str:
+        """The summary of ``entries`` by the session's model, after the summary placed before
+        them (``placed``, so the history it holds is kept), over an HTTP pool of its own (a
         compaction may outlive the turn that started it)."""
         from eukhe.inference.wire import Message, Request, collect
         from eukhe.inference.wire.pool import Pool
 
+        before = () if placed is None else (Message("user", SUMMARY_INTRO + placed),)
         async with Pool() as pool:
-            asked = Request(messages_of(entries) + (Message("user", SUMMARY_PROMPT),), system=SYSTEM)
+            asked = Request(before + messages_of(entries) + (Message("user", SUMMARY_PROMPT),), system=SYSTEM)
             return (await collect(self._wire(model, pool).stream(asked))).text
 
     def _untitled(self) -> bool:
