@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import linecache
 import textwrap
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 
 import bend.config as m
 from bend.cvar import Obj
-from spec import evidence, z3gen
+from spec import z3gen
 from spec.evidence import LawFailed, check
 from spec.laws import config as laws
 from spec.proofs import ProofTimeout
@@ -226,26 +225,6 @@ def test_without_the_facts_nothing_follows() -> None:
     assert _entails([*facts(o), *side_facts(after, only=FORWARD)], _only(after, k, v))
     assert not _entails([*facts(o), *side_facts(after, only="sorted forward")], _only(after, k, v))
     assert not _entails([*facts(o), *side_facts(after, only=BACK)], _only(after, k, v))
-
-
-@pytest.fixture
-def z3_checks() -> Iterator[list[tuple[str, float]]]:
-    """Every z3 check spec.evidence makes while the test runs, with how long it took."""
-    made: list[tuple[str, float]] = []
-    real = evidence.check
-
-    def timed(terms: Any, ms: int | None) -> Any:
-        start = time.perf_counter()
-        try:
-            return real(terms, ms)
-        finally:
-            made.append((" ".join(str(t)[:60] for t in terms[-1:]), time.perf_counter() - start))
-
-    evidence.check = timed
-    try:
-        yield made
-    finally:
-        evidence.check = real
 
 
 def test_the_mcp_proofs_are_about_the_code_and_small(z3_checks: list[tuple[str, float]]) -> None:

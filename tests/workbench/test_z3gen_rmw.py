@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import linecache
 import textwrap
-import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,7 +19,6 @@ import z3
 
 import bend.config as m
 from bend.cvar import Obj
-from spec import evidence
 from spec.evidence import LawFailed
 from spec.laws import config as laws
 from spec.proofs import ProofTimeout, lemma
@@ -43,26 +41,6 @@ def _changed(name: str, source: str) -> Callable[..., Any]:
     fn.__annotations__ = made.__annotations__
     assert fn.__module__ == "bend.config" and fn.__qualname__ == name
     return fn
-
-
-@pytest.fixture
-def z3_checks() -> Iterator[list[tuple[str, float]]]:
-    """Every z3 check spec.evidence makes while the test runs, with how long it took."""
-    made: list[tuple[str, float]] = []
-    real = evidence.check
-
-    def timed(terms: Any, ms: int | None) -> Any:
-        start = time.perf_counter()
-        try:
-            return real(terms, ms)
-        finally:
-            made.append((" ".join(str(t)[:60] for t in terms[-1:]), time.perf_counter() - start))
-
-    evidence.check = timed
-    try:
-        yield made
-    finally:
-        evidence.check = real
 
 
 def test_the_rmw_laws_are_proved_about_the_code(z3_checks: list[tuple[str, float]]) -> None:
