@@ -1093,16 +1093,16 @@ def _trust_worlds() -> Iterator[World]:
     for trusted_list, mtr, gserv in itertools.product((None, ("PROJECT",), ("other",)), (None, 7), (None, "git", "web")):
         servers = None if gserv is None else Obj(((gserv, GIT0 if gserv == "git" else WEB0),))
         g = _obj({"trustedProjects": trusted_list, "maxToolRounds": mtr, "mcpServers": servers})
-        for pm, pt, pa, ps in itertools.product((None, 9, "x"), (None, "sse"), (None, True), (False, True)):
-            p = _obj({"maxToolRounds": pm, "transport": pt, "autonomous": None if pa is None else Obj((("enabled", True),)),
+        for pm, pt, pa, ps, pv in itertools.product((None, 9, "x"), (None, "sse"), (None, True), (False, True), (None, 1)):
+            p = _obj({"version": pv, "maxToolRounds": pm, "transport": pt, "autonomous": None if pa is None else Obj((("enabled", True),)),
                       "mcpServers": Obj((("git", GIT1),)) if ps else None})
-            for pcfg in ((), (Set("maxToolRounds", 11),), (Set("transport", "websocket"),)):
+            for pcfg in ((), (Set("maxToolRounds", 11),), (Set("transport", "websocket"),), (Set("maxToolRounds", 11), Set("maxToolRounds", 12))):
                 for gcfg in ((), (Set("trustedProjects", ("PROJECT",)),)):
                     for prompts in ((), ("SYSTEM.md",), ("APPEND_SYSTEM.md",), ("SYSTEM.md", "APPEND_SYSTEM.md")):
                         yield g, p, gcfg, pcfg, prompts
 
 
-TRUST_LABEL = "18 global documents x 24 project documents x 3 project cfgs x 2 global cfgs x 4 prompt sets"
+TRUST_LABEL = "18 global documents x 48 project documents (with and without their version) x 4 project cfgs (two sets of one id among them) x 2 global cfgs x 4 prompt sets"
 
 
 def _is_trusted(world: World) -> bool:
@@ -1240,10 +1240,11 @@ def trusted_project_applies() -> Evidence:
         table = dict(values)
         later = {s.id for s in gcfg + pcfg}
         for key, v in m.leaves(m.SETTINGS, p, True)[0]:
-            if key not in later and table.get(key) != v:
+            if key != "version" and key not in later and table.get(key) != v:  # a document's version is no setting
                 return False
-        for s in pcfg:
-            if m.check(m.SETTINGS, s, True) is None and table.get(s.id) != s.value:
+        last = {s.id: s for s in pcfg if m.check(m.SETTINGS, s, True) is None}  # of two sets of an id, the later applies
+        for s in last.values():
+            if table.get(s.id) != s.value:
                 return False
         return applied_prompts == prompts and withheld == ()
 
