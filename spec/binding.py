@@ -68,9 +68,12 @@ FLOOR = 95.0
 # 82.77%, tiny 86.21%. The inference laws then reached the wire (the pool, the retry wrapper, each
 # API's sign-in, broken streams, resolve_model on a real agent dir): 90.90% by the infer, catalog and
 # default_model laws and the infer bridge alone at bbd9bb7, a lower bound of the whole run: held at 90.
+# The clean-clone CI of 0f0a67d measured agent 69.46% (the loop bridge now drives session compaction
+# and real subagent children), the command line 56.24%, inference 91.99%, tiny 86.21%: held a point
+# or more below each (agent 68, cli 55, inference 91), since process interleavings move a few branches.
 # The terminal UI (eukhe/tui) is no area: the seed gives client input no model, so no law or
 # bridge reaches it; Textual's pilot and the tmux test judge it.
-HELD: dict[str, float] = {"inference": 90.0, "tiny": 86.0, "cli": 48.0, "agent": 45.0}
+HELD: dict[str, float] = {"inference": 91.0, "tiny": 86.0, "cli": 55.0, "agent": 68.0}
 
 
 def floor_of(area: str, floor: float) -> float:
