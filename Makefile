@@ -30,21 +30,26 @@ browser:  ## Debian's chromium for the report's browser tests, when absent (apt-
 report-browser: $(STAMP) browser  ## the report's tests, in headless Chromium too; screenshots in build/report/screens/
 	$(PYTEST) -q tests/report
 
-test: $(STAMP) core  ## the CI command: types; laws, and bridges then the tests, side by side (laws and bridges under coverage); the coverage floor per area
+test: $(STAMP) core  ## the CI command: types; laws and bridges (under coverage) and the tests, in two lanes side by side; the coverage floor per area
 	$(BIN)/python -m eukhe.corebuild --check
-	$(BIN)/python -m mypy
 	$(BIN)/python -m coverage erase
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-laws test-rest
 	$(BIN)/python -m coverage combine -q
 	$(BIN)/python -m spec.binding coverage
 
-# The two halves of `make test`, one per core; each one's output is printed when it ends.
+# The two lanes of `make test`, one per core, balanced by the durations they print: the laws,
+# then the tests of the workbench, the agent and the report; mypy, the bridges, then the other
+# tests. Each lane's output is printed when it ends.
+TESTS_AFTER_LAWS := tests/workbench tests/agent tests/report
+
 test-laws:
 	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/laws
+	$(PYTEST) -q --durations=15 $(TESTS_AFTER_LAWS)
 
 test-rest:
+	$(BIN)/python -m mypy
 	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/bridge
-	$(PYTEST) -q --durations=25 tests --ignore=tests/laws --ignore=tests/bridge
+	$(PYTEST) -q --durations=15 tests $(addprefix --ignore=,tests/laws tests/bridge $(TESTS_AFTER_LAWS))
 
 bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte
 	$(BIN)/python -m bridge replay

@@ -34,7 +34,7 @@ def test_each_module_belongs_to_its_area(relative: str, area: str | None) -> Non
 
 def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
     data = tmp_path / ".coverage"
-    cov = coverage.Coverage(data_file=str(data), branch=True, source=[str(binding.PACKAGE)])
+    cov = coverage.Coverage(data_file=str(data), config_file=False, branch=True, source=[str(binding.PACKAGE)])
     cov.start()
     from eukhe import effort
 
@@ -51,7 +51,7 @@ def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
 @pytest.mark.filterwarnings("ignore:No data was collected")
 def test_the_coverage_gate_fails_below_the_floor(tmp_path: Path) -> None:
     data = tmp_path / ".coverage"
-    cov = coverage.Coverage(data_file=str(data), branch=True, source=[str(binding.PACKAGE)])
+    cov = coverage.Coverage(data_file=str(data), config_file=False, branch=True, source=[str(binding.PACKAGE)])
     cov.start()
     cov.stop()
     cov.save()
