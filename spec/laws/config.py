@@ -451,6 +451,22 @@ def rmw_base_lemmas() -> tuple[Evidence, Evidence]:
     return keeps, applies
 
 
+def remove_keeps_pair(remove_of: z3gen.Generated, ties: list[Any]) -> Evidence:
+    """For every object o, name k, and pair (n, w) of o at any index with n other than k: the pair
+    is a pair of remove(o, k) (filter back). A step of both remove's facts and put's keeps (put
+    runs remove's filter first)."""
+    o = fresh(m.Obj, "o")
+    k, n = z3.Strings("k n")
+    w = z3.Const("w", z3gen.OBJECT)
+    at = z3.Int("at")
+    keys, entries = o.pairs.array
+    return prove(
+        lambda: _has(remove_of(o, k), n, w),
+        assumptions=lambda: [*facts(o), n != k, 0 <= at, at < o.pairs.length, keys[at] == n, entries[at] == w, *side_facts(remove_of(o, k), only="filter back")],
+        ties=ties, label="o's pair (n, w), n other than k, is a pair of remove(o, k)",
+    )
+
+
 def store_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Evidence, Evidence]:
     """(put's facts, remove's facts), for every object o (pairs of any number, names and entries
     any), name k, entry v, name n other than k and entry w, over the encodings generated from the
@@ -464,20 +480,14 @@ def store_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Ev
     o = fresh(m.Obj, "o")
     k, n = z3.Strings("k n")
     v, w = z3.Consts("v w", z3gen.OBJECT)
-    at = z3.Int("at")
     ties = [put_of.tie, remove_of.tie]
     forward = ("sorted forward", "filter forward")
-    keys, entries = o.pairs.array
     gone = prove(
         lambda: _none(remove_of(o, k), k),
         assumptions=lambda: [*facts(o), *side_facts(remove_of(o, k), only="filter forward")],
         ties=ties, label="remove(o, k) has no pair of name k",
     )
-    survives = prove(
-        lambda: _has(remove_of(o, k), n, w),
-        assumptions=lambda: [*facts(o), n != k, 0 <= at, at < o.pairs.length, keys[at] == n, entries[at] == w, *side_facts(remove_of(o, k), only="filter back")],
-        ties=ties, label="o's pair (n, w), n other than k, is a pair of remove(o, k)",
-    )
+    survives = remove_keeps_pair(remove_of, ties)
     only = prove(
         lambda: _only(remove_of(o, k), n, w),
         assumptions=lambda: [*facts(o), n != k, _only(o, n, w), *side_facts(remove_of(o, k), only="filter forward")],
@@ -1329,7 +1339,6 @@ def put_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Evid
         kept_keys, kept_entries = kept.pairs.array
         return [0 <= at, at < kept.pairs.length, kept_keys[at] == n, kept_entries[at] == w]
 
-    keys, entries = o.pairs.array
     has = prove(
         lambda: _has(put(), k, v),
         assumptions=lambda: [*facts(o), *side_facts(put(), only="sorted back")],
@@ -1340,11 +1349,7 @@ def put_steps(put_of: z3gen.Generated, remove_of: z3gen.Generated) -> tuple[Evid
         assumptions=lambda: [*facts(o), *side_facts(put(), only=forward)],
         ties=ties, label="each pair of name k of put(o, k, v) holds v",
     )
-    survives = prove(
-        lambda: _has(remove_of(o, k), n, w),
-        assumptions=lambda: [*facts(o), n != k, 0 <= at, at < o.pairs.length, keys[at] == n, entries[at] == w, *side_facts(remove_of(o, k), only="filter back")],
-        ties=ties, label="o's pair (n, w), n other than k, is a pair of remove(o, k)",
-    )
+    survives = remove_keeps_pair(remove_of, ties)
     placed = prove(
         lambda: _has(put(), n, w),
         assumptions=lambda: [*facts(o), n != k, *removed_at(), *side_facts(put(), remove_of(o, k), only="sorted back")],
