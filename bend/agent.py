@@ -83,7 +83,11 @@ What it models, and what it leaves to the models it calls:
   slots in order, each past subagentMaxConcurrency waits for one (a ``subagent`` row), and each
   report is a ``subagent`` row and, with no turn running, a work row of the conversation that the
   next request sends (the scenarios wait for the reports before the next event; the children end
-  in the order they started). A child's lines are told as one block when it ends: its start, its
+  in the order they started). A report that comes while a turn runs joins that run where a
+  steered message would (between tool calls, or after its answer, which the run then goes on
+  from), before the steered message, as a work row; one that never joins is kept as the turn
+  ends. The scenarios send such an ``/agent`` while a reply's request runs and let the child end
+  before the reply is played. A child's lines are told as one block when it ends: its start, its
   requests, then its events (its requests and its events reach the parent by different ways).
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
@@ -109,8 +113,10 @@ Scenario events (JSON objects, one per line):
   summary: {"text": str, "fault": ""|"fail"}
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
-          "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text]}
-          (steer and follow_up: the messages sent while the reply's request runs)
+          "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text],
+          "agents": [{"name", "task", "replies": [reply, ...]}]}
+          (steer, follow_up and agents: the messages and /agent commands sent while the reply's
+          request runs; each child ends before the next is sent)
   call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}; a ``task`` call names
          its child's "agent" ("" for the default name) and "task" (its kind is the child's)
 """
@@ -197,6 +203,16 @@ class Reply:
     fault: str
     steer: tuple[str, ...] = ()  # messages steered while its request runs
     follow_up: tuple[str, ...] = ()  # messages queued to run after the turn while its request runs
+    agents: tuple[Spawn, ...] = ()  # /agent commands sent while its request runs
+
+
+@dataclass(frozen=True)
+class Spawn:
+    """``/agent NAME TASK`` sent while a request runs; the child takes ``replies``."""
+
+    name: str
+    task: str
+    replies: tuple[Reply, ...]
 
 
 @dataclass(frozen=True)
@@ -243,6 +259,7 @@ class World:
     children: tuple[tuple[str, tuple[Reply, ...]], ...] = ()  # the replies each child name takes next
     answer: str = ""  # the text of the last final answer (a child's report)
     batch: tuple[tuple[str, str], ...] = ()  # the /agent children started together: name, task
+    reports: tuple[str, ...] = ()  # reports of children that ended while the run went on, waiting to join it
 
 
 @dataclass(frozen=True)
@@ -253,13 +270,15 @@ class Replies:
     taken: int
 
 
-def take(world: World, replies: Replies) -> tuple[World, Reply, Replies]:
-    """The next reply; the messages sent while its request ran wait in their queues."""
+def take(world: World, replies: Replies) -> tuple[World, Reply, Replies, tuple[str, ...]]:
+    """The next reply; the messages sent while its request ran wait in their queues, and the
+    children started meanwhile end first (their reports wait to join), with their lines."""
     if replies.taken < len(replies.items):
         reply = replies.items[replies.taken]
-        waiting = replace(world, steering=world.steering + reply.steer, follow_ups=world.follow_ups + reply.follow_up)
-        return waiting, reply, Replies(replies.items, replies.taken + 1)
-    return world, Reply(DEFAULT_REPLY_TEXT, (), (), "stop", ""), replies
+        waiting, lines = spawned(world, reply.agents)
+        waiting = replace(waiting, steering=waiting.steering + reply.steer, follow_ups=waiting.follow_ups + reply.follow_up)
+        return waiting, reply, Replies(replies.items, replies.taken + 1), lines
+    return world, Reply(DEFAULT_REPLY_TEXT, (), (), "stop", ""), replies, ()
 
 
 def first_of(waiting: tuple[str, ...], every: bool) -> tuple[str, tuple[str, ...]]:
@@ -271,12 +290,22 @@ def first_of(waiting: tuple[str, ...], every: bool) -> tuple[str, tuple[str, ...
     return "\n\n".join(waiting[:count]), waiting[count:]
 
 
-def join_steering(world: World) -> tuple[World, tuple[str, ...]]:
-    """The steered message joins the run as a user message (a ``joined`` row), if one waits."""
+def join_steering(world: World) -> tuple[World, bool, tuple[str, ...]]:
+    """The reports that came meanwhile join the run (work rows), then the steered message, if
+    one waits, as a user message (a ``joined`` row); whether anything joined."""
+    reported = world.reports != ()
+    world = commit_reports(world)
     text, rest = first_of(world.steering, world.limits.steering_all)
     if text == "":
-        return world, ()
-    return said_user(replace(world, steering=rest), text), (f"row joined: {text}",)
+        return world, reported, ()
+    return said_user(replace(world, steering=rest), text), True, (f"row joined: {text}",)
+
+
+def commit_reports(world: World) -> World:
+    """The reports waiting to join, each a work row the next request sends."""
+    for text in world.reports:
+        world = said(world, f"u{len(text)}")
+    return replace(world, reports=())
 
 
 # -- begin and the entry points (S5.6, S5.7) ---------------------------------------------------
@@ -623,14 +652,16 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
     while True:
         world, before, after = before_request(world)
         lines = lines + before + (request_line(world, note),) + after
-        world, reply, replies = take(world, replies)
+        world, reply, replies, spawns = take(world, replies)
+        lines = lines + spawns
         retries = 0
         while reply.fault == "fail":
             if retries >= world.limits.max_retries:
                 return world, replies, Final("", "failed"), lines
             retries += 1
             lines = lines + (f"retry {retries}/{world.limits.max_retries}", request_line(world, note))
-            world, reply, replies = take(world, replies)
+            world, reply, replies, spawns = take(world, replies)
+            lines = lines + spawns
         if reply.stop == "refusal":
             # a refusal ends the run: its text kept, a refused row, never sent again, the stack
             # not asked (derived: the seeds are silent on a refusal in the loop)
@@ -686,9 +717,9 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             continue
         note = "-"
         if answer:
-            world, joined = join_steering(said(world, "a"))
+            world, joined, rows = join_steering(said(world, "a"))
             if joined:  # a message that came as the answer ended joins: the run goes on with it
-                lines = lines + joined
+                lines = lines + rows
                 continue
             return world, replies, Final(reply.text, ""), lines
         if rounds >= world.limits.max_tool_rounds:
@@ -697,8 +728,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         if rebuilt:
             lines = lines + (f"row note: rebuilt {len(calls)} leaked tool call(s)",)
         world, ran = run_calls(world, calls, reply.stop == "length")
-        world, joined = join_steering(world)
-        lines = lines + ran + joined
+        world, _, rows = join_steering(world)
+        lines = lines + ran + rows
 
 
 def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tuple[str, ...]]:
@@ -715,7 +746,7 @@ def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tu
         if text == "":
             text, follow_ups = first_of(world.follow_ups, world.limits.follow_up_all)
             world = replace(world, follow_ups=follow_ups)
-    return world, lines
+    return commit_reports(world), lines  # reports that never joined a run are kept as the turn ends
 
 
 def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World, Replies, tuple[str, ...]]:
@@ -808,6 +839,21 @@ def agent_command(world: World, name: str, task: str) -> tuple[World, str]:
     return replace(world, batch=world.batch + ((name, task),)), f"agent {name} started"
 
 
+def spawned(world: World, spawns: tuple[Spawn, ...]) -> tuple[World, tuple[str, ...]]:
+    """The /agent commands sent while a request runs, each child to its end before the next is
+    sent: its lines, and its report waiting to join the run."""
+    lines: tuple[str, ...] = ()
+    for spawn in spawns:
+        world, line = agent_command(world, spawn.name, spawn.task)
+        lines = lines + (line,)
+        if line.endswith(" started"):
+            world = replace(with_child_replies(world, spawn.name, spawn.replies), batch=())
+            world, _, text, block = child(world, spawn.name, spawn.task)
+            world = replace(world, reports=world.reports + (text,))
+            lines = lines + block + (f"row subagent: {text}",)
+    return world, lines
+
+
 def background(world: World) -> tuple[World, tuple[str, ...]]:
     """The children started together, to their ends: each past the limit waits for a slot; each
     report a subagent row and a work row (a message of the next request)."""
@@ -845,7 +891,13 @@ def reply_of(value: object) -> Reply:
         str(value.get("fault", "")),
         tuple(str(t) for t in _texts(value.get("steer", []))),
         tuple(str(t) for t in _texts(value.get("follow_up", []))),
+        tuple(spawn_of(a) for a in _texts(value.get("agents", []))),
     )
+
+
+def spawn_of(value: object) -> Spawn:
+    assert isinstance(value, dict)
+    return Spawn(str(value["name"]), str(value["task"]), tuple(reply_of(r) for r in _texts(value.get("replies", []))))
 
 
 def _texts(value: object) -> list[object]:

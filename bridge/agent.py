@@ -162,6 +162,8 @@ CASES = frozenset(
         "agent_concurrent",
         "agent_busy",
         "agent_no_slots",
+        "agent_invalid_name",
+        "agent_report_joins_run",
         "steer_joins",
         "steer_joins_as_one",
         "steer_runs_next",
@@ -553,6 +555,27 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
         agent._line(cast(Any, client), p.encode(request).rstrip(b"\n"))
         return client.replies[-1]
 
+    def agent_command(spawn: dict[str, Any]) -> None:
+        """``/agent NAME TASK``, the child given its replies, and its line."""
+        name = str(spawn["name"])
+        with server._settle:
+            running = name in server.started and name not in server.ended
+        if not running:  # a name that runs already is refused: its replies stay
+            server.children[name] = [script_of(r) for r in spawn.get("replies", [])]
+        reply = ask(p.CommandRequest(line=f"/agent {name} {spawn['task']}"))
+        if reply["type"] == "error":
+            lines.append(f"agent {name} refused {reply['kind']}")
+        else:
+            lines.append(f"agent {name} started")
+            with server._settle:
+                server.started.append(name)
+
+    async def start_child(spawn: dict[str, Any]) -> None:
+        """``/agent`` while a turn runs: the child to its end (its report delivered to the run)."""
+        agent_command(spawn)
+        while runner.subagent_jobs():
+            await asyncio.gather(*runner.subagent_jobs(), return_exceptions=True)
+
     try:
         for number, event in enumerate(events):
             if "setup" in event:
@@ -576,17 +599,7 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 reply = ask(p.CommandRequest(line=f"/force {force['tool']} --tries {int(force['tries'])}"))
                 lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
             elif "agent" in event:
-                agent_event = dict(event["agent"])
-                name = str(agent_event["name"])
-                if name not in server.started:  # a name that runs already is refused: its replies stay
-                    server.children[name] = [script_of(r) for r in agent_event.get("replies", [])]
-                reply = ask(p.CommandRequest(line=f"/agent {name} {agent_event['task']}"))
-                if reply["type"] == "error":
-                    lines.append(f"agent {name} refused {reply['kind']}")
-                else:
-                    lines.append(f"agent {name} started")
-                    with server._settle:
-                        server.started.append(name)
+                agent_command(dict(event["agent"]))
                 if number + 1 == len(events) or "agent" not in events[number + 1]:
                     # the children started together, to their reports
                     while runner.subagent_jobs():
@@ -595,13 +608,14 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
             elif "input" in event:
                 lines.append(f"input {event['input']}")
                 scripts: list[Any] = []
-                gates: list[tuple[int, threading.Event, list[p.SteerRequest | p.FollowUpRequest]]] = []
+                gates: list[tuple[int, threading.Event, list[dict[str, Any]], list[p.SteerRequest | p.FollowUpRequest]]] = []
                 for index, reply in enumerate(event.get("replies", [])):
                     sent: list[p.SteerRequest | p.FollowUpRequest] = [*(p.SteerRequest(text=t) for t in reply.get("steer", [])), *(p.FollowUpRequest(text=t) for t in reply.get("follow_up", []))]
-                    gate = threading.Event() if sent else None
+                    spawns = [dict(a) for a in reply.get("agents", [])]
+                    gate = threading.Event() if sent or spawns else None
                     scripts.append(script_of(reply, gate))
                     if gate is not None:
-                        gates.append((index, gate, sent))
+                        gates.append((index, gate, spawns, sent))
                 server.script(*scripts)
                 server.summaries = [dict(s) for s in event.get("summaries", [])]
                 server.children = {str(n): [script_of(r) for r in rs] for n, rs in dict(event.get("children", {})).items()}
@@ -609,12 +623,14 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
-                    for index, gate, sent in gates:
+                    for index, gate, spawns, sent in gates:
                         # the request that plays reply ``index`` comes (it waits at the gate), or
                         # the turn ends without it
                         while len(server.requests) <= index and agent.task is not None:
                             await asyncio.sleep(0.001)
                         if len(server.requests) > index:
+                            for spawn in spawns:  # each child to its report, which waits to join the run
+                                await start_child(spawn)
                             for request in sent:
                                 ask(request)
                         gate.set()
@@ -810,6 +826,14 @@ def generate(index: int) -> list[Event]:
                 script.append({"calls": [{"name": "task", "args": json.dumps(args), "act": act, "kind": "ok", "agent": name, "task": task}], "stop": "toolUse"})
                 children.setdefault(name or "agent1", []).extend(child_script(rng))
             script.append(answer(rng))
+            if rng.random() < 0.5:  # /agent while a request runs: its report joins the run
+                joining = rng.choice(script)
+                joining["agents"] = [
+                    {"name": rng.choice(["watch", "probe", "9bad"]), "task": f"look over {rng.choice(list(FILES))} ({k})", "replies": child_script(rng)}
+                    for _ in range(rng.choice([1, 1, 2]))
+                ]
+                if rng.random() < 0.5:  # and a steered message: the reports join before it
+                    joining["steer"] = [f"also check {rng.choice(list(FILES))} ({k})"]
             events.append({"input": f"task {k} of scenario {index}", "replies": script, "children": children})
             continue
         elif aim == "full_stack":
@@ -894,6 +918,9 @@ def reached(events: Sequence[Event]) -> set[str]:
         and any(a.endswith(" started") and b.endswith(" started") and a.startswith("agent ") and b.startswith("agent ") for a, b in zip(lines, lines[1:])),
         "agent_busy": "refused agent_busy" in text,
         "agent_no_slots": "refused no_slots" in text,
+        "agent_invalid_name": "refused invalid_name" in text,
+        # an /agent sent while a request runs: the child starts before that request's reply
+        "agent_report_joins_run": any(a.startswith("request ") and b.startswith("agent ") and b.endswith(" started") for a, b in zip(lines, lines[1:])),
     }
     found.update(name for name, hit in subagents.items() if hit)
     calls = [c for e in inputs for r in e.get("replies", []) for c in r.get("calls", [])]

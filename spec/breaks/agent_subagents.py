@@ -28,4 +28,20 @@ BREAKS = [
         "            return ToolResult(\"the subagent has ended\")",
         "the task tool's result is not the child's report",
     ),
+    Break(
+        "agent_report_waits_for_turn_end",
+        "agent",
+        "eukhe.agent.loop",
+        "        reported = self._commit_reports()\n        text = self._take(self._steering, STEERING_MODE_CVAR)",
+        "        reported = False\n        text = self._take(self._steering, STEERING_MODE_CVAR)",
+        "a report that comes while a turn runs does not join its run: it is kept only as the turn ends",
+    ),
+    Break(
+        "agent_report_after_steer",
+        "agent",
+        "eukhe.agent.loop",
+        "        reported = self._commit_reports()\n        text = self._take(self._steering, STEERING_MODE_CVAR)\n        if text is None:\n            return reported\n        self._commit([user(text)])",
+        "        text = self._take(self._steering, STEERING_MODE_CVAR)\n        if text is None:\n            return self._commit_reports()\n        self._commit([user(text)])\n        self._commit_reports()",
+        "a report joins after the steered message of the same join, not before it",
+    ),
 ]

@@ -146,6 +146,12 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
                     agent.abort()
                     turning.cancel()
                 await asyncio.gather(turning, return_exceptions=True)
+                for number in (signal.SIGTERM, signal.SIGINT):
+                    # The turn ended. The parent ends the child's group as the report comes: a
+                    # signal then would find the loop closing (Python's "Exception ignored ...
+                    # signal wakeup fd" on stderr) or cut the scratch dir's removal short.
+                    loop.remove_signal_handler(number)
+                    signal.signal(number, signal.SIG_IGN)
             finally:
                 await pool.aclose()
             report = ""
