@@ -4,7 +4,7 @@ them; read it next to 000_f7323c157e80a40d.txt S4 and S5.6-S5.7, and 004_cf1da0c
 S10 (through ``bend.effort``).
 
 A scenario opens a session with no model pinned and no saved default, over a catalog of a few
-models of custom providers (models.json), then sends requests with no turn:
+models of custom providers (models.json), then sends requests (no turn ever reaches a provider):
 
 - ``cvar`` (a session line): parsed, expanded with the session agent's aliases (a line that
   does not parse, or whose expansion fails, runs nothing: the whole request is an error), then
@@ -26,8 +26,30 @@ models of custom providers (models.json), then sends requests with no turn:
   stored level to the new model. A changed stored level is committed and broadcast with the
   model, with an effort row when the shown level changed; a switch also writes a note row.
 - ``status``: the state (model, shown level, offered levels, the stack's kinds, switches).
-- ``/memory ...``: refused ``no_loop`` (the bridge's agent runs no turn loop, so no chat memory);
-  ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
+- ``cvar_save`` (S4.6, ``bend.cvar.written``): the last valid set of each persist cvar among the
+  session agent's own sets, written to its agents/NAME.cfg, in the registry's order.
+- The turn loop. A scenario's agent either runs none (the bridge's in-process agent) or is the
+  real agent process of ``eukhe agent serve`` (reached as a client starts it, or serving its
+  terminal), whose turns run the session's turn loop. Without a loop, ``turn``, ``steer``,
+  ``follow_up``, ``abort``, ``/memory`` and ``/agent NAME TASK`` are refused ``no_loop``. With
+  it (derived from control.md S5's loop and inference.md S6: a turn takes the session's model; a
+  session with no model cannot run one): a turn (``steer`` and ``follow_up`` start one when none
+  runs) is answered ``ok`` and then, with no model, starts and ends at once, failed, naming
+  why; ``abort`` with no turn running is refused ``idle``; ``/memory`` outside the chat is
+  refused ``not_chat``; ``/agent NAME TASK`` refuses a name that is not a letter then up to 63
+  letters, digits, ``_`` or ``-`` (``invalid_name``), then a session with no model
+  (``no_model``). The scenarios send turns and spawns to such an agent only while the session
+  has no model (a model would send them to the network).
+- ``raw``: a line that is not a request of the agent's protocol (JSON lines, typed and
+  versioned: impl/eukhe/agent/protocol.py's docstring is the rule), answered with an error of its
+  kind: an empty line or one that is not JSON ``not_json``; JSON that is not an object
+  ``not_object``; no ``"v": 1`` (an integer, not a boolean) ``version``; no known ``type``
+  ``unknown_type``; a field missing, of the wrong type, empty where a message must not be, or a
+  key the type does not have ``invalid``. Sent on a connection of its own (a client that
+  connects gets ``state`` first), or, to ``eukhe agent serve``, as a line of its stdin (its relay
+  answers it).
+- ``/memory ...`` without a loop: refused ``no_loop``; ``/agent`` with no name or no task: a
+  CommandError; ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
   have a SessionError (the scenarios name no entry their sessions reach); any other command is
   a CommandError.
 
@@ -107,6 +129,8 @@ class World:
     catalog: tuple[Entry, ...]
     model: tuple[str, str] | None  # the session's model (provider, id)
     effort: ef.Session  # the stored level, the default, the session model as S10 sees it
+    loop: bool = False  # whether the agent runs the turn loop (the real agent process)
+    terminal: bool = False  # whether requests are lines of the stdin of ``eukhe agent serve``
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -163,13 +187,13 @@ def catalog_of(raw: object) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-def open_session(raw_catalog: object) -> World:
+def open_session(raw_catalog: object, loop: bool = False, terminal: bool = False) -> World:
     """S10 session 1: no pinned model and no saved default, so no model; the stored level is
     unset and settles on defaultThinkingLevel (medium)."""
     reg = cv.registry(DECLS)
     assert not isinstance(reg, cv.RegistryError)
     cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
-    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None))
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal)
     default = value(world, "defaultThinkingLevel")
     opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
     return replace(world, effort=opened)
@@ -369,6 +393,105 @@ def switch(world: World, rest: str) -> tuple[World, list[str]]:
     return world, lines + [model_line(world), f"ok model {show_model(ref)}"]
 
 
+# -- cvar_save (S4.6) and the turn loop ---------------------------------------------------------
+
+
+def save(world: World) -> list[str]:
+    written = cv.written(world.cvars.reg, world.cvars.family[-1])
+    return ["saved [" + ", ".join(f"{s.id}={show_value(s.value)}" for s in written) + "]"]
+
+
+NO_MODEL = "the session has no model: pick one with /model"
+
+
+def turn(world: World, kind: str, text: str) -> list[str]:
+    """``turn``, ``steer``, ``follow_up`` (a message), ``abort``: between two requests no turn
+    runs (a turn without a model ends at once), so each message starts one."""
+    if not world.loop:
+        return ["error no_loop"]
+    if kind == "abort":
+        return ["error idle"]
+    if world.model is not None:
+        raise ValueError("a turn with a model reaches the network: no scenario sends one")
+    said = json.dumps(text, ensure_ascii=False)  # a message may hold a newline: the transcript line holds it quoted
+    return ["ok the turn starts", f"turn_start {said}", f"turn_end failed {json.dumps(NO_MODEL, ensure_ascii=False)}"]
+
+
+# the requests of the protocol: type -> (field, JSON kind, required); every one may carry "id", a string
+REQUESTS: tuple[tuple[str, tuple[tuple[str, str, bool], ...]], ...] = (
+    ("turn", (("text", "message", True),)),
+    ("steer", (("text", "message", True),)),
+    ("follow_up", (("text", "message", True),)),
+    ("abort", ()),
+    ("cvar", (("line", "string", True), ("global", "boolean", False))),
+    ("cvar_save", ()),
+    ("command", (("line", "message", True),)),
+    ("get_model_catalog", ()),
+    ("cycle_thinking_level", (("backward", "boolean", False),)),
+    ("status", ()),
+)
+
+
+def fits(kind: str, value: object) -> bool:
+    if kind == "boolean":
+        return isinstance(value, bool)
+    return isinstance(value, str) and (kind == "string" or value != "")
+
+
+def raw_kind(line: str) -> str:
+    """The error kind of a line that is not a request (a request is no scenario's raw line). The
+    JSON of the scenarios' raw lines is plain (no NaN, no key twice, shallow): where the
+    protocol's strict JSON and ``json.loads`` differ, no scenario goes."""
+    if not line.strip():
+        return "not_json"
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return "not_json"
+    if not isinstance(value, dict):
+        return "not_object"
+    version = value.get("v")
+    if not (isinstance(version, int) and not isinstance(version, bool) and version == 1):
+        return "version"
+    fields = [spec for name, spec in REQUESTS if name == value.get("type")]
+    if not fields:
+        return "unknown_type"
+    allowed = {"v", "type", "id"} | {field for field, _, _ in fields[0]}
+    ident = value.get("id")
+    if any(key not in allowed for key in value) or not (ident is None or (isinstance(ident, str) and len(ident) <= 256)):
+        return "invalid"
+    for field, kind, required in fields[0]:
+        if (required and field not in value) or (field in value and not fits(kind, value[field])):
+            return "invalid"
+    raise ValueError(f"the raw line {line!r} is a request")
+
+
+def raw(world: World, line: str) -> list[str]:
+    greeting = [] if world.terminal else [state_line(world)]
+    return greeting + ["error " + raw_kind(line)]
+
+
+def is_name(name: str) -> bool:
+    """A subagent's name: a letter, then at most 63 letters, digits, ``_`` or ``-`` (ASCII)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    first = letters + letters.upper()
+    rest = first + "0123456789_-"
+    return 1 <= len(name) <= 64 and name[0] in first and all(c in rest for c in name[1:])
+
+
+def spawn(world: World, rest: str) -> list[str]:
+    name, _, task = rest.strip().partition(" ")
+    if not name or not task.strip():
+        return ["error CommandError"]
+    if not world.loop:
+        return ["error no_loop"]
+    if not is_name(name):
+        return ["error invalid_name"]
+    if world.model is not None:
+        raise ValueError("a spawn with a model starts a child process: no scenario sends one")
+    return ["error no_model"]
+
+
 def command(world: World, line: str) -> tuple[World, list[str]]:
     line = line.strip()
     word, _, rest = line.partition(" ")
@@ -381,7 +504,9 @@ def command(world: World, line: str) -> tuple[World, list[str]]:
     if word == "/model":
         return switch(world, rest)
     if word == "/memory":
-        return world, ["error no_loop"]  # no turn loop, so no chat memory: the bridge's agent runs none
+        return world, ["error not_chat" if world.loop else "error no_loop"]  # no scenario's session is the chat
+    if word == "/agent":
+        return world, spawn(world, rest)
     if word == "/rewind":
         # an entry is a whole number (a sign allowed, 30 digits at most); the scenarios name only
         # entries no session of theirs reaches, so each is refused as unknown to main
@@ -403,13 +528,19 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
         return cycle(world, bool(event.get("backward", False)))
     if kind == "status":
         return world, [state_line(world)]
+    if kind == "cvar_save":
+        return world, save(world)
+    if kind in ("turn", "steer", "follow_up", "abort"):
+        return world, turn(world, str(kind), str(event.get("text", "")))
+    if kind == "raw":
+        return world, raw(world, str(event["line"]))
     raise ValueError(f"unknown request {kind!r}")
 
 
 def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
-    world = open_session(events[0]["catalog"])
+    world = open_session(events[0]["catalog"], events[0].get("agent") is not None, events[0].get("agent") == "serve")
     lines = [f"0 {state_line(world)}"]
     for number, event in enumerate(events[1:], 1):
         world, said = step(world, event)

@@ -2,30 +2,53 @@
 (impl/eukhe/agent/daemon.py, over its socket, from a real client) against the
 model of those requests (bend/daemon.py), on 300 generated scenarios, byte for byte.
 
-The production side is a real ``Daemon`` with no turn loop (factory None), serving its socket
-inside an asyncio loop, on a real session in a temporary agent dir whose models.json holds the
-scenario's catalog (custom providers on a loopback address no request ever reaches: no turn
-runs). A real client (``eukhe.agent.client.AgentClient``) connects to the socket, reads the
-state the agent sends first, and sends each request with its id; what the agent broadcasts while
-it answers, then its answer, are read back from the socket in order. The transcript prints each of
-those events: switches, the Director stack's kinds, rows, the model and its levels, cvar
-outcomes, errors' kinds, thinking levels, the state.
+Every scenario runs on a real session in a temporary agent dir whose models.json holds the
+scenario's catalog (custom providers on a loopback address no request ever reaches). Its agent is
+one of three (the scenario's first event says which):
+
+- most scenarios: a real ``Daemon`` with no turn loop (factory None), serving its socket inside
+  an asyncio loop of this process, reached by a real client (``eukhe.agent.client.AgentClient``);
+- ``"agent": "reach"``: the real agent process, started the way a client (``eukhe tui``, ``eukhe
+  chat``) starts it: ``eukhe.agent.reach`` runs ``eukhe agent serve --session ID --idle-exit``
+  and connects the real client to its socket; the process ends (exit 0) once its client has gone;
+- ``"agent": "serve"``: ``eukhe agent serve --session ID`` in the foreground, as a user runs it
+  in a terminal: each request is a line written to its stdin, each event a line read from its
+  stdout (its relay, its own client of the agent it serves); SIGTERM ends it, exit 0.
+
+The real process runs the real turn loop (``eukhe.agent.runner``): its scenarios also send turns,
+``steer``, ``follow_up``, ``abort``, ``/memory`` and ``/agent NAME TASK``, while the session has no
+model (a model would send them to the network). Starting a Python process costs about a second
+(three under coverage), so only a deterministic subset runs through it: 12 scenarios, one in 25
+(0, 26, 52, ...: each focus of the generator), half each way; every other scenario runs in this
+process, where the same requests are refused no_loop. Each scenario starts from a fresh session
+in its own agent dir, whichever agent serves it. Under a deliberate break (EUKHE_BREAK) the agent
+process gets a sitecustomize on its PYTHONPATH that installs the same break in it.
+
+Each request goes with its id; what the agent broadcasts while it answers, then its answer, are
+read back in order (a turn's ``ok`` is followed by the turn's events, to its ``turn_end``). The
+transcript prints each of those events: switches, the Director stack's kinds, rows, the model and
+its levels, cvar outcomes, the sets cvar_save wrote, errors' kinds, thinking levels, turn starts
+and ends, the state.
 
 The scenarios: cvar lines (sets, toggles and aliases of the session switches and other Local
 cvars, bad values, naturals past their width, undeclared ids, Global cvars refused from a
-session, ``--global`` sets and toggles), ``/remind``, ``/force`` (past the stack cap: refused;
-directors.stackCap lowered by a set), ``/effort [LEVEL]``, ``/model`` (known, by bare id,
-ambiguous, unknown, an unlisted id of a models.json provider), ``cycle_thinking_level`` both
-ways, and ``status``.
+session, ``--global`` sets and toggles), ``cvar_save``, ``/remind``, ``/force`` (past the stack
+cap: refused; directors.stackCap lowered by a set), ``/effort [LEVEL]``, ``/model`` (known, by
+bare id, ambiguous, unknown, an unlisted id of a models.json provider), ``cycle_thinking_level``
+both ways, ``status``, the turn loop's requests (above), and unknown commands.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import random
+import signal
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +59,8 @@ from bridge.core import Bridge, Event
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
+from eukhe.agent.reach import reach
+from eukhe.paths import socket_address
 from eukhe.session import Store
 
 BASE_URL = "http://127.0.0.1:9/v1"  # never reached: no turn runs
@@ -96,6 +121,12 @@ def event_line(event: dict[str, Any]) -> str:
         return f"error {event['kind']}" + (f" {event['message']}" if event["kind"] == "ExpandError" else "")
     if kind == "thinking_level":
         return f"thinking level={event['level'] or 'null'} offered={_levels(event['offered_levels'])}"
+    if kind == "turn_start":
+        return f"turn_start {json.dumps(event['text'], ensure_ascii=False)}"
+    if kind == "turn_end":
+        return f"turn_end {event['reason']} {json.dumps(event['text'], ensure_ascii=False)}"
+    if kind == "cvar_saved":
+        return "saved [" + ", ".join(f"{w['cvar']}={json.dumps(w['value'], sort_keys=True, ensure_ascii=False)}" for w in event["written"]) + "]"
     if kind == "state":
         stack = ",".join(layer["kind"] for layer in event["directors"]) or "-"
         return (
@@ -113,6 +144,17 @@ def request_of(event: Event) -> p.Request:
         return p.CommandRequest(line=str(event["line"]))
     if kind == "cycle_thinking_level":
         return p.CycleThinkingLevelRequest(backward=bool(event.get("backward", False)))
+    if kind == "cvar_save":
+        return p.CvarSaveRequest()
+    if kind == "turn":
+        return p.TurnRequest(text=str(event["text"]))
+    if kind == "steer":
+        return p.SteerRequest(text=str(event["text"]))
+    if kind == "follow_up":
+        return p.FollowUpRequest(text=str(event["text"]))
+    if kind == "abort":
+        return p.AbortRequest()
+    assert kind == "status", kind
     return p.StatusRequest()
 
 
@@ -127,34 +169,202 @@ def models_json(catalog: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"providers": providers}
 
 
-def production(events: Sequence[Event]) -> list[str]:
+STARTS_A_TURN = ("turn", "steer", "follow_up")
+ROOT = Path(__file__).resolve().parent.parent
+DEADLINE = 120.0  # seconds a scenario's agent process has to answer (a hung agent fails the run)
+
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Raw = Callable[[bytes], Awaitable[list[dict[str, Any]]]]
+
+
+async def exchange(events: Sequence[Event], send: Callable[[p.Request], Awaitable[None]], receive: Receive, raw: Raw) -> list[str]:
+    """The state the agent sends first, then each request with its id: what the agent broadcasts
+    while it answers, then its answer; a turn's answer ``ok`` is followed by the turn's events, to
+    its ``turn_end``. A raw line goes through ``raw``, which gives what answered it."""
+    lines = ["0 " + event_line(await receive())]
+    for number, event in enumerate(events[1:], 1):
+        if event["request"] == "raw":
+            lines.extend(f"{number} {event_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + b"\n"))
+            continue
+        request = request_of(event).model_copy(update={"id": f"r{number}"})
+        await send(request)
+        turn = False
+        while True:
+            said = await receive()
+            lines.append(f"{number} {event_line(said)}")
+            if said.get("re") == request.id:
+                turn = said["type"] == "ok" and request.type in STARTS_A_TURN
+                if not turn:
+                    break
+            elif turn and said["type"] == "turn_end":
+                break
+    return lines
+
+
+def _typed(event: p.Event) -> dict[str, Any]:
+    value = json.loads(p.encode(event))
+    assert isinstance(value, dict)
+    return value
+
+
+def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
+    """A ``Daemon`` with no turn loop in this process, reached by a real client."""
     lines: list[str] = []
+    with Store(agent / "sessions").create() as session:
+
+        async def serve() -> None:
+            agent_process = daemon.Daemon(agent, session, None)
+            await agent_process.start()
+            try:
+                client = await AgentClient.connect(agent_process.address)
+                lines.extend(await exchange(events, client.send, lambda: _next(client), _connection(agent_process.address)))
+                await client.close()
+            finally:
+                await agent_process.close()
+
+        asyncio.run(serve())
+    return lines
+
+
+async def _next(client: AgentClient) -> dict[str, Any]:
+    return _typed(await asyncio.wait_for(client.next(), DEADLINE))
+
+
+def _connection(address: Path) -> Raw:
+    """A raw line on a connection of its own, as a client that breaks the protocol sends it: the
+    line, the end of what it writes, then every line the agent sends until it closes."""
+
+    async def raw(line: bytes) -> list[dict[str, Any]]:
+        with socket_address(address.parent, address.name) as where:
+            reader, writer = await asyncio.open_unix_connection(where, limit=p.LINE_LIMIT)
+        writer.write(line)
+        await writer.drain()
+        writer.write_eof()
+        said = await asyncio.wait_for(reader.read(), DEADLINE)
+        writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await writer.wait_closed()
+        return [json.loads(text) for text in said.splitlines()]
+
+    return raw
+
+
+@contextlib.contextmanager
+def _breaks_reach_children(tmp: Path) -> Iterator[dict[str, str]]:
+    """The environment of the agent process: under a deliberate break (EUKHE_BREAK), a
+    sitecustomize on its PYTHONPATH installs the same break there before anything is imported
+    (the process is started with os.environ: it is set for the while, then put back)."""
+    name = os.environ.get("EUKHE_BREAK")
+    if not name:
+        yield dict(os.environ)
+        return
+    site = tmp / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("from spec import breaks\nbreaks.install_from_env()\n", encoding="utf-8")
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(site), str(ROOT), before) if x)
+    try:
+        yield dict(os.environ)
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def through_reach(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
+    """The real agent process, started as a client starts it (``eukhe.agent.reach``: ``eukhe
+    agent serve --idle-exit``), reached by the real client; it ends once its client has gone."""
+    with Store(agent / "sessions").create() as session:
+        ident, where = session.id, session.dir
+
+    async def run() -> list[str]:
+        client, process = await reach(agent, where, ident, tmp)
+        assert process is not None, "an agent served the scenario's new session already"
+        asked: list[tuple[p.Request, asyncio.Task[p.Event]]] = []
+        stream = client.events()  # this client reads as a client's user interface does: every event, in order
+
+        async def send(request: p.Request) -> None:  # and asks as a caller that waits for its answer
+            asked.append((request, asyncio.create_task(client.request(request))))
+
+        async def receive() -> dict[str, Any]:
+            return _typed(await asyncio.wait_for(anext(stream), DEADLINE))
+
+        try:
+            said = await exchange(events, send, receive, _connection(p.socket_path(agent, where)))
+            for request, answer in asked:  # each answer ``request`` gave is the event that answered it
+                assert getattr(await answer, "re", None) == request.id, f"{request.id}: request gave {await answer!r}"
+        finally:
+            await client.close()
+        code = await asyncio.wait_for(asyncio.to_thread(process.wait), DEADLINE)
+        assert code == 0, f"the agent process ended with exit {code}"
+        return said
+
+    with _breaks_reach_children(tmp):
+        return asyncio.run(run())
+
+
+def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
+    """``eukhe agent serve --session ID`` in the foreground, as a user runs it in a terminal:
+    each request a line on its stdin, each event a line of its stdout; SIGTERM ends it."""
+    with Store(agent / "sessions").create() as session:
+        ident = session.id
+    command = [sys.executable, "-m", "eukhe", "--agent-dir", str(agent), "agent", "serve", "--session", ident, "--session-dir", str(agent / "sessions")]
+
+    async def run(env: dict[str, str]) -> list[str]:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env, limit=p.LINE_LIMIT
+        )
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+
+        async def send(request: p.Request) -> None:
+            stdin.write(p.encode(request))
+            await stdin.drain()
+
+        async def receive() -> dict[str, Any]:
+            line = await asyncio.wait_for(stdout.readline(), DEADLINE)
+            assert line, "the agent process ended its stdout"
+            value = json.loads(line)
+            assert isinstance(value, dict)
+            return value
+
+        async def raw(line: bytes) -> list[dict[str, Any]]:  # the relay answers it: its error, no more
+            stdin.write(line)
+            await stdin.drain()
+            return [await receive()]
+
+        try:
+            said = await exchange(events, send, receive, raw)
+            stdin.close()
+            process.send_signal(signal.SIGTERM)
+            rest = await asyncio.wait_for(stdout.read(), DEADLINE)
+            assert rest == b"", f"the agent printed after its last answer: {rest[:200]!r}"
+            code = await asyncio.wait_for(process.wait(), DEADLINE)
+            assert code == 0, f"the agent process ended with exit {code}"
+            return said
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+    with _breaks_reach_children(tmp) as env:
+        return asyncio.run(run(env))
+
+
+def production(events: Sequence[Event]) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         agent = Path(tmp) / "agent"
         agent.mkdir()
         (agent / "models.json").write_text(json.dumps(models_json(events[0]["catalog"])), encoding="utf-8")
-        with Store(agent / "sessions").create() as session:
-
-            async def serve() -> None:
-                agent_process = daemon.Daemon(agent, session, None)
-                await agent_process.start()
-                try:
-                    client = await AgentClient.connect(agent_process.address)
-                    lines.append("0 " + event_line(json.loads(p.encode(await client.next()))))  # the state, first
-                    for number, event in enumerate(events[1:], 1):
-                        request = request_of(event).model_copy(update={"id": f"r{number}"})
-                        await client.send(request)
-                        while True:  # what the agent broadcasts while it answers, then its answer
-                            said = await client.next()
-                            lines.append(f"{number} {event_line(json.loads(p.encode(said)))}")
-                            if getattr(said, "re", None) == request.id:
-                                break
-                    await client.close()
-                finally:
-                    await agent_process.close()
-
-            asyncio.run(serve())
-    return lines
+        mode = events[0].get("agent")
+        if mode == "reach":
+            return through_reach(Path(tmp), agent, events)
+        if mode == "serve":
+            return through_serve(Path(tmp), agent, events)
+        assert mode is None, mode
+        return in_process(agent, events)
 
 
 # -- the generator ---------------------------------------------------------------------------------
@@ -237,7 +447,32 @@ MODELS = (
     "/model zz-none",  # unknown id
     "/model lab/",  # a provider and no id
 )
-OTHER = ("/agent", "/forget everything", "/remindme later", "/memory view", "/rewind 999999", "/rewind -3", "/rewind x")  # no loop for /agent, /memory; unknown entries
+OTHER = ("/agent", "/agent helper", "/forget everything", "/remindme later", "/memory view", "/memory", "/rewind 999999", "/rewind -3", "/rewind x")
+SPAWNS = ("/agent helper look around", "/agent 9lives count them", "/agent x_y-Z2 go", "/agent bad.name go", "/agent ünï go")  # no model: refused
+TEXTS = ("hi", "run the tests", "ünïcödé ✓ 🙂", "x" * 2000, "line one\nline two")
+RAW = (  # lines that are not requests: each kind of the protocol's errors
+    "",
+    "   ",
+    "not json",
+    '{"v":1,"type":"status"',
+    "[1,2]",
+    '"status"',
+    "null",
+    '{"type":"status","id":"raw"}',
+    '{"v":2,"type":"status","id":"raw"}',
+    '{"v":true,"type":"status","id":"raw"}',
+    '{"v":"1","type":"status","id":"raw"}',
+    '{"v":1,"id":"raw"}',
+    '{"v":1,"type":"nope","id":"raw"}',
+    '{"v":1,"type":"cvar","id":"raw"}',
+    '{"v":1,"type":"status","id":"raw","extra":1}',
+    '{"v":1,"type":"turn","text":"","id":"raw"}',
+    '{"v":1,"type":"command","line":"","id":"raw"}',
+    '{"v":1,"type":"status","id":5}',
+    '{"v":1,"type":"cvar","line":7}',
+    '{"v":1,"type":"ünï","id":"raw"}',
+)
+PROCESS_EVERY = 25  # one scenario of each 25 runs through the real agent process (see production)
 
 
 def _catalog(rng: random.Random) -> list[dict[str, Any]]:
@@ -249,12 +484,20 @@ def generate(index: int) -> list[Event]:
     rng = random.Random(f"daemon-{index}")
     catalog = _catalog(rng)
     names = [f"/model {e['provider']}/{e['id']}" for e in catalog]
-    events: list[Event] = [{"catalog": catalog}]
+    first: Event = {"catalog": catalog}
+    group = index // PROCESS_EVERY
+    process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
+    if process:  # the real agent process: reached as a client starts it, or serving its terminal
+        first["agent"] = "reach" if group % 2 == 0 else "serve"
+    events: list[Event] = [first]
+    modelled = False  # a /model line was sent: the turn loop of a real process would reach the network
     focus = index % 5  # each scenario leans on one kind of request, and mixes the rest
     for _ in range(rng.randint(6, 24)):
         roll = rng.random()
         bias = {0: "cvar", 1: "push", 2: "effort", 3: "model", 4: "mix"}[focus]
-        pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other"])
+        pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other", "turn", "save"])
+        if process and not modelled and rng.random() < 0.35:  # the turn loop's requests, while they stay off the network
+            pick = "turn"
         if pick == "cvar":
             line = rng.choice(LOCAL_SETS)
             if rng.random() < 0.2:
@@ -270,11 +513,29 @@ def generate(index: int) -> list[Event]:
         elif pick == "effort":
             events.append({"request": "command", "line": rng.choice(EFFORT)})
         elif pick == "model":
-            events.append({"request": "command", "line": rng.choice(names) if rng.random() < 0.5 else rng.choice(MODELS)})
+            line = rng.choice(names) if rng.random() < 0.5 else rng.choice(MODELS)
+            modelled = modelled or line.strip() != "/model"
+            events.append({"request": "command", "line": line})
         elif pick == "cycle":
             events.append({"request": "cycle_thinking_level", "backward": rng.random() < 0.4})
         elif pick == "status":
             events.append({"request": "status"})
+        elif pick == "save":
+            events.append({"request": "cvar_save"} if rng.random() < 0.6 else {"request": "raw", "line": rng.choice(RAW)})
+        elif pick == "turn":
+            kind = rng.choice(["turn", "turn", "steer", "follow_up", "abort", "spawn", "spawn", "memory", "raw"] + ["raw"] * 3 * (first.get("agent") == "serve"))
+            if kind == "raw":
+                events.append({"request": "raw", "line": rng.choice(RAW)})
+            elif kind == "memory":
+                events.append({"request": "command", "line": rng.choice(["/memory", "/memory view", "/memory model x"])})
+            elif modelled and kind != "abort":
+                events.append({"request": "status"})
+            elif kind == "spawn":
+                events.append({"request": "command", "line": rng.choice(SPAWNS)})
+            elif kind == "abort":
+                events.append({"request": "abort"})
+            else:
+                events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
             events.append({"request": "command", "line": rng.choice(OTHER)})
     events.append({"request": "status"})
@@ -329,13 +590,40 @@ CASES = frozenset(
         "cycle answers null",
         "status",
         "unknown command",
+        "cvar saved",
+        "raw line not json",
+        "raw line not an object",
+        "raw line of no version",
+        "raw line of an unknown type",
+        "raw line invalid",
+        "raw line to the terminal",
+        "cvar saved with nothing to write",
+        "turn without a loop",
+        "turn without a model",
+        "steer starts a turn",
+        "follow_up starts a turn",
+        "abort without a loop",
+        "abort with no turn",
+        "memory without a loop",
+        "memory outside the chat",
+        "agent without a name or task",
+        "agent without a loop",
+        "agent name refused",
+        "agent without a model",
+        "the agent process reached by a client",
+        "the agent process serving its terminal",
     }
 )
 
 
 def reached(events: Sequence[Event]) -> set[str]:
     cases: set[str] = set()
-    world = model.open_session(events[0]["catalog"])
+    mode = events[0].get("agent")
+    if mode == "reach":
+        cases.add("the agent process reached by a client")
+    elif mode == "serve":
+        cases.add("the agent process serving its terminal")
+    world = model.open_session(events[0]["catalog"], mode is not None, mode == "serve")
     for event in events[1:]:
         before = world
         world, said = model.step(world, dict(event))
@@ -414,8 +702,32 @@ def reached(events: Sequence[Event]) -> set[str]:
                         cases.add("model switch clamps")
                     if model.offer(world) == ():
                         cases.add("a model that offers nothing")
+            elif word == "/memory":
+                cases.add("memory outside the chat" if last == "error not_chat" else "memory without a loop")
+            elif word == "/agent":
+                agent_cases = {
+                    "error CommandError": "agent without a name or task",
+                    "error no_loop": "agent without a loop",
+                    "error invalid_name": "agent name refused",
+                    "error no_model": "agent without a model",
+                }
+                cases.add(agent_cases[last])
             else:
                 cases.add("unknown command")
+        elif kind == "raw":
+            raw_kinds = {"not_json": "not json", "not_object": "not an object", "version": "of no version", "unknown_type": "of an unknown type", "invalid": "invalid"}
+            cases.add("raw line " + raw_kinds[last.removeprefix("error ")])
+            if mode == "serve":
+                cases.add("raw line to the terminal")
+        elif kind == "cvar_save":
+            cases.add("cvar saved with nothing to write" if last == "saved []" else "cvar saved")
+        elif kind in ("turn", "steer", "follow_up", "abort"):
+            if last == "error no_loop":
+                cases.add("abort without a loop" if kind == "abort" else "turn without a loop")
+            elif last == "error idle":
+                cases.add("abort with no turn")
+            elif last.startswith("turn_end failed"):
+                cases.add({"turn": "turn without a model", "steer": "steer starts a turn", "follow_up": "follow_up starts a turn"}[str(kind)])
         elif kind == "cycle_thinking_level":
             if last.startswith("thinking level=null"):
                 cases.add("cycle answers null")
