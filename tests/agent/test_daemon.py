@@ -265,6 +265,26 @@ def test_abort_ends_the_running_turn_and_is_refused_when_none_runs(home: Path) -
     run(scenario())
 
 
+def test_an_agent_no_client_reaches_ends_once_the_first_client_time_passed(home: Path) -> None:
+    """An agent started for a client (--idle-exit) whose client never connects (it gave up, or
+    died between the start and the connect) ends by itself; once a client came, only idleness
+    ends it. Before, it served until a signal."""
+
+    async def scenario() -> None:
+        async with serving(home) as agent_process:
+            await agent_process.until_idle(first_client=0.01)  # the run's deadline fails it if it never returns
+            assert not agent_process.served
+        async with serving(home) as agent_process:
+            client, _ = await connect(agent_process)
+            waiting = asyncio.ensure_future(agent_process.until_idle(first_client=0.0))
+            state = await client.request(p.StatusRequest())  # a round trip: the wait ran meanwhile
+            assert isinstance(state, p.StateEvent) and not waiting.done()
+            await client.close()
+            await waiting
+
+    run(scenario())
+
+
 def test_a_turn_that_fails_is_an_error_and_an_end_and_the_agent_goes_on(home: Path) -> None:
     async def scenario() -> None:
         async with serving(home) as agent_process:

@@ -106,6 +106,10 @@ READ_CHUNK = 1 << 16
 Emit = Callable[[dict[str, Any]], None]
 
 
+# An agent started for a client (``--idle-exit``) that no client reaches in this time ends: the
+# client gave up (eukhe.agent.reach waits 30 s for the socket) or died between start and connect.
+FIRST_CLIENT_SECONDS = 120.0
+
 class Runner(Protocol):
     """The turn loop, as the agent drives it."""
 
@@ -443,15 +447,19 @@ class Daemon:
         and no background subagent's report is still to come."""
         return self.served and not self.clients and self.task is None and not self._jobs()
 
-    async def until_idle(self) -> None:
+    async def until_idle(self, first_client: float = FIRST_CLIENT_SECONDS) -> None:
         """Return once ``idle`` holds (checked at each change of what it reads: a client gone, a
-        turn ended, an event sent, a background subagent ended)."""
+        turn ended, an event sent, a background subagent ended), or when no client came within
+        ``first_client`` seconds (the client that started it gave up, or died first)."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + first_client
         while True:
             self.activity.clear()
-            if self.idle():
+            if self.idle() or (not self.served and loop.time() >= give_up):
                 return
             changed = asyncio.ensure_future(self.activity.wait())
-            await asyncio.wait({changed, *self._jobs()}, return_when=asyncio.FIRST_COMPLETED)
+            wait = None if self.served else give_up - loop.time()
+            await asyncio.wait({changed, *self._jobs()}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
             changed.cancel()
 
     def emit(self, event: dict[str, Any]) -> None:
