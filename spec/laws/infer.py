@@ -61,7 +61,7 @@ from eukhe.inference.wire import Reply as WireReply
 from eukhe.inference.wire import Request as WireRequest
 from eukhe.inference.wire import Tool as WireTool
 from eukhe.inference.wire import WireModel, client_for, collect
-from eukhe.inference.wire.events import Event, ThinkingDelta, ThinkingSignature, WireError
+from eukhe.inference.wire.events import BadRequest, Event, ThinkingDelta, ThinkingSignature, WireError
 from eukhe.inference.wire.plan import Image as WireImage
 from eukhe.inference.wire.plan import Thought as WireThought
 from eukhe.inference.wire.pool import Pool
@@ -745,7 +745,31 @@ def quirk_ladder_shipped_is_s10() -> Evidence:
         return book.family(key.id).id == fam and got.source == "rulebook" and got.offered == oracle.FAMILY_OFFERS[fam] and wire_ok
 
     families = bounded(oracle.FAMILY_OFFERS, family_offers, label="production: every shipped family ladder of S6.9 offers the seed's levels")
-    return same.with_production(families)
+    return same.with_production(families).with_production(_wire_ladder())
+
+
+# S6.9 on the wire: a custom provider's qwen3.8-27b and qwen3-8b (openai-completions, llama.cpp's
+# server) asked for each level their ladder offers. qwen-3.8's off is the wire string none; qwen's
+# off is the template toggle (chat_template_kwargs enable_thinking false, no effort sent); every
+# other level goes as its name (the seed lists the levels as the wire values). Read off the body
+# the loopback server received.
+def _wire_ladder() -> Evidence:
+    ids = {"qwen-3.8": "qwen3.8-27b", "qwen": "qwen3-8b"}
+    cases = [(fam, level) for fam in ids for level in oracle.FAMILY_OFFERS[fam]]
+    batch: list[tuple[WireModel, WireRequest, lb.Script | tuple[lb.Script, ...]]] = [
+        (_wire_model(oracle.API_CHAT, id=ids[fam], provider="my-llama", reasoning=True), WireRequest((WireMessage("user", "go"),), thinking=level), lb.Stream([lb.Text("ok")]))
+        for fam, level in cases
+    ]
+    sent = _wire_exchange(batch)
+
+    def ok(i: int) -> bool:
+        fam, level = cases[i]
+        body = sent[i][0].body
+        if fam == "qwen" and level == "off":
+            return body.get("chat_template_kwargs") == {"enable_thinking": False} and "reasoning_effort" not in body
+        return body.get("reasoning_effort") == oracle.FAMILY_WIRE.get(fam, {}).get(level, level) and "chat_template_kwargs" not in body
+
+    return bounded(range(len(cases)), ok, label="openai-completions over loopback: qwen3.8-27b and qwen3-8b at every level their ladders offer")
 
 
 # -- the forced tool call (S6.3) ------------------------------------------------------------------------
@@ -927,8 +951,21 @@ _JWT = ".".join(
 )
 
 
-def _wire_sign_in(api: str) -> tuple[dict[str, Any], dict[str, str]]:
+# A second form of each, in turn with the first: Azure's resource named by AZURE_OPENAI_RESOURCE_NAME
+# in a {resource} base URL; a Codex token that is no JWT of an account (no account header);
+# Vertex's project and location from GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (global) under a
+# {location}- base URL.
+_NOT_JWT = "hdr." + base64.urlsafe_b64encode(b"not json").decode("ascii").rstrip("=") + ".sig"
+
+
+def _wire_sign_in(api: str, second: bool = False) -> tuple[dict[str, Any], dict[str, str]]:
     """The WireModel fields and environment of an API's other sign-in (AWS_CREDENTIALS: SigV4)."""
+    if second and api == oracle.API_AZURE:
+        return {"base_url": _wire_server().url + "/{resource}/openai/v1"}, {"AZURE_OPENAI_RESOURCE_NAME": "res-law"}
+    if second and api == oracle.API_CODEX:
+        return {"api_key": _NOT_JWT}, {}
+    if second and api == oracle.API_VERTEX:
+        return {"base_url": _wire_server().url + "/{location}-vertex/v1"}, {"GOOGLE_CLOUD_PROJECT": lb.VERTEX_PROJECT, "GOOGLE_CLOUD_LOCATION": "global"}
     if api == oracle.API_AZURE:
         return {"compat": {"azureDeployment": "dep-law", "azureApiVersion": "2025-04-01-preview", "azureAuth": "bearer"}}, {}
     if api == oracle.API_CODEX:
@@ -991,7 +1028,7 @@ def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.
         shape = (2 * retries + free + len(replies)) % len(FORCE_HISTORIES)
         system, history = FORCE_HISTORIES[shape]
         images = ("text", "image") if free else ("text",)
-        sign_in, environment = _wire_sign_in(api) if shape == 1 else ({}, {})
+        sign_in, environment = _wire_sign_in(api, second=retries % 2 == 1) if shape == 1 else ({}, {})
         model: WireModel = dataclasses.replace(_wire_model(api, reasoning=manual, input=images), **sign_in)
         supported = not (manual and api in oracle.MANUAL_THINKING_REJECTS)
         flags: list[bool] = []
@@ -1002,7 +1039,9 @@ def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.
             ask = WireRequest(history, system=system, system_cache=bool(system), tools=tools, thinking="high" if manual else None, forced_tool="read", forced=request)
             with _environment(environment):
                 [(recorded, reply)] = _wire_exchange([(model, ask, script)])
-            if environment and not _sigv4_says(recorded):
+            if api == oracle.API_CODEX and recorded.headers.get("chatgpt-account-id") != ("acct-law" if sign_in.get("api_key") == _JWT else None):
+                raise LawFailed(f"{api}: the account header {recorded.headers.get('chatgpt-account-id')!r} is not the token's account")
+            if api == oracle.API_BEDROCK and environment and not _sigv4_says(recorded):
                 raise LawFailed(f"{api}: the SigV4 signature {recorded.headers.get('authorization')!r} is not botocore's for the bytes sent")
             flag = oracle.forced_says(api, recorded.body, "read")
             if oracle.tool_names_says(api, recorded.body) != ("read", "edit"):
@@ -1125,10 +1164,47 @@ def force_bounded() -> Evidence:
     return also(proof, _force_law(lambda c, out: len(out.flags) <= 1 + c[0], "attempts <= 1 + retries"))
 
 
+# The SigV4 signature of Claude on Bedrock's requests (the forced call's sign-in above) over the other
+# inputs a signer meets, each judged by botocore's own signer: a base URL with dot segments (one
+# climbing past the root), an IPv6 host, a default and a non-default port, a query out of order,
+# header values with runs of spaces, and long-term credentials with no session token.
+SIGV4_URLS = (
+    "https://bedrock-runtime.eu-west-3.amazonaws.com:443/model/anthropic.claude-x%3A0/converse-stream",
+    "http://127.0.0.1:8080/proxy/./a/../model/m-1/converse-stream?b=2&a=1",
+    "http://[::1]:9000/model/m-1/converse-stream",
+    "http://127.0.0.1:80/proxy/../../model/m-1/converse-stream",
+)
+SIGV4_CREDENTIALS = ((AWS_CREDENTIALS["AWS_ACCESS_KEY_ID"], AWS_CREDENTIALS["AWS_SECRET_ACCESS_KEY"], AWS_CREDENTIALS["AWS_SESSION_TOKEN"]), ("AKIDLONG", "long-term-secret", None))
+
+
+def _sigv4_inputs() -> Evidence:
+    from datetime import datetime, timezone
+
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials as BotoCredentials
+
+    from eukhe.inference.wire import sigv4
+
+    def ok(case: tuple[str, tuple[str, str, str | None]]) -> bool:
+        url, (key, secret, token) = case
+        headers = {"content-type": "application/json", "x-amz-target": "  spaced   value "}
+        body = b'{"messages": []}'
+        added = sigv4.sign("POST", url, headers, body, sigv4.Credentials(key, secret, token), "eu-west-3", "bedrock", datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+        request = AWSRequest("POST", url, data=body, headers={**headers, **{k: v for k, v in added.items() if k != "authorization"}})
+        request.context["timestamp"] = added["x-amz-date"]
+        signer = SigV4Auth(BotoCredentials(key, secret, token), "bedrock", "eu-west-3")
+        want = signer.signature(signer.string_to_sign(request, signer.canonical_request(request)), request)
+        names = signer.signed_headers(signer.headers_to_sign(request))
+        return added["authorization"] == f"AWS4-HMAC-SHA256 Credential={key}/20260102/eu-west-3/bedrock/aws4_request, SignedHeaders={names}, Signature={want}" and ("x-amz-security-token" in added) == (token is not None)
+
+    return bounded(itertools.product(SIGV4_URLS, SIGV4_CREDENTIALS), ok, label="SigV4 by botocore's signer: dot segments, IPv6, default and other ports, an unordered query, spaced header values, with and without a session token")
+
+
 @law("force_first_flag", "S6.3", "The first attempt sets native forced choice only if supported and free.", PROVED)
 def force_first_flag() -> Evidence:
     proof = _force_induction(lambda run: z3.And(run.flags.length >= 1, item(run.flags, 0) == z3.And(_SUPPORTED, _FREE)), "the first flag: supported and free", ("first",))
-    return also(proof, _force_law(lambda c, out: out.flags[0] == oracle.flag_says(0, c[1], c[2]), "first flag"))
+    return also(proof, _force_law(lambda c, out: out.flags[0] == oracle.flag_says(0, c[1], c[2]), "first flag")).with_production(_sigv4_inputs())
 
 
 @law("force_retry_flag", "S6.3", "Every retry sets native forced choice iff supported.", PROVED)
@@ -1735,7 +1811,40 @@ def quirk_caps_unsupported_first() -> Evidence:
         return False
 
     caps_listed = bounded(sorted(keys), listed, label="capabilities_of (eukhe provider caps) agrees with require for every provider; an unknown capability is refused")
-    return all_of(caps_listed, bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities"))
+    return all_of(caps_listed, bounded(cases, checked, label=f"every provider of the catalog, llama-cpp and a custom one x the {len(oracle.CAPABILITIES)} capabilities")).with_production(_wire_progress())
+
+
+# S6.7 llama-cpp: "prompt_progress": true -> openai-completions sends "return_progress": true; the
+# stream's prompt_progress chunks (total, cache, processed, time_ms) come before the first token;
+# model.compat.supportsPromptProgress wins. Over loopback: the llama-cpp provider and another, each
+# with no compat and with the compat flag true and false; the flag is read off the body the server
+# received, the progress off the reply the client decoded. Progress is not yet the reply: a stream
+# cut after progress alone is retried (as a cut before any event) and gives the next attempt's reply.
+PROGRESS = (lb.Progress(100, 20, 50, 1.5), lb.Progress(100, 20, 100, 2.0))
+
+
+def _wire_progress() -> Evidence:
+    cases = [(provider, compat) for provider in ("llama-cpp", "loop") for compat in (None, True, False)]
+    script = lb.Stream([*PROGRESS, lb.Text("hi")])
+    batch: list[tuple[WireModel, WireRequest, lb.Script | tuple[lb.Script, ...]]] = [
+        (dataclasses.replace(_wire_model(oracle.API_CHAT, provider=provider), compat=None if compat is None else {"supportsPromptProgress": compat}), WireRequest((WireMessage("user", "go"),)), script)
+        for provider, compat in cases
+    ]
+    batch.append((_wire_model(oracle.API_CHAT, provider="llama-cpp"), WireRequest((WireMessage("user", "go"),)), (lb.Stream([*PROGRESS, lb.Cut()]), script)))
+    replies = _wire_exchange(batch)
+    want_progress = tuple((p.total, p.cache, p.processed, p.time_ms) for p in PROGRESS)
+
+    def ok(i: int) -> bool:
+        recorded, outcome = replies[i]
+        provider, compat = cases[i] if i < len(cases) else ("llama-cpp", None)
+        flag = compat if compat is not None else provider == "llama-cpp"
+        if not isinstance(outcome, WireReply):
+            raise LawFailed(f"{provider} {compat}: no reply: {outcome!r}")
+        got = tuple((p.total, p.cache, p.processed, p.time_ms) for p in outcome.progress)
+        # retried: the cut attempt's progress was shown as it came; the reply's attempt shows its own after it
+        return (recorded.body.get("return_progress") is True) == flag and got[-len(want_progress):] == want_progress and len(got) == len(want_progress) * (1 + (i >= len(cases))) and outcome.text == "hi"
+
+    return bounded(range(len(batch)), ok, label="openai-completions over loopback: the llama-cpp provider and another x no compat, supportsPromptProgress true, false; progress then a cut, retried")
 
 
 @law(
@@ -3008,12 +3117,96 @@ def _aws_typed_headers() -> list[tuple[str, int, bytes]]:
 BROKEN_ENDS = ("cut", "error event", "no end event", "not an event", "odd stop", "odd framing")
 
 
+def _aws_event(event: str, payload: bytes, message_type: str = "event", *more: tuple[str, str]) -> bytes:
+    """An event-stream frame (``_aws_frame``) whose headers are strings: its message type, event
+    type (or exception type) and ``more``."""
+    import struct
+
+    def string(value: str) -> bytes:
+        return struct.pack(">H", len(value.encode())) + value.encode()
+
+    named = ":exception-type" if message_type == "exception" else ":event-type"
+    return _aws_frame([(":message-type", 7, string(message_type)), (named, 7, string(event)), *((n, 7, string(v)) for n, v in more)], payload)
+
+
+def _aws_prelude(total: int, headers: int) -> bytes:
+    """A prelude (its CRC right) that states ``total`` and ``headers`` lengths, and ``total`` bytes."""
+    import struct
+    import zlib
+
+    prelude = struct.pack(">II", total, headers)
+    prelude += struct.pack(">I", zlib.crc32(prelude) & 0xFFFFFFFF)
+    return prelude + bytes(max(total - 12, 0))
+
+
+def _sse(kind: str, data: str) -> bytes:
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+_RESPONSES_BAD = [
+    _sse("response.output_text.delta", '{"type": "response.output_text.delta", "output_index": "first", "delta": "x"}'),
+    _sse("response.output_text.delta", '{"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "delta": 7}'),
+    _sse("response.failed", '{"type": "response.failed", "response": {"error": {"code": "server_error", "message": "failed"}}}'),
+    _sse("response.completed", '{"type": "response.completed"}'),
+]
+# Events each API's grammar does not allow, after the reply's parts (S6.10: no end, no reply): the
+# wrong JSON type where the API's reference gives an object, a list, an index, a string; a delta
+# for a block no start opened; an error the API states in its own stream form (Gemini's blocked
+# prompt, Responses' response.failed, Bedrock's error and exception messages); base64 that is not.
+MALFORMED: dict[str, list[bytes]] = {
+    oracle.API_CHAT: [
+        b'data: {"choices": 7}\n\n',
+        b'data: {"choices": [7]}\n\n',
+        b'data: {"choices": [{"delta": [7]}]}\n\n',
+        b'data: {"choices": [{"delta": {"tool_calls": [7]}}]}\n\n',
+        b'data: {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": 7}]}}]}\n\n',
+    ],
+    "anthropic-messages": [
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": "1", "delta": {"type": "text_delta", "text": "x"}}'),
+        _sse("content_block_start", '{"type": "content_block_start", "index": 9}'),
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": 1}'),
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": 9, "delta": {"type": "input_json_delta", "partial_json": "{"}}'),
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": 7}}'),
+    ],
+    "google-generative-ai": [
+        b'data: {"promptFeedback": {"blockReason": "SAFETY"}}\n\n',
+        b'data: {"candidates": 7}\n\n',
+        b'data: {"candidates": [7]}\n\n',
+        b'data: {"candidates": [{"content": {"parts": [7]}}]}\n\n',
+    ],
+    "openai-responses": _RESPONSES_BAD,
+    oracle.API_AZURE: _RESPONSES_BAD,
+    oracle.API_CODEX: _RESPONSES_BAD,
+    oracle.API_VERTEX: [b'data: {"candidates": [{"content": {"parts": [7]}}]}\n\n'],
+    oracle.API_MISTRAL: [
+        _sse("function.call.delta", '{"type": "function.call.delta", "name": "read", "arguments": "{}"}'),
+        _sse("function.call.delta", '{"type": "function.call.delta", "tool_call_id": "c9", "name": "read", "arguments": 7}'),
+        _sse("message.output.delta", '{"type": "message.output.delta", "output_index": 1, "content": 7}'),
+    ],
+    oracle.API_BEDROCK: [
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": "1", "delta": {"text": "x"}}'),
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 1}'),
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 9, "delta": {"toolUse": {"input": "{"}}}'),
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": "not base64!"}}}'),
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 1, "delta": {"text": 7}}'),
+        _aws_event("contentBlockDelta", b"{not json"),
+        _aws_event("contentBlockDelta", b"[1]"),
+        _aws_event("validationException", b'{"message": "bad input"}', "exception"),
+        _aws_event("", b"", "error", (":error-code", "InternalFailure"), (":error-message", "scripted")),
+        _aws_frame([("s", 7, b"\x00\x32ab")], b"{}"),  # a string header longer than its block
+        _aws_frame([("i", 4, b"\x00")], b"{}"),  # an int32 header cut short
+        _aws_frame([("u", 9, bytes(4))], b"{}"),  # a UUID header cut short
+        _aws_prelude(16, 100),  # headers longer than the message
+    ],
+}
+
+
 def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream]]:
     garbage = (
         [_aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", prelude_crc=1), _aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", message_crc=1), _aws_frame([("x", 10, b"")], b"{}")]
         if api == oracle.API_BEDROCK
         else [b"data: {not json\n\n", b'data: ["a list"]\n\n', b"event: message_start\ndata: 7\n\n"]
-    )
+    ) + MALFORMED[api]
     out = [
         ("cut", lb.Stream([*parts, lb.Cut()])),
         ("error event", lb.Stream([*parts, lb.ErrorEvent()])),
@@ -3022,9 +3215,16 @@ def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream
         ("odd stop", lb.Stream(parts, stop="toolUse", raw_stop="law_unheard_stop")),
     ]
     if api == oracle.API_BEDROCK:
-        out.append(("odd framing", lb.Stream([lb.RawBytes(_aws_frame(_aws_typed_headers(), b"{}")), *parts], stop="toolUse")))
+        typed = _aws_frame(_aws_typed_headers(), b"{}")  # split over two reads: the first half waits for the rest
+        out.append(("odd framing", lb.Stream([lb.RawBytes(typed[:20]), lb.Delay(0.02), lb.RawBytes(typed[20:]), *parts], stop="toolUse")))
     else:  # SSE lines that carry no event: a comment, an event name with no data, an id, a retry field; CR, LF and CR LF ends
         out.append(("odd framing", lb.Stream([lb.RawBytes(b": keep-alive\r\n\r\nevent: ping\r\rid: 7\n\nretry: 5\r\n\r\n"), *parts], stop="toolUse")))
+    if api == oracle.API_MISTRAL:  # content chunks that carry no text of the reply: an image, an empty text chunk
+        chunks = [
+            _sse("message.output.delta", '{"type": "message.output.delta", "output_index": 0, "content_index": 0, "content": {"type": "image_url", "image_url": "https://x/y.png"}}'),
+            _sse("message.output.delta", '{"type": "message.output.delta", "output_index": 0, "content_index": 0, "content": {"type": "text", "text": ""}}'),
+        ]
+        out.append(("odd framing", lb.Stream([lb.RawBytes(b"".join(chunks)), *parts], stop="toolUse")))
     return out
 
 
@@ -3040,7 +3240,7 @@ def _wire_broken() -> Evidence:
         if end not in ("odd stop", "odd framing"):
             return isinstance(outcome, WireError)
         if not isinstance(outcome, WireReply):
-            raise LawFailed(f"{api}: a reply ending with a stop value the API does not list gave {outcome!r}")
+            raise LawFailed(f"{api}: a reply with {end} (a stop value the API does not list, or framing that carries no event) gave {outcome!r}")
         got = tuple((c.name, c.arguments, c.id) for c in outcome.tool_calls)
         dicts: list[dict[str, object]] = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in outcome.tool_calls]
         read = toolcalls.read_reply(outcome.text, dicts, outcome.stop.reason, OFFERED, 0)
@@ -3050,6 +3250,140 @@ def _wire_broken() -> Evidence:
     return bounded(range(len(cases)), ok, label=f"each of the {len(WIRE_APIS)} wire APIs over loopback: a reply with text and 2 calls: {', '.join(BROKEN_ENDS)}")
 
 
+# A refusal is one more stop reason (S6.10: calls are read at stream end, any stop reason): a reply
+# with text, 0 or 1 call and the model's refusal, in each API's form (spec.loopback: OpenAI chat's
+# delta.refusal, a Responses refusal content part, Anthropic's stop_details.explanation, Vertex's
+# finishMessage; the Gemini API and Bedrock's content_filtered stop carry no text; Mistral's stream
+# has no refusal form, so it ends as any reply: toolUse with calls, else stop). Its calls run; with
+# none, its text answers.
+REFUSAL_TEXT: dict[str, str | None] = {api: {oracle.API_GOOGLE: "", oracle.API_BEDROCK: "", oracle.API_MISTRAL: None}.get(api, "I can't help") for api in WIRE_APIS}
+
+
+def _wire_refusals() -> Evidence:
+    cases = [(api, calls) for api in WIRE_APIS for calls in (0, 1)]
+    scripts = [lb.Stream([lb.Text("partial"), *[lb.Call("read", "{}", "c1")] * calls, lb.Refusal("I can't help")], stop="refusal") for _api, calls in cases]
+    replies = _wire_exchange([(_wire_model(api), WireRequest((WireMessage("user", "go"),)), script) for (api, _calls), script in zip(cases, scripts, strict=True)])
+
+    def ok(i: int) -> bool:
+        api, calls = cases[i]
+        outcome = replies[i][1]
+        if not isinstance(outcome, WireReply):
+            raise LawFailed(f"{api}: a refusal gave no reply: {outcome!r}")
+        said = REFUSAL_TEXT[api]
+        stop = "refusal" if said is not None else "toolUse" if calls else "stop"
+        got = (outcome.text, tuple((c.name, c.arguments, c.id) for c in outcome.tool_calls), outcome.stop.reason, outcome.refusal)
+        if got != ("partial", (("read", "{}", "c1"),) * calls, stop, said):
+            raise LawFailed(f"{api}: a refusal with {calls} call(s) decoded as {got!r}")
+        dicts: list[dict[str, object]] = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in outcome.tool_calls]
+        read = toolcalls.read_reply(outcome.text, dicts, outcome.stop.reason, OFFERED, 0)
+        return (read.kind, read.stop, read.leak_notes) == oracle.reply_says(calls, stop, (), False, 0)
+
+    return bounded(range(len(cases)), ok, label=f"each of the {len(WIRE_APIS)} wire APIs over loopback: a refusal after text, with 0 and 1 call")
+
+
+# Failures before any reply, through the real clients and the retry (control.md S4's retry.*, as
+# TRANSIENT above: HTTP 408, 429, 5xx, 529 and a connection that fails or is cut before a reply are
+# sent again, after the provider's hint when it gives one and its x-should-retry header when it says;
+# a hint longer than a retry waits (60 s) is not waited for). S6.10 reads calls at stream end: a
+# request that fails gives no reply (a typed wire error: no call runs); one retried gives the calls
+# of the reply that came. Each case: its API, scripts in turn, retries, the client's options, and
+# what the seed says: the outcome ("reply" or "error"), the attempts the server saw, the waits and
+# the words each retry's line names. Hints the clients cannot read (a date with no zone, text, a
+# Duration that is no number) leave the backoff: at most retry.baseDelayMs.
+_ERR = '{"error": {"type": "invalid_request_error", "message": "no"}}'
+_CALLED = lb.Stream([lb.Text("on it"), lb.Call("read", '{"path": "a"}', "c1")], stop="toolUse")
+_GOOGLE_DELAY = '[{"error": {"code": 500, "status": "INTERNAL", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ss"}]}}]'
+FailureCase = tuple[str, tuple[lb.Script, ...], int, dict[str, Any], str, int, tuple[str, ...]]
+FAILURES: tuple[FailureCase, ...] = (
+    (oracle.API_CHAT, (lb.Fail(400, _ERR),), 2, {}, "error", 1, ()),
+    (oracle.API_CHAT, (lb.Fail(503, headers=(("x-should-retry", "false"),)),), 2, {}, "error", 1, ()),
+    (oracle.API_CHAT, (lb.Fail(400, _ERR, (("x-should-retry", "true"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 400 invalid_request_error",)),
+    (oracle.API_CHAT, (lb.Fail(429, _ERR, (("retry-after", "100000"),)),), 2, {}, "error", 1, ()),
+    (oracle.API_CHAT, (lb.Fail(503, headers=(("retry-after-ms", "soon"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 503 server_error",)),
+    (oracle.API_CHAT, (lb.Fail(502, "bad gateway"), _CALLED), 2, {}, "reply", 2, ("HTTP 502",)),
+    (oracle.API_CHAT, (lb.Fail(503, headers=(("retry-after", "Wed, 21 Oct 2015 07:28:00"),)), lb.Fail(504, headers=(("retry-after", "tomorrow"),)), _CALLED), 2, {}, "reply", 3, ("HTTP 503", "HTTP 504")),
+    (oracle.API_GOOGLE, (lb.Fail(500, _GOOGLE_DELAY % "x"), lb.Fail(500, _GOOGLE_DELAY.replace('"%ss"', "5")), _CALLED), 2, {}, "reply", 3, ("HTTP 500 INTERNAL", "HTTP 500 INTERNAL")),
+    (oracle.API_CHAT, (lb.Fail(503), lb.Fail(503), lb.Fail(503)), 2, {}, "error", 3, ("HTTP 503", "HTTP 503")),
+    (oracle.API_CHAT, (lb.Fail(200, "{}"),), 2, {}, "error", 1, ()),
+    (oracle.API_CHAT, (lb.Stream([lb.Cut()]), _CALLED), 1, {}, "reply", 2, ("stream cut",)),
+    (oracle.API_CHAT, (lb.Stream([lb.Delay(0.5), lb.Text("late")]), _CALLED), 1, {"timeout": 0.1}, "reply", 2, ("timeout",)),
+    (oracle.API_CHAT, (lb.Stream([lb.Text("a"), lb.Delay(0.3), lb.Text("b")]),), 0, {"deadline": 0.05}, "error", 1, ()),
+    (oracle.API_CHAT, (), 1, {"base_url": "http://127.0.0.1:9/v1"}, "error", 0, ("no connection",)),
+    (oracle.API_BEDROCK, (lb.Fail(400, '{"__type": "com.amazon.coral.validate#ValidationException", "message": "no"}'),), 2, {}, "error", 1, ()),
+    (oracle.API_BEDROCK, (lb.Fail(429, "{}", (("x-amzn-ErrorType", "ThrottlingException:http://internal.amazon.com/"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 429 ThrottlingException",)),
+    (oracle.API_ANTHROPIC, (lb.Fail(529, '{"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}', (("retry-after", "0"),)), _CALLED), -1, {}, "reply", 2, ("HTTP 529 overloaded_error",)),
+    # settings of the endpoint that cannot name one: refused before any request (a typed BadRequest, never retried)
+    (oracle.API_AZURE, (), 2, {"compat": {"azureAuth": "magic"}}, "refused", 0, ()),
+    (oracle.API_AZURE, (), 2, {"compat": {"azureDeployment": ""}}, "refused", 0, ()),
+    (oracle.API_VERTEX, (), 2, {"compat": {"vertexProject": "a/b"}, "root": "/v1"}, "refused", 0, ()),
+)
+FAILURES_LABEL = (
+    "HTTP 400 (and with x-should-retry true), 503 with x-should-retry false, a 429 asking 100000 s, unreadable hints (retry-after-ms text, a date"
+    " with no zone, text, a Gemini retryDelay that is no number), a body that is no JSON, retries used up, a 200 that is no event stream, a cut"
+    " before any event, a read timeout, the reply deadline, a refused connection, Bedrock's error type header and body; one with the"
+    " session's retry settings and the real clock; Azure and Vertex settings that name no endpoint"
+)
+
+
+def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
+    server = _wire_server()
+    events, pool = _wire_session()
+    fields = ("base_url", "compat")
+
+    async def run() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
+        out: list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]] = []
+        for api, scripts, retries, options, _want, _attempts, _lines in FAILURES:
+            model = dataclasses.replace(_wire_model(api), **{k: v for k, v in options.items() if k in fields})
+            if "root" in options:  # a bare root: the project and location come from the settings
+                model = dataclasses.replace(model, base_url=server.url + options["root"])
+            client = client_for(model, pool=pool, **{k: v for k, v in options.items() if k not in (*fields, "root")})
+            clock, lines = _NoSleep(), []
+            if retries < 0:  # the session's settings (control.md S4 retry.*) and the event loop's clock
+                settings = {"retry.enabled": True, "retry.maxRetries": 1, "retry.baseDelayMs": 1}
+                retrying = Retrying(client, Policy.from_settings(settings.__getitem__), notify=lambda r: lines.append(r.line()))
+            else:
+                retrying = Retrying(client, Policy(max_retries=retries), clock=clock, random=lambda: 0.5, notify=lambda r: lines.append(r.line()))
+            with server._lock:
+                server.requests.clear()
+            server.script(*scripts)
+            outcome: WireOutcome | BadRequest
+            try:
+                outcome = await collect(retrying.stream(WireRequest((WireMessage("user", "go"),))))
+            except (WireError, BadRequest) as error:
+                outcome = error
+            with server._lock:
+                seen = len(server.requests)
+                server.requests.clear()
+            out.append((outcome, seen, clock.waits, lines))
+        return out
+
+    return events.run_until_complete(run())
+
+
+def _wire_failures() -> Evidence:
+    runs = _wire_failure_runs()
+
+    def ok(i: int) -> bool:
+        api, scripts, retries, _options, want, attempts, words = FAILURES[i]
+        outcome, seen, waits, lines = runs[i]
+        if want == "reply":
+            if not isinstance(outcome, WireReply) or tuple((c.name, c.arguments) for c in outcome.tool_calls) != (("read", '{"path": "a"}'),):
+                raise LawFailed(f"{api} {scripts}: retried, the reply's calls were not read: {outcome!r}")
+        elif not isinstance(outcome, BadRequest if want == "refused" else WireError):
+            raise LawFailed(f"{api} {scripts}: {want} expected, got {outcome!r}")
+        if seen != attempts or len(lines) != len(words) or (retries >= 0 and len(waits) != len(words)):
+            raise LawFailed(f"{api} {scripts}: {seen} attempts and retries {lines}, the rules say {attempts} and {len(words)}")
+        for k, (line, word) in enumerate(zip(lines, words, strict=True)):
+            if not line.startswith(f"retry {k + 1}/{max(retries, 1)}: loop: {word}"):
+                raise LawFailed(f"{api}: retry line {line!r} does not name {word!r}")
+        for k, wait in enumerate(waits):  # no readable hint: the backoff, retry.baseDelayMs doubled per retry at most
+            if not 0 < wait <= Policy().base_delay_ms / 1000 * 2**k:
+                raise LawFailed(f"{api} {scripts}: retry {k + 1} waited {wait} s where no hint is readable (the backoff)")
+        return True
+
+    return bounded(range(len(FAILURES)), ok, label=f"failures before any reply over loopback and the retry: {FAILURES_LABEL}")
+
+
 @law("run_calls_never_answer", "S6.10", "A reply whose calls run (native or rebuilt) never answers: a reply with calls is never the answer.", BOUNDED)
 def run_calls_never_answer() -> Evidence:
     def prop(c: ReplyCase, kind: str, stop: str, calls: int, notes: int, text: str, rebuilt: bool) -> bool:
@@ -3057,7 +3391,47 @@ def run_calls_never_answer() -> Evidence:
         want = oracle.reply_says(c[0], c[1], tuple(p and o for p, o in c[2]), c[3], c[4])
         return (kind, stop, notes) == want and (not has_calls or (kind in ("run_calls", "truncated") and calls == (c[0] or len(c[2]))))
 
-    return _reply_law(prop).with_production(_wire_broken())
+    return _reply_law(prop).with_production(_wire_broken()).with_production(_wire_failures()).with_production(_wire_refusals())
+
+
+# More of each family's forms (S6.10: rebuilt only if every leaked call parses and names an offered
+# tool, else retried with a leak note): the markup after a line of text, and the calls it holds when
+# every one parses (read, with these arguments), None when one does not: arguments given as JSON
+# text, or under "parameters"; arguments that are not an object or not JSON, a call with no name;
+# text inside a function beside its parameters; text before a Kimi call, a Kimi call with no
+# argument section; two Kimi calls; DeepSeek parameters given as JSON (string="false"), one that
+# is not JSON, and text beside an invoke.
+_KIMI = ("<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|tool_calls_section_end|>")
+_DSML = "｜DSML｜"
+LEAK_FORMS: tuple[tuple[str, tuple[dict[str, object], ...] | None], ...] = (
+    ('<tool_call>\n{"name": "read", "arguments": "{\\"path\\": \\"a.py\\"}"}\n</tool_call>', ({"path": "a.py"},)),
+    ('<tool_call>\n{"name": "read", "parameters": {"path": "a.py"}}\n</tool_call>', ({"path": "a.py"},)),
+    ('<tool_call>\n{"name": "read", "arguments": "{\\"path\\": "}\n</tool_call>', None),
+    ('<tool_call>\n{"name": "read", "arguments": [1]}\n</tool_call>', None),
+    ('<tool_call>\n{"arguments": {"path": "a.py"}}\n</tool_call>', None),
+    ("<tool_call>\n<function=read>\nstray\n<parameter=path>\na.py\n</parameter>\n</function>\n</tool_call>", None),
+    ('✿FUNCTION✿: read\n✿ARGS✿: {"path": \n✿RESULT✿', None),
+    (f'{_KIMI[0]}junk{_KIMI[1]}functions.read:0{_KIMI[2]}{{"path": "a.py"}}{_KIMI[3]}{_KIMI[4]}', None),
+    (f"{_KIMI[0]}{_KIMI[1]}functions.read:0{_KIMI[3]}{_KIMI[4]}", None),
+    (f'{_KIMI[0]}{_KIMI[1]}functions.read:0{_KIMI[2]}{{"path": "a.py"}}{_KIMI[3]}{_KIMI[1]}read{_KIMI[2]}{{"path": "b.py"}}{_KIMI[3]}{_KIMI[4]}', ({"path": "a.py"}, {"path": "b.py"})),
+    (f'<{_DSML}function_calls>\n<{_DSML}invoke name="read">\n<{_DSML}parameter name="path" string="true">a.py</{_DSML}parameter>\n<{_DSML}parameter name="n" string="false">3</{_DSML}parameter>\n</{_DSML}invoke>\n</{_DSML}function_calls>', ({"path": "a.py", "n": 3},)),
+    (f'<{_DSML}function_calls>\n<{_DSML}invoke name="read">\n<{_DSML}parameter name="n" string="false">[1,</{_DSML}parameter>\n</{_DSML}invoke>\n</{_DSML}function_calls>', None),
+    (f'<{_DSML}function_calls>\nstray\n<{_DSML}invoke name="read">\n<{_DSML}parameter name="path" string="true">a.py</{_DSML}parameter>\n</{_DSML}invoke>\n</{_DSML}function_calls>', None),
+)
+
+
+def _leak_forms() -> Evidence:
+    import json
+
+    def ok(form: tuple[str, tuple[dict[str, object], ...] | None]) -> bool:
+        markup, calls = form
+        out = toolcalls.read_reply("let me look\n" + markup, [], "stop", OFFERED, 0)
+        if calls is None:
+            return (out.kind, out.leak_notes, out.rebuilt) == ("leak_retry", 1, False) and not out.calls
+        got = tuple((c.name, json.loads(c.arguments)) for c in out.calls)
+        return out.kind == "run_calls" and out.rebuilt and out.stop == "toolUse" and got == tuple(("read", a) for a in calls) and out.text.strip() == "let me look"
+
+    return bounded(LEAK_FORMS, ok, label=f"{len(LEAK_FORMS)} more leaked forms of the five families, each rebuilt or noted as the seed says")
 
 
 @law("rec_leak_rebuilt_is_calls", "S6.10", "Leaked markup whose every call parses and names an offered tool is rebuilt: the markup leaves the text, the stop is toolUse, the calls run as tool calls.", BOUNDED)
@@ -3069,7 +3443,7 @@ def rec_leak_rebuilt_is_calls() -> Evidence:
         clean = "" if c[3] else "some text"
         return rebuilt and kind == native_kind and calls == len(c[2]) and text == clean and stop == ("length" if c[1] == "length" else "toolUse")
 
-    return _reply_law(prop)
+    return _reply_law(prop).with_production(_leak_forms())
 
 
 # -- tool-call argument repair ("S6 tool-call argument repair"; derived laws: the seed states the rules) --
@@ -3127,7 +3501,42 @@ def infer_argument_repaired_warned() -> Evidence:
 
     offers = (("read_file", "write_file", "reed_file", "edit", "mcp__x__read_file"), ("a", "b", "c", "d", "e"), ())
     names = bounded(itertools.product(("read_file", "raed_file", "x__read_file", "a", "zz_e", "", "_"), offers), named, label="tool_unavailable names at most 3 distinct offered tools (7 names x 3 offers)")
-    return all_of(spellings, forms, names)
+    return all_of(spellings, forms, names, _repair_more())
+
+
+# Items 2, 3, 5 and 6 at their edges, each case with what the seed says of it: the parse-error form
+# given to the repair is an invalid_arguments error with the parse error and the raw text (nothing
+# repaired); a JSON-string key stays when the plain key is present, and so does a quoted key that is
+# no JSON string; an unknown key of an open schema is no error; tool_unavailable names the tool,
+# the offered tools the suggestions give, and none when there are none.
+def _repair_more() -> Evidence:
+    closed = {"type": "object", "additionalProperties": False, "properties": {"v": {"type": "integer"}}}
+    open_ = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    bad = prod_repair.parse_tool_call_arguments("{a: b: c}")
+    cases: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any], list[str]]] = [
+        (bad, closed, bad, ["invalid_arguments"]),
+        ({'"v"': 1, "v": 2}, open_, {'"v"': 1, "v": 2}, []),
+        ({'"\\x"': 1}, open_, {'"\\x"': 1}, []),
+        ({"w": "1", "v": "3"}, open_, {"w": "1", "v": 3}, []),
+    ]
+
+    def ok(i: int) -> bool:
+        given, schema, want, errors = cases[i]
+        got = prod_repair.repair_arguments(given, schema)
+        warned = 1 if i == 3 else 0  # "3" read as the declared integer
+        said = all("{a: b: c}" in e.message and str(bad["__parseError"]) in e.message for e in got.errors)
+        return got.arguments == want and [e.kind for e in got.errors] == errors and len(got.warnings) == warned and said
+
+    def unavailable(case: tuple[str, tuple[str, ...]]) -> bool:
+        called, offered = case
+        message = prod_repair.tool_unavailable(called, offered)
+        named = prod_repair.suggestions(called, offered)
+        return message.startswith("tool_unavailable") and repr(called) in message and all(t in message for t in named) and (("Did you mean" in message) == bool(named))
+
+    return all_of(
+        bounded(range(len(cases)), ok, label="the parse-error form repaired, a JSON-string key beside its plain key, a quoted key that is no JSON string, an open schema's unknown key"),
+        bounded((("raed_file", ("read_file", "edit")), ("zz", ("a",)), ("read", ())), unavailable, label="tool_unavailable's message: with and without suggestions"),
+    )
 
 
 @law(
@@ -3186,7 +3595,55 @@ def infer_guard_chunks() -> Evidence:
         return error.retryable and error.kind == "stream_repeating" and error.repeated_lines == {"period": period, "last_line": line} and str(period) in str(error) and line[:200] in str(error)
 
     messages = bounded(itertools.product((1, 7), ("x", "é" * 300)), message_ok, label="stream_repeating: retryable, its period and last line in the message and the failure info")
-    return all_of(splits, blocks, limits, bad, messages)
+    return all_of(splits, blocks, limits, bad, messages).with_production(_wire_guarded())
+
+
+# S6.5 "text and thinking deltas of every stream": each built API's client, given a guard's filter,
+# streams a reply whose text (or thinking) loops on a 3-line cycle (the window 12, so periods up to
+# 3 cut) before a call: the stream stops with stream_repeating at the chunk the seed's guard
+# (spec.oracles.infer: guard_says) cuts, with its period and last line, and no reply (so no call).
+GUARD_CYCLE = ("alpha\n", "beta\n", "gamma\n")
+
+
+def _wire_guarded() -> Evidence:
+    from eukhe.inference.wire.events import filter_of
+
+    k, lines = 12, GUARD_CYCLE * 7
+    want = oracle.guard_says(k, tuple(GUARD_CYCLE.index(line) for line in lines))
+    assert want is not None
+    cases = [(api, thinking) for api in WIRE_APIS for thinking in (False, True)]
+    server = _wire_server()
+    events, pool = _wire_session()
+
+    async def run() -> list[tuple[object, int]]:
+        out: list[tuple[object, int]] = []
+        for api, thinking in cases:
+            parts: list[lb.Part] = [lb.Thinking(line) if thinking else lb.Text(line) for line in lines]
+            server.script(lb.Stream([*parts, lb.Call("read", "{}", "c1")], stop="toolUse"))
+            guard = prod_guard.Guard(k)
+            client = client_for(_wire_model(api), pool=pool)
+            got: object
+            try:
+                got = await collect(client.stream(WireRequest((WireMessage("user", "go"),)), filter_of(guard.feed)))
+            except prod_guard.StreamRepeating as cut:
+                got = cut
+            except WireError as error:
+                got = error
+            out.append((got, guard.chunks_read))
+        await asyncio.sleep(0.01)  # the closes of the cut responses (shielded tasks) end here
+        with server._lock:
+            server.requests.clear()
+        return out
+
+    runs = events.run_until_complete(run())
+
+    def ok(i: int) -> bool:
+        got, read = runs[i]
+        if not isinstance(got, prod_guard.StreamRepeating):
+            raise LawFailed(f"{cases[i]}: a looping stream was not cut: {got!r}")
+        return read == want[0] + 1 and got.repeated_lines == {"period": want[1], "last_line": lines[want[0]].rstrip("\n")}
+
+    return bounded(range(len(cases)), ok, label=f"each of the {len(WIRE_APIS)} wire APIs over loopback, a 3-line cycle in text and in thinking, window {k}")
 
 
 @law(
@@ -3230,6 +3687,18 @@ def infer_threshold_token_count() -> Evidence:
 def infer_relaxed_dialect() -> Evidence:
     read = bounded(oracle.REPAIRS_READ, lambda c: prod_repair.parse_tool_call_arguments(c[0]) == c[1], label="every repair the seed names")
     refused = bounded(oracle.REPAIRS_REFUSED, lambda t: set(prod_repair.parse_tool_call_arguments(t)) == {"__parseError", "__rawJson"}, label="every refusal the seed names")
+    # the relaxed dialect's own strings (single quotes) with escapes, and missing separators and truncation there
+    more_read = bounded(
+        (("{'a': 'x\\ny'}", {"a": "x\ny"}), ("{'a': '\\u00e9\\t\\q'}", {"a": "é\t\\q"})),
+        lambda c: prod_repair.parse_tool_call_arguments(c[0]) == c[1],
+        label="escapes in single-quoted strings",
+    )
+    more_refused = bounded(
+        ("{'a': 'abc\\", "{'a': 1 'b': 2}", "{'a': [1 2]}"),
+        lambda t: set(prod_repair.parse_tool_call_arguments(t)) == {"__parseError", "__rawJson"},
+        label="a single-quoted string cut after a backslash, a missing ',' in an object and in a list",
+    )
+    read, refused = all_of(read, more_read), all_of(refused, more_refused)
     tokens = ["{", "}", "[", "]", '"', "'", ":", ",", "\\", "/*", "//", "#", "True", "NaN", "0x", "1e999", "-", ".", "\n", "\x00", "a", "é"]
 
     def total(text: str) -> bool:
