@@ -281,7 +281,10 @@ class _Pool:
 
     def __init__(self) -> None:
         self.measured = _Measured()
-        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000", **self.measured.env}
+        # OPENBLAS_NUM_THREADS=1: numpy, which every worker imports (eukhe.tiny.engine), then starts
+        # no BLAS thread pool; the echo engine never computes, so only the start gets cheaper
+        # (about a third of a worker's start on two busy cores)
+        self.env = {**os.environ, "EUKHE_TINY_WORKER_IDLE_MS": "600000", "OPENBLAS_NUM_THREADS": "1", **self.measured.env}
         self.drivers: dict[str, _Driver] = {}
 
     def driver(self, process: str) -> _Driver:

@@ -131,3 +131,151 @@ BREAKS += [
         "the worker speaks at a speed of 0 (or below) instead of refusing the request",
     ),
 ]
+
+# Breaks of the input classes the tiny laws' inputs reach beyond the first ones (worker faults,
+# recorder stops, resumed downloads, leftovers, tokenizer settings, text BOS, engine refusals, seats).
+BREAKS += [
+    Break(
+        "tiny_client_closing_not_elected_again",
+        "tiny",
+        "eukhe.tiny.client",
+        'if answer.get("error") == "closing" and attempt == 0:',
+        'if answer.get("error") == "closing" and attempt == 5:',
+        "a request refused by a closing worker is a WorkerError instead of elected again",
+    ),
+    Break(
+        "tiny_client_undelivered_not_retried",
+        "tiny",
+        "eukhe.tiny.client",
+        "                if attempt == 0:\n                    attempt += 1\n                    continue\n                raise Crashed(",
+        "                raise Crashed(",
+        "a request the worker's closed end never took is Crashed at once instead of elected again",
+    ),
+    Break(
+        "tiny_client_silent_launch_left_running",
+        "tiny",
+        "eukhe.tiny.client",
+        "process.kill()  # it never said ready",
+        "pass  # it never said ready",
+        "a launched worker that never writes its first line is left running",
+    ),
+    Break(
+        "tiny_recorder_stopped_with_sigterm",
+        "tiny",
+        "eukhe.tiny.recorder",
+        "self.process.send_signal(signal.SIGINT)",
+        "self.process.send_signal(signal.SIGTERM)",
+        "a take ends the recorder with SIGTERM (it dies, the take fails) instead of SIGINT",
+    ),
+    Break(
+        "tiny_download_resume_from_start",
+        "tiny",
+        "eukhe.tiny.download",
+        "        if part.written and response.status_code == 206:\n",
+        "        if part.written and response.status_code == 206:\n            part.restart()\n",
+        "a resumed transfer (206) is written from the file's start, dropping the bytes that came before",
+    ),
+    Break(
+        "tiny_sweep_takes_live_staging",
+        "tiny",
+        "eukhe.tiny.paths",
+        " or process_alive(found[1]):",
+        ":",
+        "the sweep removes the staging dir of a live process's download too",
+    ),
+    Break(
+        "tiny_tokenizer_template_suffix_dropped",
+        "tiny",
+        "eukhe.tiny.tokenizer",
+        "            ids.extend(self.template_suffix)",
+        "            pass",
+        "the special tokens a template puts after the text are left out",
+    ),
+    Break(
+        "tiny_text_bos_object_unread",
+        "tiny",
+        "eukhe.tiny.text",
+        'content = token.get("content") if isinstance(token, dict) else token',
+        "content = token",
+        "a bos_token given as an added token object is not read (the text model fails to load)",
+    ),
+    Break(
+        "tiny_whisper_engine_bad_wav_uncaught",
+        "tiny",
+        "eukhe.tiny.engine",
+        "except (AudioError, WhisperError) as error:",
+        "except WhisperError as error:",
+        "bytes that are not a WAV crash the transcription engine instead of being refused",
+    ),
+    Break(
+        "tiny_seat_keeps_stale_socket",
+        "tiny",
+        "eukhe.tiny.worker",
+        "                self.sock_path.unlink(missing_ok=True)",
+        "                pass",
+        "a started worker does not clear a stale socket file before it binds",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_whisper_decoder_signature_unchecked",
+        "tiny",
+        "eukhe.tiny.whisper",
+        '        if dec_inputs != DECODER_INPUTS or "logits" not in {o.name for o in self.decoder.get_outputs()}:',
+        "        if False:",
+        "a whisper dir whose decoder graph has another signature loads (and fails on its first request)",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_download_origin_ignored",
+        "tiny",
+        "eukhe.tiny.download",
+        "    if f.origin is not None:",
+        "    if False:",
+        "a file of another repository (the misaki lexicon) is fetched from the model's repository",
+    ),
+    Break(
+        "tiny_download_interrupt_leaves_staging",
+        "tiny",
+        "eukhe.tiny.download",
+        "    except BaseException as error:",
+        "    except Exception as error:",
+        "a download interrupted (Ctrl-C) leaves its staging dir behind",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_title_for_scripted_session",
+        "tiny",
+        "eukhe.tiny.uses",
+        " or scripted or not top_level",
+        " or not top_level",
+        "a scripted (faux-script) session gets a title task",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_probe_takes_any_answer_for_a_worker",
+        "tiny",
+        "eukhe.tiny.worker",
+        '    if answer is not None and answer.get("ok") and isinstance(answer.get("tag"), str):',
+        '    if answer is not None and (answer.get("ok") or answer.get("error") == "closing"):',
+        "a ping answered closing (no tag) is taken for a live worker to join or replace",
+    ),
+]
+
+BREAKS += [
+    Break(
+        "tiny_worker_runs_ops_the_engine_lacks",
+        "tiny",
+        "eukhe.tiny.worker",
+        "        if not hasattr(self.engine, str(op)):",
+        "        if op == 'never':",
+        "a worker runs an op its model's engine lacks instead of answering unsupported",
+    ),
+]

@@ -508,9 +508,72 @@ def tiny_elect_check() -> Evidence:
     return exhaust(domain(PING, LAUNCHES), judged).with_production(_production_elect(m.on_check))
 
 
+def _production_seats() -> Evidence:
+    """Production's seat on a real run dir for each probe the seed's table names: a live worker
+    serving on the socket, a socket file nobody answers on (a worker killed with SIGKILL leaves
+    one), no socket file. What the started worker did is read from the outside (take_seat said
+    it exits, or it bound: the socket file, there before or not, takes connections) and judged by the
+    seed's table (oracle.SEAT)."""
+    import shutil
+    import socket
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import paths
+    from eukhe.tiny.worker import Worker, probe
+
+    def seated(probed: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+        where = paths.socket_path(agent, "echo")
+        paths.ensure_run_dir(agent)
+        first: Worker | None = None
+        serving: threading.Thread | None = None
+        try:
+            if probed == m.LIVE:
+                first = Worker(agent, "echo", "cpu", "fp16", 600000)
+                if not first.take_seat():
+                    return False
+                serving = threading.Thread(target=first.serve_forever, daemon=True)
+                serving.start()
+            elif probed == m.STALE:
+                dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                dead.bind(str(where))
+                dead.close()  # the file stays; nobody listens on it
+            def listening() -> bool:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    return sock.connect_ex(str(where)) == 0
+
+            before = where.exists()
+            if probed == m.STALE and listening():
+                return False
+            started = Worker(agent, "echo", "cpu", "q4", 600000)
+            if not started.take_seat():
+                did = m.EXIT
+            else:
+                bound = listening()  # it listens on the path (it does not serve yet)
+                started.close()
+                if not bound:
+                    return False
+                did = m.CLEAR_AND_BIND if before else m.BIND
+            if first is not None and probe(where, 10.0).tag != first.tag:  # a live worker keeps its seat
+                return False
+            return did == oracle.SEAT[probed]
+        finally:
+            if first is not None:
+                first.close()
+            if serving is not None:
+                serving.join(timeout=60)
+            shutil.rmtree(agent, ignore_errors=True)
+
+    return bounded(sorted(oracle.SEAT), seated, label="each seat probe on a real run dir: a live worker, a stale socket file, none")
+
+
 @law("tiny_elect_seat", "S9 worker 4", "A started worker exits when a live worker answers, else binds (clearing a stale socket).", PROVED)
 def tiny_elect_seat() -> Evidence:
-    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(_production_elect(m.seat))
+    return exhaust(domain(Finite("seat probes", m.SEAT_PROBES)), lambda p: m.seat(p) == oracle.SEAT[p]).with_production(
+        also(_production_elect(m.seat), _production_seats())
+    )
 
 
 def _potential(state: m.Election) -> int:
@@ -680,7 +743,7 @@ def tiny_tokenizer_agrees() -> Evidence:
     import json
 
     from hypothesis import strategies as st
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     from eukhe.tiny.tokenizer import Tokenizer as Ours
 
@@ -708,7 +771,58 @@ def tiny_tokenizer_agrees() -> Evidence:
 
     pieces = st.sampled_from(["<|im_end|>", " ", "\n", "\u00a0", "\x1c", "e\u0301", *syllables, *words[:40]])
     letters = st.text(alphabet="kalominestrügß你好123' ", max_size=40)  # words the training never saw
-    return examples(agrees, text=st.one_of(letters, st.lists(pieces, max_size=20).map("".join), st.text()))
+    sampled = examples(agrees, text=st.one_of(letters, st.lists(pieces, max_size=20).map("".join), st.text()))
+
+    # The other settings the tokenizer loads (S9: "added tokens, pre-tokenizer regex"; a model's
+    # BOS comes from its post-processor), each set on the same trained file by `tokenizers` itself
+    # and judged by it: add_prefix_space before each piece or each split, a Split on a plain
+    # string, a TemplateProcessing post-processor alone or in a Sequence; with and without the
+    # special tokens, decoded with and without them, an id outside the vocabulary, and an added
+    # token whose characters are outside the byte-level alphabet.
+    gpt2 = Regex(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+    end = reference.token_to_id("<|im_end|>")
+    variants: dict[str, Callable[[Any], None]] = {
+        "ByteLevel with its regex and add_prefix_space": lambda t: setattr(t, "pre_tokenizer", pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=True)),
+        "Split, then ByteLevel with add_prefix_space": lambda t: setattr(
+            t, "pre_tokenizer", pre_tokenizers.Sequence([pre_tokenizers.Split(gpt2, behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=False)])
+        ),
+        "Split on a plain string": lambda t: setattr(
+            t, "pre_tokenizer", pre_tokenizers.Sequence([pre_tokenizers.Split(" ", behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        ),
+        "TemplateProcessing": lambda t: setattr(
+            t, "post_processor", processors.TemplateProcessing(single="<|im_end|> $A <|im_end|>", special_tokens=[("<|im_end|>", end)])
+        ),
+        "a Sequence of ByteLevel and TemplateProcessing": lambda t: setattr(
+            t,
+            "post_processor",
+            processors.Sequence([processors.ByteLevel(trim_offsets=False), processors.TemplateProcessing(single="<|im_end|> $A", special_tokens=[("<|im_end|>", end)])]),
+        ),
+    }
+    texts = ("", "hi", "Hello world, it's a test", " leading space", "x<|im_end|>y  z", "<|a b|>kalo mi\n\tne", "你好 😀 123", "a  b   c\n")
+
+    def set_up(name: str) -> tuple[Any, Any]:
+        variant = Tokenizer.from_str(reference.to_str())
+        variant.add_tokens(["<|a b|>"])  # not special; a space is outside the byte-level alphabet
+        variants[name](variant)
+        return variant, Ours.from_document(json.loads(variant.to_str()))
+
+    made = {name: set_up(name) for name in variants}
+
+    def agrees_set(name: str, text: str) -> bool:
+        theirs, mine = made[name]
+        with_special = theirs.encode(text, add_special_tokens=True).ids
+        plain = theirs.encode(text, add_special_tokens=False).ids
+        if mine.encode(text, add_special_tokens=True) != with_special or mine.encode(text) != plain:
+            return False
+        ids = [*with_special, theirs.get_vocab_size() + 7]  # an id of no token: skipped
+        return all(mine.decode(ids, skip_special=skip) == theirs.decode(ids, skip_special_tokens=skip) for skip in (False, True))
+
+    settings = bounded(
+        itertools.product(sorted(variants), texts),
+        lambda case: agrees_set(*case),
+        label=f"{len(variants)} other loadable settings x {len(texts)} texts, encoded and decoded with and without special tokens",
+    )
+    return all_of(sampled, settings)
 
 
 @law(
@@ -890,10 +1004,20 @@ def tiny_download_complete_or_absent() -> Evidence:
 
         def do_GET(self) -> None:
             mode, body = routes.get(self.path, ("404", b""))
+            asked = self.headers.get("Range", "")
+            if mode in ("resume", "resume elsewhere") and asked.startswith("bytes=") and asked.endswith("-"):
+                # the rest from the byte asked for (a 206); "elsewhere" sends it from byte 1 instead
+                start = int(asked[6:-1]) if mode == "resume" else 1
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+                self.send_header("Content-Length", str(len(body) - start))
+                self.end_headers()
+                self.wfile.write(body[start:])
+                return
             self.send_response(404 if mode == "404" else 200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body[: len(body) // 2] if mode == "cut" else body)
+            self.wfile.write(body[: len(body) // 2] if mode in ("cut", "resume", "resume elsewhere") else body)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -905,8 +1029,11 @@ def tiny_download_complete_or_absent() -> Evidence:
         "one byte more": lambda b: ("ok", b + b"!"),
         "one byte less": lambda b: ("ok", b[:-1]),
         "connection cut": lambda b: ("cut", b),
+        "connection cut, then resumed": lambda b: ("resume", b),
+        "connection cut, then resumed from another byte": lambda b: ("resume elsewhere", b),
         "HTTP 404": lambda b: ("404", b""),
     }
+    whole = ("ok", "connection cut, then resumed")  # every pinned byte arrives
     earlier_kinds = ("none", "partial", "complete")
 
     def tree(where: Path) -> dict[str, bytes]:
@@ -932,7 +1059,7 @@ def tiny_download_complete_or_absent() -> Evidence:
         except download.DownloadError:
             installed = False
         left = sorted(p.name for p in paths.models_dir(agent).iterdir())
-        if fault == "ok":
+        if fault in whole:
             return installed and tree(where) == {**files, "engine.json": b'{"kind": "echo"}'} and left == ["m"]
         after = tree(where) if where.exists() else None
         return not installed and after == before and left == ([] if earlier == "none" else ["m"])
@@ -942,7 +1069,7 @@ def tiny_download_complete_or_absent() -> Evidence:
         return bounded(
             itertools.product(faults, files, earlier_kinds),
             holds,
-            label="6 transfer faults (none included) x each of 2 files x no, partial or complete earlier install",
+            label=f"{len(faults)} transfer faults (none included) x each of 2 files x no, partial or complete earlier install",
         )
     finally:
         web.close()
@@ -1372,6 +1499,20 @@ def tiny_worker_answers_in_order() -> Evidence:
             return bool(missing._run(op, {"op": op})["error"] == "not_installed")
 
         absent = bounded(("load", "chat", "transcribe", "speak"), not_installed, label="every engine op of a model that is not installed")
+        # a model whose engine lacks an op (a speech-to-text model asked to chat or speak) answers
+        # unsupported, and still serves the op it has
+        hearing = paths.model_dir(agent, "hears")
+        oracle.build_whisper(hearing, 80, 4, 262, 256, 1)
+        (hearing / "tokenizer.json").write_text(json.dumps(oracle.whisper_tokenizer_document()), encoding="utf-8")
+        (hearing / "engine.json").write_text(json.dumps({"kind": "whisper"}), encoding="utf-8")
+        hears = Worker(agent, "hears", "cpu", "q4", 600000)
+        lacking = {"chat": "unsupported", "speak": "unsupported", "load": "ok", "transcribe": "ok"}
+
+        def engine_ops(op: str) -> bool:
+            request = json.loads(requests["transcribe a WAV"]) if op == "transcribe" else {"op": op, "messages": [], "text": "hi"}
+            return kind(hears._run(op, request)) == lacking[op]
+
+        unsupported = bounded(sorted(lacking), engine_ops, label="each op of a model whose engine lacks chat and speak")
 
         def over_limit(after: str) -> bool:
             """S9 worker 6: a request line longer than 256 MiB is answered bad_request, its bytes
@@ -1408,7 +1549,7 @@ def tiny_worker_answers_in_order() -> Evidence:
     finally:
         worker.close()
         serving.join(timeout=60)
-    return all_of(classes, absent, limit, closing)
+    return all_of(classes, absent, unsupported, limit, closing)
 
 
 # ---------------------------------------------------------------------------- recorders
@@ -1522,6 +1663,7 @@ def tiny_recorder_first_on_path() -> Evidence:
 def tiny_recorder_take() -> Evidence:
     import os
     import tempfile
+    import time
     import wave
     from pathlib import Path
 
@@ -1534,14 +1676,29 @@ def tiny_recorder_take() -> Evidence:
         "an odd byte dropped": ("printf 'abcde'", b"abcd"),
         "a failure with stderr": ("echo 'device busy' >&2; exit 3", "device busy"),
         "no audio": ("echo 'nothing' >&2; exit 0", "recorded no audio"),
+        # S9 Dictation 2, 5: a take ends at the key (SIGINT) or is cancelled (Esc stops the recorder)
+        "stopped by SIGINT": ("trap 'exit 0' INT; printf 'abcd'; : > UP; while :; do sleep 0.05; done", b"abcd"),
+        "a recorder that ignores SIGINT": ("trap '' INT; : > UP; exec sleep 30", "did not end within 0.5 s of SIGINT (killed)"),
+        "cancelled mid-take": ("printf 'abcd'; : > UP; exec sleep 30", "cancelled"),
     }
 
     def agrees(name: str) -> bool:
         body, want = cases[name]
-        where = _recorder_dir(root / name.replace(" ", "-"), (False, True, True), body)
+        here = root / name.replace(" ", "-")
+        up = here / "up"  # written by the recorder once it records (its SIGINT trap is set)
+        where = _recorder_dir(here, (False, True, True), body.replace("UP", str(up)))
         take = Take(find_recorder(str(where)))
+        interrupt = "SIGINT" in name or name.startswith("cancelled")
+        if interrupt:
+            for _ in range(2000):
+                if up.exists():
+                    break
+                time.sleep(0.005)
+        if name.startswith("cancelled"):
+            take.cancel()
+            return take.process.poll() is not None  # the recorder is stopped and reaped
         try:
-            wav = take.stop(interrupt=False)
+            wav = take.stop(interrupt=interrupt, deadline=0.5 if "ignores" in name else 10.0)
         except RecorderError as error:
             return isinstance(want, str) and want in str(error) and "parec" in str(error)  # the first, no next program
         try:
@@ -1551,7 +1708,11 @@ def tiny_recorder_take() -> Evidence:
         finally:
             os.unlink(wav)
 
-    return bounded(sorted(cases), agrees, label="4 recorder behaviours (audio, odd byte, failure with stderr, no audio)")
+    return bounded(
+        sorted(cases),
+        agrees,
+        label="7 recorder behaviours (audio, odd byte, failure with stderr, no audio, stopped by SIGINT, deaf to SIGINT, cancelled)",
+    )
 
 
 # ------------------------------------------------------------------ uses on production
@@ -1714,6 +1875,27 @@ def tiny_uses_end_to_end() -> Evidence:
         thread.join()
         return got == [uses.parse_title(oracle.echo_chat(uses.TITLE_PROMPT + message, ""))]
 
+    def untitled(case: str) -> bool:
+        """S9 Titles: titles.generate false, a scripted session, a child session and a session the
+        user named start no title; a failure (here: no model for the role, in an empty agent dir)
+        gives none."""
+        got: list[str | None] = []
+        flags = {
+            "titles.generate false": {"generate": False},
+            "a scripted session": {"scripted": True},
+            "a child session": {"top_level": False},
+            "a session the user named": {"named": True},
+        }
+        if case == "no model for the role":
+            empty = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+            thread = uses.start_title(empty, "fix the build", got.append, settings=TinySettings())
+            if thread is None:
+                return False
+            thread.join()
+            return got == [None]
+        flag: dict[str, Any] = flags[case]
+        return uses.start_title(agent, "fix the build", got.append, settings=TinySettings(), **flag) is None and got == []
+
     def unavailable(role: str) -> bool:
         try:
             uses.resolve(role, agent, primary="absent", fallback=())
@@ -1749,6 +1931,11 @@ def tiny_uses_end_to_end() -> Evidence:
             bounded(("hello", "Where is the station?", "1984", "two\nlines"), translate_echoes, label="4 texts (letters, question, letterless, two lines) echoed"),
             bounded(("hi", "Hello, world!", "ünïcødé"), speech_round_trip, label="3 texts spoken and read back"),
             bounded(("fix the build", "\"Title: quoted\"", "line one\nline two"), titled, label="3 first messages titled in the background"),
+            bounded(
+                ("titles.generate false", "a scripted session", "a child session", "a session the user named", "no model for the role"),
+                untitled,
+                label="4 sessions that get no title task, and a title that fails (none)",
+            ),
             bounded(tuple(sorted(oracle.ROLE_CATALOG)), unavailable, label="every role's Unavailable names the role and the chain"),
             bounded((evaluated,), lambda e: all(e[lang]["echoes"] == 10 for lang in tasks.EVAL_LANGUAGES), label="the eval on the echo model: 40 echoes"),
             bounded((None,), lambda _: uses.judge_model(agent, settings=TinySettings()) == "local/lfm2.5-230m", label="the judge's classifier is the installed local model"),
@@ -1882,6 +2069,7 @@ def tiny_runtime_library_order() -> Evidence:
 )
 def tiny_engine_kinds() -> Evidence:
     import json
+    import shutil
     import tempfile
     from pathlib import Path
 
@@ -1938,16 +2126,124 @@ def tiny_engine_kinds() -> Evidence:
         return False
 
     broken = ("no engine.json", "engine.json not JSON", "engine.json not an object", "an unknown kind", *sorted(k for k in oracle.ENGINE_OPS if k != "echo"))
+
+    # A text model's prompt (S9 worker 6: "client builds prompts"; the BOS the tokenizer config
+    # names): what `tokenizers` gives for the ChatML turns, after the BOS id the document's own
+    # added tokens give, when tokenizer_config.json asks for one. A config or tokenizer.json that
+    # cannot be read fails the load (S9 engine: "other settings → load fails").
+    from tokenizers import Tokenizer as Reference
+
+    document = oracle.tokenizer_document()
+    end_id = next(int(t["id"]) for t in document["added_tokens"] if t["content"] == "<|end|>")
+    loadable = {  # the fields `tokenizers` wants spelled out (encoding reads none of them)
+        **document,
+        "added_tokens": [{"normalized": False, **token} for token in document["added_tokens"]],
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+    }
+    reference = Reference.from_str(json.dumps(loadable))
+    configs: dict[str, tuple[object, tuple[int, ...] | None]] = {
+        "no tokenizer_config.json": (None, ()),
+        "add_bos_token false": ({"add_bos_token": False, "bos_token": "<|end|>"}, ()),
+        "add_bos_token true, its bos_token a string": ({"add_bos_token": True, "bos_token": "<|end|>"}, (end_id,)),
+        "add_bos_token true, its bos_token an added token": ({"add_bos_token": True, "bos_token": {"content": "<|end|>"}}, (end_id,)),
+        "no add_bos_token": ({"bos_token": "<|end|>"}, ()),
+        "tokenizer_config.json not JSON": ("{", None),
+        "tokenizer_config.json not an object": ([], None),
+        "add_bos_token true, its bos_token no token": ({"add_bos_token": True, "bos_token": "<s>"}, None),
+        "add_bos_token neither true nor false": ({"add_bos_token": "yes"}, None),
+        "tokenizer.json not JSON": (None, None),
+    }
+
+    def text_config(name: str) -> bool:
+        config, want = configs[name]
+        where = install(f"text-{len(list(root.iterdir()))}", "onnx-text", False)
+        if config is not None:
+            raw = config if isinstance(config, str) else json.dumps(config)
+            (where / "tokenizer_config.json").write_text(raw, encoding="utf-8")
+        if name == "tokenizer.json not JSON":
+            (where / "tokenizer.json").write_text('{"model": ', encoding="utf-8")
+        try:
+            loaded = engine.load(where)
+        except engine.EngineError:
+            return want is None
+        if want is None:
+            return False
+        messages = [{"role": "system", "content": "ab"}, {"role": "user", "content": "ba b"}]
+        turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+        if loaded.prompt(messages, "a") != [*want, *reference.encode(turns + "<|im_start|>assistant\na", add_special_tokens=False).ids]:
+            return False
+        said = loaded.chat(messages, "a", ["b"], 6)  # the prefill, then the greedy text up to the stop string
+        return isinstance(said, str) and said.startswith("a") and "b" not in said[1:]
+
+    # The ops of the ONNX speech engines (S9 worker 6): a request they cannot serve is refused
+    # (RequestError: the worker answers bad_request), never a crash; a WAV to transcribe gives text.
+    # (Speech that is served is judged by tiny_kokoro_speech.)
+    from eukhe.tiny.audio import Audio, write_wav
+
+    silence = write_wav(Audio(np.zeros(1600, np.float32), 16000))
+    requests: dict[str, tuple[str, Callable[[Any], object]]] = {
+        "transcribe bytes that are not a WAV": ("whisper", lambda e: e.transcribe(b"RIFX not a wav", "en")),
+        "transcribe a WAV": ("whisper", lambda e: e.transcribe(silence, "en")),
+        "speak with a voice that has no file": ("kokoro", lambda e: e.speak("a", "zz_none", 1.0)),
+        "speak a word in no lexicon": ("kokoro", lambda e: e.speak("qqqq", "af_heart", 1.0)),
+    }
+
+    # A whisper dir the transcription engine cannot run fails to load (S9 engine: the documented
+    # graphs and a tokenizer.json with Whisper's special tokens).
+    def whisper_dir(name: str) -> bool:
+        where = root / f"whisper-{name.replace(' ', '-')}"
+        shutil.copytree(root / "ok-whisper", where)
+        onnx_dir, tokenizer_file = where / "onnx", where / "tokenizer.json"
+        document = oracle.whisper_tokenizer_document()
+        if name == "tokenizer.json not JSON":
+            tokenizer_file.write_text("{", encoding="utf-8")
+        elif name == "a vocabulary that is not a map of strings to ids":
+            tokenizer_file.write_text(json.dumps({**document, "model": {**document["model"], "vocab": {"a": "0"}}}), encoding="utf-8")
+        elif name == "a tokenizer without Whisper's special tokens":
+            tokenizer_file.write_text(json.dumps({**document, "added_tokens": []}), encoding="utf-8")
+        elif name == "an encoder of another signature":
+            shutil.copy(root / "ok-kokoro" / "onnx" / "model.onnx", onnx_dir / "encoder_model.onnx")
+        elif name == "a decoder of another signature":
+            shutil.copy(onnx_dir / "encoder_model.onnx", onnx_dir / "decoder_model.onnx")
+        try:
+            engine.load(where)
+        except engine.EngineError:
+            return True
+        return False
+
+    whisper_broken = (
+        "tokenizer.json not JSON",
+        "a vocabulary that is not a map of strings to ids",
+        "a tokenizer without Whisper's special tokens",
+        "an encoder of another signature",
+        "a decoder of another signature",
+    )
+    requests["transcribe an empty WAV"] = ("whisper", lambda e: e.transcribe(write_wav(Audio(np.zeros(0, np.float32), 16000)), "en"))
+    requests["transcribe in a language the tokenizer has no token for"] = ("whisper", lambda e: e.transcribe(silence, "xx-none"))
+
+    def served(name: str) -> bool:
+        kind, call = requests[name]
+        loaded = engine.load(root / f"ok-{kind}")
+        try:
+            got = call(loaded)
+        except engine.RequestError as error:
+            return bool(str(error)) and not name.startswith(("transcribe a WAV", "transcribe an empty"))
+        return name.startswith(("transcribe a WAV", "transcribe an empty")) and isinstance(got, str)
+
     return all_of(
         bounded(sorted(oracle.ENGINE_OPS), loads, label="every engine kind loads with its ops"),
         bounded(broken, fails, label="4 broken engine.json classes and a broken dir of each ONNX kind"),
+        bounded(list(configs), text_config, label=f"{len(configs)} tokenizer_config.json and tokenizer.json classes of a text model: its prompt and chat, or a failed load"),
+        bounded(list(requests), served, label=f"{len(requests)} requests to the speech engines: served or refused"),
+        bounded(whisper_broken, whisper_dir, label=f"{len(whisper_broken)} whisper dirs the engine cannot run"),
     )
 
 
 @law(
     "tiny_client_answers",
     "S9 worker 6",
-    "The client returns an ok answer, and types the rest: a worker gone mid-request is Crashed naming the log, a malformed line OutOfProtocol, an error WorkerError.",
+    "The client returns an ok answer, and types the rest: a worker gone mid-request is Crashed naming the log, a malformed line OutOfProtocol, "
+    "an error WorkerError; a worker gone or closing before the request is elected again.",
     BOUNDED,
     derivation="S9 worker 6 on production (eukhe.tiny.client.TinyClient.request) against a scripted worker on the socket",
 )
@@ -2008,7 +2304,200 @@ def tiny_client_answers() -> Evidence:
             listener.close()
         return got == want
 
-    return bounded(sorted(answers), outcome, label=f"{len(answers)} classes of answer line")
+    return all_of(bounded(sorted(answers), outcome, label=f"{len(answers)} classes of answer line"), _client_faults())
+
+
+# What the client gives (S9 worker 1-6) when its worker misbehaves, from the seed's words: a worker
+# that went away with nothing in flight, or refuses the request as it closes, is elected again and
+# the request answered ("replaced ... client starts a new one"); one that dies or refuses every time
+# is Crashed naming the log ("Worker dies mid-request → typed Crashed + log path"); a line over the
+# limit, or speech that is not base64, is out of protocol ("longer answer → out of protocol"); a
+# launch that failed is Crashed (tiny_elect_launch); a worker that never answers within its deadline
+# is NoAnswer naming the log; workers of another tag that keep the seat end the election (Contended).
+CLIENT_FAULTS: dict[str, str] = {
+    "the worker went away before the request, then a new one answers": "ok",
+    "the worker stopped reading before the request, then a new one answers": "ok",
+    "every worker stops reading before the request": "Crashed",
+    "the worker is closing, then a new one answers": "ok",
+    "every worker is closing": "WorkerError closing",
+    "no answer within the request deadline": "NoAnswer",
+    "an answer over the line limit": "OutOfProtocol",
+    "speech that is not base64": "OutOfProtocol",
+    "every launch fails to start": "Crashed",
+    "the launched worker ends without a line": "Crashed",
+    "the launched worker writes nothing": "NoAnswer",
+    "workers of another tag keep the seat": "Contended",
+    "a closing worker answers the ping, then a started one answers": "ok",
+    "a ping answered with something else than a tag, then a started one answers": "ok",
+    "a worker of another tag never answers shutdown": "NoAnswer",
+}
+
+
+def _client_faults() -> Evidence:
+    """tiny_client_answers over the faults of CLIENT_FAULTS: a scripted worker on a real socket
+    (and real launched processes), production's TinyClient, the outcome judged by the table."""
+    import json
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+    import threading
+    from pathlib import Path
+
+    from eukhe.tiny import client as clients
+    from eukhe.tiny import paths, protocol
+    from eukhe.tiny.worker import launch_tag
+
+    ours = launch_tag("cpu", "q4")
+    short = 0.5  # seconds: the deadlines of the cases that wait for nothing
+
+    def outcome(name: str) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+        paths.ensure_run_dir(agent)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(paths.socket_path(agent, "m")))
+        listener.listen(8)
+        listener.settimeout(60)
+        pinged = threading.Event()  # the first connection's ping is answered and its fault done
+        launched: list[subprocess.Popen[bytes]] = []
+        conns: list[socket.socket] = []
+        kept: list[socket.socket] = []  # deaf connections, left open until the case ends
+        other = name.startswith(("workers of another", "a worker of another"))
+        if name.startswith("every launch") or name.startswith("the launched"):
+            listener.close()  # no worker: the client launches one
+
+        def answer(conn: socket.socket, reader: protocol.LineReader, index: int) -> bool:
+            """One connection: the ping, the fault, then one request; False when it was the last."""
+            line = reader.read(60)
+            if not isinstance(line, bytes):
+                return True
+            deaf = "stop" in name and "reading" in name and (index == 0 or name.startswith("every"))
+            if deaf:  # it stops reading before it answers the ping: the client's request finds it deaf
+                conn.shutdown(socket.SHUT_RD)
+                kept.append(conn)
+            if name.startswith(("a closing worker", "a ping answered")) and index == 0:
+                conn.sendall(b'{"ok": false, "error": "closing"}\n' if name.startswith("a closing") else b'"pong"\n')
+                return True  # the client starts a worker: this script answers its check
+            if protocol.decode(line) == {"op": "ping"}:
+                conn.sendall(json.dumps({"ok": True, "tag": "other|tag" if other else ours, "pid": 1}).encode() + b"\n")
+            if other:
+                line = reader.read(60)  # the shutdown
+                if name.startswith("workers of another") and isinstance(line, bytes):
+                    conn.sendall(b'{"ok": true, "bye": true}\n')
+                    return True
+                pinged.wait(60)  # never answered: the client's deadline passes
+                return False
+            if name.startswith("the worker went away") and index == 0:
+                conn.close()
+                pinged.set()
+                return True
+            if deaf:
+                pinged.set()
+                return index == 0  # the client tries twice
+            pinged.set()
+            if reader.read(60) is None:  # the request
+                return True
+            if name.startswith("no answer"):
+                reader.read(60)  # until the client gives up and closes
+                return False
+            if "closing" in name and (index == 0 or name.startswith("every")):
+                conn.sendall(b'{"ok": false, "error": "closing"}\n')
+                return index == 0  # the client tries twice
+            if name.startswith("an answer over"):
+                chunk = b"x" * (1 << 20)
+                for _ in range(protocol.LINE_LIMIT // len(chunk) + 1):
+                    conn.sendall(chunk)
+                conn.sendall(b"\n")
+                return False
+            if name.startswith("speech"):
+                conn.sendall(b'{"ok": true, "audio": "not base64!"}\n')
+                return False
+            conn.sendall(b'{"ok": true, "text": "fine"}\n')
+            return False
+
+        def serve() -> None:
+            index = 0
+            try:
+                while True:
+                    conn, _ = listener.accept()
+                    conns.append(conn)
+                    going = answer(conn, protocol.LineReader(conn), index)
+                    if conn not in kept:
+                        conn.close()
+                    index += 1
+                    if not going:
+                        return
+            except OSError:
+                return
+
+        def launcher(agent_dir: Path, model_id: str, device: str, dtype: str) -> subprocess.Popen[bytes]:
+            if name.startswith("every launch"):
+                raise OSError(2, "No such file or directory", "tiny-worker")
+            script = {"the launched worker ends without a line": "exit 0", "the launched worker writes nothing": "exec sleep 30"}.get(name, "echo ready")
+            process = subprocess.Popen(["/bin/sh", "-c", script], stdout=subprocess.PIPE)
+            launched.append(process)
+            return process
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        # the answer deadline of the cases that wait for nothing: short; where the same deadline also
+        # covers the ping this script answers at once, long enough for a busy machine
+        deadline = {"the launched worker writes nothing": short, "a worker of another tag never answers shutdown": 3.0}.get(name, 60.0)
+        client = clients.TinyClient(agent, "m", launcher=launcher, answer_deadline=deadline, request_deadline=short if name.startswith("no answer") else 60.0)
+        log = str(paths.log_path(agent, "m"))
+        try:
+            if not name.startswith(("every launch", "the launched", "workers of", "a worker of")):
+                client.ensure()
+                if not pinged.wait(60):
+                    return False
+            if name.startswith("speech"):
+                client.speak("hi")
+                got = "ok"
+            else:
+                text = client.chat([{"role": "user", "content": "x"}])
+                got = "ok" if text == "fine" else f"ok with {text!r}"
+        except clients.Crashed as error:
+            got = "Crashed" if log in str(error) else "Crashed without the log"
+        except clients.NoAnswer as error:
+            got = "NoAnswer" if log in str(error) else "NoAnswer without the log"
+        except clients.OutOfProtocol:
+            got = "OutOfProtocol"
+        except clients.Contended:
+            got = "Contended"
+        except clients.WorkerError as error:
+            got = f"WorkerError {error.kind}"
+        finally:
+            client.close()
+            pinged.set()
+            try:
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the server's accept (Linux)
+            except OSError:
+                pass
+            listener.close()
+            for conn in conns:  # a read the client left waiting (it gave up) ends now
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            thread.join(timeout=60)
+            for conn in kept:
+                conn.close()
+            shutil.rmtree(agent, ignore_errors=True)
+        ended = True
+        for process in launched:
+            if name == "the launched worker writes nothing":
+                try:
+                    process.wait(timeout=10)  # killed by the client (it would sleep 30 s), never left behind
+                except subprocess.TimeoutExpired:
+                    ended = False
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+        return got == CLIENT_FAULTS[name] and ended
+
+    return bounded(sorted(CLIENT_FAULTS), outcome, label=f"{len(CLIENT_FAULTS)} worker faults: gone, deaf, closing, silent, over-long, not base64, failed or silent launches, other tags")
 
 
 @law(
@@ -2023,15 +2512,17 @@ def tiny_download_cleanup() -> Evidence:
     import http.server
     import os
     import shutil
+    import subprocess
     import tempfile
     import threading
     from pathlib import Path
 
     from eukhe.tiny import download, paths
-    from eukhe.tiny.catalog import File, Model
+    from eukhe.tiny.catalog import File, Model, Origin
 
     body = b"weights" * 100
-    routes = {"/o/m/resolve/c/w.bin": body, "/o/m/resolve/c/bad.bin": body + b"x"}
+    lexicon = b'{"hello": "h@l"}'
+    routes = {"/o/m/resolve/c/w.bin": body, "/o/m/resolve/c/bad.bin": body + b"x", "/x/lex/resolve/d/data/us.json": lexicon}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -2091,6 +2582,38 @@ def tiny_download_cleanup() -> Evidence:
                 except download.BrokenTransfer:
                     return not stage.exists() and not paths.model_dir(agent, "m").exists()
                 return False
+            if name == "leftovers of gone processes":
+                # S9 download 1-2 for a download killed (SIGKILL) mid-way: its staging dir, named by
+                # its pid, is removed at the next download once that process is gone; a live
+                # process's is its own download in progress, left alone, as are names of no leftover
+                gone = subprocess.Popen(["/bin/sh", "-c", "exit 0"])
+                gone.wait()
+                models = paths.models_dir(agent)
+                swept = [f".staging-x-{gone.pid}", f".old-m-{gone.pid}", ".staging-m-0"]
+                kept = [f".staging-y-{os.getpid()}", ".staging-z-12a", "notes"]
+                for leftover in (*swept, *kept):
+                    (models / leftover).mkdir(parents=True)
+                    (models / leftover / "part").write_bytes(b"old")
+                where = download.download(agent, good, base=base)
+                left = sorted(p.name for p in models.iterdir())
+                return (where / "w.bin").read_bytes() == body and left == sorted([*kept, "m"])
+            if name == "a file of another repository, through the mirror":
+                # kokoro's misaki lexicon comes from another repository than the model's (S9 catalog:
+                # each file pinned); a mirror serves it in the Hugging Face layout of that repository
+                other = Origin("github", "x/lex", "d", "data/us.json")
+                both = Model("m", "speech", "o/m", "c", (good.files[0], File("misaki/us.json", len(lexicon), hashlib.sha256(lexicon).hexdigest(), other)), "echo")
+                where = download.download(agent, both, base=base)
+                return (where / "w.bin").read_bytes() == body and (where / "misaki" / "us.json").read_bytes() == lexicon
+            if name == "an interrupted download":
+                # Ctrl-C mid-transfer: the interrupt goes on, and nothing is installed or left staged
+                def interrupt(path: str, done: int, size: int | None) -> None:
+                    raise KeyboardInterrupt
+
+                try:
+                    download.download(agent, good, base=base, progress=interrupt)
+                except KeyboardInterrupt:
+                    return not stage.exists() and not paths.model_dir(agent, "m").exists()
+                return False
             if name == "progress reports":
                 seen: list[tuple[str, int, int | None]] = []
                 download.download(agent, good, base=base, progress=lambda p, d, s: seen.append((p, d, s)))
@@ -2099,9 +2622,24 @@ def tiny_download_cleanup() -> Evidence:
         finally:
             shutil.rmtree(agent, ignore_errors=True)
 
-    names = ("unpinned", "a leftover staging dir", "unremovable staging", "unremovable earlier install", "a failing progress callback", "progress reports")
+    names = (
+        "unpinned",
+        "a leftover staging dir",
+        "leftovers of gone processes",
+        "unremovable staging",
+        "unremovable earlier install",
+        "a failing progress callback",
+        "an interrupted download",
+        "a file of another repository, through the mirror",
+        "progress reports",
+    )
     try:
-        return bounded(names, case, label="6 classes: unpinned, leftover staging, unremovable staging or earlier install, a failing writer, progress")
+        return bounded(
+            names,
+            case,
+            label=f"{len(names)} classes: unpinned, leftover staging, leftovers of gone and live processes, unremovable staging or earlier install, "
+            "a failing writer, an interrupt, a file of another repository, progress",
+        )
     finally:
         server.shutdown()
         server.server_close()
