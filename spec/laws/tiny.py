@@ -27,9 +27,12 @@ How each is made strong:
 from __future__ import annotations
 
 import itertools
+import socket
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any, cast
 
 from hypothesis.strategies import SearchStrategy
@@ -2242,6 +2245,18 @@ def tiny_engine_kinds() -> Evidence:
     )
 
 
+
+def _scripted_seat(backlog: int) -> tuple[Path, socket.socket]:
+    """A fresh agent dir and a listener on its worker socket ``m``, where a scripted worker answers."""
+    from eukhe.tiny import paths
+
+    agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
+    paths.ensure_run_dir(agent)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(paths.socket_path(agent, "m")))
+    listener.listen(backlog)
+    return agent, listener
+
 @law(
     "tiny_client_answers",
     "S9 worker 6",
@@ -2273,11 +2288,7 @@ def tiny_client_answers() -> Evidence:
         raise LawFailed("the law's answer classes are not the oracle's")
 
     def outcome(name: str) -> bool:
-        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
-        paths.ensure_run_dir(agent)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(paths.socket_path(agent, "m")))
-        listener.listen(4)
+        agent, listener = _scripted_seat(4)
         tag = launch_tag("cpu", "q4")
 
         def serve() -> None:
@@ -2355,11 +2366,7 @@ def _client_faults() -> Evidence:
     short = 0.5  # seconds: the deadlines of the cases that wait for nothing
 
     def outcome(name: str) -> bool:
-        agent = Path(tempfile.mkdtemp(prefix="ekl", dir="/tmp"))
-        paths.ensure_run_dir(agent)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(paths.socket_path(agent, "m")))
-        listener.listen(8)
+        agent, listener = _scripted_seat(8)
         listener.settimeout(60)
         pinged = threading.Event()  # the first connection's ping is answered and its fault done
         launched: list[subprocess.Popen[bytes]] = []
