@@ -73,7 +73,13 @@ FLOOR = 95.0
 # or more below each (agent 68, cli 55, inference 91), since process interleavings move a few branches.
 # The terminal UI (eukhe/tui) is no area: the seed gives client input no model, so no law or
 # bridge reaches it; Textual's pilot and the tmux test judge it.
-HELD: dict[str, float] = {"inference": 91.0, "tiny": 86.0, "cli": 55.0, "agent": 68.0}
+# The clean-clone CI of 040e77c measured inference 96.32% (the infer laws reach the wire's failures,
+# refusals, malformed events, sign-ins and the guard on each API): it meets the floor and is held no
+# more. Tiny 95.08% (the tiny laws reach the client's faults, the recorder, downloads, tokenizer
+# settings and broken model dirs) is held at 94 by the same rule of a point below, and agent 81.77%
+# (coverage now follows the processes the bridges start: the subagent children, and the daemon
+# bridge's real agent process) at 80; the command line (56.41%) stays at 55.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 55.0, "agent": 80.0}
 
 
 def floor_of(area: str, floor: float) -> float:

@@ -175,8 +175,9 @@ class Retrying:
         return getattr(self.client, "model", None)
 
     async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncGenerator[Event, None]:
-        """The request's events, from the attempt that gave the reply; a consumer closes it as it
-        closes a wire client's stream."""
+        """The request's events: the reply's from the attempt that gave it, and before them the
+        prompt progress of every attempt as it came (progress is no reply: an attempt cut after it
+        alone is retried); a consumer closes it as it closes a wire client's stream."""
         policy = self.policy
         retries = policy.max_retries if policy.enabled else 0
         attempt = 0
