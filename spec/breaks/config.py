@@ -124,4 +124,20 @@ BREAKS = [
         '            elif False:  # the Settings type',
         'the model reads a top-level key "retry.enabled" as the setting retry.enabled',
     ),
+    Break(
+        "config_inflight_one_past_the_limit",
+        "config",
+        "eukhe.agent.inflight",
+        "        self.limit = max(1, limit)",
+        "        self.limit = max(1, limit) + 1",
+        "production's slots let one request more than providerMaxInFlight run at once",
+    ),
+    Break(
+        "config_inflight_wait_takes_a_slot_unlocked",
+        "config",
+        "eukhe.agent.inflight",
+        "        waiting = asyncio.get_running_loop().run_in_executor(None, fcntl.flock, fd, fcntl.LOCK_EX)",
+        "        waiting = asyncio.get_running_loop().run_in_executor(None, lambda: None)",
+        "a request past the limit takes its slot without waiting for the lock",
+    ),
 ]

@@ -8,7 +8,9 @@ Proved (about the code):
   callees abstracted: ``rmw_structure``), and read itself gives one exactly where S4b.1 says, for
   every version number (``read_exhaust``, get and is_int proved apart).
 - limit_malformed_fails_closed, limit_number_applies: in_flight itself on every shape of
-  providerMaxInFlight (``in_flight_exhaust``), judged by the claims stated from S4b.4.
+  providerMaxInFlight (``in_flight_exhaust``), judged by the claims stated from S4b.4; production's
+  slots (eukhe.agent.inflight) then hold that many requests at once and no more, on real lock
+  files (``slots_hold_the_limit``, bounded: limits 0..3).
 - rmw_keeps_others, rmw_applies_change: induction on the length of the changed path, of
   bend.config.apply (``rmw_induction``), for every document whose objects name each key once (the
   keys of a JSON object) at any depth, every path and every value. Base and step: apply's own
@@ -78,6 +80,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -1088,8 +1091,76 @@ def limit_malformed_fails_closed() -> Evidence:
 
 @law("limit_number_applies", "S4b.4", "A whole-number entry is its provider's limit.", PROVED)
 def limit_number_applies() -> Evidence:
-    """Proved, as limit_malformed_fails_closed: a whole-number entry >= 0 is the limit itself."""
-    return limit_proofs().with_production(bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values"))
+    """Proved, as limit_malformed_fails_closed: a whole-number entry >= 0 is the limit itself.
+    Production's slots then hold that many requests at once and no more (``slots_hold_the_limit``)."""
+    judged = bounded(RAWS, limits_judged, label=f"production in_flight judged by S4b.4 on {len(RAWS)} values")
+    held = bounded((0, 1, 2, 3), slots_hold_the_limit, label="production's slots (eukhe.agent.inflight) under limits 0..3: that many requests at once, the next waits for one to end")
+    return limit_proofs().with_production(judged).with_production(held)
+
+
+def _locked(path: Path) -> bool:
+    """Whether another open file of ``path`` holds its lock (a try of our own fails)."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def slots_hold_the_limit(limit: int) -> bool:
+    """S4b.4 "at most N requests of a provider at once": with ``limit`` requests of a provider
+    holding their slots (real lock files in a fresh agent dir), one more waits (it is told the slot
+    it waits on) and does not start until one of them ends; then it starts. A limit of 0 is taken as
+    1 (derived: no request could ever run). The wait is bounded only as a failure (a request that
+    never starts fails the law)."""
+    import asyncio
+    import contextlib
+
+    from eukhe.agent.inflight import Slots
+
+    at_once = max(1, limit)
+
+    async def run() -> bool:
+        with tempfile.TemporaryDirectory(prefix="eukhe-inflight-law-") as agent:
+            waits: list[int] = []
+            told = asyncio.Event()
+
+            def on_wait(index: int) -> None:
+                waits.append(index)
+                told.set()
+
+            slots = Slots(Path(agent), "p", limit, on_wait)
+            async with contextlib.AsyncExitStack() as holding:
+                indexes = [await holding.enter_async_context(slots.held()) for _ in range(at_once)]
+                if sorted(indexes) != list(range(at_once)) or waits:
+                    raise LawFailed(f"limit {limit}: {at_once} requests took slots {indexes}, waited {waits}")
+                released, entered = asyncio.Event(), asyncio.Event()
+
+                async def one_more() -> int:
+                    async with slots.held() as index:
+                        entered.set()
+                        await released.wait()  # its slot is its own once the others ended: locked by it
+                        if not _locked(slots.dir / f"{index}.lock"):
+                            raise LawFailed(f"limit {limit}: a request holds slot {index} unlocked")
+                        return index
+
+                extra = asyncio.ensure_future(one_more())
+                either = [asyncio.ensure_future(told.wait()), asyncio.ensure_future(entered.wait())]
+                await asyncio.wait(either, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+                for task in either:
+                    task.cancel()
+                if entered.is_set() or waits != [os.getpid() % at_once]:
+                    raise LawFailed(f"limit {limit}: a request past the limit started (or waited on {waits})")
+            # the holders ended (the stack closed): the waiting request starts, on the slot it waited on
+            released.set()
+            return await asyncio.wait_for(extra, 60) == waits[0]
+
+    return asyncio.run(run())
 
 
 GIT0 = Obj((("command", "g"), ("url", "https://global")))
