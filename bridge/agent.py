@@ -71,7 +71,15 @@ from eukhe.session import MAIN, Store
 from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Wait, base_url
 
 API = "openai-completions"
-FILES = {"a.txt": "alpha\nfirst file\n", "b.txt": "beta\nsecond file\n", "src/c.py": "print('gamma')\n"}
+FILES = {
+    "a.txt": "alpha\nfirst file\n",
+    "b.txt": "beta\nsecond file\n",
+    "src/c.py": "print('gamma')\n",
+    "bin.dat": "\x00\x01binary\n",  # a NUL byte: read refuses it, grep skips it
+    "empty.txt": "",
+    "latin.txt": "caf\udce9\n",  # the byte 0xe9 (written with surrogateescape): not UTF-8, so binary to read and grep
+    ".hidden": "hidden alpha\n",  # glob and grep skip it unless a pattern names it
+}
 LOOP_LINE = "I will check the file again.\n"
 CUT_TEXT = "Let me look at"
 FAIL_BODY = '{"error": {"type": "rate_limit_error", "message": "slow down"}}'
@@ -103,6 +111,35 @@ POOL: tuple[tuple[str, str, str, str], ...] = (
     ("bash", '{"command": "cat a.txt"}', "bash-cat", "ok"),
     ("bash", '{"command": "exit 3"}', "bash-exit", "exit_status"),
     ("bash", '{"command": "sleep 30", "timeout_ms": 50}', "bash-timeout", "timeout"),
+    # the tools' other input classes (impl/eukhe/agent/tools: base, schema, files, search, bash)
+    ("read", '{"path": "a.txt", "limit": 1}', "read-limit", "ok"),
+    ("read", '{"path": "empty.txt"}', "read-empty", "ok"),
+    ("read", '{"path": "bin.dat"}', "read-binary", "binary_file"),
+    ("read", '{"path": "latin.txt"}', "read-not-utf8", "binary_file"),
+    ("read", '{"path": "a.txt", "offset": 0}', "read-offset-zero", "invalid_arguments"),
+    ("read", '{"path": "a.txt", "lines": 2}', "read-unknown-key", "unknown_key"),
+    ("read", '{"path": "a\\u0000.txt"}', "read-nul-path", "invalid_arguments"),
+    ("write", '{"path": "a.txt/x", "content": ""}', "write-under-file", "not_a_directory"),
+    ("write", '{"path": "src", "content": ""}', "write-over-dir", "is_directory"),
+    ("edit", '{"path": "missing.txt", "old": "a", "new": "b"}', "edit-missing", "not_found"),
+    ("edit", '{"path": "src", "old": "a", "new": "b"}', "edit-dir", "is_directory"),
+    ("edit", '{"path": "a.txt", "old": "omega", "new": "x", "all": true}', "edit-all-absent", "old_not_found"),
+    ("edit", '{"path": "b.txt", "old": "e", "new": "e", "all": true}', "edit-all-unchanged", "unchanged"),
+    ("ls", "{}", "ls-default", "ok"),
+    ("ls", '{"path": "a.txt"}', "ls-file", "not_a_directory"),
+    ("ls", '{"path": "nowhere"}', "ls-missing", "not_found"),
+    ("glob", '{"pattern": "**/*.py"}', "glob-deep", "ok"),
+    ("glob", '{"pattern": ".*"}', "glob-hidden", "ok"),
+    ("glob", '{"pattern": "*.md"}', "glob-none", "ok"),
+    ("glob", '{"pattern": "../*"}', "glob-climb", "outside_workdir"),
+    ("glob", '{"pattern": "/etc/*"}', "glob-absolute", "outside_workdir"),
+    ("grep", '{"pattern": "gamma", "path": "src/c.py"}', "grep-file", "ok"),
+    ("grep", '{"pattern": "i", "glob": "*.py"}', "grep-glob-name", "ok"),
+    ("grep", '{"pattern": "i", "glob": "src/*"}', "grep-glob-path", "ok"),
+    ("grep", '{"pattern": "zeta"}', "grep-none", "ok"),
+    ("grep", '{"pattern": "a", "path": "nowhere"}', "grep-missing", "not_found"),
+    ("bash", '{"command": "printf x"}', "bash-no-newline", "ok"),
+    ("bash", '{"command": "true"}', "bash-silent", "ok"),
     ("ghost", '{"path": "a.txt"}', "ghost", "tool_unavailable"),
     ("reed", '{"path": "a.txt"}', "reed", "tool_unavailable"),
 )
@@ -517,7 +554,7 @@ def production(events: Sequence[Event]) -> list[str]:
         work = root / "work"
         for name, text in FILES.items():
             (work / name).parent.mkdir(parents=True, exist_ok=True)
-            (work / name).write_text(text, encoding="utf-8")
+            (work / name).write_text(text, encoding="utf-8", errors="surrogateescape")
         (root / "outside.txt").write_text("outside\n", encoding="utf-8")
         agent_dir = root / "agent"
         agent_dir.mkdir()
