@@ -106,6 +106,15 @@ def test_broken_arguments_are_repaired_and_refused() -> None:
     assert lines[6] == "request forced=- note=- sent=u2 a:read,read,read,reed t t t t"  # one reply, then its four results
 
 
+def test_arguments_holding_a_lone_surrogate_are_refused_and_the_run_goes_on() -> None:
+    """A model's arguments may escape a lone surrogate (``\\ud800``): valid JSON, no UTF-8 text.
+    The call is refused (invalid_arguments) and the next request sends those arguments again, as
+    JSON escapes: before, encoding that request failed and the run ended failed."""
+    call = {"name": "read", "args": '{"path": "\\ud800.txt"}', "act": "read-surrogate", "kind": "invalid_arguments"}
+    lines = run({"input": "go", "replies": [{"calls": [call], "stop": "toolUse"}, {"text": "Done."}]})
+    assert lines[2:] == ["call read invalid_arguments", "request forced=- note=- sent=u2 a:read t", "step yield none -", "end answered"]
+
+
 def test_a_429_is_retried() -> None:
     lines = run({"input": "go", "replies": [{"fault": "fail"}, {"fault": "fail"}, {"text": "Answer."}]})
     assert lines[1:] == ["request forced=- note=- sent=u2", "retry 1/3", "request forced=- note=- sent=u2", "retry 2/3", "request forced=- note=- sent=u2", "step yield none -", "end answered"]

@@ -157,6 +157,19 @@ class Final:
     error: str = ""
 
 
+
+def _json_text(value: object) -> str:
+    """``value`` as JSON text to send again: as it was written where that is UTF-8; with ``\\u``
+    escapes where it holds what UTF-8 cannot carry (a lone surrogate the model wrote as
+    ``\\ud800`` in its arguments), so the next request can be sent."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
+
+
 def reply_content(text: str, streamed: Streamed) -> dict[str, Any]:
     """A reply as its assistant entry holds it: the text, and the signed reasoning blocks the
     provider wants back in the tool loop (each ``{"text", "signature", "redacted", "item"}``)."""
@@ -206,7 +219,7 @@ def messages_of(entries: Sequence[Entry]) -> tuple[Message, ...]:
             thoughts = _thoughts(content)
         elif entry.kind is Kind.TOOL_CALL and isinstance(content, dict):
             arguments = content.get("arguments")
-            raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            raw = arguments if isinstance(arguments, str) else _json_text(arguments)
             signature = str(content.get("signature", ""))
             calls.append(events.ToolCall(len(calls), str(content.get("id")), str(content.get("name")), raw, signature))
         elif entry.kind is Kind.TOOL_RESULT and isinstance(content, dict):
