@@ -157,7 +157,6 @@ class Final:
     error: str = ""
 
 
-
 def _json_text(value: object) -> str:
     """``value`` as JSON text to send again: as it was written where that is UTF-8; with ``\\u``
     escapes where it holds what UTF-8 cannot carry (a lone surrogate the model wrote as
