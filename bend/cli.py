@@ -30,6 +30,11 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   an --out that is a directory or in none), ``transcribe`` (a file that is no PCM WAV; a PCM WAV
   with no model of the dictation role is Unavailable), ``memory simulate`` and ``directors simulate`` (their
   flags and the script's path), ``laws pin``/``laws --area`` (no such law, no such area).
+- ``quirks query``, ``provider caps`` and ``model list`` (no --bundled) run for real, against
+  the shipped rulebook (S6.1) and the compiled catalog, both read as data from
+  impl/eukhe/inference/{rulebook,catalog}.json and answered by ``bend.infer`` (family, host,
+  lookup, the thinking ladder's offered levels): each directive's JSON value and layer, each
+  provider's eight capabilities (of its first catalog model), each catalog model's offered levels.
 - Before any command: no command at all, a command group without its verb (the argument
   argparse names), an empty path argument, a text argument nested more than MAX_DEPTH brackets.
 - Exit status 0 done, 1 a fault of the environment (a file that is a directory), 2 bad input.
@@ -45,10 +50,14 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import accumulate
+from pathlib import Path
 from urllib.parse import urlsplit
 
+from bend import catalog_union as unions
 from bend import effort as efforts
+from bend import infer
 from bend.config import Change, File, apply, leaves, put, read, trusted, guarded
 from bend.cvar import (
     ALIAS,
@@ -773,7 +782,7 @@ def run_laws(argv: list[str]) -> None:
     raise Failed(USAGE, f"eukhe laws: no law {argv[2]!r} (name or area/name)")
 
 
-def run_inference(argv: list[str], stdin: str, out: list[str]) -> None:
+def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | None = None) -> None:
     """The inference commands as far as they go without a request (inference.md S6)."""
     head = argv[0]
     if head == "ask":
@@ -793,24 +802,223 @@ def run_inference(argv: list[str], stdin: str, out: list[str]) -> None:
         api = flag(argv, "--api")
         if api and api not in WIRE_APIS:
             raise Failed(USAGE, f"eukhe quirks query: --api {api!r} is not a wire API")
-        raise ValueError("the rulebook's answers are not modelled")
+        out.extend(quirks_query(argv))
+        return
     if head == "model":
+        if "--bundled" not in argv:
+            out.extend(model_list(None))
+            return
         bundled = str(flag(argv, "--bundled"))
         if bundled in DIRS:
             raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: is a directory, not a models.bundled.json file")
-        raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: no such file")  # the scenarios name no other
+        if bundled != BUNDLE or bundle is None:
+            raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: no such file")
+        models = bundle_models(bundle)
+        if models is None:
+            raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: not a catalog")
+        out.extend(model_list(models))
+        return
+    if head == "provider" and len(argv) == 2:
+        out.extend(provider_caps(None))
+        return
     provider = argv[2] if head == "provider" else argv[1]
     if provider not in PROVIDERS:
         said = "; nothing written" if head == "login" else ""
         raise Failed(USAGE, f"eukhe {' '.join(argv[:2]) if head == 'provider' else head}: unknown provider {provider!r}{said}")
     if head == "provider":
-        raise ValueError("the capabilities are not modelled")
+        out.extend(provider_caps(provider))
+        return
     key = stdin.split("\n", 1)[0].strip("\r\n")
     if not key.strip():
         raise Failed(USAGE, f"eukhe login: the key is empty; nothing written for {provider}")
     if any(c.isspace() or not c.isprintable() for c in key):
         raise Failed(USAGE, "eukhe login: the key holds spaces or control characters (a key is one word); nothing written")
     out.append(f"the key of {provider} is stored in $A/auth.json")
+
+
+# inference.md S6.1: the shipped rulebook is data (impl/eukhe/inference/rulebook.json), read here
+# as data and compiled by bend.infer; its rules hold "set" as an object, not as pairs.
+RULEBOOK = Path(__file__).resolve().parent.parent / "impl" / "eukhe" / "inference" / "rulebook.json"
+
+
+@cache
+def shipped_book() -> infer.Compiled:
+    data = json.loads(RULEBOOK.read_text(encoding="utf-8"))
+    rules = [{**rule, "set": list(rule["set"].items())} for rule in data["rules"]]
+    compiled = infer.compile_book(infer.book_of({"families": data["families"], "hosts": data["hosts"], "rules": rules}))
+    if isinstance(compiled, infer.QuirksError):
+        raise ValueError(f"the shipped rulebook does not compile: {compiled.text()}")
+    return compiled
+
+
+def json_text(value: object) -> str:
+    """A directive's value as JSON text: a bool, a number, a string (non-ASCII kept), the four
+    budgets as a list, a thinking ladder as an object (level -> wire string or null)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, tuple) and all(isinstance(v, tuple) for v in value):
+        return "{" + ", ".join(f"{json_text(level)}: {json_text(wire)}" for level, wire in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(json_text(v) for v in value) + "]"
+    raise ValueError(f"no JSON form for {value!r}")
+
+
+def quirks_query(argv: list[str]) -> list[str]:
+    """``quirks query MODEL``: the family (or the families that overlap), the wire host, the
+    capabilities host, then each directive's answer and the layer it came from (S6.1 lookup).
+    A model of the built-in catalog (--provider and the id name one) gives the wire API when
+    --api does not, and its compat answers first (the layer ``compat``)."""
+    model_id = argv[2]
+    provider = flag(argv, "--provider") or ""
+    known = next((m for m in compiled_catalog() if (m.provider, m.id) == (provider, model_id)), None) if provider else None
+    api = flag(argv, "--api") or (known.api if known is not None else "")
+    compat = known.compat if known is not None else ()
+    query = infer.Query(model_id, flag(argv, "--name"), provider, api, flag(argv, "--base-url") or "", compat)
+    book = shipped_book()
+    family = infer.family_of(book.families, query.model_id, query.name)
+    shown = family.family or ("overlap: " + ", ".join(family.overlap) if family.overlap else "-")
+    lines = [f"family\t{shown}"]
+    for label, scope in (("host", infer.WIRE), ("capabilities host", infer.CAPS)):
+        lines.append(f"{label}\t{infer.host_of(book.hosts, query.api, query.provider, query.base_url, scope) or '-'}")
+    for directive, _ in infer.DIRECTIVES:
+        answer = infer.lookup(book, query, directive)
+        lines.append(f"{directive}\t{json_text(answer.value)}\t{answer.layer}" if answer.known else f"{directive}\tunknown\t-")
+    return lines
+
+
+# inference.md S6 "the built-in model catalog": with no bundle and no models.json (no scenario
+# writes either) the catalog is the compiled one, catalog.json, read here as data.
+INFERENCE_CATALOG = RULEBOOK.parent / "catalog.json"
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    provider: str
+    id: str
+    name: str
+    api: str
+    base_url: str
+    reasoning: bool
+    level_map: tuple[tuple[str, str | None], ...] | None
+    compat: tuple[tuple[str, object], ...] = ()
+
+
+# model.compat keys that answer a directive explicitly (S6.1 "explicit model.compat beats both";
+# the seed names these two, S6.7 and the adaptive_thinking quirk); other keys answer none.
+COMPAT_DIRECTIVES = (("forceAdaptiveThinking", "adaptive_thinking"), ("supportsPromptProgress", "prompt_progress"))
+
+
+def compat_answers(raw: dict[str, object] | None) -> tuple[tuple[str, object], ...]:
+    answers = []
+    for key, directive in COMPAT_DIRECTIVES:
+        if raw is not None and key in raw:
+            value, problem = infer.canonical(directive, raw[key])
+            if problem is not None:
+                raise ValueError(f"a catalog compat {key} of the wrong type is not modelled")
+            answers.append((directive, value))
+    return tuple(answers)
+
+
+BUNDLE = "$P/bundle.json"  # the one bundle a scenario writes: an event's ``bundle`` text
+MODEL_KEYS = {"id", "name", "reasoning", "input", "cost", "contextWindow", "maxTokens", "thinkingLevelMap", "compat", "featured",
+              "headers"}
+
+
+def bundle_models(text: str) -> tuple[CatalogModel, ...] | None:
+    """A models.bundled.json's models, or None when it is not a catalog: not JSON, not an object
+    of ``version`` 1 and ``providers``, a provider whose api is no wire API, a model that repeats
+    a provider's key (the scenarios' bundles are otherwise of the catalog's form)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or set(data) != {"version", "providers"} or data["version"] != 1:
+        return None
+    return catalog_models(data)
+
+
+def catalog_models(data: dict[str, object]) -> tuple[CatalogModel, ...] | None:
+    models: list[CatalogModel] = []
+    for p in data["providers"]:  # type: ignore[attr-defined]
+        if p["api"] not in WIRE_APIS:
+            return None
+        for m in p["models"]:
+            if not set(m) <= MODEL_KEYS:
+                raise ValueError("a bundle of another form is not modelled")
+            raw = m.get("thinkingLevelMap")
+            level_map = None if raw is None else tuple((level, raw[level]) for level in LEVELS if level in raw)
+            name = m["name"] if m.get("name") is not None else m["id"]
+            if any((c.provider, c.id) == (p["id"], m["id"]) for c in models):
+                return None
+            models.append(CatalogModel(p["id"], m["id"], name, p["api"], p["baseUrl"], bool(m.get("reasoning", False)), level_map,
+                                       compat_answers(m.get("compat"))))
+    return tuple(models)
+
+
+@cache
+def compiled_catalog() -> tuple[CatalogModel, ...]:
+    models = catalog_models(json.loads(INFERENCE_CATALOG.read_text(encoding="utf-8")))
+    if models is None:
+        raise ValueError("the compiled catalog does not parse")
+    return models
+
+
+def catalog_query(m: CatalogModel) -> infer.Query:
+    """The rulebook's key of a catalog model as the catalog views build it: no compat."""
+    return infer.Query(m.id, m.name, m.provider, m.api, m.base_url)
+
+
+def provider_caps(provider: str | None) -> list[str]:
+    """``provider caps [PROVIDER]``: each provider (sorted) with the dialect of each of the eight
+    capabilities (S6.7), asked of its first catalog model; a false or absent one is unsupported."""
+    firsts: dict[str, CatalogModel] = {}
+    for m in compiled_catalog():
+        firsts.setdefault(m.provider, m)
+    book = shipped_book()
+    lines = []
+    for name in [provider] if provider is not None else sorted(firsts):
+        query = catalog_query(firsts[name])
+        dialects = []
+        for capability in infer.CAPABILITIES:
+            answer = infer.lookup(book, query, capability)
+            dialects.append(f"{capability}={answer.value if answer.known and isinstance(answer.value, str) else 'unsupported'}")
+        lines.append(name + "\t" + " ".join(dialects))
+    return lines
+
+
+def entry_of(m: CatalogModel) -> unions.Entry:
+    optional = () if m.level_map is None else (("thinkingLevelMap", m.level_map),)
+    return unions.Entry(m.provider, m.id, m.api, m.base_url, (("name", m.name), ("reasoning", m.reasoning)), optional)
+
+
+def model_list(bundled: tuple[CatalogModel, ...] | None) -> list[str]:
+    """``model list [--bundled FILE]``: every model of the catalog (the union of the bundle and the
+    compiled catalog, ``bend.catalog_union``) with its api, name, offered thinking levels (S6.9:
+    the explicit map, else the rulebook's ladder, over thinking_defaults) and source."""
+    book = shipped_book()
+    table = json.loads(RULEBOOK.read_text(encoding="utf-8"))["thinking_defaults"]
+    defaults = infer.ThinkingDefaults(tuple(table["reasoning"]), tuple(table["plain"]))
+    compiled = compiled_catalog()
+    union = unions.union(None if bundled is None else tuple(entry_of(m) for m in bundled), tuple(entry_of(m) for m in compiled))
+    keys = set() if bundled is None else {(m.provider, m.id) for m in bundled}
+    lines = []
+    for entry in union:
+        data = dict(entry.data)
+        present, level_map = unions.field_of(entry, "thinkingLevelMap")
+        m = CatalogModel(entry.provider, entry.id, str(data["name"]), entry.api, entry.base_url, bool(data["reasoning"]),
+                         level_map if present else None)  # type: ignore[arg-type]
+        source = "bundled" if entry.key in keys else "compiled"
+        rule = infer.lookup(book, catalog_query(m), "thinking_ladder")
+        ladder = infer.chosen_ladder(m.level_map, rule.value if rule.known else None)  # type: ignore[arg-type]
+        levels = infer.offered(m.reasoning, ladder, defaults)
+        lines.append(f"{m.provider}/{m.id}\t{m.api}\t{m.name}\t{','.join(levels)}\t{source}")
+    return lines
 
 
 def run_client(argv: list[str]) -> None:
@@ -982,7 +1190,7 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head == "laws":
         run_laws(argv)
     elif head in ("ask", "quirks", "provider", "model", "login"):
-        run_inference(argv, str(event.get("stdin", "")), out)
+        run_inference(argv, str(event.get("stdin", "")), out, None if "bundle" not in event else str(event["bundle"]))
     elif head in ("tui", "agent", "tiny-worker"):
         run_client(argv)
     else:

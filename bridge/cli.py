@@ -10,7 +10,9 @@ text of an error after a seed form, after ``is not JSON`` and after ``unreadable
 (``cut``), and so are the lists an error offers (the providers, the wire APIs, the law areas).
 ``settings show`` keeps the lines of the cvars the event names. Standard input is never a
 terminal: it holds the event's ``stdin`` text (the key ``eukhe login`` reads), else nothing. An
-event's ``wav`` writes $P/x.wav first: ``pcm`` a short PCM WAV file, ``junk`` bytes that are none.
+event's ``wav`` writes $P/x.wav first: ``pcm`` a short PCM WAV file, ``junk`` bytes that are none;
+its ``bundle`` writes that text to $P/bundle.json (``model list --bundled``), whose refusal as no
+catalog is cut after ``not a catalog``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bend import cli as model
+from bend import infer
 from bend.cvar import parse_value, quote, to_json
 from bridge.core import Bridge, Event
 from eukhe import cli
@@ -81,10 +84,11 @@ CASES = frozenset(
         "simulate argument", "script not JSON", "script keys", "script type", "script goal_status", "script empty",
         "laws words", "value not JSON", "no law", "no area", "no terminal", "unknown provider", "key refused",
         "timeout", "empty text", "wire API", "bundled", "bad model id", "base URL", "voice", "out path", "empty path",
-        "too deep", "script path", "flag type", "group verb", "not a WAV")}
+        "too deep", "script path", "flag type", "group verb", "not a WAV", "bundle not a catalog")}
     | {"tiny installed", "tiny incomplete", "tiny missing", "trust warning", "settings errors", "trusted project",
        "project layer", "profile layer", "session layer", "mcp lines", "script input", "script command", "stack full",
-       "command refused", "login stored", "script reply"}
+       "command refused", "login stored", "script reply", "quirks family answer", "quirks host answer", "quirks catalog model",
+       "quirks no family", "caps line", "model line", "bundled line"}
 )
 
 
@@ -226,8 +230,8 @@ class Sessions:
 def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Event:
     kind = rng.choices(
         ["set-global", "toggle-global", "set-session", "toggle-session", "cvar", "save", "show", "mcp", "session",
-         "effort", "tiny", "memory", "directors", "usage", "refused"],
-        weights=[8, 4, 7, 4, 5, 2, 8, 5, 9, 4, 2, 3, 2, 3, 9],
+         "effort", "tiny", "memory", "directors", "usage", "refused", "quirks"],
+        weights=[8, 4, 7, 4, 5, 2, 8, 5, 9, 4, 2, 3, 2, 3, 9, 6],
     )[0]
     where = ["--project", "$P"]
     if kind == "set-global":
@@ -332,7 +336,86 @@ def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Ev
                 "script": rng.choice(SCRIPTS) if rng.random() < 0.5 else _script(rng)}
     if kind == "refused":
         return _refused(rng)
+    if kind == "quirks":
+        return _quirks(rng)
     return {"do": "run", "argv": rng.choice([["bogus"], ["set", "retry.enabled"], ["toggle"], ["laws", "pin"], ["laws", "frob", "x"]])}
+
+
+# `quirks query` against the shipped rulebook: model ids of every family (and of none), the signals
+# of every host (wire API, provider id, URL fragments, capability hosts). A provider of the built-in
+# catalog gets one of its catalog models (its api and compat join the query) or a ``lab/`` id (none);
+# names never make two families match (the overlap is logged once per process, not part of a transcript).
+QUIRK_MODELS = [
+    "claude-opus-4-6", "claude-sonnet-4-6", "claude-sonnet-5", "anthropic.claude-haiku-5-1", "us.anthropic.claude-opus-4-1",
+    "claude-3-5-sonnet-20240620", "claude-3-haiku", "claude-instant-1", "gpt-5", "gpt-5.1-chat", "gpt-5.4", "gpt-5.5",
+    "gpt-5.4-mini", "gpt-5-mini", "gpt-oss-120b", "gemini-3-pro", "gemini-flash-latest", "gemini-2.5-pro", "gemini-2.5-flash",
+    "gemini-2.5-flash-lite", "gemma-4-27b", "gemma-3", "qwen3.8", "qwen3.8-8b", "qwen3-8b", "qwq-32b", "grok-4.3", "grok-4.5",
+    "grok-4.6", "grok-4.9", "llama-3", "Org/Gemini-3-Flash", "mistral-large", "qwen3.8-ünï",
+]
+QUIRK_NAMES: list[str | None] = [None, None, None, "GPT-5.4 Mini", "Claude-Opus-5", "gemini-2.5-pro", "Grok-4.6", "Qwen 2"]
+QUIRK_PROVIDERS = ["", "", "openrouter", "openai", "google", "anthropic", "llama-cpp", "ollama", "local", "xai"]
+QUIRK_APIS = ["", "", "", "anthropic-messages", "bedrock-converse-stream", "openai-codex-responses", "openai-completions",
+              "google-generative-ai"]
+QUIRK_URLS = ["", "", "https://openrouter.ai/api/v1", "http://localhost:8080/v1", "http://127.0.0.1:11434", "http://[::1]:80",
+              "https://api.example.com", "HTTP://LOCALHOST.OpenRouter.ai", "http://0.0.0.0"]
+
+
+BAD_BUNDLES = ["[1, 2]", "{", '{"version": 2, "providers": []}', '{"version": 1, "providers": [], "x": 1}',
+               '{"version": 1, "providers": [{"id": "lab", "api": "bogus", "baseUrl": "http://x", "models": []}]}']
+LEVEL_MAPS = [{"xhigh": "max"}, {"off": None, "high": "hi"}, {}, {"minimal": None, "low": None, "max": "max"}]
+
+
+def _bundle(rng: random.Random) -> str:
+    """A models.bundled.json: entries of the compiled catalog (the same api, so the compiled one
+    fills a missing thinkingLevelMap, or another api), new models, sometimes a repeated key, or a
+    document that is no catalog. Names match no family (a new one, or the compiled one)."""
+    if rng.random() < 0.15:
+        return rng.choice(BAD_BUNDLES)
+    compiled = model.compiled_catalog()
+    providers: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for _ in range(rng.randint(0, 5)):
+        if rng.random() < 0.6:
+            mapped = [m for m in compiled if m.level_map is not None]  # what a bundled entry of the same api is filled with
+            twin = rng.choice(mapped if rng.random() < 0.6 else compiled)
+            api = twin.api if rng.random() < 0.7 else rng.choice(model.WIRE_APIS)
+            entry: dict[str, Any] = {"id": twin.id, "name": twin.name}
+            provider = twin.provider
+        else:
+            provider, api = rng.choice([("lab", "openai-completions"), ("openai", "openai-responses"), ("anthropic", "anthropic-messages")])
+            entry = {"id": rng.choice(["qwen3.8-lab", "grok-4.5-lab", "lab-model", "gemini-2.5-flash-lab", "claude-opus-5-lab"])}
+            if rng.random() < 0.5:
+                entry["name"] = rng.choice(["Lab Model", "Ünï Model"])
+        entry["reasoning"] = rng.random() < 0.7
+        if rng.random() < 0.4:
+            entry["thinkingLevelMap"] = rng.choice(LEVEL_MAPS)
+        models = providers.setdefault((provider, api, "https://lab.example/v1"), [])
+        if rng.random() < 0.9 and any(m["id"] == entry["id"] for m in models):
+            continue
+        models.append(entry)
+    document = {"version": 1, "providers": [{"id": p, "api": a, "baseUrl": u, "models": ms} for (p, a, u), ms in providers.items()]}
+    return json.dumps(document, ensure_ascii=False)
+
+
+def _quirks(rng: random.Random) -> Event:
+    roll = rng.random()
+    if roll < 0.15:
+        return {"do": "run", "argv": ["provider", "caps", *rng.sample(model.PROVIDERS, 1)[: rng.randint(0, 1)]]}
+    if roll < 0.2:
+        return {"do": "run", "argv": ["model", "list"]}
+    if roll < 0.38:
+        return {"do": "run", "argv": ["model", "list", "--bundled", model.BUNDLE], "bundle": _bundle(rng)}
+    model_id = rng.choice(QUIRK_MODELS)
+    provider = rng.choice(QUIRK_PROVIDERS)
+    if provider in model.PROVIDERS:
+        ids = [m.id for m in model.compiled_catalog() if m.provider == provider]
+        model_id = rng.choice(ids) if rng.random() < 0.5 else "lab/" + model_id
+    name = rng.choice(QUIRK_NAMES) if infer.family_of(model.shipped_book().families, model_id, None).family is None else None
+    argv = ["quirks", "query", model_id]
+    for option, value in (("--provider", provider), ("--api", rng.choice(QUIRK_APIS)), ("--base-url", rng.choice(QUIRK_URLS)),
+                          ("--name", name)):
+        if value or (value == "" and rng.random() < 0.1):
+            argv += [option, value]
+    return {"do": "run", "argv": argv}
 
 
 DEEP = "[" * (model.MAX_DEPTH + 1)
@@ -390,6 +473,9 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "run", "argv": ["cvar", "loop", *events[-1]["argv"][2:]]})
         if rng.random() < 0.06:
             events.append(_cfg_file(rng, "gcfg") if rng.random() < 0.6 else _doc_file(rng, "settings"))
+    if index < len(SCRIPTS):  # every fixed script once, whatever the draws above (some are rare)
+        events.append({"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
+                       "script": SCRIPTS[index]})
     return events
 
 
@@ -405,6 +491,7 @@ _CUTS = (
     (re.compile(r"(is not a wire API) \(.*\)$"), r"\1"),
     (re.compile(r"(no laws in area '[^']*'); the areas are .*$"), r"\1"),
     (re.compile(r"(not a PCM WAV file):.*$"), r"\1"),
+    (re.compile(r"(--bundled \$P/bundle\.json: not a catalog): .*$"), r"\1"),
 )
 
 
@@ -477,6 +564,8 @@ class _Run:
 
     def run(self, number: int, event: Event) -> list[str]:
         argv = [self.real(str(a)) for a in event["argv"]]
+        if "bundle" in event:
+            (self.project / "bundle.json").write_text(str(event["bundle"]), encoding="utf-8")
         if "script" in event:
             (self.project / "script.jsonl").write_text(str(event["script"]), encoding="utf-8")
         if "wav" in event:
@@ -571,7 +660,7 @@ _ERRORS = (
     ("is empty: name a path", "empty path"), ("brackets deep", "too deep"), ("--script:", "script path"),
     ("is a Nat, not", "flag type"), ("--messages wants", "flag type"), ("--seed wants", "flag type"), ("--png", "flag type"),
     ("--plot", "flag type"), ("the following arguments are required: ", "group verb"),
-    ("not a PCM WAV file", "not a WAV"),
+    ("not a PCM WAV file", "not a WAV"), ("not a catalog", "bundle not a catalog"),
 )
 
 
@@ -602,6 +691,10 @@ def reached(events: Sequence[Event]) -> set[str]:
         if event["do"] == "run":
             argv = [str(a) for a in event["argv"]]
             found.add("command " + _command_case(argv, "--session" in argv))
+            if argv[:2] == ["quirks", "query"] and "--provider" in argv:
+                provider = argv[argv.index("--provider") + 1]
+                if any((m.provider, m.id) == (provider, argv[2]) for m in model.compiled_catalog()):
+                    found.add("quirks catalog model")
         elif event["do"] == "tiny":
             found.add(f"tiny {event['state']}")
     for line in lines:
@@ -628,6 +721,15 @@ def reached(events: Sequence[Event]) -> set[str]:
                                  ("is stored in", "login stored"), (": step verdicts=", "script reply")):
                 if needle in body:
                     found.add(name)
+            fields = body.split("\t")
+            if len(fields) == 3 and fields[2] in ("family", "host"):
+                found.add(f"quirks {fields[2]} answer")
+            if fields == ["family", "-"]:
+                found.add("quirks no family")
+            if len(fields) == 2 and fields[1].startswith("count_tokens="):
+                found.add("caps line")
+            if len(fields) == 5 and fields[4] in ("compiled", "bundled"):
+                found.add("model line" if fields[4] == "compiled" else "bundled line")
             if body.startswith("trustedProjects = [\"$P\"]"):
                 found.add("trusted project")
     return found
