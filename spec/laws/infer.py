@@ -3527,15 +3527,14 @@ def _repair_more() -> Evidence:
         said = all("{a: b: c}" in e.message and str(bad["__parseError"]) in e.message for e in got.errors)
         return got.arguments == want and [e.kind for e in got.errors] == errors and len(got.warnings) == warned and said
 
-    def unavailable(case: tuple[str, tuple[str, ...]]) -> bool:
-        called, offered = case
+    def unavailable(case: tuple[str, tuple[str, ...], tuple[str, ...]]) -> bool:
+        called, offered, named = case  # named: the offered tools close to the call (rule 6), labelled by hand
         message = prod_repair.tool_unavailable(called, offered)
-        named = prod_repair.suggestions(called, offered)
         return message.startswith("tool_unavailable") and repr(called) in message and all(t in message for t in named) and (("Did you mean" in message) == bool(named))
 
     return all_of(
         bounded(range(len(cases)), ok, label="the parse-error form repaired, a JSON-string key beside its plain key, a quoted key that is no JSON string, an open schema's unknown key"),
-        bounded((("raed_file", ("read_file", "edit")), ("zz", ("a",)), ("read", ())), unavailable, label="tool_unavailable's message: with and without suggestions"),
+        bounded((("raed_file", ("read_file", "edit"), ("read_file",)), ("zz", ("a",), ()), ("read", (), ())), unavailable, label="tool_unavailable's message: with and without suggestions"),
     )
 
 
