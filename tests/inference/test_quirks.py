@@ -44,6 +44,25 @@ def test_families_that_overlap_on_a_catalog_model_are_rejected() -> None:
     assert "qwen-all" in str(caught.value) and "qwen" in str(caught.value)
 
 
+def test_the_catalog_check_matches_a_model_by_its_bare_id() -> None:
+    # S6.2: a family matches the bare id, the last segment of a path such as a gateway's
+    # "vendor/qwen3-8b"; the overlap on it is found as on the id alone, and the path's
+    # first segment matches nothing.
+    document = json.loads(quirks.shipped_text())
+    document["families"].append({"id": "qwen-all", "pattern": "qw(?:en|q)"})
+    overlapping = quirks.load(json.dumps(document))
+    with pytest.raises(quirks.QuirksError) as caught:
+        overlapping.check_catalog([("Vendor/Qwen3-8B", None)])
+    assert caught.value.kind == "FamilyOverlap" and str(caught.value).count("qwen") >= 2
+    overlapping.check_catalog([("qwen3-8b/vendor-model", None)])
+
+
+def test_the_compiled_tables_are_the_documents_other_keys() -> None:
+    document = json.loads(quirks.shipped_text())
+    tables = {k: v for k, v in document.items() if k not in {"version", "families", "hosts", "rules"}}
+    assert tables and quirks.load(quirks.shipped_text()).tables == tables
+
+
 def test_a_model_two_shipped_families_match_names_no_family(caplog: pytest.LogCaptureFixture) -> None:
     # Out of the catalog, a name matching one family and an id matching another: no family,
     # every family directive Unknown, the error logged once per model id (by a book of its own:

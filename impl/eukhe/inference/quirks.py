@@ -277,11 +277,16 @@ class Rulebook:
     def setting_count(self) -> int:
         return sum(len(v) for v in self.settings.values())
 
-    def family(self, model_id: str, name: str | None = None) -> Family:
+    def matching(self, model_id: str, name: str | None = None) -> list[str]:
+        """The ids of the families that match a model (S6.2: its bare id, the last segment of its
+        path, or its name, lowercased), sorted."""
         texts = [model_id.lower().rsplit("/", 1)[-1]]
         if name is not None:
             texts.append(name.lower())
-        found = sorted({f.id for f in self.families if any(f.matches(t) for t in texts)})
+        return sorted({f.id for f in self.families if any(f.matches(t) for t in texts)})
+
+    def family(self, model_id: str, name: str | None = None) -> Family:
+        found = self.matching(model_id, name)
         if len(found) == 1:
             return Family(found[0])
         if found and model_id not in self._logged:
@@ -317,8 +322,7 @@ class Rulebook:
     def check_catalog(self, models: Iterable[tuple[str, str | None]]) -> None:
         """Rulebook::check_catalog: no two families may match a compiled-catalog model."""
         for model_id, name in models:
-            texts = [model_id.lower().rsplit("/", 1)[-1]] + ([name.lower()] if name is not None else [])
-            found = sorted({f.id for f in self.families if any(f.matches(t) for t in texts)})
+            found = self.matching(model_id, name)
             if len(found) > 1:
                 raise QuirksError("FamilyOverlap", f"{model_id}: {', '.join(found)}")
 
