@@ -98,7 +98,7 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     "inference": ("infer", "catalog_union", "default_model"),
     "tiny": ("tiny",),
     "cli": ("cli",),  # no law names the command line: its bridge (bridge/cli.py) and its tests judge it
-    "agent": ("agent",),  # built in steps (issue 28): no law or bridge yet, its tests judge it
+    "agent": ("agent", "daemon"),  # its laws, the loop bridge (bridge/agent.py), the daemon bridge (bridge/daemon.py), its tests
 }
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
