@@ -1665,6 +1665,7 @@ def tiny_recorder_first_on_path() -> Evidence:
 )
 def tiny_recorder_take() -> Evidence:
     import os
+    import signal
     import tempfile
     import time
     import wave
@@ -1690,7 +1691,15 @@ def tiny_recorder_take() -> Evidence:
         here = root / name.replace(" ", "-")
         up = here / "up"  # written by the recorder once it records (its SIGINT trap is set)
         where = _recorder_dir(here, (False, True, True), body.replace("UP", str(up)))
-        take = Take(find_recorder(str(where)))
+        # The stand-in recorders are shell scripts, which cannot trap a signal ignored when they
+        # start (as SIGINT is under a run put in the background of a non-interactive shell); real
+        # recorders install their own handler. So they start with SIGINT handled here, which exec
+        # turns into the default.
+        handled = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            take = Take(find_recorder(str(where)))
+        finally:
+            signal.signal(signal.SIGINT, handled)
         interrupt = "SIGINT" in name or name.startswith("cancelled")
         if interrupt:
             for _ in range(2000):
