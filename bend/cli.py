@@ -19,7 +19,14 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   every settings error on stderr.
 - ``mcp add|remove`` read-modify-write the global settings.json (S4b.1).
 - ``session new|list|show|fork|rewind``: the state tree; a fork copies the branch of its entry.
-- The commands that need a model, a terminal, a network or a long run are modelled only as far
+- ``ask`` and ``chat`` run for real against the loopback server, whose scripted reply the event
+  holds, on the provider ``lab`` of the scenario's models.json (``run_ask``, ``run_chat``: what
+  is printed as the reply streams, refusals, faults, the chat's commands and prompt, the rows of
+  its agent); ``tiny-models download`` from that server (every file 404: unpinned models are
+  refused before any request, a pinned one fails at its first file); ``memory simulate`` (no
+  --cache) over the OptChat model ``bend.optchat`` and the note's sizes; ``laws pin``
+  of a seed law with an empty hunt database.
+- The other commands that need a model, a terminal, a network or a long run are modelled only as far
   as what they refuse before any of it (inference.md S6, S9; the commands' help): ``ask`` (an
   empty text, a --timeout that is no finite number above 0), ``quirks query`` (an empty model id,
   an --api that is no wire API), ``provider caps`` and ``login`` (an unknown provider; a key on
@@ -58,6 +65,9 @@ from urllib.parse import urlsplit
 from bend import catalog_union as unions
 from bend import effort as efforts
 from bend import infer
+from bend.optchat import chat as optchat
+from bend.optchat.text import NODE
+from bend.optchat.view import view_bytes
 from bend.config import Change, File, apply, leaves, put, read, trusted, guarded
 from bend.cvar import (
     ALIAS,
@@ -260,6 +270,7 @@ class World:
     sessions: dict[str, "Session"] = field(default_factory=dict)
     tiny: dict[str, str] = field(default_factory=dict)
     memory_opened: bool = False
+    models_json: str | None = None  # $A/models.json as an ask event wrote it (none: no file)
     made: int = 0  # sessions made in the sessions dir (labels $S1, $S2, ...)
     simulated: int = 0  # sessions the simulate command made in its own sessions dir
 
@@ -644,18 +655,40 @@ def run_effort(argv: list[str], out: list[str]) -> None:
     out.append(json.dumps(answer))
 
 
-def run_tiny(world: World, argv: list[str], out: list[str]) -> None:
+# inference.md S9: the models whose files the catalog pins (repo commit, size and sha256 of each);
+# the others have no pin, and a download refuses them before any request
+PINNED = ("kokoro",)
+
+
+def run_tiny(world: World, argv: list[str], out: list[str], err: list[str]) -> int:
     if argv[1] == "list":
         out.extend(f"{mid}\t{world.tiny.get(mid, 'missing')}\t{kind}" for mid, kind in CATALOG)
-        return
+        return OK
     if argv[2] != "all" and argv[2] not in [m for m, _ in CATALOG]:
         raise Failed(USAGE, f"eukhe tiny-models download: unknown tiny model {argv[2]!r}; the catalog has {', '.join(m for m, _ in CATALOG)}")
     base = flag(argv, "--base-url")
-    if base is not None:
+    if base is not None and base != "$U":  # $U: the loopback server's base URL, http://127.0.0.1:PORT
         parts = urlsplit(base)
         if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() or not c.isprintable() for c in base):
             raise Failed(USAGE, f"eukhe tiny-models download: --base-url {base[:200]!r} is not an http or https URL with a host")
-    raise ValueError("a download is not modelled")
+    if base != "$U" or any(world.tiny.get(m, "missing") != "missing" for m, _ in CATALOG):
+        raise ValueError("a download from anywhere but the loopback server, or over installed files, is not modelled")
+    return download_refused([m for m, _ in CATALOG] if argv[2] == "all" else [argv[2]], err)
+
+
+def download_refused(models: list[str], err: list[str]) -> int:
+    """``tiny-models download`` from a server that answers every file 404 (the loopback server, $U):
+    each model in catalog order fails alone, one line each, exit 1: an unpinned one before any
+    request (Unpinned), a pinned one at its first file (BrokenTransfer naming the file's URL under
+    the base URL, whose path the bridge cuts, and the status)."""
+    prog = "eukhe tiny-models download"
+    for model in models:
+        if model in PINNED:
+            err.append(f"{prog}: BrokenTransfer: $U/...: HTTP 404")
+        else:
+            err.append(f"{prog}: Unpinned: {model}: not pinned: the catalog has no commit, size and sha256 for its files (no pin was "
+                       "found from a public source in the environment this build was made in, and none is guessed); nothing downloaded")
+    return FAULT
 
 
 def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
@@ -697,6 +730,10 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
     verb = argv[1] if len(argv) > 1 else "status"
     if verb == "simulate":
         simulate_refused(argv)
+        out.extend(json.dumps(simulated(int(flag(argv, "--messages") or 0), int(flag(argv, "--seed") or 2026)), indent=1).split("\n"))
+        if flag(argv, "--png") is not None:  # the sawtooth drawn (matplotlib, of the dev extra)
+            out.append(f"sawtooth written to {flag(argv, '--png')}")
+        return
     if verb in ("date", "zoom") and not all(a.isdigit() for a in argv[2:]):
         bad = [a for a in argv[2:] if not a.isdigit()][0]
         name = "id" if argv.index(bad) == 2 else "n"
@@ -742,7 +779,70 @@ def simulate_refused(argv: list[str]) -> None:
         raise Failed(USAGE, f"{prog}: --plot wants an .svg file, not {plot!r}")
     if plot is not None and directory_of(plot) not in DIRS:
         raise Failed(USAGE, f"{prog}: --plot: no directory {directory_of(plot)!r}")
-    raise ValueError("a simulation run is not modelled")
+    if "--cache" in argv:
+        raise ValueError("the cache measure (the prompt cache of the loopback server) is not modelled")
+
+
+def note_sizes(count: int, seed: int) -> list[int]:
+    """The synthetic message sizes ``memory simulate`` feeds the planner: its input, not a rule
+    under test. The seed names no distribution (memory.md cites the note's traffic: short user
+    words, replies, tool calls, tool output clipped to 30,000); the classes and ranges are the
+    command's own choice, restated here as data (user 20-400 bytes 30%, replies 300-2,500 25%,
+    tool calls 80-600 25%, output 1,000-30,000 20%), each a draw of Python's seeded Mersenne Twister
+    (``random.Random(seed)``: a pure function of the seed): the class's draw, then the size's.
+    What the bridge judges is what the planner makes of them."""
+    import random
+
+    r = random.Random(seed)
+    sizes = []
+    for _ in range(count):
+        kind = r.random()
+        classes = ((0.30, 20, 400), (0.55, 300, 2_500), (0.80, 80, 600), (2.0, 1_000, 30_000))
+        _, low, high = next(c for c in classes if kind < c[0])
+        sizes.append(r.randint(low, high))
+    return sizes
+
+
+def sim_line_size(node: tuple[int, int]) -> int:
+    """The compactor of the simulation is never late: each node it builds gets a line of 400-512
+    bytes, spread by the node's place (the command's help)."""
+    return min(NODE, 400 + (node[1] * 7 + node[0] * 13) % 113)
+
+
+def spread(values: list[int]) -> dict[str, object]:
+    if not values:
+        return {"min": 0, "max": 0, "mean": 0.0, "last": 0}
+    return {"min": min(values), "max": max(values), "mean": round(sum(values) / len(values), 1), "last": values[-1]}
+
+
+def simulated(messages: int, seed: int) -> dict[str, object]:
+    """``memory simulate --messages N [--seed S]``: the OptChat model (bend.optchat) over the note's
+    sizes, every running call ended at once (first running first); after each message the bytes
+    and lines of both views; the batches, their merges, the lines each batch rewrote (from the
+    first line it changed to the end), the compaction view's merges and the model calls."""
+    chat = optchat.Chat()
+    bytes_, cbytes, lines, clines = [], [], [], []
+    batches = merges = rewritten = cmerges = calls = 0
+    for length in note_sizes(messages, seed):
+        before = tuple(node for node, _ in chat.view) + ((0, chat.t),)
+        chat = optchat.message(chat, "x" * length)
+        if chat.batch > 0:
+            batches += 1
+            merges += chat.batch
+            after = tuple(node for node, _ in chat.view)
+            same = next((k for k, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+            rewritten += len(after) - same
+        cmerges += chat.cmerge != "-"
+        while chat.running:
+            calls += 1
+            chat = optchat.done(chat, 0, "y" * sim_line_size(chat.running[0]))
+        bytes_.append(view_bytes(chat.view))
+        cbytes.append(view_bytes(chat.cview))
+        lines.append(len(chat.view))
+        clines.append(len(chat.cview))
+    return {"messages": messages, "view_lines": spread(lines), "view_bytes": spread(bytes_), "cview_lines": spread(clines),
+            "cview_bytes": spread(cbytes), "batches": batches, "merges_per_batch": round(merges / batches, 1) if batches else 0.0,
+            "rewritten_lines_per_message": round(rewritten / messages, 2), "cview_merges": cmerges, "model_calls": calls}
 
 
 def directory_of(path: str) -> str:
@@ -773,29 +873,46 @@ def refused_arguments(argv: list[str]) -> None:
             raise Failed(USAGE, f"{prog}: the argument {label} is nested more than {MAX_DEPTH} brackets deep")
 
 
-def run_laws(argv: list[str]) -> None:
-    """``laws`` refused before any law runs: an area with no laws, words that are no verb, no such law."""
+# Laws of the seeds' tables (control.md S4.1, S10; inference.md S6.1) the scenarios pin: each is
+# registered under its seed name, also as AREA/NAME (a law of a table with no property fails `make laws`).
+SEED_LAWS = (("effort", "effort_clamp_keeps"), ("effort", "effort_cycle_wrap"), ("cvar", "cvar_toggle_twice"),
+             ("cvar", "alias_self_cycle"), ("progress", "goal_progress_continues"))
+HUNT_DB = "$P/hunt"  # the hunt's example database the scenarios run with (EUKHE_HUNT_DB): empty
+
+
+def run_laws(argv: list[str], out: list[str]) -> int:
+    """``laws`` refused before any law runs: an area with no laws, words that are no verb, no such
+    law; ``laws pin LAW`` of a seed law pins nothing from an empty database: exit 1 (nothing new)."""
     if argv[1] == "--area":
         raise Failed(USAGE, f"eukhe laws: no laws in area {argv[2]!r}")
     if len(argv) != 3 or argv[1] != "pin":
         raise Failed(USAGE, f"eukhe laws: unknown words {' '.join(argv[1:])!r}: the only verb is `eukhe laws pin LAW`")
-    raise Failed(USAGE, f"eukhe laws: no law {argv[2]!r} (name or area/name)")
+    if not any(argv[2] in (name, f"{area}/{name}") for area, name in SEED_LAWS):
+        raise Failed(USAGE, f"eukhe laws: no law {argv[2]!r} (name or area/name)")
+    out.append(f"{argv[2]}: no new failing example in {HUNT_DB}")
+    return FAULT
+
+
+def ask_refused(argv: list[str]) -> None:
+    """What ``ask`` refuses before it reads anything: a --timeout that is no number, an empty
+    text, a --timeout that is no finite number above 0."""
+    text = flag(argv, "--timeout") or "120"
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise Failed(USAGE, f"eukhe ask: argument --timeout: invalid float value: {text!r}") from None
+    if not argv[1].strip():
+        raise Failed(USAGE, "eukhe ask: the text is empty")
+    if not 0 < seconds < float("inf"):
+        raise Failed(USAGE, f"eukhe ask: --timeout must be a positive number of seconds, and finite, not {seconds}")
 
 
 def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | None = None) -> None:
     """The inference commands as far as they go without a request (inference.md S6)."""
     head = argv[0]
     if head == "ask":
-        text = flag(argv, "--timeout") or "120"
-        try:
-            seconds = float(text)
-        except ValueError:
-            raise Failed(USAGE, f"eukhe ask: argument --timeout: invalid float value: {text!r}") from None
-        if not argv[1].strip():
-            raise Failed(USAGE, "eukhe ask: the text is empty")
-        if not 0 < seconds < float("inf"):
-            raise Failed(USAGE, f"eukhe ask: --timeout must be a positive number of seconds, and finite, not {seconds}")
-        raise ValueError("a request is not modelled")
+        ask_refused(argv)
+        raise ValueError("a request with no models.json is not modelled")
     if head == "quirks":
         if not argv[2].strip():
             raise Failed(USAGE, "eukhe quirks query: the model id is empty")
@@ -834,6 +951,236 @@ def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | Non
     if any(c.isspace() or not c.isprintable() for c in key):
         raise Failed(USAGE, "eukhe login: the key holds spaces or control characters (a key is one word); nothing written")
     out.append(f"the key of {provider} is stored in $A/auth.json")
+
+
+# -- eukhe ask: one streamed reply (inference.md S6 wire APIs, S6.5 the guard, S6.10 refusals) --------
+
+# The wire APIs' own stop value of a refusal, which the error line names: OpenAI chat completions
+# has no refusal finish reason (the refusal is a delta field; the choice finishes with "stop"),
+# Anthropic Messages stops with stop_reason "refusal".
+REFUSAL_STOP = {"openai-completions": "stop", "anthropic-messages": "refusal"}
+# Where each wire API's request goes, after the provider's base URL ($U in a transcript)
+ENDPOINT = {"openai-completions": "/chat/completions", "anthropic-messages": "/v1/messages"}
+
+
+def ask_model(world: World, argv: list[str], custom: dict[str, dict[str, object]]) -> tuple[str, str, str]:
+    """(provider, model id, thinking level) of an ask, as the README's ask row and S6 "models.json
+    and the saved default model" resolve them, or why there is none: the provider is --provider
+    (no scenario sets defaultProvider); the model --model, else (defaultModel is of
+    defaultProvider only) the provider's first model (the rulebook's provider defaults name
+    built-in providers' models only); the key models.json's apiKey, else auth.json (no scenario
+    logs in to the providers it asks), else <PROVIDER>_API_KEY (the bridge runs with none).
+    A provider of models.json takes any model id; a built-in one only its catalog's."""
+    provider = flag(argv, "--provider") or ""
+    if not provider:
+        raise Failed(USAGE, "eukhe ask: no provider: pass --provider or set defaultProvider")
+    listed = [m.id for m in compiled_catalog() if m.provider == provider]
+    if provider in custom:
+        listed = [str(m["id"]) for m in custom[provider].get("models", [])]  # type: ignore[attr-defined]
+    elif not listed:
+        raise Failed(USAGE, f"eukhe ask: unknown provider {provider!r}")
+    model_id = flag(argv, "--model") or (listed[0] if listed else "")
+    if not model_id:
+        raise Failed(USAGE, f"eukhe ask: provider {provider} lists no model: pass --model")
+    if provider not in custom and model_id not in listed:
+        raise Failed(USAGE, f"eukhe ask: provider {provider} has no model {model_id!r} (models: {', '.join(listed)})")
+    if provider not in custom:
+        variable = provider.upper().replace("-", "_") + "_API_KEY"
+        raise Failed(FAULT, f"eukhe ask: provider {provider} has no credentials (auth.json, or {variable}); run `eukhe login {provider}`")
+    level = flag(argv, "--thinking") or AGENT_LEVEL  # defaultThinkingLevel's default: no scenario sets it
+    if level not in LEVELS:
+        raise Failed(USAGE, f"eukhe ask: --thinking: unknown thinking level {level!r} (levels: {', '.join(LEVELS)})")
+    return provider, model_id, level
+
+
+RETRYABLE = (408, 409, 429, 529)  # and every 5xx (inference.md S6, the retry of a wire request)
+MAX_WAIT = 60  # seconds: a provider that asks for a longer wait is not retried
+
+
+def global_value(world: World, cvar: str) -> Value:
+    """A setting as ``ask`` reads it: of no agent, from the agent dir's global layers (its project
+    is the working directory, which has no .eukhe)."""
+    conf = config(world)
+    return sourced(Config(tuple(layer for layer in conf.layers if not layer.project), (), (), ()), (), cvar)[0]
+
+
+def retried(world: World, provider: str, replies: list[dict[str, object]], err: list[str]) -> dict[str, object]:
+    """The reply ``ask`` ends with: an HTTP error that is retryable (408, 409, 429, 5xx, 529),
+    before any of the reply arrived, is sent again at most retry.maxRetries times while
+    retry.enabled is on, each retry one line on stderr ``eukhe ask: retry N/MAX: PROVIDER: HTTP
+    STATUS; waiting W s`` (W: the provider's Retry-After); a Retry-After past MAX_WAIT fails at once."""
+    retries = global_value(world, "retry.maxRetries") if global_value(world, "retry.enabled") is True else 0
+    assert isinstance(retries, int)
+    for attempt, reply in enumerate(replies):
+        status = reply.get("fail")
+        if not isinstance(status, int) or not (status in RETRYABLE or 500 <= status <= 599) or attempt >= retries:
+            return reply
+        wait = int(dict(reply.get("headers", {}))["Retry-After"])  # type: ignore[call-overload]
+        if wait > MAX_WAIT:
+            body = str(reply.get("body", "")) or "(empty body)"
+            raise Failed(FAULT, f"eukhe ask: {provider}: HTTP {status}: {body}; the provider asks to wait {wait} s, more than the "
+                                f"{MAX_WAIT} s a retry waits: not retried")
+        err.append(f"eukhe ask: retry {attempt + 1}/{retries}: {provider}: HTTP {status}; waiting {wait:.1f} s")
+    raise ValueError("a retry with no reply scripted for it is not modelled")
+
+
+def run_ask(world: World, argv: list[str], models: str, replies: list[dict[str, object]], out: list[str], err: list[str]) -> int:
+    """``ask TEXT``: the scenario's models.json names the provider (its baseUrl the loopback
+    server's, $U) and the server answers with the event's scripted reply. Printed, as it streams:
+    the thinking only with --show-thinking (``[thinking] `` before it, ``[answer] `` on a new line
+    before the text after it), the text, each tool call on a line of its own (``[tool call] NAME
+    ARGS``), a refusal's text as ``[refused] TEXT`` (on a new line after what came before it),
+    and at the stop a newline, then ``[stop: REASON]`` for a stop that is neither stop nor a
+    refusal. --usage prints the reply's token counts on stderr. A refusal exits 3 with one line
+    naming the API's stop value; a fault of the provider once the reply began (an HTTP error
+    status that is not retried, an error event or a stream without its end event after text, so
+    none is retried) ends the line under way and is one line naming the provider, exit 1."""
+    world.models_json = models
+    ask_refused(argv)
+    custom = json.loads(models)["providers"]
+    provider, _model_id, _level = ask_model(world, argv, custom)
+    api = str(custom[provider].get("api", "openai-completions"))
+    reply = retried(world, provider, replies, err)
+    if "fail" in reply:
+        body = str(reply.get("body", ""))
+        raise Failed(FAULT, f"eukhe ask: {provider}: HTTP {reply['fail']}: {body or '(empty body)'}")
+    show_thinking = "--show-thinking" in argv
+    printed, thinking, text = "", False, False
+    fault = None
+    for part in reply.get("parts", []):  # type: ignore[attr-defined]
+        if "thinking" in part and show_thinking:
+            printed += ("" if thinking else "[thinking] ") + part["thinking"]
+            thinking = True
+        elif "text" in part:
+            printed += ("\n[answer] " if thinking and not text else "") + part["text"]
+            text = True
+        elif "call" in part:
+            printed += f"\n[tool call] {part['call']['name']} {part['call']['arguments']}"
+        elif "refusal" in part and (part["refusal"] or api != "openai-completions"):  # OpenAI chat: an empty delta.refusal is none
+            printed += ("\n" if text or thinking else "") + f"[refused] {part['refusal'] or '(the provider gave no reason)'}"
+        elif "error" in part:
+            fault = f"error event {part['error']['kind']}"
+            break
+    if fault is None and reply.get("end", True) is False:
+        fault = "the stream ended before its end event (connection closed mid-reply)"
+    if fault is not None:
+        out.extend((printed + ("\n" if text or thinking else "")).splitlines())
+        raise Failed(FAULT, f"eukhe ask: {provider}: {fault}")
+    if "--usage" in argv:
+        usage = {"input": 10, "output": 5, "cache_read": 0, "cache_write": 0, **reply.get("usage", {})}  # type: ignore[dict-item]
+        err.append(f"tokens: input {usage['input']}, output {usage['output']}, cache read {usage['cache_read']}, cache write {usage['cache_write']}")
+    refusals = [str(part["refusal"]) for part in reply.get("parts", []) if "refusal" in part]  # type: ignore[attr-defined]
+    refused = bool(refusals) and (api != "openai-completions" or any(refusals))
+    stop = "stop" if refusals and api == "openai-completions" else str(reply.get("stop", "stop"))  # OpenAI chat: finish_reason stop
+    printed += "\n" + ("" if refused or stop == "stop" else f"[stop: {stop}]\n")
+    out.extend(printed.splitlines())
+    if refused:
+        raise Failed(3, f"eukhe ask: {provider}: the model refused to answer (stop {REFUSAL_STOP[api]})")
+    return OK
+
+
+# -- eukhe chat: the client of the chat's agent (memory.md "Use", S6; the command's help) ------------
+
+CHAT_COMMANDS = ("/memory", "/memory view", "/memory model", "/agent", "/help", "/quit")
+AGENT_LEVEL = "medium"  # the level the chat's session opens at with no model: defaultThinkingLevel's default (no scenario sets it)
+
+
+def chat_levels(model_id: str, custom: dict[str, dict[str, object]], level: str) -> list[str]:
+    """The rows the agent shows as the client sets the chat's model and level (S10 session 1, 2):
+    the session opens at AGENT_LEVEL with no model; ``/model`` re-settles the stored level against
+    the model's offered levels (effort_clamp) and ``/effort LEVEL``, sent when the level asked
+    differs from the one the session showed at open, sets it clamped; each change of the shown
+    level is a row ``[effort] thinking level BEFORE -> AFTER``."""
+    reasoning = any(m["id"] == model_id and m.get("reasoning") for m in custom["lab"]["models"])  # type: ignore[attr-defined]
+    offer = efforts.offered(efforts.Model(bool(reasoning), None))
+    rows, shown = [], efforts.clamp(offer, AGENT_LEVEL)
+    if shown != AGENT_LEVEL:
+        rows.append(f"[effort] thinking level {AGENT_LEVEL} -> {shown}")
+    if level != AGENT_LEVEL and efforts.clamp(offer, level) != shown:
+        rows.append(f"[effort] thinking level {shown} -> {efforts.clamp(offer, level)}")
+    return rows
+
+
+def chat_refusal(api: str, reply: dict[str, object]) -> str | None:
+    refusals = [str(part["refusal"]) for part in reply.get("parts", []) if "refusal" in part]  # type: ignore[attr-defined]
+    if not refusals or (api == "openai-completions" and not any(refusals)):
+        return None
+    return "".join(refusals) or "(the provider gave no reason)"
+
+
+def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str, object]], lines: list[str | None],
+             out: list[str], err: list[str]) -> int:
+    """``chat`` with standard input a file of lines: ``ask``'s checks of the flags and the model
+    first (no agent is started when they fail), then the chat of $A/chat/main through its agent:
+    a line naming the model and the chat, the agent's rows (its compactor has no model: no
+    scenario sets memory.model; the model set; the level set), the prompt (the status bar ``[mem
+    N/128K]`` on a line, then ``> ``); each line then: ``/help`` the commands; ``/memory`` the
+    status (mem, messages, nodes, view lines) and the chat dir; ``/memory view`` the view;
+    ``/memory model`` the memory role; an unknown command or ``/agent`` without a name and a task
+    is one line on stderr; a line that is not UTF-8 is one line on stderr, and no prompt follows;
+    a blank line is a prompt; ``/quit`` leaves; a text is a turn (the scenarios' last line): its
+    reply streams (thoughts after ``[thinking] ``, the text on a line of its own), a refusal is
+    a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
+    input leaves once the turn under way ended."""
+    world.models_json = models
+    prog = "eukhe chat"
+    custom = json.loads(models)["providers"]
+    try:
+        provider, model_id, level = ask_model(world, ["ask", *argv[1:]], custom)
+    except Failed as failed:
+        raise Failed(failed.status, prog + failed.line[len("eukhe ask"):]) from None
+    level = flag(argv, "--thinking") or AGENT_LEVEL
+    api = str(custom[provider].get("api", "openai-completions"))
+    bar = "[mem 0K/128K]"
+    printed = [f"eukhe chat: {provider}/{model_id}, chat $A/chat/main; /help for commands",
+               "memory: no compactor: MemoryModelUnset", f"[note] model {provider}/{model_id}",
+               *chat_levels(model_id, custom, level), bar]
+    status = OK
+    prompt = "> "
+    thinking = sourced(config(world), (), "memory.thinking")[0]
+    for line in lines:
+        said = None if line is None else line.strip()
+        shown: list[str] = []
+        if said is None:
+            err.append(f"{prog}: the line is not UTF-8 (byte 0); nothing was sent")
+            continue
+        if said in ("/quit", "/exit"):
+            break
+        if said == "/help":
+            shown = ["commands: " + ", ".join(CHAT_COMMANDS)]
+        elif said == "/memory":
+            shown = ["mem 0K/128K  messages 0  nodes 0  view lines 0", "chat $A/chat/main"]
+        elif said == "/memory view":
+            shown = ["<chat>", "</chat>"]
+        elif said == "/memory model":
+            shown = [f"memory.model (unset: the auxiliary model)  memory.thinking {thinking}"]
+        elif said == "/agent":
+            err.append(f"{prog}: /agent NAME TASK: name the subagent and give it a task")
+        elif said.startswith("/"):
+            err.append(f"{prog}: unknown command {said.split()[0]!r} (commands: {', '.join(CHAT_COMMANDS)})")
+        elif said:
+            reply = replies.pop(0)
+            for attempt in range(1, 4):  # the agent's retries: retry.maxRetries' default, 3 (no chat scenario sets it)
+                if reply.get("fail") not in RETRYABLE:
+                    break
+                shown.append(f"[retry {attempt}/3: {provider}: HTTP {reply['fail']}; waiting 0.0 s]")  # Retry-After: 0
+                reply = replies.pop(0)
+            if "fail" in reply:
+                err.append(f"{prog}: {provider}: HTTP {reply['fail']}: {reply.get('body') or '(empty body)'}")
+                status = FAULT
+            else:
+                refusal = chat_refusal(api, reply)
+                thoughts = "".join(str(part["thinking"]) for part in reply.get("parts", []) if "thinking" in part)  # type: ignore[attr-defined]
+                text = "".join(str(part["text"]) for part in reply.get("parts", []) if "text" in part)  # type: ignore[attr-defined]
+                streamed = ("[thinking] " + thoughts if thoughts else "") + ("\n" if thoughts and text else "") + text
+                shown += streamed.split("\n") if streamed else []
+                if refusal is not None:
+                    shown.append(f"[refused] {refusal}")
+        printed.append(prompt + (shown[0] if shown else bar))
+        printed.extend(shown[1:] + [bar] if shown else [])
+    printed.append(prompt)
+    out.extend(printed)
+    return status
 
 
 # inference.md S6.1: the shipped rulebook is data (impl/eukhe/inference/rulebook.json), read here
@@ -1083,7 +1430,10 @@ def director_command(stack: list[str], line: str) -> str:
     return f"{line} -> stack [{', '.join(stack)}]"
 
 
-def run_simulate(world: World, argv: list[str], script: str, out: list[str]) -> None:
+DIRECTOR_LIMIT = 2**63 - 1  # S5: the Director limits (directors.maxSteps, stallSteps) are read into a signed 64-bit integer
+
+
+def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad_bytes: bool = False) -> None:
     """S5.8 over a script of goal, goal status and autonomous lines, or of inputs, session commands
     and replies (no goal: a loop under a goal is not modelled; a reply only with no Director on the
     stack and the autonomous run off), or a refused script."""
@@ -1092,11 +1442,16 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str]) -> 
         value = flag(argv, name)
         if value is not None and not (value.isascii() and value.isdigit()):
             raise Failed(USAGE, f"{prog}: argument {name}: {cvar} is a Nat, not {value[:40]!r}")
+        if value is not None and int(value) > DIRECTOR_LIMIT:
+            shown = str(int(value)) if int(value) < 10**40 else f"a number of {len(str(int(value)))} digits"
+            raise Failed(USAGE, f"{prog}: argument {name}: {shown} is past the largest value of {cvar}, {DIRECTOR_LIMIT}")
     path = flag(argv, "--script")
     if path in DIRS:
         raise Failed(USAGE, f"{prog}: --script: {path}: Is a directory")
     if path != where:
         raise Failed(USAGE, f"{prog}: --script: {path}: No such file or directory")
+    if bad_bytes:  # the script's text, then a byte that is no UTF-8 (0xff) and a newline
+        raise Failed(USAGE, f"{prog}: {where}:{script.count(chr(10)) + 1}: not UTF-8 text (byte {len(script.encode('utf-8'))}: b'\\xff')")
     steps: list[tuple[int, str, object]] = []
     goal_seen = False
     for number, line in enumerate(script.split("\n"), 1):
@@ -1180,16 +1535,22 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head == "effort":
         run_effort(argv, out)
     elif head == "tiny-models":
-        run_tiny(world, argv, out)
+        return run_tiny(world, argv, out, err)
     elif head in ("translate", "say", "transcribe", "translate-eval"):
         run_tiny_use(world, argv, str(event.get("wav", "")))
     elif head == "memory":
         run_memory(world, argv, out)
     elif head == "directors":
-        run_simulate(world, argv, str(event.get("script", "")), out)
+        run_simulate(world, argv, str(event.get("script", "")), out, bool(event.get("badutf8")))
     elif head == "laws":
-        run_laws(argv)
+        return run_laws(argv, out)
+    elif head == "chat":
+        return run_chat(world, argv, str(event["models"]), list(event.get("replies", [])), list(event["lines"]), out, err)  # type: ignore[call-overload]
+    elif head == "ask" and "models" in event:
+        return run_ask(world, argv, str(event["models"]), list(event.get("replies", [])), out, err)  # type: ignore[call-overload]
     elif head in ("ask", "quirks", "provider", "model", "login"):
+        if world.models_json is not None and head != "login":
+            raise ValueError("the catalog with a models.json on top is modelled for ask only")
         run_inference(argv, str(event.get("stdin", "")), out, None if "bundle" not in event else str(event["bundle"]))
     elif head in ("tui", "agent", "tiny-worker"):
         run_client(argv)

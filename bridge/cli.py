@@ -13,6 +13,16 @@ terminal: it holds the event's ``stdin`` text (the key ``eukhe login`` reads), e
 event's ``wav`` writes $P/x.wav first: ``pcm`` a short PCM WAV file, ``junk`` bytes that are none;
 its ``bundle`` writes that text to $P/bundle.json (``model list --bundled``), whose refusal as no
 catalog is cut after ``not a catalog``.
+
+An event with ``replies`` runs against a real loopback server (spec.loopback.LoopbackServer)
+started for it, which answers with those scripted replies in order; its base URL prints as
+``$U``. ``ask`` and ``chat`` events also write $A/models.json (``models``, whose ``$U`` is the
+server's base URL for the event's ``api``): the provider ``lab``. A ``chat`` event's ``lines``
+are its standard input, a regular file or (``pipe``) a pipe; the chat's agent is a process of
+its own, and the event ends once it ended. An error event's text after its kind, and the first
+row of a chat's agent after the error's name, are cut; so is the path of a download's URL. No
+``*_API_KEY`` variable is set while a scenario runs (no request leaves the loopback server), and
+``EUKHE_HUNT_DB`` names an empty $P/hunt (``laws pin``).
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 import wave
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +46,7 @@ from bend import cli as model
 from bend import infer
 from bend.cvar import parse_value, quote, to_json
 from bridge.core import Bridge, Event
+from spec.loopback import LoopbackServer, base_url, script_of
 from eukhe import cli
 from eukhe.tiny import catalog
 from eukhe.tiny import paths as tiny_paths
@@ -74,7 +86,7 @@ CASES = frozenset(
         "session rewind", "effort offered", "effort clamp", "effort cycle", "tiny-models list", "tiny-models download",
         "translate", "translate-eval", "say", "transcribe", "memory status", "memory view", "memory date", "memory zoom",
         "memory import", "memory simulate", "directors simulate", "laws", "usage", "tui", "agent", "tiny-worker",
-        "login", "ask", "quirks", "provider", "model")}
+        "login", "ask", "quirks", "provider", "model", "chat")}
     | {f"error {e}" for e in (
         "CvarError::Undeclared", "CvarError::BadValue", "CvarError::Global", "CvarError::NotBool", "ExpandError::Unknown",
         "ExpandError::Cycle", "cvar refused", "cvar parse", "unreadable fault", "unreadable bytes", "not JSON", "not an object",
@@ -88,7 +100,15 @@ CASES = frozenset(
     | {"tiny installed", "tiny incomplete", "tiny missing", "trust warning", "settings errors", "trusted project",
        "project layer", "profile layer", "session layer", "mcp lines", "script input", "script command", "stack full",
        "command refused", "login stored", "script reply", "quirks family answer", "quirks host answer", "quirks catalog model",
-       "quirks no family", "caps line", "model line", "bundled line"}
+       "quirks no family", "caps line", "model line", "bundled line", "ask answered", "ask thinking shown", "ask answer after thinking",
+       "ask tool call", "ask stop reason", "ask refused", "ask refused no reason", "ask usage", "laws pinned nothing"}
+    | {"memory simulated", "memory simulated batches"}
+    | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
+                             "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
+                             "retried")}
+    | {f"error {e}" for e in ("ask HTTP status", "ask error event", "ask no end event", "no provider", "lists no model", "no credentials",
+                              "no such model", "refusal", "download unpinned", "download failed", "past the largest", "script not UTF-8",
+                              "ask retried", "ask wait too long")}
 )
 
 
@@ -322,6 +342,9 @@ def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Ev
             choices.append(["translate", "German", "hello"])
         if speech_free:
             choices.append(["say", "hello", "--out", "$P/x.wav"])
+        if not tiny and rng.random() < 0.3:  # from the loopback server, which answers 404: no file installed
+            chosen = rng.choice(["all", *[m for m, _ in model.CATALOG], "kokoro"])
+            return {"do": "run", "argv": ["tiny-models", "download", chosen, "--base-url", "$U"], "replies": [{"fail": 404, "body": "nope"}]}
         if all(tiny.get(m) != "installed" for m in model.ROLE_CHAINS["dictation"]) and rng.random() < 0.4:
             return {"do": "run", "argv": ["transcribe", "$P/x.wav"], "wav": rng.choice(["pcm", "junk"])}
         return {"do": "run", "argv": rng.choice(choices)}
@@ -329,15 +352,24 @@ def _command(rng: random.Random, sessions: Sessions, tiny: dict[str, str]) -> Ev
         argv = rng.choice([["memory"], ["memory", "view"], ["memory", "date", "0"], ["memory", "date", "-1"],
                            ["memory", "zoom", "0", "1"], ["memory", "zoom", "2", "x"], ["memory", "import"],
                            ["memory", "simulate", "--messages", "0"], ["memory", "simulate", "--messages", "3", "--png", "x.txt"],
-                           ["memory", "simulate", "--messages", "3", "--plot", "x.svg"]])
+                           ["memory", "simulate", "--messages", "3", "--plot", "x.svg"],
+                           ["memory", "simulate", "--messages", rng.choice(["1", "3", "40", "700", "1200"])],
+                           ["memory", "simulate", "--messages", rng.choice(["5", "600", "1500"]), "--seed", rng.choice(["7", "-3", "0"])],
+                           ["memory", "simulate", "--messages", rng.choice(["2", "300"]), "--png", rng.choice(["$P/saw.png", "$P/.eukhe/Saw.PNG"])]])
         return {"do": "run", "argv": argv}
     if kind == "directors":
+        if rng.random() < 0.1:  # a script whose last line is no UTF-8
+            return {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl"], "script": rng.choice(["", '{"goal": "a"}\n']),
+                    "badutf8": True}
         return {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
                 "script": rng.choice(SCRIPTS) if rng.random() < 0.5 else _script(rng)}
     if kind == "refused":
         return _refused(rng)
     if kind == "quirks":
         return _quirks(rng)
+    if rng.random() < 0.15:
+        area, name = rng.choice(model.SEED_LAWS)
+        return {"do": "run", "argv": ["laws", "pin", rng.choice([name, f"{area}/{name}"])]}
     return {"do": "run", "argv": rng.choice([["bogus"], ["set", "retry.enabled"], ["toggle"], ["laws", "pin"], ["laws", "frob", "x"]])}
 
 
@@ -431,7 +463,9 @@ REFUSED = [
     ["model", "list", "--bundled", ""], ["laws", "pin", "nosuch"], ["laws", "--area", "nosuch"],
     ["directors", "simulate", "--script", "$P/nosuch.jsonl"], ["directors", "simulate", "--script", "$P"],
     ["directors", "simulate", "--script", "$P/script.jsonl", "--max-steps", "x"],
-    ["directors", "simulate", "--script", "$P/script.jsonl", "--stall-steps", "1.5"], ["say", "hi", "--out", ""],
+    ["directors", "simulate", "--script", "$P/script.jsonl", "--stall-steps", "1.5"],
+    ["directors", "simulate", "--script", "$P/script.jsonl", "--max-steps", str(2**63)],
+    ["directors", "simulate", "--script", "$P/script.jsonl", "--stall-steps", "9" * 41], ["say", "hi", "--out", ""],
     ["session", "list", "--session-dir", "$P/sd"], ["session", "list", "--session-dir", ""], ["session", "show", DEEP],
     ["set", "retry.enabled", DEEP, "--global"], ["tiny-models", "download", "kokoro", "--base-url", "ftp://x"],
     ["tiny-models", "download", "all", "--base-url", "http://"], ["say", "hi", "--voice", "../x"], ["say", "hi", "--voice", ".x"],
@@ -452,8 +486,111 @@ def _refused(rng: random.Random) -> Event:
     return {"do": "run", "argv": list(rng.choice(REFUSED))}
 
 
+ASK_TEXTS = ["hi", "what is 2+2?", "ünï ☃", "go on"]
+ASK_PARTS: list[dict[str, Any]] = [{"text": "Hello"}, {"text": " world"}, {"text": "line one\nline two"}, {"text": "ünï"},
+                                   {"thinking": "hmm"}, {"thinking": "let me see"}, {"call": {"name": "read", "arguments": '{"path": "a"}'}},
+                                   {"call": {"name": "ls", "arguments": "{}"}}]
+
+
+def _reply(rng: random.Random) -> dict[str, Any]:
+    """One scripted reply: parts, a stop, sometimes usage; a refusal (its text may be empty), an
+    HTTP error status that is not retried, an error event or a stream without its end event after
+    some text (a fault once the reply began is not retried), or no part at all."""
+    roll = rng.random()
+    if roll < 0.12:
+        return {"fail": rng.choice([400, 401, 403, 404]), "body": rng.choice(["", "no key", '{"error": {"message": "bad"}}'])}
+    drawn = [dict(rng.choice(ASK_PARTS)) for _ in range(rng.randint(0, 4))]
+    parts = sorted(drawn, key=lambda part: ["thinking", "text", "call"].index(next(iter(part))))  # a reply's order: thinking, text, calls
+    reply: dict[str, Any] = {"parts": parts}
+    uncalled = [part for part in parts if "call" not in part]  # a fault ends a reply before its calls
+    if roll < 0.22:
+        reply["parts"] = uncalled + [{"text": "Hel"}, {"error": {"kind": rng.choice(["server_error", "overloaded_error"]), "message": "boom"}}]
+    elif roll < 0.3:
+        reply["parts"], reply["end"] = uncalled + [{"text": "Hel"}], False
+    elif roll < 0.45:
+        reply["parts"], reply["stop"] = parts + [{"refusal": rng.choice(["no", "I can't help with that", ""])}], "refusal"
+    elif roll < 0.65:
+        reply["stop"] = rng.choice(["length", "toolUse"])
+    if rng.random() < 0.4:
+        reply["usage"] = {"input": rng.randint(0, 99), "output": rng.randint(0, 99), **({"cache_read": 7, "cache_write": 3} if rng.random() < 0.3 else {})}
+    return reply
+
+
+def _ask(rng: random.Random) -> Event:
+    """``ask`` against the loopback server: models.json names the provider ``lab`` of a wire API
+    (its baseUrl $U: the server's), sometimes with no model; or a provider that is unknown, a
+    built-in one with no key (login never stores one for these), or none."""
+    api = rng.choice(list(model.ENDPOINT))
+    models = [{"id": "m1"}, {"id": "m2", "reasoning": True}] if rng.random() < 0.85 else []
+    document = {"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": api, "models": models}}}
+    provider = rng.choices(["lab", "nosuch", "google", "xai", ""], weights=[20, 1, 1, 1, 1])[0]
+    argv = ["ask", rng.choice(ASK_TEXTS)]
+    if provider:
+        argv += ["--provider", provider]
+    if rng.random() < 0.3:
+        argv += ["--model", rng.choice(["m2", "x", "gemini-2.5-pro"])]
+    if rng.random() < 0.3:
+        argv += ["--thinking", rng.choice(["high", "off", "max", "huge"])]
+    for option in ("--show-thinking", "--usage"):
+        if rng.random() < 0.4:
+            argv.append(option)
+    if rng.random() < 0.2:
+        argv += ["--timeout", rng.choice(["5", "0.5"])]
+    failed = []  # retryable statuses first, as many as retry.maxRetries takes at most (12), then the reply
+    if rng.random() < 0.25:
+        for _ in range(rng.choice([1, 1, 2, 4, 13])):
+            failed.append({"fail": rng.choice([429, 500, 503, 529, 408]), "body": rng.choice(["", "busy"]),
+                           "headers": {"Retry-After": "0" if rng.random() < 0.9 else "600"}})
+    return {"do": "run", "argv": argv, "models": json.dumps(document), "api": api, "replies": failed + [_reply(rng)]}
+
+
+CHAT_LINES: list[str | None] = ["/help", "/bogus", "/memory", "/memory view", "/memory model", "", "  ", None, "/agent", "/frob x"]
+CHAT_REPLIES: list[dict[str, Any]] = [{"parts": [{"text": "Hi there"}]}, {"parts": [{"thinking": "hm"}, {"text": "Hi"}]},
+                                      {"parts": [{"text": "line one\nline two"}]}, {"fail": 400, "body": "bad"}, {"fail": 401, "body": ""},
+                                      {"parts": [{"refusal": "no"}], "stop": "refusal"}, {"parts": [{"text": "Hm."}, {"refusal": "I won't"}], "stop": "refusal"}]
+
+
+def _chat(rng: random.Random, turn: int) -> list[Event]:
+    """``chat`` with standard input a file or a pipe of lines (None: a line that is not UTF-8): commands,
+    blank lines, then sometimes one turn, last (a line typed while a turn runs joins it: which
+    call it joins is a matter of timing), or ``/quit`` and lines it leaves unread; before it,
+    sometimes a chat that cannot start (no provider, an unknown one, one with no key, a bad level)."""
+    events: list[Event] = []
+    api = rng.choice(list(model.ENDPOINT))
+    document = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": api,
+                                                 "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
+    if rng.random() < 0.5:
+        thinking = rng.choice(["high", "off", "max", "low"])
+        events.append({"do": "file", "name": "gcfg", "state": "text", "text": f"set memory.thinking {thinking}\n"})
+    if rng.random() < 0.6:
+        argv = rng.choice([["chat"], ["chat", "--provider", "nosuch"], ["chat", "--provider", "google"], ["chat", "--provider", "lab", "--thinking", "huge"],
+                           ["chat", "--provider", "xai", "--model", "x"]])
+        events.append({"do": "run", "argv": argv, "models": document, "api": api, "replies": [], "lines": ["/help"]})
+    argv = ["chat", "--provider", "lab"]
+    if rng.random() < 0.7:
+        argv += ["--model", rng.choice(["m1", "m2", "m2"])]
+    if rng.random() < 0.6:
+        argv += ["--thinking", rng.choice(list(model.LEVELS))]
+    lines = [rng.choice(CHAT_LINES) for _ in range(rng.randint(0, 4))]
+    replies = []
+    roll = rng.random()
+    if roll < 0.65 or turn < len(CHAT_REPLIES):  # each reply in some scenario's turn
+        lines.append(rng.choice(["hello", "what now?"]))
+        if turn % 3 == 2:  # the agent retries a rate limit before any of the reply (Retry-After: 0)
+            replies += [{"fail": 429, "body": "", "headers": {"Retry-After": "0"}}] * (1 + turn % 2)
+        replies.append(CHAT_REPLIES[turn % len(CHAT_REPLIES)])
+        if rng.random() < 0.2:
+            lines.append("/quit")
+    elif roll < 0.8:
+        lines += ["/quit", rng.choice(["/help", "hello"])]
+    events.append({"do": "run", "argv": argv, "models": document, "api": api, "replies": replies, "lines": lines, "pipe": turn % 2 == 1})
+    return events
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"cli-{index}")
+    if index % 20 == 11:  # a chat's scenario: the chat's agent is a process of its own (seconds each)
+        return _chat(rng, index // 20)
     events: list[Event] = []
     for name, chance in (("settings", 0.5), ("project", 0.35), ("gcfg", 0.45), ("pcfg", 0.3), ("acfg", 0.2)):
         if rng.random() < chance:
@@ -473,6 +610,8 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "run", "argv": ["cvar", "loop", *events[-1]["argv"][2:]]})
         if rng.random() < 0.06:
             events.append(_cfg_file(rng, "gcfg") if rng.random() < 0.6 else _doc_file(rng, "settings"))
+    if rng.random() < 0.4:  # last: models.json stays, and no later command lists the catalog
+        events.extend(_ask(rng) for _ in range(rng.randint(1, 3)))
     if index < len(SCRIPTS):  # every fixed script once, whatever the draws above (some are rare)
         events.append({"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
                        "script": SCRIPTS[index]})
@@ -492,6 +631,9 @@ _CUTS = (
     (re.compile(r"(no laws in area '[^']*'); the areas are .*$"), r"\1"),
     (re.compile(r"(not a PCM WAV file):.*$"), r"\1"),
     (re.compile(r"(--bundled \$P/bundle\.json: not a catalog): .*$"), r"\1"),
+    (re.compile(r"(: error event \w+): .*$"), r"\1"),
+    (re.compile(r"^(memory: no compactor: \w+): .*$"), r"\1"),
+    (re.compile(r"(BrokenTransfer: \$U/)\S+(: HTTP \d+)$"), r"\1...\2"),
 )
 
 
@@ -510,6 +652,7 @@ class _Run:
         (self.project / ".eukhe").mkdir(parents=True)
         self.labels: dict[str, str] = {}  # real id -> label
         self.simulated: dict[str, str] = {}
+        self.url = ""  # the loopback server's of the ask under way
         self.files = {
             "settings": self.agent / "settings.json",
             "project": self.project / ".eukhe" / "settings.json",
@@ -529,6 +672,8 @@ class _Run:
     def shown(self, line: str) -> str:
         for real, label in list(self.labels.items()) + list(self.simulated.items()):
             line = line.replace(real, label)
+        if self.url:
+            line = line.replace(self.url, "$U")
         return cut(line.replace(str(self.project), "$P").replace(str(self.agent), "$A"))
 
     def file(self, event: Event) -> None:
@@ -567,11 +712,49 @@ class _Run:
         if "bundle" in event:
             (self.project / "bundle.json").write_text(str(event["bundle"]), encoding="utf-8")
         if "script" in event:
-            (self.project / "script.jsonl").write_text(str(event["script"]), encoding="utf-8")
+            (self.project / "script.jsonl").write_bytes(str(event["script"]).encode("utf-8") + (b"\xff\n" if event.get("badutf8") else b""))
         if "wav" in event:
             (self.project / "x.wav").write_bytes(_wav() if event["wav"] == "pcm" else b"hello")
+        if "replies" in event:  # the loopback server answers with the event's scripted replies
+            with LoopbackServer() as server:
+                if "models" in event:
+                    (self.agent / "models.json").parent.mkdir(parents=True, exist_ok=True)
+                    (self.agent / "models.json").write_text(str(event["models"]).replace("$U", base_url(server, str(event["api"]))), encoding="utf-8")
+                server.script(*(script_of(reply) for reply in event["replies"]))
+                self.url = server.url
+                argv = [a.replace("$U", server.url) for a in argv]
+                if "lines" not in event:
+                    return self.command(number, event, argv)
+                typed = b"".join((b"\xff\xfe" if line is None else str(line).encode("utf-8")) + b"\n" for line in event["lines"])
+                saved = sys.stdin
+                try:
+                    if event.get("pipe"):  # a pipe: the chat reads it as it becomes readable
+                        reading, writing = os.pipe()
+                        os.write(writing, typed)  # a few lines: within the pipe's buffer
+                        os.close(writing)
+                        handle = os.fdopen(reading, encoding="utf-8")
+                    else:  # a regular file: the chat reads it whole
+                        (self.project / "chat.in").write_bytes(typed)
+                        handle = open(self.project / "chat.in", encoding="utf-8")
+                    with handle as sys.stdin:
+                        return self.command(number, event, argv)
+                finally:
+                    sys.stdin = saved
+                    self.agent_gone()
+        return self.command(number, event, argv)
+
+    def agent_gone(self) -> None:
+        """Wait (10 s at most) until the chat's agent ended: its socket goes when it does."""
+        for _ in range(500):
+            if not (self.agent / "run").exists() or not list((self.agent / "run").rglob("*.sock")):
+                return
+            time.sleep(0.02)
+
+    def command(self, number: int, event: Event, argv: list[str]) -> list[str]:
         out, err = io.StringIO(), io.StringIO()
-        stdin, sys.stdin = sys.stdin, io.TextIOWrapper(io.BytesIO(str(event.get("stdin", "")).encode("utf-8")), encoding="utf-8")
+        stdin = sys.stdin
+        if "lines" not in event:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(str(event.get("stdin", "")).encode("utf-8")), encoding="utf-8")
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 status = cli.main(["--agent-dir", str(self.agent), *argv])
@@ -613,12 +796,13 @@ def _show_lines(lines: list[str], ids: list[str]) -> list[str]:
 
 
 def production(events: Sequence[Event]) -> list[str]:
-    saved = {k: v for k, v in os.environ.items() if k.startswith("EUKHE_")}
+    saved = {k: v for k, v in os.environ.items() if k.startswith("EUKHE_") or k.endswith("_API_KEY")}  # no key: no request leaves loopback
     for name in saved:
         del os.environ[name]
     try:
         with tempfile.TemporaryDirectory(prefix="eukhe-cli-bridge-") as tmp:
             run = _Run(Path(tmp).resolve())
+            os.environ["EUKHE_HUNT_DB"] = str(run.project / "hunt")  # the hunt's example database: empty
             lines: list[str] = []
             for number, event in enumerate(events):
                 if event["do"] == "file":
@@ -631,6 +815,7 @@ def production(events: Sequence[Event]) -> list[str]:
                     lines += run.run(number, event)
             return lines
     finally:
+        os.environ.pop("EUKHE_HUNT_DB", None)
         os.environ.update(saved)
 
 
@@ -660,7 +845,12 @@ _ERRORS = (
     ("is empty: name a path", "empty path"), ("brackets deep", "too deep"), ("--script:", "script path"),
     ("is a Nat, not", "flag type"), ("--messages wants", "flag type"), ("--seed wants", "flag type"), ("--png", "flag type"),
     ("--plot", "flag type"), ("the following arguments are required: ", "group verb"),
-    ("not a PCM WAV file", "not a WAV"), ("not a catalog", "bundle not a catalog"),
+    ("not a PCM WAV file", "not a WAV"), ("not a catalog", "bundle not a catalog"), ("eukhe ask: lab: HTTP ", "ask HTTP status"),
+    (": error event ", "ask error event"), ("before its end event", "ask no end event"), ("no provider: pass", "no provider"),
+    ("lists no model", "lists no model"), ("has no credentials", "no credentials"), ("has no model '", "no such model"),
+    ("the model refused to answer", "refusal"), ("is past the largest value of", "past the largest"),
+    ("eukhe ask: retry ", "ask retried"), ("a retry waits: not retried", "ask wait too long"),
+    ("script.jsonl:1: not UTF-8 text", "script not UTF-8"), ("script.jsonl:2: not UTF-8 text", "script not UTF-8"), ("download: Unpinned: ", "download unpinned"), ("download: BrokenTransfer: ", "download failed"),
 )
 
 
@@ -679,18 +869,47 @@ def _command_case(argv: list[str], ids_session: bool) -> str:
     if head == "memory":
         return f"memory {argv[1] if len(argv) > 1 else 'status'}"
     if head in ("translate", "translate-eval", "say", "transcribe", "laws", "tui", "agent", "tiny-worker", "login", "ask", "quirks",
-                "provider", "model"):
+                "provider", "model", "chat"):
         return head
     return "usage"
+
+
+_CHAT_NEEDLES = (("out eukhe chat: lab/", "started"), ("out > commands: ", "help"), ("out > mem 0K/128K  messages", "memory status"),
+                 ("out > <chat>", "memory view"), ("out > memory.model (unset", "memory model"), ("err eukhe chat: unknown command", "unknown command"),
+                 ("err eukhe chat: /agent NAME TASK", "agent refused"), ("err eukhe chat: the line is not UTF-8", "not UTF-8"),
+                 ("[refused] ", "refused"), ("err eukhe chat: lab: HTTP", "turn failed"), ("out [effort] thinking level", "effort row"),
+                 ("out > [thinking] ", "thinking"), ("out > [retry 1/3: lab: HTTP 429; waiting 0.0 s]", "retried"))
+
+
+def _chat_cases(event: Event, lines: list[str]) -> set[str]:
+    """The chat's cases of one chat event, from its lines of the model's transcript."""
+    found = {f"chat {name}" for needle, name in _CHAT_NEEDLES if any(line.startswith(needle) or needle in line for line in lines)}
+    typed = [line for line in event["lines"] if line is not None]
+    if any(not line.strip() for line in typed) and "chat started" in found:
+        found.add("chat blank line")
+    if "/quit" in typed and "chat started" in found:
+        found.add("chat quit")
+    if lines and lines[0].endswith("-> 0") and any(line.strip() and not line.startswith("/") for line in typed):
+        found.add("chat turn answered")
+    return found
 
 
 def reached(events: Sequence[Event]) -> set[str]:
     found: set[str] = set()
     lines = model.transcript(list(events))
-    for event in events:
+    for number, event in enumerate(events):
         if event["do"] == "run":
             argv = [str(a) for a in event["argv"]]
             found.add("command " + _command_case(argv, "--session" in argv))
+            if "models" in event and argv[0] == "ask" and f"{number} $ {' '.join(argv)} -> 0" in lines:
+                found.add("ask answered")
+            said = [line.split(" ", 2)[2] for line in lines if line.startswith(f"{number} out ")]
+            if argv[:2] == ["memory", "simulate"] and said[:1] == ["{"]:
+                found.add("memory simulated")
+                if any(line.startswith(' "batches": ') and line != ' "batches": 0,' for line in said):
+                    found.add("memory simulated batches")
+            if argv[:1] == ["chat"]:
+                found |= _chat_cases(event, [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)])
             if argv[:2] == ["quirks", "query"] and "--provider" in argv:
                 provider = argv[argv.index("--provider") + 1]
                 if any((m.provider, m.id) == (provider, argv[2]) for m in model.compiled_catalog()):
@@ -708,6 +927,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("error unreadable fault" if status == "1" else "error unreadable bytes")
             if body.startswith("settings error: "):
                 found.add("settings errors")
+            if body.startswith("tokens: input "):
+                found.add("ask usage")
         if line.split(" ", 2)[1] == "out":
             if body.startswith("untrusted project: withheld"):
                 found.add("trust warning")
@@ -718,7 +939,11 @@ def reached(events: Sequence[Event]) -> set[str]:
                     found.add(name)
             for needle, name in ((": input -> new loop", "script input"), (" -> stack [", "script command"),
                                  ("the Director stack is full", "stack full"), ("refused: ", "command refused"),
-                                 ("is stored in", "login stored"), (": step verdicts=", "script reply")):
+                                 ("is stored in", "login stored"), (": step verdicts=", "script reply"),
+                                 ("[thinking] ", "ask thinking shown"), ("[answer] ", "ask answer after thinking"),
+                                 ("[tool call] ", "ask tool call"), ("[stop: ", "ask stop reason"), ("[refused] ", "ask refused"),
+                                 ("(the provider gave no reason)", "ask refused no reason"),
+                                 ("no new failing example in", "laws pinned nothing")):
                 if needle in body:
                     found.add(name)
             fields = body.split("\t")
