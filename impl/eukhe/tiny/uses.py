@@ -148,9 +148,10 @@ TITLE_PROMPT = "Write a short title (at most six words) for a conversation that 
 
 
 def parse_title(reply: str) -> str | None:
-    line = reply.strip().split("\n", 1)[0].strip().strip("\"'`*#").strip()
+    markup = "\"'`*#"
+    line = reply.strip().split("\n", 1)[0].strip().strip(markup).strip()
     if line.lower().startswith("title:"):
-        line = line[6:].strip()
+        line = line[6:].strip().strip(markup).strip()  # "**Title:** ..." leaves the label's closing "**"
     return line[:80] or None
 
 

@@ -47,15 +47,19 @@ LIVE = "live"
 
 
 def build_id() -> str:
-    """This build: the package version and a digest of the tiny sources, so a new build never
-    joins a worker of an old one."""
-    import eukhe
+    """This build: the installed package's version and a digest of the tiny sources, so a new
+    build never joins a worker of an old one."""
+    from importlib import metadata
 
+    try:
+        version = metadata.version("eukhe")
+    except metadata.PackageNotFoundError:  # sources on a path, not installed
+        version = "0"
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     for source in sorted(here.glob("*.py")):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return f"{getattr(eukhe, '__version__', '0')}+{digest.hexdigest()[:12]}"
+    return f"{version}+{digest.hexdigest()[:12]}"
 
 
 def launch_tag(device: str, dtype: str) -> str:
