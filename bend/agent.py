@@ -89,6 +89,11 @@ What it models, and what it leaves to the models it calls:
   ends. The scenarios send such an ``/agent`` while a reply's request runs and let the child end
   before the reply is played. A child's lines are told as one block when it ends: its start, its
   requests, then its events (its requests and its events reach the parent by different ways).
+- A turn sent while one runs is refused ``busy`` (control.md S4: steer and follow_up join a
+  running turn; a turn does not). ``abort`` while a request runs ends the run there (``aborted``):
+  that request's reply is never read, the stack is not asked, and the follow-ups waiting are
+  dropped (derived: the seeds say abort cancels the turn; production's loop drops them, and the
+  scenarios steer nothing into a turn they abort).
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -97,7 +102,12 @@ Scenario events (JSON objects, one per line):
 
   {"setup": {"max_steps", "stack_cap", "stall_steps", "max_continuations", "max_tool_rounds",
              "max_retries", "steering_mode", "follow_up_mode", "compaction": "background"|"blocking",
-             "keep_recent"}}
+             "keep_recent", "titles": "on"|"named", "title_reply": reply, "slots_held": bool}}
+                                    (titles: titles.generate on, the session named by the user
+                                    or not; the title request takes title_reply; the transcript
+                                    ends with the title's line; slots_held: every
+                                    providerMaxInFlight slot is held elsewhere when the first
+                                    input is sent, and let go once its request waits for one)
   {"goal": {"id", "objective"}}     an active goal
   {"autonomous": true|false}        enable or disable the autonomous run
   {"remind": text}                  /remind text
@@ -114,11 +124,13 @@ Scenario events (JSON objects, one per line):
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
           "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text],
-          "agents": [{"name", "task", "replies": [reply, ...]}]}
-          (steer, follow_up and agents: the messages and /agent commands sent while the reply's
-          request runs; each child ends before the next is sent)
+          "agents": [{"name", "task", "replies": [reply, ...]}], "busy": bool, "abort": bool}
+          (steer, follow_up, agents, busy and abort: the messages, /agent commands, a second
+          turn and an abort sent while the reply's request runs, in that order; each child ends
+          before the next is sent)
   call:  {"name": str, "args": str, "act": str, "kind": "ok"|error kind}; a ``task`` call names
-         its child's "agent" ("" for the default name) and "task" (its kind is the child's)
+         its child's "agent" ("" for the default name) and "task" (its kind is the child's); a
+         ``seq 1 N`` bash call its "seq" (N) and "exit" (its exit code): its result is shown
 """
 
 from __future__ import annotations
@@ -132,6 +144,7 @@ from bend.infer import flag
 
 MAX_NOTES = 8
 LEAK_NOTES = 2
+ABORTED = "aborted"
 OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash", "task")
 NAME_FIRST = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 NAME_REST = NAME_FIRST + "0123456789_-"
@@ -192,6 +205,8 @@ class Call:
     kind: str
     agent: str = ""  # a task call: its child's name ("" for the default) and task
     task: str = ""
+    seq: int = 0  # a bash call whose output is the lines 1..seq (``seq 1 N``), then exits ``exit``
+    exit: int = 0
 
 
 @dataclass(frozen=True)
@@ -204,6 +219,8 @@ class Reply:
     steer: tuple[str, ...] = ()  # messages steered while its request runs
     follow_up: tuple[str, ...] = ()  # messages queued to run after the turn while its request runs
     agents: tuple[Spawn, ...] = ()  # /agent commands sent while its request runs
+    busy: bool = False  # a second turn sent while its request runs (refused busy)
+    abort: bool = False  # the turn aborted while its request runs
 
 
 @dataclass(frozen=True)
@@ -627,6 +644,20 @@ def before_request(world: World) -> tuple[World, tuple[str, ...], tuple[str, ...
     return world, (), written
 
 
+CAP = 30_000  # memory.md rule 9: a tool's output is clipped to head + tail, 30,000 characters in all
+
+
+def long_output(seq: int, code: int) -> str:
+    """A bash result past 1,000 characters as the transcript shows it: its length, its first and
+    last output lines, its status line. The output (the lines 1..seq) is clipped to head + tail
+    (memory.md rule 9) so that with the status line after it (``exit code N``, on a line of its
+    own) the result stays within CAP characters (derived: the status is part of the result)."""
+    output = "".join(f"{n}\n" for n in range(1, seq + 1))
+    status = f"exit code {code}"
+    kept = min(len(output), CAP - len(status) - 1)
+    return f"[{kept + len(status)} chars, lines 1..{seq}, {status}]"
+
+
 def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[World, tuple[str, ...]]:
     lines: tuple[str, ...] = ()
     world = said(world, "a:" + ",".join(call.name for call in calls), *("t" for _ in calls))
@@ -638,6 +669,8 @@ def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[W
             world, kind, report, block = task_call(world, call)
             shown = f"call task {kind}" + (f" {report}" if kind == "ok" else "")
             lines = lines + block
+        if call.seq > 0 and not truncated:
+            shown = shown + " " + long_output(call.seq, call.exit)
         lines = lines + (shown,)
         ledger = progress.record_act(ledger, progress.call_act(call.name, call.act, kind, kind != "ok"))
     return replace(world, ledger=ledger), lines
@@ -654,6 +687,10 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         lines = lines + before + (request_line(world, note),) + after
         world, reply, replies, spawns = take(world, replies)
         lines = lines + spawns
+        if reply.busy:  # one turn runs at a time: a turn sent meanwhile is refused
+            lines = lines + ("turn refused busy",)
+        if reply.abort:  # the run ends where it is: its request's reply is never read
+            return world, replies, Final("", ABORTED), lines + ("abort ok",)
         retries = 0
         while reply.fault == "fail":
             if retries >= world.limits.max_retries:
@@ -662,6 +699,10 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             lines = lines + (f"retry {retries}/{world.limits.max_retries}", request_line(world, note))
             world, reply, replies, spawns = take(world, replies)
             lines = lines + spawns
+            if reply.busy:  # sent while the retry's request runs, as above
+                lines = lines + ("turn refused busy",)
+            if reply.abort:
+                return world, replies, Final("", ABORTED), lines + ("abort ok",)
         if reply.stop == "refusal":
             # a refusal ends the run: its text kept, a refused row, never sent again, the stack
             # not asked (derived: the seeds are silent on a refusal in the loop)
@@ -741,6 +782,9 @@ def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tu
         world, replies, done = one_run(world, run if runs == 0 else f"{run}+{runs}", text, replies)
         lines = lines + done
         runs += 1
+        if done[-1:] == (f"end {ABORTED}",):  # an aborted turn ends there: its follow-ups are dropped
+            world = replace(world, follow_ups=())
+            break
         text, steering = first_of(world.steering, world.limits.steering_all)
         world = replace(world, steering=steering)
         if text == "":
@@ -875,7 +919,10 @@ def background(world: World) -> tuple[World, tuple[str, ...]]:
 
 def call_of(value: object) -> Call:
     assert isinstance(value, dict)
-    return Call(str(value["name"]), str(value["act"]), str(value["kind"]), str(value.get("agent", "")), str(value.get("task", "")))
+    return Call(
+        str(value["name"]), str(value["act"]), str(value["kind"]), str(value.get("agent", "")), str(value.get("task", "")),
+        int(value.get("seq", 0)), int(value.get("exit", 0)),
+    )  # fmt: skip
 
 
 def reply_of(value: object) -> Reply:
@@ -892,6 +939,8 @@ def reply_of(value: object) -> Reply:
         tuple(str(t) for t in _texts(value.get("steer", []))),
         tuple(str(t) for t in _texts(value.get("follow_up", []))),
         tuple(spawn_of(a) for a in _texts(value.get("agents", []))),
+        value.get("busy") is True,
+        value.get("abort") is True,
     )
 
 
@@ -931,6 +980,8 @@ def summary_of(value: object) -> SummaryReply:
 def transcript(events: list[dict[str, object]]) -> list[str]:
     world = World(Limits(), (), None, None, (), 0, "", "")
     lines: list[str] = []
+    first = next((e["setup"] for e in events if "setup" in e), {})
+    held = isinstance(first, dict) and first.get("slots_held") is True
     for number, event in enumerate(events):
         if "setup" in event:
             world = replace(world, limits=limits_of(event["setup"]))
@@ -967,13 +1018,57 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             items = event.get("replies", [])
             assert isinstance(items, list)
             lines.append(f"input {event['input']}")
+            if held:  # control.md S4b.4: with every slot of the provider taken, the request waits
+                lines.append("slots held: the request waited for one")
+                held = False
             world = replace(world, summaries=tuple(summary_of(s) for s in _texts(event.get("summaries", []))))
             children = event.get("children", {})
             assert isinstance(children, dict)
             world = replace(world, children=tuple((str(n), tuple(reply_of(r) for r in _texts(rs))) for n, rs in children.items()))
             world, done = turn(world, f"input-{number}", str(event["input"]), Replies(tuple(reply_of(r) for r in items), 0))
             lines.extend(done)
+    setup = next((e["setup"] for e in events if "setup" in e), {})
+    assert isinstance(setup, dict)
+    if "titles" in setup:
+        lines.append(titled(setup, any("input" in e for e in events)))
     return lines
+
+
+MARKS = "\"'`*#"  # the marks a title's line may be wrapped in
+
+
+def title_of(reply: str) -> str | None:
+    """A title from its reply (derived: the prompt asks for the title only; a model may still
+    wrap it): the first line with text, its blanks and marks (quotes, backquotes, stars, hashes)
+    taken from its ends; a ``Title:`` label (any case) taken off, and the blanks and marks from
+    the ends of what follows it ("Title: **Fix it**" and "**Title:** Fix it" are "Fix it"); at
+    most 80 characters."""
+    line = unwrapped(reply.strip().partition("\n")[0])
+    if line[:6].lower() == "title:":
+        line = unwrapped(line[6:])
+    return line[:80] if line != "" else None
+
+
+def unwrapped(line: str) -> str:
+    """``line`` without the blanks and marks at its ends."""
+    line = line.strip()
+    while line[:1] != "" and line[0] in MARKS:
+        line = line[1:]
+    while line[-1:] != "" and line[-1] in MARKS:
+        line = line[:-1]
+    return line.strip()
+
+
+def titled(setup: dict[object, object], inputs: bool) -> str:
+    """inference.md S9 Uses: the first user message of a session starts its title in the
+    background (titles.generate on); with no tiny model, one request to the session's own model;
+    a failure is no title; a session the user named keeps its name (no request)."""
+    requests = 1 if setup.get("titles") == "on" and inputs else 0
+    reply = setup.get("title_reply", {})
+    assert isinstance(reply, dict)
+    title = title_of(str(reply.get("text", ""))) if requests and reply.get("fault", "") != "fail" else None
+    shown = "-" if title is None else json.dumps(title, ensure_ascii=False)
+    return f"title requests={requests} rows={0 if title is None else 1} title={shown}"
 
 
 if __name__ == "__main__":

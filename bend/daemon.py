@@ -48,6 +48,26 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   key the type does not have ``invalid``. Sent on a connection of its own (a client that
   connects gets ``state`` first), or, to ``eukhe agent serve``, as a line of its stdin (its relay
   answers it).
+- The chat (memory.md "Use" and 003_bdb197ba90f97028.txt's command table; derived from
+  production's eukhe.agent.chat where the seed is silent): a scenario whose agent serves the
+  chat session (``"agent": "chat"``: the in-process agent with the session's turn loop, on the
+  session marked as the chat) owns an empty chat memory. ``/memory`` answers its status (rule
+  23's ceiling, 128,000 bytes; an empty chat: no message, no node, no view line) with the line
+  ``mem 0K/128K  messages 0  nodes 0  view lines 0`` and the chat's directory; ``/memory view``
+  every view line between ``<chat>`` and ``</chat>`` (none); ``/memory model`` the memory role,
+  memory.model (unset: the auxiliary model) and memory.thinking (Global, default medium);
+  ``/memory model PROVIDER/ID [LEVEL]`` saves them in the global config.cfg and starts the
+  compactor on it (a ``memory`` row: on that model, or no compactor when models.json has no such
+  provider). A name that is not PROVIDER/ID, a level not of the ladder, more words, or any other
+  ``/memory`` word is a CommandError. A turn of the chat ends as any turn without a model, then
+  every client gets the chat's status (a ``memory`` event). When another process owns the chat
+  memory (``"agent": "chat-busy"``; rule 7: one owner), the agent serves the session without it:
+  each turn ends failed, saying another chat owns it, and ``/memory`` is refused ``not_chat``.
+- ``get_model_catalog``: the catalog, of which the transcript shows the models of models.json
+  (provider, id, the levels S10 offers each), in the file's order, and no models.json error.
+- ``raw`` lines past the in-process agent's line limit (``LINE_LIMIT`` bytes, set for the
+  scenarios; the agent process reads the protocol's 64 MiB) are ``too_long``; a raw line with no
+  newline is read at the connection's end (a blank one is no line: only the greeting).
 - ``/memory ...`` without a loop: refused ``no_loop``; ``/agent`` with no name or no task: a
   CommandError; ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
   have a SessionError (the scenarios name no entry their sessions reach); any other command is
@@ -96,6 +116,9 @@ DECLS: tuple[cv.Decl, ...] = (
     cv.Decl("defaultThinkingLevel", _LEVEL, cv.GLOBAL, True, False, ef.FALLBACK_DEFAULT),
     cv.Decl("titles.generate", cv.Type(cv.BOOL), cv.GLOBAL, True, False, True),
     cv.Decl("memory.model", cv.Type(cv.STRING), cv.GLOBAL, True, False, ""),
+    cv.Decl("memory.thinking", _LEVEL, cv.GLOBAL, True, False, "medium"),
+    cv.Decl("defaultProvider", cv.Type(cv.STRING), cv.GLOBAL, True, False, ""),
+    cv.Decl("defaultModel", cv.Type(cv.STRING), cv.GLOBAL, True, False, ""),
     cv.Decl("stt.enabled", cv.Type(cv.BOOL), cv.LOCAL, True, True, False),
     cv.Decl("temperature", cv.Type(cv.FLOAT), cv.LOCAL, False, False, 1.0),
 )
@@ -131,6 +154,8 @@ class World:
     effort: ef.Session  # the stored level, the default, the session model as S10 sees it
     loop: bool = False  # whether the agent runs the turn loop (the real agent process)
     terminal: bool = False  # whether requests are lines of the stdin of ``eukhe agent serve``
+    chat: bool = False  # whether the session is the chat (its agent owns the chat memory)
+    busy_chat: bool = False  # whether the session is the chat and another process owns the chat memory
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -187,13 +212,13 @@ def catalog_of(raw: object) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-def open_session(raw_catalog: object, loop: bool = False, terminal: bool = False) -> World:
+def open_session(raw_catalog: object, loop: bool = False, terminal: bool = False, chat: bool = False, busy_chat: bool = False) -> World:
     """S10 session 1: no pinned model and no saved default, so no model; the stored level is
     unset and settles on defaultThinkingLevel (medium)."""
     reg = cv.registry(DECLS)
     assert not isinstance(reg, cv.RegistryError)
     cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
-    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal)
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat)
     default = value(world, "defaultThinkingLevel")
     opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
     return replace(world, effort=opened)
@@ -402,6 +427,7 @@ def save(world: World) -> list[str]:
 
 
 NO_MODEL = "the session has no model: pick one with /model"
+CHAT_BUSY = "another eukhe chat owns AGENT/chat/main; one chat runs turns at a time"  # memory.md rule 7
 
 
 def turn(world: World, kind: str, text: str) -> list[str]:
@@ -414,7 +440,9 @@ def turn(world: World, kind: str, text: str) -> list[str]:
     if world.model is not None:
         raise ValueError("a turn with a model reaches the network: no scenario sends one")
     said = json.dumps(text, ensure_ascii=False)  # a message may hold a newline: the transcript line holds it quoted
-    return ["ok the turn starts", f"turn_start {said}", f"turn_end failed {json.dumps(NO_MODEL, ensure_ascii=False)}"]
+    why = CHAT_BUSY if world.busy_chat else NO_MODEL
+    ended = ["ok the turn starts", f"turn_start {said}", f"turn_end failed {json.dumps(why, ensure_ascii=False)}"]
+    return ended + ([memory_line("", ())] if world.chat else [])  # the chat's status bar after its turn
 
 
 # the requests of the protocol: type -> (field, JSON kind, required); every one may carry "id", a string
@@ -466,9 +494,79 @@ def raw_kind(line: str) -> str:
     raise ValueError(f"the raw line {line!r} is a request")
 
 
-def raw(world: World, line: str) -> list[str]:
+LINE_LIMIT = 4096  # bytes of a line the in-process agents of the scenarios read (the bridge sets it)
+PROTOCOL_LINE_LIMIT = 64 * 1024 * 1024  # the protocol's own: the agent process reads up to it
+
+
+def raw(world: World, line: str, eol: bool = True) -> list[str]:
+    """A line that is not a request, on a connection of its own (``eol``: ended by a newline,
+    else by the end of what the client writes, where a blank rest is no line at all)."""
     greeting = [] if world.terminal else [state_line(world)]
+    limit = LINE_LIMIT if world.chat or world.busy_chat or not world.loop else PROTOCOL_LINE_LIMIT
+    if len(line.encode("utf-8")) > limit:
+        return greeting + ["error too_long"]
+    if not eol and not line.strip():
+        return greeting
     return greeting + ["error " + raw_kind(line)]
+
+
+# -- the chat (memory.md "Use"; the module's docstring) ------------------------------------------
+
+CEILING = 128_000  # rule 23: the view's ceiling, in bytes
+EMPTY_STATUS = "mem 0K/128K  messages 0  nodes 0  view lines 0"
+
+
+def memory_line(text: str, lines: tuple[str, ...]) -> str:
+    """A ``memory`` event of the empty chat: its status, the reply's text and lines."""
+    shown = json.dumps(text, ensure_ascii=False)
+    return f"memory bytes=0/{CEILING} messages=0 nodes=0 view_lines=0 text={shown} lines={json.dumps(list(lines), ensure_ascii=False)}"
+
+
+def is_model_name(name: str) -> bool:
+    provider, slash, model_id = name.partition("/")
+    return bool(slash and provider and model_id)
+
+
+def memory_model(world: World, words: list[str]) -> tuple[World, list[str]]:
+    """``/memory model [PROVIDER/ID [LEVEL]]``: show, or save the memory role (Global) and start
+    the compactor on it."""
+    if not words:
+        current = str(value(world, "memory.model")) or "(unset: the auxiliary model)"
+        return world, [memory_line(f"memory.model {current}  memory.thinking {value(world, 'memory.thinking')}", ())]
+    if len(words) > 2 or not is_model_name(words[0]) or (len(words) == 2 and words[1] not in ef.LADDER):
+        return world, ["error CommandError"]
+    state = global_set(world.cvars, cv.Set("memory.model", words[0]))
+    if len(words) == 2:
+        state = global_set(state, cv.Set("memory.thinking", words[1]))
+    world = with_cvars(world, state)
+    thinking = value(world, "memory.thinking")
+    providers = {e.provider for e in world.catalog}
+    provider = words[0].partition("/")[0]
+    row = f"row memory memory: compactor on {words[0]} (memory.model, thinking {thinking})" if provider in providers else "row memory memory: no compactor"
+    return world, [row, memory_line(f"memory.model {words[0]}  memory.thinking {thinking} (saved)", ())]
+
+
+def memory(world: World, rest: str) -> tuple[World, list[str]]:
+    if not world.loop:
+        return world, ["error no_loop"]
+    if not world.chat:
+        return world, ["error not_chat"]
+    words = rest.split()
+    if not words:
+        return world, [memory_line(EMPTY_STATUS, ("chat AGENT/chat/main",))]
+    if words == ["view"]:
+        return world, [memory_line("", ("<chat>", "</chat>"))]
+    if words[0] == "model":
+        return memory_model(world, words[1:])
+    return world, ["error CommandError"]
+
+
+def catalog(world: World) -> list[str]:
+    """get_model_catalog: the models of models.json (grouped by provider as the file holds them)."""
+    providers = list(dict.fromkeys(e.provider for e in world.catalog))
+    ordered = [e for provider in providers for e in world.catalog if e.provider == provider]
+    shown = " ".join(f"{e.provider}/{e.id}[{show_levels(ef.offer_of(e.model))}]" for e in ordered)
+    return [f"catalog {shown} errors=0"]
 
 
 def is_name(name: str) -> bool:
@@ -492,6 +590,41 @@ def spawn(world: World, rest: str) -> list[str]:
     return ["error no_model"]
 
 
+def open_head(world: World) -> int:
+    """The entry main's head is at once the agent has opened the session: the first commit of a
+    session is entry 1, the stored thinking level settled at open (the chat: its mark first)."""
+    return 2 if world.chat or world.busy_chat else 1
+
+
+def saved_default(world: World) -> Entry | None:
+    """The saved default (S6: defaultProvider and defaultModel, both set, Global) as an unpinned
+    session takes it: a model of the catalog (every provider of models.json has its key), else
+    none (never silently replaced; the scenarios' rows are not told)."""
+    saved = (str(value(world, "defaultProvider")), str(value(world, "defaultModel")))
+    if not (saved[0] and saved[1]):
+        return None
+    return next((e for e in world.catalog if (e.provider, e.id) == saved), None)
+
+
+def rewind(world: World) -> tuple[World, list[str]]:
+    """``/rewind`` to the head at open: main's documents as of it (no pinned model, no layer,
+    none of the session agent's sets and aliases; the Global config stays, it is no document of
+    main), so the model is the saved default as it is now (S6), and the stored level as settled
+    then is settled again on that model (the scenarios save defaults that offer it, so it stays);
+    every client gets the state again before the asker's ``ok``."""
+    opened = open_session([])
+    cvars = cv.State(world.cvars.reg, world.cvars.config, opened.cvars.family, opened.cvars.aliases)
+    world = with_cvars(world, cvars)
+    entry = saved_default(world)
+    world = replace(world, stack=(), model=None if entry is None else (entry.provider, entry.id))
+    session = ef.Session(opened.effort.stored, world.effort.default, None if entry is None else entry.model)
+    settled, _ = ef.step(session, "open", None)
+    if settled.stored != session.stored:
+        raise ValueError("a saved default that settles the level otherwise: no scenario goes there")
+    world = replace(world, effort=settled)
+    return world, [state_line(world), f"ok rewound: the head of main is entry {open_head(world)}"]
+
+
 def command(world: World, line: str) -> tuple[World, list[str]]:
     line = line.strip()
     word, _, rest = line.partition(" ")
@@ -504,14 +637,18 @@ def command(world: World, line: str) -> tuple[World, list[str]]:
     if word == "/model":
         return switch(world, rest)
     if word == "/memory":
-        return world, ["error not_chat" if world.loop else "error no_loop"]  # no scenario's session is the chat
+        return memory(world, rest)
     if word == "/agent":
         return world, spawn(world, rest)
     if word == "/rewind":
-        # an entry is a whole number (a sign allowed, 30 digits at most); the scenarios name only
-        # entries no session of theirs reaches, so each is refused as unknown to main
+        # an entry is a whole number (a minus sign allowed, 30 digits at most); the scenarios name
+        # the head at open, or entries no session of theirs reaches, refused as unknown to main
         body = rest.strip()[1:] if rest.strip().startswith("-") else rest.strip()
-        return world, ["error SessionError" if body.isascii() and body.isdigit() and len(body) <= 30 else "error CommandError"]
+        if not (body.isascii() and body.isdigit() and len(body) <= 30):
+            return world, ["error CommandError"]
+        if int(rest.strip()) == open_head(world):
+            return rewind(world)
+        return world, ["error SessionError"]
     return world, ["error CommandError"]
 
 
@@ -533,14 +670,17 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
     if kind in ("turn", "steer", "follow_up", "abort"):
         return world, turn(world, str(kind), str(event.get("text", "")))
     if kind == "raw":
-        return world, raw(world, str(event["line"]))
+        return world, raw(world, str(event["line"]), bool(event.get("eol", True)))
+    if kind == "get_model_catalog":
+        return world, catalog(world)
     raise ValueError(f"unknown request {kind!r}")
 
 
 def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
-    world = open_session(events[0]["catalog"], events[0].get("agent") is not None, events[0].get("agent") == "serve")
+    mode = events[0].get("agent")
+    world = open_session(events[0]["catalog"], mode is not None, mode == "serve", mode == "chat", mode == "chat-busy")
     lines = [f"0 {state_line(world)}"]
     for number, event in enumerate(events[1:], 1):
         world, said = step(world, event)

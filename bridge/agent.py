@@ -20,6 +20,15 @@ soft prompt alone), the note the request ends with and the conversation it sends
 message (``message_tokens``: a dropped result, a reply sent twice or split, a note kept in the
 conversation all show).
 
+While a request runs, a scenario may also send a second ``turn`` (refused busy) or ``abort`` (the
+run ends aborted before the request's reply is played). A bash call of the first request may
+write past the output cap (its result is told as its length, its first and last output lines and
+its status line), leave a job running, write bytes that are not UTF-8, or ask a timeout past the
+session's toolBlockingBudgetMs. Titles (inference.md S9): a scenario whose setup names ``titles``
+turns titles.generate on (or names the session as its user would); the session's first message
+then starts one title request to the session's model in the background, answered from the
+setup's ``title_reply``; the scenario ends with how many title requests came and the title.
+
 The generator aims its scenarios at the cases the issue names (a goal that completes, a goal
 that pauses at the stall cap, a reminder, a forced call missed until NotCalled, a loop cut and
 retried with a note, a leaked call rebuilt, broken arguments repaired and refused, a 429
@@ -49,7 +58,9 @@ the children started before it have ended, so the reports come in the order they
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
 import random
 import re
 import tempfile
@@ -64,10 +75,11 @@ from eukhe.agent import daemon
 from eukhe.agent import protocol as p
 from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT
 from eukhe.agent.daemon import MODEL_DOC
-from eukhe.agent.runner import runner_factory
+from eukhe.agent.runner import TITLE_DOC, runner_factory
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
 from eukhe.session import MAIN, Store
+from eukhe.tiny.uses import TITLE_PROMPT
 from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Wait, base_url
 
 API = "openai-completions"
@@ -143,6 +155,19 @@ POOL: tuple[tuple[str, str, str, str], ...] = (
     ("ghost", '{"path": "a.txt"}', "ghost", "tool_unavailable"),
     ("reed", '{"path": "a.txt"}', "reed", "tool_unavailable"),
 )
+# bash past the output cap (memory.md rule 9: head and tail kept), a job left running in the
+# background (its group ended with the call), bytes that are not UTF-8, and a timeout asked past the
+# session's toolBlockingBudgetMs (TOOL_BUDGET_MS in the scenarios that ask it): the budget holds.
+BASH_POOL: tuple[tuple[str, str, str, str], ...] = (
+    ("bash", '{"command": "seq 1 30000"}', "bash-large", "ok"),
+    ("bash", '{"command": "seq 1 8000"}', "bash-mid", "ok"),
+    ("bash", '{"command": "seq 1 30000; exit 2"}', "bash-large-exit", "exit_status"),
+    ("bash", '{"command": "sleep 30 & echo started"}', "bash-background", "ok"),
+    ("bash", '{"command": "printf \'\\\\377x\\\\n\'"}', "bash-not-utf8", "ok"),
+    ("bash", '{"command": "sleep 30", "timeout_ms": 600000}', "bash-over-budget", "timeout"),
+)
+TOOL_BUDGET_MS = 1000
+SEQ_OUTPUT = {"bash-large": (30000, 0), "bash-mid": (8000, 0), "bash-large-exit": (30000, 2)}  # seq 1 N, then its exit code
 LEAK_POOL: tuple[tuple[str, str, str, str], ...] = (
     ("read", '{"path": "a.txt"}', "read-a", "ok"),
     ("ls", '{"path": "src"}', "ls-src", "ok"),
@@ -208,6 +233,17 @@ CASES = frozenset(
         "several_inputs",
         "default_reply",
         "parallel_calls",
+        "bash_output_past_cap",
+        "bash_output_between_caps",
+        "bash_job_left_running",
+        "bash_not_utf8",
+        "bash_timeout_past_budget",
+        "turn_busy",
+        "turn_aborted",
+        "title_from_the_session_model",
+        "title_none",
+        "title_of_a_named_session",
+        "request_waits_for_a_slot",
     }
 )
 
@@ -239,6 +275,12 @@ def is_summary(body: Any) -> bool:
     return isinstance(messages, list) and bool(messages) and isinstance(messages[-1], dict) and _text(messages[-1]) == SUMMARY_PROMPT
 
 
+def is_title(body: Any) -> bool:
+    """Whether a request asks for the session's title (its one message the title prompt)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], dict) and _text(messages[0]).startswith(TITLE_PROMPT)
+
+
 def summary_script(summary: dict[str, Any]) -> Any:
     if summary.get("fault") == "fail":
         return Fail(500, '{"error": {"type": "server_error", "message": "no summary"}}')
@@ -264,6 +306,8 @@ class _Recording(LoopbackServer):
         self.child_lines: dict[str, list[str]] = {}  # the requests of each child, as transcript lines
         self.started: list[str] = []  # the background children, in the order they started
         self.ended: set[str] = set()  # the children whose reports came
+        self.title: Any = None  # the reply to the session's title request (inference.md S9)
+        self.title_requests = 0
 
     def drop_scripts(self) -> None:
         """Forget the replies and summaries a turn did not take, and the requests recorded so far."""
@@ -289,6 +333,10 @@ class _Recording(LoopbackServer):
             self._settle.notify_all()
 
     def _record(self, recorded: Recorded) -> None:
+        if is_title(recorded.body):  # the title's request runs beside the turn: counted, told at the end
+            with self._lock:
+                self.title_requests += 1
+            return
         if is_summary(recorded.body):
             with self._lock:
                 self.summary_lines.append("summary sent=" + message_tokens(cast(dict[str, Any], recorded.body)["messages"][:-1]))
@@ -303,6 +351,10 @@ class _Recording(LoopbackServer):
             self.lines.append(request_line(recorded.body))
 
     def _next(self, recorded: Recorded) -> Any:
+        if is_title(recorded.body):
+            with self._lock:
+                script, self.title = self.title, None
+            return script if script is not None else Stream([Text("done.")])
         if is_summary(recorded.body):
             gate = self.summary_gate
             if gate is not None:
@@ -436,13 +488,17 @@ SETUP_CVARS = {
     "follow_up_mode": "followUpMode",
     "keep_recent": "compaction.keepRecentTokens",
     "max_subagents": "subagentMaxConcurrency",
+    "tool_budget": "toolBlockingBudgetMs",
 }
 # The model's window and maxTokens (the reserve) for each compaction setup (the module's docstring).
 WINDOWS = {"background": (100_000, 89_600), "blocking": (1_000, 500)}
-# The agent dir's settings: no titles (a title's request is no part of the loop), and at most two
+# The agent dir's settings: no titles (a title's request is no part of the loop) but in the scenarios
+# whose setup names ``titles`` (the title request is answered from ``title_reply``, counted and not
+# told as a request line; the title is told at the scenario's end), and at most two
 # requests in flight to the provider (each request takes a slot, eukhe.agent.inflight: a turn's, a
 # summary's, and those of the children running at once).
-SETTINGS = {"titles": {"generate": False}, "providerMaxInFlight": {"loop": 4}}
+PROVIDER, IN_FLIGHT = "loop", 4
+SETTINGS = {"titles": {"generate": False}, "providerMaxInFlight": {PROVIDER: IN_FLIGHT}}
 
 
 class _Printer:
@@ -454,6 +510,7 @@ class _Printer:
         self.limit = 4  # subagentMaxConcurrency
         self.starts = 0  # children started so far
         self.reports = 0  # children whose reports came so far
+        self.titles: list[str] = []  # the title rows
 
     def child(self, name: str) -> tuple[list[str], _Printer]:
         if name not in self.blocks:
@@ -514,7 +571,7 @@ class _Printer:
             shown = event["kind"] or "ok"
             self.lines.append(f"call task {shown}" + (f" {event['text']}" if shown == "ok" else ""))
         elif kind == "tool_result":
-            self.lines.append(f"call {self.names[event['id']]} {event['kind'] or 'ok'}")
+            self.lines.append(f"call {self.names[event['id']]} {event['kind'] or 'ok'}" + long_result(self.names[event["id"]], event["text"]))
         elif kind == "subagent":
             self.child(event["agent"])[1].emit(event["event"])
         elif kind == "row" and event["kind"] == "subagent":
@@ -525,10 +582,21 @@ class _Printer:
                 self.lines.append("continuation " + json.dumps(event["continuation"], ensure_ascii=False))
         elif kind == "row" and event["kind"] == "compaction":
             self.compaction(event["text"])
+        elif kind == "row" and event["kind"] == "title":  # it comes whenever its request ends: told at the end
+            self.titles.append(event["text"])
         elif kind == "row":
             self.lines.append(f"row {event['kind']}: {event['text']}")
         elif kind == "turn_end":
             self.lines.append(f"end {event['reason']}")
+
+
+def long_result(name: str, text: str) -> str:
+    """A bash result past 1,000 characters: `` [LENGTH chars, lines FIRST..LAST, STATUS]`` (the
+    first and the last line of its output, its status line); else nothing."""
+    if name != "bash" or len(text) <= 1000:
+        return ""
+    lines = text.split("\n")
+    return f" [{len(text)} chars, lines {lines[0]}..{lines[-2]}, {lines[-1]}]"
 
 
 class _Client:
@@ -564,11 +632,50 @@ def production(events: Sequence[Event]) -> list[str]:
             model["contextWindow"], model["maxTokens"] = WINDOWS[str(setup["compaction"])]
         provider = {"baseUrl": base_url(server, API), "apiKey": "key-loop", "api": API, "models": [model]}
         (agent_dir / "models.json").write_text(json.dumps({"providers": {"loop": provider}}), encoding="utf-8")
-        (agent_dir / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
+        settings = dict(SETTINGS, titles={"generate": True}) if "titles" in setup else SETTINGS
+        (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         with Store(agent_dir / "sessions").create() as session:
             session.conversation(MAIN).commit(documents={MODEL_DOC: {"provider": "loop", "id": "loop-model"}})
+            if setup.get("titles") == "named":  # the user named the session: it keeps its name
+                session.conversation(MAIN).commit(documents={TITLE_DOC: {"title": "My own name", "by": "user"}})
             asyncio.run(_serve(server, agent_dir, work, session, events, lines))
     return lines
+
+
+def hold_slots(agent_dir: Path) -> list[int]:
+    """Every providerMaxInFlight slot of the scenarios' provider, taken as another process of the
+    agent dir would hold them (eukhe.agent.inflight: an exclusive flock on each slot file)."""
+    directory = agent_dir.joinpath("run", "inflight", PROVIDER)
+    directory.mkdir(parents=True, exist_ok=True)
+    held = []
+    for index in range(IN_FLIGHT):
+        fd = os.open(directory / f"{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.append(fd)
+    return held
+
+
+def waiters(fds: Sequence[int]) -> bool:
+    """Whether a lock request waits on one of the held slot files (the kernel's /proc/locks lists a
+    blocked request as ``->`` before its lock's device and inode)."""
+    inodes = {os.fstat(fd).st_ino for fd in fds}
+    with open("/proc/locks", encoding="ascii") as table:
+        for line in table:
+            fields = line.split()
+            if len(fields) > 5 and fields[1] == "->" and int(fields[6].rsplit(":", 1)[1]) in inodes:
+                return True
+    return False
+
+
+async def release_when_waited(held: list[int], server: _Recording) -> str:
+    """The slots let go once the turn's request waits for one (what the line says), or once the
+    request came all the same (no slot stopped it: a breach of providerMaxInFlight)."""
+    while not waiters(held) and not server.requests:
+        await asyncio.sleep(0.001)
+    came = bool(server.requests)
+    for fd in held:
+        os.close(fd)
+    return "slots held: the request came while every slot was held" if came else "slots held: the request waited for one"
 
 
 async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, events: Sequence[Event], lines: list[str]) -> None:
@@ -613,10 +720,15 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
         while runner.subagent_jobs():
             await asyncio.gather(*runner.subagent_jobs(), return_exceptions=True)
 
+    setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
+    asked_turn = False
     try:
         for number, event in enumerate(events):
             if "setup" in event:
-                sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items() if k != "compaction"]
+                sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items() if k in SETUP_CVARS]
+                title = dict(event["setup"]).get("title_reply")
+                server.title = None if title is None else script_of(dict(title))
+                server.title_requests = 0
                 client.printer.limit = int(dict(event["setup"]).get("max_subagents", client.printer.limit))
                 background = dict(event["setup"]).get("compaction") == "background"
                 server.summary_gate = threading.Event() if background else None
@@ -644,15 +756,17 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                     server.drop_scripts()
             elif "input" in event:
                 lines.append(f"input {event['input']}")
+                held = hold_slots(agent_dir) if setup.get("slots_held") and not asked_turn else None
+                asked_turn = True
                 scripts: list[Any] = []
-                gates: list[tuple[int, threading.Event, list[dict[str, Any]], list[p.SteerRequest | p.FollowUpRequest]]] = []
+                gates: list[tuple[int, threading.Event, list[dict[str, Any]], list[p.SteerRequest | p.FollowUpRequest], dict[str, Any]]] = []
                 for index, reply in enumerate(event.get("replies", [])):
                     sent: list[p.SteerRequest | p.FollowUpRequest] = [*(p.SteerRequest(text=t) for t in reply.get("steer", [])), *(p.FollowUpRequest(text=t) for t in reply.get("follow_up", []))]
                     spawns = [dict(a) for a in reply.get("agents", [])]
-                    gate = threading.Event() if sent or spawns else None
+                    gate = threading.Event() if sent or spawns or reply.get("busy") or reply.get("abort") else None
                     scripts.append(script_of(reply, gate))
                     if gate is not None:
-                        gates.append((index, gate, spawns, sent))
+                        gates.append((index, gate, spawns, sent, reply))
                 server.script(*scripts)
                 server.summaries = [dict(s) for s in event.get("summaries", [])]
                 server.children = {str(n): [script_of(r) for r in rs] for n, rs in dict(event.get("children", {})).items()}
@@ -660,7 +774,9 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
-                    for index, gate, spawns, sent in gates:
+                    if held is not None:  # every slot of the provider taken: the turn's request waits for one
+                        lines.append(await release_when_waited(held, server))
+                    for index, gate, spawns, sent, reply in gates:
                         # the request that plays reply ``index`` comes (it waits at the gate), or
                         # the turn ends without it
                         while len(server.requests) <= index and agent.task is not None:
@@ -670,14 +786,26 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                                 await start_child(spawn)
                             for request in sent:
                                 ask(request)
-                        gate.set()
+                            if reply.get("busy"):  # a second turn while this one runs
+                                said = ask(p.TurnRequest(text="another turn"))
+                                lines.append(f"turn refused {said['kind']}" if said["type"] == "error" else "turn started")
+                            if reply.get("abort"):
+                                said = ask(p.AbortRequest())
+                                lines.append("abort ok" if said["type"] == "ok" else f"abort refused {said['kind']}")
+                        gate.set()  # (after an abort the run is cancelled before it reads another byte)
                     while agent.task is not None:
                         await asyncio.shield(agent.task)
                 finally:
                     server.lines = None
                     server.compacting = None
                     server.drop_scripts()
+        if runner.titling is not None:  # the title, in the background all along, to its end
+            await runner.titling
+        if "titles" in setup:
+            shown = json.dumps(client.printer.titles[-1], ensure_ascii=False) if client.printer.titles else "-"
+            lines.append(f"title requests={server.title_requests} rows={len(client.printer.titles)} title={shown}")
     finally:
+        server.title = None
         server.summary_gate = None
         agent.clients.clear()
         await agent.close()
@@ -753,6 +881,15 @@ AIMS = (
     "random",
     "random",
 )
+TITLE_REPLIES = (
+    {"text": "Checking the files"},
+    {"text": '\n"Fix the failing tests"\nThen more.'},
+    {"text": "Title: **Review a.txt**"},
+    {"text": "title: `ls`"},
+    {"text": "x" * 100},
+    {"text": "  \n"},
+    {"fault": "fail"},
+)
 KEEP = 7  # compaction.keepRecentTokens of the compaction scenarios: the estimate of their inputs
 SUMMARIES = ({"text": "The user asked for the files; a.txt was read."}, {"text": "Files were listed and read."}, {"fault": "fail"}, {"text": ""})
 
@@ -805,6 +942,13 @@ def generate(index: int) -> list[Event]:
             script = replies(rng, rng.randint(1, 5), ("leak", "bad_leak", "answer", "length_calls"))
         elif aim == "broken_arguments":
             script = [tools_reply(rng, rng.randint(1, 3)) for _ in range(rng.randint(1, 3))] + [answer(rng)]
+            if rng.random() < 0.6:  # a command's output past the cap, its exit, a job left behind, the budget
+                bash: dict[str, Any] = call(rng, BASH_POOL)
+                if bash["act"] in SEQ_OUTPUT:
+                    bash["seq"], bash["exit"] = SEQ_OUTPUT[bash["act"]]
+                if bash["act"] == "bash-over-budget":
+                    setup["tool_budget"] = TOOL_BUDGET_MS
+                script.insert(0, {"calls": [bash], "stop": "toolUse"})  # the first request's: always reached
         elif aim == "retry_429":
             script = replies(rng, rng.randint(1, 5), ("fail", "fail", "answer", "tools"))
         elif aim == "max_notes":
@@ -890,6 +1034,15 @@ def generate(index: int) -> list[Event]:
                     )
                 )
             script = replies(rng, rng.randint(0, 7))
+            if k == 0 and rng.random() < 0.5:  # the session's title from its first message (S9)
+                setup["titles"] = rng.choice(["on", "on", "on", "named"])
+                setup["title_reply"] = dict(rng.choice(TITLE_REPLIES))
+            elif k == 0 and rng.random() < 0.5:  # every slot of the provider held elsewhere (S4b.4)
+                setup["slots_held"] = True
+            if script and rng.random() < 0.4:  # a second turn, or an abort, while a request runs
+                target = rng.choice(script)
+                if target.get("fault") != "fail":
+                    target[rng.choice(["busy", "abort", "abort"])] = True
         if aim == "compaction":
             events.append({"input": f"task {k} of scenario {index:04d}", "replies": script, "summaries": summaries})
         else:
@@ -965,6 +1118,28 @@ def reached(events: Sequence[Event]) -> set[str]:
         found.add("repaired_arguments")
     if any(len(r.get("calls", [])) > 1 for e in inputs for r in e.get("replies", [])):
         found.add("parallel_calls")
+    bash = {
+        "bash-large": "bash_output_past_cap",
+        "bash-large-exit": "bash_output_past_cap",
+        "bash-mid": "bash_output_between_caps",
+        "bash-background": "bash_job_left_running",
+        "bash-not-utf8": "bash_not_utf8",
+        "bash-over-budget": "bash_timeout_past_budget",
+    }
+    found.update(bash[c["act"]] for c in calls if c["act"] in bash)
+    if "turn refused busy" in text:
+        found.add("turn_busy")
+    if "end aborted" in text:
+        found.add("turn_aborted")
+    titled = [line for line in lines if line.startswith("title requests=")]
+    if any(line.startswith("title requests=1") and not line.endswith("title=-") for line in titled):
+        found.add("title_from_the_session_model")
+    if any(line.startswith("title requests=1") and line.endswith("title=-") for line in titled):
+        found.add("title_none")
+    if "slots held: the request waited for one" in lines:
+        found.add("request_waits_for_a_slot")
+    if any(line.startswith("title requests=0") for line in titled):
+        found.add("title_of_a_named_session")
     return found
 
 

@@ -13,14 +13,26 @@ one of three (the scenario's first event says which):
   and connects the real client to its socket; the process ends (exit 0) once its client has gone;
 - ``"agent": "serve"``: ``eukhe agent serve --session ID`` in the foreground, as a user runs it
   in a terminal: each request is a line written to its stdin, each event a line read from its
-  stdout (its relay, its own client of the agent it serves); SIGTERM ends it, exit 0.
+  stdout (its relay, its own client of the agent it serves); SIGTERM ends it, exit 0;
+- ``"agent": "chat"``: the chat's agent in this process: a ``Daemon`` with the session turn loop
+  (``eukhe.agent.runner``) on the chat session (``eukhe.agent.chat``), which owns the chat memory
+  of its agent dir (``/memory``, ``/memory view``, ``/memory model``; a turn's end tells the chat's
+  status); ``"agent": "chat-busy"``: the same while this process owns the chat memory first, as
+  another ``eukhe chat`` would (memory.md rule 7), so the agent serves the chat without it.
+
+The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so a raw line past
+it is answered ``too_long``; a raw line may also end with the end of what its connection writes
+instead of a newline. ``get_model_catalog`` is told as the models of models.json and their levels.
+``/rewind`` to the head at open brings the session back to its start (a saved default, set with
+``--global``, is then its model).
 
 The real process runs the real turn loop (``eukhe.agent.runner``): its scenarios also send turns,
 ``steer``, ``follow_up``, ``abort``, ``/memory`` and ``/agent NAME TASK``, while the session has no
 model (a model would send them to the network). Starting a Python process costs about a second
 (three under coverage), so only a deterministic subset runs through it: 12 scenarios, one in 25
-(0, 26, 52, ...: each focus of the generator), half each way; every other scenario runs in this
-process, where the same requests are refused no_loop. Each scenario starts from a fresh session
+(0, 26, 52, ...: each focus of the generator), half each way; 12 more run the chat's agent and 6
+the chat owned elsewhere, in this process; every other scenario runs in this process with no turn
+loop, where the same requests are refused no_loop. Each scenario starts from a fresh session
 in its own agent dir, whichever agent serves it. Under a deliberate break (EUKHE_BREAK) the agent
 process gets a sitecustomize on its PYTHONPATH that installs the same break in it.
 
@@ -45,6 +57,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import sys
 import tempfile
@@ -59,9 +72,13 @@ from bridge.core import Bridge, Event
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
+from eukhe.agent.chat import CHAT, CHAT_SESSION, CONTEXT_DOC
 from eukhe.agent.reach import reach
+from eukhe.agent.runner import runner_factory
+from eukhe.memory.owner import Memory
+from eukhe.memory.store import chat_dir
 from eukhe.paths import socket_address
-from eukhe.session import Store
+from eukhe.session import MAIN, Store
 
 BASE_URL = "http://127.0.0.1:9/v1"  # never reached: no turn runs
 
@@ -107,8 +124,20 @@ def event_line(event: dict[str, Any]) -> str:
         return "switches " + _switches(event["switches"])
     if kind == "directors":
         return "directors " + (",".join(layer["kind"] for layer in event["stack"]) or "-")
+    if kind == "row" and event["kind"] == "memory" and event["text"].startswith("memory: no compactor:"):
+        return "row memory memory: no compactor"  # its reason names every provider of the catalog
     if kind == "row":
         return f"row {event['kind']} {event['text']}"
+    if kind == "memory":
+        lines = [re.sub(r"^chat .*/agent/", "chat AGENT/", line) for line in event["lines"]]
+        return (
+            f"memory bytes={event['view_bytes']}/{event['ceiling']} messages={event['messages']} nodes={event['nodes']} "
+            f"view_lines={event['view_lines']} text={json.dumps(event['text'], ensure_ascii=False)} lines={json.dumps(lines, ensure_ascii=False)}"
+        )
+    if kind == "model_catalog":
+        own = [m for m in event["models"] if m["source"] == "models.json"]
+        shown = " ".join(f"{m['provider']}/{m['id']}[{_levels(m['thinking_levels'])}]" for m in own)
+        return f"catalog {shown} errors={len(event['models_json_errors'])}"
     if kind == "model":
         return f"model {_model(event['model'])} level={event['thinking_level']} offered={_levels(event['offered_levels'])}"
     if kind == "cvar_result":
@@ -123,8 +152,9 @@ def event_line(event: dict[str, Any]) -> str:
         return f"thinking level={event['level'] or 'null'} offered={_levels(event['offered_levels'])}"
     if kind == "turn_start":
         return f"turn_start {json.dumps(event['text'], ensure_ascii=False)}"
-    if kind == "turn_end":
-        return f"turn_end {event['reason']} {json.dumps(event['text'], ensure_ascii=False)}"
+    if kind == "turn_end":  # a path of the scenario's agent dir is told as AGENT
+        text = re.sub(r"/\S*/agent/chat/", "AGENT/chat/", event["text"])
+        return f"turn_end {event['reason']} {json.dumps(text, ensure_ascii=False)}"
     if kind == "cvar_saved":
         return "saved [" + ", ".join(f"{w['cvar']}={json.dumps(w['value'], sort_keys=True, ensure_ascii=False)}" for w in event["written"]) + "]"
     if kind == "state":
@@ -146,6 +176,8 @@ def request_of(event: Event) -> p.Request:
         return p.CycleThinkingLevelRequest(backward=bool(event.get("backward", False)))
     if kind == "cvar_save":
         return p.CvarSaveRequest()
+    if kind == "get_model_catalog":
+        return p.GetModelCatalogRequest()
     if kind == "turn":
         return p.TurnRequest(text=str(event["text"]))
     if kind == "steer":
@@ -181,11 +213,14 @@ Raw = Callable[[bytes], Awaitable[list[dict[str, Any]]]]
 async def exchange(events: Sequence[Event], send: Callable[[p.Request], Awaitable[None]], receive: Receive, raw: Raw) -> list[str]:
     """The state the agent sends first, then each request with its id: what the agent broadcasts
     while it answers, then its answer; a turn's answer ``ok`` is followed by the turn's events, to
-    its ``turn_end``. A raw line goes through ``raw``, which gives what answered it."""
+    its ``turn_end`` (in the chat, to the ``memory`` event after it). A raw line goes through
+    ``raw``, which gives what answered it."""
+    chat = events[0].get("agent") == "chat"
     lines = ["0 " + event_line(await receive())]
     for number, event in enumerate(events[1:], 1):
         if event["request"] == "raw":
-            lines.extend(f"{number} {event_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + b"\n"))
+            end = b"\n" if event.get("eol", True) else b""
+            lines.extend(f"{number} {event_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + end))
             continue
         request = request_of(event).model_copy(update={"id": f"r{number}"})
         await send(request)
@@ -197,7 +232,9 @@ async def exchange(events: Sequence[Event], send: Callable[[p.Request], Awaitabl
                 turn = said["type"] == "ok" and request.type in STARTS_A_TURN
                 if not turn:
                     break
-            elif turn and said["type"] == "turn_end":
+            elif turn and said["type"] == "turn_end" and not chat:
+                break
+            elif turn and said["type"] == "memory":
                 break
     return lines
 
@@ -209,12 +246,21 @@ def _typed(event: p.Event) -> dict[str, Any]:
 
 
 def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
-    """A ``Daemon`` with no turn loop in this process, reached by a real client."""
+    """A ``Daemon`` in this process, reached by a real client: with no turn loop, or (``"agent":
+    "chat"``) the chat's, with the session's turn loop (``eukhe.agent.runner``) on the session
+    marked as the chat, so the agent owns the chat memory of its agent dir."""
     lines: list[str] = []
-    with Store(agent / "sessions").create() as session:
+    chat = events[0].get("agent") in ("chat", "chat-busy")
+    owner = Memory(chat_dir(agent)) if events[0].get("agent") == "chat-busy" else None  # another process's, as the agent sees it
+    with contextlib.ExitStack() as stack, Store(agent / "sessions").create(CHAT_SESSION if chat else None) as session:
+        if owner is not None:
+            stack.callback(owner.close)
+            assert owner.is_owner
+        if chat:
+            session.conversation(MAIN).commit(documents={CONTEXT_DOC: CHAT})
 
         async def serve() -> None:
-            agent_process = daemon.Daemon(agent, session, None)
+            agent_process = daemon.Daemon(agent, session, runner_factory if chat else None, line_limit=model.LINE_LIMIT)
             await agent_process.start()
             try:
                 client = await AgentClient.connect(agent_process.address)
@@ -363,7 +409,7 @@ def production(events: Sequence[Event]) -> list[str]:
             return through_reach(Path(tmp), agent, events)
         if mode == "serve":
             return through_serve(Path(tmp), agent, events)
-        assert mode is None, mode
+        assert mode in (None, "chat", "chat-busy"), mode
         return in_process(agent, events)
 
 
@@ -413,6 +459,9 @@ GLOBAL_SETS = (
     "toggle stt.enabled",
     "toggle memory.model",  # NotBool
     'alias x "set serviceTier flex"',  # refused: only set and toggle
+    "set defaultProvider lab; set defaultModel deep-1",  # a saved default (S6): a rewound session takes it
+    "set defaultProvider den; set defaultModel deep-1",
+    "set defaultProvider nope; set defaultModel deep-1",  # of no provider: none
     "set serviceTier",  # ParseError
 )
 CAP_SETS = ("set directors.stackCap 0", "set directors.stackCap 1", "set directors.stackCap 2", "set directors.stackCap 3")
@@ -447,7 +496,21 @@ MODELS = (
     "/model zz-none",  # unknown id
     "/model lab/",  # a provider and no id
 )
-OTHER = ("/agent", "/agent helper", "/forget everything", "/remindme later", "/memory view", "/memory", "/rewind 999999", "/rewind -3", "/rewind x")
+OTHER = (
+    "/agent",
+    "/agent helper",
+    "/forget everything",
+    "/remindme later",
+    "/memory view",
+    "/memory",
+    "/rewind 999999",
+    "/rewind -3",
+    "/rewind x",
+    "/rewind +1",  # a plus sign: not an entry
+    "/rewind HEAD",  # the head at open (bend.daemon.open_head)
+    "/rewind 0HEAD",  # the same, written with a leading zero
+    "/model anthropic/no-such-9",  # a provider of the compiled catalog, and no model of it
+)
 SPAWNS = ("/agent helper look around", "/agent 9lives count them", "/agent x_y-Z2 go", "/agent bad.name go", "/agent ünï go")  # no model: refused
 TEXTS = ("hi", "run the tests", "ünïcödé ✓ 🙂", "x" * 2000, "line one\nline two")
 RAW = (  # lines that are not requests: each kind of the protocol's errors
@@ -473,6 +536,38 @@ RAW = (  # lines that are not requests: each kind of the protocol's errors
     '{"v":1,"type":"ünï","id":"raw"}',
 )
 PROCESS_EVERY = 25  # one scenario of each 25 runs through the real agent process (see production)
+MEMORY = (  # the chat's /memory lines (NAME: a model of the scenario's catalog, or of no provider)
+    "/memory",
+    "/memory view",
+    "/memory model",
+    "/memory model NAME",
+    "/memory model NAME",
+    "/memory model NAME high",
+    "/memory model NAME off",
+    "/memory model zz/none-1 low",  # of no provider: no compactor
+    "/memory model nope",  # not PROVIDER/ID
+    "/memory model lab/",  # no id
+    "/memory model NAME turbo",  # not a level
+    "/memory model NAME high extra",  # too many words
+    "/memory view all",
+    "/memory forget",
+)
+LONG = (  # past the in-process agent's line limit (bend.daemon.LINE_LIMIT)
+    '{"v":1,"type":"status","id":"' + "x" * 5000 + '"}',
+    "y" * 4097,
+    "ü" * 2049,  # 4098 bytes
+)
+
+
+def raw_event(rng: random.Random, in_process: bool) -> Event:
+    """A raw line; to an in-process agent, sometimes one past its line limit, or one that the end
+    of the connection ends instead of a newline."""
+    roll = rng.random()
+    if in_process and roll < 0.2:
+        return {"request": "raw", "line": rng.choice(LONG), "eol": rng.random() < 0.5}
+    if in_process and roll < 0.4:
+        return {"request": "raw", "line": rng.choice(RAW), "eol": False}
+    return {"request": "raw", "line": rng.choice(RAW)}
 
 
 def _catalog(rng: random.Random) -> list[dict[str, Any]]:
@@ -487,8 +582,15 @@ def generate(index: int) -> list[Event]:
     first: Event = {"catalog": catalog}
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
+    chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
+    busy = group % 2 == 1 and index % PROCESS_EVERY == (group + 4) % 5  # 25+0, 75+2, ...: the chat's, owned elsewhere
     if process:  # the real agent process: reached as a client starts it, or serving its terminal
         first["agent"] = "reach" if group % 2 == 0 else "serve"
+    elif chat:
+        first["agent"] = "chat"
+    elif busy:
+        first["agent"] = "chat-busy"
+    in_process = first.get("agent") in (None, "chat", "chat-busy")
     events: list[Event] = [first]
     modelled = False  # a /model line was sent: the turn loop of a real process would reach the network
     focus = index % 5  # each scenario leans on one kind of request, and mixes the rest
@@ -496,7 +598,7 @@ def generate(index: int) -> list[Event]:
         roll = rng.random()
         bias = {0: "cvar", 1: "push", 2: "effort", 3: "model", 4: "mix"}[focus]
         pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other", "turn", "save"])
-        if process and not modelled and rng.random() < 0.35:  # the turn loop's requests, while they stay off the network
+        if (process or chat or busy) and not modelled and rng.random() < 0.35:  # the turn loop's requests, while they stay off the network
             pick = "turn"
         if pick == "cvar":
             line = rng.choice(LOCAL_SETS)
@@ -504,7 +606,11 @@ def generate(index: int) -> list[Event]:
                 line = line + "; " + rng.choice(LOCAL_SETS)
             events.append({"request": "cvar", "line": line})
         elif pick == "global":
-            events.append({"request": "cvar", "line": rng.choice(GLOBAL_SETS), "global": True})
+            line = rng.choice(GLOBAL_SETS)
+            modelled = modelled or "defaultModel" in line  # a turn of an unpinned session would take it
+            events.append({"request": "cvar", "line": line, "global": True})
+            if "defaultModel" in line and rng.random() < 0.5:  # the session rewound to its start takes it
+                events.append({"request": "command", "line": "/rewind " + ("2" if chat or busy else "1")})
         elif pick == "push":
             if rng.random() < 0.15:
                 events.append({"request": "cvar", "line": rng.choice(CAP_SETS)})
@@ -519,13 +625,21 @@ def generate(index: int) -> list[Event]:
         elif pick == "cycle":
             events.append({"request": "cycle_thinking_level", "backward": rng.random() < 0.4})
         elif pick == "status":
-            events.append({"request": "status"})
+            events.append({"request": "status"} if rng.random() < 0.7 else {"request": "get_model_catalog"})
         elif pick == "save":
-            events.append({"request": "cvar_save"} if rng.random() < 0.6 else {"request": "raw", "line": rng.choice(RAW)})
+            events.append({"request": "cvar_save"} if rng.random() < 0.6 else raw_event(rng, in_process))
         elif pick == "turn":
-            kind = rng.choice(["turn", "turn", "steer", "follow_up", "abort", "spawn", "spawn", "memory", "raw"] + ["raw"] * 3 * (first.get("agent") == "serve"))
+            kind = rng.choice(["turn", "turn", "steer", "follow_up", "abort", "spawn", "spawn", "memory", "raw"] + ["raw"] * 3 * (first.get("agent") == "serve") + ["memory"] * 4 * (chat or busy))
             if kind == "raw":
-                events.append({"request": "raw", "line": rng.choice(RAW)})
+                events.append(raw_event(rng, in_process))
+            elif kind == "memory" and (chat or busy):
+                for _ in range(rng.randint(1, 3)):
+                    line = rng.choice(MEMORY)
+                    if "NAME" in line:
+                        line = line.replace("NAME", rng.choice([n.removeprefix("/model ") for n in names] + ["zz/none-1"]))
+                    events.append({"request": "command", "line": line})
+                    if "/" in line.split()[-1] and rng.random() < 0.5:  # the role as saved
+                        events.append({"request": "command", "line": "/memory model"})
             elif kind == "memory":
                 events.append({"request": "command", "line": rng.choice(["/memory", "/memory view", "/memory model x"])})
             elif modelled and kind != "abort":
@@ -537,7 +651,7 @@ def generate(index: int) -> list[Event]:
             else:
                 events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
-            events.append({"request": "command", "line": rng.choice(OTHER)})
+            events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat else "1")})
     events.append({"request": "status"})
     return events
 
@@ -612,6 +726,27 @@ CASES = frozenset(
         "agent without a model",
         "the agent process reached by a client",
         "the agent process serving its terminal",
+        "the chat's agent",
+        "memory status in the chat",
+        "memory view in the chat",
+        "memory model shown",
+        "memory model saved: its compactor",
+        "memory model saved with a level",
+        "memory model of no provider: no compactor",
+        "memory model shown once saved",
+        "memory line refused in the chat",
+        "chat turn ends with the chat's status",
+        "model catalog",
+        "rewind to the head at open",
+        "rewind to the saved default",
+        "model of a compiled provider it does not have",
+        "the chat owned by another process",
+        "turn in a chat another process owns",
+        "memory in a chat another process owns",
+        "raw line too long",
+        "raw line too long with no newline",
+        "raw line with no newline",
+        "raw blank line with no newline",
     }
 )
 
@@ -623,7 +758,11 @@ def reached(events: Sequence[Event]) -> set[str]:
         cases.add("the agent process reached by a client")
     elif mode == "serve":
         cases.add("the agent process serving its terminal")
-    world = model.open_session(events[0]["catalog"], mode is not None, mode == "serve")
+    elif mode == "chat":
+        cases.add("the chat's agent")
+    elif mode == "chat-busy":
+        cases.add("the chat owned by another process")
+    world = model.open_session(events[0]["catalog"], mode is not None, mode == "serve", mode == "chat", mode == "chat-busy")
     for event in events[1:]:
         before = world
         world, said = model.step(world, dict(event))
@@ -689,6 +828,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 text = line.strip()[len("/model") :].strip()
                 if not text:
                     cases.add("model shown")
+                elif last == "error unknown_model" and text.startswith("anthropic/"):
+                    cases.add("model of a compiled provider it does not have")
                 elif last == "error unknown_model":
                     ids = [e for e in before.catalog if e.id == text]
                     cases.add("model id names several" if len(ids) > 1 else "model unknown")
@@ -702,6 +843,26 @@ def reached(events: Sequence[Event]) -> set[str]:
                         cases.add("model switch clamps")
                     if model.offer(world) == ():
                         cases.add("a model that offers nothing")
+            elif word == "/rewind" and last.startswith("ok rewound"):
+                cases.add("rewind to the head at open")
+                if not said[-2].startswith("state model=- "):
+                    cases.add("rewind to the saved default")
+            elif word == "/memory" and mode == "chat":
+                words = line.split()[1:]
+                if last.startswith("error"):
+                    cases.add("memory line refused in the chat")
+                elif not words:
+                    cases.add("memory status in the chat")
+                elif words == ["view"]:
+                    cases.add("memory view in the chat")
+                elif words == ["model"]:
+                    cases.add("memory model shown once saved" if model.value(before, "memory.model") else "memory model shown")
+                elif any(s == "row memory memory: no compactor" for s in said):
+                    cases.add("memory model of no provider: no compactor")
+                else:
+                    cases.add("memory model saved with a level" if len(words) == 3 else "memory model saved: its compactor")
+            elif word == "/memory" and mode == "chat-busy":
+                cases.add("memory in a chat another process owns")
             elif word == "/memory":
                 cases.add("memory outside the chat" if last == "error not_chat" else "memory without a loop")
             elif word == "/agent":
@@ -714,9 +875,15 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add(agent_cases[last])
             else:
                 cases.add("unknown command")
+        elif kind == "raw" and last == "error too_long":
+            cases.add("raw line too long" if event.get("eol", True) else "raw line too long with no newline")
+        elif kind == "raw" and not last.startswith("error "):
+            cases.add("raw blank line with no newline")
         elif kind == "raw":
             raw_kinds = {"not_json": "not json", "not_object": "not an object", "version": "of no version", "unknown_type": "of an unknown type", "invalid": "invalid"}
             cases.add("raw line " + raw_kinds[last.removeprefix("error ")])
+            if not event.get("eol", True):
+                cases.add("raw line with no newline")
             if mode == "serve":
                 cases.add("raw line to the terminal")
         elif kind == "cvar_save":
@@ -726,6 +893,10 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("abort without a loop" if kind == "abort" else "turn without a loop")
             elif last == "error idle":
                 cases.add("abort with no turn")
+            elif last.startswith("memory ") and said[-2].startswith("turn_end failed"):
+                cases.add("chat turn ends with the chat's status")
+            elif last.startswith("turn_end failed") and mode == "chat-busy":
+                cases.add("turn in a chat another process owns")
             elif last.startswith("turn_end failed"):
                 cases.add({"turn": "turn without a model", "steer": "steer starts a turn", "follow_up": "follow_up starts a turn"}[str(kind)])
         elif kind == "cycle_thinking_level":
@@ -735,6 +906,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("cycle backward" if event.get("backward") else "cycle forward")
         elif kind == "status":
             cases.add("status")
+        elif kind == "get_model_catalog":
+            cases.add("model catalog")
     return cases
 
 

@@ -979,11 +979,19 @@ class _Output:
         self.thread.join(CLOSE_SECONDS)
 
 
-def _read_input(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[bytes | None]) -> None:
-    """The lines of stdin, into ``lines`` (None for a line past the limit); ``b""`` marks its end."""
+class _EndOfInput:
+    """The end of stdin, as the input thread tells the relay (a blank line is ``b""``, a line)."""
+
+
+END_OF_INPUT = _EndOfInput()
+Input = bytes | None | _EndOfInput  # a line of stdin, None for one past the limit, or its end
+
+
+def _read_input(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Input]) -> None:
+    """The lines of stdin, into ``lines`` (None for a line past the limit); END_OF_INPUT marks its end."""
     buffer = p.LineBuffer()
 
-    def put(line: bytes | None) -> None:
+    def put(line: Input) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has ended
             loop.call_soon_threadsafe(lines.put_nowait, line)
 
@@ -999,7 +1007,7 @@ def _read_input(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[b
             put(rest)
     except OSError:
         pass
-    put(b"")
+    put(END_OF_INPUT)
 
 
 def main(
@@ -1031,13 +1039,13 @@ async def _serve(
     stop = asyncio.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(number, stop.set)
-    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+    lines: asyncio.Queue[Input] = asyncio.Queue()
     fd = _fileno(source)
     terminal = fd is not None and os.isatty(fd)
     if terminal:  # run in the background, a read of the terminal fails (EIO) instead of stopping the agent
         before = signal.signal(signal.SIGTTIN, signal.SIG_IGN)
     if fd is None:
-        lines.put_nowait(b"")
+        lines.put_nowait(END_OF_INPUT)
     else:
         threading.Thread(target=_read_input, args=(fd, loop, lines), name="eukhe-agent-input", daemon=True).start()
     output = _Output(sink)
@@ -1117,7 +1125,7 @@ async def _unless_stopped(stop: asyncio.Event, work: Awaitable[None]) -> None:
 class _Relay:
     """Between the terminal and an agent: events to stdout, stdin lines as requests."""
 
-    def __init__(self, lines: asyncio.Queue[bytes | None], output: _Output) -> None:
+    def __init__(self, lines: asyncio.Queue[Input], output: _Output) -> None:
         self.lines = lines
         self.output = output
         self.input_done = False
@@ -1142,7 +1150,7 @@ class _Relay:
         async def requests() -> None:
             while True:
                 line = await self.lines.get()
-                if line == b"":
+                if isinstance(line, _EndOfInput):
                     self.input_done = True
                     return
                 if line is None:
