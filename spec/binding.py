@@ -79,7 +79,11 @@ FLOOR = 95.0
 # settings and broken model dirs) is held at 94 by the same rule of a point below, and agent 81.77%
 # (coverage now follows the processes the bridges start: the subagent children, and the daemon
 # bridge's real agent process) at 80; the command line (56.41%) stays at 55.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 55.0, "agent": 80.0}
+# The command-line bridge then ran ask and chat against the loopback server, downloads, simulate and
+# laws pin (the cli area by its bridge alone: 73%), and the daemon and loop bridges drove the chat
+# served by the agent, aborts, bash's edges, titles and in-flight slots (the agent area by its
+# bridges alone: 87%, 89% with the turn law): held at 70 and 85 until the clean-clone CI measures them.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 70.0, "agent": 85.0}
 
 
 def floor_of(area: str, floor: float) -> float:
