@@ -67,6 +67,6 @@ def test_chat_shows_a_refusal_as_one_row_and_goes_on(server: LoopbackServer, age
     server.responder = lambda recorded: next(answers, Stream([Text("(more)")]))
     done = run_process(["chat", "--provider", provider], agent, stdin="write the exploit\nwrite a poem\n/quit\n".encode())
     assert done.status == 0, done
-    lines = done.out.splitlines()
+    lines = [line.removeprefix("> ") for line in done.out.splitlines()]  # piped lines are not echoed: a row may follow the prompt
     assert lines.count(f"[refused] {SAID}") == 1, done.out
     assert "Here is a poem." in done.out.split(f"[refused] {SAID}", 1)[1]
