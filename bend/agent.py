@@ -315,7 +315,7 @@ def join_steering(world: World) -> tuple[World, bool, tuple[str, ...]]:
     text, rest = first_of(world.steering, world.limits.steering_all)
     if text == "":
         return world, reported, ()
-    return said_user(replace(world, steering=rest), text), True, (f"row joined: {text}",)
+    return said_user(replace(world, steering=rest), text), True, ("row joined: " + text.replace("\n", "\\n"),)  # one transcript line
 
 
 def commit_reports(world: World) -> World:

@@ -584,8 +584,8 @@ class _Printer:
             self.compaction(event["text"])
         elif kind == "row" and event["kind"] == "title":  # it comes whenever its request ends: told at the end
             self.titles.append(event["text"])
-        elif kind == "row":
-            self.lines.append(f"row {event['kind']}: {event['text']}")
+        elif kind == "row":  # a row of several messages (steering joined as one) stays one transcript line
+            self.lines.append(f"row {event['kind']}: {event['text']}".replace("\n", "\\n"))
         elif kind == "turn_end":
             self.lines.append(f"end {event['reason']}")
 
@@ -1090,7 +1090,7 @@ def reached(events: Sequence[Event]) -> set[str]:
         "several_inputs": len(inputs) > 1,
         "default_reply": any(len(lines) and len(e.get("replies", [])) == 0 for e in inputs),
         "steer_joins": "row joined: " in text,
-        "steer_joins_as_one": any(line.startswith("row joined: ") and "\n\n" in line for line in lines),
+        "steer_joins_as_one": any(line.startswith("row joined: ") and "\\n\\n" in line for line in lines),
         "steer_runs_next": any(a.startswith("end ") and a != "end answered" and b.startswith("request ") for a, b in zip(lines, lines[1:])),
         "follow_up_runs": sum(line.startswith("end ") for line in lines) > len(inputs) and any(r.get("follow_up") for e in inputs for r in e.get("replies", [])),
     }
