@@ -66,7 +66,7 @@ from bend import catalog_union as unions
 from bend import effort as efforts
 from bend import infer
 from bend.optchat import chat as optchat
-from bend.optchat.text import NODE
+from bend.optchat.text import line_size
 from bend.optchat.view import view_bytes
 from bend.config import Change, File, apply, leaves, put, read, trusted, guarded
 from bend.cvar import (
@@ -803,12 +803,6 @@ def note_sizes(count: int, seed: int) -> list[int]:
     return sizes
 
 
-def sim_line_size(node: tuple[int, int]) -> int:
-    """The compactor of the simulation is never late: each node it builds gets a line of 400-512
-    bytes, spread by the node's place (the command's help)."""
-    return min(NODE, 400 + (node[1] * 7 + node[0] * 13) % 113)
-
-
 def spread(values: list[int]) -> dict[str, object]:
     if not values:
         return {"min": 0, "max": 0, "mean": 0.0, "last": 0}
@@ -835,7 +829,8 @@ def simulated(messages: int, seed: int) -> dict[str, object]:
         cmerges += chat.cmerge != "-"
         while chat.running:
             calls += 1
-            chat = optchat.done(chat, 0, "y" * sim_line_size(chat.running[0]))
+            # never late: each node built gets a line of 400-512 bytes, spread by its place (the command's help)
+            chat = optchat.done(chat, 0, "y" * line_size(chat.running[0], 400, 113))
         bytes_.append(view_bytes(chat.view))
         cbytes.append(view_bytes(chat.cview))
         lines.append(len(chat.view))
