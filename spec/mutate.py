@@ -101,10 +101,11 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     "inference": ("infer", "catalog_union", "default_model"),
     "tiny": ("tiny",),
     "cli": ("cli",),  # no law names the command line: its bridge (bridge/cli.py) and its tests judge it
-    # The daemon bridge is not among the agent's judges yet: in the mutation workspace (mutmut's
-    # trampolined copy of eukhe) its real agent process answers /memory no_loop where the model
-    # and the plain code say not_chat (scenario 0151), so the stats pass fails; cause not found.
-    "agent": ("agent",),
+    # The loop bridge and the daemon bridge (the agent process's requests). The daemon bridge once
+    # failed in the workspace: mutmut's copies of a mutated method became members of the
+    # runtime_checkable Protocol Remembers, so no runner was one; every Protocol of production is
+    # now kept out of mutation (tests/workbench/test_mutate_protocols.py).
+    "agent": ("agent", "daemon"),
 }
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),

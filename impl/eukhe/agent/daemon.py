@@ -110,7 +110,7 @@ Emit = Callable[[dict[str, Any]], None]
 # client gave up (eukhe.agent.reach waits 30 s for the socket) or died between start and connect.
 FIRST_CLIENT_SECONDS = 120.0
 
-class Runner(Protocol):
+class Runner(Protocol):  # pragma: no mutate block
     """The turn loop, as the agent drives it."""
 
     async def turn(self, text: str) -> None:
@@ -127,7 +127,7 @@ class Runner(Protocol):
 
 
 @runtime_checkable
-class Spawner(Protocol):
+class Spawner(Protocol):  # pragma: no mutate block
     """A turn loop that runs subagents (``eukhe.agent.runner.SessionRunner``)."""
 
     def agent_command(self, name: str, task: str) -> None:
@@ -141,7 +141,7 @@ class Spawner(Protocol):
 
 
 @runtime_checkable
-class Remembers(Protocol):
+class Remembers(Protocol):  # pragma: no mutate block
     """A turn loop that may answer from the chat memory (``eukhe.agent.runner.SessionRunner``)."""
 
     def memory_event(self, re: str | None, text: str = "", lines: list[str] | None = None) -> dict[str, Any]:

@@ -128,7 +128,7 @@ ANSWERED, FAILED, NOT_CALLED, MAX_TOOL_ROUNDS, MAX_NOTES_END, ABORTED, REFUSED =
 Emit = Callable[[dict[str, Any]], None]
 
 
-class Model(Protocol):
+class Model(Protocol):  # pragma: no mutate block
     """A wire client with retries (``eukhe.inference.wire.retry.Retrying``)."""
 
     @property

@@ -48,7 +48,7 @@ def terminal_bar(*columns: ProgressColumn, console: Console | None = None, trans
     )
 
 
-class Step(Protocol):
+class Step(Protocol):  # pragma: no mutate block
     def __call__(self, count: int, total: int | None = None, /) -> None: ...
 
 

@@ -102,12 +102,12 @@ class Config:
             raise ValueError(f"the compaction view's floor {self.cfloor} must be between 0 and its ceiling {self.cceiling}")
 
 
-class Message(Protocol):
+class Message(Protocol):  # pragma: no mutate block
     def __call__(self, text: str | None = None, length: int | None = None) -> None:
         """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size."""
 
 
-class Done(Protocol):
+class Done(Protocol):  # pragma: no mutate block
     def __call__(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
         """The ``k``-th running call (modulo) ends with its line (texts not kept: its size)."""
 

@@ -85,7 +85,7 @@ class TurnError(Exception):
     """A turn that cannot run: the handle does not own the chat, or the owner has closed."""
 
 
-class Model(Protocol):
+class Model(Protocol):  # pragma: no mutate block
     """What a turn asks of a model: the wire clients' ``stream``."""
 
     def stream(self, request: Request) -> AsyncIterator[Event]: ...
@@ -145,7 +145,7 @@ def _render(chat: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(render_lines(nodes, text)), cuts
 
 
-class Compacting(Protocol):
+class Compacting(Protocol):  # pragma: no mutate block
     """What a turn tells the live compactor (``eukhe.memory.compactor.Compactor``) of the chat:
     a turn waits (only the view's lines run, D5) and goes on; the clock is read at each look
     (retries every 10 s while a turn waits, the call deadline); messages go through it, so the

@@ -53,7 +53,7 @@ NO_SPEECH: Final = "Dictation heard no speech"
 CANCELLED: Final = "Dictation cancelled"
 
 
-class Take(Protocol):
+class Take(Protocol):  # pragma: no mutate block
     """A recording under way (``eukhe.tiny.recorder.Take``)."""
 
     def stop(self) -> Path:
@@ -87,7 +87,7 @@ def role_transcriber(agent_dir: Path, project_dir: Path) -> Transcriber:
     return transcribe
 
 
-class Screen(Protocol):
+class Screen(Protocol):  # pragma: no mutate block
     """What dictation needs of the client."""
 
     def stt_enabled(self) -> bool: ...

@@ -52,7 +52,7 @@ MAX_DELAY_MS = 60_000
 JITTER = 0.25  # the largest share of a backoff the jitter takes off
 
 
-class Clock(Protocol):
+class Clock(Protocol):  # pragma: no mutate block
     """What a retry waits with."""
 
     async def sleep(self, seconds: float) -> None: ...
@@ -68,7 +68,7 @@ class SystemClock:
 CLOCK: Clock = SystemClock()  # the clock of a Retrying given none (a test of the commands sets a fake)
 
 
-class Streaming(Protocol):
+class Streaming(Protocol):  # pragma: no mutate block
     """A wire client: ``stream`` sends one request and yields its events."""
 
     @property
