@@ -626,7 +626,10 @@ def generated(fn: Callable[..., Any], *, opaque: Sequence[Callable[..., Any] | s
     ``opaque`` names callees left uninterpreted: functions of ``fn``'s module (``size``) and pure
     methods of str (``"str.strip"``). Each call of one is an application of a z3 function of its
     arguments that nothing constrains, so a proof over the encoding holds whatever the callee
-    computes, the real one included (``applied`` builds the same application for a claim)."""
+    computes, the real one included (``applied`` builds the same application for a claim). A
+    callee taking or giving records, tuples, pairs or optional values is one such function per
+    term of its result (``_applied_leaves``). The loops of an encoding with opaque callees are
+    recursive functions of their own, never those of the encoding with the callees inlined."""
     name = f"{fn.__module__}.{fn.__qualname__}"
     names = frozenset(o if isinstance(o, str) else o.__name__ for o in opaque)
     translate = _Translator(fn, opaque=names)
@@ -656,6 +659,8 @@ _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefo
 def applied(callee: Callable[..., Any] | str, *args: Any) -> Any:
     """The application of an opaque callee (a function, or ``"str.strip"``) to terms, as a
     generated encoding that leaves it uninterpreted calls it."""
+    if not isinstance(callee, str) and any(isinstance(a, tuple) for a in args):
+        return _applied_leaves(callee, args)
     terms = [_term(a) for a in args]
     if isinstance(callee, str):
         kind, method = callee.split(".", 1)
@@ -665,10 +670,28 @@ def applied(callee: Callable[..., Any] | str, *args: Any) -> Any:
             raise Unsupported(f"{callee} of other than one str")
         return z3.Function(f"{callee}/1", z3.StringSort(), z3.StringSort())(*terms)
     returns = _kind(typing.get_type_hints(callee).get("return"))
-    if returns not in _SORTS or any(isinstance(t, tuple) for t in args):
-        raise Unsupported(f"{callee.__qualname__} left opaque takes and gives other than ints, bools and strs")
+    if returns not in _SORTS:
+        return _applied_leaves(callee, args)
     symbol = z3.Function(f"{callee.__module__}.{callee.__qualname__}/{len(terms)}", *(t.sort() for t in terms), _SORTS[returns]("sort").sort())
     return symbol(*terms)
+
+
+def _applied_leaves(callee: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """An opaque callee taking or giving a record, a tuple, a pair or an optional value: each
+    z3 term of its result (the leaves of its type's shape: a record's fields, a tuple's arrays
+    and length, an optional value's flag) an uninterpreted function of every z3 term of its
+    arguments, so the same call gives the same result and nothing else is known of it."""
+    hints = typing.get_type_hints(callee)
+    returns = _kind(hints.get("return"))
+    given = [a if isinstance(a, tuple) else _term(a) for a in args]
+    terms = _leaves_of(given)
+    if any(z3.is_quantifier(t) or not isinstance(t, z3.ExprRef) for t in terms):
+        raise Unsupported(f"{callee.__qualname__} left opaque given a value that is not z3 terms")
+    shape = _leaves_of(_fresh(returns, "result"))
+    sorts = [t.sort() for t in terms]
+    arity = ",".join(str(t) for t in sorts)
+    made = [z3.Function(f"{callee.__module__}.{callee.__qualname__}/{len(terms)}:{k}[{arity}]", *sorts, leaf.sort())(*terms) for k, leaf in enumerate(shape)]
+    return _rebuilt(_fresh(returns, "result"), made)
 
 
 class _Translator:
@@ -1030,7 +1053,8 @@ class _Translator:
         known = _forget(known, _assigned_names(node.body))  # a name the body may set to None is tested again each turn
         names = sorted(env)
         leaves = _leaves_of([env[n] for n in names])
-        key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves))
+        key = (self.fn.__module__, self.fn.__qualname__, self.first_line + node.lineno, tuple(names), tuple(str(t.sort()) for t in leaves),
+               tuple(sorted(self.opaque)))  # a loop translated with callees left opaque is another function
         functions = _LOOPS.get(key)
         if functions is None and not define:
             raise Unsupported(f"{self._where(node)}: the code does not reach this loop with the names {', '.join(names)}")
@@ -1048,7 +1072,8 @@ class _Translator:
         symbols = [z3.Const(f"{n}@{where}", t.sort()) for n, t in zip(_leaf_names(names, template), _leaves_of(template), strict=True)]
         start = dict(zip(names, _rebuilt(template, symbols), strict=True))
         shape = _leaves_of(_fresh(self.returns, "result"))
-        functions = [z3.RecFunction(f"{key[0]}.{key[1]}:loop@{key[2]}:{k}", *[t.sort() for t in symbols], leaf.sort()) for k, leaf in enumerate(shape)]
+        kept = f"[{','.join(key[5])} opaque]" if key[5] else ""
+        functions = [z3.RecFunction(f"{key[0]}.{key[1]}:loop@{key[2]}{kept}:{k}", *[t.sort() for t in symbols], leaf.sort()) for k, leaf in enumerate(shape)]
         _LOOPS[key] = functions
         test = self._boolean(node.test, start, known)
         distance = self._distance(node.test, start, known)
