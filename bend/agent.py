@@ -77,7 +77,8 @@ What it models, and what it leaves to the models it calls:
   that ends without one (refused, failed, out of tool rounds) gives ``subagent_failed``, naming
   how it ended and the run's words. The model's ``task`` call runs a child to its end; the report
   is the call's result (a call, so the calls of one reply run their children one after another).
-  subagentMaxConcurrency 0 refuses every spawn (``no_slots``). ``/agent NAME TASK`` starts a
+  A task of no text (blanks) is refused before anything else is counted: ``subagent_failed``, and
+  no child starts. subagentMaxConcurrency 0 refuses every other spawn (``no_slots``). ``/agent NAME TASK`` starts a
   child in the background: a bad name (``invalid_name``), a name that runs already
   (``agent_busy``) or no slots at all are refused at once; the children started together take the
   slots in order, each past subagentMaxConcurrency waits for one (a ``subagent`` row), and each
@@ -867,6 +868,8 @@ def task_call(world: World, call: Call) -> tuple[World, str, str, tuple[str, ...
     """The model's task call: a child to its end; its report is the result. The calls of a reply
     run one after another, so no other child runs: the default name is agent1."""
     name = call.agent or "agent1"
+    if not call.task.strip():  # no task: refused, no child starts, before the slots are counted
+        return world, "subagent_failed", "", ()
     if world.limits.max_subagents == 0:
         return world, "no_slots", "", ()
     return child(world, name, call.task)

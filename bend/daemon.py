@@ -30,10 +30,13 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   session agent's own sets, written to its agents/NAME.cfg, in the registry's order.
 - The turn loop. A scenario's agent either runs none (the bridge's in-process agent) or is the
   real agent process of ``eukhe agent serve`` (reached as a client starts it, or serving its
-  terminal), whose turns run the session's turn loop. Without a loop, ``turn``, ``steer``,
-  ``follow_up``, ``abort``, ``/memory`` and ``/agent NAME TASK`` are refused ``no_loop``. With
-  it (derived from control.md S5's loop and inference.md S6: a turn takes the session's model; a
-  session with no model cannot run one): a turn (``steer`` and ``follow_up`` start one when none
+  terminal), or a second ``eukhe agent serve`` for a session whose agent runs already
+  (``"agent": "serve-client"``: one writer per session, the design's agent; the second process
+  becomes a client of that agent and relays it to its terminal, the same requests and answers),
+  whose turns run the session's turn loop. Without a loop, ``turn``, ``steer``, ``follow_up``,
+  ``abort``, ``/memory`` and ``/agent NAME TASK`` are refused ``no_loop``. With it (derived
+  from control.md S5's loop and inference.md S6: a turn takes the session's model; a session
+  with no model cannot run one): a turn (``steer`` and ``follow_up`` start one when none
   runs) is answered ``ok`` and then, with no model, starts and ends at once, failed, naming
   why; ``abort`` with no turn running is refused ``idle``; ``/memory`` outside the chat is
   refused ``not_chat``; ``/agent NAME TASK`` refuses a name that is not a letter then up to 63
@@ -47,7 +50,8 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   ``unknown_type``; a field missing, of the wrong type, empty where a message must not be, or a
   key the type does not have ``invalid``. Sent on a connection of its own (a client that
   connects gets ``state`` first), or, to ``eukhe agent serve``, as a line of its stdin (its relay
-  answers it).
+  answers it). A raw line may also be a request with no id (``status``, ``get_model_catalog``):
+  answered as any request (see ``raw``).
 - The chat (memory.md "Use" and 003_bdb197ba90f97028.txt's command table; derived from
   production's eukhe.agent.chat where the seed is silent): a scenario whose agent serves the
   chat session (``"agent": "chat"``: the in-process agent with the session's turn loop, on the
@@ -63,6 +67,7 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   every client gets the chat's status (a ``memory`` event). When another process owns the chat
   memory (``"agent": "chat-busy"``; rule 7: one owner), the agent serves the session without it:
   each turn ends failed, saying another chat owns it, and ``/memory`` is refused ``not_chat``.
+- ``reopen`` (the in-process agent with no turn loop): a takeover of the session (see ``reopen``).
 - ``get_model_catalog``: the catalog, of which the transcript shows the models of models.json
   (provider, id, the levels S10 offers each), in the file's order, and no models.json error.
 - ``raw`` lines past the in-process agent's line limit (``LINE_LIMIT`` bytes, set for the
@@ -91,6 +96,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from bend import cvar as cv
+from bend import default_model as dm
 from bend import director as dr
 from bend import effort as ef
 
@@ -156,6 +162,8 @@ class World:
     terminal: bool = False  # whether requests are lines of the stdin of ``eukhe agent serve``
     chat: bool = False  # whether the session is the chat (its agent owns the chat memory)
     busy_chat: bool = False  # whether the session is the chat and another process owns the chat memory
+    console: int = 0  # the requests with no id the relay of ``eukhe agent serve`` has numbered
+    pinned: bool = False  # whether ``model`` is the session's own (``/model``), not the saved default
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -411,7 +419,7 @@ def switch(world: World, rest: str) -> tuple[World, list[str]]:
         return world, ["error unknown_model"]
     before = shown(world)
     ref, model = found
-    world = replace(world, model=ref, effort=ef.step(world.effort, "switch", model)[0])
+    world = replace(world, model=ref, pinned=True, effort=ef.step(world.effort, "switch", model)[0])
     lines = [f"row note model {show_model(ref)}"]
     if shown(world) != before:
         lines.append(f"row effort thinking level {before} -> {shown(world)}")
@@ -421,9 +429,18 @@ def switch(world: World, rest: str) -> tuple[World, list[str]]:
 # -- cvar_save (S4.6) and the turn loop ---------------------------------------------------------
 
 
-def save(world: World) -> list[str]:
-    written = cv.written(world.cvars.reg, world.cvars.family[-1])
-    return ["saved [" + ", ".join(f"{s.id}={show_value(s.value)}" for s in written) + "]"]
+def save(world: World) -> tuple[World, list[str]]:
+    """S4.6: the written sets go to agents/NAME.cfg, which keeps what it held for other cvars (a
+    cvar written again: its new set, last). That file is the agent's profile (S4: the family's
+    layers, then the agent's profile, then its own sets), beneath its own sets, so its values
+    show once the session's own sets are gone (a /rewind to the head at open)."""
+    agent = world.cvars.family[-1]
+    written = cv.written(world.cvars.reg, agent)
+    ids = {s.id for s in written}
+    profile = tuple(s for s in agent.profile if s.id not in ids) + written
+    family = world.cvars.family[:-1] + (cv.Agent(agent.name, profile, agent.sets),)
+    world = with_cvars(world, cv.State(world.cvars.reg, world.cvars.config, family, world.cvars.aliases))
+    return world, ["saved [" + ", ".join(f"{s.id}={show_value(s.value)}" for s in written) + "]"]
 
 
 NO_MODEL = "the session has no model: pick one with /model"
@@ -466,10 +483,10 @@ def fits(kind: str, value: object) -> bool:
     return isinstance(value, str) and (kind == "string" or value != "")
 
 
-def raw_kind(line: str) -> str:
-    """The error kind of a line that is not a request (a request is no scenario's raw line). The
-    JSON of the scenarios' raw lines is plain (no NaN, no key twice, shallow): where the
-    protocol's strict JSON and ``json.loads`` differ, no scenario goes."""
+def raw_kind(line: str) -> str | None:
+    """The error kind of a line that is not a request, None for a request. The JSON of the
+    scenarios' raw lines is plain (no NaN, no key twice, shallow): where the protocol's strict
+    JSON and ``json.loads`` differ, no scenario goes."""
     if not line.strip():
         return "not_json"
     try:
@@ -491,23 +508,44 @@ def raw_kind(line: str) -> str:
     for field, kind, required in fields[0]:
         if (required and field not in value) or (field in value and not fits(kind, value[field])):
             return "invalid"
-    raise ValueError(f"the raw line {line!r} is a request")
+    return None
 
 
+TERMINAL = ("serve", "serve-client")  # the modes whose requests are lines of the stdin of ``eukhe agent serve``
 LINE_LIMIT = 4096  # bytes of a line the in-process agents of the scenarios read (the bridge sets it)
 PROTOCOL_LINE_LIMIT = 64 * 1024 * 1024  # the protocol's own: the agent process reads up to it
 
 
-def raw(world: World, line: str, eol: bool = True) -> list[str]:
-    """A line that is not a request, on a connection of its own (``eol``: ended by a newline,
-    else by the end of what the client writes, where a blank rest is no line at all)."""
+def raw(world: World, line: str, eol: bool = True) -> tuple[World, list[str]]:
+    """A raw line, on a connection of its own (``eol``: ended by a newline, else by the end of
+    what the client writes, where a blank rest is no line at all), or a line of the stdin of
+    ``eukhe agent serve``: a line that is not a request is answered with its error; a request
+    (the scenarios' raw requests ask ``status`` or ``get_model_catalog``, which change nothing)
+    with its answer, which names the request's id. A request of the terminal that has no id
+    gets one from the relay, so that its answer can be told apart (derived from production's
+    eukhe.agent.daemon: ``console-1``, ``console-2``, ... in the order its stdin sends them);
+    on a connection of its own it keeps none."""
     greeting = [] if world.terminal else [state_line(world)]
     limit = LINE_LIMIT if world.chat or world.busy_chat or not world.loop else PROTOCOL_LINE_LIMIT
     if len(line.encode("utf-8")) > limit:
-        return greeting + ["error too_long"]
+        return world, greeting + ["error too_long"]
     if not eol and not line.strip():
-        return greeting
-    return greeting + ["error " + raw_kind(line)]
+        return world, greeting
+    kind = raw_kind(line)
+    if kind is not None:
+        return world, greeting + ["error " + kind]
+    request = json.loads(line)
+    ident = request.get("id")
+    if ident is None and world.terminal:
+        world = replace(world, console=world.console + 1)
+        ident = f"console-{world.console}"
+    if request["type"] == "status":
+        answer = state_line(world)
+    elif request["type"] == "get_model_catalog":
+        answer = catalog(world)[0]
+    else:
+        raise ValueError(f"the raw request {line!r} changes the session: no scenario sends one")
+    return world, greeting + [answer + ("" if ident is None else f" re={ident}")]
 
 
 # -- the chat (memory.md "Use"; the module's docstring) ------------------------------------------
@@ -609,20 +647,54 @@ def saved_default(world: World) -> Entry | None:
 def rewind(world: World) -> tuple[World, list[str]]:
     """``/rewind`` to the head at open: main's documents as of it (no pinned model, no layer,
     none of the session agent's sets and aliases; the Global config stays, it is no document of
-    main), so the model is the saved default as it is now (S6), and the stored level as settled
-    then is settled again on that model (the scenarios save defaults that offer it, so it stays);
+    main; nor is the agent's profile, agents/NAME.cfg, which cvar_save wrote), so the model is the
+    saved default as it is now (S6), and the stored level as settled then is settled again on that
+    model (the scenarios save defaults that offer it, so it stays);
     every client gets the state again before the asker's ``ok``."""
     opened = open_session([])
-    cvars = cv.State(world.cvars.reg, world.cvars.config, opened.cvars.family, opened.cvars.aliases)
+    family = tuple(cv.Agent(a.name, b.profile, a.sets) for a, b in zip(opened.cvars.family, world.cvars.family))  # agents/NAME.cfg stays
+    cvars = cv.State(world.cvars.reg, world.cvars.config, family, opened.cvars.aliases)
     world = with_cvars(world, cvars)
     entry = saved_default(world)
-    world = replace(world, stack=(), model=None if entry is None else (entry.provider, entry.id))
+    world = replace(world, stack=(), model=None if entry is None else (entry.provider, entry.id), pinned=False)
     session = ef.Session(opened.effort.stored, world.effort.default, None if entry is None else entry.model)
     settled, _ = ef.step(session, "open", None)
     if settled.stored != session.stored:
         raise ValueError("a saved default that settles the level otherwise: no scenario goes there")
     world = replace(world, effort=settled)
     return world, [state_line(world), f"ok rewound: the head of main is entry {open_head(world)}"]
+
+
+def reopen(world: World) -> tuple[World, list[str]]:
+    """A takeover (control.md: one agent per session; the bridge's in-process agent): a second
+    claim of the session while its agent runs finds the writer lock taken and becomes a client
+    (its greeting: the state); the agent then ends, and its clients' connections end (``gone``:
+    nothing more comes, a request sent then fails); a claim while a writer with no socket holds
+    the session (a command line's) finds no agent to join and, its time run out, is refused
+    (``busy``: AgentBusy); the claim made again once that writer has gone takes the session and
+    opens it as at the start, on what the session holds: its documents (the pinned model, the
+    stored level, the stack, the session agent's sets and aliases) and the Global config as it
+    is now. An unpinned session takes the saved default as ``bend.default_model.resolve`` settles
+    it (S6: every provider of models.json has its key, apiKey being required; no startup chain),
+    and a saved default it cannot honour is told as a ``default_model`` row; the stored level is
+    settled on the model as at open. The new agent's client's greeting is the state, with the kinds of the rows of open.
+    A relay of ``eukhe agent serve`` that follows the agent as its client tells none of the
+    first part (no request of its stdin waits): it claims the session again and takes it over,
+    and prints the state its client is greeted with."""
+    said = [] if world.terminal else [state_line(world), "gone", "gone", "busy"]
+    rows: list[str] = []
+    model, seen = world.model, world.effort.model
+    if not world.pinned:
+        provider, model_id = str(value(world, "defaultProvider")), str(value(world, "defaultModel"))
+        saved = (provider, model_id) if provider and model_id else None
+        keys = tuple((e.provider, e.id) for e in world.catalog)
+        resolved = dm.resolve(saved, dm.World(keys, None, tuple(dict.fromkeys(e.provider for e in world.catalog)), ()))
+        model = resolved.model
+        seen = next((e.model for e in world.catalog if (e.provider, e.id) == model), None)
+        rows = [] if resolved.row is None else ["default_model"]
+    settled, _ = ef.step(ef.Session(world.effort.stored, world.effort.default, seen), "open", None)
+    world = replace(world, model=model, effort=settled)
+    return world, said + [f"{state_line(world)} rows={','.join(rows) or '-'}"]
 
 
 def command(world: World, line: str) -> tuple[World, list[str]]:
@@ -666,13 +738,15 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
     if kind == "status":
         return world, [state_line(world)]
     if kind == "cvar_save":
-        return world, save(world)
+        return save(world)
     if kind in ("turn", "steer", "follow_up", "abort"):
         return world, turn(world, str(kind), str(event.get("text", "")))
     if kind == "raw":
-        return world, raw(world, str(event["line"]), bool(event.get("eol", True)))
+        return raw(world, str(event["line"]), bool(event.get("eol", True)))
     if kind == "get_model_catalog":
         return world, catalog(world)
+    if kind == "reopen":
+        return reopen(world)
     raise ValueError(f"unknown request {kind!r}")
 
 
@@ -680,7 +754,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
     mode = events[0].get("agent")
-    world = open_session(events[0]["catalog"], mode is not None, mode == "serve", mode == "chat", mode == "chat-busy")
+    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy")
     lines = [f"0 {state_line(world)}"]
     for number, event in enumerate(events[1:], 1):
         world, said = step(world, event)

@@ -219,6 +219,7 @@ CASES = frozenset(
         "task_default_name",
         "task_child_failed",
         "task_no_slots",
+        "task_blank_refused",
         "agent_report",
         "agent_waits_for_slot",
         "agent_concurrent",
@@ -999,13 +1000,18 @@ def generate(index: int) -> list[Event]:
                     name = rng.choice(["scout", "helper", "tester"])
                     events.append({"agent": {"name": name, "task": f"check {rng.choice(list(FILES))} ({k})", "replies": child_script(rng)}})
             script = []
-            for _ in range(rng.randint(1, 2)):
+            for number in range(rng.randint(1, 2)):
                 name = rng.choice(["scout", "helper", ""])
                 task = f"read {rng.choice(list(FILES))} and report ({k})"
+                blank = number == 0 and k == 0 and (index // len(AIMS)) % 4 == 1  # a task of blanks: refused, no child
+                task = "   " if blank else task
                 args = {"task": task} if name == "" else {"name": name, "task": task}
                 act = f"task-{name or 'agent1'}-{task}"
-                script.append({"calls": [{"name": "task", "args": json.dumps(args), "act": act, "kind": "ok", "agent": name, "task": task}], "stop": "toolUse"})
-                children.setdefault(name or "agent1", []).extend(child_script(rng))
+                kind = "subagent_failed" if blank else "ok"
+                script.append({"calls": [{"name": "task", "args": json.dumps(args), "act": act, "kind": kind, "agent": name, "task": task}], "stop": "toolUse"})
+                replies_of_child = child_script(rng)
+                if not blank:
+                    children.setdefault(name or "agent1", []).extend(replies_of_child)
             script.append(answer(rng))
             if rng.random() < 0.5:  # /agent while a request runs: its report joins the run
                 joining = rng.choice(script)
@@ -1102,6 +1108,8 @@ def reached(events: Sequence[Event]) -> set[str]:
         "task_default_name": "call task ok [agent1]" in text,
         "task_child_failed": "call task subagent_failed" in text,
         "task_no_slots": "call task no_slots" in text,
+        "task_blank_refused": any(c.get("name") == "task" and not str(c.get("task", "x")).strip() for e in inputs for r in e.get("replies", []) for c in r.get("calls", []))
+        and "call task subagent_failed" in text,
         "agent_report": any(line.startswith("row subagent: [") for line in lines),
         "agent_waits_for_slot": "waits for a slot" in text,
         "agent_concurrent": setup.get("max_subagents", 4) >= 2

@@ -10,10 +10,14 @@ one of three (the scenario's first event says which):
   an asyncio loop of this process, reached by a real client (``eukhe.agent.client.AgentClient``);
 - ``"agent": "reach"``: the real agent process, started the way a client (``eukhe tui``, ``eukhe
   chat``) starts it: ``eukhe.agent.reach`` runs ``eukhe agent serve --session ID --idle-exit``
-  and connects the real client to its socket; the process ends (exit 0) once its client has gone;
+  and connects the real client to its socket; the process ends (exit 0) once its client has gone,
+  and then no agent serves the session (``unreachable``);
 - ``"agent": "serve"``: ``eukhe agent serve --session ID`` in the foreground, as a user runs it
   in a terminal: each request is a line written to its stdin, each event a line read from its
   stdout (its relay, its own client of the agent it serves); SIGTERM ends it, exit 0;
+- ``"agent": "serve-client"``: the same command for a session whose agent runs already (a
+  ``Daemon`` with the session's turn loop in this process): the second process becomes a client
+  of that agent, never a second writer, and relays; the end of its stdin ends it (exit 0);
 - ``"agent": "chat"``: the chat's agent in this process: a ``Daemon`` with the session turn loop
   (``eukhe.agent.runner``) on the chat session (``eukhe.agent.chat``), which owns the chat memory
   of its agent dir (``/memory``, ``/memory view``, ``/memory model``; a turn's end tells the chat's
@@ -24,7 +28,9 @@ The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so
 it is answered ``too_long``; a raw line may also end with the end of what its connection writes
 instead of a newline. ``get_model_catalog`` is told as the models of models.json and their levels.
 ``/rewind`` to the head at open brings the session back to its start (a saved default, set with
-``--global``, is then its model).
+``--global``, is then its model). ``reopen`` (the in-process agent with no turn loop): a second
+claim of the session (``eukhe.agent.daemon.claim``) becomes a client; then the agent ends, and
+the claim made again takes the session over (``takeover``).
 
 The real process runs the real turn loop (``eukhe.agent.runner``): its scenarios also send turns,
 ``steer``, ``follow_up``, ``abort``, ``/memory`` and ``/agent NAME TASK``, while the session has no
@@ -71,9 +77,9 @@ from bend.director import DEFAULT_STACK_CAP
 from bridge.core import Bridge, Event
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
-from eukhe.agent.client import AgentClient
+from eukhe.agent.client import AgentClient, AgentGone
 from eukhe.agent.chat import CHAT, CHAT_SESSION, CONTEXT_DOC
-from eukhe.agent.reach import reach
+from eukhe.agent.reach import AgentUnreachable, reach
 from eukhe.agent.runner import runner_factory
 from eukhe.memory.owner import Memory
 from eukhe.memory.store import chat_dir
@@ -166,6 +172,13 @@ def event_line(event: dict[str, Any]) -> str:
     return f"unexpected {kind}"
 
 
+def raw_line(event: dict[str, Any]) -> str:
+    """An event that answered a raw line: a request's answer tells the id it answers (the relay
+    of ``eukhe agent serve`` numbers a request of its stdin that has none)."""
+    re = event.get("re") if event["type"] != "error" else None
+    return event_line(event) + (f" re={re}" if re is not None else "")
+
+
 def request_of(event: Event) -> p.Request:
     kind = event["request"]
     if kind == "cvar":
@@ -204,23 +217,36 @@ def models_json(catalog: Sequence[dict[str, Any]]) -> dict[str, Any]:
 STARTS_A_TURN = ("turn", "steer", "follow_up")
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 120.0  # seconds a scenario's agent process has to answer (a hung agent fails the run)
+BUSY_SECONDS = 0.2  # how long the takeover's claim tries while a writer with no socket holds the session
+GONE_SECONDS = 10.0  # seconds a client of an agent that has ended has to tell so
+ENDS_WITH_INPUT = 30.0  # seconds a client ``eukhe agent serve`` has to end once its stdin has
 
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Raw = Callable[[bytes], Awaitable[list[dict[str, Any]]]]
+Reopen = Callable[[], Awaitable[list[str]]]
 
 
-async def exchange(events: Sequence[Event], send: Callable[[p.Request], Awaitable[None]], receive: Receive, raw: Raw) -> list[str]:
+async def _no_reopen() -> list[str]:
+    raise AssertionError("only the in-process agent with no turn loop is reopened")
+
+
+async def exchange(
+    events: Sequence[Event], send: Callable[[p.Request], Awaitable[None]], receive: Receive, raw: Raw, reopen: Reopen = _no_reopen
+) -> list[str]:
     """The state the agent sends first, then each request with its id: what the agent broadcasts
     while it answers, then its answer; a turn's answer ``ok`` is followed by the turn's events, to
     its ``turn_end`` (in the chat, to the ``memory`` event after it). A raw line goes through
-    ``raw``, which gives what answered it."""
+    ``raw``, which gives what answered it; ``reopen`` gives the lines of a takeover."""
     chat = events[0].get("agent") == "chat"
     lines = ["0 " + event_line(await receive())]
     for number, event in enumerate(events[1:], 1):
+        if event["request"] == "reopen":
+            lines.extend(f"{number} {line}" for line in await reopen())
+            continue
         if event["request"] == "raw":
             end = b"\n" if event.get("eol", True) else b""
-            lines.extend(f"{number} {event_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + end))
+            lines.extend(f"{number} {raw_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + end))
             continue
         request = request_of(event).model_copy(update={"id": f"r{number}"})
         await send(request)
@@ -262,15 +288,73 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
         async def serve() -> None:
             agent_process = daemon.Daemon(agent, session, runner_factory if chat else None, line_limit=model.LINE_LIMIT)
             await agent_process.start()
+            agents, clients = [agent_process], [await AgentClient.connect(agent_process.address)]  # the serving ones, last
+
+            async def send(request: p.Request) -> None:
+                await clients[-1].send(request)
+
+            async def receive() -> dict[str, Any]:
+                return await _next(clients[-1])
+
+            async def reopen() -> list[str]:
+                said, taken, fresh = await takeover(agent, session.id, agents[-1], clients[-1])
+                agents.append(taken)
+                clients.append(fresh)
+                return said
+
             try:
-                client = await AgentClient.connect(agent_process.address)
-                lines.extend(await exchange(events, client.send, lambda: _next(client), _connection(agent_process.address)))
-                await client.close()
+                lines.extend(await exchange(events, send, receive, _connection(agent_process.address), reopen))
+                await clients[-1].close()
             finally:
-                await agent_process.close()
+                await agents[-1].close()
 
         asyncio.run(serve())
     return lines
+
+
+async def takeover(agent: Path, ident: str, running: daemon.Daemon, client: AgentClient) -> tuple[list[str], daemon.Daemon, AgentClient]:
+    """A second claim of the session while its agent runs (``eukhe.agent.daemon.claim``, as a
+    second ``eukhe`` process makes it): it finds the writer lock taken and becomes a client (its
+    greeting, the state); then the agent ends, and each of its clients sees its connection end
+    (``gone``: no event is left, and a request sent then fails, as does the claimant's request
+    sent as the agent ended); while a writer with no socket holds the session, a claim tries
+    again until its time runs out (``busy``: AgentBusy); once that writer has gone, the claim made again takes the
+    session, as the agent, and its client's greeting is the state with the kinds of the rows the
+    agent showed at open."""
+    store = Store(agent / "sessions")
+    second = await asyncio.wait_for(daemon.claim(agent, store, ident, None), DEADLINE)
+    assert isinstance(second, AgentClient), "a second claim of a held session made an agent"
+    said = [event_line(_typed(await asyncio.wait_for(second.until(lambda event: event.type == "state"), DEADLINE)))]
+    asked = asyncio.ensure_future(second.request(p.StatusRequest()))  # sent as the agent ends: it is never answered
+    await running.close()
+    for each in (client, second):
+        left = []
+        if each is second:
+            with contextlib.suppress(AgentGone):
+                left.append(event_line(_typed(await asyncio.wait_for(asked, GONE_SECONDS))))
+        left += [event_line(_typed(event)) async for event in each.events()]  # it ends at once: the agent sent its last
+        asks: tuple[Callable[[], Awaitable[p.Event]], ...] = (each.next, lambda: each.request(p.StatusRequest()))
+        for ask in asks:  # so does each later read, and a request sent then
+            with contextlib.suppress(AgentGone):
+                left.append(event_line(_typed(await asyncio.wait_for(ask(), GONE_SECONDS))))
+        await each.close()
+        said.append(" ".join(left) or "gone")
+    with store.open(ident) as writer:  # a writer with no socket (a command line's) holds the session
+        try:
+            held = await asyncio.wait_for(daemon.claim(agent, store, ident, None, seconds=BUSY_SECONDS), GONE_SECONDS)
+        except daemon.AgentBusy:
+            said.append("busy")
+        else:
+            said.append(f"claimed {type(held).__name__}")
+            await held.close()
+        assert not writer.closed
+    role = await asyncio.wait_for(daemon.claim(agent, store, ident, None), DEADLINE)
+    assert isinstance(role, daemon.Daemon), "the claim of a session nobody holds made no agent"
+    role.line_limit = model.LINE_LIMIT  # as the scenario's in-process agents read
+    fresh = await AgentClient.connect(role.address)
+    greeting = await _next(fresh)
+    said.append(event_line(greeting) + " rows=" + (",".join(row["kind"] for row in greeting["rows"]) or "-"))
+    return said, role, fresh
 
 
 async def _next(client: AgentClient) -> dict[str, Any]:
@@ -345,20 +429,64 @@ def through_reach(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
             await client.close()
         code = await asyncio.wait_for(asyncio.to_thread(process.wait), DEADLINE)
         assert code == 0, f"the agent process ended with exit {code}"
+        await unreachable(agent, where, ident, tmp)
         return said
 
     with _breaks_reach_children(tmp):
         return asyncio.run(run())
 
 
+async def unreachable(agent: Path, where: Path, ident: str, tmp: Path) -> None:
+    """Once the agent process has ended, no agent serves the session: a client that does not
+    start one is refused (AgentUnreachable); and an agent started for a session the agent dir does
+    not have ends before it serves, which the client is told (its exit code)."""
+    for session, start in ((ident, False), ("no-such-session", True)):
+        try:
+            late, started = await asyncio.wait_for(reach(agent, where.with_name(session), session, tmp, start=start), DEADLINE)
+        except AgentUnreachable as error:
+            assert start == ("ended (exit " in str(error)), f"{session}: {error}"
+            continue
+        await late.close()
+        if started is not None:
+            started.kill()
+            started.wait()
+        raise AssertionError(f"an agent served session {session}")
+
+
 def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
     """``eukhe agent serve --session ID`` in the foreground, as a user runs it in a terminal:
-    each request a line on its stdin, each event a line of its stdout; SIGTERM ends it."""
+    each request a line on its stdin, each event a line of its stdout; SIGTERM ends it.
+
+    ``"agent": "serve-client"``: the session has its agent already (a ``Daemon`` with the session's
+    turn loop, in this process, as another ``eukhe`` that serves it), so ``eukhe agent serve`` is a
+    second process for the session: it becomes a client of that agent, never a second writer, and
+    relays between it and the terminal; the end of its stdin ends it once each request was
+    answered (exit 0, nothing printed after), with no signal; then ``eukhe agent serve
+    --idle-exit`` (the agent a client starts) finds the session served and ends at once (exit 0,
+    nothing printed). A ``reopen`` ends that agent: the
+    relay claims the session again and takes it over, as the agent, whose state it prints (then
+    it serves until a signal)."""
+    client_mode = events[0].get("agent") == "serve-client"
     with Store(agent / "sessions").create() as session:
         ident = session.id
     command = [sys.executable, "-m", "eukhe", "--agent-dir", str(agent), "agent", "serve", "--session", ident, "--session-dir", str(agent / "sessions")]
 
+    holding: list[daemon.Daemon] = []  # the agent of this process, while it holds the session
+
     async def run(env: dict[str, str]) -> list[str]:
+        if not client_mode:
+            return await relay(env)
+        with Store(agent / "sessions").open(ident) as held:
+            holder = daemon.Daemon(agent, held, runner_factory, line_limit=model.LINE_LIMIT)
+            await holder.start()
+            holding.append(holder)
+            try:
+                return await relay(env)
+            finally:
+                if holding:
+                    await holding.pop().close()
+
+    async def relay(env: dict[str, str]) -> list[str]:
         process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env, limit=p.LINE_LIMIT
         )
@@ -379,16 +507,38 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
         async def raw(line: bytes) -> list[dict[str, Any]]:  # the relay answers it: its error, no more
             stdin.write(line)
             await stdin.drain()
+            if not line.endswith(b"\n"):  # the last line, ended by the end of stdin: a blank one is no line
+                stdin.close()
+                if not line.strip():
+                    return []
             return [await receive()]
 
+        async def reopen() -> list[str]:  # the agent it follows ends: it takes the session over
+            assert holding, "only the agent of this process is ended"
+            await holding.pop().close()
+            greeting = await receive()
+            return [event_line(greeting) + " rows=" + (",".join(row["kind"] for row in greeting["rows"]) or "-")]
+
         try:
-            said = await exchange(events, send, receive, raw)
+            said = await exchange(events, send, receive, raw, reopen)
             stdin.close()
-            process.send_signal(signal.SIGTERM)
-            rest = await asyncio.wait_for(stdout.read(), DEADLINE)
+            if not holding:  # the agent serves until a signal; a client ends with its input
+                process.send_signal(signal.SIGTERM)
+            rest = await asyncio.wait_for(stdout.read(), ENDS_WITH_INPUT if holding else DEADLINE)
             assert rest == b"", f"the agent printed after its last answer: {rest[:200]!r}"
             code = await asyncio.wait_for(process.wait(), DEADLINE)
             assert code == 0, f"the agent process ended with exit {code}"
+            if holding:  # an agent started for a client (--idle-exit) finds the session served: it ends at once
+                started = await asyncio.create_subprocess_exec(
+                    *command, "--idle-exit", stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env
+                )
+                try:
+                    printed, _ = await asyncio.wait_for(started.communicate(), ENDS_WITH_INPUT)
+                finally:
+                    if started.returncode is None:
+                        started.kill()
+                        await started.wait()
+                assert (started.returncode, printed) == (0, b""), f"--idle-exit for a served session: exit {started.returncode}, {printed[:200]!r}"
             return said
         finally:
             if process.returncode is None:
@@ -407,7 +557,7 @@ def production(events: Sequence[Event]) -> list[str]:
         mode = events[0].get("agent")
         if mode == "reach":
             return through_reach(Path(tmp), agent, events)
-        if mode == "serve":
+        if mode in ("serve", "serve-client"):
             return through_serve(Path(tmp), agent, events)
         assert mode in (None, "chat", "chat-busy"), mode
         return in_process(agent, events)
@@ -559,10 +709,15 @@ LONG = (  # past the in-process agent's line limit (bend.daemon.LINE_LIMIT)
 )
 
 
+RAW_REQUESTS = ('{"v":1,"type":"status"}', '{"v":1,"type":"get_model_catalog"}')  # requests with no id
+
+
 def raw_event(rng: random.Random, in_process: bool) -> Event:
     """A raw line; to an in-process agent, sometimes one past its line limit, or one that the end
-    of the connection ends instead of a newline."""
+    of the connection ends instead of a newline; sometimes a request that has no id."""
     roll = rng.random()
+    if roll >= (0.85 if in_process else 0.7):
+        return {"request": "raw", "line": rng.choice(RAW_REQUESTS)}
     if in_process and roll < 0.2:
         return {"request": "raw", "line": rng.choice(LONG), "eol": rng.random() < 0.5}
     if in_process and roll < 0.4:
@@ -584,7 +739,11 @@ def generate(index: int) -> list[Event]:
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
     busy = group % 2 == 1 and index % PROCESS_EVERY == (group + 4) % 5  # 25+0, 75+2, ...: the chat's, owned elsewhere
-    if process:  # the real agent process: reached as a client starts it, or serving its terminal
+    client = group % 2 == 0 and index % PROCESS_EVERY == (group + 4) % 5  # 4, 51, 103, ...: a second agent process, a client
+    if client:
+        first["agent"] = "serve-client"
+        process = True
+    elif process:  # the real agent process: reached as a client starts it, or serving its terminal
         first["agent"] = "reach" if group % 2 == 0 else "serve"
     elif chat:
         first["agent"] = "chat"
@@ -595,6 +754,10 @@ def generate(index: int) -> list[Event]:
     modelled = False  # a /model line was sent: the turn loop of a real process would reach the network
     focus = index % 5  # each scenario leans on one kind of request, and mixes the rest
     for _ in range(rng.randint(6, 24)):
+        if first.get("agent") is None and rng.random() < 0.06:  # a takeover of the session (bend.daemon.reopen)
+            events.append({"request": "reopen"})
+        elif client and len(events) > 3 and not any(e.get("request") == "reopen" for e in events) and rng.random() < 0.15:
+            events.append({"request": "reopen"})  # the agent the relay follows ends: it takes the session over
         roll = rng.random()
         bias = {0: "cvar", 1: "push", 2: "effort", 3: "model", 4: "mix"}[focus]
         pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other", "turn", "save"])
@@ -605,6 +768,8 @@ def generate(index: int) -> list[Event]:
             if rng.random() < 0.2:
                 line = line + "; " + rng.choice(LOCAL_SETS)
             events.append({"request": "cvar", "line": line})
+            if line.startswith("alias ") and rng.random() < 0.5:  # the alias it defines, run
+                events.append({"request": "cvar", "line": line.split()[1]})
         elif pick == "global":
             line = rng.choice(GLOBAL_SETS)
             modelled = modelled or "defaultModel" in line  # a turn of an unpinned session would take it
@@ -629,7 +794,7 @@ def generate(index: int) -> list[Event]:
         elif pick == "save":
             events.append({"request": "cvar_save"} if rng.random() < 0.6 else raw_event(rng, in_process))
         elif pick == "turn":
-            kind = rng.choice(["turn", "turn", "steer", "follow_up", "abort", "spawn", "spawn", "memory", "raw"] + ["raw"] * 3 * (first.get("agent") == "serve") + ["memory"] * 4 * (chat or busy))
+            kind = rng.choice(["turn", "turn", "steer", "follow_up", "abort", "spawn", "spawn", "memory", "raw"] + ["raw"] * 3 * (first.get("agent") in model.TERMINAL) + ["memory"] * 4 * (chat or busy))
             if kind == "raw":
                 events.append(raw_event(rng, in_process))
             elif kind == "memory" and (chat or busy):
@@ -652,7 +817,10 @@ def generate(index: int) -> list[Event]:
                 events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
             events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat else "1")})
-    events.append({"request": "status"})
+    if first.get("agent") in model.TERMINAL and rng.random() < 0.5:  # the last line of stdin, ended by its end
+        events.append({"request": "raw", "line": rng.choice(RAW[:3] + RAW_REQUESTS + RAW[3:]), "eol": False})
+    else:
+        events.append({"request": "status"})
     return events
 
 
@@ -747,6 +915,16 @@ CASES = frozenset(
         "raw line too long with no newline",
         "raw line with no newline",
         "raw blank line with no newline",
+        "a second agent process for the session becomes its client",
+        "raw request with no id",
+        "raw request with no id numbered by the relay",
+        "a second claim becomes a client, then takes the session over",
+        "takeover of a pinned session",
+        "takeover on the saved default",
+        "takeover with a saved default it cannot honour",
+        "a relay whose agent ended takes the session over",
+        "the last line of the terminal with no newline",
+        "rewind keeps the profile cvar_save wrote",
     }
 )
 
@@ -758,19 +936,23 @@ def reached(events: Sequence[Event]) -> set[str]:
         cases.add("the agent process reached by a client")
     elif mode == "serve":
         cases.add("the agent process serving its terminal")
+    elif mode == "serve-client":
+        cases.add("a second agent process for the session becomes its client")
     elif mode == "chat":
         cases.add("the chat's agent")
     elif mode == "chat-busy":
         cases.add("the chat owned by another process")
-    world = model.open_session(events[0]["catalog"], mode is not None, mode == "serve", mode == "chat", mode == "chat-busy")
+    world = model.open_session(events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy")
     for event in events[1:]:
         before = world
         world, said = model.step(world, dict(event))
-        last = said[-1]
+        last = said[-1] if said else ""
         kind = event["request"]
         line = str(event.get("line", ""))
         if any(s.startswith("switches ") for s in said):
             cases.add("switches change")
+        if kind == "raw" and mode in model.TERMINAL and not event.get("eol", True):
+            cases.add("the last line of the terminal with no newline")
         if kind == "cvar" and not event.get("global"):
             outcomes = last
             checks = {
@@ -847,6 +1029,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("rewind to the head at open")
                 if not said[-2].startswith("state model=- "):
                     cases.add("rewind to the saved default")
+                if before.cvars.family[-1].profile and before.cvars.family[-1].sets:
+                    cases.add("rewind keeps the profile cvar_save wrote")
             elif word == "/memory" and mode == "chat":
                 words = line.split()[1:]
                 if last.startswith("error"):
@@ -877,6 +1061,10 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("unknown command")
         elif kind == "raw" and last == "error too_long":
             cases.add("raw line too long" if event.get("eol", True) else "raw line too long with no newline")
+        elif kind == "raw" and " re=console-" in last:
+            cases.add("raw request with no id numbered by the relay")
+        elif kind == "raw" and not last.startswith("error ") and model.raw_kind(line) is None:
+            cases.add("raw request with no id")
         elif kind == "raw" and not last.startswith("error "):
             cases.add("raw blank line with no newline")
         elif kind == "raw":
@@ -884,7 +1072,7 @@ def reached(events: Sequence[Event]) -> set[str]:
             cases.add("raw line " + raw_kinds[last.removeprefix("error ")])
             if not event.get("eol", True):
                 cases.add("raw line with no newline")
-            if mode == "serve":
+            if mode in model.TERMINAL:
                 cases.add("raw line to the terminal")
         elif kind == "cvar_save":
             cases.add("cvar saved with nothing to write" if last == "saved []" else "cvar saved")
@@ -899,6 +1087,16 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("turn in a chat another process owns")
             elif last.startswith("turn_end failed"):
                 cases.add({"turn": "turn without a model", "steer": "steer starts a turn", "follow_up": "follow_up starts a turn"}[str(kind)])
+        elif kind == "reopen" and mode == "serve-client":
+            cases.add("a relay whose agent ended takes the session over")
+        elif kind == "reopen":
+            cases.add("a second claim becomes a client, then takes the session over")
+            if before.pinned:
+                cases.add("takeover of a pinned session")
+            elif world.model is not None:
+                cases.add("takeover on the saved default")
+            if last.endswith(" rows=default_model"):
+                cases.add("takeover with a saved default it cannot honour")
         elif kind == "cycle_thinking_level":
             if last.startswith("thinking level=null"):
                 cases.add("cycle answers null")

@@ -44,4 +44,12 @@ BREAKS = [
         "        text = self._take(self._steering, STEERING_MODE_CVAR)\n        if text is None:\n            return self._commit_reports()\n        self._commit([user(text)])\n        self._commit_reports()",
         "a report joins after the steered message of the same join, not before it",
     ),
+    Break(
+        "agent_task_of_blanks_spawns",
+        "agent",
+        "eukhe.agent.subagents",
+        "        if not task.strip():\n",
+        "        if not task:\n",
+        "a task call whose task is only blanks starts a child instead of being refused subagent_failed",
+    ),
 ]
