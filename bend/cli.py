@@ -24,7 +24,8 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   is printed as the reply streams, refusals, faults, the chat's commands and prompt, the rows of
   its agent); ``tiny-models download`` from that server (every file 404: unpinned models are
   refused before any request, a pinned one fails at its first file); ``memory simulate`` (no
-  --cache) over the OptChat model ``bend.optchat`` and the note's sizes; ``laws pin``
+  --cache) over the OptChat model ``bend.optchat`` and the note's sizes (with --cache, the
+  cache measure's shape: ``cache_measure``); ``laws pin``
   of a seed law with an empty hunt database.
 - The other commands that need a model, a terminal, a network or a long run are modelled only as far
   as what they refuse before any of it (inference.md S6, S9; the commands' help): ``ask`` (an
@@ -45,6 +46,17 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
 - Before any command: no command at all, a command group without its verb (the argument
   argparse names), an empty path argument, a text argument nested more than MAX_DEPTH brackets.
 - Exit status 0 done, 1 a fault of the environment (a file that is a directory), 2 bad input.
+- The command line's own settings (``how_run``, ``transcript``): ``--help`` prints the usage and
+  exits 0; an argument that is not UTF-8 text (undecodable bytes, a lone escape) is refused;
+  EUKHE_DEBUG=1 prints the traceback before the one error line; a stdout whose reader is gone
+  ends the command quietly with exit 1, one on a full device is a fault once the command is done,
+  a closed one (None) does nothing; a closed stderr loses the error line, never the status; the
+  agent dir from the flag, EUKHE_AGENT_DIR or $HOME/.eukhe, and refused when it is (or is under)
+  a regular file; the sessions dir by S4b.7's precedence (the flag, ``~/`` read as $HOME,
+  EUKHE_SESSION_DIR, the sessionDir setting, the default); a writer of a session another writer
+  holds waits (EUKHE_LOCK_TIMEOUT, else session.lockTimeoutMs, else 5 s) and fails; a session
+  log with a line that is no record is a fault where it is read; ``laws --area effort`` runs
+  S10's table, every law holding; ``memory simulate --cache`` prints the cache measure's shape.
 
 A transcript line is ``N $ ARGV -> STATUS`` for a command, then ``N out LINE`` and ``N err
 LINE``; an error's free text after a seed form (``CvarError::K(id)``), after ``is not JSON``
@@ -273,6 +285,8 @@ class World:
     models_json: str | None = None  # $A/models.json as an ask event wrote it (none: no file)
     made: int = 0  # sessions made in the sessions dir (labels $S1, $S2, ...)
     simulated: int = 0  # sessions the simulate command made in its own sessions dir
+    wav: bool = False  # $P/x.wav, a regular file, written by an event's ``wav``
+    env: dict[str, str] = field(default_factory=dict)  # the environment of the command under way (an event's ``env``)
 
 
 def cfg_sets(disk: Disk, path: str, local_only: bool) -> tuple[tuple[Set, ...], list[str]]:
@@ -354,6 +368,8 @@ class Session:
     entries: dict[int, tuple[int | None, Doc]] = field(default_factory=dict)
     head: int | None = None
     origin: tuple[str, int] | None = None
+    corrupt: int | None = None  # the line of its log that is no record (the log's lines: one per entry)
+    locked: bool = False  # another writer holds it
 
     def doc(self) -> Doc:
         return ((), ()) if self.head is None else self.entries[self.head][1]
@@ -384,7 +400,35 @@ def doc_json(doc: Doc) -> str:
 def session_of(world: World, label: str, prog: str) -> Session:
     if label not in world.sessions:
         raise Failed(USAGE, f"{prog}: no session at $A/sessions/nosuch")
+    if world.sessions[label].corrupt is not None:  # a fault of the environment: the log cannot be read
+        raise Failed(FAULT, f"{prog}: {corrupt_record(world, label)}")
     return world.sessions[label]
+
+
+LOCK_TIMEOUT = 5.0  # seconds a writer waits for a session another writer holds, with nothing set
+MAX_LOCK_TIMEOUT = 3600.0  # EUKHE_LOCK_TIMEOUT is taken from 0 to an hour
+
+
+def held(world: World, label: str, prog: str) -> None:
+    """A writer of a session another writer holds waits, then fails (a fault of the environment):
+    EUKHE_LOCK_TIMEOUT seconds, else the global config's session.lockTimeoutMs, else 5 s. The
+    holder's words (its pid, host, program and start) are cut."""
+    if not world.sessions[label].locked:
+        return
+    try:
+        wait = float(world.env.get("EUKHE_LOCK_TIMEOUT", ""))
+    except ValueError:
+        wait = -1.0
+    if not 0 <= wait <= MAX_LOCK_TIMEOUT:
+        disk = world.files["gcfg"]
+        found = [line.split()[2] for line in cfg_lines(disk.text) if line.split()[:2] == ["set", "session.lockTimeoutMs"]]
+        wait = int(found[-1]) / 1000 if disk.state == "text" and found and found[-1].isdigit() else LOCK_TIMEOUT
+    raise Failed(FAULT, f"{prog}: session $A/sessions/{label} is locked for writing by ...; waited {wait:g} s")
+
+
+def corrupt_record(world: World, label: str) -> str:
+    line = world.sessions[label].corrupt
+    return f"corrupt record: $A/sessions/{label}/main.jsonl record {line} (line {line}): not JSON"
 
 
 def show_session(world: World, label: str) -> list[str]:
@@ -468,6 +512,7 @@ def run_set(world: World, argv: list[str], out: list[str]) -> None:
         if e is not None:
             raise Failed(USAGE, cvar_error(e))
         value = family[-1].sets[-1].value
+    held(world, label, prog)
     sets, aliases = session.doc()
     session.commit((sets + ((cvar, value),), aliases))
     out.append(f"{cvar} = {show(value)} (session {label})")
@@ -478,6 +523,7 @@ def run_cvar(world: World, argv: list[str], out: list[str]) -> None:
     if label is None:
         raise Failed(USAGE, "eukhe cvar: a session set needs --session ID (or --global for the global config.cfg)")
     session = session_of(world, label, "eukhe cvar")
+    held(world, label, "eukhe cvar")
     family = family_of(world, session)
     if line.strip() == "save":
         saved = written(DECLS, family[-1])
@@ -598,10 +644,20 @@ def run_session(world: World, argv: list[str], out: list[str]) -> None:
     elif action == "list" and flag(argv, "--session-dir") is not None:
         out.append(f"sessions in {flag(argv, '--session-dir')} (from --session-dir)")  # a dir no session was made in
     elif action == "list":
-        out.append("sessions in $A/sessions (from default)")
+        disk = world.files["gcfg"]  # S4b.7: the sessionDir setting, read against the agent dir, after the flag and the variable
+        named = [line.split()[2] for line in cfg_lines(disk.text) if line.split()[:2] == ["set", "sessionDir"]] if disk.state == "text" else []
+        if named and world.sessions:
+            raise ValueError("sessions made in a sessionDir are not modelled")
+        out.append(f"sessions in $A/{named[-1]} (from global config.cfg)" if named else "sessions in $A/sessions (from default)")
         for label in sorted(world.sessions, key=lambda s: int(s[2:])):
             s = world.sessions[label]
+            if s.corrupt is not None:  # named, and the others still listed
+                out.append(f"{label}  error: {corrupt_record(world, label)}")
+                continue
             out.append(f"{label}  entries {len(s.entries)}  head {s.head}  conversations main")
+        unreadable = [label for label in world.sessions if world.sessions[label].corrupt is not None]
+        if unreadable:
+            raise Failed(FAULT, f"eukhe session list: {len(unreadable)} session(s) cannot be read")
     else:
         label = argv[2]
         conversation = flag(argv, "--conversation") or "main"
@@ -669,6 +725,10 @@ def run_tiny(world: World, argv: list[str], out: list[str], err: list[str]) -> i
     base = flag(argv, "--base-url")
     if base is not None and base != "$U":  # $U: the loopback server's base URL, http://127.0.0.1:PORT
         parts = urlsplit(base)
+        try:
+            parts.port  # noqa: B018 - a port that is not a number is no URL
+        except ValueError:
+            parts = urlsplit("")
         if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() or not c.isprintable() for c in base):
             raise Failed(USAGE, f"eukhe tiny-models download: --base-url {base[:200]!r} is not an http or https URL with a host")
     if base != "$U" or any(world.tiny.get(m, "missing") != "missing" for m, _ in CATALOG):
@@ -713,6 +773,10 @@ def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
             raise Failed(USAGE, f"{prog}: --out {out} is a directory; name a .wav file")
         if out is not None and directory_of(out) not in DIRS:
             raise Failed(USAGE, f"{prog}: --out {out}: no directory {directory_of(out)}")
+        if out is None and world.env.get("PATH") != "$P":
+            raise ValueError("the audio players on the machine's PATH are not modelled")
+        if out is None:  # no --out: played by the first of the players found on PATH ($P holds none)
+            raise Failed(FAULT, f"{prog}: no audio player on PATH (pw-play, paplay, aplay); write a file with --out F.wav")
         raise Failed(FAULT, f"{prog}: Unavailable: no model available for role speech: chain [{', '.join(ROLE_CHAINS['speech'])}]")
     if verb == "transcribe" and wav == "pcm":  # a PCM WAV file, no model of the role installed
         raise Failed(FAULT, f"{prog}: Unavailable: no model available for role dictation: chain [{', '.join(ROLE_CHAINS['dictation'])}]")
@@ -730,7 +794,13 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
     verb = argv[1] if len(argv) > 1 else "status"
     if verb == "simulate":
         simulate_refused(argv)
-        out.extend(json.dumps(simulated(int(flag(argv, "--messages") or 0), int(flag(argv, "--seed") or 2026)), indent=1).split("\n"))
+        stats = simulated(int(flag(argv, "--messages") or 0), int(flag(argv, "--seed") or 2026))
+        if "--cache" in argv:
+            stats["cache"] = cache_measure(int(flag(argv, "--messages") or 0))
+        text = json.dumps(stats, indent=1).replace('"#"', "#").replace('"{...}"', "{...}")
+        out.extend(text.split("\n"))
+        if flag(argv, "--plot") is not None:
+            out.append(f"cache shares drawn to {flag(argv, '--plot')}")
         if flag(argv, "--png") is not None:  # the sawtooth drawn (matplotlib, of the dev extra)
             out.append(f"sawtooth written to {flag(argv, '--png')}")
         return
@@ -749,6 +819,11 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
         raise Failed(USAGE, f"eukhe memory: no message {int(argv[2])}: the chat has 0")
     elif verb == "zoom":
         raise Failed(USAGE, f"eukhe memory: {int(argv[2])}+{int(argv[3])} runs past the chat's 0 messages")
+    elif flag(argv, "--session-dir") is not None:  # a dir to import that is not there is a mistake; a file, a fault
+        root = str(flag(argv, "--session-dir"))
+        if root == "$P/x.wav" and world.wav:
+            raise Failed(FAULT, f"eukhe memory import: --session-dir {root} is not a directory")
+        raise Failed(USAGE, f"eukhe memory import: --session-dir {root} does not exist")
     else:
         out.append(f"imported 0 messages from {len(world.sessions)} sessions in $A/sessions (from default); 0 entries already in the chat")
 
@@ -779,8 +854,23 @@ def simulate_refused(argv: list[str]) -> None:
         raise Failed(USAGE, f"{prog}: --plot wants an .svg file, not {plot!r}")
     if plot is not None and directory_of(plot) not in DIRS:
         raise Failed(USAGE, f"{prog}: --plot: no directory {directory_of(plot)!r}")
-    if "--cache" in argv:
-        raise ValueError("the cache measure (the prompt cache of the loopback server) is not modelled")
+
+
+# ``memory simulate --cache``: the prompt-cache measure's figures (turns, compactions, shares,
+# where unread bytes went) follow the live compactor's calls against the loopback server's cache
+# model: not modelled. What is: the measure's keys in their order, every share a percent (0-100)
+# and every count and rate not below 0 (the bridge prints each such figure as #), its messages
+# (the run's), no failed call (the loopback server fails none), the unread bytes' causes by kind
+# of call (``why``: its detail cut), and the plot's line.
+CACHE_KEYS = ("messages", "turns", "compactions", "compaction_calls_sent", "turn_cache_read_percent", "compaction_cache_read_percent",
+              "turn_prefix_read_percent", "compaction_prefix_read_percent", "turn_view_read_percent", "compaction_view_read_percent",
+              "rewritten_lines_per_message", "failed_calls", "why")
+
+
+def cache_measure(messages: int) -> dict[str, object]:
+    said: dict[str, object] = {key: "#" for key in CACHE_KEYS}
+    said.update(messages=messages, failed_calls=0, why="{...}")
+    return said
 
 
 def note_sizes(count: int, seed: int) -> list[int]:
@@ -863,6 +953,12 @@ def refused_arguments(argv: list[str]) -> None:
         if flag(argv, name) == "":
             raise Failed(USAGE, f"{prog}: the argument {name} is empty: name a path, or leave it out")
     for index, text in enumerate(argv):
+        escaped = [at for at, char in enumerate(text) if "\ud800" <= char <= "\udfff"]  # undecodable bytes of a real argv, lone escapes
+        if escaped:
+            label = {("set", 2): "VALUE", ("session", 2): "ID"}[(argv[0], index)]
+            undecodable = all("\udc80" <= text[at] <= "\udcff" for at in escaped)  # shown as the bytes they were, else escaped
+            shown = repr(text.encode("utf-8", "surrogateescape")) if undecodable else ascii(text)
+            raise Failed(USAGE, f"{prog}: the argument {label} is not UTF-8 text (at character {escaped[0]}): {shown[:80]}")
         if nesting(text) > MAX_DEPTH:
             label = {("set", 2): "VALUE", ("session", 2): "ID"}[(argv[0], index)]
             raise Failed(USAGE, f"{prog}: the argument {label} is nested more than {MAX_DEPTH} brackets deep")
@@ -872,12 +968,23 @@ def refused_arguments(argv: list[str]) -> None:
 # registered under its seed name, also as AREA/NAME (a law of a table with no property fails `make laws`).
 SEED_LAWS = (("effort", "effort_clamp_keeps"), ("effort", "effort_cycle_wrap"), ("cvar", "cvar_toggle_twice"),
              ("cvar", "alias_self_cycle"), ("progress", "goal_progress_continues"))
+# inference.md S10's table of effort laws, in its order: what `laws --area effort` runs
+EFFORT_LAWS = ("effort_offered_plain", "effort_offered_null", "effort_offered_ext", "effort_offered_kept", "effort_offered_asc",
+               "effort_clamp_offered", "effort_clamp_keeps", "effort_clamp_idem", "effort_cycle_still", "effort_cycle_next",
+               "effort_cycle_wrap", "effort_cycle_prev", "effort_cycle_wrap_back", "effort_cycle_inverse", "effort_cycle_inverse_back",
+               "effort_unset_default", "effort_settle_offered", "effort_stored_is_sent", "effort_shown_is_sent")
 HUNT_DB = "$P/hunt"  # the hunt's example database the scenarios run with (EUKHE_HUNT_DB): empty
 
 
 def run_laws(argv: list[str], out: list[str]) -> int:
     """``laws`` refused before any law runs: an area with no laws, words that are no verb, no such
     law; ``laws pin LAW`` of a seed law pins nothing from an empty database: exit 1 (nothing new)."""
+    if argv[1] == "--area" and argv[2] == "effort":  # the laws of S10's table run, and hold, one line each as it ends
+        out.extend(f"effort {number}/{len(EFFORT_LAWS)} {name} pass" for number, name in enumerate(EFFORT_LAWS, 1))
+        out.append(f"pass {len(EFFORT_LAWS)}")
+        if "--report" in argv:
+            out.append(f"review report written to {flag(argv, '--laws-dir')}/report/index.html")
+        return OK
     if argv[1] == "--area":
         raise Failed(USAGE, f"eukhe laws: no laws in area {argv[2]!r}")
     if len(argv) != 3 or argv[1] != "pin":
@@ -921,6 +1028,8 @@ def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | Non
             out.extend(model_list(None))
             return
         bundled = str(flag(argv, "--bundled"))
+        if bundle is not None and bundle.endswith("\udcff"):  # its text, then a byte that is no UTF-8
+            raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: not UTF-8 at byte {len(bundle[:-1].encode('utf-8'))}")
         if bundled in DIRS:
             raise Failed(USAGE, f"eukhe model list: --bundled {bundled}: is a directory, not a models.bundled.json file")
         if bundled != BUNDLE or bundle is None:
@@ -941,6 +1050,8 @@ def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | Non
         out.extend(provider_caps(provider))
         return
     key = stdin.split("\n", 1)[0].strip("\r\n")
+    if "\udcff" in key:  # a byte that is no UTF-8 (0xff) in the first line: the key is not text
+        raise Failed(USAGE, f"eukhe login: the key is not UTF-8 text (at byte {len(key[: key.index(chr(0xDCFF))].encode('utf-8'))}); nothing written")
     if not key.strip():
         raise Failed(USAGE, f"eukhe login: the key is empty; nothing written for {provider}")
     if any(c.isspace() or not c.isprintable() for c in key):
@@ -1443,8 +1554,11 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad
     path = flag(argv, "--script")
     if path in DIRS:
         raise Failed(USAGE, f"{prog}: --script: {path}: Is a directory")
-    if path != where:
-        raise Failed(USAGE, f"{prog}: --script: {path}: No such file or directory")
+    if path is not None and path.startswith("$P/x.wav/") and world.wav:
+        raise Failed(USAGE, f"{prog}: --script: {path}: Not a directory (a path on the way is a regular file, not a directory)")
+    if path != where:  # a path is shown as one printable line: a control character escaped
+        shown = str(path) if str(path).isprintable() else ascii(path)[1:-1]
+        raise Failed(USAGE, f"{prog}: --script: {shown}: No such file or directory")
     if bad_bytes:  # the script's text, then a byte that is no UTF-8 (0xff) and a newline
         raise Failed(USAGE, f"{prog}: {where}:{script.count(chr(10)) + 1}: not UTF-8 text (byte {len(script.encode('utf-8'))}: b'\\xff')")
     steps: list[tuple[int, str, object]] = []
@@ -1479,6 +1593,8 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad
         steps.append((number, key, body))
     if not steps:
         raise Failed(USAGE, f"{prog}: {where}: the script has no lines")
+    if flag(argv, "--session-dir") == "$P/x.wav" and world.wav:
+        raise Failed(FAULT, f"{prog}: the sessions dir $P/x.wav is not a directory")
     world.simulated += 1
     out.append(f"session $D{world.simulated} in $P/ds/$D{world.simulated}")
     stack: list[str] = []  # the pushed layers, bottom first
@@ -1546,12 +1662,50 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head in ("ask", "quirks", "provider", "model", "login"):
         if world.models_json is not None and head != "login":
             raise ValueError("the catalog with a models.json on top is modelled for ask only")
-        run_inference(argv, str(event.get("stdin", "")), out, None if "bundle" not in event else str(event["bundle"]))
+        bundle = None if "bundle" not in event else str(event["bundle"]) + ("\udcff" if event.get("badutf8") else "")
+        custom = {} if world.models_json is None else json.loads(world.models_json)["providers"]
+        if head == "login" and argv[1] in custom:  # S6: a provider of models.json has its key there
+            raise Failed(USAGE, f"eukhe login: {argv[1]} is a provider of models.json: its key is that file's apiKey; nothing written")
+        typed = str(event.get("stdin", "")) + ("\udcff\n" if "stdin" in event and event.get("badutf8") else "")
+        run_inference(argv, typed, out, bundle)
     elif head in ("tui", "agent", "tiny-worker"):
         run_client(argv)
     else:
         raise ValueError(f"command {head!r} is not modelled")
     return OK
+
+
+def how_run(world: World, event: dict[str, object], env: dict[str, str], out: list[str], err: list[str]) -> int:
+    """A command as its event runs it: ``--help``; the agent dir named by the flag, by
+    EUKHE_AGENT_DIR (the same dir) or by $HOME ($HOME/.eukhe), or a flag naming a path that is a
+    regular file or under one; the sessions dir by EUKHE_SESSION_DIR, ``~/`` read as $HOME."""
+    argv = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
+    for name in ("-h", "--help"):
+        if name in argv:  # argparse's help: its usage line names the command
+            out.append(" ".join(["usage: eukhe", *argv[: argv.index(name)]]))
+            return OK
+    agent = str(event.get("agent", "flag"))
+    if agent not in ("flag", "env", "home"):
+        if argv != ["session", "new"] or not world.wav or not agent.startswith("$P/x.wav"):
+            raise ValueError("an agent dir flag naming a path is modelled for `session new` under $P/x.wav only")
+        if agent == "$P/x.wav":
+            raise Failed(FAULT, f"eukhe session new: the agent dir {agent} is not a directory")
+        raise Failed(FAULT, f"eukhe session new: the agent dir {agent} is under $P/x.wav, which is not a directory")
+    if argv[:2] == ["session", "list"] and (agent == "home" or env):
+        where = flag(argv, "--session-dir")
+        if where is not None:
+            home = env.get("HOME", "$P/home" if agent == "home" else None)
+            if home is None or not where.startswith("~/"):
+                raise ValueError("a --session-dir of ~/ without $HOME is not modelled")
+            out.append(f"sessions in {home}/{where[2:]} (from --session-dir)")
+        elif "EUKHE_SESSION_DIR" in env:
+            out.append(f"sessions in {env['EUKHE_SESSION_DIR']} (from EUKHE_SESSION_DIR)")
+        elif agent == "home":
+            out.append("sessions in $P/home/.eukhe/sessions (from default)")  # none made there
+        else:
+            return command(world, event, out, err)
+        return OK
+    return command(world, event, out, err)
 
 
 def transcript(events: list[dict[str, object]]) -> list[str]:
@@ -1564,18 +1718,48 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             disk = world.files[str(event["name"])]
             disk.state, disk.text = str(event["state"]), str(event.get("text", ""))
             lines.append(f"{number} file {event['name']} {disk.state}")
+        elif kind == "lock":  # another writer takes the session's lock, and keeps it
+            world.sessions[str(event["session"])].locked = True
+            lines.append(f"{number} lock {event['session']}")
+        elif kind == "corrupt":  # a line that is no record, before the last line of a session's log (a torn last line is not)
+            corrupted = world.sessions[str(event["session"])]
+            if not corrupted.entries:
+                raise ValueError("a log of no entries is not corrupted before its last line")
+            corrupted.corrupt = len(corrupted.entries)
+            lines.append(f"{number} corrupt {event['session']}")
         elif kind == "tiny":
             world.tiny[str(event["model"])] = str(event["state"])
             lines.append(f"{number} tiny {event['model']} {event['state']}")
         elif kind == "run":
             out: list[str] = []
             err: list[str] = []
+            world.wav = world.wav or "wav" in event
+            env = {str(k): str(v) for k, v in dict(event.get("env", {})).items()}  # type: ignore[call-overload]
+            world.env = env
             try:
-                status = command(world, event, out, err)
+                if event.get("stdout") == "none":  # started with stdout closed: whatever it did would go unsaid
+                    raise Failed(FAULT, "eukhe: stdout is closed; nothing done")
+                status = how_run(world, event, env, out, err)
             except Failed as failed:
                 status = failed.status
+                if env.get("EUKHE_DEBUG") == "1":  # the one error line, after the traceback (Python's text)
+                    err.append("(traceback)")
                 err.append(failed.line)
-            lines.append(f"{number} $ {' '.join(str(a) for a in event['argv'])} -> {status}")  # type: ignore[attr-defined]
+            if event.get("stdout") == "closed" and out:  # its reader gone: the command stops at its first line, quietly
+                out.clear()
+                status = FAULT
+            if event.get("stdout") == "full" and out and status == OK:  # done, but what it printed cannot be written
+                out.clear()
+                err.append(f"eukhe {' '.join(str(a) for a in event['argv'][:2])}: cannot write stdout: No space left on device")  # type: ignore[index]
+                status = FAULT
+            if event.get("stdout") == "full lines" and out and status == OK:  # each line written as printed: the first fails
+                out.clear()
+                err.append(f"eukhe {' '.join(str(a) for a in event['argv'][:2])}: No space left on device")  # type: ignore[index]
+                status = FAULT
+            if event.get("stderr") == "closed":  # the error line is lost; the status stays
+                err.clear()
+            said = " ".join(str(a) for a in event["argv"]).encode("utf-8", "backslashreplace").decode("utf-8")  # type: ignore[attr-defined]
+            lines.append(f"{number} $ {said} -> {status}")
             lines.extend(f"{number} out {line}" for line in out)
             lines.extend(f"{number} err {line}" for line in err)
         else:

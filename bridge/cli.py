@@ -23,11 +23,26 @@ its own, and the event ends once it ended. An error event's text after its kind,
 row of a chat's agent after the error's name, are cut; so is the path of a download's URL. No
 ``*_API_KEY`` variable is set while a scenario runs (no request leaves the loopback server), and
 ``EUKHE_HUNT_DB`` names an empty $P/hunt (``laws pin``).
+
+Some commands run in a setting of their own (``SETTINGS``): an event's ``env`` is set while it
+runs ($P and $A read as the real dirs); its ``agent`` names the agent dir by ``EUKHE_AGENT_DIR``
+(``env``), by ``$HOME`` ($P/home, ``home``), or by ``--agent-dir`` of another path; its ``stdout``
+is a real pipe whose reader is gone (``closed``), /dev/full (``full``) or None, as Python makes it
+when started with stdout closed (``none``); its ``stderr`` a pipe whose reader is gone. A ``lock``
+event takes the writer lock of a session as another writer would (held to the scenario's end); a
+``corrupt`` event puts a line that is no record before the last line of a session's log. Of
+``--help``, only the usage line's start (``usage: eukhe session``) is kept; of a traceback
+(EUKHE_DEBUG=1), ``(traceback)`` and its one error line; the holder a locked session names is cut;
+of ``laws --area``, each law's line without its seconds and the summary line (the table and the
+strength counts are cut); of ``memory simulate --cache``, each figure of the cache measure that is
+a count or rate not below 0, or a percent from 0 to 100, prints as ``#`` (any other as it is), and
+the detail of its ``why`` is cut. An argument's undecodable bytes print escaped in the ``$`` line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -103,6 +118,13 @@ CASES = frozenset(
        "quirks no family", "caps line", "model line", "bundled line", "ask answered", "ask thinking shown", "ask answer after thinking",
        "ask tool call", "ask stop reason", "ask refused", "ask refused no reason", "ask usage", "laws pinned nothing"}
     | {"memory simulated", "memory simulated batches"}
+    | {"command help", "error argument bytes", "error argument escape", "debug traceback", "stdout closed", "agent dir from env",
+       "agent dir from home", "session dir from env", "session dir from home", "error agent dir a file", "error agent dir under a file",
+       "error import dir missing", "error import not a dir", "error path through a file", "error path escaped",
+       "error bundle not UTF-8", "laws area ran", "laws report", "directors limits given", "error corrupt record", "corrupt listed",
+       "fork shown", "error session locked", "lock timeout from config", "error no player", "error URL port",
+       "error sessions dir a file", "cache measured", "cache plotted", "session dir from setting", "stdout full", "stdout none",
+       "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line"}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
                              "retried")}
@@ -587,6 +609,62 @@ def _chat(rng: random.Random, turn: int) -> list[Event]:
     return events
 
 
+# Runs of a command in a setting of its own, each list in one scenario (index 7, 17, 27...: never a
+# chat's), before its asks: --help; an argument with undecodable bytes or a lone escape; EUKHE_DEBUG
+# (the traceback before the one line); stdout a pipe whose reader is gone; the agent dir named by
+# EUKHE_AGENT_DIR, by $HOME, or by a flag naming a regular file or a path under one; the sessions
+# dir by EUKHE_SESSION_DIR or ~/; `memory import` of a dir that is not there or a file; a path
+# through a regular file or with a control character; a bundle that is no UTF-8; the effort laws run.
+LAB = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "openai-completions", "models": [{"id": "m1"}]}}})
+SETTINGS: list[list[Event]] = [
+    [{"do": "run", "argv": ["--help"]}, {"do": "run", "argv": ["session", "--help"]}, {"do": "run", "argv": ["memory", "simulate", "-h"]},
+     {"do": "run", "argv": ["directors", "simulate", "--help"]}],
+    [{"do": "run", "argv": ["session", "show", "a\udcffb"]}, {"do": "run", "argv": ["set", "retry.enabled", "x\ud800", "--global"]}],
+    [{"do": "run", "argv": ["session", "show", "nosuch"], "env": {"EUKHE_DEBUG": "1"}},
+     {"do": "run", "argv": ["set", "bogus", "1", "--global"], "env": {"EUKHE_DEBUG": "1"}},
+     {"do": "run", "argv": ["session", "list"], "env": {"EUKHE_DEBUG": "1"}}],
+    [{"do": "run", "argv": ["session", "list"], "stdout": "closed"}, {"do": "run", "argv": ["model", "list"], "stdout": "closed"},
+     {"do": "run", "argv": ["set", "retry.enabled", "true", "--global"], "stdout": "closed"}],
+    [{"do": "run", "argv": ["session", "new"], "agent": "env"}, {"do": "run", "argv": ["session", "list"], "agent": "env"},
+     {"do": "run", "argv": ["session", "list"], "agent": "home"}],
+    [{"do": "run", "argv": ["session", "list"], "env": {"EUKHE_SESSION_DIR": "$P/sd"}},
+     {"do": "run", "argv": ["session", "list", "--session-dir", "~/sd"], "env": {"HOME": "$P"}}],
+    [{"do": "run", "argv": ["session", "new"], "agent": "$P/x.wav", "wav": "junk"},
+     {"do": "run", "argv": ["session", "new"], "agent": "$P/x.wav/a", "wav": "junk"}],
+    [{"do": "run", "argv": ["memory", "import", "--session-dir", "$P/nosuch"]},
+     {"do": "run", "argv": ["memory", "import", "--session-dir", "$P/x.wav"], "wav": "junk"},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/x.wav/s.jsonl"], "wav": "junk"},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/a\tb.jsonl"]}],
+    [{"do": "run", "argv": ["model", "list", "--bundled", "$P/bundle.json"], "bundle": '{"version": 1', "badutf8": True}],
+    [{"do": "run", "argv": ["session", "new"]}, {"do": "run", "argv": ["session", "new"]},
+     {"do": "run", "argv": ["set", "retry.enabled", "true", "--session", "$S2"]},
+     {"do": "run", "argv": ["set", "retry.maxRetries", "5", "--session", "$S2"]}, {"do": "run", "argv": ["session", "fork", "$S2", "1"]},
+     {"do": "run", "argv": ["session", "show", "$S3"]}, {"do": "corrupt", "session": "$S2"}, {"do": "run", "argv": ["session", "list"]},
+     {"do": "run", "argv": ["session", "show", "$S2"]}, {"do": "run", "argv": ["set", "retry.enabled", "false", "--session", "$S2"]}],
+    [{"do": "run", "argv": ["laws", "--area", "effort", "--laws-dir", "$P/build", "--report"]}],
+    [{"do": "run", "argv": ["session", "new"]}, {"do": "lock", "session": "$S1"},
+     {"do": "run", "argv": ["set", "retry.enabled", "true", "--session", "$S1"], "env": {"EUKHE_LOCK_TIMEOUT": "0"}},
+     {"do": "run", "argv": ["cvar", "toggle retry.enabled", "--session", "$S1"], "env": {"EUKHE_LOCK_TIMEOUT": "0.0"}},
+     {"do": "run", "argv": ["session", "show", "$S1"]}, {"do": "file", "name": "gcfg", "state": "text", "text": "set session.lockTimeoutMs 0\n"},
+     {"do": "run", "argv": ["set", "retry.maxRetries", "4", "--session", "$S1"], "env": {"EUKHE_LOCK_TIMEOUT": "never"}}],
+    [{"do": "run", "argv": ["laws", "--area", "effort", "--laws-dir", "$P/build"]}],
+    [{"do": "run", "argv": ["memory", "simulate", "--messages", "3", "--cache"]},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "40", "--seed", "7", "--cache", "--plot", "$P/cache.svg"]}],
+    [{"do": "run", "argv": ["say", "hello", "--speed", "1.5"], "env": {"PATH": "$P"}},
+     {"do": "run", "argv": ["tiny-models", "download", "kokoro", "--base-url", "http://x:abc"]},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/x.wav"], "script": '{"input": "hi"}\n',
+      "wav": "junk"}],
+    [{"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds", "--max-steps", "50",
+                            "--stall-steps", "2"], "script": '{"input": "hi"}\n{"command": "/remind a"}\n'}],    [{"do": "run", "argv": ["session", "list"]}, {"do": "file", "name": "gcfg", "state": "text", "text": "set sessionDir sd2\n"},
+     {"do": "run", "argv": ["session", "list"]}],    [{"do": "run", "argv": ["session", "new"]}, {"do": "run", "argv": ["session", "list"], "stdout": "full"},
+     {"do": "run", "argv": ["session", "list"], "stdout": "full lines"},
+     {"do": "run", "argv": ["session", "new"], "stdout": "none"}, {"do": "run", "argv": ["session", "list"]},
+     {"do": "run", "argv": ["session", "show", "nosuch"], "stderr": "closed"}],    [{"do": "run", "argv": ["login", "openai"], "stdin": "", "badutf8": True},
+     {"do": "run", "argv": ["ask", "hi", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "ok"}]}]},
+     {"do": "run", "argv": ["login", "lab"], "stdin": "sk-x\n"}],
+]
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"cli-{index}")
     if index % 20 == 11:  # a chat's scenario: the chat's agent is a process of its own (seconds each)
@@ -610,6 +688,10 @@ def generate(index: int) -> list[Event]:
             events.append({"do": "run", "argv": ["cvar", "loop", *events[-1]["argv"][2:]]})
         if rng.random() < 0.06:
             events.append(_cfg_file(rng, "gcfg") if rng.random() < 0.6 else _doc_file(rng, "settings"))
+    if index % 10 == 7 and index // 10 < len(SETTINGS):
+        if SETTINGS[index // 10][0] in ({"do": "run", "argv": ["session", "new"]}, {"do": "run", "argv": ["session", "list"]}):  # a fresh agent dir
+            events = []
+        events.extend(SETTINGS[index // 10])
     if rng.random() < 0.4:  # last: models.json stays, and no later command lists the catalog
         events.extend(_ask(rng) for _ in range(rng.randint(1, 3)))
     if index < len(SCRIPTS):  # every fixed script once, whatever the draws above (some are rare)
@@ -633,6 +715,7 @@ _CUTS = (
     (re.compile(r"(--bundled \$P/bundle\.json: not a catalog): .*$"), r"\1"),
     (re.compile(r"(: error event \w+): .*$"), r"\1"),
     (re.compile(r"^(memory: no compactor: \w+): .*$"), r"\1"),
+    (re.compile(r"(is locked for writing by) .*(; waited \S+ s)$"), r"\1 ...\2"),
     (re.compile(r"(BrokenTransfer: \$U/)\S+(: HTTP \d+)$"), r"\1...\2"),
 )
 
@@ -653,6 +736,7 @@ class _Run:
         self.labels: dict[str, str] = {}  # real id -> label
         self.simulated: dict[str, str] = {}
         self.url = ""  # the loopback server's of the ask under way
+        self.held: list[int] = []  # the session locks another writer holds (lock events)
         self.files = {
             "settings": self.agent / "settings.json",
             "project": self.project / ".eukhe" / "settings.json",
@@ -710,7 +794,7 @@ class _Run:
     def run(self, number: int, event: Event) -> list[str]:
         argv = [self.real(str(a)) for a in event["argv"]]
         if "bundle" in event:
-            (self.project / "bundle.json").write_text(str(event["bundle"]), encoding="utf-8")
+            (self.project / "bundle.json").write_bytes(str(event["bundle"]).encode("utf-8") + (b"\xff" if event.get("badutf8") else b""))
         if "script" in event:
             (self.project / "script.jsonl").write_bytes(str(event["script"]).encode("utf-8") + (b"\xff\n" if event.get("badutf8") else b""))
         if "wav" in event:
@@ -754,27 +838,102 @@ class _Run:
         out, err = io.StringIO(), io.StringIO()
         stdin = sys.stdin
         if "lines" not in event:
-            sys.stdin = io.TextIOWrapper(io.BytesIO(str(event.get("stdin", "")).encode("utf-8")), encoding="utf-8")
+            typed = str(event.get("stdin", "")).encode("utf-8") + (b"\xff\n" if "stdin" in event and event.get("badutf8") else b"")
+            sys.stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8")
+        agent = str(event.get("agent", "flag"))  # how the agent dir is named: --agent-dir (of $A or a path), EUKHE_AGENT_DIR, $HOME
+        head = [] if agent in ("env", "home") else ["--agent-dir", str(self.agent) if agent == "flag" else self.real(agent)]
+        env = {str(k): self.real(str(v)) for k, v in dict(event.get("env", {})).items()}
+        if agent == "env":
+            env["EUKHE_AGENT_DIR"] = str(self.agent)
+        elif agent == "home":
+            env["HOME"] = str(self.project / "home")
+        before = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
+        sink: Any = out
+        if event.get("stdout") == "closed":  # a real pipe whose reader is gone: a write meets EPIPE
+            reading, writing = os.pipe()
+            os.close(reading)
+            sink = open(writing, "w", buffering=1, encoding="utf-8")
+        elif event.get("stdout") in ("full", "full lines"):  # a device with no room: the flush of what was written meets ENOSPC
+            sink = open("/dev/full", "w", buffering=1 if event["stdout"] == "full lines" else -1, encoding="utf-8")
+        elif event.get("stdout") == "none":  # started with stdout closed (`>&-`): Python's sys.stdout is None
+            sink = None
+        said: Any = err
+        if event.get("stderr") == "closed":
+            reading, writing = os.pipe()
+            os.close(reading)
+            said = open(writing, "w", buffering=1, encoding="utf-8")
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                status = cli.main(["--agent-dir", str(self.agent), *argv])
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
+                status = cli.main([*head, *argv])
         finally:
             sys.stdin = stdin
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            for stream in (sink, said):
+                if stream not in (out, err, None):
+                    with contextlib.suppress(OSError):
+                        stream.close()
         printed = out.getvalue().splitlines()
-        if status == 0 and argv[:2] in (["session", "new"], ["session", "fork"]):
+        helped = bool({"-h", "--help"} & set(argv))
+        if helped:  # the help's text is argparse's: its usage line names the command
+            printed = [printed[0].split(" [", 1)[0]]
+        if "--cache" in argv and status == 0:
+            printed = _cache_cut(printed)
+        if argv[:1] == ["laws"] and "--area" in argv:  # the laws' lines as they end, without their seconds, and the summary
+            printed = [_LAW_LINE.sub(r"\1", line) for line in printed if _LAW_LINE.match(line) or _SUMMARY.match(line)
+                       or line.startswith("review report written to ")]
+        if status == 0 and not helped and argv[:2] in (["session", "new"], ["session", "fork"]):
             self.labels[printed[0]] = f"$S{len(self.labels) + 1}"
-        if status == 0 and argv[:2] == ["directors", "simulate"]:
+        if status == 0 and not helped and argv[:2] == ["directors", "simulate"]:
             self.simulated[printed[0].split()[1]] = f"$D{len(self.simulated) + 1}"
         shown_out = [self.shown(line) for line in printed]
         if argv[:2] == ["session", "list"]:
             shown_out = shown_out[:1] + sorted(shown_out[1:], key=lambda line: int(line.split()[0][2:]))
         if argv[:2] == ["settings", "show"]:
             shown_out = _show_lines(shown_out, [str(i) for i in event["ids"]])
-        lines = [f"{number} $ {' '.join(str(a) for a in event['argv'])} -> {status}"]
+        echo = " ".join(str(a) for a in event["argv"]).encode("utf-8", "backslashreplace").decode("utf-8")  # an argument's undecodable bytes, escaped
+        lines = [f"{number} $ {echo} -> {status}"]
         lines += [f"{number} out {line}" for line in shown_out]
         errs = [self.shown(line) for line in err.getvalue().splitlines()]
+        if errs[:1] == ["Traceback (most recent call last):"]:  # EUKHE_DEBUG=1: the traceback's text is Python's
+            errs = ["(traceback)", errs[-1]]
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
         return lines
+
+
+_LAW_LINE = re.compile(r"^(\S+ \d+/\d+ \S+ \w+) \(\d+\.\d\d s\)$")
+_SUMMARY = re.compile(r"^\w+ \d+(, \w+ \d+)*$")
+
+
+_FIGURE = re.compile(r'(  "(\w+)": )(-?\d+(?:\.\d+)?)(,?)')
+
+
+def _cache_cut(lines: list[str]) -> list[str]:
+    """``memory simulate --cache``'s measure: each figure printed as # when it is a count or a rate
+    not below 0, or a percent from 0 to 100 (else as it is), but its messages and failed calls;
+    the detail of ``why`` cut."""
+    shown: list[str] = []
+    inside = why = False
+    for line in lines:
+        if why:
+            why = line != "  }"
+            continue
+        if inside and line == '  "why": {':
+            shown.append('  "why": {...}')
+            why = True
+            continue
+        inside = (inside or line == ' "cache": {') and line != " }"
+        figure = _FIGURE.fullmatch(line) if inside else None
+        if figure and figure.group(2) not in ("messages", "failed_calls"):
+            value = float(figure.group(3))
+            if value >= 0 and (not figure.group(2).endswith("_percent") or value <= 100):
+                line = f"{figure.group(1)}#{figure.group(4)}"
+        shown.append(line)
+    return shown
 
 
 def _wav() -> bytes:
@@ -804,15 +963,29 @@ def production(events: Sequence[Event]) -> list[str]:
             run = _Run(Path(tmp).resolve())
             os.environ["EUKHE_HUNT_DB"] = str(run.project / "hunt")  # the hunt's example database: empty
             lines: list[str] = []
-            for number, event in enumerate(events):
-                if event["do"] == "file":
-                    run.file(event)
-                    lines.append(f"{number} file {event['name']} {event['state']}")
-                elif event["do"] == "tiny":
-                    run.tiny(event)
-                    lines.append(f"{number} tiny {event['model']} {event['state']}")
-                else:
-                    lines += run.run(number, event)
+            try:
+                for number, event in enumerate(events):
+                    if event["do"] == "file":
+                        run.file(event)
+                        lines.append(f"{number} file {event['name']} {event['state']}")
+                    elif event["do"] == "lock":  # another writer holds the session: its lock file taken, no holder written
+                        held = os.open(run.agent / "sessions" / run.real(str(event["session"])) / "writer.lock", os.O_RDWR | os.O_CREAT, 0o600)
+                        run.held.append(held)
+                        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        lines.append(f"{number} lock {event['session']}")
+                    elif event["do"] == "corrupt":  # a line that is no record before the last of a session's log
+                        log = run.agent / "sessions" / run.real(str(event["session"])) / "main.jsonl"
+                        kept = log.read_bytes().splitlines(keepends=True)
+                        log.write_bytes(b"".join(kept[:-1]) + b"{not a record\n" + b"".join(kept[-1:]))
+                        lines.append(f"{number} corrupt {event['session']}")
+                    elif event["do"] == "tiny":
+                        run.tiny(event)
+                        lines.append(f"{number} tiny {event['model']} {event['state']}")
+                    else:
+                        lines += run.run(number, event)
+            finally:
+                for held in run.held:
+                    os.close(held)
             return lines
     finally:
         os.environ.pop("EUKHE_HUNT_DB", None)
@@ -894,12 +1067,52 @@ def _chat_cases(event: Event, lines: list[str]) -> set[str]:
     return found
 
 
+_SETTING_NEEDLES = (
+    ("is not UTF-8 text (at character 1): b'", "error argument bytes"), ("is not UTF-8 text (at character 1): '", "error argument escape"),
+    ("err (traceback)", "debug traceback"), ("the agent dir $P/x.wav is not a directory", "error agent dir a file"),
+    ("which is not a directory", "error agent dir under a file"), ("--session-dir $P/nosuch does not exist", "error import dir missing"),
+    ("--session-dir $P/x.wav is not a directory", "error import not a dir"), ("(a path on the way is a regular file", "error path through a file"),
+    ("$P/a\\tb.jsonl", "error path escaped"), ("--bundled $P/bundle.json: not UTF-8 at byte", "error bundle not UTF-8"),
+    ("out sessions in $P/sd (from EUKHE_SESSION_DIR)", "session dir from env"), ("out sessions in $P/sd (from --session-dir)", "session dir from home"),
+    ("out sessions in $P/home/.eukhe/sessions (from default)", "agent dir from home"), ("out pass 19", "laws area ran"),
+    ("out review report written to ", "laws report"), ("err eukhe session show: corrupt record: ", "error corrupt record"),
+    ("  error: corrupt record: ", "corrupt listed"), ("is locked for writing by ...; waited 0 s", "error session locked"), ("out forked from session ", "fork shown"),
+    ("no audio player on PATH", "error no player"), ("'http://x:abc' is not an http", "error URL port"),
+    ("the sessions dir $P/x.wav is not a directory", "error sessions dir a file"), ('out   "why": {...}', "cache measured"),
+    ("out cache shares drawn to ", "cache plotted"), ("out sessions in $A/sd2 (from global config.cfg)", "session dir from setting"),
+    ("cannot write stdout: No space left on device", "stdout full"), ("err eukhe session list: No space left on device", "stdout full at a line"), ("the key is not UTF-8 text (at byte", "error key bytes"),
+    ("is a provider of models.json: its key is that file's apiKey", "error login models.json provider"), ("err eukhe: stdout is closed; nothing done", "stdout none"),
+)
+
+
+def _setting_cases(number: int, event: Event, lines: list[str]) -> set[str]:
+    """The cases of a command run in a setting of its own (SETTINGS), from the model's lines."""
+    mine = [line for line in lines if line.split(" ", 1)[0] == str(number)]
+    found = {name for needle, name in _SETTING_NEEDLES if any(needle in line for line in mine)}
+    status = mine[0].rsplit(" ", 1)[1]
+    argv = [str(a) for a in event["argv"]]
+    if {"-h", "--help"} & set(argv) and status == "0":
+        found.add("command help")
+    if event.get("stdout") == "closed" and status == "1" and len(mine) == 1:
+        found.add("stdout closed")
+    if event.get("stderr") == "closed" and status == "2" and len(mine) == 1:
+        found.add("stderr closed")
+    if event.get("agent") == "env" and status == "0":
+        found.add("agent dir from env")
+    if dict(event.get("env", {})).get("EUKHE_LOCK_TIMEOUT") == "never" and status == "1":
+        found.add("lock timeout from config")
+    if "--max-steps" in argv and status == "0":
+        found.add("directors limits given")
+    return found
+
+
 def reached(events: Sequence[Event]) -> set[str]:
     found: set[str] = set()
     lines = model.transcript(list(events))
     for number, event in enumerate(events):
         if event["do"] == "run":
             argv = [str(a) for a in event["argv"]]
+            found |= _setting_cases(number, event, lines)
             found.add("command " + _command_case(argv, "--session" in argv))
             if "models" in event and argv[0] == "ask" and f"{number} $ {' '.join(argv)} -> 0" in lines:
                 found.add("ask answered")
