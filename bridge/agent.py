@@ -24,7 +24,11 @@ While a request runs, a scenario may also send a second ``turn`` (refused busy) 
 run ends aborted before the request's reply is played). A bash call of the first request may
 write past the output cap (its result is told as its length, its first and last output lines and
 its status line), leave a job running, write bytes that are not UTF-8, or ask a timeout past the
-session's toolBlockingBudgetMs. Titles (inference.md S9): a scenario whose setup names ``titles``
+session's toolBlockingBudgetMs; it also makes two of the tools' fault paths (EXTRA_POOL: an argument
+UTF-8 cannot carry, a name past the system's limit, an edit that applies, a write of a new file,
+grep over links that lead outside or nowhere). A max_notes scenario may spend every note of its
+first run, then leak markup that does not rebuild: the markup is the answer, kept for the next
+run's request (S5.4). Titles (inference.md S9): a scenario whose setup names ``titles``
 turns titles.generate on (or names the session as its user would); the session's first message
 then starts one title request to the session's model in the background, answered from the
 setup's ``title_reply``; the scenario ends with how many title requests came and the title.
@@ -167,6 +171,26 @@ BASH_POOL: tuple[tuple[str, str, str, str], ...] = (
     ("bash", '{"command": "sleep 30", "timeout_ms": 600000}', "bash-over-budget", "timeout"),
 )
 TOOL_BUDGET_MS = 1000
+# The tools' fault paths (impl/eukhe/agent/tools: base, files, search) on files only these calls
+# touch: an argument UTF-8 cannot carry (a lone surrogate the model wrote as ``\\ud800``: refused
+# before the tool runs, and the call sent again in the next request), a name past the system's
+# limit (the OS error told as io_error), an edit that applies (its file only grows: the call is ok
+# whenever it runs), a write that makes a new file, and grep over a tree holding links (one
+# leading outside, one dangling: skipped, not searched).
+LONG_NAME = "n" * 300
+EXTRA_POOL: tuple[tuple[str, str, str, str], ...] = (
+    ("read", '{"path": "\\ud800.txt"}', "read-lone-surrogate", "invalid_arguments"),
+    ("read", '{"path": "' + LONG_NAME + '"}', "read-name-too-long", "io_error"),
+    ("ls", '{"path": "' + LONG_NAME + '"}', "ls-name-too-long", "io_error"),
+    ("edit", '{"path": "grow.txt", "old": "q\\n", "new": "q\\nz"}', "edit-grow", "ok"),
+    ("edit", '{"path": "grow.txt", "old": "q\\n", "new": "q\\nz", "all": true}', "edit-grow-all", "ok"),
+    ("write", '{"path": "new.txt", "content": "new\\n"}', "write-new", "ok"),
+    ("grep", '{"pattern": "outside"}', "grep-over-links", "ok"),
+    ("grep", '{"pattern": "a", "path": "src/gone.lnk"}', "grep-dangling-link", "not_found"),
+)
+EDIT_BINARY = ("edit", '{"path": "bin.dat", "old": "a", "new": "b"}', "edit-binary", "binary_file")
+EXTRA_FILES = {"grow.txt": "q\n"}  # outside FILES: the generator draws from FILES
+LINKS = {"src/out.lnk": "../../outside.txt", "src/gone.lnk": "nothing.txt"}
 SEQ_OUTPUT = {"bash-large": (30000, 0), "bash-mid": (8000, 0), "bash-large-exit": (30000, 2)}  # seq 1 N, then its exit code
 LEAK_POOL: tuple[tuple[str, str, str, str], ...] = (
     ("read", '{"path": "a.txt"}', "read-a", "ok"),
@@ -245,6 +269,13 @@ CASES = frozenset(
         "title_none",
         "title_of_a_named_session",
         "request_waits_for_a_slot",
+        "argument_not_utf8",
+        "tool_io_error",
+        "edit_applied",
+        "write_new_file",
+        "grep_over_links",
+        "notes_spent_leak_answers",
+        "edit_binary_refused",
     }
 )
 
@@ -625,6 +656,10 @@ def production(events: Sequence[Event]) -> list[str]:
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             (work / name).write_text(text, encoding="utf-8", errors="surrogateescape")
         (root / "outside.txt").write_text("outside\n", encoding="utf-8")
+        for name, text in EXTRA_FILES.items():
+            (work / name).write_text(text, encoding="utf-8")
+        for name, target in LINKS.items():
+            os.symlink(target, work / name)
         agent_dir = root / "agent"
         agent_dir.mkdir()
         model: dict[str, Any] = {"id": "loop-model"}
@@ -856,6 +891,7 @@ def reply_of_kind(rng: random.Random, kind: str, forced: str = "") -> dict[str, 
     raise ValueError(kind)
 
 
+NOTED = ("empty", "loop", "cut", "length_empty")  # each a note, never an answer or a call
 KINDS = ("answer", "tools", "tools", "fail", "cut", "loop", "empty", "length_empty", "length_calls", "leak", "bad_leak")
 
 # Each aim: the setup it wants and a builder of its directing events and replies.
@@ -950,10 +986,18 @@ def generate(index: int) -> list[Event]:
                 if bash["act"] == "bash-over-budget":
                     setup["tool_budget"] = TOOL_BUDGET_MS
                 script.insert(0, {"calls": [bash], "stop": "toolUse"})  # the first request's: always reached
+            # two of the tools' fault paths in the first request (their own draws: the others' stay)
+            extra = random.Random(f"agent-extra-{index}-{k}")
+            script[0]["calls"] = list(script[0]["calls"]) + [call(extra, EXTRA_POOL) for _ in range(2)]
+            if extra.random() < 0.35:  # an edit of a file holding a NUL byte: refused before any change
+                script[0]["calls"].append(call(extra, (EDIT_BINARY,)))
         elif aim == "retry_429":
             script = replies(rng, rng.randint(1, 5), ("fail", "fail", "answer", "tools"))
         elif aim == "max_notes":
             script = replies(rng, rng.randint(8, 11), ("empty", "loop", "cut", "length_empty", "bad_leak"))
+            if k == 0 and (index // len(AIMS)) % 2 == 0:  # every note spent, then markup that leaks: it answers as text
+                spent = random.Random(f"agent-spent-{index}")
+                script[:9] = replies(spent, 8, NOTED) + [reply_of_kind(spent, "bad_leak")]
         elif aim == "max_tool_rounds":
             setup["max_tool_rounds"] = rng.choice([0, 1, 2])
             script = [tools_reply(rng) for _ in range(rng.randint(1, 4))] + [answer(rng)]
@@ -1053,6 +1097,8 @@ def generate(index: int) -> list[Event]:
             events.append({"input": f"task {k} of scenario {index:04d}", "replies": script, "summaries": summaries})
         else:
             events.append({"input": f"task {k} of scenario {index}", "replies": script})
+    if aim == "max_notes" and (index // len(AIMS)) % 2 == 0:  # a next run: its request shows what the spent run kept
+        events.append({"input": f"and then? (scenario {index})", "replies": [answer(random.Random(f"agent-spent-after-{index}"))]})
     return events
 
 
@@ -1101,6 +1147,8 @@ def reached(events: Sequence[Event]) -> set[str]:
         "follow_up_runs": sum(line.startswith("end ") for line in lines) > len(inputs) and any(r.get("follow_up") for e in inputs for r in e.get("replies", [])),
     }
     found.update(name for name, hit in checks.items() if hit)
+    if spent_leak_answers(inputs, lines):
+        found.add("notes_spent_leak_answers")
     found.update(compaction_cases(events, lines))
     setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
     subagents = {
@@ -1135,6 +1183,18 @@ def reached(events: Sequence[Event]) -> set[str]:
         "bash-over-budget": "bash_timeout_past_budget",
     }
     found.update(bash[c["act"]] for c in calls if c["act"] in bash)
+    extras = {
+        "read-lone-surrogate": ("argument_not_utf8", "call read invalid_arguments"),
+        "read-name-too-long": ("tool_io_error", "call read io_error"),
+        "ls-name-too-long": ("tool_io_error", "call ls io_error"),
+        "edit-grow": ("edit_applied", "call edit ok"),
+        "edit-grow-all": ("edit_applied", "call edit ok"),
+        "write-new": ("write_new_file", "call write ok"),
+        "grep-over-links": ("grep_over_links", "call grep ok"),
+        "grep-dangling-link": ("grep_over_links", "call grep not_found"),
+        "edit-binary": ("edit_binary_refused", "call edit binary_file"),
+    }
+    found.update(extras[c["act"]][0] for c in calls if c["act"] in extras and extras[c["act"]][1] in lines)
     if "turn refused busy" in text:
         found.add("turn_busy")
     if "end aborted" in text:
@@ -1149,6 +1209,20 @@ def reached(events: Sequence[Event]) -> set[str]:
     if any(line.startswith("title requests=0") for line in titled):
         found.add("title_of_a_named_session")
     return found
+
+
+def spent_leak_answers(inputs: Sequence[Event], lines: Sequence[str]) -> bool:
+    """The first run's every note spent on its first eight replies (none an answer or a call), its
+    ninth leaked markup that does not rebuild, and the run answered: the markup is the answer."""
+    if not inputs:
+        return False
+    first = list(inputs[0].get("replies", []))
+    noted = all(not r.get("calls") and not r.get("leaks") and not str(r.get("text", "")).strip() and not r.get("steer") for r in first[:8])
+    if len(first) < 9 or not noted or not first[8].get("leaks"):
+        return False
+    at = next((n for n, line in enumerate(lines) if line.startswith("note ") and line.endswith(" 8/8")), None)
+    ends = [line for line in lines[at or 0 :] if line.startswith("end ")]
+    return at is not None and bool(ends) and ends[0] == "end answered"
 
 
 def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:

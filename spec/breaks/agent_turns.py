@@ -76,3 +76,68 @@ BREAKS.append(
         "production: a request of a provider whose providerMaxInFlight slots are all held is sent without waiting for one (S4b.4)",
     )
 )
+# The tools' fault paths (the bridge's EXTRA_POOL): each call's outcome is the transcript's.
+BREAKS.extend(
+    [
+        Break(
+            "agent_lone_surrogate_sent_raw",
+            "agent",
+            "eukhe.agent.loop",
+            "        return json.dumps(value)\n",
+            "        return text\n",
+            "production: a call whose arguments hold a lone surrogate is sent again as raw text UTF-8 cannot carry (the next request fails)",
+        ),
+        Break(
+            "agent_os_error_told_as_invalid_arguments",
+            "agent",
+            "eukhe.agent.tools.base",
+            "            result = ToolResult.error(IO_ERROR, ",
+            "            result = ToolResult.error(INVALID_ARGUMENTS, ",
+            "production: an OS error of a tool (a name past the system's limit) is told as invalid_arguments, not io_error",
+        ),
+        Break(
+            "agent_edit_unique_refused",
+            "agent",
+            "eukhe.agent.tools.files",
+            "    if places > 1:\n",
+            "    if places > 0:\n",
+            "production: an edit whose old text occurs once is refused old_not_unique (an off by one)",
+        ),
+        Break(
+            "agent_write_needs_an_existing_file",
+            "agent",
+            "eukhe.agent.tools.files",
+            "    except FileNotFoundError:\n        mode = None\n",
+            '    except FileNotFoundError:\n        raise ToolError(NOT_FOUND, f"{real} does not exist") from None\n',
+            "production: write refuses a file that does not exist yet instead of making it",
+        ),
+        Break(
+            "agent_grep_refuses_links_outside",
+            "agent",
+            "eukhe.agent.tools.search",
+            "    except ToolError:\n        return None\n",
+            "    except ToolError:\n        raise\n",
+            "production: grep over a tree holding a link that leads outside fails outside_workdir instead of skipping the link",
+        ),
+    ]
+)
+BREAKS.append(
+    Break(
+        "agent_spent_leak_answer_not_kept",
+        "agent",
+        "eukhe.agent.loop",
+        "                    if text:\n",
+        "                    if False:\n",
+        "production: with every note spent, leaked markup answers the run but is not kept in the conversation (the next request lacks it)",
+    )
+)
+BREAKS.append(
+    Break(
+        "agent_edit_of_nul_bytes",
+        "agent",
+        "eukhe.agent.tools.files",
+        '    if b"\\x00" in data:\n',
+        "    if False:\n",
+        "production: edit decodes a file holding a NUL byte as text and changes it (binary_file refused it)",
+    )
+)
