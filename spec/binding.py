@@ -83,7 +83,11 @@ FLOOR = 95.0
 # laws pin (the cli area by its bridge alone: 73%), and the daemon and loop bridges drove the chat
 # served by the agent, aborts, bash's edges, titles and in-flight slots (the agent area by its
 # bridges alone: 87%, 89% with the turn law): held at 70 and 85 until the clean-clone CI measures them.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 70.0, "agent": 85.0}
+# Then the command-line bridge took in the command line's own settings (paths, streams, locks,
+# --help, bytes, laws --area, the --cache measure's shape: 85% by that bridge alone) and the daemon
+# bridge the agent process's takeovers, relays and reach (89% by the two agent bridges alone):
+# held below each, 83 and 88, until the clean-clone CI measures them.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 83.0, "agent": 88.0}
 
 
 def floor_of(area: str, floor: float) -> float:
