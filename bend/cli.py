@@ -255,6 +255,12 @@ def unparsed(text: str) -> str | None:
     return None
 
 
+def last_set(disk: Disk, cvar: str) -> str | None:
+    """The value of the last ``set CVAR VALUE`` line of a cfg file, as its words give it."""
+    found = [line.split()[2] for line in cfg_lines(disk.text) if line.split()[:2] == ["set", cvar]] if disk.state == "text" else []
+    return found[-1] if found else None
+
+
 def single_set_of(line: str, cvar: str) -> bool:
     parsed = parse_list(line.strip(" \t\r\n"))
     return not isinstance(parsed, ParseError) and len(parsed) == 1 and parsed[0].verb == SET and parsed[0].args[0] == cvar
@@ -420,9 +426,8 @@ def held(world: World, label: str, prog: str) -> None:
     except ValueError:
         wait = -1.0
     if not 0 <= wait <= MAX_LOCK_TIMEOUT:
-        disk = world.files["gcfg"]
-        found = [line.split()[2] for line in cfg_lines(disk.text) if line.split()[:2] == ["set", "session.lockTimeoutMs"]]
-        wait = int(found[-1]) / 1000 if disk.state == "text" and found and found[-1].isdigit() else LOCK_TIMEOUT
+        given = last_set(world.files["gcfg"], "session.lockTimeoutMs")
+        wait = int(given) / 1000 if given is not None and given.isdigit() else LOCK_TIMEOUT
     raise Failed(FAULT, f"{prog}: session $A/sessions/{label} is locked for writing by ...; waited {wait:g} s")
 
 
@@ -644,11 +649,10 @@ def run_session(world: World, argv: list[str], out: list[str]) -> None:
     elif action == "list" and flag(argv, "--session-dir") is not None:
         out.append(f"sessions in {flag(argv, '--session-dir')} (from --session-dir)")  # a dir no session was made in
     elif action == "list":
-        disk = world.files["gcfg"]  # S4b.7: the sessionDir setting, read against the agent dir, after the flag and the variable
-        named = [line.split()[2] for line in cfg_lines(disk.text) if line.split()[:2] == ["set", "sessionDir"]] if disk.state == "text" else []
-        if named and world.sessions:
+        named = last_set(world.files["gcfg"], "sessionDir")  # S4b.7: read against the agent dir, after the flag and the variable
+        if named is not None and world.sessions:
             raise ValueError("sessions made in a sessionDir are not modelled")
-        out.append(f"sessions in $A/{named[-1]} (from global config.cfg)" if named else "sessions in $A/sessions (from default)")
+        out.append(f"sessions in $A/{named} (from global config.cfg)" if named is not None else "sessions in $A/sessions (from default)")
         for label in sorted(world.sessions, key=lambda s: int(s[2:])):
             s = world.sessions[label]
             if s.corrupt is not None:  # named, and the others still listed
