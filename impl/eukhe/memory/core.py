@@ -50,7 +50,7 @@ of the fitted view, with the same keys, so the merges are those a fresh fit woul
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, cast, final
 
 from librt.vecs import append, extend, pop, vec
@@ -161,44 +161,99 @@ def due_key(code: int, t: int, depth: int) -> int:
     return (t + 1 - ((code >> 6) << (code & 63))) << (depth - (code & 63))
 
 
-def _sift_down(keys: Ints, where: Ints, j: i64, key: i64, at: i64, tie: i64) -> None:
-    """Put the entry ``(key, at)`` at heap slot ``j`` and sift it down. The heap's first entry
-    is the most due pair: the largest key, then the smallest ``at ^ tie``."""
-    n = len(keys)
-    mine = at ^ tie
-    while True:
-        c = 2 * j + 1
-        if c >= n:
-            break
-        kc = keys[c]
-        if c + 1 < n:
-            kd = keys[c + 1]
-            if kd > kc or (kd == kc and (where[c + 1] ^ tie) < (where[c] ^ tie)):
-                c += 1
-                kc = kd
-        if kc < key or (kc == key and (where[c] ^ tie) > mine):
-            break
-        keys[j] = kc
-        where[j] = where[c]
-        j = c
-    keys[j] = key
-    where[j] = at
+@final
+class Heap:
+    """The fit's candidate pairs, most due first: the largest key (the pair's due, scaled),
+    then the smallest ``at ^ tie`` (``at``: the pair's left line's position; all distinct, so
+    the order is total and any heap pops the same entries in the same order). Two native int
+    vectors (lists in the pure form)."""
 
+    def __init__(self, capacity: i64, tie: i64) -> None:
+        self.keys: Ints = vec[i64](capacity=capacity)
+        self.where: Ints = vec[i64](capacity=capacity)
+        self.tie: i64 = tie
 
-def _sift_up(keys: Ints, where: Ints, j: i64, tie: i64) -> None:
-    key = keys[j]
-    at = where[j]
-    mine = at ^ tie
-    while j > 0:
-        p = (j - 1) >> 1
-        kp = keys[p]
-        if kp > key or (kp == key and (where[p] ^ tie) < mine):
-            break
-        keys[j] = kp
-        where[j] = where[p]
-        j = p
-    keys[j] = key
-    where[j] = at
+    def size(self) -> i64:
+        return len(self.keys)
+
+    def add(self, key: i64, at: i64) -> None:
+        """An entry, before ``order``."""
+        self.keys = append(self.keys, key)
+        self.where = append(self.where, at)
+
+    def order(self) -> None:
+        """Make the entries added a heap."""
+        j: i64 = (len(self.keys) >> 1) - 1
+        while j >= 0:
+            self._sift_down(j, self.keys[j], self.where[j])
+            j -= 1
+
+    def push(self, key: i64, at: i64) -> None:
+        self.keys = append(self.keys, key)
+        self.where = append(self.where, at)
+        self._sift_up(len(self.keys) - 1)
+
+    def pop(self) -> i64:
+        """Take the first entry out; returns its position (-1: the heap is empty)."""
+        where = self.where
+        if len(where) == 0:
+            return -1
+        first = where[0]
+        keys, key = pop(self.keys)
+        where, at = pop(where)
+        self.keys = keys
+        self.where = where
+        if len(keys) > 0:
+            self._sift_down(0, key, at)
+        return first
+
+    def before(self, key: i64, at: i64) -> bool:
+        """The first entry is more due than ``(key, at)``."""
+        keys = self.keys
+        return len(keys) > 0 and (keys[0] > key or (keys[0] == key and (self.where[0] ^ self.tie) < (at ^ self.tie)))
+
+    def _sift_down(self, j: i64, key: i64, at: i64) -> None:
+        """Put the entry ``(key, at)`` at slot ``j`` and sift it down."""
+        keys = self.keys
+        where = self.where
+        tie = self.tie
+        n = len(keys)
+        mine = at ^ tie
+        while True:
+            c = 2 * j + 1
+            if c >= n:
+                break
+            kc = keys[c]
+            if c + 1 < n:
+                kd = keys[c + 1]
+                if kd > kc or (kd == kc and (where[c + 1] ^ tie) < (where[c] ^ tie)):
+                    c += 1
+                    kc = kd
+            if kc < key or (kc == key and (where[c] ^ tie) > mine):
+                break
+            keys[j] = kc
+            where[j] = where[c]
+            j = c
+        keys[j] = key
+        where[j] = at
+
+    def _sift_up(self, j: i64) -> None:
+        keys = self.keys
+        where = self.where
+        tie = self.tie
+        key = keys[j]
+        at = where[j]
+        mine = at ^ tie
+        while j > 0:
+            p = (j - 1) >> 1
+            kp = keys[p]
+            if kp > key or (kp == key and (where[p] ^ tie) < mine):
+                break
+            keys[j] = kp
+            where[j] = where[p]
+            j = p
+        keys[j] = key
+        where[j] = at
 
 
 @final
@@ -230,10 +285,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     ``codes`` and ``sizes`` may be changed in place; the lines after each phase are returned as
     new vectors (the same ones when nothing merged).
 
-    The heap is two native int vectors: ``keys`` (the pair's due ``(T + 1 - first) / 2^l``
-    scaled by ``2^depth``: exact, and under ``2^KEY_BITS`` while ``T + 1`` has at most
-    ``KEY_BITS - depth`` bits, about 2^31 messages; a longer chat is refused, never mis-ordered)
-    and ``where`` (the left line's position).
+    The heap (``Heap``) holds each candidate pair's key, its due ``(T + 1 - first) / 2^l``
+    scaled by ``2^depth`` (exact, and under ``2^KEY_BITS`` while ``T + 1`` has at most
+    ``KEY_BITS - depth`` bits, about 2^31 messages; a longer chat is refused, never
+    mis-ordered), and its left line's position.
 
     Runs: at one level, adjacent candidate pairs ``(l, i), (l, i+2), ...`` are due in that
     order (the due falls by 2 from one to the next), so only the first pair of each run enters
@@ -251,8 +306,7 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
     tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
-    keys = vec[i64](capacity=count)
-    where = vec[i64](capacity=count)
+    heap = Heap(count, tie)
     scratch.ensure(count + 2)
     skipped = scratch.zeros[:count]  # slices are copies (one memcpy each)
     k: i64 = 0
@@ -271,30 +325,24 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                     if run == k - 2 and codes[run] == code - 128:
                         skipped[k] = 1
                     else:
-                        keys = append(keys, (tp - ((code >> 6) << level)) << (depth - level))
-                        where = append(where, k)
+                        heap.add((tp - ((code >> 6) << level)) << (depth - level), k)
                     run = k
             k += 2
         else:
             k += 1
-    if len(keys) == 0:
+    if heap.size() == 0:
         return out
-    j: i64 = (len(keys) >> 1) - 1
-    while j >= 0:
-        _sift_down(keys, where, j, keys[j], where[j], tie)
-        j -= 1
+    heap.order()
     after = scratch.base[2 : count + 2]  # the next line of each line: k + 1
     before = scratch.base[:count]  # the line before: k - 1
     lowest: i64 = count
     phase = 0
     goal: i64 = budget
     while True:
-        while total > goal and len(keys) > 0:
-            k = where[0]
-            keys, lk = pop(keys)
-            where, lw = pop(where)
-            if len(keys) > 0:
-                _sift_down(keys, where, 0, lk, lw, tie)
+        while total > goal:
+            k = heap.pop()
+            if k < 0:
+                break
             if k < lowest:  # the run's next pairs merged below lie further on
                 lowest = k
             while True:
@@ -318,25 +366,17 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                     if chunks[c][place & CHUNK_MASK] > 0:
                         if up & 1 == 0:
                             if nxt < count and codes[nxt] == parent + 64:
-                                keys = append(keys, (tp - (up << (level + 1))) << (depth - level - 1))
-                                where = append(where, k)
-                                _sift_up(keys, where, len(keys) - 1, tie)
+                                heap.push((tp - (up << (level + 1))) << (depth - level - 1), k)
                         else:
                             prv = before[k]
                             if prv >= 0 and codes[prv] == parent - 64:
-                                keys = append(keys, (tp - ((up - 1) << (level + 1))) << (depth - level - 1))
-                                where = append(where, prv)
-                                _sift_up(keys, where, len(keys) - 1, tie)
+                                heap.push((tp - ((up - 1) << (level + 1))) << (depth - level - 1), prv)
                 if nxt >= count or skipped[nxt] == 0 or codes[nxt] != code + 128:
                     break
                 skipped[nxt] = 0
                 key = (tp - ((up + 1) << (level + 1))) << (depth - level)
-                if total <= goal or (
-                    len(keys) > 0 and (keys[0] > key or (keys[0] == key and (where[0] ^ tie) < (nxt ^ tie)))
-                ):
-                    keys = append(keys, key)
-                    where = append(where, nxt)
-                    _sift_up(keys, where, len(keys) - 1, tie)
+                if total <= goal or heap.before(key, nxt):
+                    heap.push(key, nxt)
                     break
                 k = nxt
         # the lines before the first merged one are unchanged; the linked rest is moved down
@@ -435,7 +475,7 @@ class Planner:
         """Node ``(level, i)`` is built with a line of ``length`` bytes; an unbuilt message line
         in either view takes that size. Returns the size of its sibling's line (0 when it is not
         built): when both are built, their parent is ready."""
-        self.store(level, i, length)
+        put(self.rows, level, i, length)
         if level == 0:
             self.resize(False, i, length)
             self.resize(True, i, length)
@@ -608,11 +648,89 @@ class Planner:
             self.cmerge = 2
 
 
-# -- the work queue's per-message path ----------------------------------------------------------
+# -- views ----------------------------------------------------------------------------------------
 
 Node = tuple[int, int]
+
+
+@final
+class View:
+    """Lines oldest first, each a node ``(l, i)`` with its byte size (the built line's, or the
+    placeholder's): one of a planner's two views (``compaction``: the compaction view), or a
+    view of its own (``View()``: on a planner of its own). A class of the core's, so reading
+    ``total`` (once a message, by the chat's callers) is a compiled getter."""
+
+    def __init__(self, planner: Planner | None = None, compaction: bool = False) -> None:
+        self._p = planner if planner is not None else Planner(0, 0, -1, 0)
+        self._c = compaction
+
+    def _codes(self) -> Ints:
+        return self._p.ccodes if self._c else self._p.codes
+
+    @property
+    def nodes(self) -> list[Node]:
+        return [(int(code & 63), int(code >> 6)) for code in self._codes()]
+
+    @property
+    def sizes(self) -> list[int]:
+        return [int(length) for length in (self._p.csizes if self._c else self._p.sizes)]
+
+    @property
+    def total(self) -> i64:
+        """The lines' bytes."""
+        return self._p.ctotal if self._c else self._p.total
+
+    @property
+    def first_change(self) -> i64:
+        return self._p.cfirst_change if self._c else self._p.first_change
+
+    def __len__(self) -> int:
+        return len(self._codes())
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.nodes)
+
+    def copy(self) -> View:
+        other = View()
+        p, q = self._p, other._p
+        if self._c:
+            q.load(False, [int(code) for code in p.ccodes], self.sizes, dict(p.cwhere))
+        else:
+            q.load(False, [int(code) for code in p.codes], self.sizes, dict(p.where))
+        return other
+
+    def append(self, node: Node, length: int) -> None:
+        """A message appends its line (rule 22); a message line can be resized once built."""
+        self._p.line(self._c, node[1] << 6 | node[0], length)
+
+    def resize(self, node: Node, length: int) -> None:
+        """``node``'s line was built: its size becomes the line's."""
+        if node[0] == 0:
+            self._p.resize(self._c, node[1], length)
+
+    def fit(self, t: int, levels: Iterable[Iterable[int]], budget: int) -> int:
+        """Merge the most due built-parent pair, oldest among equals, until at most ``budget``
+        bytes or no pair can merge. ``levels[l][i]`` is the size of node ``(l, i)``'s line, 0
+        when it is not built. Returns the number of merges; ``first_change`` is the first line
+        the batch rewrote (-1 when none)."""
+        self._p.rows = rows_of(levels)
+        return self.refit(t, budget)
+
+    def refit(self, t: int, budget: int) -> int:
+        """``fit`` on the planner's own built sizes."""
+        return int(self._p.refit(self._c, t, budget))
+
+
+# -- the work queue's per-message path ----------------------------------------------------------
+
 LATER: Final = 1  # ``Work.todo``: the chat's own ``_after`` must run (retries, message nodes, a waiting turn)
 FREED: Final = 2  # ``Work.todo``: free merges were built whose texts the chat keeps (``Work.freed``)
+# the rule cases the per-message path meets most, as bits of ``Work.seen``: each is added to the
+# chat's ``cases`` (a set that only grows) the first time only, not once a message
+FREE_MESSAGE: Final = 1
+GROW: Final = 2
+MERGE_CALL: Final = 4
+FREE_MERGE: Final = 8
 
 
 @final
@@ -674,6 +792,12 @@ class Work:
         self.unbuilt: i64 = 0
         self.waiting: bool = False
         self.todo: i64 = 0
+        self.seen: i64 = 0  # the bits of the cases already in ``cases``
+
+    def case(self, bit: i64, name: str) -> None:
+        """Case ``name`` (bit ``bit``) was met; callers test ``seen`` first, inline."""
+        self.seen |= bit
+        self.cases.add(name)
 
     def message(self, text: str | None = None, length: int | None = None) -> None:
         """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size.
@@ -690,12 +814,12 @@ class Work:
         if self.keep or self.failed:
             self.before(text, length)
         core = self.core
-        cases = self.cases
         i = core.t
         resumed = core.open
         self.todo = 0
         if length <= self.free:
-            cases.add("free_message")
+            if not self.seen & FREE_MESSAGE:
+                self.case(FREE_MESSAGE, "free_message")
             self.built += 1
             sib_size = core.message(length, self.free)
             if sib_size > 0:
@@ -709,8 +833,10 @@ class Work:
             self.pending[int(i)] = length
             self.fresh.append(int(i))
         if core.batch < 0 and core.cmerge == 0:  # most messages: the line appended, no merge
-            cases.add("grow")
+            if not self.seen & GROW:
+                self.case(GROW, "grow")
         else:
+            cases = self.cases
             if core.batch < 0:
                 cases.add("grow")
             else:
@@ -736,7 +862,12 @@ class Work:
         running = self.running
         if not running:
             return None
-        node = running.pop(k % len(running))
+        j = k % len(running)
+        node = running[j]
+        # not ``pop``: CPython reallocates a list popped empty to 0 bytes, out of its small-object
+        # allocator, and back at the next append; ``del`` of its last item frees it (the common
+        # case: one call running)
+        del running[j]
         level: i64 = node[0]
         if level == 0:
             self.started -= 1
@@ -777,7 +908,8 @@ class Work:
         (joined input of at most ``free`` bytes, rule 12) or waits in the merge queue."""
         joined = length + 1 + sib_size
         if joined <= self.free:
-            self.cases.add("free_merge")
+            if not self.seen & FREE_MERGE:
+                self.case(FREE_MERGE, "free_merge")
             if self.keep:
                 self.freed.append((int(level + 1), int(i >> 1)))
                 self.todo |= FREED
@@ -803,7 +935,8 @@ class Work:
             while count > 0:
                 running.append(next_merge())
                 count -= 1
-            self.cases.add("merge_call")
+            if not self.seen & MERGE_CALL:
+                self.case(MERGE_CALL, "merge_call")
 
 
 # -- the pure form's vectors ---------------------------------------------------------------------

@@ -3,8 +3,8 @@
 Nodes ``(l, i)`` cover ``[i*2^l, (i+1)*2^l)`` and are named ``id+n`` (rule 11). The lines, the
 built sizes and the fit live in the planner core (``eukhe.memory.core``, on plain ints); this
 module picks the form of that core (``CORE``: compiled with mypyc when built and current, else
-the pure-Python module) and keeps the public ``View`` (nodes as ``(l, i)`` tuples) and the
-rendering.
+the pure-Python module), makes the public ``View`` (nodes as ``(l, i)`` tuples: the core's
+``View``, of the form of its planner) and keeps the rendering.
 
 ``fit`` (rules 19, 23, 24) merges the most due pair whose parent is built until the view is at
 most the budget. The message count ``T`` is fixed during a fit, so the due order is a number
@@ -25,10 +25,9 @@ import importlib
 import os
 import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from operator import attrgetter
 from typing import TYPE_CHECKING, cast
 
 from eukhe.memory import PLACEHOLDER
@@ -140,88 +139,16 @@ def work(
     return cast("pure.Work", module.Work(core, jobs, free, keep, running, merges, fresh, retry, failed, fails, pending, cases, before, keep_line, leave))
 
 
-class View:
-    """Lines oldest first, each a node with its byte size (the built line's, or the
-    placeholder's): one of a planner's two views (``compaction``: the compaction view), or a
-    view of its own."""
-
-    __slots__ = ("_p", "_c")
-
-    def __new__(cls, core: Planner | None = None, compaction: bool = False) -> View:
-        return object.__new__(_CompactionView if compaction else cls)
-
-    def __init__(self, core: Planner | None = None, compaction: bool = False) -> None:
-        self._p = core if core is not None else planner(0, 0, -1, 0)
-        self._c = compaction
-
-    def _codes(self) -> pure.Ints:
-        return self._p.ccodes if self._c else self._p.codes
-
-    @property
-    def nodes(self) -> list[Node]:
-        return [(int(code & 63), int(code >> 6)) for code in self._codes()]
-
-    @property
-    def sizes(self) -> list[int]:
-        return list(self._p.csizes if self._c else self._p.sizes)
-
-    if TYPE_CHECKING:
-
-        @property
-        def total(self) -> int:
-            """The lines' bytes."""
-
-    else:  # read once a message: a C getter (no Python frame); the compaction view's below
-        total = property(attrgetter("_p.total"), doc="The lines' bytes.")
-
-    @property
-    def first_change(self) -> int:
-        return self._p.cfirst_change if self._c else self._p.first_change
-
-    def __len__(self) -> int:
-        return len(self._codes())
-
-    def __iter__(self) -> Iterator[Node]:
-        return iter(self.nodes)
-
-    def copy(self) -> View:
-        other = View()
-        p, q = self._p, other._p
-        if self._c:
-            q.load(False, list(p.ccodes), list(p.csizes), dict(p.cwhere))
-        else:
-            q.load(False, list(p.codes), list(p.sizes), dict(p.where))
-        return other
-
-    def append(self, node: Node, length: int) -> None:
-        """A message appends its line (rule 22); a message line can be resized once built."""
-        self._p.line(self._c, node[1] << 6 | node[0], length)
-
-    def resize(self, node: Node, length: int) -> None:
-        """``node``'s line was built: its size becomes the line's."""
-        if node[0] == 0:
-            self._p.resize(self._c, node[1], length)
-
-    def fit(self, t: int, levels: Sequence[Sequence[int]], budget: int) -> int:
-        """Merge the most due built-parent pair, oldest among equals, until at most ``budget``
-        bytes or no pair can merge. ``levels[l][i]`` is the size of node ``(l, i)``'s line, 0
-        when it is not built. Returns the number of merges; ``first_change`` is the first line
-        the batch rewrote (-1 when none)."""
-        self._p.rows = rows_of(levels)
-        return self.refit(t, budget)
-
-    def refit(self, t: int, budget: int) -> int:
-        """``fit`` on the planner's own built sizes."""
-        return int(self._p.refit(self._c, t, budget))
+def _view(core: Planner | None = None, compaction: bool = False) -> pure.View:
+    """A view (``core.View``) of ``core``'s form, or of the form in use for a view of its own."""
+    module = CORE if core is None else sys.modules[type(core).__module__]
+    return cast("pure.View", module.View(core, compaction))
 
 
-class _CompactionView(View):
-    """A planner's compaction view (``View(core, compaction=True)``)."""
-
-    __slots__ = ()
-
-    if not TYPE_CHECKING:
-        total = property(attrgetter("_p.ctotal"), doc="The lines' bytes.")
+if TYPE_CHECKING:
+    View = pure.View
+else:  # the planner core's own view (its ``total`` a compiled getter), of the core's form
+    View = _view
 
 
 def render_lines(nodes: Sequence[Node], text: Callable[[Node], str | None]) -> list[str]:
