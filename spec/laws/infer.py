@@ -21,9 +21,10 @@ What makes each domain finite, and why most laws are bounded, not proved:
   for every level map and default ladders (offered walks the 7 levels and calls entry_of, whose
   walk over the map is proved by induction). Beside the proofs, a map has 7 entries, each
   missing, null or a wire string (3^7 = 2,187 maps); the rules never read a wire string's text,
-  so one stands for all. Default ladders are subsets of the 7 levels in ladder order;
-  ``quirk_ladder_default_last`` enumerates all 128 x 128 of them with both reasoning values: a
-  whole finite domain, so it is proved.
+  so one stands for all (``quirk_ladder_shipped_is_s10`` runs the rules on opaque wire strings
+  that raise when read, spec.laws.effort's whole type of models: proved). Default ladders are
+  subsets of the 7 levels in ladder order; ``quirk_ladder_default_last`` enumerates all 128 x 128
+  of them with both reasoning values: a whole finite domain, so it is proved.
 - Forced call: ``flag`` and ``after`` take naturals (any attempt, any retry count), so no
   domain of them is whole: the seed's rules are proved with z3 for every natural, of encodings
   (``@encoding``) tied to the real functions on every attempt and retry count up to 16:
@@ -723,20 +724,29 @@ def quirk_ladder_plain_exact() -> Evidence:
     "quirk_ladder_shipped_is_s10",
     "S6.9",
     "With the shipped defaults the offered levels are S10's ladder of the chosen map, so the S10 laws hold; the shipped family ladders offer what the seed says.",
-    BOUNDED,
+    PROVED,
 )
 def quirk_ladder_shipped_is_s10() -> Evidence:
+    """Proved over a whole finite domain: the shipped defaults are one value (the shipped file,
+    compiled by production, checked equal to the seed's), and a map is one entry per level of 3
+    shapes (missing, null, a wire string) whose wire strings are opaque tokens no rule may read
+    (spec.laws.effort: the 3^7 shapes x reasoning are the whole type of models, by
+    parametricity), so bend.infer.offered with the shipped defaults and bend.effort.offered are
+    compared at every model."""
     book = _shipped()
     shipped = ladder.thinking_defaults(book)
     if shipped != m.ThinkingDefaults(oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN):
         raise LawFailed(f"shipped thinking_defaults {shipped} differ from the seed's (off to high; plain off)")
     if (s10.DEFAULT_LADDER, s10.PLAIN_DEFAULT) != (oracle.DEFAULT_REASONING, oracle.DEFAULT_PLAIN):
         raise LawFailed("the S10 model's default ladders differ from the seed's")
-    same = bounded(
-        itertools.product(MAPS, (False, True)),
-        lambda c: m.offered(c[1], c[0], shipped) == s10.offered(s10.Model(c[1], c[0])),
-        label=f"{len(MAPS):,} chosen maps x reasoning: offered = S10 offered (the effort laws hold over these maps)",
-    )
+    from spec.laws import effort as shapes  # the whole type of models: 3^7 entry shapes with opaque wire strings, x reasoning
+
+    def agrees(*point: Any) -> bool:
+        level_map, reasoning = shapes._model_map(shapes._shapes(point[:-1])), point[-1]
+        return m.offered(reasoning, level_map, shipped) == s10.offered(s10.Model(reasoning, level_map))
+
+    found = exhaust(domain(*shapes.SHAPE_FACTORS, shapes.REASONING), agrees, about=[m.offered, s10.offered])
+    same = found.reworded(f"offered with the shipped defaults = S10 offered at every model (the effort laws hold of it): {found.sentence}")
 
     def family_offers(fam: str) -> bool:
         key = quirks.ModelKey({"qwen-3.8": "qwen3.8-27b", "qwen": "qwen3-8b", "grok-4.3": "grok-4.3", "grok-4.5": "grok-4.5", "grok-4.6": "grok-4.7"}[fam], provider="custom")
