@@ -1,6 +1,8 @@
 """The proofs of catalog_union_bundled_gives, catalog_union_every_model_once and catalog_union_order refuse a wrong callee
 or a wrong union: the facts of union's callees (field_of, merge) and the inductions on union's
-loops are proved of bend's own code, and fail for the same code with one token changed."""
+loops, which the laws prove of bend's own code (tests/laws runs them; proving them again here
+would cost minutes of z3 a run), fail for the same code with one token changed. field_of's fact,
+a second's work, is proved here too."""
 
 from __future__ import annotations
 
@@ -76,30 +78,24 @@ def test_field_of_fact_is_proved_of_field_of_and_refused_for_a_wrong_one() -> No
         laws.field_of_lemma(generated(wrong_field_of))
 
 
-def test_merge_fact_is_proved_of_merge_and_refused_for_a_wrong_one() -> None:
-    assert laws.merge_lemma(generated(merge, opaque=(field_of,))).strength is PROVED
+def test_merge_fact_is_refused_for_a_wrong_merge() -> None:
     with pytest.raises(evidence.LawFailed, match="counterexample"):
         laws.merge_lemma(generated(wrong_merge, opaque=(field_of,)))
 
 
 def test_the_union_induction_of_rule_2_refuses_a_wrong_union() -> None:
     name = OPTIONAL[1]
-    right = laws.union_induction(generated(m.union, opaque=(find, merge)), find, merge, laws._gives(name), laws._gives_calls(name),
-                                 laws._gives_second_calls, missing=False)
-    assert right.strength is PROVED
     with pytest.raises(evidence.LawFailed, match="counterexample"):
         laws.union_induction(generated(wrong_union, opaque=(find, merge)), find, merge, laws._gives(name), laws._gives_calls(name),
                              laws._gives_second_calls, missing=False)
 
 
 def test_the_inductions_of_rule_1_refuse_a_wrong_union() -> None:
-    assert laws.rule_1_proof(generated(m.union, opaque=(find, merge)), find, merge).strength is PROVED
     with pytest.raises(evidence.LawFailed, match="counterexample"):
         laws.rule_1_proof(generated(wrong_second_loop, opaque=(find, merge)), find, merge)
 
 
 def test_the_order_induction_refuses_a_wrong_union() -> None:
-    assert laws.order_proof(generated(m.union, opaque=(find, merge)), find, merge).strength is PROVED
     with pytest.raises(evidence.LawFailed, match="counterexample"):
         laws.order_proof(generated(wrong_second_loop, opaque=(find, merge)), find, merge)
     with pytest.raises(evidence.LawFailed, match="counterexample"):
