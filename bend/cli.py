@@ -50,13 +50,22 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   exits 0; an argument that is not UTF-8 text (undecodable bytes, a lone escape) is refused;
   EUKHE_DEBUG=1 prints the traceback before the one error line; a stdout whose reader is gone
   ends the command quietly with exit 1, one on a full device is a fault once the command is done,
-  a closed one (None) does nothing; a closed stderr loses the error line, never the status; the
+  a closed one (None) does nothing, one whose reader is gone found only at the final flush ends
+  quietly (exit 1) after all else, the error line included; a closed stderr (or None) loses the
+  error line, never the status; the
   agent dir from the flag, EUKHE_AGENT_DIR or $HOME/.eukhe, and refused when it is (or is under)
   a regular file; the sessions dir by S4b.7's precedence (the flag, ``~/`` read as $HOME,
   EUKHE_SESSION_DIR, the sessionDir setting, the default); a writer of a session another writer
   holds waits (EUKHE_LOCK_TIMEOUT, else session.lockTimeoutMs, else 5 s) and fails; a session
   log with a line that is no record is a fault where it is read; ``laws --area effort`` runs
   S10's table, every law holding; ``memory simulate --cache`` prints the cache measure's shape.
+- On a terminal (``tty``: stdin and stdout a terminal, ``all``: stderr too, where long work draws
+  its bars): ``eukhe`` alone is ``eukhe tui``; ``tui``
+  refuses an unknown --session and a session whose log cannot be read before its client starts;
+  ``laws --area effort`` draws its bars and table for the terminal and writes laws.json as in a
+  pipe (``run_tui``, ``run_laws_on_terminal``).
+- ``python -m eukhe.corebuild`` (build tooling of the compiled planner core) in a scratch checkout
+  whose source the scenario writes: current, missing or stale, built, refused (``corebuild``).
 
 A transcript line is ``N $ ARGV -> STATUS`` for a command, then ``N out LINE`` and ``N err
 LINE``; an error's free text after a seed form (``CvarError::K(id)``), after ``is not JSON``
@@ -284,7 +293,8 @@ def write_sets(disk: Disk, path: str, pairs: tuple[Set, ...]) -> None:
 
 @dataclass
 class World:
-    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg")})
+    # the documents, and $A/run (where the agents' sockets are)
+    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg", "run")})
     sessions: dict[str, "Session"] = field(default_factory=dict)
     tiny: dict[str, str] = field(default_factory=dict)
     memory_opened: bool = False
@@ -293,6 +303,8 @@ class World:
     simulated: int = 0  # sessions the simulate command made in its own sessions dir
     wav: bool = False  # $P/x.wav, a regular file, written by an event's ``wav``
     env: dict[str, str] = field(default_factory=dict)  # the environment of the command under way (an event's ``env``)
+    terminal: bool = False  # the command under way has a terminal for stdin and stdout (an event's ``tty``)
+    core: "Checkout" = field(default_factory=lambda: Checkout())  # the scratch checkout of ``python -m eukhe.corebuild``
 
 
 def cfg_sets(disk: Disk, path: str, local_only: bool) -> tuple[tuple[Set, ...], list[str]]:
@@ -1218,6 +1230,20 @@ def chat_refusal(api: str, reply: dict[str, object]) -> str | None:
     return "".join(refusals) or "(the provider gave no reason)"
 
 
+def chat_date_call(calls: list[dict[str, str]], parts: int) -> list[str]:
+    """A turn's reply that is one call of the chat's ``date`` tool (memory.md: the agent's tools,
+    zoom and date) of a message past the chat's: the rows ``[tool] date ARGS`` and ``[result]
+    error: no message N: the chat has M``, where the chat holds the turn's text and the call (a
+    fresh chat: M is 2)."""
+    if len(calls) != 1 or parts != 1 or calls[0]["name"] != "date":
+        raise ValueError("a reply other than one call of the date tool, alone, is not modelled")
+    asked = json.loads(calls[0]["arguments"])["id"]
+    held = 2
+    if asked <= held:
+        raise ValueError("a date of a message the chat holds is not modelled")
+    return [f"[tool] date {calls[0]['arguments']}", f"[result] error: no message {asked}: the chat has {held}"]
+
+
 def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str, object]], lines: list[str | None],
              out: list[str], err: list[str]) -> int:
     """``chat`` with standard input a file of lines: ``ask``'s checks of the flags and the model
@@ -1231,7 +1257,8 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     a blank line is a prompt; ``/quit`` leaves; a text is a turn (the scenarios' last line): its
     reply streams (thoughts after ``[thinking] ``, the text on a line of its own), a refusal is
     a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
-    input leaves once the turn under way ended."""
+    input leaves once the turn under way ended. A chat whose agent cannot be reached ($A/run, where
+    its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt."""
     world.models_json = models
     prog = "eukhe chat"
     custom = json.loads(models)["providers"]
@@ -1240,6 +1267,8 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     except Failed as failed:
         raise Failed(failed.status, prog + failed.line[len("eukhe ask"):]) from None
     level = flag(argv, "--thinking") or AGENT_LEVEL
+    if world.files["run"].state == "text":  # the agent's socket is under $A/run: a regular file there, no agent is reached
+        raise Failed(FAULT, f"{prog}: cannot reach the chat's agent (agent dir $A): Not a directory")
     api = str(custom[provider].get("api", "openai-completions"))
     bar = "[mem 0K/128K]"
     printed = [f"eukhe chat: {provider}/{model_id}, chat $A/chat/main; /help for commands",
@@ -1274,6 +1303,10 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
                 if reply.get("fail") not in RETRYABLE:
                     break
                 shown.append(f"[retry {attempt}/3: {provider}: HTTP {reply['fail']}; waiting 0.0 s]")  # Retry-After: 0
+                reply = replies.pop(0)
+            calls = [part["call"] for part in reply.get("parts", []) if "call" in part]  # type: ignore[attr-defined]
+            if calls:  # one call of the chat's date tool, alone in its reply; its result, then the next reply
+                shown += chat_date_call(calls, len(reply.get("parts", [])))  # type: ignore[arg-type]
                 reply = replies.pop(0)
             if "fail" in reply:
                 err.append(f"{prog}: {provider}: HTTP {reply['fail']}: {reply.get('body') or '(empty body)'}")
@@ -1657,6 +1690,8 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
         run_memory(world, argv, out)
     elif head == "directors":
         run_simulate(world, argv, str(event.get("script", "")), out, bool(event.get("badutf8")))
+    elif head == "laws" and world.terminal:
+        return run_laws_on_terminal(argv, out)
     elif head == "laws":
         return run_laws(argv, out)
     elif head == "chat":
@@ -1672,6 +1707,8 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
             raise Failed(USAGE, f"eukhe login: {argv[1]} is a provider of models.json: its key is that file's apiKey; nothing written")
         typed = str(event.get("stdin", "")) + ("\udcff\n" if "stdin" in event and event.get("badutf8") else "")
         run_inference(argv, typed, out, bundle)
+    elif head == "tui" and world.terminal:
+        run_tui(world, argv)
     elif head in ("tui", "agent", "tiny-worker"):
         run_client(argv)
     else:
@@ -1684,6 +1721,8 @@ def how_run(world: World, event: dict[str, object], env: dict[str, str], out: li
     EUKHE_AGENT_DIR (the same dir) or by $HOME ($HOME/.eukhe), or a flag naming a path that is a
     regular file or under one; the sessions dir by EUKHE_SESSION_DIR, ``~/`` read as $HOME."""
     argv = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
+    if not argv and world.terminal:  # `eukhe` alone on a terminal is `eukhe tui`
+        return command(world, {**event, "argv": ["tui"]}, out, err)
     for name in ("-h", "--help"):
         if name in argv:  # argparse's help: its usage line names the command
             out.append(" ".join(["usage: eukhe", *argv[: argv.index(name)]]))
@@ -1712,6 +1751,88 @@ def how_run(world: World, event: dict[str, object], env: dict[str, str], out: li
     return command(world, event, out, err)
 
 
+def run_tui(world: World, argv: list[str]) -> None:
+    """``tui`` on a terminal, as far as it goes before the client starts (the command's help):
+    ``--session ID`` must name a session, else the session written last is taken (modelled with
+    one session made: that one); a session whose log cannot be read is a fault of the
+    environment. A session that opens starts the full-screen client: not modelled."""
+    prog = "eukhe tui"
+    if "--new" in argv:
+        raise ValueError("a new session starts the client: not modelled")
+    label = flag(argv, "--session")
+    if label is None:
+        if len(world.sessions) != 1:
+            raise ValueError("the session written last is modelled with one session made")
+        label = next(iter(world.sessions))
+    session_of(world, label, prog)
+    raise ValueError("a session that opens starts the client: not modelled")
+
+
+def run_laws_on_terminal(argv: list[str], out: list[str]) -> int:
+    """``laws --area effort`` on a terminal: a progress bar per area as the laws run, then the
+    table, both drawn for the terminal (what the screen shows is not part of a transcript); the
+    laws.json written to --laws-dir holds each law of S10's table with its verdict, every one
+    holding (the bridge prints its rows ``laws.json AREA/NAME STATUS``)."""
+    if argv[1:3] != ["--area", "effort"]:
+        raise ValueError("laws on a terminal is modelled for --area effort")
+    out.extend(f"laws.json effort/{name} pass" for name in EFFORT_LAWS)
+    return OK
+
+
+# -- python -m eukhe.corebuild: the compiled planner core, in a scratch checkout ---------------------
+
+
+@dataclass
+class Checkout:
+    """The scratch checkout $P/checkout of ``python -m eukhe.corebuild``: the source
+    impl/eukhe/memory/core.py (a kind of text: ``tiny`` a small typed module with the line
+    ``SOURCE = ""``, ``edited`` the same with a line more, ``unmarked`` without that line,
+    ``broken`` not Python, ``raising`` one that builds but raises ImportError when imported) and
+    the source the extension modules beside it were built from (None: none built)."""
+
+    source: str = "tiny"
+    built: str | None = None
+
+
+CORE = "$P/checkout/impl/eukhe/memory"
+MARKED = ("tiny", "edited", "broken", "raising")  # the sources that hold the line SOURCE = "" once
+COMPILES = ("tiny", "edited", "raising")  # the sources mypyc builds
+IMPORTS = ("tiny", "edited")  # the built modules that import (``raising`` raises ImportError at its import)
+
+
+def corebuild(world: World, argv: list[str], out: list[str], err: list[str]) -> int:
+    """``python -m eukhe.corebuild [--force] [--check]`` (its help): the compiled core is current
+    when extension modules beside the source were built from that very source (its sha256);
+    ``--check`` says current (0) or missing or stale (1); without it a current core is left as it
+    is (0), else (or with --force) the source is built with mypyc and the extension modules,
+    ``core_c`` and its runtime ``core_c__mypyc`` (``$X``: the platform's extension suffix), replace
+    those beside the source, each named on a line. A source without the line ``SOURCE = ""`` once,
+    or one mypyc does not build, fails (exit 1, the reason on stderr: the compiler's own output
+    is cut) and the modules beside the source stay as they were; built modules that do not import
+    are said on stderr (exit 1)."""
+    tree = world.core
+    current = tree.built == tree.source and tree.source in IMPORTS
+    name = "eukhe.memory.core_c"
+    if "--check" in argv:
+        out.append(f"{name}: {'current' if current else 'missing or stale'}")
+        return OK if current else FAULT
+    if current and "--force" not in argv:
+        out.append(f"{name}: current")
+        return OK
+    if tree.source not in MARKED:
+        err.append(f"{CORE}/core.py: expected one line 'SOURCE = \"\"'")
+        return FAULT
+    if tree.source not in COMPILES:
+        err.append(f"mypyc build of {CORE}/core.py failed:")
+        return FAULT
+    tree.built = tree.source
+    out.extend(f"built {CORE}/{module}$X" for module in ("core_c", "core_c__mypyc"))
+    if tree.source not in IMPORTS:
+        err.append(f"{name}: built, but it does not import with the current digest")
+        return FAULT
+    return OK
+
+
 def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the command-line bridge."""
     world = World()
@@ -1734,12 +1855,22 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
         elif kind == "tiny":
             world.tiny[str(event["model"])] = str(event["state"])
             lines.append(f"{number} tiny {event['model']} {event['state']}")
+        elif kind == "core":  # python -m eukhe.corebuild in the scratch checkout, its source written first
+            world.core.source = str(event.get("source", world.core.source))
+            said_out: list[str] = []
+            said_err: list[str] = []
+            flags = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
+            status = corebuild(world, flags, said_out, said_err)
+            lines.append(f"{number} $ {' '.join(['python -m eukhe.corebuild', *flags])} ({world.core.source}) -> {status}")
+            lines.extend(f"{number} out {line}" for line in said_out)
+            lines.extend(f"{number} err {line}" for line in said_err)
         elif kind == "run":
             out: list[str] = []
             err: list[str] = []
             world.wav = world.wav or "wav" in event
             env = {str(k): str(v) for k, v in dict(event.get("env", {})).items()}  # type: ignore[call-overload]
             world.env = env
+            world.terminal = bool(event.get("tty"))
             try:
                 if event.get("stdout") == "none":  # started with stdout closed: whatever it did would go unsaid
                     raise Failed(FAULT, "eukhe: stdout is closed; nothing done")
@@ -1749,6 +1880,8 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
                 if env.get("EUKHE_DEBUG") == "1":  # the one error line, after the traceback (Python's text)
                     err.append("(traceback)")
                 err.append(failed.line)
+            if world.terminal and [str(a) for a in event["argv"]][:1] != ["laws"]:  # type: ignore[attr-defined]
+                out.clear()  # what a terminal shows is not compared (of `laws`, laws.json's rows are)
             if event.get("stdout") == "closed" and out:  # its reader gone: the command stops at its first line, quietly
                 out.clear()
                 status = FAULT
@@ -1760,8 +1893,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
                 out.clear()
                 err.append(f"eukhe {' '.join(str(a) for a in event['argv'][:2])}: No space left on device")  # type: ignore[index]
                 status = FAULT
-            if event.get("stderr") == "closed":  # the error line is lost; the status stays
-                err.clear()
+            if event.get("stdout") == "closed late" and out:  # its reader gone, found at the flush once all is printed: quietly,
+                out.clear()  # after the one error line of a command that failed
+                status = FAULT
+            if event.get("stderr") in ("closed", "none") or event.get("tty") == "all":  # the error line is lost (or drawn on
+                err.clear()  # the terminal, not compared); the status stays
             said = " ".join(str(a) for a in event["argv"]).encode("utf-8", "backslashreplace").decode("utf-8")  # type: ignore[attr-defined]
             lines.append(f"{number} $ {said} -> {status}")
             lines.extend(f"{number} out {line}" for line in out)

@@ -18,7 +18,8 @@ An event with ``replies`` runs against a real loopback server (spec.loopback.Loo
 started for it, which answers with those scripted replies in order; its base URL prints as
 ``$U``. ``ask`` and ``chat`` events also write $A/models.json (``models``, whose ``$U`` is the
 server's base URL for the event's ``api``): the provider ``lab``. A ``chat`` event's ``lines``
-are its standard input, a regular file or (``pipe``) a pipe; the chat's agent is a process of
+are its standard input, a regular file or (``pipe``) a pipe, the last line without its newline
+when ``eol`` is false; the chat's agent is a process of
 its own, and the event ends once it ended. An error event's text after its kind, and the first
 row of a chat's agent after the error's name, are cut; so is the path of a download's URL. No
 ``*_API_KEY`` variable is set while a scenario runs (no request leaves the loopback server), and
@@ -28,7 +29,9 @@ Some commands run in a setting of their own (``SETTINGS``): an event's ``env`` i
 runs ($P and $A read as the real dirs); its ``agent`` names the agent dir by ``EUKHE_AGENT_DIR``
 (``env``), by ``$HOME`` ($P/home, ``home``), or by ``--agent-dir`` of another path; its ``stdout``
 is a real pipe whose reader is gone (``closed``), /dev/full (``full``) or None, as Python makes it
-when started with stdout closed (``none``); its ``stderr`` a pipe whose reader is gone. A ``lock``
+when started with stdout closed (``none``), or a block-buffered pipe whose reader is gone (``closed
+late``: the first write to fail is the flush at the end); its ``stderr`` a pipe whose reader is gone
+(``closed``) or None (``none``). A ``lock``
 event takes the writer lock of a session as another writer would (held to the scenario's end); a
 ``corrupt`` event puts a line that is no record before the last line of a session's log. Of
 ``--help``, only the usage line's start (``usage: eukhe session``) is kept; of a traceback
@@ -37,6 +40,17 @@ of ``laws --area``, each law's line without its seconds and the summary line (th
 strength counts are cut); of ``memory simulate --cache``, each figure of the cache measure that is
 a count or rate not below 0, or a percent from 0 to 100, prints as ``#`` (any other as it is), and
 the detail of its ``why`` is cut. An argument's undecodable bytes print escaped in the ``$`` line.
+
+An event's ``tty`` runs it on a terminal: stdin and stdout (``all``: stderr too) are the slave end
+of a pseudo-terminal (24 rows, 100 columns, TERM xterm-256color); what the command draws there is
+not compared, but of ``laws`` the rows of the laws.json it wrote print as ``laws.json AREA/NAME
+STATUS``. A ``core`` event runs ``python -m eukhe.corebuild ARGV`` (the real module, in this
+process) on a scratch checkout $P/checkout whose impl/eukhe/memory/core.py the event's ``source``
+writes first (``CORE_SOURCES``: a small typed module, the same edited, one without the line
+``SOURCE = ""``, one that is no Python, one that builds but does not import), so the core of this
+tree is never built or checked; the line is ``N $ python -m eukhe.corebuild ARGV (SOURCE) ->
+STATUS``, the platform's extension suffix prints as ``$X`` and a failed build's compiler output
+after ``failed:`` is cut.
 """
 
 from __future__ import annotations
@@ -49,8 +63,12 @@ import os
 import random
 import re
 import shutil
+import struct
 import sys
+import sysconfig
 import tempfile
+import termios
+import threading
 import time
 import wave
 from collections.abc import Sequence
@@ -62,7 +80,7 @@ from bend import infer
 from bend.cvar import parse_value, quote, to_json
 from bridge.core import Bridge, Event
 from spec.loopback import LoopbackServer, base_url, script_of
-from eukhe import cli
+from eukhe import cli, corebuild
 from eukhe.tiny import catalog
 from eukhe.tiny import paths as tiny_paths
 
@@ -125,9 +143,12 @@ CASES = frozenset(
        "fork shown", "error session locked", "lock timeout from config", "error no player", "error URL port",
        "error sessions dir a file", "cache measured", "cache plotted", "session dir from setting", "stdout full", "stdout none",
        "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line"}
+    | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable"}
+    | {"stdout closed late", "stdout closed after an error", "stderr none"}
+    | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
-                             "retried")}
+                             "retried", "tool call", "tool result")}
     | {f"error {e}" for e in ("ask HTTP status", "ask error event", "ask no end event", "no provider", "lists no model", "no credentials",
                               "no such model", "refusal", "download unpinned", "download failed", "past the largest", "script not UTF-8",
                               "ask retried", "ask wait too long")}
@@ -569,7 +590,8 @@ def _ask(rng: random.Random) -> Event:
 CHAT_LINES: list[str | None] = ["/help", "/bogus", "/memory", "/memory view", "/memory model", "", "  ", None, "/agent", "/frob x"]
 CHAT_REPLIES: list[dict[str, Any]] = [{"parts": [{"text": "Hi there"}]}, {"parts": [{"thinking": "hm"}, {"text": "Hi"}]},
                                       {"parts": [{"text": "line one\nline two"}]}, {"fail": 400, "body": "bad"}, {"fail": 401, "body": ""},
-                                      {"parts": [{"refusal": "no"}], "stop": "refusal"}, {"parts": [{"text": "Hm."}, {"refusal": "I won't"}], "stop": "refusal"}]
+                                      {"parts": [{"refusal": "no"}], "stop": "refusal"}, {"parts": [{"text": "Hm."}, {"refusal": "I won't"}], "stop": "refusal"},
+                                      {"parts": [{"call": {"name": "date", "arguments": '{"id": 7}'}}], "stop": "toolUse"}]
 
 
 def _chat(rng: random.Random, turn: int) -> list[Event]:
@@ -600,12 +622,16 @@ def _chat(rng: random.Random, turn: int) -> list[Event]:
         lines.append(rng.choice(["hello", "what now?"]))
         if turn % 3 == 2:  # the agent retries a rate limit before any of the reply (Retry-After: 0)
             replies += [{"fail": 429, "body": "", "headers": {"Retry-After": "0"}}] * (1 + turn % 2)
-        replies.append(CHAT_REPLIES[turn % len(CHAT_REPLIES)])
+        reply = CHAT_REPLIES[turn % len(CHAT_REPLIES)]
+        replies.append(reply)
+        if any("call" in part for part in reply.get("parts", [])):  # the tool's result goes back: the answer follows
+            replies.append({"parts": [{"text": "done"}]})
         if rng.random() < 0.2:
             lines.append("/quit")
     elif roll < 0.8:
         lines += ["/quit", rng.choice(["/help", "hello"])]
-    events.append({"do": "run", "argv": argv, "models": document, "api": api, "replies": replies, "lines": lines, "pipe": turn % 2 == 1})
+    events.append({"do": "run", "argv": argv, "models": document, "api": api, "replies": replies, "lines": lines, "pipe": turn % 2 == 1,
+                   "eol": turn % 4 != 3 or not lines or not lines[-1]})  # else its last line (text) ends the input, no newline
     return events
 
 
@@ -662,6 +688,26 @@ SETTINGS: list[list[Event]] = [
      {"do": "run", "argv": ["session", "show", "nosuch"], "stderr": "closed"}],    [{"do": "run", "argv": ["login", "openai"], "stdin": "", "badutf8": True},
      {"do": "run", "argv": ["ask", "hi", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "ok"}]}]},
      {"do": "run", "argv": ["login", "lab"], "stdin": "sk-x\n"}],
+    [{"do": "run", "argv": ["session", "new"]}, {"do": "run", "argv": ["tui", "--session", "nosuch"], "tty": True},
+     {"do": "run", "argv": ["set", "retry.enabled", "true", "--session", "$S1"]},
+     {"do": "run", "argv": ["set", "retry.maxRetries", "5", "--session", "$S1"]}, {"do": "corrupt", "session": "$S1"},
+     {"do": "run", "argv": ["tui"], "tty": True}, {"do": "run", "argv": [], "tty": True},
+     {"do": "run", "argv": ["tui", "--session", "$S1"], "tty": True},
+     {"do": "run", "argv": ["laws", "--area", "effort", "--laws-dir", "$P/build"], "tty": True},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "40"], "tty": "all"},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"], "tty": "all",
+      "script": '{"input": "hi"}\n{"command": "/remind a"}\n'}],
+    [{"do": "file", "name": "run", "state": "text", "text": ""},
+     {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["/help"]}],
+    [{"do": "run", "argv": ["session", "new"]}, {"do": "run", "argv": ["session", "list"], "stdout": "closed late"},
+     {"do": "run", "argv": ["set", "retry.enabled", "true", "--session", "$S1"]},
+     {"do": "run", "argv": ["set", "retry.maxRetries", "5", "--session", "$S1"]}, {"do": "corrupt", "session": "$S1"},
+     {"do": "run", "argv": ["session", "list"], "stdout": "closed late"}, {"do": "run", "argv": ["session", "show", "nosuch"], "stderr": "none"},
+     {"do": "run", "argv": ["set", "bogus", "1", "--global"], "stderr": "none", "env": {"EUKHE_DEBUG": "1"}}],
+    [{"do": "core", "argv": ["--check"]}, {"do": "core", "argv": []}, {"do": "core", "argv": ["--check"]}, {"do": "core", "argv": []},
+     {"do": "core", "argv": ["--check"], "source": "edited"}, {"do": "core", "argv": ["--force"], "source": "unmarked"},
+     {"do": "core", "argv": [], "source": "broken"}, {"do": "core", "argv": ["--check"], "source": "tiny"},
+     {"do": "core", "argv": ["--force"]}, {"do": "core", "argv": [], "source": "raising"}, {"do": "core", "argv": ["--check"]}],
 ]
 
 
@@ -737,12 +783,14 @@ class _Run:
         self.simulated: dict[str, str] = {}
         self.url = ""  # the loopback server's of the ask under way
         self.held: list[int] = []  # the session locks another writer holds (lock events)
+        self.core_source = ""  # the source of the scratch checkout of corebuild (core events)
         self.files = {
             "settings": self.agent / "settings.json",
             "project": self.project / ".eukhe" / "settings.json",
             "gcfg": self.agent / "config.cfg",
             "pcfg": self.project / ".eukhe" / "config.cfg",
             "acfg": self.agent / "agents" / "main.cfg",
+            "run": self.agent / "run",  # where the agents' sockets go
         }
 
     def real(self, text: str) -> str:
@@ -791,6 +839,43 @@ class _Run:
             with open(target, "wb") as handle:
                 handle.truncate(f.size if f.size is not None else 1)  # sparse: only the size is read
 
+    def core(self, number: int, event: Event) -> list[str]:
+        """``python -m eukhe.corebuild`` in the scratch checkout $P/checkout (its source written
+        first): the real module, whose checkout (its ``HERE`` and ``SOURCE``) is the scratch one
+        while it runs, so the real core of this tree is never built nor checked. A SystemExit
+        with a message ends it as the interpreter would: the message on stderr, exit 1."""
+        tree = self.project / "checkout" / "impl" / "eukhe" / "memory"
+        if not tree.exists():
+            tree.mkdir(parents=True)
+            (tree.parent / "__init__.py").write_text("")
+            (tree / "__init__.py").write_text("")
+            (tree / "core.py").write_text(CORE_SOURCES["tiny"])
+            self.core_source = "tiny"
+        if "source" in event:
+            self.core_source = str(event["source"])
+            (tree / "core.py").write_text(CORE_SOURCES[self.core_source])
+        flags = [str(a) for a in event["argv"]]
+        out, err = io.StringIO(), io.StringIO()
+        before = (corebuild.HERE, corebuild.SOURCE)
+        corebuild.HERE, corebuild.SOURCE = tree, tree / "core.py"
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    status = corebuild.main(flags)
+                except SystemExit as done:
+                    if isinstance(done.code, str):
+                        print(done.code, file=sys.stderr)
+                    status = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+        finally:
+            corebuild.HERE, corebuild.SOURCE = before
+        suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
+        said = [self.shown(line).replace(suffix, "$X") for line in out.getvalue().splitlines()]
+        errs = [self.shown(line) for line in err.getvalue().splitlines()]
+        if errs[:1] and errs[0].startswith("mypyc build of ") and errs[0].endswith(" failed:"):
+            errs = errs[:1]  # the compiler's own output is cut
+        lines = [f"{number} $ {' '.join(['python -m eukhe.corebuild', *flags])} ({self.core_source}) -> {status}"]
+        return lines + [f"{number} out {line}" for line in said] + [f"{number} err {line}" for line in errs]
+
     def run(self, number: int, event: Event) -> list[str]:
         argv = [self.real(str(a)) for a in event["argv"]]
         if "bundle" in event:
@@ -810,6 +895,8 @@ class _Run:
                 if "lines" not in event:
                     return self.command(number, event, argv)
                 typed = b"".join((b"\xff\xfe" if line is None else str(line).encode("utf-8")) + b"\n" for line in event["lines"])
+                if event.get("eol") is False and typed:  # the last line ends the input without its newline
+                    typed = typed[:-1]
                 saved = sys.stdin
                 try:
                     if event.get("pipe"):  # a pipe: the chat reads it as it becomes readable
@@ -854,15 +941,28 @@ class _Run:
             reading, writing = os.pipe()
             os.close(reading)
             sink = open(writing, "w", buffering=1, encoding="utf-8")
+        elif event.get("stdout") == "closed late":  # the same pipe, block-buffered: the flush at the end meets EPIPE
+            reading, writing = os.pipe()
+            os.close(reading)
+            sink = open(writing, "w", encoding="utf-8")
         elif event.get("stdout") in ("full", "full lines"):  # a device with no room: the flush of what was written meets ENOSPC
             sink = open("/dev/full", "w", buffering=1 if event["stdout"] == "full lines" else -1, encoding="utf-8")
         elif event.get("stdout") == "none":  # started with stdout closed (`>&-`): Python's sys.stdout is None
             sink = None
+        terminal = _Terminal() if event.get("tty") else None
+        if terminal is not None:  # a terminal for stdin and stdout: what is drawn on it is not compared
+            sys.stdin, sink = terminal.reader, terminal.writer
+            before.setdefault("TERM", os.environ.get("TERM"))
+            os.environ["TERM"] = "xterm-256color"  # a terminal's own, whatever the bridge runs under
         said: Any = err
         if event.get("stderr") == "closed":
             reading, writing = os.pipe()
             os.close(reading)
             said = open(writing, "w", buffering=1, encoding="utf-8")
+        elif event.get("stderr") == "none":  # started with stderr closed (`2>&-`): Python's sys.stderr is None
+            said = None
+        if terminal is not None and event["tty"] == "all":  # stderr too: the bars of long work are drawn there
+            said = terminal.writer
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
                 status = cli.main([*head, *argv])
@@ -877,18 +977,26 @@ class _Run:
                 if stream not in (out, err, None):
                     with contextlib.suppress(OSError):
                         stream.close()
+            if terminal is not None:
+                terminal.close()
         printed = out.getvalue().splitlines()
+        if terminal is not None:  # the screen is not compared; of `laws`, the verdicts laws.json holds
+            printed = []
+            written = Path(argv[argv.index("--laws-dir") + 1]) / "laws.json" if "--laws-dir" in argv else None
+            if argv[:1] == ["laws"] and written is not None and written.exists():
+                rows = json.loads(written.read_text(encoding="utf-8"))["laws"]
+                printed = [f"laws.json {row['area']}/{row['name']} {row['status']}" for row in rows]
         helped = bool({"-h", "--help"} & set(argv))
         if helped:  # the help's text is argparse's: its usage line names the command
             printed = [printed[0].split(" [", 1)[0]]
         if "--cache" in argv and status == 0:
             printed = _cache_cut(printed)
-        if argv[:1] == ["laws"] and "--area" in argv:  # the laws' lines as they end, without their seconds, and the summary
+        if argv[:1] == ["laws"] and "--area" in argv and terminal is None:  # the laws' lines as they end, without their seconds, and the summary
             printed = [_LAW_LINE.sub(r"\1", line) for line in printed if _LAW_LINE.match(line) or _SUMMARY.match(line)
                        or line.startswith("review report written to ")]
-        if status == 0 and not helped and argv[:2] in (["session", "new"], ["session", "fork"]):
+        if status == 0 and not helped and printed and argv[:2] in (["session", "new"], ["session", "fork"]):
             self.labels[printed[0]] = f"$S{len(self.labels) + 1}"
-        if status == 0 and not helped and argv[:2] == ["directors", "simulate"]:
+        if status == 0 and not helped and printed and argv[:2] == ["directors", "simulate"]:
             self.simulated[printed[0].split()[1]] = f"$D{len(self.simulated) + 1}"
         shown_out = [self.shown(line) for line in printed]
         if argv[:2] == ["session", "list"]:
@@ -903,6 +1011,46 @@ class _Run:
             errs = ["(traceback)", errs[-1]]
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
         return lines
+
+
+class _Terminal:
+    """A pseudo-terminal of 24 rows and 100 columns: its slave end is the command's stdin and
+    stdout; what the command draws on it is read from the master end (and kept, not compared)."""
+
+    def __init__(self) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        self.reader = open(slave, encoding="utf-8")
+        self.writer = open(os.dup(slave), "w", buffering=1, encoding="utf-8")
+        self.screen = bytearray()
+        self.drained = threading.Thread(target=self._drain, daemon=True)
+        self.drained.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:  # EIO: every slave end is closed
+                return
+            if not data:
+                return
+            self.screen.extend(data)
+
+    def close(self) -> None:
+        for stream in (self.writer, self.reader):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self.drained.join(timeout=30)  # a deadline, not a pace: the read ends once the slave ends are closed
+        os.close(self.master)
+
+
+# The scratch checkout's source of corebuild: a small typed module with the line SOURCE = "", the
+# same with a line more (another sha256), without that line, one that is no Python, and one that
+# builds but raises ImportError when it is imported.
+_TINY_CORE = 'SOURCE = ""  # the sha256 of the source the compiled form was built from\n\n\ndef step(x: int) -> int:\n    return x + 1\n'
+CORE_SOURCES = {"tiny": _TINY_CORE, "edited": _TINY_CORE + "\n# edited\n", "unmarked": _TINY_CORE.replace('SOURCE = ""', 'SOURCE = "x"'),
+                "broken": _TINY_CORE.replace("return x + 1", "return x +"),
+                "raising": _TINY_CORE + '\n\nraise ImportError("this core does not import")\n'}
 
 
 _LAW_LINE = re.compile(r"^(\S+ \d+/\d+ \S+ \w+) \(\d+\.\d\d s\)$")
@@ -981,6 +1129,8 @@ def production(events: Sequence[Event]) -> list[str]:
                     elif event["do"] == "tiny":
                         run.tiny(event)
                         lines.append(f"{number} tiny {event['model']} {event['state']}")
+                    elif event["do"] == "core":
+                        lines += run.core(number, event)
                     else:
                         lines += run.run(number, event)
             finally:
@@ -1051,7 +1201,8 @@ _CHAT_NEEDLES = (("out eukhe chat: lab/", "started"), ("out > commands: ", "help
                  ("out > <chat>", "memory view"), ("out > memory.model (unset", "memory model"), ("err eukhe chat: unknown command", "unknown command"),
                  ("err eukhe chat: /agent NAME TASK", "agent refused"), ("err eukhe chat: the line is not UTF-8", "not UTF-8"),
                  ("[refused] ", "refused"), ("err eukhe chat: lab: HTTP", "turn failed"), ("out [effort] thinking level", "effort row"),
-                 ("out > [thinking] ", "thinking"), ("out > [retry 1/3: lab: HTTP 429; waiting 0.0 s]", "retried"))
+                 ("out > [thinking] ", "thinking"), ("out > [retry 1/3: lab: HTTP 429; waiting 0.0 s]", "retried"),
+                 ("out > [tool] date ", "tool call"), ("out [result] error: no message ", "tool result"))
 
 
 def _chat_cases(event: Event, lines: list[str]) -> set[str]:
@@ -1082,6 +1233,8 @@ _SETTING_NEEDLES = (
     ("out cache shares drawn to ", "cache plotted"), ("out sessions in $A/sd2 (from global config.cfg)", "session dir from setting"),
     ("cannot write stdout: No space left on device", "stdout full"), ("err eukhe session list: No space left on device", "stdout full at a line"), ("the key is not UTF-8 text (at byte", "error key bytes"),
     ("is a provider of models.json: its key is that file's apiKey", "error login models.json provider"), ("err eukhe: stdout is closed; nothing done", "stdout none"),
+    ("err eukhe tui: no session at ", "tui no session"), ("err eukhe tui: corrupt record: ", "tui corrupt"),
+    ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
 )
 
 
@@ -1095,6 +1248,10 @@ def _setting_cases(number: int, event: Event, lines: list[str]) -> set[str]:
         found.add("command help")
     if event.get("stdout") == "closed" and status == "1" and len(mine) == 1:
         found.add("stdout closed")
+    if event.get("stdout") == "closed late" and status == "1":
+        found.add("stdout closed after an error" if len(mine) > 1 else "stdout closed late")
+    if event.get("stderr") == "none" and status == "2" and len(mine) == 1:
+        found.add("stderr none")
     if event.get("stderr") == "closed" and status == "2" and len(mine) == 1:
         found.add("stderr closed")
     if event.get("agent") == "env" and status == "0":
@@ -1103,7 +1260,14 @@ def _setting_cases(number: int, event: Event, lines: list[str]) -> set[str]:
         found.add("lock timeout from config")
     if "--max-steps" in argv and status == "0":
         found.add("directors limits given")
+    if event.get("tty") and not argv and any(line.split(" ", 1)[1].startswith("err eukhe tui: ") for line in mine):
+        found.add("bare command on a terminal")
     return found
+
+
+_CORE_NEEDLES = (("out eukhe.memory.core_c: missing or stale", "core missing or stale"), ("out eukhe.memory.core_c: current", "core current"),
+                 ("out built $P/checkout/", "core built"), ("expected one line 'SOURCE", "core unmarked"), ("err mypyc build of ", "core build failed"),
+                 ("but it does not import with the current digest", "core built, not importable"))
 
 
 def reached(events: Sequence[Event]) -> set[str]:
@@ -1129,6 +1293,9 @@ def reached(events: Sequence[Event]) -> set[str]:
                     found.add("quirks catalog model")
         elif event["do"] == "tiny":
             found.add(f"tiny {event['state']}")
+        elif event["do"] == "core":
+            mine = [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)]
+            found |= {name for needle, name in _CORE_NEEDLES if any(needle in line for line in mine)}
     for line in lines:
         body = line.split(" ", 2)[2] if line.count(" ") >= 2 else ""
         if " err " in f" {line.split(' ', 1)[1][:4]} " or line.split(" ", 2)[1] == "err":

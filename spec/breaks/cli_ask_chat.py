@@ -4,7 +4,8 @@ against the loopback server, the chat through its agent process; laws pin agains
 database; downloads from a server that answers 404; simulate against the OptChat model; the
 Directors' simulate refusing limits and script bytes), and of the command line in a setting of its
 own: --help, arguments that are not UTF-8, EUKHE_DEBUG, a stdout whose reader is gone, the agent
-and sessions dirs from the environment or a regular file, a corrupt session log, `laws --area`."""
+and sessions dirs from the environment or a regular file, a corrupt session log, `laws --area`;
+on a terminal (`eukhe` alone, `tui`, `laws`); and `python -m eukhe.corebuild` in a scratch checkout."""
 
 from spec.breaks import Break
 
@@ -425,5 +426,86 @@ BREAKS = [
         "        return EXIT_FAULT, os_message(error)\n",
         "        return EXIT_USAGE, os_message(error)\n",
         "An error of the system (a full device) is called bad input (exit 2), not a fault of the environment.",
+    ),
+    Break(
+        "cli_bare_command_not_tui_on_terminal",
+        "cli",
+        "eukhe.cli",
+        '        return [*argv, "tui"]\n',
+        "        return argv\n",
+        "`eukhe` alone on a terminal is a usage error instead of the terminal UI.",
+    ),
+    Break(
+        "cli_tui_unknown_session_a_fault",
+        "cli",
+        "eukhe.commands.tui",
+        '            raise UsageError(f"eukhe tui: {error}") from None',
+        '            raise EnvironmentFault(f"eukhe tui: {error}") from None',
+        "`eukhe tui --session nosuch` exits 1 as a fault of the environment, not 2 for bad input.",
+    ),
+    Break(
+        "cli_laws_terminal_results_dropped",
+        "cli",
+        "eukhe.commands.laws",
+        "                results[law.key] = result\n                failed += ",
+        "                failed += ",
+        "`eukhe laws` on a terminal draws its bars but records no verdict: laws.json says no law ran.",
+    ),
+    Break(
+        "cli_chat_last_line_without_newline_lost",
+        "cli",
+        "eukhe.commands.chat",
+        "            if pending:\n                lines.put_nowait(bytes(pending))\n",
+        "",
+        "A piped chat's last line without its newline is dropped at the end of input.",
+    ),
+    Break(
+        "cli_corebuild_check_passes_stale",
+        "cli",
+        "eukhe.corebuild",
+        "return 0 if ok else 1",
+        "return 0",
+        "`python -m eukhe.corebuild --check` exits 0 on a missing or stale compiled core (`make test` goes on with it).",
+    ),
+    Break(
+        "cli_corebuild_failed_build_drops_modules",
+        "cli",
+        "eukhe.corebuild",
+        '    done = subprocess.run([sys.executable, "-c", _SETUP], cwd=out, capture_output=True, text=True, check=False)\n',
+        '    for old in HERE.glob(f"{NAME}*.so"):\n        old.unlink()\n'
+        '    done = subprocess.run([sys.executable, "-c", _SETUP], cwd=out, capture_output=True, text=True, check=False)\n',
+        "The compiled core beside the source is removed before the build: a failed build leaves none (the pure form only).",
+    ),
+    Break(
+        "cli_chat_unreachable_names_no_dir",
+        "cli",
+        "eukhe.commands.chat",
+        'f"eukhe chat: cannot reach the chat\'s agent (agent dir {show_path(connection.agent)}): {os_message(error)}"',
+        'f"eukhe chat: {said(error)}"',
+        "A chat whose agent cannot be reached says the socket's errno alone, naming no path.",
+    ),
+    Break(
+        "cli_stdout_flush_epipe_reported",
+        "cli",
+        "eukhe.cli",
+        "            self._stream.flush()\n        except BrokenPipeError:\n",
+        "            self._stream.flush()\n        except ValueError:\n",
+        "A stdout whose reader is gone, met at the final flush, is reported as a fault line instead of ending quietly.",
+    ),
+    Break(
+        "cli_no_stderr_line_to_stdout",
+        "cli",
+        "eukhe.cli",
+        "    if sys.stderr is None:\n        return\n    try:\n        print(line, file=sys.stderr)",
+        "    if sys.stderr is None:\n        print(line)\n        return\n    try:\n        print(line, file=sys.stderr)",
+        "Started with stderr closed, the one error line goes to stdout (print's default) among the command's output.",
+    ),
+    Break(
+        "cli_chat_tool_row_without_arguments",
+        "cli",
+        "eukhe.commands.chat",
+        'return f"[tool] {event.name} {event.arguments}"',
+        'return f"[tool] {event.name}"',
+        "The chat shows a tool call's name without its arguments.",
     ),
 ]

@@ -383,7 +383,7 @@ def run_chat(args: argparse.Namespace) -> int:
     from eukhe.agent.chat import said
     from eukhe.agent.client import AgentGone
     from eukhe.agent.reach import AgentUnreachable
-    from eukhe.cli import EnvironmentFault
+    from eukhe.cli import EnvironmentFault, os_message, show_path
     from eukhe.commands.inference import connect
     from eukhe.memory.store import chat_dir
 
@@ -401,8 +401,10 @@ def run_chat(args: argparse.Namespace) -> int:
         await connection.pool.aclose()
         try:
             client, rows = await _connect(connection.agent, store, model, level)
-        except (AgentUnreachable, AgentGone, OSError) as error:
+        except (AgentUnreachable, AgentGone) as error:
             raise EnvironmentFault(f"eukhe chat: {said(error)}") from None
+        except OSError as error:  # a socket's error names no path: the agent dir is where
+            raise EnvironmentFault(f"eukhe chat: cannot reach the chat's agent (agent dir {show_path(connection.agent)}): {os_message(error)}") from None
         term.row(f"eukhe chat: {model.provider}/{model.id}, chat {chat_dir(connection.agent)}; /help for commands")
         for row in rows:
             term.row(row)
