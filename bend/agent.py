@@ -95,6 +95,20 @@ What it models, and what it leaves to the models it calls:
   that request's reply is never read, the stack is not asked, and the follow-ups waiting are
   dropped (derived: the seeds say abort cancels the turn; production's loop drops them, and the
   scenarios steer nothing into a turn they abort).
+- The chat (``setup.chat``; memory.md rules 26, 47, 48, 57 and D11): each run's request opens with
+  the chat's view as the run pinned it, the date and the turn's mark before the message (the token
+  ``v<lines>+now+turn+u<length>``), then the run's own messages only: not the session's earlier
+  runs, which the view holds. What the run commits is logged to the chat as it is committed, one
+  line each (the message after the view, a reply's text, each call as it starts, each result), and
+  so is a background report that comes with no turn running (not a message of the next request):
+  each line is a line of the view (no compactor builds nodes of them). A child of the chat starts
+  from the view as its spawn took it, then its task (``v<lines>+u<length>``); the children started
+  together took it before any report. A refusal's row is the session's alone.
+- A child whose request is never answered (its reply's ``fault`` ``hang``) sends nothing more; after
+  subagentStallMs of silence (``stall_ms``) it is killed with its process group, and its outcome
+  is ``stalled`` (derived from production's eukhe.agent.subagents: ``[Name] stalled: subagent Name
+  sent nothing for N ms (subagentStallMs); its process group was killed``): its block is its start
+  and its lines so far, nothing of its end; the run goes on.
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -103,7 +117,8 @@ Scenario events (JSON objects, one per line):
 
   {"setup": {"max_steps", "stack_cap", "stall_steps", "max_continuations", "max_tool_rounds",
              "max_retries", "steering_mode", "follow_up_mode", "compaction": "background"|"blocking",
-             "keep_recent", "titles": "on"|"named", "title_reply": reply, "slots_held": bool}}
+             "keep_recent", "titles": "on"|"named", "title_reply": reply, "slots_held": bool, "chat": bool,
+             "stall_ms": int}}
                                     (titles: titles.generate on, the session named by the user
                                     or not; the title request takes title_reply; the transcript
                                     ends with the title's line; slots_held: every
@@ -124,7 +139,7 @@ Scenario events (JSON objects, one per line):
   summary: {"text": str, "fault": ""|"fail"}
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
-          "fault": ""|"fail"|"cut"|"loop", "steer": [text], "follow_up": [text],
+          "fault": ""|"fail"|"cut"|"loop"|"hang", "steer": [text], "follow_up": [text],
           "agents": [{"name", "task", "replies": [reply, ...]}], "busy": bool, "abort": bool}
           (steer, follow_up, agents, busy and abort: the messages, /agent commands, a second
           turn and an abort sent while the reply's request runs, in that order; each child ends
@@ -146,6 +161,7 @@ from bend.infer import flag
 MAX_NOTES = 8
 LEAK_NOTES = 2
 ABORTED = "aborted"
+HANG, STALLED = "hang", "stalled"  # a child's reply that never comes; how that child ends
 OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash", "task")
 NAME_FIRST = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 NAME_REST = NAME_FIRST + "0123456789_-"
@@ -170,6 +186,8 @@ class Limits:
     compaction: str = ""  # "" (no request over the threshold), BACKGROUND or BLOCKING
     keep: int = 0  # compaction.keepRecentTokens (at most half the threshold in the scenarios)
     max_subagents: int = 4  # subagentMaxConcurrency
+    chat: bool = False  # the session is the chat: each run answers from the chat's view (memory.md)
+    stall_ms: int = 300_000  # subagentStallMs
 
 
 @dataclass(frozen=True)
@@ -278,6 +296,8 @@ class World:
     answer: str = ""  # the text of the last final answer (a child's report)
     batch: tuple[tuple[str, str], ...] = ()  # the /agent children started together: name, task
     reports: tuple[str, ...] = ()  # reports of children that ended while the run went on, waiting to join it
+    logged: int = 0  # the chat: the lines its log holds (each one a line of the view, none yet built)
+    lead: str = ""  # the chat: what the run's user message opens with (its view, the date, the turn's mark)
 
 
 @dataclass(frozen=True)
@@ -569,7 +589,7 @@ def estimate(text: str) -> int:
 def said_user(world: World, text: str) -> World:
     """The conversation with a user entry: the run's input or a joined steered message."""
     assert world.limits.compaction == "" or estimate(text) >= world.limits.keep, "a user message shorter than keep"
-    return replace(world, sent=world.sent + (Sent(f"u{len(text)}", estimate(text)),))
+    return replace(world, sent=world.sent + (Sent(f"{world.lead}u{len(text)}", estimate(text)),), lead="")
 
 
 # -- session compaction (S6.6) -------------------------------------------------------------------
@@ -659,11 +679,18 @@ def long_output(seq: int, code: int) -> str:
     return f"[{kept + len(status)} chars, lines 1..{seq}, {status}]"
 
 
-def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[World, tuple[str, ...]]:
+def logs(world: World, count: int) -> World:
+    """The chat's log after ``count`` more lines (memory.md rule 48: what a run commits is logged
+    to the chat as it is committed); outside the chat, the world as it is."""
+    return replace(world, logged=world.logged + count) if world.limits.chat else world
+
+
+def run_calls(world: World, calls: tuple[Call, ...], truncated: bool, text: str = "") -> tuple[World, tuple[str, ...]]:
     lines: tuple[str, ...] = ()
-    world = said(world, "a:" + ",".join(call.name for call in calls), *("t" for _ in calls))
+    world = logs(said(world, "a:" + ",".join(call.name for call in calls), *("t" for _ in calls)), 1 if text != "" else 0)
     ledger = world.ledger
     for call in calls:
+        world = logs(world, 1)  # the call, logged as it is committed, before it runs
         kind = "truncated" if truncated else call.kind
         shown = f"call {call.name} {kind}"
         if call.name == "task" and not truncated:
@@ -673,6 +700,7 @@ def run_calls(world: World, calls: tuple[Call, ...], truncated: bool) -> tuple[W
         if call.seq > 0 and not truncated:
             shown = shown + " " + long_output(call.seq, call.exit)
         lines = lines + (shown,)
+        world = logs(world, 1)  # its result
         ledger = progress.record_act(ledger, progress.call_act(call.name, call.act, kind, kind != "ok"))
     return replace(world, ledger=ledger), lines
 
@@ -688,6 +716,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         lines = lines + before + (request_line(world, note),) + after
         world, reply, replies, spawns = take(world, replies)
         lines = lines + spawns
+        if reply.fault == HANG:  # a child's request never answered: it sends nothing more, and stalls
+            return world, replies, Final("", STALLED), lines
         if reply.busy:  # one turn runs at a time: a turn sent meanwhile is refused
             lines = lines + ("turn refused busy",)
         if reply.abort:  # the run ends where it is: its request's reply is never read
@@ -763,13 +793,13 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             if joined:  # a message that came as the answer ended joins: the run goes on with it
                 lines = lines + rows
                 continue
-            return world, replies, Final(reply.text, ""), lines
+            return logs(world, 1 if reply.text != "" else 0), replies, Final(reply.text, ""), lines
         if rounds >= world.limits.max_tool_rounds:
             return world, replies, Final("", "max_tool_rounds"), lines
         rounds += 1
         if rebuilt:
             lines = lines + (f"row note: rebuilt {len(calls)} leaked tool call(s)",)
-        world, ran = run_calls(world, calls, reply.stop == "length")
+        world, ran = run_calls(world, calls, reply.stop == "length", reply.text)
         world, _, rows = join_steering(world)
         lines = lines + ran + rows
 
@@ -798,7 +828,9 @@ def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World,
     """One run: a queued summary placed (a run boundary, S6.6), then the input's requests and the
     Director stack's steps to its end."""
     world, lines = place(world)
-    world = said_user(begin(world, run), text)
+    if world.limits.chat:  # the run's request: the view pinned, the date, the turn's mark, the message (memory.md rules 26, 47; D11)
+        world = replace(world, sent=(), lead=f"v{world.logged}+now+turn+")
+    world = logs(said_user(begin(world, run), text), 1)  # the message, logged after the view
     while True:
         world, replies, final, done = generation(world, replies)
         lines = lines + done
@@ -847,7 +879,8 @@ def with_child_replies(world: World, name: str, replies: tuple[Reply, ...]) -> W
 def child(world: World, name: str, task: str) -> tuple[World, str, str, tuple[str, ...]]:
     """Child ``name`` on ``task`` to its end: the world (its replies taken), its outcome kind
     (ok or subagent_failed), the outcome's text, and its block of lines."""
-    kid = World(replace(world.limits, compaction=""), (), None, None, (), 0, "", "")
+    lead = f"v{world.logged}+" if world.limits.chat else ""  # a chat's child starts from its view (rule 57)
+    kid = World(replace(world.limits, compaction="", chat=False), (), None, None, (), 0, "", "", lead=lead)
     items = child_replies(world, name)
     kid, taken, done = one_run(kid, name, task, Replies(items, 0))
     world = with_child_replies(world, name, items[taken.taken :])
@@ -857,6 +890,9 @@ def child(world: World, name: str, task: str) -> tuple[World, str, str, tuple[st
         + tuple(f"sub {name}: {line}" for line in done if not line.startswith("request "))
     )
     end = done[-1][len("end ") :]
+    if end == STALLED:  # killed after subagentStallMs of silence: nothing of its end is told
+        message = f"subagent {name} sent nothing for {world.limits.stall_ms} ms (subagentStallMs); its process group was killed"
+        return world, STALLED, f"[{name}] {STALLED}: {message}", block[:-1]
     if end == "answered":
         return world, "ok", f"[{name}] {kid.answer}", block
     words = ended_words(end, world.limits)
@@ -910,9 +946,11 @@ def background(world: World) -> tuple[World, tuple[str, ...]]:
     )
     batch = world.batch
     world = replace(world, batch=())
-    for name, task in batch:
-        world, _, text, block = child(world, name, task)
-        world = said(world, f"u{len(text)}")
+    viewed = world.logged  # the chat: each child took the view as its command came, before any report
+    for number, (name, task) in enumerate(batch):
+        world, _, text, block = child(replace(world, logged=viewed), name, task)
+        # the chat logs each report (its view holds it); elsewhere it is a message of the next request
+        world = replace(world, logged=viewed + number + 1) if world.limits.chat else said(world, f"u{len(text)}")
         lines = lines + block + (f"row subagent: {text}",)
     return world, lines
 
@@ -972,6 +1010,8 @@ def limits_of(value: object) -> Limits:
         str(value.get("compaction", "")),
         int(value.get("keep_recent", 0)),
         int(value.get("max_subagents", base.max_subagents)),
+        value.get("chat") is True,
+        int(value.get("stall_ms", base.stall_ms)),
     )
 
 

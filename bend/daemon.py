@@ -21,7 +21,8 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   (reminders and forced calls) already fill directors.stackCap (S5.6: the cap counts the pushed
   layers only). A push broadcasts the stack.
 - ``/effort [LEVEL]``, ``cycle_thinking_level`` and ``/model [PROVIDER/ID]``: S10's session
-  rules (``bend.effort``): set clamps the request to the offered levels, a cycle steps from the
+  rules (``bend.effort``; a reasoning model of models.json with no thinkingLevelMap and of no
+  family the rulebook knows is offered S10's default ladder, off to high): set clamps the request to the offered levels, a cycle steps from the
   clamp of the current level (null with fewer than two offered), a model switch clamps the
   stored level to the new model. A changed stored level is committed and broadcast with the
   model, with an effort row when the shown level changed; a switch also writes a note row.
@@ -77,6 +78,18 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   CommandError; ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
   have a SessionError (the scenarios name no entry their sessions reach); any other command is
   a CommandError.
+
+- A terminal (``"agent": "serve-tty"``): ``eukhe agent serve`` whose stdin is a terminal serves it
+  as it serves a pipe, the same requests and answers. ``"agent": "serve-held"``: first a serve for
+  the session while a writer with no socket holds it, stopped while it claims
+  (``STOPPED_WHILE_CLAIMING``); then, the session free, the serve of ``serve``.
+- ``global_cfg`` (the first event): the agent dir's global config.cfg, one that does not parse.
+  It is a settings error of the session (the state tells ``settings_errors=1``), shown as a
+  ``settings_error`` row at open and again by the next cvar line (or at a takeover) once a
+  ``/rewind`` took main's view back before it; a ``--global`` set of a valid value, and any
+  ``--global`` toggle (it reads the file's value first), would write the file: the request fails
+  ``DocumentError`` and nothing is written (a document that fails to parse is never overwritten);
+  a set the registry refuses (Undeclared, BadValue) is refused as anywhere.
 
 The catalog lookup of ``/model`` (derived from production's rule, the seed text at hand does not
 spell it): PROVIDER/ID of a provider of the catalog; else a bare ID that names exactly one model
@@ -164,6 +177,8 @@ class World:
     busy_chat: bool = False  # whether the session is the chat and another process owns the chat memory
     console: int = 0  # the requests with no id the relay of ``eukhe agent serve`` has numbered
     pinned: bool = False  # whether ``model`` is the session's own (``/model``), not the saved default
+    broken_cfg: bool = False  # whether the global config.cfg the agent dir holds does not parse
+    error_shown: bool = True  # whether main's view as of its head holds the settings_error row of it
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -203,7 +218,8 @@ def model_line(world: World) -> str:
 
 def state_line(world: World) -> str:
     stack = ",".join(KINDS[layer.kind] for layer in world.stack) or "-"
-    return f"state model={show_model(world.model)} level={shown(world)} offered={show_levels(offer(world))} directors={stack} {show_switches(world)}"
+    errors = " settings_errors=1" if world.broken_cfg else ""  # the config.cfg that does not parse
+    return f"state model={show_model(world.model)} level={shown(world)} offered={show_levels(offer(world))} directors={stack} {show_switches(world)}{errors}"
 
 
 # -- open --------------------------------------------------------------------------------------
@@ -220,13 +236,20 @@ def catalog_of(raw: object) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-def open_session(raw_catalog: object, loop: bool = False, terminal: bool = False, chat: bool = False, busy_chat: bool = False) -> World:
+def open_session(
+    raw_catalog: object, loop: bool = False, terminal: bool = False, chat: bool = False, busy_chat: bool = False, global_cfg: str | None = None
+) -> World:
     """S10 session 1: no pinned model and no saved default, so no model; the stored level is
-    unset and settles on defaultThinkingLevel (medium)."""
+    unset and settles on defaultThinkingLevel (medium). ``global_cfg``: the text of the agent
+    dir's global config.cfg, when it has one; the scenarios give only one that does not parse
+    (S4: a config document that fails to parse is a settings error of the session, its sets
+    left out, and it is never overwritten)."""
     reg = cv.registry(DECLS)
     assert not isinstance(reg, cv.RegistryError)
+    broken = global_cfg is not None
+    assert not broken or isinstance(cv.parse_list(str(global_cfg)), cv.ParseError), "a global config.cfg that parses: no scenario gives one"
     cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
-    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat)
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat, broken_cfg=broken)
     default = value(world, "defaultThinkingLevel")
     opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
     return replace(world, effort=opened)
@@ -295,9 +318,13 @@ def global_line(world: World, text: str) -> tuple[World, str]:
     outcomes = []
     for c in parsed:
         result: cv.Set | cv.CvarError | None = None
+        if c.verb == cv.TOGGLE and world.broken_cfg:  # a toggle reads the file's value first: it cannot
+            return world, "error DocumentError"
         if c.verb == cv.SET:
             v = set_value(world, c.args[0], c.args[1], False)
             result = v if isinstance(v, cv.CvarError) else cv.Set(c.args[0], v)
+            if world.broken_cfg and not isinstance(result, cv.CvarError):  # a valid set would write over it: the request fails, nothing written
+                return world, "error DocumentError"
         elif c.verb == cv.TOGGLE:
             result = cv.global_toggle(world.cvars.reg, world.cvars.config, c.args[0])
         if result is None:
@@ -319,11 +346,18 @@ def global_set(state: cv.State, s: cv.Set) -> cv.State:
     return cv.State(state.reg, layers + (cv.Layer(GLOBAL_CFG, False, sets),), state.family, state.aliases)
 
 
+ERROR_ROW = "row settings_error config.cfg"  # S4: a settings error is a row of the session, shown once in it
+
+
 def cvar_request(world: World, text: str, is_global: bool) -> tuple[World, list[str]]:
+    """A cvar line; then, whatever it did, the settings errors main's view does not hold yet are
+    shown (a row each, kept in main), and the switches again when they changed."""
     before = show_switches(world)
     world, said = (global_line if is_global else local_line)(world, text)
+    rows = [ERROR_ROW] if world.broken_cfg and not world.error_shown else []
+    world = replace(world, error_shown=True)
     lines = [] if show_switches(world) == before else ["switches " + show_switches(world)]
-    return world, lines + [said]
+    return world, rows + lines + [said]
 
 
 # -- /remind and /force (S5.6, S5.7) -------------------------------------------------------------
@@ -483,10 +517,26 @@ def fits(kind: str, value: object) -> bool:
     return isinstance(value, str) and (kind == "string" or value != "")
 
 
+def lone_surrogate(value: object) -> bool:
+    """Whether a string or key of a JSON value holds a lone surrogate."""
+    if isinstance(value, str):
+        return any("\ud800" <= char <= "\udfff" for char in value)
+    if isinstance(value, list):
+        return any(lone_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(lone_surrogate(key) or lone_surrogate(item) for key, item in value.items())
+    return False
+
+
 def raw_kind(line: str) -> str | None:
     """The error kind of a line that is not a request, None for a request. The JSON of the
     scenarios' raw lines is plain (no NaN, no key twice, shallow): where the protocol's strict
-    JSON and ``json.loads`` differ, no scenario goes."""
+    JSON and ``json.loads`` differ, no scenario goes. A line is bytes: the characters U+DC80 to
+    U+DCFF of ``line`` stand for the bytes 0x80 to 0xFF that are no UTF-8 (Python's
+    surrogateescape). Text is Unicode: a JSON string or key holding a lone surrogate escape (``\\ud800``)
+    is refused as not UTF-8 too, before its version is read."""
+    if any("\udc80" <= char <= "\udcff" for char in line):
+        return "not_utf8"
     if not line.strip():
         return "not_json"
     try:
@@ -495,6 +545,8 @@ def raw_kind(line: str) -> str | None:
         return "not_json"
     if not isinstance(value, dict):
         return "not_object"
+    if lone_surrogate(value):
+        return "not_utf8"
     version = value.get("v")
     if not (isinstance(version, int) and not isinstance(version, bool) and version == 1):
         return "version"
@@ -511,7 +563,11 @@ def raw_kind(line: str) -> str | None:
     return None
 
 
-TERMINAL = ("serve", "serve-client")  # the modes whose requests are lines of the stdin of ``eukhe agent serve``
+# control.md: one writer per session; a second process claims it and, finding no agent to join,
+# tries again until its time runs out. Stopped (SIGTERM) meanwhile, ``eukhe agent serve`` gives up
+# the claim and ends as a stopped agent does: exit 0, nothing printed, and the session is not taken.
+STOPPED_WHILE_CLAIMING = "stopped while it claimed the session: nothing printed, exit 0"
+TERMINAL = ("serve", "serve-client", "serve-tty", "serve-held")  # the modes whose requests are lines of the stdin of ``eukhe agent serve``
 LINE_LIMIT = 4096  # bytes of a line the in-process agents of the scenarios read (the bridge sets it)
 PROTOCOL_LINE_LIMIT = 64 * 1024 * 1024  # the protocol's own: the agent process reads up to it
 
@@ -527,7 +583,7 @@ def raw(world: World, line: str, eol: bool = True) -> tuple[World, list[str]]:
     on a connection of its own it keeps none."""
     greeting = [] if world.terminal else [state_line(world)]
     limit = LINE_LIMIT if world.chat or world.busy_chat or not world.loop else PROTOCOL_LINE_LIMIT
-    if len(line.encode("utf-8")) > limit:
+    if len(line.encode("utf-8", "surrogateescape")) > limit:
         return world, greeting + ["error too_long"]
     if not eol and not line.strip():
         return world, greeting
@@ -656,7 +712,8 @@ def rewind(world: World) -> tuple[World, list[str]]:
     cvars = cv.State(world.cvars.reg, world.cvars.config, family, opened.cvars.aliases)
     world = with_cvars(world, cvars)
     entry = saved_default(world)
-    world = replace(world, stack=(), model=None if entry is None else (entry.provider, entry.id), pinned=False)
+    # the settings error's row came after the head at open: main's view as of it holds none
+    world = replace(world, stack=(), model=None if entry is None else (entry.provider, entry.id), pinned=False, error_shown=False)
     session = ef.Session(opened.effort.stored, world.effort.default, None if entry is None else entry.model)
     settled, _ = ef.step(session, "open", None)
     if settled.stored != session.stored:
@@ -692,8 +749,10 @@ def reopen(world: World) -> tuple[World, list[str]]:
         model = resolved.model
         seen = next((e.model for e in world.catalog if (e.provider, e.id) == model), None)
         rows = [] if resolved.row is None else ["default_model"]
+    if world.broken_cfg and not world.error_shown:  # opened again: the settings error main's view lacks is shown
+        rows = rows + ["settings_error"]
     settled, _ = ef.step(ef.Session(world.effort.stored, world.effort.default, seen), "open", None)
-    world = replace(world, model=model, effort=settled)
+    world = replace(world, model=model, effort=settled, error_shown=True)
     return world, said + [f"{state_line(world)} rows={','.join(rows) or '-'}"]
 
 
@@ -754,8 +813,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
     mode = events[0].get("agent")
-    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy")
+    cfg = events[0].get("global_cfg")
+    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg))
     lines = [f"0 {state_line(world)}"]
+    if mode == "serve-held":  # first, a serve stopped while it claims a session a writer with no socket holds
+        lines.insert(0, f"0 {STOPPED_WHILE_CLAIMING}")
     for number, event in enumerate(events[1:], 1):
         world, said = step(world, event)
         lines.extend(f"{number} {line}" for line in said)

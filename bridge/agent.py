@@ -38,6 +38,13 @@ that pauses at the stall cap, a reminder, a forced call missed until NotCalled, 
 retried with a note, a leaked call rebuilt, broken arguments repaired and refused, a 429
 retried) and at the rest of the loop's rules.
 
+The chat (memory.md; the scenarios from CHAT_FIRST on): the session is the chat (``eukhe.agent.chat``),
+which answers from the chat memory of the agent dir: a run's request opens with the view (told as
+``v<lines>``, the view's line count), the date line (``+now``, its clock left out) and the turn's
+mark (``+turn``) before the message (``+u<length>``); what the run commits is logged to the chat as
+it is committed (a line each), so a task's child, which starts from the view, and a later run see
+it; a background report that comes with no turn running is logged too; zoom and date are tools.
+
 Session compaction (S6.6): a scenario whose setup names ``compaction`` gives its model a window
 and a reserve (models.json contextWindow and maxTokens) that put every request of the scenario
 over the background threshold (``background``: threshold 400 tokens, limit 10,400, every request
@@ -77,11 +84,13 @@ from bend.agent import transcript as model_transcript
 from bridge.core import Bridge, Event, Shared
 from eukhe.agent import daemon
 from eukhe.agent import protocol as p
+from eukhe.agent.chat import CHAT, CHAT_SESSION, CONTEXT_DOC
 from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT
 from eukhe.agent.daemon import MODEL_DOC
 from eukhe.agent.runner import TITLE_DOC, runner_factory
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
+from eukhe.memory.prompts import turn_text
 from eukhe.session import MAIN, Store
 from eukhe.tiny.uses import TITLE_PROMPT
 from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Wait, base_url
@@ -276,6 +285,12 @@ CASES = frozenset(
         "grep_over_links",
         "notes_spent_leak_answers",
         "edit_binary_refused",
+        "chat_turn_from_the_view",
+        "chat_view_grows",
+        "chat_memory_tools",
+        "chat_task_from_the_view",
+        "chat_report_logged",
+        "task_child_stalled",
     }
 )
 
@@ -340,6 +355,7 @@ class _Recording(LoopbackServer):
         self.ended: set[str] = set()  # the children whose reports came
         self.title: Any = None  # the reply to the session's title request (inference.md S9)
         self.title_requests = 0
+        self.hang = threading.Event()  # a child's request that hangs waits for it: set as a child's block is told
 
     def drop_scripts(self) -> None:
         """Forget the replies and summaries a turn did not take, and the requests recorded so far."""
@@ -468,7 +484,10 @@ def message_tokens(messages: Sequence[dict[str, Any]]) -> str:
                 continue
             for name in SOFT_NAMES:
                 text = text.replace("\n\n" + soft_prompt(name), "").replace(soft_prompt(name), "")
-            if text.startswith(SUMMARY_INTRO):
+            viewed = view_token(text)
+            if viewed is not None:
+                tokens.append(viewed)
+            elif text.startswith(SUMMARY_INTRO):
                 tokens.append(f"s{len(text) - len(SUMMARY_INTRO)}")
             elif text:
                 tokens.append(f"u{len(text)}")
@@ -478,6 +497,27 @@ def message_tokens(messages: Sequence[dict[str, Any]]) -> str:
         elif role == "tool":
             tokens.append("t")
     return " ".join(tokens) or "-"
+
+
+TURN_LEAD = turn_text("")  # the mark a chat's turn puts before the user's message (memory.md D11)
+
+
+def view_token(text: str) -> str | None:
+    """A chat's user message that opens with the view (memory.md rule 26): ``v<lines>``, the
+    view's line count; ``+now`` the date line after it (its clock left out); ``+turn`` the turn's
+    mark; ``+u<length>`` the rest (the user's message, or a subagent's task). None for any other."""
+    if not text.startswith("<chat>\n") or "</chat>" not in text:
+        return None
+    view, _, rest = text[len("<chat>\n") :].partition("</chat>")
+    token = f"v{view.count(chr(10))}"
+    rest = rest.removeprefix("\n\n")
+    if rest.startswith("Now: "):
+        token += "+now"
+        rest = rest.partition("\n\n")[2]
+    if rest.startswith(TURN_LEAD):
+        token += "+turn"
+        rest = rest[len(TURN_LEAD) :]
+    return f"{token}+u{len(rest)}"
 
 
 def _started() -> _Recording:
@@ -490,10 +530,14 @@ _SERVER: Shared[_Recording] = Shared(_started, lambda server: server.close())
 finish = _SERVER.close
 
 
-def script_of(reply: dict[str, Any], gate: threading.Event | None = None) -> Any:
+def script_of(reply: dict[str, Any], gate: threading.Event | None = None, hang: threading.Event | None = None) -> Any:
     """A scenario reply as the loopback server plays it; with a ``gate``, its stream first waits
-    for it (the messages sent while its request runs are sent meanwhile)."""
+    for it (the messages sent while its request runs are sent meanwhile). A child's reply that
+    hangs (``fault`` ``hang``) sends nothing until ``hang`` is set (its report has come)."""
     fault = reply.get("fault", "")
+    if fault == "hang":
+        assert hang is not None, "only a child's reply hangs"
+        return Stream([Wait(hang)])
     held: list[Any] = [] if gate is None else [Wait(gate)]
     if fault == "fail":
         return Fail(429, FAIL_BODY, headers=(("retry-after", "0"),))
@@ -521,6 +565,7 @@ SETUP_CVARS = {
     "keep_recent": "compaction.keepRecentTokens",
     "max_subagents": "subagentMaxConcurrency",
     "tool_budget": "toolBlockingBudgetMs",
+    "stall_ms": "subagentStallMs",
 }
 # The model's window and maxTokens (the reserve) for each compaction setup (the module's docstring).
 WINDOWS = {"background": (100_000, 89_600), "blocking": (1_000, 500)}
@@ -553,6 +598,7 @@ class _Printer:
     def flush(self, name: str) -> None:
         """Child ``name``'s block: its start, its requests, its events."""
         start, printer = self.blocks.pop(name, ([], _Printer([], self.server)))
+        self.server.hang.set()  # a hung request of that child (it stalled) is let go: nobody reads it
         with self.server._lock:
             requests = self.server.child_lines.pop(name, [])
         self.lines.extend(f"sub {name}: {line}" for line in [*start, *requests, *printer.lines])
@@ -670,8 +716,9 @@ def production(events: Sequence[Event]) -> list[str]:
         (agent_dir / "models.json").write_text(json.dumps({"providers": {"loop": provider}}), encoding="utf-8")
         settings = dict(SETTINGS, titles={"generate": True}) if "titles" in setup else SETTINGS
         (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-        with Store(agent_dir / "sessions").create() as session:
-            session.conversation(MAIN).commit(documents={MODEL_DOC: {"provider": "loop", "id": "loop-model"}})
+        chat = setup.get("chat") is True  # the session is the chat: it answers from the chat memory
+        with Store(agent_dir / "sessions").create(CHAT_SESSION if chat else None) as session:
+            session.conversation(MAIN).commit(documents={MODEL_DOC: {"provider": "loop", "id": "loop-model"}, **({CONTEXT_DOC: CHAT} if chat else {})})
             if setup.get("titles") == "named":  # the user named the session: it keeps its name
                 session.conversation(MAIN).commit(documents={TITLE_DOC: {"title": "My own name", "by": "user"}})
             asyncio.run(_serve(server, agent_dir, work, session, events, lines))
@@ -741,7 +788,7 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
         with server._settle:
             running = name in server.started and name not in server.ended
         if not running:  # a name that runs already is refused: its replies stay
-            server.children[name] = [script_of(r) for r in spawn.get("replies", [])]
+            server.children[name] = [script_of(r, hang=server.hang) for r in spawn.get("replies", [])]
         reply = ask(p.CommandRequest(line=f"/agent {name} {spawn['task']}"))
         if reply["type"] == "error":
             lines.append(f"agent {name} refused {reply['kind']}")
@@ -805,7 +852,8 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                         gates.append((index, gate, spawns, sent, reply))
                 server.script(*scripts)
                 server.summaries = [dict(s) for s in event.get("summaries", [])]
-                server.children = {str(n): [script_of(r) for r in rs] for n, rs in dict(event.get("children", {})).items()}
+                server.hang = threading.Event()
+                server.children = {str(n): [script_of(r, hang=server.hang) for r in rs] for n, rs in dict(event.get("children", {})).items()}
                 server.compacting = compacting
                 server.lines = lines
                 try:
@@ -941,7 +989,94 @@ def replies(rng: random.Random, count: int, kinds: Sequence[str] = KINDS) -> lis
     return [reply_of_kind(rng, rng.choice(kinds)) for _ in range(count)]
 
 
+# The chat's scenarios (CHAT_FIRST on): the session is the chat, which answers from its view. Each
+# call's result is one line of the chat's log, whatever its text, so any call does; zoom and date
+# are the chat's own tools (memory.md rules 52-56), on the user's message (the log's first line).
+CHAT_FIRST = 300
+CHAT_POOL: tuple[tuple[str, str, str, str], ...] = (
+    ("read", '{"path": "a.txt"}', "read-a", "ok"),
+    ("ls", '{"path": "src"}', "ls-src", "ok"),
+    ("grep", '{"pattern": "alpha"}', "grep-alpha", "ok"),
+    ("read", '{"path": "missing.txt"}', "read-missing", "not_found"),
+    ("glob", '{"pattern": "*.txt"}', "glob-txt", "ok"),
+)
+MEMORY_CALLS: tuple[tuple[str, str, str, str], ...] = (
+    ("zoom", '{"id": 1}', "zoom-1", "ok"),
+    ("date", '{"id": 1}', "date-1", "ok"),
+)
+CHAT_SHAPES = ("answer", "tools", "memory", "task", "task_after_tools", "background", "two_inputs", "background_then_task", "refusal")
+
+
+def task_call(name: str, task: str) -> dict[str, Any]:
+    args = {"task": task} if name == "" else {"name": name, "task": task}
+    return {"name": "task", "args": json.dumps(args), "act": f"task-{name or 'agent1'}-{task}", "kind": "ok", "agent": name, "task": task}
+
+
+def chat_scenario(index: int) -> list[Event]:
+    """A scenario of the chat: one shape of CHAT_SHAPES, its texts and calls drawn from its index."""
+    rng = random.Random(f"agent-chat-{index}")
+    shape = CHAT_SHAPES[(index - CHAT_FIRST) % len(CHAT_SHAPES)]
+    events: list[Event] = [{"setup": {"chat": True, "max_subagents": 2}}]
+
+    def tools(text: bool = True) -> dict[str, Any]:
+        reply: dict[str, Any] = {"calls": [call(rng, CHAT_POOL) for _ in range(rng.choice([1, 2]))], "stop": "toolUse"}
+        if text:
+            reply["text"] = "Let me look."
+        return reply
+
+    children: dict[str, list[dict[str, Any]]] = {}
+    script: list[dict[str, Any]] = []
+    if shape == "answer":
+        script = [answer(rng)]
+    elif shape == "tools":
+        script = [tools(rng.random() < 0.5) for _ in range(rng.choice([1, 2]))] + [answer(rng)]
+    elif shape == "memory":
+        script = [{"calls": [call(rng, MEMORY_CALLS[:1]), call(rng, MEMORY_CALLS[1:])], "stop": "toolUse"}, answer(rng)]
+    elif shape in ("task", "task_after_tools"):
+        name = rng.choice(["scout", ""])
+        first = [tools(True)] if shape == "task_after_tools" else []
+        task = {"calls": [task_call(name, f"look over {rng.choice(['a.txt', 'b.txt'])}"), *([call(rng, CHAT_POOL)] if first else [])], "stop": "toolUse"}
+        if first:
+            task["text"] = "Now a helper."
+        script = [*first, task, answer(rng)]
+        children[name or "agent1"] = [tools(False), answer(rng)]
+    elif shape in ("background", "background_then_task"):
+        for name in ("bg", "bg2")[: rng.choice([1, 2])]:
+            events.append({"agent": {"name": name, "task": f"count the files ({name})", "replies": [answer(rng)]}})
+        script = [answer(rng)]
+        if shape == "background_then_task":
+            script = [{"calls": [task_call("", "check b.txt")], "stop": "toolUse"}, answer(rng)]
+            children["agent1"] = [answer(rng)]
+    elif shape == "refusal":  # its row is the session's alone: the chat logs no line of it
+        script = [tools(False), {"text": "", "stop": "refusal"}]
+    elif shape == "two_inputs":
+        events.append({"input": f"first of chat {index}", "replies": [tools(True), answer(rng)]})
+        script = [answer(rng)]
+    events.append({"input": f"chat {index}", "replies": script, "children": children})
+    return events
+
+
+# The stalls (STALL_FIRST on): a task's child whose request hangs sends nothing for subagentStallMs
+# (STALL_MS, well past the time a child takes between two lines, even on a loaded machine) and is
+# killed; the run goes on.
+STALL_FIRST = CHAT_FIRST + len(CHAT_SHAPES)
+STALLS = 2
+STALL_MS = 5000
+
+
+def stall_scenario(index: int) -> list[Event]:
+    rng = random.Random(f"agent-stall-{index}")
+    first = [tools_reply(rng)] if index % 2 else []  # a tool round first: the stall is timed from its last line
+    children = {"slow": [*first, {"fault": "hang"}], "agent1": [answer(rng)]}
+    script = [{"calls": [task_call("slow", "wait for the build")], "stop": "toolUse"}, {"calls": [task_call("", "read a.txt")], "stop": "toolUse"}, answer(rng)]
+    return [{"setup": {"stall_ms": STALL_MS}}, {"input": f"stall {index}", "replies": script, "children": children}]
+
+
 def generate(index: int) -> list[Event]:
+    if index >= STALL_FIRST:
+        return stall_scenario(index)
+    if index >= CHAT_FIRST:
+        return chat_scenario(index)
     rng = random.Random(f"agent-{index}")
     aim = AIMS[index % len(AIMS)]
     setup: dict[str, Any] = {
@@ -1155,6 +1290,7 @@ def reached(events: Sequence[Event]) -> set[str]:
         "task_report": any(line.startswith("call task ok [") for line in lines),
         "task_default_name": "call task ok [agent1]" in text,
         "task_child_failed": "call task subagent_failed" in text,
+        "task_child_stalled": "call task stalled" in text,
         "task_no_slots": "call task no_slots" in text,
         "task_blank_refused": any(c.get("name") == "task" and not str(c.get("task", "x")).strip() for e in inputs for r in e.get("replies", []) for c in r.get("calls", []))
         and "call task subagent_failed" in text,
@@ -1208,7 +1344,23 @@ def reached(events: Sequence[Event]) -> set[str]:
         found.add("request_waits_for_a_slot")
     if any(line.startswith("title requests=0") for line in titled):
         found.add("title_of_a_named_session")
+    found.update(chat_cases(setup, lines))
     return found
+
+
+def chat_cases(setup: dict[str, Any], lines: Sequence[str]) -> set[str]:
+    """The chat's cases a model transcript shows: its runs' requests open with the view (``v<lines>``)."""
+    if setup.get("chat") is not True:
+        return set()
+    views = [int(m.group(1)) for line in lines if (m := re.search(r"sent=v(\d+)\+now\+turn\+", line)) and not line.startswith("sub ")]
+    checks = {
+        "chat_turn_from_the_view": bool(views),
+        "chat_view_grows": any(v > 0 for v in views),
+        "chat_memory_tools": "call zoom ok" in lines and "call date ok" in lines,
+        "chat_task_from_the_view": any(line.startswith("sub ") and " sent=v" in line for line in lines),
+        "chat_report_logged": any(line.startswith("row subagent: [") for line in lines),
+    }
+    return {name for name, hit in checks.items() if hit}
 
 
 def spent_leak_answers(inputs: Sequence[Event], lines: Sequence[str]) -> bool:
@@ -1260,7 +1412,7 @@ def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:
 
 BRIDGE = Bridge(
     area="agent",
-    count=300,
+    count=STALL_FIRST + STALLS,
     generate=generate,
     model=model_transcript,
     production=production,

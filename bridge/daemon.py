@@ -24,6 +24,15 @@ one of three (the scenario's first event says which):
   status); ``"agent": "chat-busy"``: the same while this process owns the chat memory first, as
   another ``eukhe chat`` would (memory.md rule 7), so the agent serves the chat without it.
 
+- ``"agent": "serve-tty"``: ``serve`` with its stdin a terminal (a pty in raw mode: no echo, no line
+  editing), as a user runs it; ``"agent": "serve-held"``: first an ``eukhe agent serve`` while this
+  process holds the session as a writer with no socket, sent SIGTERM once the kernel shows it
+  catches the signal (its handler is set before it claims), which must end at once, exit 0, having
+  printed nothing; then ``serve``. The scenarios after the first 300 (``MORE``) are of these kinds,
+  of a catalog with a reasoning model with no thinkingLevelMap (``free``), and of an agent dir
+  whose global config.cfg does not parse (``broken``: ``global_cfg``), raw lines of RAW_MORE
+  (``raw``), and the chat's agent whose compactor is moved from one model to another (``compactor``).
+
 The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so a raw line past
 it is answered ``too_long``; a raw line may also end with the end of what its connection writes
 instead of a newline. ``get_model_catalog`` is told as the models of models.json and their levels.
@@ -67,6 +76,7 @@ import re
 import signal
 import sys
 import tempfile
+import tty
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -132,6 +142,8 @@ def event_line(event: dict[str, Any]) -> str:
         return "directors " + (",".join(layer["kind"] for layer in event["stack"]) or "-")
     if kind == "row" and event["kind"] == "memory" and event["text"].startswith("memory: no compactor:"):
         return "row memory memory: no compactor"  # its reason names every provider of the catalog
+    if kind == "row" and event["kind"] == "settings_error":  # the document it names, without its directory
+        return f"row settings_error {Path(event['text'].split(':', 1)[0]).name}"
     if kind == "row":
         return f"row {event['kind']} {event['text']}"
     if kind == "memory":
@@ -167,7 +179,7 @@ def event_line(event: dict[str, Any]) -> str:
         stack = ",".join(layer["kind"] for layer in event["directors"]) or "-"
         return (
             f"state model={_model(event['model'])} level={event['thinking_level']} offered={_levels(event['offered_levels'])} "
-            f"directors={stack} {_switches(event['switches'])}"
+            f"directors={stack} {_switches(event['switches'])}" + (f" settings_errors={len(event['settings_errors'])}" if event["settings_errors"] else "")
         )
     return f"unexpected {kind}"
 
@@ -246,7 +258,7 @@ async def exchange(
             continue
         if event["request"] == "raw":
             end = b"\n" if event.get("eol", True) else b""
-            lines.extend(f"{number} {raw_line(said)}" for said in await raw(str(event["line"]).encode("utf-8") + end))
+            lines.extend(f"{number} {raw_line(said)}" for said in await raw(str(event["line"]).encode("utf-8", "surrogateescape") + end))
             continue
         request = request_of(event).model_copy(update={"id": f"r{number}"})
         await send(request)
@@ -467,6 +479,7 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
     relay claims the session again and takes it over, as the agent, whose state it prints (then
     it serves until a signal)."""
     client_mode = events[0].get("agent") == "serve-client"
+    terminal = events[0].get("agent") == "serve-tty"  # its stdin a terminal (a pty, raw: no echo, no line editing)
     with Store(agent / "sessions").create() as session:
         ident = session.id
     command = [sys.executable, "-m", "eukhe", "--agent-dir", str(agent), "agent", "serve", "--session", ident, "--session-dir", str(agent / "sessions")]
@@ -474,6 +487,9 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
     holding: list[daemon.Daemon] = []  # the agent of this process, while it holds the session
 
     async def run(env: dict[str, str]) -> list[str]:
+        if events[0].get("agent") == "serve-held":
+            stopped = await stopped_while_claiming(env)
+            return [f"0 {stopped}", *await relay(env)]
         if not client_mode:
             return await relay(env)
         with Store(agent / "sessions").open(ident) as held:
@@ -486,12 +502,40 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
                 if holding:
                     await holding.pop().close()
 
+    async def stopped_while_claiming(env: dict[str, str]) -> str:
+        """``eukhe agent serve`` for the session while a writer with no socket (a command line's)
+        holds it: it claims, tries again and again; SIGTERM once it has its handler of the signal
+        (which it sets before it claims), and it ends."""
+        with Store(agent / "sessions").open(ident) as held:
+            process = await asyncio.create_subprocess_exec(*command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env)
+            try:
+                await asyncio.wait_for(_handles_sigterm(process), DEADLINE)
+                process.send_signal(signal.SIGTERM)
+                assert process.stdout is not None
+                printed = await asyncio.wait_for(process.stdout.read(), DEADLINE)
+                code = await asyncio.wait_for(process.wait(), DEADLINE)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+            assert not held.closed
+        return f"stopped while it claimed the session: {'nothing printed' if printed == b'' else f'printed {printed[:200]!r}'}, exit {code}"
+
     async def relay(env: dict[str, str]) -> list[str]:
-        process = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env, limit=p.LINE_LIMIT
-        )
-        assert process.stdin is not None and process.stdout is not None
-        stdin, stdout = process.stdin, process.stdout
+        pty: tuple[int, int] | None = None
+        if terminal:
+            pty = os.openpty()
+            tty.setraw(pty[1])
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.PIPE if pty is None else pty[1], stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env, limit=p.LINE_LIMIT
+            )
+        finally:
+            if pty is not None:
+                os.close(pty[1])  # the process has its own
+        assert process.stdout is not None
+        stdin: Any = process.stdin if pty is None else _Terminal(pty[0])
+        stdout = process.stdout
 
         async def send(request: p.Request) -> None:
             stdin.write(p.encode(request))
@@ -541,6 +585,8 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
                 assert (started.returncode, printed) == (0, b""), f"--idle-exit for a served session: exit {started.returncode}, {printed[:200]!r}"
             return said
         finally:
+            if isinstance(stdin, _Terminal):
+                stdin.close()
             if process.returncode is None:
                 process.kill()
                 await process.wait()
@@ -549,15 +595,54 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
         return asyncio.run(run(env))
 
 
+SIGTERM_CAUGHT = 1 << (signal.SIGTERM - 1)  # its bit in the SigCgt mask of /proc/PID/status
+
+
+async def _handles_sigterm(process: asyncio.subprocess.Process) -> None:
+    """Once ``process`` catches SIGTERM (the kernel's mask of the signals it has a handler for); a
+    process that ended first fails."""
+    while True:
+        assert process.returncode is None, f"the agent process ended (exit {process.returncode}) before it caught SIGTERM"
+        with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+            mask = next((int(line.split()[1], 16) for line in status if line.startswith("SigCgt:")), 0)
+        if mask & SIGTERM_CAUGHT:
+            return
+        await asyncio.sleep(0.001)
+
+
+class _Terminal:
+    """The terminal side of a pty whose other side is the stdin of ``eukhe agent serve``: what a
+    user types is written to it; closing it ends that stdin (its reads fail, EIO)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd: int | None = fd
+
+    def write(self, data: bytes) -> None:
+        assert self.fd is not None
+        view = memoryview(data)
+        while view:  # a full input queue blocks until the process has read: it reads all along
+            view = view[os.write(self.fd, view) :]
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def production(events: Sequence[Event]) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         agent = Path(tmp) / "agent"
         agent.mkdir()
         (agent / "models.json").write_text(json.dumps(models_json(events[0]["catalog"])), encoding="utf-8")
+        if "global_cfg" in events[0]:  # the global config.cfg, as a user left it
+            (agent / "config.cfg").write_text(str(events[0]["global_cfg"]), encoding="utf-8")
         mode = events[0].get("agent")
         if mode == "reach":
             return through_reach(Path(tmp), agent, events)
-        if mode in ("serve", "serve-client"):
+        if mode in ("serve", "serve-client", "serve-tty", "serve-held"):
             return through_serve(Path(tmp), agent, events)
         assert mode in (None, "chat", "chat-busy"), mode
         return in_process(agent, events)
@@ -730,19 +815,51 @@ def _catalog(rng: random.Random) -> list[dict[str, Any]]:
     return [dict(entry) for entry in rng.sample(POOL, count)]
 
 
+# The scenarios after the first 300 (MORE_FIRST on), each of one kind: ``free``, the in-process
+# agent over a catalog that also holds FREE, a reasoning model of models.json with no
+# thinkingLevelMap and of no family the rulebook knows (S10: the default ladder, off to high);
+# ``tty``, ``eukhe agent serve`` whose stdin is a terminal (a pty), as a user runs it; ``held``, first
+# an ``eukhe agent serve`` for the session while a writer with no socket holds it, stopped (SIGTERM)
+# while it claims (bend.daemon.STOPPED_WHILE_CLAIMING), then the serve of ``serve`` once it is free.
+MORE_FIRST = 300
+MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor")
+RAW_MORE = (  # ``raw``: lines that are no UTF-8, hold lone surrogate escapes, are JSON scalars, end with CR
+    "\udcff\udcfe status",  # the bytes 0xff 0xfe: not UTF-8
+    '{"v":1,"type":"status","id":"caf\udce9"}',  # a byte 0xe9 inside the JSON: not UTF-8
+    "true",
+    "42",
+    "-1.5e3",
+    '{"v":1,"type":"status","id":"cr"}\r',  # a CR before the newline: the request all the same
+    '{"v":1,"type":"status","id":"\\ud800"}',  # a lone surrogate escape in the id
+    '{"v":1,"type":"command","line":"/remind x","x":["ok","\\udc00"]}',  # in a list
+    '{"v":1,"type":"status","\\ud83d":1}',  # in a key
+    '{"v":1,"type":"cvar","line":"set a 1","global":true,"x":{"\\udfff":2}}',  # in a key of an inner object
+    '{"v":2,"type":"status","id":"\\udfff"}',  # before the version is read
+)
+BROKEN_CFG = 'set serviceTier "unclosed\n'  # does not parse
+FREE = {"provider": "lab", "id": "free-7", "reasoning": True, "map": None}
+
+
 def generate(index: int) -> list[Event]:
     rng = random.Random(f"daemon-{index}")
-    catalog = _catalog(rng)
+    more = MORE[index - MORE_FIRST] if index >= MORE_FIRST else None
+    catalog = _catalog(rng) + ([dict(FREE)] if more == "free" else [])
     names = [f"/model {e['provider']}/{e['id']}" for e in catalog]
     first: Event = {"catalog": catalog}
+    if more == "broken":
+        first["global_cfg"] = BROKEN_CFG
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
     busy = group % 2 == 1 and index % PROCESS_EVERY == (group + 4) % 5  # 25+0, 75+2, ...: the chat's, owned elsewhere
     client = group % 2 == 0 and index % PROCESS_EVERY == (group + 4) % 5  # 4, 51, 103, ...: a second agent process, a client
+    if more is not None:
+        process, chat, busy, client = more in ("tty", "held"), more == "compactor", False, False
     if client:
         first["agent"] = "serve-client"
         process = True
+    elif process and more in ("tty", "held"):
+        first["agent"] = {"tty": "serve-tty", "held": "serve-held"}[more]
     elif process:  # the real agent process: reached as a client starts it, or serving its terminal
         first["agent"] = "reach" if group % 2 == 0 else "serve"
     elif chat:
@@ -751,6 +868,9 @@ def generate(index: int) -> list[Event]:
         first["agent"] = "chat-busy"
     in_process = first.get("agent") in (None, "chat", "chat-busy")
     events: list[Event] = [first]
+    if more == "compactor":  # the chat's compactor started on one model, then moved to another (and back)
+        for name, level in ((names[0], ""), (names[-1], " high"), (names[0], "")):
+            events.append({"request": "command", "line": f"/memory model {name.removeprefix('/model ')}{level}"})
     modelled = False  # a /model line was sent: the turn loop of a real process would reach the network
     focus = index % 5  # each scenario leans on one kind of request, and mixes the rest
     for _ in range(rng.randint(6, 24)):
@@ -761,6 +881,11 @@ def generate(index: int) -> list[Event]:
         roll = rng.random()
         bias = {0: "cvar", 1: "push", 2: "effort", 3: "model", 4: "mix"}[focus]
         pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other", "turn", "save"])
+        if more == "broken" and rng.random() < 0.4:  # the global config.cfg that does not parse: lines that would write it
+            pick = "global"
+        if more == "raw" and rng.random() < 0.5:
+            events.append({"request": "raw", "line": rng.choice(RAW_MORE), "eol": rng.random() < 0.8})
+            continue
         if (process or chat or busy) and not modelled and rng.random() < 0.35:  # the turn loop's requests, while they stay off the network
             pick = "turn"
         if pick == "cvar":
@@ -817,7 +942,7 @@ def generate(index: int) -> list[Event]:
                 events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
             events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat else "1")})
-    if first.get("agent") in model.TERMINAL and rng.random() < 0.5:  # the last line of stdin, ended by its end
+    if first.get("agent") in ("serve", "serve-client") and rng.random() < 0.5:  # the last line of stdin, ended by its end
         events.append({"request": "raw", "line": rng.choice(RAW[:3] + RAW_REQUESTS + RAW[3:]), "eol": False})
     else:
         events.append({"request": "status"})
@@ -925,6 +1050,13 @@ CASES = frozenset(
         "a relay whose agent ended takes the session over",
         "the last line of the terminal with no newline",
         "rewind keeps the profile cvar_save wrote",
+        "the agent process serving a real terminal",
+        "a reasoning model with no thinkingLevelMap",
+        "a serve stopped while it claims a held session",
+        "a global config.cfg that does not parse",
+        "global write refused: config.cfg does not parse",
+        "raw line not UTF-8",
+        "raw request ending with a carriage return",
     }
 )
 
@@ -938,11 +1070,20 @@ def reached(events: Sequence[Event]) -> set[str]:
         cases.add("the agent process serving its terminal")
     elif mode == "serve-client":
         cases.add("a second agent process for the session becomes its client")
+    elif mode == "serve-tty":
+        cases.add("the agent process serving a real terminal")
+    elif mode == "serve-held":
+        cases.add("a serve stopped while it claims a held session")
+    if any(entry["map"] is None and entry["reasoning"] for entry in events[0]["catalog"]):
+        cases.add("a reasoning model with no thinkingLevelMap")
     elif mode == "chat":
         cases.add("the chat's agent")
     elif mode == "chat-busy":
         cases.add("the chat owned by another process")
-    world = model.open_session(events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy")
+    cfg = events[0].get("global_cfg")
+    world = model.open_session(events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg))
+    if cfg is not None:
+        cases.add("a global config.cfg that does not parse")
     for event in events[1:]:
         before = world
         world, said = model.step(world, dict(event))
@@ -980,6 +1121,7 @@ def reached(events: Sequence[Event]) -> set[str]:
                 "global set refused": "CvarError" in last,
                 "global verb refused": "-> refused" in last,
                 "global line does not parse": last == "error ParseError",
+                "global write refused: config.cfg does not parse": last == "error DocumentError",
             }
             cases.update(name for name, hit in checks.items() if hit)
         elif kind == "command":
@@ -1061,6 +1203,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("unknown command")
         elif kind == "raw" and last == "error too_long":
             cases.add("raw line too long" if event.get("eol", True) else "raw line too long with no newline")
+        elif kind == "raw" and line.endswith("\r") and not last.startswith("error "):
+            cases.add("raw request ending with a carriage return")
         elif kind == "raw" and " re=console-" in last:
             cases.add("raw request with no id numbered by the relay")
         elif kind == "raw" and not last.startswith("error ") and model.raw_kind(line) is None:
@@ -1068,7 +1212,7 @@ def reached(events: Sequence[Event]) -> set[str]:
         elif kind == "raw" and not last.startswith("error "):
             cases.add("raw blank line with no newline")
         elif kind == "raw":
-            raw_kinds = {"not_json": "not json", "not_object": "not an object", "version": "of no version", "unknown_type": "of an unknown type", "invalid": "invalid"}
+            raw_kinds = {"not_utf8": "not UTF-8", "not_json": "not json", "not_object": "not an object", "version": "of no version", "unknown_type": "of an unknown type", "invalid": "invalid"}
             cases.add("raw line " + raw_kinds[last.removeprefix("error ")])
             if not event.get("eol", True):
                 cases.add("raw line with no newline")
@@ -1111,7 +1255,7 @@ def reached(events: Sequence[Event]) -> set[str]:
 
 BRIDGE = Bridge(
     area="daemon",
-    count=300,
+    count=MORE_FIRST + len(MORE),
     generate=generate,
     model=model.transcript,
     production=production,

@@ -52,4 +52,12 @@ BREAKS = [
         "        if not task:\n",
         "a task call whose task is only blanks starts a child instead of being refused subagent_failed",
     ),
+    Break(
+        "agent_subagent_stall_told_as_failure",
+        "agent",
+        "eukhe.agent.subagents",
+        "                    return Outcome(name, kind=STALLED, message=",
+        "                    return Outcome(name, kind=FAILED, message=",
+        "a child killed after subagentStallMs of silence is told as a child that failed, not one that stalled",
+    ),
 ]
