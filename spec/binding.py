@@ -87,7 +87,11 @@ FLOOR = 95.0
 # --help, bytes, laws --area, the --cache measure's shape: 85% by that bridge alone) and the daemon
 # bridge the agent process's takeovers, relays and reach (89% by the two agent bridges alone):
 # held below each, 83 and 88, until the clean-clone CI measures them.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 83.0, "agent": 88.0}
+# Then the command-line bridge took in the terminal runs, python -m eukhe.corebuild in a scratch
+# checkout and the chat's unreachable agent (90.07% by that bridge alone), and the agent bridges the
+# chat served as the session, a stalled subagent, a terminal as the agent's stdin, a broken global
+# cfg and raw lines (92.94% by the two bridges alone): held at 89 and 91.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 89.0, "agent": 91.0}
 
 
 def floor_of(area: str, floor: float) -> float:
