@@ -431,6 +431,18 @@ def one_source_proof() -> Evidence:
 Calls = Callable[[dict[str, Any], Callable[..., Any], Callable[..., Any]], list[Any]]
 
 
+def _frame(union: Generated) -> tuple[list[Any], dict[str, Any], dict[str, Any], dict[str, Any], Any, Any]:
+    """The inductions' frame on union's loops (the whole function translated first: its list and
+    both loops): the premises with a bundle present, the first loop's state, the second's, the
+    first's exit into the second (its index 0, the first's kept), and each loop's test."""
+    union.entered(_B, _C)
+    present = [*_FACTS, z3.Not(_B.none)]
+    first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT}
+    second = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT, "_index@0": _AT0, "_at": 1}
+    exit_first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": z3.IntVal(0), "_index@0": _AT, "_at": 1}
+    return present, first, second, exit_first, _AT < _B.value.length, _AT < _C.length
+
+
 def union_induction(union: Generated, find: Callable[..., Any], merge: Callable[..., Any], law: Law = _one_source,
                     calls: Calls | None = None, second_calls: Calls | None = None, what: str = "rule 3", missing: bool = True) -> Evidence:
     """The induction on the second loop of ``union`` (the encoding of a function written as
@@ -439,14 +451,9 @@ def union_induction(union: Generated, find: Callable[..., Any], merge: Callable[
     their calls (``calls`` at the first loop's, ``second_calls`` at the second's). ``law`` is the
     law at one catalog entry (rule 3 by default: ``_one_source``). ``missing`` False: a law that
     speaks of no catalog a missing bundle gives (a model in both sources) is not claimed there."""
-    union.entered(_B, _C)  # the whole function translated first: its list and both loops
     at_first = calls if calls is not None else _calls_at
-    present = [*_FACTS, z3.Not(_B.none)]
-    second = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT, "_index@0": _AT0, "_at": 1}
-    first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT}
-    exit_first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": z3.IntVal(0), "_index@0": _AT, "_at": 1}
+    present, first, second, exit_first, test1, test2 = _frame(union)
     of, ties = union.of, [union.tie]
-    test2, test1 = _AT < _C.length, _AT < _B.value.length
     at_second = second_calls(second, find, merge) if second_calls is not None else []
     base2 = prove(lambda: z3.Implies(z3.Not(test2), _union_holds(union, second, law)), label=f"{what}: second loop at its end: the catalog is the list", assumptions=present, ties=ties)
     step2 = prove(
@@ -722,13 +729,8 @@ def _loops(union: Generated, holds: Holds, at_first: Callable[[dict[str, Any], d
     """The induction on union's second loop, then its first, of ``holds``; ``at_first(state, after)``
     and ``at_second`` are the premises of a step that runs the loop again with ``after`` (facts of
     the calls, of the stays lemma)."""
-    union.entered(_B, _C)
-    present = [*_FACTS, z3.Not(_B.none)]
-    second = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT, "_index@0": _AT0, "_at": 1}
-    first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": _AT}
-    exit_first = {"bundled": _B, "compiled": _C, "out": _OUT, "_index": z3.IntVal(0), "_index@0": _AT, "_at": 1}
+    present, first, second, exit_first, test1, test2 = _frame(union)
     of, ties = union.of, [union.tie]
-    test2, test1 = _AT < _C.length, _AT < _B.value.length
 
     def step(state: dict[str, Any], k: int, test: Any, at: Callable[[dict[str, Any], dict[str, Any]], list[Any]]) -> Any:
         nexts = _again(union, state)
