@@ -8,6 +8,7 @@ asserts."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import select
@@ -135,3 +136,14 @@ def _stop_worker_at(sock: Path) -> None:
 @pytest.fixture
 def idle_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EUKHE_TINY_WORKER_IDLE_MS", "600000")
+
+
+def loopback_http(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real HTTP server on loopback with ``handler``, for a fixture to yield: its base URL;
+    shut down and closed when the fixture ends."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()

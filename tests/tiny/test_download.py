@@ -10,7 +10,6 @@ import http.server
 import select
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from eukhe.tiny import catalog, download, paths
 from eukhe.tiny.catalog import File, Model
-from tests.tiny.conftest import LIMIT
+from tests.tiny.conftest import LIMIT, loopback_http
 
 GOOD = {"onnx/model.onnx": b"graph-bytes" * 5000, "tokenizer.json": b'{"version":"1.0"}'}
 
@@ -79,12 +78,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    yield from loopback_http(_Handler)
 
 
 def _model(files: dict[str, bytes] = GOOD) -> Model:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import http.server
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from eukhe.tiny import download, paths
 from eukhe.tiny.catalog import File, Model
+from tests.tiny.conftest import loopback_http
 
 GRAPH = bytes(range(256)) * 40  # 10240 bytes
 HALF = len(GRAPH) // 2
@@ -58,12 +58,7 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
 def scripted() -> Iterator[str]:
     _Scripted.script = []
     _Scripted.seen = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    yield from loopback_http(_Scripted)
 
 
 def _model(body: bytes = GRAPH) -> Model:
