@@ -21,7 +21,7 @@ import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -166,15 +166,18 @@ def read_digests(directory: Path) -> dict[str, str]:
     return table
 
 
-def rendered(b: Bridge) -> dict[str, str]:
-    """Every scenario file and the digest file of an area, as ``make scenarios`` writes them."""
+def rendered(b: Bridge, known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every scenario file and the digest file of an area, as ``make scenarios`` writes them.
+    ``known``: the digests of the model's transcripts already computed in this process, by the
+    scenario file's text (the replay's), so the model does not run twice on a scenario."""
     files: dict[str, str] = {}
     digests = []
     for index in range(b.count):
         events = b.generate(index)
         name = b.file(index).name
         files[name] = dumps(events)
-        digests.append(f"{digest(b.model(list(events)))}  {name}\n")
+        found = None if known is None else known.get(files[name])
+        digests.append(f"{found if found is not None else digest(b.model(list(events)))}  {name}\n")
     files[DIGESTS] = "".join(digests)
     return files
 
@@ -190,9 +193,10 @@ def regenerate(b: Bridge) -> int:
     return len(files) - 1
 
 
-def stale(b: Bridge) -> list[str]:
-    """Names of committed files that regeneration would change, add or remove."""
-    want = rendered(b)
+def stale(b: Bridge, known: Mapping[str, str] | None = None) -> list[str]:
+    """Names of committed files that regeneration would change, add or remove (``known`` as
+    for ``rendered``)."""
+    want = rendered(b, known)
     have = {p.name: p.read_text(encoding="utf-8") for p in b.directory.glob("*") if p.is_file()}
     return sorted(n for n in set(want) | set(have) if want.get(n) != have.get(n))
 
