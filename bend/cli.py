@@ -305,6 +305,9 @@ class World:
     env: dict[str, str] = field(default_factory=dict)  # the environment of the command under way (an event's ``env``)
     terminal: bool = False  # the command under way has a terminal for stdin and stdout (an event's ``tty``)
     core: "Checkout" = field(default_factory=lambda: Checkout())  # the scratch checkout of ``python -m eukhe.corebuild``
+    dangling: set[str] = field(default_factory=set)  # paths that are symbolic links to a place that is not there (an event's ``dangling``)
+    chat_model: str | None = None  # the model of the chat's session, as the last chat that reached its agent set it (none yet)
+    chat_level: str | None = None  # the thinking level the chat's session shows (None: it opens at AGENT_LEVEL)
 
 
 def cfg_sets(disk: Disk, path: str, local_only: bool) -> tuple[tuple[Set, ...], list[str]]:
@@ -814,11 +817,16 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
         if "--cache" in argv:
             stats["cache"] = cache_measure(int(flag(argv, "--messages") or 0))
         text = json.dumps(stats, indent=1).replace('"#"', "#").replace('"{...}"', "{...}")
+        drawn = {name: flag(argv, name) for name in ("--plot", "--png")}
+        if drawn["--plot"] in world.dangling:  # a link to a place that is not there: the drawing cannot be written, before any output
+            raise Failed(FAULT, f"eukhe memory simulate: --plot: cannot write {drawn['--plot']}: No such file or directory")
         out.extend(text.split("\n"))
-        if flag(argv, "--plot") is not None:
-            out.append(f"cache shares drawn to {flag(argv, '--plot')}")
-        if flag(argv, "--png") is not None:  # the sawtooth drawn (matplotlib, of the dev extra)
-            out.append(f"sawtooth written to {flag(argv, '--png')}")
+        if drawn["--plot"] is not None:
+            out.append(f"cache shares drawn to {drawn['--plot']}")
+        if drawn["--png"] in world.dangling:  # the sawtooth is drawn after the statistics are printed
+            raise Failed(FAULT, f"eukhe memory simulate: --png: cannot write {drawn['--png']}: No such file or directory")
+        if drawn["--png"] is not None:  # the sawtooth drawn (matplotlib, of the dev extra)
+            out.append(f"sawtooth written to {drawn['--png']}")
         return
     if verb in ("date", "zoom") and not all(a.isdigit() for a in argv[2:]):
         bad = [a for a in argv[2:] if not a.isdigit()][0]
@@ -1207,20 +1215,28 @@ CHAT_COMMANDS = ("/memory", "/memory view", "/memory model", "/agent", "/help", 
 AGENT_LEVEL = "medium"  # the level the chat's session opens at with no model: defaultThinkingLevel's default (no scenario sets it)
 
 
-def chat_levels(model_id: str, custom: dict[str, dict[str, object]], level: str) -> list[str]:
-    """The rows the agent shows as the client sets the chat's model and level (S10 session 1, 2):
-    the session opens at AGENT_LEVEL with no model; ``/model`` re-settles the stored level against
-    the model's offered levels (effort_clamp) and ``/effort LEVEL``, sent when the level asked
-    differs from the one the session showed at open, sets it clamped; each change of the shown
-    level is a row ``[effort] thinking level BEFORE -> AFTER``."""
+def chat_levels(model_id: str, custom: dict[str, dict[str, object]], level: str, opened: tuple[str | None, str] = (None, "medium")
+                ) -> tuple[list[str], str]:
+    """The rows the agent shows as the client sets the chat's model and level (S10 session 1, 2),
+    and the level the session shows after: the session opens with the model and level the last
+    chat left in it (``opened``; a new session: no model, AGENT_LEVEL); ``/model``, sent when the
+    model differs from the one it opened with, is a row ``[note] model lab/ID`` and re-settles the
+    stored level against the model's offered levels (effort_clamp); ``/effort LEVEL``, sent when
+    the level asked differs from the one the session showed at open, sets it clamped; each change
+    of the shown level is a row ``[effort] thinking level BEFORE -> AFTER``."""
     reasoning = any(m["id"] == model_id and m.get("reasoning") for m in custom["lab"]["models"])  # type: ignore[attr-defined]
     offer = efforts.offered(efforts.Model(bool(reasoning), None))
-    rows, shown = [], efforts.clamp(offer, AGENT_LEVEL)
-    if shown != AGENT_LEVEL:
-        rows.append(f"[effort] thinking level {AGENT_LEVEL} -> {shown}")
-    if level != AGENT_LEVEL and efforts.clamp(offer, level) != shown:
+    rows, (before, at_open) = [], opened
+    shown = at_open
+    if before != model_id:
+        rows.append(f"[note] model lab/{model_id}")
+        shown = efforts.clamp(offer, at_open)
+        if shown != at_open:
+            rows.append(f"[effort] thinking level {at_open} -> {shown}")
+    if level != at_open and efforts.clamp(offer, level) != shown:
         rows.append(f"[effort] thinking level {shown} -> {efforts.clamp(offer, level)}")
-    return rows
+        shown = efforts.clamp(offer, level)
+    return rows, shown
 
 
 def chat_refusal(api: str, reply: dict[str, object]) -> str | None:
@@ -1258,7 +1274,11 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     reply streams (thoughts after ``[thinking] ``, the text on a line of its own), a refusal is
     a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
     input leaves once the turn under way ended. A chat whose agent cannot be reached ($A/run, where
-    its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt."""
+    its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt.
+    A later chat of the same agent dir opens the chat's session as the last one left it (its model
+    and level: ``chat_levels``); its memory holds the earlier turns, which no modelled line shows
+    (``/memory`` and ``/memory view`` there are not modelled). An agent dir so deep that its
+    socket's path is longer than a Unix socket address holds (the event's ``deep``) changes nothing."""
     world.models_json = models
     prog = "eukhe chat"
     custom = json.loads(models)["providers"]
@@ -1271,9 +1291,13 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
         raise Failed(FAULT, f"{prog}: cannot reach the chat's agent (agent dir $A): Not a directory")
     api = str(custom[provider].get("api", "openai-completions"))
     bar = "[mem 0K/128K]"
+    if world.chat_model is not None and (any(line in ("/memory", "/memory view") for line in lines)
+                                         or any("call" in part for reply in replies for part in reply.get("parts", []))):  # type: ignore[attr-defined]
+        raise ValueError("the memory of a chat after an earlier chat's turns is not modelled")
+    rows, world.chat_level = chat_levels(model_id, custom, level, (world.chat_model, world.chat_level or AGENT_LEVEL))
+    world.chat_model = model_id
     printed = [f"eukhe chat: {provider}/{model_id}, chat $A/chat/main; /help for commands",
-               "memory: no compactor: MemoryModelUnset", f"[note] model {provider}/{model_id}",
-               *chat_levels(model_id, custom, level), bar]
+               "memory: no compactor: MemoryModelUnset", *rows, bar]
     status = OK
     prompt = "> "
     thinking = sourced(config(world), (), "memory.thinking")[0]
@@ -1553,6 +1577,29 @@ def empty_reply(body: object) -> bool:
     return isinstance(body, dict) and not body.get("text") and not body.get("tool_calls")
 
 
+def forced_reply(number: int, forcing: list[object], body: object, stack: list[str], out: list[str]) -> None:
+    """A reply to a request that forces the tool of the one forced layer on the stack (S5 "Forced
+    tool call", S6.3): a reply that calls the tool is ``called``, and the layer leaves at that final
+    answer (the step's verdict ``forced:leave``, the answer yields); a reply without the call is a
+    miss: while misses do not exceed the layer's tries (``/force TOOL --tries N``, 1 when not
+    given) the request is retried, no step; the miss after the tries fails the generation with
+    ForcedToolError::NotCalled naming the tool and the real number of requests, removes the layer
+    and shows the same text as a display row (eukhe.director), no step."""
+    tool, tries, misses = str(forcing[0]), int(str(forcing[1])), int(str(forcing[2]))
+    calls = body.get("tool_calls", []) if isinstance(body, dict) else []
+    if any(isinstance(call, dict) and call.get("name") == tool for call in calls):
+        out.append(f"line {number}: forced {tool}: called")
+        stack.clear()
+        out.append(f"line {number}: step verdicts=[forced:leave] decision=yield rule=none stack []")
+    elif misses < tries:
+        forcing[2] = misses + 1
+        out.append(f"line {number}: forced {tool}: missed, retried")
+    else:
+        error = f"ForcedToolError::NotCalled: the forced tool {tool} was not called in {misses + 1} request(s)"
+        stack.clear()
+        out += [f"line {number}: forced {tool}: {error}", f"  row eukhe.director: {error}"]
+
+
 def director_command(stack: list[str], line: str) -> str:
     """A session slash command of S5 (/remind TEXT, /force TOOL [--tries N]): one layer pushed
     (budget 1) onto the stack, or the reason it is refused."""
@@ -1573,6 +1620,7 @@ def director_command(stack: list[str], line: str) -> str:
     return f"{line} -> stack [{', '.join(stack)}]"
 
 
+MAX_SCRIPT_BYTES = 64 * 1024 * 1024  # the largest script `directors simulate` reads (a device or a pipe may be endless)
 DIRECTOR_LIMIT = 2**63 - 1  # S5: the Director limits (directors.maxSteps, stallSteps) are read into a signed 64-bit integer
 
 
@@ -1593,6 +1641,8 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad
         raise Failed(USAGE, f"{prog}: --script: {path}: Is a directory")
     if path is not None and path.startswith("$P/x.wav/") and world.wav:
         raise Failed(USAGE, f"{prog}: --script: {path}: Not a directory (a path on the way is a regular file, not a directory)")
+    if path == "/dev/zero":  # a device that never ends: read up to the bound of a script, then refused
+        raise Failed(USAGE, f"{prog}: /dev/zero: a script is at most {MAX_SCRIPT_BYTES:,} bytes")
     if path != where:  # a path is shown as one printable line: a control character escaped
         shown = str(path) if str(path).isprintable() else ascii(path)[1:-1]
         raise Failed(USAGE, f"{prog}: --script: {shown}: No such file or directory")
@@ -1636,12 +1686,19 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad
     out.append(f"session $D{world.simulated} in $P/ds/$D{world.simulated}")
     stack: list[str] = []  # the pushed layers, bottom first
     runs, autonomous = 0, False
+    forcing: list[object] = []  # the forced layer alone on the stack: its tool, its tries (retries), its misses so far
     for number, key, body in steps:
         if key == "input":
             runs += 1
             out.append(f"line {number}: input -> new loop run-{runs}, stack [{', '.join(stack)}]")
         elif key == "command":
+            pushed = len(stack)
             out.append(f"line {number}: {director_command(stack, str(body))}")
+            words = str(body).split()
+            if stack == ["forced:1"] and pushed == 0:  # a /force TOOL [--tries N] pushed onto an empty stack
+                forcing = [words[1], int(words[3]) if len(words) == 4 else 1, 0]
+        elif key == "reply" and stack == ["forced:1"] and forcing and not autonomous:  # S5 forced tool call (derived: below)
+            forced_reply(number, forcing, body, stack, out)
         elif key == "reply" and not stack and not autonomous and not empty_reply(body):  # no Director: the answer yields (S5)
             out.append(f"line {number}: step verdicts=[] decision=yield rule=none stack []")
         elif key == "reply" and not stack and not autonomous:  # no text and no tool call: a model error
@@ -1668,6 +1725,11 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     if head in VERB_OF and len(argv) == 1:
         raise Failed(USAGE, f"eukhe {head}: the following arguments are required: {VERB_OF[head]}")
     refused_arguments(argv)
+    project = flag(argv, "--project")
+    if head in ("set", "toggle", "cvar", "settings") and project not in (None, "$P"):  # a project dir that is not there (S4b)
+        if project != "$P/nosuch":
+            raise ValueError("a --project other than $P and a dir that is not there is not modelled")
+        raise Failed(USAGE, f"eukhe {head}{' show' if head == 'settings' else ''}: --project {project} does not exist")
     if head in ("set", "toggle"):
         if len(argv) < (3 if head == "set" else 2):
             raise Failed(USAGE, f"eukhe {head}: the following arguments are required: {'value' if len(argv) == 2 else 'id'}")
@@ -1868,6 +1930,8 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             out: list[str] = []
             err: list[str] = []
             world.wav = world.wav or "wav" in event
+            if "dangling" in event:
+                world.dangling.add(str(event["dangling"]))
             env = {str(k): str(v) for k, v in dict(event.get("env", {})).items()}  # type: ignore[call-overload]
             world.env = env
             world.terminal = bool(event.get("tty"))

@@ -20,7 +20,10 @@ started for it, which answers with those scripted replies in order; its base URL
 server's base URL for the event's ``api``): the provider ``lab``. A ``chat`` event's ``lines``
 are its standard input, a regular file or (``pipe``) a pipe, the last line without its newline
 when ``eol`` is false; the chat's agent is a process of
-its own, and the event ends once it ended. An error event's text after its kind, and the first
+its own, and the event ends once it ended. Some chat scenarios run a later chat of the same agent
+dir (the session as the first left it: its model and level), and some (an event's ``deep``) use
+an agent dir whose name is so long that its sockets' paths pass the 107 bytes of a Unix socket
+address (it prints as ``$A`` all the same). An error event's text after its kind, and the first
 row of a chat's agent after the error's name, are cut; so is the path of a download's URL. No
 ``*_API_KEY`` variable is set while a scenario runs (no request leaves the loopback server), and
 ``EUKHE_HUNT_DB`` names an empty $P/hunt (``laws pin``).
@@ -145,6 +148,8 @@ CASES = frozenset(
        "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line"}
     | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable"}
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
+    | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
+    | {"forced called", "forced retried", "forced not called", "error png not written", "error plot not written"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -256,6 +261,18 @@ SCRIPTS = [
     '{"command": 7}\n',
     '{"input": "hi"}\n' + '{"command": "/remind a"}\n' * 6 + '{"command": "/force bash"}\n' * 3,
 ]
+
+# Scripts of a forced tool call (scenarios 15 and 16): missed and retried, then called (the layer
+# leaves); never called within its tries (--tries 2, 0); called after misses (--tries 3).
+FORCED = [
+    '{"input": "hi"}\n{"command": "/force bash"}\n{"reply": {"text": "no"}}\n'
+    '{"reply": {"text": "ran", "tool_calls": [{"name": "bash", "arguments": {"cmd": "ls"}, "result": "a"}]}}\n{"reply": {"text": "done"}}\n'
+    '{"command": "/force read --tries 2"}\n{"reply": {"text": "x"}}\n{"reply": {"tool_calls": [{"name": "bash"}]}}\n{"reply": {}}\n'
+    '{"reply": {"text": "after"}}\n',
+    '{"command": "/force bash --tries 0"}\n{"reply": {"text": "x", "tool_calls": [{"name": "read", "error": true}]}}\n{"input": "go"}\n'
+    '{"command": "/force bash --tries 3"}\n{"reply": {"text": ""}}\n{"reply": {"tool_calls": [{"name": "bash", "error": true}]}}\n',
+]
+
 COMMAND_LINES = ["/remind a", "/remind check the tests", "/force bash", "/force bash --tries 2", "/force", "/remind", "/bogus", "remind"]
 
 
@@ -632,7 +649,18 @@ def _chat(rng: random.Random, turn: int) -> list[Event]:
         lines += ["/quit", rng.choice(["/help", "hello"])]
     events.append({"do": "run", "argv": argv, "models": document, "api": api, "replies": replies, "lines": lines, "pipe": turn % 2 == 1,
                    "eol": turn % 4 != 3 or not lines or not lines[-1]})  # else its last line (text) ends the input, no newline
+    if turn in AGAIN:  # a later chat of the same agent dir: the session as the first left it (its model and level)
+        again = argv if not AGAIN[turn] else ["chat", "--provider", "lab", *AGAIN[turn]]
+        typed: list[str | None] = ["/help"] if turn == 1 else ["/memory model", "hello"] if turn == 7 else ["hello"]
+        events.append({"do": "run", "argv": again, "models": document, "api": api, "lines": typed, "pipe": turn == 7, "eol": True,
+                       "replies": [{"parts": [{"text": "Hi again"}]}] if typed[-1] == "hello" else []})
+    if turn % 5 == 4:  # an agent dir whose socket's path is longer than a Unix socket address holds
+        for event in events:
+            event["deep"] = True
     return events
+
+
+AGAIN: dict[int, list[str]] = {1: [], 4: ["--model", "m2", "--thinking", "high"], 7: ["--model", "m1"]}  # []: the first chat's flags again
 
 
 # Runs of a command in a setting of its own, each list in one scenario (index 7, 17, 27...: never a
@@ -640,7 +668,9 @@ def _chat(rng: random.Random, turn: int) -> list[Event]:
 # (the traceback before the one line); stdout a pipe whose reader is gone; the agent dir named by
 # EUKHE_AGENT_DIR, by $HOME, or by a flag naming a regular file or a path under one; the sessions
 # dir by EUKHE_SESSION_DIR or ~/; `memory import` of a dir that is not there or a file; a path
-# through a regular file or with a control character; a bundle that is no UTF-8; the effort laws run.
+# through a regular file or with a control character; a bundle that is no UTF-8; the effort laws run;
+# ...; last, a --project dir that is not there, a script that is a device that never ends (/dev/zero),
+# and drawings to a symbolic link to a place that is not there (``dangling``).
 LAB = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "openai-completions", "models": [{"id": "m1"}]}}})
 SETTINGS: list[list[Event]] = [
     [{"do": "run", "argv": ["--help"]}, {"do": "run", "argv": ["session", "--help"]}, {"do": "run", "argv": ["memory", "simulate", "-h"]},
@@ -694,7 +724,7 @@ SETTINGS: list[list[Event]] = [
      {"do": "run", "argv": ["tui"], "tty": True}, {"do": "run", "argv": [], "tty": True},
      {"do": "run", "argv": ["tui", "--session", "$S1"], "tty": True},
      {"do": "run", "argv": ["laws", "--area", "effort", "--laws-dir", "$P/build"], "tty": True},
-     {"do": "run", "argv": ["memory", "simulate", "--messages", "40"], "tty": "all"},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "40", "--cache"], "tty": "all"},
      {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"], "tty": "all",
       "script": '{"input": "hi"}\n{"command": "/remind a"}\n'}],
     [{"do": "file", "name": "run", "state": "text", "text": ""},
@@ -708,6 +738,13 @@ SETTINGS: list[list[Event]] = [
      {"do": "core", "argv": ["--check"], "source": "edited"}, {"do": "core", "argv": ["--force"], "source": "unmarked"},
      {"do": "core", "argv": [], "source": "broken"}, {"do": "core", "argv": ["--check"], "source": "tiny"},
      {"do": "core", "argv": ["--force"]}, {"do": "core", "argv": [], "source": "raising"}, {"do": "core", "argv": ["--check"]}],
+    [{"do": "run", "argv": ["set", "retry.enabled", "true", "--global", "--project", "$P/nosuch"]},
+     {"do": "run", "argv": ["settings", "show", "--project", "$P/nosuch"], "ids": []},
+     {"do": "run", "argv": ["toggle", "retry.enabled", "--session", "nosuch", "--project", "$P/nosuch"]},
+     {"do": "run", "argv": ["cvar", "toggle retry.enabled", "--session", "nosuch", "--project", "$P/nosuch"]},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "/dev/zero", "--session-dir", "$P/ds"]},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "3", "--png", "$P/link.png"], "dangling": "$P/link.png"},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "3", "--cache", "--plot", "$P/link.svg"], "dangling": "$P/link.svg"}],
 ]
 
 
@@ -740,9 +777,10 @@ def generate(index: int) -> list[Event]:
         events.extend(SETTINGS[index // 10])
     if rng.random() < 0.4:  # last: models.json stays, and no later command lists the catalog
         events.extend(_ask(rng) for _ in range(rng.randint(1, 3)))
-    if index < len(SCRIPTS):  # every fixed script once, whatever the draws above (some are rare)
+    fixed = SCRIPTS + FORCED
+    if index < len(fixed):  # every fixed script once, whatever the draws above (some are rare)
         events.append({"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
-                       "script": SCRIPTS[index]})
+                       "script": fixed[index]})
     return events
 
 
@@ -775,8 +813,8 @@ def cut(line: str) -> str:
 class _Run:
     """One scenario's directories and the labels of the sessions it made."""
 
-    def __init__(self, root: Path) -> None:
-        self.agent = root / "agent"
+    def __init__(self, root: Path, deep: bool = False) -> None:
+        self.agent = root / ("agent-" + "d" * 100 if deep else "agent")  # deep: its agents' sockets' paths pass 107 bytes
         self.project = root / "project"
         (self.project / ".eukhe").mkdir(parents=True)
         self.labels: dict[str, str] = {}  # real id -> label
@@ -884,6 +922,10 @@ class _Run:
             (self.project / "script.jsonl").write_bytes(str(event["script"]).encode("utf-8") + (b"\xff\n" if event.get("badutf8") else b""))
         if "wav" in event:
             (self.project / "x.wav").write_bytes(_wav() if event["wav"] == "pcm" else b"hello")
+        if "dangling" in event:  # a symbolic link to a place that is not there
+            link = Path(self.real(str(event["dangling"])))
+            if not link.is_symlink():
+                link.symlink_to(self.project / "nosuch" / link.name)
         if "replies" in event:  # the loopback server answers with the event's scripted replies
             with LoopbackServer() as server:
                 if "models" in event:
@@ -1108,7 +1150,7 @@ def production(events: Sequence[Event]) -> list[str]:
         del os.environ[name]
     try:
         with tempfile.TemporaryDirectory(prefix="eukhe-cli-bridge-") as tmp:
-            run = _Run(Path(tmp).resolve())
+            run = _Run(Path(tmp).resolve(), deep=any(event.get("deep") for event in events))
             os.environ["EUKHE_HUNT_DB"] = str(run.project / "hunt")  # the hunt's example database: empty
             lines: list[str] = []
             try:
@@ -1235,6 +1277,8 @@ _SETTING_NEEDLES = (
     ("is a provider of models.json: its key is that file's apiKey", "error login models.json provider"), ("err eukhe: stdout is closed; nothing done", "stdout none"),
     ("err eukhe tui: no session at ", "tui no session"), ("err eukhe tui: corrupt record: ", "tui corrupt"),
     ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
+    ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
+    ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
 )
 
 
@@ -1272,6 +1316,7 @@ _CORE_NEEDLES = (("out eukhe.memory.core_c: missing or stale", "core missing or 
 
 def reached(events: Sequence[Event]) -> set[str]:
     found: set[str] = set()
+    chats = 0  # the chats so far that reached their agent
     lines = model.transcript(list(events))
     for number, event in enumerate(events):
         if event["do"] == "run":
@@ -1286,7 +1331,14 @@ def reached(events: Sequence[Event]) -> set[str]:
                 if any(line.startswith(' "batches": ') and line != ' "batches": 0,' for line in said):
                     found.add("memory simulated batches")
             if argv[:1] == ["chat"]:
-                found |= _chat_cases(event, [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)])
+                mine = [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)]
+                cases = _chat_cases(event, mine)
+                if "chat started" in cases and chats:  # a later chat of the same agent dir
+                    cases |= {"chat again"} | ({"chat again same model"} if not any("[note] model" in line for line in mine) else set())
+                if "chat started" in cases and event.get("deep"):
+                    cases.add("chat deep agent dir")
+                chats += "chat started" in cases
+                found |= cases
             if argv[:2] == ["quirks", "query"] and "--provider" in argv:
                 provider = argv[argv.index("--provider") + 1]
                 if any((m.provider, m.id) == (provider, argv[2]) for m in model.compiled_catalog()):
@@ -1323,7 +1375,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                                  ("[thinking] ", "ask thinking shown"), ("[answer] ", "ask answer after thinking"),
                                  ("[tool call] ", "ask tool call"), ("[stop: ", "ask stop reason"), ("[refused] ", "ask refused"),
                                  ("(the provider gave no reason)", "ask refused no reason"),
-                                 ("no new failing example in", "laws pinned nothing")):
+                                 ("no new failing example in", "laws pinned nothing"), (": called", "forced called"),
+                                 (": missed, retried", "forced retried"), ("ForcedToolError::NotCalled", "forced not called")):
                 if needle in body:
                     found.add(name)
             fields = body.split("\t")

@@ -293,50 +293,54 @@ def run_ask(args: argparse.Namespace) -> int:
     guard = Guard.from_settings(lambda cvar: settings.value([], cvar))
     stream_filter: StreamFilter = events.filter_of(guard.feed)
 
-    async def run() -> None:
-        async with connection.pool, wire.closing(client.stream(request, stream_filter)) as stream:
-            async for event in stream:
-                if isinstance(event, events.ThinkingDelta) and args.show_thinking:
-                    if not state["thinking"]:
-                        out.write("[thinking] ")
-                        state["thinking"] = True
-                    out.write(event.text)
-                    out.flush()
-                elif isinstance(event, events.TextDelta):
-                    if state["thinking"] and not state["text"]:
-                        out.write("\n[answer] ")
-                    state["text"] = True
-                    out.write(event.text)
-                    out.flush()
-                elif isinstance(event, events.ToolCall):
-                    out.write(f"\n[tool call] {event.name} {event.arguments}")
-                    out.flush()
-                elif isinstance(event, events.Usage) and args.usage:
-                    print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
-                elif isinstance(event, events.Refusal):
-                    if state["text"] or state["thinking"]:
+    async def run() -> int:
+        # The whole command runs in the coroutine, and run_ask returns what asyncio.run returns: no
+        # line of run_ask runs after the event loop (under Python 3.11's tracing, a coroutine that
+        # a cancellation is thrown into, as anyio's connect does, leaves the frames that called
+        # asyncio.run unmeasured by coverage for the rest of their run).
+        try:
+            async with connection.pool, wire.closing(client.stream(request, stream_filter)) as stream:
+                async for event in stream:
+                    if isinstance(event, events.ThinkingDelta) and args.show_thinking:
+                        if not state["thinking"]:
+                            out.write("[thinking] ")
+                            state["thinking"] = True
+                        out.write(event.text)
+                        out.flush()
+                    elif isinstance(event, events.TextDelta):
+                        if state["thinking"] and not state["text"]:
+                            out.write("\n[answer] ")
+                        state["text"] = True
+                        out.write(event.text)
+                        out.flush()
+                    elif isinstance(event, events.ToolCall):
+                        out.write(f"\n[tool call] {event.name} {event.arguments}")
+                        out.flush()
+                    elif isinstance(event, events.Usage) and args.usage:
+                        print(f"tokens: input {event.input}, output {event.output}, cache read {event.cache_read}, cache write {event.cache_write}", file=sys.stderr)
+                    elif isinstance(event, events.Refusal):
+                        if state["text"] or state["thinking"]:
+                            out.write("\n")
+                        out.write(f"[refused] {event.text or '(the provider gave no reason)'}")
+                        out.flush()
+                    elif isinstance(event, events.Stop):
                         out.write("\n")
-                    out.write(f"[refused] {event.text or '(the provider gave no reason)'}")
-                    out.flush()
-                elif isinstance(event, events.Stop):
-                    out.write("\n")
-                    if event.reason == events.REFUSAL:
-                        refused.append(event)
-                    elif event.reason != events.STOP:
-                        out.write(f"[stop: {event.reason}]\n")
-                    out.flush()
-
-    try:
-        asyncio.run(run())
-    except events.WireError as error:
-        if state["text"] or state["thinking"]:
+                        if event.reason == events.REFUSAL:
+                            refused.append(event)
+                        elif event.reason != events.STOP:
+                            out.write(f"[stop: {event.reason}]\n")
+                        out.flush()
+        except events.WireError as error:
+            if state["text"] or state["thinking"]:
+                out.write("\n")
+                out.flush()
+            raise EnvironmentFault(f"eukhe ask: {error}") from error
+        except StreamRepeating as error:
             out.write("\n")
             out.flush()
-        raise EnvironmentFault(f"eukhe ask: {error}") from error
-    except StreamRepeating as error:
-        out.write("\n")
-        out.flush()
-        raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error
-    if refused:
-        raise Refused(f"eukhe ask: {model.provider}: the model refused to answer (stop {refused[0].raw})")
-    return 0
+            raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error
+        if refused:
+            raise Refused(f"eukhe ask: {model.provider}: the model refused to answer (stop {refused[0].raw})")
+        return 0
+
+    return asyncio.run(run())
