@@ -109,6 +109,40 @@ What it models, and what it leaves to the models it calls:
   is ``stalled`` (derived from production's eukhe.agent.subagents: ``[Name] stalled: subagent Name
   sent nothing for N ms (subagentStallMs); its process group was killed``): its block is its start
   and its lines so far, nothing of its end; the run goes on.
+- A reply's reasoning (its ``thinking``, streamed before its text and calls) reaches the clients
+  as ``thinking`` events, one a piece, in order, once the reply is read (never for a reply whose
+  request failed or was aborted); it is no message of any later request (derived from production's
+  eukhe.agent.loop: a reasoning block is kept for the tool loop only when the provider signs it,
+  and the openai-completions API of the scenarios signs none).
+- A child whose process dies before it reports (a call of kind ``killed``: its bash call kills the
+  child's own process, SIGKILL) ends there: its block is its start and its lines so far, nothing of
+  that call or its end, and its outcome is ``subagent_failed``, ``subagent Name ended (exit -9)
+  without a report`` (derived from production's eukhe.agent.subagents: the pipe ends, no ``done``
+  came). A child whose agents/NAME.cfg does not parse (``broken_cfg`` names it) runs all the same,
+  without that file's sets (S4: a settings error of the session, shown as a row): its first
+  event is a ``settings_error`` row naming the file.
+- ``/rewind`` (control.md S5.7; derived from production's eukhe.agent.daemon: a branch move that
+  would leave a running turn's or a background child's lines on the old branch) is refused ``busy``
+  while a turn runs (a reply's ``rewind``, sent while its request runs) and while a background
+  child runs (an ``agent`` event's ``rewind``, sent as soon as that child has started).
+- ``{"model": "PROVIDER/ID", "map": {level: wire}}`` pins the session to a model of the compiled
+  catalog (a reasoning model with that thinkingLevelMap) whose provider the agent dir holds no
+  credentials of (``/model`` takes it: a ``note`` row, an ``effort`` row when S10's switch changes
+  the shown level, through ``bend.effort``, then the model): a turn then cannot resolve it and ends
+  ``failed`` with no request and no message committed (inference.md S6: no credentials, no turn),
+  and a child started by ``/agent`` cannot either: it ends at once, before any request,
+  ``subagent_failed`` naming why (``provider P has no credentials (auth.json, or P_API_KEY); run
+  `eukhe login P```), after the row of its agents/NAME.cfg when that does not parse.
+- A reply's ``stop``: the agent process stops while its request runs (its socket closed, as
+  ``eukhe agent stop`` or SIGTERM does; control.md: the agent owns the session until it ends): the
+  background children are killed with their groups (no report of theirs comes), the turn is aborted
+  (``aborted``: that request's reply is never read), and nothing more is served (the scenario ends
+  there). An ``agent`` event with ``"wait": false`` leaves its child running (the scenario does not
+  wait for its report before the next event).
+- ``slots_held`` ``"abort"``: every providerMaxInFlight slot is held elsewhere when the first input
+  is sent, and the turn is aborted while its first request waits for one (control.md S4b.4 and S4:
+  abort cancels the turn): the request is never sent, the run ends ``aborted`` (its message is
+  committed, as any run's, before its first request), then the slots are let go.
 - Each call's outcome kind (ok, or the error kind of its result) is given by the scenario:
   the argument repair and the tools are judged by their own laws and tests; the work of the
   session (S5.8) counts each distinct call, keyed by the scenario's act key.
@@ -118,16 +152,18 @@ Scenario events (JSON objects, one per line):
   {"setup": {"max_steps", "stack_cap", "stall_steps", "max_continuations", "max_tool_rounds",
              "max_retries", "steering_mode", "follow_up_mode", "compaction": "background"|"blocking",
              "keep_recent", "titles": "on"|"named", "title_reply": reply, "slots_held": bool, "chat": bool,
-             "stall_ms": int}}
+             "stall_ms": int, "broken_cfg": [name]}}
                                     (titles: titles.generate on, the session named by the user
                                     or not; the title request takes title_reply; the transcript
                                     ends with the title's line; slots_held: every
                                     providerMaxInFlight slot is held elsewhere when the first
-                                    input is sent, and let go once its request waits for one)
+                                    input is sent, and let go once its request waits for one;
+                                    "abort": the turn is aborted while it waits, see above)
   {"goal": {"id", "objective"}}     an active goal
   {"autonomous": true|false}        enable or disable the autonomous run
   {"remind": text}                  /remind text
   {"force": {"tool", "tries"}}      /force tool --tries n
+  {"model": "PROVIDER/ID", "map": {level: wire|null}}   /model PROVIDER/ID (no credentials)
   {"agent": {"name", "task", "replies": [reply, ...]}}   /agent NAME TASK (the agent events in a
                                     row start together; the child takes its replies)
   {"input": text, "replies": [reply, ...], "summaries": [summary, ...],
@@ -140,7 +176,8 @@ Scenario events (JSON objects, one per line):
 
   reply: {"text": str, "calls": [call], "leaks": [call], "stop": "stop"|"length"|"toolUse"|"refusal",
           "fault": ""|"fail"|"cut"|"loop"|"hang", "steer": [text], "follow_up": [text],
-          "agents": [{"name", "task", "replies": [reply, ...]}], "busy": bool, "abort": bool}
+          "agents": [{"name", "task", "replies": [reply, ...]}], "busy": bool, "abort": bool,
+          "thinking": [text]}
           (steer, follow_up, agents, busy and abort: the messages, /agent commands, a second
           turn and an abort sent while the reply's request runs, in that order; each child ends
           before the next is sent)
@@ -155,13 +192,14 @@ import json
 import sys
 from dataclasses import dataclass, replace
 
-from bend import director, progress
+from bend import director, effort, progress
 from bend.infer import flag
 
 MAX_NOTES = 8
 LEAK_NOTES = 2
 ABORTED = "aborted"
 HANG, STALLED = "hang", "stalled"  # a child's reply that never comes; how that child ends
+KILLED, KILL_EXIT = "killed", -9  # a call that kills its child's process (SIGKILL); that child's exit
 OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash", "task")
 NAME_FIRST = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 NAME_REST = NAME_FIRST + "0123456789_-"
@@ -188,6 +226,7 @@ class Limits:
     max_subagents: int = 4  # subagentMaxConcurrency
     chat: bool = False  # the session is the chat: each run answers from the chat's view (memory.md)
     stall_ms: int = 300_000  # subagentStallMs
+    broken_cfg: tuple[str, ...] = ()  # the children whose agents/NAME.cfg does not parse
 
 
 @dataclass(frozen=True)
@@ -240,6 +279,9 @@ class Reply:
     agents: tuple[Spawn, ...] = ()  # /agent commands sent while its request runs
     busy: bool = False  # a second turn sent while its request runs (refused busy)
     abort: bool = False  # the turn aborted while its request runs
+    thinking: tuple[str, ...] = ()  # the reasoning streamed before its text and calls, piece by piece
+    rewind: bool = False  # /rewind sent while its request runs (refused busy)
+    stop_agent: bool = False  # the agent process stops while its request runs
 
 
 @dataclass(frozen=True)
@@ -298,6 +340,8 @@ class World:
     reports: tuple[str, ...] = ()  # reports of children that ended while the run went on, waiting to join it
     logged: int = 0  # the chat: the lines its log holds (each one a line of the view, none yet built)
     lead: str = ""  # the chat: what the run's user message opens with (its view, the date, the turn's mark)
+    unresolved: str = ""  # the pinned model with no credentials ("": the scenario's model)
+    stopped: bool = False  # the agent process has stopped: nothing more is served
 
 
 @dataclass(frozen=True)
@@ -720,8 +764,12 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             return world, replies, Final("", STALLED), lines
         if reply.busy:  # one turn runs at a time: a turn sent meanwhile is refused
             lines = lines + ("turn refused busy",)
+        if reply.rewind:  # no branch move while a turn runs
+            lines = lines + ("rewind refused busy",)
         if reply.abort:  # the run ends where it is: its request's reply is never read
             return world, replies, Final("", ABORTED), lines + ("abort ok",)
+        if reply.stop_agent:  # the agent stops: the background children are killed, then the turn aborted
+            return replace(world, batch=(), stopped=True), replies, Final("", ABORTED), lines + ("agent stops",)
         retries = 0
         while reply.fault == "fail":
             if retries >= world.limits.max_retries:
@@ -732,8 +780,12 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             lines = lines + spawns
             if reply.busy:  # sent while the retry's request runs, as above
                 lines = lines + ("turn refused busy",)
+            if reply.rewind:
+                lines = lines + ("rewind refused busy",)
             if reply.abort:
                 return world, replies, Final("", ABORTED), lines + ("abort ok",)
+        if reply.fault == "":  # the reply is read: its reasoning streams to the clients first
+            lines = lines + tuple("thinking " + json.dumps(piece, ensure_ascii=False) for piece in reply.thinking)
         if reply.stop == "refusal":
             # a refusal ends the run: its text kept, a refused row, never sent again, the stack
             # not asked (derived: the seeds are silent on a refusal in the loop)
@@ -797,6 +849,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
         if rounds >= world.limits.max_tool_rounds:
             return world, replies, Final("", "max_tool_rounds"), lines
         rounds += 1
+        if reply.stop != "length" and any(call.kind == KILLED for call in calls):  # the child's process dies
+            return world, replies, Final("", KILLED), lines
         if rebuilt:
             lines = lines + (f"row note: rebuilt {len(calls)} leaked tool call(s)",)
         world, ran = run_calls(world, calls, reply.stop == "length", reply.text)
@@ -879,6 +933,12 @@ def with_child_replies(world: World, name: str, replies: tuple[Reply, ...]) -> W
 def child(world: World, name: str, task: str) -> tuple[World, str, str, tuple[str, ...]]:
     """Child ``name`` on ``task`` to its end: the world (its replies taken), its outcome kind
     (ok or subagent_failed), the outcome's text, and its block of lines."""
+    broken = (f"row settings_error: {name}.cfg",) if name in world.limits.broken_cfg else ()  # its first event
+    if world.unresolved != "":  # its model cannot be resolved: it ends before any request
+        provider = world.unresolved.partition("/")[0]
+        why = f"provider {provider} has no credentials (auth.json, or {provider.upper().replace('-', '_')}_API_KEY); run `eukhe login {provider}`"
+        text = f"[{name}] subagent_failed: subagent {name} ended without a report (failed): {why}"
+        return world, "subagent_failed", text, (f"sub {name}: starts: {task}",) + tuple(f"sub {name}: {line}" for line in broken)
     lead = f"v{world.logged}+" if world.limits.chat else ""  # a chat's child starts from its view (rule 57)
     kid = World(replace(world.limits, compaction="", chat=False), (), None, None, (), 0, "", "", lead=lead)
     items = child_replies(world, name)
@@ -887,9 +947,11 @@ def child(world: World, name: str, task: str) -> tuple[World, str, str, tuple[st
     block = (
         (f"sub {name}: starts: {task}",)
         + tuple(f"sub {name}: {line}" for line in done if line.startswith("request "))
-        + tuple(f"sub {name}: {line}" for line in done if not line.startswith("request "))
+        + tuple(f"sub {name}: {line}" for line in broken + done if not line.startswith("request "))
     )
     end = done[-1][len("end ") :]
+    if end == KILLED:  # its pipe ended with no report: nothing of that call or its end is told
+        return world, "subagent_failed", f"[{name}] subagent_failed: subagent {name} ended (exit {KILL_EXIT}) without a report", block[:-1]
     if end == STALLED:  # killed after subagentStallMs of silence: nothing of its end is told
         message = f"subagent {name} sent nothing for {world.limits.stall_ms} ms (subagentStallMs); its process group was killed"
         return world, STALLED, f"[{name}] {STALLED}: {message}", block[:-1]
@@ -982,6 +1044,9 @@ def reply_of(value: object) -> Reply:
         tuple(spawn_of(a) for a in _texts(value.get("agents", []))),
         value.get("busy") is True,
         value.get("abort") is True,
+        tuple(str(t) for t in _texts(value.get("thinking", []))),
+        value.get("rewind") is True,
+        value.get("stop_agent") is True,
     )
 
 
@@ -1012,6 +1077,7 @@ def limits_of(value: object) -> Limits:
         int(value.get("max_subagents", base.max_subagents)),
         value.get("chat") is True,
         int(value.get("stall_ms", base.stall_ms)),
+        tuple(str(n) for n in _texts(value.get("broken_cfg", []))),
     )
 
 
@@ -1024,8 +1090,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     world = World(Limits(), (), None, None, (), 0, "", "")
     lines: list[str] = []
     first = next((e["setup"] for e in events if "setup" in e), {})
-    held = isinstance(first, dict) and first.get("slots_held") is True
+    held = isinstance(first, dict) and first.get("slots_held") in (True, "abort")
+    aborting = isinstance(first, dict) and first.get("slots_held") == "abort"
     for number, event in enumerate(events):
+        if world.stopped:  # the agent has ended: no event after it is served
+            break
         if "setup" in event:
             world = replace(world, limits=limits_of(event["setup"]))
         elif "goal" in event:
@@ -1053,14 +1122,29 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             lines.append(line)
             if line.endswith(" started"):
                 world = with_child_replies(world, str(agent["name"]), tuple(reply_of(r) for r in _texts(agent.get("replies", []))))
+                if agent.get("rewind") is True:  # no branch move while a background child runs
+                    lines.append("rewind refused busy")
+            if agent.get("wait") is False:  # left running: no report comes before the next event
+                continue
             if number + 1 == len(events) or "agent" not in events[number + 1]:
                 world, done = background(world)
                 lines.extend(done)
                 world = replace(world, children=())
+        elif "model" in event:  # pinned to a model with no credentials: a note row, the effort row, the model
+            world = replace(world, unresolved=str(event["model"]))
+            lines.extend((f"row note: model {event['model']}", *switched(event.get("map", {})), f"model {event['model']}"))
         elif "input" in event:
             items = event.get("replies", [])
             assert isinstance(items, list)
             lines.append(f"input {event['input']}")
+            if world.unresolved != "":  # no usable model: the turn ends before it begins
+                lines.append("end failed")
+                continue
+            if held and aborting:  # aborted while its first request waits for a slot: never sent
+                held = False
+                lines.extend(("slots held: the turn was aborted while its request waited for one", "abort ok", "end aborted"))
+                world = aborted_waiting(world, f"input-{number}", str(event["input"]))
+                continue
             if held:  # control.md S4b.4: with every slot of the provider taken, the request waits
                 lines.append("slots held: the request waited for one")
                 held = False
@@ -1075,6 +1159,27 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     if "titles" in setup:
         lines.append(titled(setup, any("input" in e for e in events)))
     return lines
+
+
+def switched(level_map: object) -> tuple[str, ...]:
+    """S10's switch (``bend.effort``) from the scenarios' model (no reasoning: the level settled at
+    open is off) to a reasoning model with ``level_map``: the effort row when the shown level moves."""
+    assert isinstance(level_map, dict)
+    opened, _ = effort.step(effort.Session(None, effort.FALLBACK_DEFAULT, effort.Model(False, None)), "open", None)
+    pairs = tuple((level, level_map[level]) for level in effort.LADDER if level in level_map)
+    after, _ = effort.step(opened, "switch", effort.Model(True, pairs))
+    before_shown = effort.shown(opened.stored, opened.default, effort.offer_of(opened.model))
+    after_shown = effort.shown(after.stored, after.default, effort.offer_of(after.model))
+    return () if before_shown == after_shown else (f"row effort: thinking level {before_shown} -> {after_shown}",)
+
+
+def aborted_waiting(world: World, run: str, text: str) -> World:
+    """A run aborted while its first request waits for a slot: begun, its message committed (and,
+    in the chat, logged), no request sent; its follow-ups dropped as any aborted turn's."""
+    world, _ = place(world)
+    if world.limits.chat:
+        world = replace(world, sent=(), lead=f"v{world.logged}+now+turn+")
+    return replace(logs(said_user(begin(world, run), text), 1), follow_ups=())
 
 
 MARKS = "\"'`*#"  # the marks a title's line may be wrapped in

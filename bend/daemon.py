@@ -72,7 +72,9 @@ models of custom providers (models.json), then sends requests (no turn ever reac
 - ``get_model_catalog``: the catalog, of which the transcript shows the models of models.json
   (provider, id, the levels S10 offers each), in the file's order, and no models.json error.
 - ``raw`` lines past the in-process agent's line limit (``LINE_LIMIT`` bytes, set for the
-  scenarios; the agent process reads the protocol's 64 MiB) are ``too_long``; a raw line with no
+  scenarios; the agent process reads the protocol's 64 MiB, and so does the relay of ``eukhe agent
+  serve``, which answers a line of its stdin past it: ``repeat`` gives such a line as a short event,
+  its text that many times over) are ``too_long``; a raw line with no
   newline is read at the connection's end (a blank one is no line: only the greeting).
 - ``/memory ...`` without a loop: refused ``no_loop``; ``/agent`` with no name or no task: a
   CommandError; ``/rewind ENTRY``: an entry that is not a whole number is a CommandError, one main does not
@@ -83,6 +85,16 @@ models of custom providers (models.json), then sends requests (no turn ever reac
   as it serves a pipe, the same requests and answers. ``"agent": "serve-held"``: first a serve for
   the session while a writer with no socket holds it, stopped while it claims
   (``STOPPED_WHILE_CLAIMING``); then, the session free, the serve of ``serve``.
+- ``agents_file`` (the first event): the agent dir holds a file named ``agents`` where its agents
+  directory would be (derived from production's eukhe.settings: a profile that cannot be read is a
+  settings error, S4). The session agent's profile, agents/main.cfg, cannot be read: a settings error
+  of the session (``settings_errors=1``, its row naming main.cfg, shown as that of ``global_cfg``);
+  ``cvar_save`` cannot write it: the request fails ``OSError`` and nothing is written.
+- ``broken_stack`` (the first event): main's Director stack document (eukhe.directors) does not
+  parse (its ``layers`` no list: written by hand, or by another version), committed before the agent
+  opens the session (so the head at open is entry 2). The state shows no layer; ``/remind`` and
+  ``/force`` (once their own words are right) fail ``DocumentError``, nothing written (a document
+  that failed to parse is never overwritten); nothing else changes.
 - ``global_cfg`` (the first event): the agent dir's global config.cfg, one that does not parse.
   It is a settings error of the session (the state tells ``settings_errors=1``), shown as a
   ``settings_error`` row at open and again by the next cvar line (or at a takeover) once a
@@ -179,6 +191,9 @@ class World:
     pinned: bool = False  # whether ``model`` is the session's own (``/model``), not the saved default
     broken_cfg: bool = False  # whether the global config.cfg the agent dir holds does not parse
     error_shown: bool = True  # whether main's view as of its head holds the settings_error row of it
+    blocked: bool = False  # whether the agent dir's agents is a file: no agents/NAME.cfg can be read or written
+    broken_stack: bool = False  # whether main's Director stack document (eukhe.directors) does not parse
+    stale_socket: bool = False  # whether a takeover finds a directory where the session's socket would be
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -218,7 +233,7 @@ def model_line(world: World) -> str:
 
 def state_line(world: World) -> str:
     stack = ",".join(KINDS[layer.kind] for layer in world.stack) or "-"
-    errors = " settings_errors=1" if world.broken_cfg else ""  # the config.cfg that does not parse
+    errors = " settings_errors=1" if world.broken_cfg or world.blocked else ""  # the config.cfg that does not parse, or agents/main.cfg
     return f"state model={show_model(world.model)} level={shown(world)} offered={show_levels(offer(world))} directors={stack} {show_switches(world)}{errors}"
 
 
@@ -237,7 +252,15 @@ def catalog_of(raw: object) -> tuple[Entry, ...]:
 
 
 def open_session(
-    raw_catalog: object, loop: bool = False, terminal: bool = False, chat: bool = False, busy_chat: bool = False, global_cfg: str | None = None
+    raw_catalog: object,
+    loop: bool = False,
+    terminal: bool = False,
+    chat: bool = False,
+    busy_chat: bool = False,
+    global_cfg: str | None = None,
+    blocked: bool = False,
+    broken_stack: bool = False,
+    stale_socket: bool = False,
 ) -> World:
     """S10 session 1: no pinned model and no saved default, so no model; the stored level is
     unset and settles on defaultThinkingLevel (medium). ``global_cfg``: the text of the agent
@@ -249,7 +272,7 @@ def open_session(
     broken = global_cfg is not None
     assert not broken or isinstance(cv.parse_list(str(global_cfg)), cv.ParseError), "a global config.cfg that parses: no scenario gives one"
     cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
-    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat, broken_cfg=broken)
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat, broken_cfg=broken, blocked=blocked, broken_stack=broken_stack, stale_socket=stale_socket)
     default = value(world, "defaultThinkingLevel")
     opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
     return replace(world, effort=opened)
@@ -349,12 +372,17 @@ def global_set(state: cv.State, s: cv.Set) -> cv.State:
 ERROR_ROW = "row settings_error config.cfg"  # S4: a settings error is a row of the session, shown once in it
 
 
+def error_row(world: World) -> str:
+    """The settings error's row: it names its document (agents/main.cfg when agents is a file)."""
+    return "row settings_error main.cfg" if world.blocked else ERROR_ROW
+
+
 def cvar_request(world: World, text: str, is_global: bool) -> tuple[World, list[str]]:
     """A cvar line; then, whatever it did, the settings errors main's view does not hold yet are
     shown (a row each, kept in main), and the switches again when they changed."""
     before = show_switches(world)
     world, said = (global_line if is_global else local_line)(world, text)
-    rows = [ERROR_ROW] if world.broken_cfg and not world.error_shown else []
+    rows = [error_row(world)] if (world.broken_cfg or world.blocked) and not world.error_shown else []
     world = replace(world, error_shown=True)
     lines = [] if show_switches(world) == before else ["switches " + show_switches(world)]
     return world, rows + lines + [said]
@@ -364,6 +392,8 @@ def cvar_request(world: World, text: str, is_global: bool) -> tuple[World, list[
 
 
 def push(world: World, layer: dr.Layer) -> tuple[World, list[str]]:
+    if world.broken_stack:  # the stack cannot be read: nothing is pushed, nothing written
+        return world, ["error DocumentError"]
     cap = value(world, "directors.stackCap")
     pushed = len([item for item in world.stack if item.kind in KINDS])
     if isinstance(cap, int) and pushed >= cap:
@@ -468,6 +498,8 @@ def save(world: World) -> tuple[World, list[str]]:
     cvar written again: its new set, last). That file is the agent's profile (S4: the family's
     layers, then the agent's profile, then its own sets), beneath its own sets, so its values
     show once the session's own sets are gone (a /rewind to the head at open)."""
+    if world.blocked:  # agents/NAME.cfg cannot be made: the OS's error, nothing written
+        return world, ["error OSError"]
     agent = world.cvars.family[-1]
     written = cv.written(world.cvars.reg, agent)
     ids = {s.id for s in written}
@@ -687,7 +719,7 @@ def spawn(world: World, rest: str) -> list[str]:
 def open_head(world: World) -> int:
     """The entry main's head is at once the agent has opened the session: the first commit of a
     session is entry 1, the stored thinking level settled at open (the chat: its mark first)."""
-    return 2 if world.chat or world.busy_chat else 1
+    return 2 if world.chat or world.busy_chat or world.broken_stack else 1
 
 
 def saved_default(world: World) -> Entry | None:
@@ -735,10 +767,14 @@ def reopen(world: World) -> tuple[World, list[str]]:
     it (S6: every provider of models.json has its key, apiKey being required; no startup chain),
     and a saved default it cannot honour is told as a ``default_model`` row; the stored level is
     settled on the model as at open. The new agent's client's greeting is the state, with the kinds of the rows of open.
+    ``stale_socket`` (the first event): before that claim, a claim while a directory sits where the
+    session's socket would be takes the session, cannot put its socket there and fails with the OS's
+    error, giving the session back (``claim refused OSError``: derived from production's
+    eukhe.agent.daemon; a session is never left held by an agent that does not serve it).
     A relay of ``eukhe agent serve`` that follows the agent as its client tells none of the
     first part (no request of its stdin waits): it claims the session again and takes it over,
     and prints the state its client is greeted with."""
-    said = [] if world.terminal else [state_line(world), "gone", "gone", "busy"]
+    said = [] if world.terminal else [state_line(world), "gone", "gone", "busy"] + (["claim refused OSError"] if world.stale_socket else [])
     rows: list[str] = []
     model, seen = world.model, world.effort.model
     if not world.pinned:
@@ -749,7 +785,7 @@ def reopen(world: World) -> tuple[World, list[str]]:
         model = resolved.model
         seen = next((e.model for e in world.catalog if (e.provider, e.id) == model), None)
         rows = [] if resolved.row is None else ["default_model"]
-    if world.broken_cfg and not world.error_shown:  # opened again: the settings error main's view lacks is shown
+    if (world.broken_cfg or world.blocked) and not world.error_shown:  # opened again: the settings error main's view lacks is shown
         rows = rows + ["settings_error"]
     settled, _ = ef.step(ef.Session(world.effort.stored, world.effort.default, seen), "open", None)
     world = replace(world, model=model, effort=settled, error_shown=True)
@@ -800,8 +836,8 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
         return save(world)
     if kind in ("turn", "steer", "follow_up", "abort"):
         return world, turn(world, str(kind), str(event.get("text", "")))
-    if kind == "raw":
-        return raw(world, str(event["line"]), bool(event.get("eol", True)))
+    if kind == "raw":  # its line, ``repeat`` times over (a line past the protocol's limit stays a short event)
+        return raw(world, str(event["line"]) * int(str(event.get("repeat", 1))), bool(event.get("eol", True)))
     if kind == "get_model_catalog":
         return world, catalog(world)
     if kind == "reopen":
@@ -814,7 +850,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     next one is a request (what it broadcast, then its reply)."""
     mode = events[0].get("agent")
     cfg = events[0].get("global_cfg")
-    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg))
+    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True, events[0].get("broken_stack") is True, events[0].get("stale_socket") is True)
     lines = [f"0 {state_line(world)}"]
     if mode == "serve-held":  # first, a serve stopped while it claims a session a writer with no socket holds
         lines.insert(0, f"0 {STOPPED_WHILE_CLAIMING}")

@@ -64,11 +64,22 @@ ways (HTTP here, its pipe to the agent there), so a child's lines are told as on
 report comes: its start (the pid left out), its requests, its events. The ``agent`` events in a
 row are sent together, and the scenario waits for their reports; a child's requests wait until
 the children started before it have ended, so the reports come in the order they started.
+
+Reasoning: a reply's ``thinking`` is streamed before its text (openai-completions'
+``reasoning_content``, one chunk a piece); each ``thinking`` event the agent's clients are sent is
+a transcript line (a child's in its block). The scenarios after the stalls (KILL_FIRST on): a child
+whose bash call kills its own process (``killed``: SIGKILL, sent only when the call's parent is a
+subagent's process), so its pipe ends with no report, and whose agents/NAME.cfg does not parse
+(``broken_cfg``: its settings_error row told by the file's name); the parent's first request also
+reads an empty path and a FIFO, and greps the FIFO (FIFO: a file that is no regular file), and reads,
+edits and greps a file past the tools' read limit (HUGE); and a
+turn aborted while its first request waits for a slot (``slots_held`` ``"abort"``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
@@ -76,7 +87,7 @@ import random
 import re
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -88,12 +99,13 @@ from eukhe.agent.chat import CHAT, CHAT_SESSION, CONTEXT_DOC
 from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT
 from eukhe.agent.daemon import MODEL_DOC
 from eukhe.agent.runner import TITLE_DOC, runner_factory
+from eukhe.agent.tools.files import MAX_READ_BYTES
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
 from eukhe.memory.prompts import turn_text
 from eukhe.session import MAIN, Store
 from eukhe.tiny.uses import TITLE_PROMPT
-from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Wait, base_url
+from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Thinking, Wait, base_url
 
 API = "openai-completions"
 FILES = {
@@ -198,6 +210,22 @@ EXTRA_POOL: tuple[tuple[str, str, str, str], ...] = (
     ("grep", '{"pattern": "a", "path": "src/gone.lnk"}', "grep-dangling-link", "not_found"),
 )
 EDIT_BINARY = ("edit", '{"path": "bin.dat", "old": "a", "new": "b"}', "edit-binary", "binary_file")
+FIFO = ".fifo"  # a named pipe in the working directory: no regular file (hidden: glob and grep skip it)
+HUGE = ".huge/big.bin"  # one byte past the tools' read limit (a sparse file; hidden, as FIFO)
+FIFO_CALLS: tuple[tuple[str, str, str, str], ...] = (
+    ("read", '{"path": ""}', "read-empty-path", "invalid_arguments"),
+    ("read", '{"path": "' + FIFO + '"}', "read-fifo", "not_a_file"),
+    ("grep", '{"pattern": "a", "path": "' + FIFO + '"}', "grep-fifo", "ok"),
+    ("read", '{"path": "' + HUGE + '"}', "read-too-large", "too_large"),
+    ("edit", '{"path": "' + HUGE + '", "old": "a", "new": "b"}', "edit-too-large", "too_large"),
+    ("grep", '{"pattern": "a", "path": ".huge"}', "grep-too-large", "ok"),
+)
+# A bash call that kills the process that runs it when that is a subagent's (SIGKILL): the child
+# dies before it reports. Run by anything else (the agent itself), it does nothing.
+KILL_COMMAND = "case \"$(tr '\\0' ' ' < /proc/$PPID/cmdline)\" in *eukhe.agent.child*) kill -9 $PPID;; esac"
+KILL_CALL = ("bash", json.dumps({"command": KILL_COMMAND}), "bash-kill-child", "killed")
+BROKEN_CFG = 'set serviceTier "unclosed\n'  # an agents/NAME.cfg that does not parse
+THINKING = (("Let me think.", " The files are small."), ("First, ", "the plan; ", "then the work."), ("Hm.", " Hm."))
 EXTRA_FILES = {"grow.txt": "q\n"}  # outside FILES: the generator draws from FILES
 LINKS = {"src/out.lnk": "../../outside.txt", "src/gone.lnk": "nothing.txt"}
 SEQ_OUTPUT = {"bash-large": (30000, 0), "bash-mid": (8000, 0), "bash-large-exit": (30000, 2)}  # seq 1 N, then its exit code
@@ -291,6 +319,19 @@ CASES = frozenset(
         "chat_task_from_the_view",
         "chat_report_logged",
         "task_child_stalled",
+        "thinking_streamed",
+        "thinking_of_a_child",
+        "child_killed_without_report",
+        "child_settings_error",
+        "request_aborted_waiting_for_a_slot",
+        "tool_not_a_file",
+        "tool_empty_path",
+        "tool_file_too_large",
+        "rewind_refused_while_a_turn_runs",
+        "rewind_refused_while_a_child_runs",
+        "model_unresolved_turn_fails",
+        "child_model_unresolved",
+        "agent_stops_while_a_turn_runs",
     }
 )
 
@@ -548,7 +589,7 @@ def script_of(reply: dict[str, Any], gate: threading.Event | None = None, hang: 
     text = str(reply.get("text", ""))
     for leak in reply.get("leaks", []):
         text += "\n<tool_call>\n" + json.dumps({"name": leak["name"], "arguments": json.loads(leak["args"])}) + "\n</tool_call>"
-    parts: list[Any] = [*held, *([Text(text)] if text else [])]
+    parts: list[Any] = [*held, *(Thinking(str(piece)) for piece in reply.get("thinking", [])), *([Text(text)] if text else [])]
     parts += [Call(call["name"], call["args"]) for call in reply.get("calls", [])]
     return Stream(parts, stop=str(reply.get("stop", "stop")))
 
@@ -660,6 +701,10 @@ class _Printer:
                 self.lines.append("continuation " + json.dumps(event["continuation"], ensure_ascii=False))
         elif kind == "row" and event["kind"] == "compaction":
             self.compaction(event["text"])
+        elif kind == "thinking":  # a piece of a reply's reasoning, as streamed
+            self.lines.append("thinking " + json.dumps(event["text"], ensure_ascii=False))
+        elif kind == "row" and event["kind"] == "settings_error":  # the document it names, without its directory
+            self.lines.append(f"row settings_error: {Path(event['text'].split(':', 1)[0]).name}")
         elif kind == "row" and event["kind"] == "title":  # it comes whenever its request ends: told at the end
             self.titles.append(event["text"])
         elif kind == "row":  # a row of several messages (steering joined as one) stays one transcript line
@@ -684,6 +729,14 @@ class _Client:
         self.closed = False
         self.printer = printer
         self.replies: list[dict[str, Any]] = []
+        self.task: asyncio.Future[None] = asyncio.get_running_loop().create_future()  # nothing left to write
+        self.task.set_result(None)
+
+    def finish(self) -> None:  # the agent ends: this client's connection with it
+        self.closed = True
+
+    def drop(self) -> None:
+        self.closed = True
 
     def send(self, line: bytes) -> None:
         event = json.loads(line)
@@ -693,6 +746,35 @@ class _Client:
 
 
 def production(events: Sequence[Event]) -> list[str]:
+    key = os.environ.pop(NO_KEY, None)  # the agent dir holds no credentials of that provider: nor does the environment
+    try:
+        with tempfile.TemporaryDirectory() as site, _breaks_reach_children(Path(site)):
+            return _production(events)
+    finally:
+        if key is not None:
+            os.environ[NO_KEY] = key
+
+
+@contextlib.contextmanager
+def _breaks_reach_children(site: Path) -> Iterator[None]:
+    """Under a deliberate break (EUKHE_BREAK), the subagents' processes (started with os.environ)
+    get a sitecustomize on their PYTHONPATH that installs the same break there first."""
+    if not os.environ.get("EUKHE_BREAK"):
+        yield
+        return
+    (site / "sitecustomize.py").write_text("from spec import breaks\nbreaks.install_from_env()\n", encoding="utf-8")
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(site), str(Path(__file__).resolve().parent.parent), before) if x)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def _production(events: Sequence[Event]) -> list[str]:
     server = _SERVER.get()
     lines: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -706,6 +788,10 @@ def production(events: Sequence[Event]) -> list[str]:
             (work / name).write_text(text, encoding="utf-8")
         for name, target in LINKS.items():
             os.symlink(target, work / name)
+        os.mkfifo(work / FIFO)
+        (work / HUGE).parent.mkdir()
+        with open(work / HUGE, "wb") as huge:
+            huge.truncate(MAX_READ_BYTES + 1)
         agent_dir = root / "agent"
         agent_dir.mkdir()
         model: dict[str, Any] = {"id": "loop-model"}
@@ -716,6 +802,9 @@ def production(events: Sequence[Event]) -> list[str]:
         (agent_dir / "models.json").write_text(json.dumps({"providers": {"loop": provider}}), encoding="utf-8")
         settings = dict(SETTINGS, titles={"generate": True}) if "titles" in setup else SETTINGS
         (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        for name in setup.get("broken_cfg", []):  # a child's profile that does not parse
+            (agent_dir / "agents").mkdir(exist_ok=True)
+            (agent_dir / "agents" / f"{name}.cfg").write_text(BROKEN_CFG, encoding="utf-8")
         chat = setup.get("chat") is True  # the session is the chat: it answers from the chat memory
         with Store(agent_dir / "sessions").create(CHAT_SESSION if chat else None) as session:
             session.conversation(MAIN).commit(documents={MODEL_DOC: {"provider": "loop", "id": "loop-model"}, **({CONTEXT_DOC: CHAT} if chat else {})})
@@ -759,6 +848,29 @@ async def release_when_waited(held: list[int], server: _Recording) -> str:
     for fd in held:
         os.close(fd)
     return "slots held: the request came while every slot was held" if came else "slots held: the request waited for one"
+
+
+def rewind_line(said: dict[str, Any]) -> str:
+    return f"rewind refused {said['kind']}" if said["type"] == "error" else f"rewind {said['type']}"
+
+
+async def abort_when_waited(held: list[int], server: _Recording, agent: daemon.Daemon, ask: Any, lines: list[str]) -> None:
+    """Once the turn's request waits for a slot, the turn is aborted (what the lines say); the
+    slots are let go once the turn has ended. A request that came all the same is a breach."""
+    while not waiters(held) and not server.requests:
+        await asyncio.sleep(0.001)
+    if server.requests:
+        lines.append("slots held: the request came while every slot was held")
+    else:
+        lines.append("slots held: the turn was aborted while its request waited for one")
+        said = ask(p.AbortRequest())
+        lines.append("abort ok" if said["type"] == "ok" else f"abort refused {said['kind']}")
+    try:
+        while agent.task is not None:
+            await asyncio.shield(agent.task)
+    finally:
+        for fd in held:
+            os.close(fd)
 
 
 async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, events: Sequence[Event], lines: list[str]) -> None:
@@ -805,8 +917,11 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
 
     setup = next((dict(e["setup"]) for e in events if "setup" in e), {})
     asked_turn = False
+    stopped = False  # the agent has ended: nothing more is served
     try:
         for number, event in enumerate(events):
+            if stopped:
+                break
             if "setup" in event:
                 sets = [f"set {SETUP_CVARS[k]} {v}" for k, v in dict(event["setup"]).items() if k in SETUP_CVARS]
                 title = dict(event["setup"]).get("title_reply")
@@ -830,8 +945,15 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 force = event["force"]
                 reply = ask(p.CommandRequest(line=f"/force {force['tool']} --tries {int(force['tries'])}"))
                 lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
+            elif "model" in event:  # /model, an id its provider does not list
+                reply = ask(p.CommandRequest(line=f"/model {event['model']}"))
+                lines.append(f"model {event['model']}" if reply["type"] == "ok" else f"model refused {reply['kind']}")
             elif "agent" in event:
                 agent_command(dict(event["agent"]))
+                if dict(event["agent"]).get("rewind") is True and lines[-1].endswith(" started"):  # while it runs
+                    lines.append(rewind_line(ask(p.CommandRequest(line="/rewind 1"))))
+                if dict(event["agent"]).get("wait") is False:  # left running
+                    continue
                 if number + 1 == len(events) or "agent" not in events[number + 1]:
                     # the children started together, to their reports
                     while runner.subagent_jobs():
@@ -846,7 +968,7 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 for index, reply in enumerate(event.get("replies", [])):
                     sent: list[p.SteerRequest | p.FollowUpRequest] = [*(p.SteerRequest(text=t) for t in reply.get("steer", [])), *(p.FollowUpRequest(text=t) for t in reply.get("follow_up", []))]
                     spawns = [dict(a) for a in reply.get("agents", [])]
-                    gate = threading.Event() if sent or spawns or reply.get("busy") or reply.get("abort") else None
+                    gate = threading.Event() if sent or spawns or reply.get("busy") or reply.get("abort") or reply.get("rewind") or reply.get("stop_agent") else None
                     scripts.append(script_of(reply, gate))
                     if gate is not None:
                         gates.append((index, gate, spawns, sent, reply))
@@ -858,7 +980,9 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
-                    if held is not None:  # every slot of the provider taken: the turn's request waits for one
+                    if held is not None and setup.get("slots_held") == "abort":  # aborted while it waits
+                        await abort_when_waited(held, server, agent, ask, lines)
+                    elif held is not None:  # every slot of the provider taken: the turn's request waits for one
                         lines.append(await release_when_waited(held, server))
                     for index, gate, spawns, sent, reply in gates:
                         # the request that plays reply ``index`` comes (it waits at the gate), or
@@ -873,9 +997,16 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                             if reply.get("busy"):  # a second turn while this one runs
                                 said = ask(p.TurnRequest(text="another turn"))
                                 lines.append(f"turn refused {said['kind']}" if said["type"] == "error" else "turn started")
+                            if reply.get("rewind"):  # a branch move while the turn runs
+                                lines.append(rewind_line(ask(p.CommandRequest(line="/rewind 1"))))
                             if reply.get("abort"):
                                 said = ask(p.AbortRequest())
                                 lines.append("abort ok" if said["type"] == "ok" else f"abort refused {said['kind']}")
+                            if reply.get("stop_agent"):  # the agent process stops (its end, as SIGTERM brings it)
+                                lines.append("agent stops")
+                                await agent.close()
+                                server.hang.set()  # a request of a child it killed is let go: nobody reads it
+                                stopped = True
                         gate.set()  # (after an abort the run is cancelled before it reads another byte)
                     while agent.task is not None:
                         await asyncio.shield(agent.task)
@@ -1072,7 +1203,86 @@ def stall_scenario(index: int) -> list[Event]:
     return [{"setup": {"stall_ms": STALL_MS}}, {"input": f"stall {index}", "replies": script, "children": children}]
 
 
+# The kills (KILL_FIRST on): a child whose bash call kills its own process, by a task call or by
+# /agent, whose agents/NAME.cfg does not parse; then a turn aborted while its first request waits
+# for a slot (SLOT_ABORT_FIRST on), and a next turn.
+KILL_FIRST = STALL_FIRST + STALLS
+KILLS = 2
+STOP_FIRST = KILL_FIRST + KILLS
+UNRESOLVED_FIRST = STOP_FIRST + 1
+UNRESOLVED_MODEL = "xai/grok-4.6"  # of the compiled catalog; the agent dir holds no credentials of xai
+NO_KEY = "XAI_API_KEY"  # its provider's variable
+UNRESOLVED_MAP = {"off": None, "minimal": "minimal", "xhigh": "xhigh"}  # its thinkingLevelMap there
+SLOT_ABORT_FIRST = UNRESOLVED_FIRST + 1
+SLOT_ABORTS = 1
+
+
+def fixed(entry: tuple[str, str, str, str]) -> dict[str, str]:
+    name, args, act, kind = entry
+    return {"name": name, "args": args, "act": act, "kind": kind}
+
+
+def kill_scenario(index: int) -> list[Event]:
+    rng = random.Random(f"agent-kill-{index}")
+    dying = [{"thinking": list(THINKING[1]), "calls": [fixed(KILL_CALL)], "stop": "toolUse"}]
+    first: dict[str, Any] = {"calls": [fixed(entry) for entry in FIFO_CALLS], "stop": "toolUse"}
+    helping = [{"thinking": list(THINKING[2]), "text": "All checked."}]  # its profile does not parse: it runs all the same
+    setup: Event = {"setup": {"broken_cfg": ["doomed", "helper"]}}
+    if index % 2 == 0:  # the task call's child
+        first["rewind"] = True  # sent while the request runs: refused busy
+        calls = [task_call("doomed", "build the project"), task_call("helper", "check the build")]
+        script = [first, {"thinking": list(THINKING[0]), "calls": calls, "stop": "toolUse"}, answer(rng)]
+        return [setup, {"input": f"kill {index}", "replies": script, "children": {"doomed": dying, "helper": helping}}]
+    spawns = [{"agent": {"name": name, "task": f"{name}: build the project", "replies": replies}} for name, replies in (("doomed", dying), ("helper", helping))]
+    return [setup, *spawns, {"input": f"kill {index}", "replies": [first, answer(rng)]}]
+
+
+def stop_scenario(index: int) -> list[Event]:
+    """The agent stops while a turn's request runs and a background child waits for its reply."""
+    rng = random.Random(f"agent-stop-{index}")
+    slow = {"agent": {"name": "slow", "task": "wait for the build", "replies": [{"fault": "hang"}], "wait": False}}
+    return [{"setup": {}}, slow, {"input": f"stop {index}", "replies": [{**answer(rng), "stop_agent": True}]}, {"input": "never served", "replies": []}]
+
+
+def unresolved_scenario(index: int) -> list[Event]:
+    """The session pinned to a model its provider does not list: a child of /agent (whose
+    agents/NAME.cfg does not parse) and a turn cannot resolve it."""
+    spawn = {"agent": {"name": "helper", "task": f"look over a.txt ({index})", "replies": [], "rewind": True}}
+    return [{"setup": {"broken_cfg": ["helper"]}}, {"model": UNRESOLVED_MODEL, "map": dict(UNRESOLVED_MAP)}, spawn, {"input": f"hello {index}", "replies": []}]
+
+
+def slot_abort_scenario(index: int) -> list[Event]:
+    rng = random.Random(f"agent-slot-abort-{index}")
+    return [{"setup": {"slots_held": "abort"}}, {"input": f"slow start {index}", "replies": []}, {"input": f"then go on {index}", "replies": [tools_reply(rng), answer(rng)]}]
+
+
+def with_thinking(index: int, events: list[Event]) -> list[Event]:
+    """Some scenarios' replies (and their children's) stream reasoning before their text or calls
+    (drawn apart, so the other draws stay as they were)."""
+    rng = random.Random(f"agent-thinking-{index}")
+    if rng.random() >= 0.2:
+        return events
+    for event in events:
+        groups = [event.get("replies", [])] + list(dict(event.get("children", {})).values())
+        for reply in (r for group in groups for r in group):
+            if reply.get("fault", "") == "" and (reply.get("text") or reply.get("calls")) and not reply.get("abort") and rng.random() < 0.5:
+                reply["thinking"] = list(rng.choice(THINKING))
+    return events
+
+
 def generate(index: int) -> list[Event]:
+    if index >= SLOT_ABORT_FIRST:
+        return slot_abort_scenario(index)
+    if index >= UNRESOLVED_FIRST:
+        return unresolved_scenario(index)
+    if index >= STOP_FIRST:
+        return stop_scenario(index)
+    if index >= KILL_FIRST:
+        return kill_scenario(index)
+    return with_thinking(index, scenario(index))
+
+
+def scenario(index: int) -> list[Event]:
     if index >= STALL_FIRST:
         return stall_scenario(index)
     if index >= CHAT_FIRST:
@@ -1345,6 +1555,25 @@ def reached(events: Sequence[Event]) -> set[str]:
     if any(line.startswith("title requests=0") for line in titled):
         found.add("title_of_a_named_session")
     found.update(chat_cases(setup, lines))
+    children = [r for e in inputs for rs in dict(e.get("children", {})).values() for r in rs]
+    children += [r for e in events if "agent" in e for r in e["agent"].get("replies", [])]
+    more = {
+        "thinking_streamed": any(line.startswith("thinking ") for line in lines),
+        "thinking_of_a_child": any(line.startswith("sub ") and ": thinking " in line for line in lines),
+        "child_killed_without_report": any(c["act"] == KILL_CALL[2] for r in children for c in r.get("calls", []))
+        and ("call task subagent_failed" in lines or "ended (exit -9) without a report" in text),
+        "child_settings_error": any(line.startswith("sub ") and ": row settings_error: " in line for line in lines),
+        "request_aborted_waiting_for_a_slot": "slots held: the turn was aborted while its request waited for one" in lines,
+        "tool_not_a_file": "call read not_a_file" in lines,
+        "tool_file_too_large": "call read too_large" in lines and "call edit too_large" in lines,
+        "tool_empty_path": any(c["act"] == "read-empty-path" for c in calls) and "call read invalid_arguments" in lines,
+        "rewind_refused_while_a_turn_runs": any(a == "rewind refused busy" and b.startswith("request ") for a, b in zip(lines[1:], lines)),
+        "rewind_refused_while_a_child_runs": any(a == "rewind refused busy" and b.startswith("agent ") for a, b in zip(lines[1:], lines)),
+        "model_unresolved_turn_fails": any(e.get("model") for e in events) and any(a == "end failed" and b.startswith("input ") for a, b in zip(lines[1:], lines)),
+        "child_model_unresolved": "ended without a report (failed): provider xai has no credentials" in text,
+        "agent_stops_while_a_turn_runs": any(a == "end aborted" and b == "agent stops" for a, b in zip(lines[1:], lines)),
+    }
+    found.update(name for name, hit in more.items() if hit)
     return found
 
 
@@ -1412,7 +1641,7 @@ def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:
 
 BRIDGE = Bridge(
     area="agent",
-    count=STALL_FIRST + STALLS,
+    count=SLOT_ABORT_FIRST + SLOT_ABORTS,
     generate=generate,
     model=model_transcript,
     production=production,

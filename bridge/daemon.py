@@ -73,6 +73,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -91,6 +92,7 @@ from eukhe.agent.client import AgentClient, AgentGone
 from eukhe.agent.chat import CHAT, CHAT_SESSION, CONTEXT_DOC
 from eukhe.agent.reach import AgentUnreachable, reach
 from eukhe.agent.runner import runner_factory
+from eukhe.directors.document import DIRECTORS_DOC
 from eukhe.memory.owner import Memory
 from eukhe.memory.store import chat_dir
 from eukhe.paths import socket_address
@@ -258,7 +260,8 @@ async def exchange(
             continue
         if event["request"] == "raw":
             end = b"\n" if event.get("eol", True) else b""
-            lines.extend(f"{number} {raw_line(said)}" for said in await raw(str(event["line"]).encode("utf-8", "surrogateescape") + end))
+            line = str(event["line"]) * int(event.get("repeat", 1))  # a line past the protocol's limit: a short event
+            lines.extend(f"{number} {raw_line(said)}" for said in await raw(line.encode("utf-8", "surrogateescape") + end))
             continue
         request = request_of(event).model_copy(update={"id": f"r{number}"})
         await send(request)
@@ -296,6 +299,8 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
             assert owner.is_owner
         if chat:
             session.conversation(MAIN).commit(documents={CONTEXT_DOC: CHAT})
+        if events[0].get("broken_stack") is True:  # a Director stack document that does not parse
+            session.conversation(MAIN).commit(documents={DIRECTORS_DOC: {"layers": "not a list", "version": 1}})
 
         async def serve() -> None:
             agent_process = daemon.Daemon(agent, session, runner_factory if chat else None, line_limit=model.LINE_LIMIT)
@@ -309,7 +314,7 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
                 return await _next(clients[-1])
 
             async def reopen() -> list[str]:
-                said, taken, fresh = await takeover(agent, session.id, agents[-1], clients[-1])
+                said, taken, fresh = await takeover(agent, session.id, agents[-1], clients[-1], events[0].get("stale_socket") is True)
                 agents.append(taken)
                 clients.append(fresh)
                 return said
@@ -324,7 +329,7 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
     return lines
 
 
-async def takeover(agent: Path, ident: str, running: daemon.Daemon, client: AgentClient) -> tuple[list[str], daemon.Daemon, AgentClient]:
+async def takeover(agent: Path, ident: str, running: daemon.Daemon, client: AgentClient, stale: bool = False) -> tuple[list[str], daemon.Daemon, AgentClient]:
     """A second claim of the session while its agent runs (``eukhe.agent.daemon.claim``, as a
     second ``eukhe`` process makes it): it finds the writer lock taken and becomes a client (its
     greeting, the state); then the agent ends, and each of its clients sees its connection end
@@ -360,6 +365,18 @@ async def takeover(agent: Path, ident: str, running: daemon.Daemon, client: Agen
             said.append(f"claimed {type(held).__name__}")
             await held.close()
         assert not writer.closed
+    if stale:  # a directory where the socket would be: the claim takes the session, cannot bind, gives it back
+        address = p.socket_path(agent, store.path(ident))
+        address.mkdir()
+        (address / "left").write_text("", encoding="utf-8")
+        try:
+            refused = await asyncio.wait_for(daemon.claim(agent, store, ident, None), DEADLINE)
+        except OSError as error:
+            said.append(f"claim refused {'OSError' if error.filename is not None else type(error).__name__}")
+        else:
+            said.append(f"claimed {type(refused).__name__}")
+            await refused.close()
+        shutil.rmtree(address)
     role = await asyncio.wait_for(daemon.claim(agent, store, ident, None), DEADLINE)
     assert isinstance(role, daemon.Daemon), "the claim of a session nobody holds made no agent"
     role.line_limit = model.LINE_LIMIT  # as the scenario's in-process agents read
@@ -639,6 +656,8 @@ def production(events: Sequence[Event]) -> list[str]:
         (agent / "models.json").write_text(json.dumps(models_json(events[0]["catalog"])), encoding="utf-8")
         if "global_cfg" in events[0]:  # the global config.cfg, as a user left it
             (agent / "config.cfg").write_text(str(events[0]["global_cfg"]), encoding="utf-8")
+        if events[0].get("agents_file") is True:  # a file where the agents directory would be
+            (agent / "agents").write_text("not a directory\n", encoding="utf-8")
         mode = events[0].get("agent")
         if mode == "reach":
             return through_reach(Path(tmp), agent, events)
@@ -822,7 +841,7 @@ def _catalog(rng: random.Random) -> list[dict[str, Any]]:
 # an ``eukhe agent serve`` for the session while a writer with no socket holds it, stopped (SIGTERM)
 # while it claims (bend.daemon.STOPPED_WHILE_CLAIMING), then the serve of ``serve`` once it is free.
 MORE_FIRST = 300
-MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor")
+MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale")
 RAW_MORE = (  # ``raw``: lines that are no UTF-8, hold lone surrogate escapes, are JSON scalars, end with CR
     "\udcff\udcfe status",  # the bytes 0xff 0xfe: not UTF-8
     '{"v":1,"type":"status","id":"caf\udce9"}',  # a byte 0xe9 inside the JSON: not UTF-8
@@ -848,6 +867,12 @@ def generate(index: int) -> list[Event]:
     first: Event = {"catalog": catalog}
     if more == "broken":
         first["global_cfg"] = BROKEN_CFG
+    if more == "blocked":  # agents is a file: no profile can be read, cvar_save cannot write
+        first["agents_file"] = True
+    if more == "stack":  # main's Director stack document does not parse
+        first["broken_stack"] = True
+    if more == "stale":  # at a takeover, a directory where the session's socket would be
+        first["stale_socket"] = True
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
@@ -883,6 +908,10 @@ def generate(index: int) -> list[Event]:
         pick = bias if roll < 0.4 and bias != "mix" else rng.choice(["cvar", "global", "push", "effort", "model", "cycle", "status", "other", "turn", "save"])
         if more == "broken" and rng.random() < 0.4:  # the global config.cfg that does not parse: lines that would write it
             pick = "global"
+        if more == "blocked" and rng.random() < 0.4:  # the profile that cannot be written
+            pick = rng.choice(["save", "cvar"])
+        if more == "stack" and rng.random() < 0.5:  # pushes on the stack that cannot be read
+            pick = "push"
         if more == "raw" and rng.random() < 0.5:
             events.append({"request": "raw", "line": rng.choice(RAW_MORE), "eol": rng.random() < 0.8})
             continue
@@ -900,7 +929,7 @@ def generate(index: int) -> list[Event]:
             modelled = modelled or "defaultModel" in line  # a turn of an unpinned session would take it
             events.append({"request": "cvar", "line": line, "global": True})
             if "defaultModel" in line and rng.random() < 0.5:  # the session rewound to its start takes it
-                events.append({"request": "command", "line": "/rewind " + ("2" if chat or busy else "1")})
+                events.append({"request": "command", "line": "/rewind " + ("2" if chat or busy or more == "stack" else "1")})
         elif pick == "push":
             if rng.random() < 0.15:
                 events.append({"request": "cvar", "line": rng.choice(CAP_SETS)})
@@ -941,7 +970,11 @@ def generate(index: int) -> list[Event]:
             else:
                 events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
-            events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat else "1")})
+            events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat or more == "stack" else "1")})
+    if more == "stale":  # a takeover, whatever the draws
+        events.append({"request": "reopen"})
+    if more == "held":  # a line of stdin past the protocol's limit (64 MiB): the relay answers too_long
+        events.append({"request": "raw", "line": "y", "repeat": model.PROTOCOL_LINE_LIMIT + 1})
     if first.get("agent") in ("serve", "serve-client") and rng.random() < 0.5:  # the last line of stdin, ended by its end
         events.append({"request": "raw", "line": rng.choice(RAW[:3] + RAW_REQUESTS + RAW[3:]), "eol": False})
     else:
@@ -1057,6 +1090,11 @@ CASES = frozenset(
         "global write refused: config.cfg does not parse",
         "raw line not UTF-8",
         "raw request ending with a carriage return",
+        "raw line past the protocol's limit to the terminal",
+        "agents is a file: the profile is a settings error",
+        "cvar_save cannot write: agents is a file",
+        "push refused: the stack document does not parse",
+        "a claim that cannot bind its socket gives the session back",
     }
 )
 
@@ -1081,9 +1119,15 @@ def reached(events: Sequence[Event]) -> set[str]:
     elif mode == "chat-busy":
         cases.add("the chat owned by another process")
     cfg = events[0].get("global_cfg")
-    world = model.open_session(events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg))
+    world = model.open_session(
+        events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True,
+        events[0].get("broken_stack") is True,
+        events[0].get("stale_socket") is True,
+    )
     if cfg is not None:
         cases.add("a global config.cfg that does not parse")
+    if events[0].get("agents_file") is True:
+        cases.add("agents is a file: the profile is a settings error")
     for event in events[1:]:
         before = world
         world, said = model.step(world, dict(event))
@@ -1131,6 +1175,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                     cases.add("remind pushed")
                 elif last.startswith("ok forced"):
                     cases.add("force pushed")
+                elif last == "error DocumentError":
+                    cases.add("push refused: the stack document does not parse")
                 elif last == "error PushRefused" and line not in ('/force ""',):
                     cases.add("push refused past the cap")
                     if model.value(before, "directors.stackCap") != DEFAULT_STACK_CAP:
@@ -1201,6 +1247,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add(agent_cases[last])
             else:
                 cases.add("unknown command")
+        elif kind == "raw" and last == "error too_long" and mode in model.TERMINAL:
+            cases.add("raw line past the protocol's limit to the terminal")
         elif kind == "raw" and last == "error too_long":
             cases.add("raw line too long" if event.get("eol", True) else "raw line too long with no newline")
         elif kind == "raw" and line.endswith("\r") and not last.startswith("error "):
@@ -1218,6 +1266,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("raw line with no newline")
             if mode in model.TERMINAL:
                 cases.add("raw line to the terminal")
+        elif kind == "cvar_save" and last == "error OSError":
+            cases.add("cvar_save cannot write: agents is a file")
         elif kind == "cvar_save":
             cases.add("cvar saved with nothing to write" if last == "saved []" else "cvar saved")
         elif kind in ("turn", "steer", "follow_up", "abort"):
@@ -1241,6 +1291,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("takeover on the saved default")
             if last.endswith(" rows=default_model"):
                 cases.add("takeover with a saved default it cannot honour")
+            if "claim refused OSError" in said:
+                cases.add("a claim that cannot bind its socket gives the session back")
         elif kind == "cycle_thinking_level":
             if last.startswith("thinking level=null"):
                 cases.add("cycle answers null")

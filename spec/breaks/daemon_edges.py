@@ -1,0 +1,41 @@
+"""Named deliberate breaks of the agent process's edges the daemon bridge reaches from its scenarios
+after the first 300: an agent dir whose agents is a file (cvar_save fails with the OS's error), a
+Director stack document that does not parse (a push fails DocumentError), a takeover's claim that
+cannot bind its socket, and a line of the stdin of ``eukhe agent serve`` past the protocol's limit. Each must be caught by the daemon bridge."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "daemon_os_error_told_internal",
+        "daemon",
+        "eukhe.agent.daemon",
+        "    if isinstance(error, OSError):",
+        "    if False:",
+        "a request the OS refuses (cvar_save where agents is a file) is told as a bug of eukhe, not as the OS's error",
+    ),
+    Break(
+        "daemon_stack_document_error_internal",
+        "daemon",
+        "eukhe.agent.daemon",
+        "    if isinstance(error, DirectorsDocumentError):",
+        "    if False:",
+        "a push on a Director stack document that does not parse is told as a bug of eukhe, not as the document's error",
+    ),
+    Break(
+        "daemon_failed_claim_keeps_session",
+        "daemon",
+        "eukhe.agent.daemon",
+        "        except BaseException:\n            session.close()\n            raise\n        return daemon",
+        "        except BaseException:\n            raise\n        return daemon",
+        "a claim that cannot bind its socket keeps the session's writer lock: no agent serves it, none can take it",
+    ),
+    Break(
+        "daemon_relay_long_line_not_too_long",
+        "daemon",
+        "eukhe.agent.daemon",
+        '                    self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
+        '                    self.output.write(p.encode(p.ErrorEvent(kind=p.NOT_JSON, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
+        "a line of the terminal past the protocol's limit is answered as a line that is not JSON, not as one too long",
+    ),
+]
