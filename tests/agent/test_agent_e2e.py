@@ -135,6 +135,33 @@ def test_abort_ends_the_running_turn(home: Path, server: LoopbackServer, agents:
     assert first.end() == 0
 
 
+def send_together(agent: Agent, *requests: dict[str, Any]) -> None:
+    """The requests in one write: the agent reads them in one go, the later ones before the turn
+    the first asks for has begun."""
+    assert agent.process.stdin is not None
+    agent.process.stdin.write(b"".join(json.dumps({"v": 1, **r}).encode() + b"\n" for r in requests))
+    agent.process.stdin.flush()
+
+
+def test_a_steer_a_follow_up_and_an_abort_sent_with_the_turn_are_not_lost(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.script(Stream([Text("First.")]), Stream([Text("Also done.")]), Stream([Text("Next done.")]))
+    first = agents()
+    first.until(of_type("state"))
+    send_together(first, {"type": "turn", "text": "one"}, {"type": "steer", "text": "and this"}, {"type": "follow_up", "text": "then that"})
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert "and this" in str(server.requests[1].body["messages"][-1]["content"])  # it joined the turn after its answer
+    assert first.until(of_type("turn_start"))["text"] == "then that"
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
+    asked = len(server.requests)
+    send_together(first, {"type": "turn", "text": "two"}, {"type": "abort"})
+    assert first.until(lambda e: e["type"] == "ok" and e["request"] == "abort")["text"] == "the turn is aborted"
+    assert first.until(of_type("turn_end"))["reason"] == "aborted"
+    first.send({"v": 1, "type": "status", "id": "after"})
+    assert first.until(lambda e: e.get("re") == "after")["running"] is False
+    assert len(server.requests) == asked  # the aborted turn asked the model nothing
+    assert first.end() == 0
+
+
 def test_a_steer_that_comes_as_the_answer_ends_joins_and_the_turn_goes_on(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
     gate = threading.Event()
     server.script(Stream([Text("Almost "), Wait(gate), Text("done.")]), Stream([Text("Checked b.txt too.")]))

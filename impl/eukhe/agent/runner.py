@@ -29,13 +29,14 @@ is no title.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from eukhe.agent.chat import CONTEXT_DOC, ChatBusy, ChatMemory, is_chat
 from eukhe.agent.inflight import Gated, Slots
 from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT, Compaction
-from eukhe.agent.loop import FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
+from eukhe.agent.loop import ABORTED, FAILED, SYSTEM, Agent, Emit, messages_of, retry_event
 from eukhe.agent.subagents import NO_MODEL, SubagentError, Subagents, report_row, spawn_of
 from eukhe.agent.tools.registry import TOOLS, context_for
 from eukhe.inference.tiers import model_tiers
@@ -61,6 +62,10 @@ class SessionRunner:
         self.emit = emit
         self.main = session.conversation(MAIN)
         self._agent: Agent | None = None
+        # What a client sent after the turn it asked for and before that turn's Agent exists (both
+        # lines read in one go, before the turn's task ran): given to the Agent once it is made.
+        self._early: list[tuple[Callable[[Agent, str], None], str]] = []
+        self._aborted_early = False
         self._turns = 0
         self.titling: asyncio.Task[None] | None = None
         self.compaction: Compaction | None = None  # kept across turns: a queued summary waits for a run boundary
@@ -117,6 +122,13 @@ class SessionRunner:
         from eukhe.inference.wire.retry import Policy, Retrying
 
         self._turns += 1
+        early, self._early = self._early, []
+        if self._aborted_early:  # aborted before it began: the turn ends there, with what was sent into it
+            self._aborted_early = False
+            run = f"unstarted-{self._turns}"
+            self.emit({"type": "turn_start", "run": run, "text": text})
+            self.emit({"type": "turn_end", "run": run, "reason": ABORTED, "text": "the turn was aborted"})
+            return
         try:
             if self.chat_error is not None:
                 raise NoUsableModel(self.chat_error)
@@ -138,6 +150,8 @@ class SessionRunner:
                 self.main, client, model.api, context, self.cvar.value, self.emit, tools=self.tools,
                 thinking=self._thinking(), tiers=model_tiers(model), compaction=None if self.chat else self._compaction(model), chat=self.chat,
             )  # fmt: skip
+            for send, message in early:
+                send(self._agent, message)
             await self._agent.turn(text)
         finally:
             self._agent = None
@@ -292,14 +306,20 @@ class SessionRunner:
     def steer(self, text: str) -> None:
         if self._agent is not None:
             self._agent.steer(text)
+        else:
+            self._early.append((Agent.steer, text))
 
     def follow_up(self, text: str) -> None:
         if self._agent is not None:
             self._agent.follow_up(text)
+        else:
+            self._early.append((Agent.follow_up, text))
 
     def abort(self) -> None:
         if self._agent is not None:
             self._agent.abort()
+        else:
+            self._aborted_early = True
 
 
 def wire_for(agent_dir: Path, settings: EukheSettings, model: Any, pool: Any) -> Any:
