@@ -159,7 +159,8 @@ def catalog_union_every_model_once() -> Evidence:
         got = _keys(out)
         return len(got) == len(set(got)) and set(got) == set(_keys(b)) | set(_keys(c))
 
-    return also(every_model_once_proof(), _law(prop, "each key of either source once"))
+    checked = _law(prop, "each key of either source once")  # first: a wrong union fails here in seconds, before minutes of z3
+    return also(every_model_once_proof(), checked)
 
 
 @law(
@@ -186,7 +187,8 @@ def catalog_union_bundled_gives() -> Evidence:
                     return False
         return True
 
-    return also(bundled_gives_proof(), _law(prop, "models in both"))
+    checked = _law(prop, "models in both")  # first: a wrong union fails here in seconds, before minutes of z3
+    return also(bundled_gives_proof(), checked)
 
 
 @law("catalog_union_one_source_unchanged", "S6 catalog 3", "A model in one source is in the catalog unchanged.", PROVED, derivation="rule 3 of the catalog union")
@@ -199,7 +201,8 @@ def catalog_union_one_source_unchanged() -> Evidence:
                 return False
         return True
 
-    return also(one_source_proof(), _law(prop, "models in one source"))
+    checked = _law(prop, "models in one source")  # first: a wrong union fails here in seconds, before minutes of z3
+    return also(one_source_proof(), checked)
 
 
 @law(
