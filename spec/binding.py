@@ -34,8 +34,9 @@ AREAS: dict[str, tuple[str, ...]] = {
     "memory": ("memory/",),
     "inference": ("inference/",),
     "tiny": ("tiny/",),
-    "cli": ("cli.py", "__main__.py", "paths.py", "corebuild.py", "commands/"),
+    "cli": ("__init__.py", "cli.py", "__main__.py", "paths.py", "corebuild.py", "strict_json.py", "commands/"),
     "agent": ("agent/",),
+    "tui": ("tui/",),
 }
 # Areas that must meet the floor: the built ones (an area with no module yet is skipped).
 FLOOR = 95.0
@@ -91,7 +92,22 @@ FLOOR = 95.0
 # checkout and the chat's unreachable agent (90.07% by that bridge alone), and the agent bridges the
 # chat served as the session, a stalled subagent, a terminal as the agent's stdin, a broken global
 # cfg and raw lines (92.94% by the two bridges alone): held at 89 and 91.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 89.0, "agent": 91.0}
+# Then the command-line bridge took in later chats of one agent dir, an agent dir too deep for a
+# socket address, forced tool calls in directors simulate, a --project dir that is not there, an
+# endless script, drawings that cannot be written, and ask and memory simulate --cache measured
+# after their event loop (91.95% by that bridge alone): the command line held at 91.
+# Then the agent bridges took in a reply's streamed reasoning, a subagent killed before it reports,
+# one whose agents/NAME.cfg does not parse, a child and a turn of a model with no credentials,
+# /rewind while a turn or a background child runs, the agent stopped while a turn runs, a turn
+# aborted while it waits for a providerMaxInFlight slot, a FIFO and a file past the read limit for
+# the tools, an agent dir whose agents is a file, a Director stack document that does not parse, a
+# takeover's claim that cannot bind its socket and a terminal line past the protocol's limit (94.75%
+# by the two bridges alone, 94.90% with the turn and limit laws): the agent held at 94.
+# The terminal UI (impl/eukhe/tui) and the JSON reader (strict_json.py, now in the command line's
+# area, whose tests judge it) were in no area, so their coverage counted nowhere: the terminal UI
+# joined at 26.0% (`make test` in a clone of 6542065: only the command-line
+# bridge's terminal runs reach it; no bridge drives its screens), held at 25.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0, "tui": 25.0}
 
 
 def floor_of(area: str, floor: float) -> float:

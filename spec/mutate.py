@@ -106,6 +106,7 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     # runtime_checkable Protocol Remembers, so no runner was one; every Protocol of production is
     # now kept out of mutation (tests/workbench/test_mutate_protocols.py).
     "agent": ("agent", "daemon"),
+    "tui": (),  # no law and no bridge names the terminal UI: its tests in real terminals judge it
 }
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
@@ -117,6 +118,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "tiny": ("tests/tiny",),
     "cli": ("tests/cli",),
     "agent": ("tests/agent",),
+    "tui": ("tests/tui",),
 }
 # The bridge checks that run production: the replay of every committed scenario (production's
 # transcript against the committed digest) and the case classification. Left out as judges:
@@ -651,7 +653,7 @@ def describe_judges(area: str) -> str:
     laws = [j for j in area_judges(area) if j.startswith("tests/laws/")]
     bridges = sorted({j.rsplit("[", 1)[1].rstrip("]") for j in area_judges(area) if j.startswith("tests/bridge/")})
     return (
-        f"{len(laws)} laws of {', '.join(LAW_AREAS[area])}; bridges {', '.join(bridges) or '(none)'} "
+        f"{len(laws)} laws of {', '.join(LAW_AREAS[area]) or '(no law area)'}; bridges {', '.join(bridges) or '(none)'} "
         f"({' and '.join(BRIDGE_CHECKS)}); {', '.join(TEST_DIRS[area])}"
     )
 
