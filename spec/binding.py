@@ -105,9 +105,9 @@ FLOOR = 95.0
 # by the two bridges alone, 94.90% with the turn and limit laws): the agent held at 94.
 # The terminal UI (impl/eukhe/tui) and the JSON reader (strict_json.py, now in the command line's
 # area, whose tests judge it) were in no area, so their coverage counted nowhere: the terminal UI
-# joined at 26.0% (`make test` in a clone of 6542065: only the command-line
-# bridge's terminal runs reach it; no bridge drives its screens), held at 25.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0, "tui": 25.0}
+# joined at 20.10% (the clean-clone CI of 675236d: only the command-line bridge's terminal
+# runs reach it; no bridge drives its screens), held at 20.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0, "tui": 20.0}
 
 
 def floor_of(area: str, floor: float) -> float:
