@@ -9,7 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the cache measure is imported only when asked for (--cache)
+    from eukhe.commands.memory_cache import Shares
+    from eukhe.commands.memory_simulate import Run
 
 MAX_MESSAGES = 10_000_000
 
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         if not plot.parent.resolve().is_dir():
             raise UsageError(f"--plot: no directory {show_path(plot.parent)!r}")
     cache = bool(getattr(args, "cache", False))
-    shares: Any = None
+    shares: Shares | None = None
     with terminal_bar() as bar:  # on a terminal only: a pipe gets the same bytes as without it
         result = simulate(args.messages, args.seed, step=step(bar, bar.add_task("simulate", total=args.messages)))
         if cache:
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     return _report(result, shares, plot, png, args.seed)
 
 
-def _report(result: Any, shares: Any, plot: Path | None, png: Path | None, seed: int) -> int:
+def _report(result: Run, shares: Shares | None, plot: Path | None, png: Path | None, seed: int) -> int:
     """Print the statistics (with the cache measure's, when ``shares``), draw ``plot`` and ``png``."""
     from eukhe.cli import EnvironmentFault, show_path
     from eukhe.commands.memory_simulate import PictureError, picture
