@@ -5,7 +5,9 @@ Two measures, both shown in the law report:
 - **coverage**: branch coverage of impl/eukhe by the laws and the bridges alone (no
   regression test counts), per production area. ``make test`` runs tests/laws and
   tests/bridge under coverage.py, then ``python -m spec.binding coverage`` writes
-  build/coverage.json and fails when an area is below its floor.
+  build/coverage.json and fails when an area is below its floor. An area the seeds give no
+  model (``OWN_JUDGES``: the terminal UI) has no law or bridge: it is measured by its own
+  outside judges instead, in a data file of their own, and the report names them.
 - **mutation**: ``make mutate [AREA=..]`` runs mutmut over an area's production modules
   with the suites of ``make test`` and writes build/mutation.json (killed, survived,
   equivalent with their reasons from spec/equivalent_mutants.tsv).
@@ -21,6 +23,7 @@ import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "impl" / "eukhe"
@@ -106,8 +109,22 @@ FLOOR = 95.0
 # The terminal UI (impl/eukhe/tui) and the JSON reader (strict_json.py, now in the command line's
 # area, whose tests judge it) were in no area, so their coverage counted nowhere: the terminal UI
 # joined at 20.10% (the clean-clone CI of 675236d: only the command-line bridge's terminal
-# runs reach it; no bridge drives its screens), held at 20.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0, "tui": 20.0}
+# runs reach it; no bridge drives its screens), held at 20. Measured since by its own judges
+# (OWN_JUDGES, below): 97.56% by tests/tui under Textual's pilot (all but the tmux test), every
+# module at 96% or more: it meets the floor and is held no more.
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0}
+
+LAWS_AND_BRIDGES: Final = "laws and bridges alone"
+# Areas the seeds give no model, so that no law or bridge can ever judge them: each is measured by
+# the outside judge that speaks for it instead, run under coverage into a data file of its own
+# (never combined into the laws' and bridges' measure, nor they into its). The terminal UI: the seed
+# says "Client input: no Bend model" (inference.md S9); its judges are its tests under Textual's
+# pilot, clients of real agent processes and of the agent served in the test (tests/tui; the tmux
+# terminal test runs unmeasured, see the Makefile). Before, it was measured by laws and bridges like
+# every area and stood at 20.10%: only the command-line bridge's terminal runs reached it.
+OWN_JUDGES: dict[str, tuple[str, str]] = {
+    "tui": ("tests/tui under Textual's pilot, on real agents (the seed gives client input no model)", "build/coverage-tui/.coverage"),
+}
 
 
 def floor_of(area: str, floor: float) -> float:
@@ -131,6 +148,7 @@ class AreaCoverage:
     branches: int
     covered_statements: int
     covered_branches: int
+    judges: str = LAWS_AND_BRIDGES
 
     @property
     def percent(self) -> float:
@@ -139,9 +157,21 @@ class AreaCoverage:
         return 100.0 if total == 0 else 100.0 * (self.covered_statements + self.covered_branches) / total
 
 
-def coverage_by_area(data_file: Path) -> list[AreaCoverage]:
+def coverage_by_area(data_file: Path, own: dict[str, tuple[str, Path]] | None = None) -> list[AreaCoverage]:
     """Sum coverage.py's JSON report per area. Modules of an area that the laws never
-    imported are in the report too (``source`` in pyproject.toml), wholly uncovered."""
+    imported are in the report too (``source`` in pyproject.toml), wholly uncovered. An area
+    of ``own`` (its judges, their data file) is taken from that file alone (wholly uncovered
+    when the file is missing)."""
+    rows = _by_area(data_file)
+    for area, (judges, own_file) in (own or {}).items():
+        measured = {r.area: r for r in (_by_area(own_file) if own_file.exists() else [])}
+        base = measured.get(area) or next(r for r in rows if r.area == area)
+        covered = (base.covered_statements, base.covered_branches) if area in measured else (0, 0)
+        rows = [AreaCoverage(area, base.files, base.statements, base.branches, *covered, judges) if r.area == area else r for r in rows]
+    return rows
+
+
+def _by_area(data_file: Path) -> list[AreaCoverage]:
     import tempfile
 
     import coverage
@@ -168,14 +198,14 @@ def coverage_by_area(data_file: Path) -> list[AreaCoverage]:
         entry[2] += summary["num_branches"]
         entry[3] += summary["covered_lines"]
         entry[4] += summary["covered_branches"]
-    return [AreaCoverage(area, *numbers) for area, numbers in sorted(totals.items())]
+    return [AreaCoverage(area, files, statements, branches, lines, covered) for area, (files, statements, branches, lines, covered) in sorted(totals.items())]
 
 
 def write_coverage(rows: list[AreaCoverage], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / "coverage.json"
     document = {
-        "measure": "branch coverage of impl/eukhe by tests/laws and tests/bridge alone",
+        "measure": "branch coverage of impl/eukhe by tests/laws and tests/bridge alone; an area the seeds give no model, by its own judges (judges)",
         "floor": FLOOR,
         "held": HELD,
         "areas": [asdict(r) | {"percent": round(r.percent, 2)} for r in rows],
@@ -185,7 +215,8 @@ def write_coverage(rows: list[AreaCoverage], directory: Path) -> Path:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    rows = coverage_by_area(Path(args.data))
+    own = {area: (judges, ROOT / data) for area, (judges, data) in OWN_JUDGES.items()} if args.own else {}
+    rows = coverage_by_area(Path(args.data), own)
     write_coverage(rows, Path(args.laws_dir))
     from spec import report
 
@@ -194,9 +225,10 @@ def _coverage(args: argparse.Namespace) -> int:
     for r in rows:
         floor = floor_of(r.area, args.floor)
         mark = f"BELOW {floor:g}%" if r.percent < floor else "ok" if r.percent >= args.floor else f"held at {floor:g}% (floor {args.floor:g}%)"
-        print(f"coverage {r.area:<10} {r.percent:6.2f}%  ({r.files} files, {r.statements} statements, {r.branches} branches)  {mark}")
+        judged = "" if r.judges == LAWS_AND_BRIDGES else f"  (by {r.judges.split(':')[0]})"
+        print(f"coverage {r.area:<10} {r.percent:6.2f}%  ({r.files} files, {r.statements} statements, {r.branches} branches)  {mark}{judged}")
     if low:
-        print(f"coverage by laws and bridges below the floor in: {', '.join(r.area for r in low)}", file=sys.stderr)
+        print(f"coverage by its judges below the floor in: {', '.join(r.area for r in low)}", file=sys.stderr)
         return 1
     return 0
 
@@ -208,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     cov.add_argument("--data", default=".coverage", help="coverage.py data file")
     cov.add_argument("--laws-dir", default="build")
     cov.add_argument("--floor", type=float, default=FLOOR)
+    cov.add_argument("--no-own", dest="own", action="store_false", help="measure every area by laws and bridges, OWN_JUDGES' too")
     cov.set_defaults(run=_coverage)
     args = parser.parse_args(argv)
     code: int = args.run(args)

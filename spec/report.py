@@ -308,9 +308,10 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
     )
     binding = ""
     if coverage:
-        binding += "<h2>Coverage of production by laws and bridges alone</h2><table><tr><th>area</th><th>branch coverage</th></tr>"
+        binding += "<h2>Coverage of production by its judges: laws and bridges alone, or (an area the seeds give no model) its own</h2>"
+        binding += "<table><tr><th>area</th><th>branch coverage</th><th>judged by</th></tr>"
         binding += "".join(
-            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td></tr>"
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td><td>{html.escape(str(a.get('judges', 'laws and bridges alone')))}</td></tr>"
             for a in coverage["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"

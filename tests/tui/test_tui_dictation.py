@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import AUDIO, SILENT, mock_agent, recorders, screen_text, screenshot, until
+from tui_support import AUDIO, SILENT, attached, mock_agent, recorders, screen_text, screenshot, until
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
@@ -65,10 +65,6 @@ class Takes:
 
 def app_of(home: Path, heard: Callable[[Path], str], takes: Takes | None = None) -> EukheApp:
     return EukheApp(home, Store(home / "sessions").path("s1"), "s1", home.parent, recorder=takes or Takes(), transcriber=heard)
-
-
-def attached(app: EukheApp) -> bool:
-    return any(isinstance(e, p.StateEvent) for e in app.seen)
 
 
 def wavs(where: Path) -> list[Path]:

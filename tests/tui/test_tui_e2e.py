@@ -15,7 +15,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 from agent_support import Agent, of_type
 from loopback_models import write_loopback_models
-from tui_support import screen_text, screenshot, session_document, until
+from tui_support import attached, screen_text, screenshot, session_document, until
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
@@ -29,11 +29,6 @@ SIZE = (100, 30)
 
 def app_of(home: Path) -> EukheApp:
     return EukheApp(home, Store(home / "sessions").path("s1"), "s1", home.parent)
-
-
-def attached(app: EukheApp) -> bool:
-    """The app has the agent's state (the first event of a connection)."""
-    return any(isinstance(e, p.StateEvent) for e in app.seen)
 
 
 def serving(agents: Callable[[], Agent]) -> Agent:

@@ -1,6 +1,7 @@
 """Helpers of the terminal UI's tests: ``until`` waits on a condition of the app while its pilot
-lets it run (no sleep times a step: the deadline only bounds a failing run); ``session_document``
-reads a document of session s1 as a reader, while the agent writes; ``mock_agent`` serves s1 in
+lets it run (no sleep times a step: the deadline only bounds a failing run); ``attached``: the
+app has the agent's state; ``session_document`` reads a document of session s1 as a reader,
+while the agent writes; ``mock_agent`` serves s1 in
 the test's own event loop (the real agent's requests, no turn loop: the app headless on a mock
 agent, as the seed's dictation tests run); ``recorders`` puts ``/bin/sh`` recorder programs
 alone on PATH; ``screenshot`` saves the screen as SVG (Textual's export) and PNG under build/tui."""
@@ -33,6 +34,13 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: f
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout:g} s for {what}; the screen shows:\n{pilot.app.transcript.text}\n{pilot.app.status_text}")
         await pilot.pause(0.01)
+
+
+def attached(app: Any) -> bool:
+    """The app has the agent's state (the first event of a connection)."""
+    from eukhe.agent import protocol as p
+
+    return any(isinstance(e, p.StateEvent) for e in app.seen)
 
 
 def session_document(home: Path, name: str) -> Any:

@@ -1,0 +1,209 @@
+"""What the terminal UI shows of each event of the agent: the agent of session s1 served in the
+test's event loop (the real agent, no turn loop) broadcasts the protocol's events over its real
+socket, and Textual's pilot reads the app's transcript and screen. Every expected row is written
+here by hand, from the protocol's fields: no row is computed by the code under test.
+
+Nothing waits on a clock: each step waits for what the app shows, with a deadline that only a
+failing run reaches."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Collapsible
+from tui_support import attached, mock_agent, screen_text, until
+
+from eukhe.agent import protocol as p
+from eukhe.session import Store
+from eukhe.tui import EukheApp
+
+SIZE = (100, 30)
+Scenario = Callable[[Any, EukheApp, Any], Awaitable[None]]
+
+
+def app_of(home: Path) -> EukheApp:
+    return EukheApp(home, Store(home / "sessions").path("s1"), "s1", home.parent)
+
+
+def served(home: Path, scenario: Scenario) -> None:
+    """Run ``scenario(agent, app, pilot)`` with the app attached to the mock agent of s1."""
+
+    async def main() -> None:
+        async with mock_agent(home) as agent:
+            app = app_of(home)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: attached(app), "the agent's state")
+                await scenario(agent, app, pilot)
+
+    asyncio.run(main())
+
+
+async def shown(agent: Any, app: EukheApp, pilot: Any, *events: p.Event) -> None:
+    """Broadcast ``events``; wait until the app has taken the last of them."""
+    for event in events:
+        agent.broadcast(event)
+    await until(pilot, lambda: bool(app.seen) and app.seen[-1] == events[-1], f"the app to take {events[-1].type}")
+    await pilot.pause()
+
+
+def collapsibles(app: EukheApp, kind: str) -> list[Collapsible]:
+    return list(app.transcript.query(f".{kind}").results(Collapsible))
+
+
+def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        await shown(agent, app, pilot, p.TurnStartEvent(run="r1", text="plan it"), p.ThinkingEvent(text="first, "), p.ThinkingEvent(text="read a.txt"))
+        assert app.transcript.lines[-2:] == ["> plan it", "thinking"]  # one block for the two pieces
+        [block] = collapsibles(app, "thinking")
+        assert block.collapsed is True
+        await pilot.press("ctrl+t")  # the default bind: action app.thinking.toggle
+        await until(pilot, lambda: app.transcript.lines[-1] == "thinking shown", "the row of the toggle")
+        assert block.collapsed is False
+        await until(pilot, lambda: "first, read a.txt" in screen_text(app), "the thinking's text on the screen")
+        await shown(agent, app, pilot, p.DeltaEvent(text="It says alpha."), p.ThinkingEvent(text="then"))
+        assert app.transcript.lines[-2:] == ["It says alpha.", "thinking"]  # thinking after a reply ends the reply
+        assert [b.collapsed for b in collapsibles(app, "thinking")] == [False, False]  # shown: new blocks open
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: app.transcript.lines[-1] == "thinking hidden", "the row of the second toggle")
+        assert [b.collapsed for b in collapsibles(app, "thinking")] == [True, True]
+
+    served(home, scenario)
+
+
+def test_a_tool_result_is_clipped_to_twelve_lines_and_one_of_an_unseen_call_has_its_own_block(home: Path) -> None:
+    long = "\n".join(f"line {n}" for n in range(1, 16))  # 15 lines: 12 shown, 3 counted
+
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        await shown(agent, app, pilot, p.ToolResultEvent(id="before", text="done", is_error=False))
+        assert app.transcript.lines[-1] == "result ok done"
+        await shown(agent, app, pilot, p.ToolCallEvent(id="c1", name="bash", arguments='{"command":\n   "seq 15"}'), p.ToolResultEvent(id="c1", text=long, is_error=True))
+        clipped = "\n".join(f"line {n}" for n in range(1, 13)) + "\n... 3 more lines"
+        assert app.transcript.lines[-2:] == ['tool bash {"command": "seq 15"}', f"result error {clipped}"]
+        [block] = collapsibles(app, "tool")
+        assert block.collapsed is True and block.title == '\\[error] bash {"command": "seq 15"}'
+        await pilot.press("ctrl+o")  # action app.tools.expand
+        await until(pilot, lambda: not block.collapsed, "the tool block open")
+        await until(pilot, lambda: "... 3 more lines" in screen_text(app), "the clipped result on the screen")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: block.collapsed, "the tool block closed again")
+
+    served(home, scenario)
+
+
+def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        before = len(app.transcript.lines)
+        await shown(
+            agent, app, pilot,
+            p.RetryEvent(attempt=1, retries=3, kind="overloaded", wait=2.5),
+            p.NoteEvent(kind="steer", used=1, max=2),
+            p.StepEvent(decision="yield", rule="no_layer", verdicts=[]),  # nothing on the stack: no row
+            p.StepEvent(decision="continue", rule="goal_unmet", verdicts=["goal: continue"], continuation="keep\n   going"),
+            p.StepEvent(decision="fail", rule="forced_not_called", verdicts=[]),
+            p.SubagentEvent(agent="reviewer", event=p.ToolCallEvent(id="s1", name="read", arguments='{"path": "a.txt"}')),
+            p.SubagentEvent(agent="reviewer", event=p.TurnEndEvent(run="c1", reason="failed", text="no\nkey")),
+            p.SubagentEvent(agent="reviewer", event=p.DeltaEvent(text="streamed to its own conversation")),
+            p.TurnEndEvent(run="r1", reason="aborted", text=""),
+            p.TurnEndEvent(run="r2", reason="failed", text="the provider refused"),
+            p.TurnEndEvent(run="r3", reason="answered", text="done"),
+        )
+        assert app.transcript.lines[before:] == [
+            "retry 1/3: overloaded, next try in 2.5 s",
+            "note steer: 1/2 used",
+            "director: continue (goal_unmet; goal: continue): keep going",
+            "director: fail (forced_not_called; no layer)",
+            '[reviewer] tool read {"path": "a.txt"}',
+            "[reviewer] turn failed: no key",
+            "turn aborted",
+            "turn failed: the provider refused",
+        ]
+        rows = list(app.transcript.children)[-8:]
+        assert [sorted(w.classes) for w in rows] == [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["error"]]
+
+    served(home, scenario)
+
+
+def test_replies_of_the_agent_become_rows_and_the_status_line(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        before = len(app.transcript.lines)
+        await shown(
+            agent, app, pilot,
+            p.ThinkingLevelEvent(level=None, offered_levels=None),
+            p.MemoryEvent(view_bytes=2000, ceiling=128000, messages=3, nodes=3, view_lines=2, text="the chat memory", lines=["m0 first", "m1 second"]),
+            p.OkEvent(request="cvar_save", text=""),
+            p.ErrorEvent(kind="busy", message="a turn runs"),
+        )
+        assert app.transcript.lines[before:] == [
+            "the thinking level stays: the model offers fewer than two levels",
+            "the chat memory",
+            "m0 first",
+            "m1 second",
+            "cvar_save: done",
+            "error: busy: a turn runs",
+        ]
+        assert (app.status.mem_used, app.status.mem_limit) == (2000, 128000)
+        assert "mem 2K/128K" in app.status_text
+
+    served(home, scenario)
+
+
+def test_client_commands_blank_drafts_and_unknown_actions(home: Path) -> None:
+    (home / "binds.cfg").write_text('bind f4 "action app.nowhere"\nbind f5 "action app.quit"\nnot a bind line\n', encoding="utf-8")
+
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        assert any(line.startswith("error: ") and "binds.cfg" in line for line in app.transcript.lines)  # its warning, at start
+        before = len(app.transcript.lines)
+        app.draft.insert("   \n  ")
+        await pilot.press("enter")  # a blank draft sends nothing and stays
+        await pilot.pause()
+        assert app.transcript.lines[before:] == []
+        app.draft.clear()
+        await pilot.press("f4")
+        await until(pilot, lambda: len(app.transcript.lines) > before, "the unknown action's row")
+        assert app.transcript.lines[before].startswith("error: action app.nowhere: no such action (the actions: app.interrupt, ")
+        for typed in ("/tier", "/help"):
+            app.draft.insert(typed)
+            await pilot.press("enter")
+        await until(pilot, lambda: any(line.startswith("app.stt.toggle") for line in app.transcript.lines), "the help's last row")
+        tier = next(line for line in app.transcript.lines if line.startswith("service tier: "))
+        assert tier.endswith("; /tier auto|default|flex|priority sets it")
+        assert "/help: these commands" in app.transcript.lines and "editor.submit (enter): send the draft (a running turn: steer it)" in app.transcript.lines and "/new: a new empty session, and switch to it" in app.transcript.lines
+        await pilot.press("f5")  # action app.quit
+        await until(pilot, lambda: app.return_code == 0, "the app's exit")
+
+    served(home, scenario)
+
+
+def test_fork_of_an_empty_session_and_requests_after_the_agent_is_gone(home: Path) -> None:
+    async def main() -> None:
+        async with mock_agent(home) as agent:
+            app = app_of(home)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: attached(app), "the agent's state")
+                await app.fork(None)
+                assert app.transcript.lines[-1] == "error: /fork: session s1 has no entries: nothing to fork"
+                await agent.close()  # the agent ends: the connection with it
+                await until(pilot, lambda: app.transcript.lines[-1] == "error: the agent's connection ended", "the connection's end")
+                assert app.status.connected is False
+                app.draft.insert("/remind run the tests")
+                await pilot.press("enter")
+                await until(pilot, lambda: app.transcript.lines[-1] == "error: not connected to the agent: nothing was sent", "the refusal to send")
+
+    asyncio.run(main())
+
+
+def test_an_agent_that_cannot_be_reached_is_one_error_row(home: Path) -> None:
+    async def unreachable(session: str) -> Any:
+        raise OSError(f"no agent serves {session}")
+
+    async def main() -> None:
+        app = EukheApp(home, Store(home / "sessions").path("s1"), "s1", home.parent, reach=unreachable)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: bool(app.transcript.lines), "the error row")
+            assert app.transcript.lines == ["error: cannot reach the agent of session s1: no agent serves s1"]
+            assert app.client is None
+
+    asyncio.run(main())
