@@ -139,6 +139,22 @@ What it models, and what it leaves to the models it calls:
   (``aborted``: that request's reply is never read), and nothing more is served (the scenario ends
   there). An ``agent`` event with ``"wait": false`` leaves its child running (the scenario does not
   wait for its report before the next event).
+- Messages sent as a turn starts (an input's ``early``: steer, follow_up and abort sent right after
+  the turn request, before its run has begun; control.md S4: steer joins a running turn, follow_up
+  runs after it, abort cancels it). A steered message waits to join as one sent while the run's
+  first request runs would (after that reply's calls or its answer), a follow-up runs after the
+  turn; an abort ends the turn there (``aborted``): no run begins, its message is never committed,
+  no request is sent, and the messages sent with it are dropped (derived from production's
+  eukhe.agent.runner: the turn ends before it has a loop to join).
+- A reply's ``break_stack``: while its request runs, main's Director stack document is replaced by one
+  that does not parse (as a damaged file would be). The loop reads the stack before each request,
+  for a forced call after its reply, and at each step: the first such read fails the turn
+  (``error turn_failed``, then ``end failed``: a failure of the loop itself, not a run's end, so
+  nothing that waits runs after it and nothing is kept); from then on a push is refused, and a turn
+  fails as its run begins (``error turn_failed``, with no end: the run never started). Derived from
+  production's eukhe.agent.daemon (a turn that raises is told as turn_failed) and S5 item 8 (the
+  stack is the document eukhe.directors) with the design's rule that a document that fails to
+  parse is a typed error, never read as empty nor overwritten.
 - ``slots_held`` ``"abort"``: every providerMaxInFlight slot is held elsewhere when the first input
   is sent, and the turn is aborted while its first request waits for one (control.md S4b.4 and S4:
   abort cancels the turn): the request is never sent, the run ends ``aborted`` (its message is
@@ -167,7 +183,9 @@ Scenario events (JSON objects, one per line):
   {"agent": {"name", "task", "replies": [reply, ...]}}   /agent NAME TASK (the agent events in a
                                     row start together; the child takes its replies)
   {"input": text, "replies": [reply, ...], "summaries": [summary, ...],
-   "children": {name: [reply, ...]}}   a user turn; its
+   "children": {name: [reply, ...]},
+   "early": {"steer": [text], "follow_up": [text], "abort": bool}}   a user turn (early: the
+                                    messages and the abort sent as it starts, see above); its
                                     requests take the replies in order, then the default reply
                                     (text "done."); its compactions take the summaries in order,
                                     then the default summary
@@ -198,6 +216,8 @@ from bend.infer import flag
 MAX_NOTES = 8
 LEAK_NOTES = 2
 ABORTED = "aborted"
+STACK_UNREADABLE = "stack_unreadable"  # a run's end when a read of the Director stack fails
+STACK_FAILURE = ("error turn_failed", "end failed")  # what the clients are told of it
 HANG, STALLED = "hang", "stalled"  # a child's reply that never comes; how that child ends
 KILLED, KILL_EXIT = "killed", -9  # a call that kills its child's process (SIGKILL); that child's exit
 OFFERED: tuple[str, ...] = ("read", "write", "edit", "ls", "glob", "grep", "bash", "task")
@@ -282,6 +302,7 @@ class Reply:
     thinking: tuple[str, ...] = ()  # the reasoning streamed before its text and calls, piece by piece
     rewind: bool = False  # /rewind sent while its request runs (refused busy)
     stop_agent: bool = False  # the agent process stops while its request runs
+    break_stack: bool = False  # main's Director stack document is made unreadable while its request runs
 
 
 @dataclass(frozen=True)
@@ -342,6 +363,7 @@ class World:
     lead: str = ""  # the chat: what the run's user message opens with (its view, the date, the turn's mark)
     unresolved: str = ""  # the pinned model with no credentials ("": the scenario's model)
     stopped: bool = False  # the agent process has stopped: nothing more is served
+    broken_stack: bool = False  # main's Director stack document does not parse: pushes refused, a read of it fails the turn
 
 
 @dataclass(frozen=True)
@@ -398,7 +420,7 @@ def pushed_count(stack: tuple[Layer, ...]) -> int:
 
 
 def push(world: World, layer: Layer) -> tuple[World, bool]:
-    if pushed_count(world.stack) >= world.limits.stack_cap:
+    if world.broken_stack or pushed_count(world.stack) >= world.limits.stack_cap:
         return world, False
     return replace(world, stack=world.stack + (layer,)), True
 
@@ -756,6 +778,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
     rounds = 0
     note = "-"
     while True:
+        if world.broken_stack:  # the stack is read before each request: the run fails there
+            return world, replies, Final("", STACK_UNREADABLE), lines
         world, before, after = before_request(world)
         lines = lines + before + (request_line(world, note),) + after
         world, reply, replies, spawns = take(world, replies)
@@ -770,6 +794,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             return world, replies, Final("", ABORTED), lines + ("abort ok",)
         if reply.stop_agent:  # the agent stops: the background children are killed, then the turn aborted
             return replace(world, batch=(), stopped=True), replies, Final("", ABORTED), lines + ("agent stops",)
+        if reply.break_stack:  # the stack document no longer parses: its next read fails the run
+            world = replace(world, broken_stack=True)
         retries = 0
         while reply.fault == "fail":
             if retries >= world.limits.max_retries:
@@ -799,6 +825,8 @@ def generation(world: World, replies: Replies) -> tuple[World, Replies, Final, t
             lines = lines + (f"note {note} {notes}/{MAX_NOTES}",)
             continue
         place = forced_place(world.stack)
+        if place >= 0 and world.broken_stack:  # the forced call's layer is read from the stack
+            return world, replies, Final("", STACK_UNREADABLE), lines
         if place >= 0:
             layer = world.stack[place]
             called = any(call.name == layer.tool for call in reply.calls)
@@ -870,6 +898,8 @@ def turn(world: World, run: str, text: str, replies: Replies) -> tuple[World, tu
         if done[-1:] == (f"end {ABORTED}",):  # an aborted turn ends there: its follow-ups are dropped
             world = replace(world, follow_ups=())
             break
+        if done[-2:] == STACK_FAILURE:  # the loop itself failed: nothing waiting runs, nothing is kept
+            return replace(world, steering=(), follow_ups=(), reports=()), lines
         text, steering = first_of(world.steering, world.limits.steering_all)
         world = replace(world, steering=steering)
         if text == "":
@@ -888,6 +918,8 @@ def one_run(world: World, run: str, text: str, replies: Replies) -> tuple[World,
     while True:
         world, replies, final, done = generation(world, replies)
         lines = lines + done
+        if final.end == STACK_UNREADABLE or (final.end == "" and world.broken_stack):  # the step reads the stack too
+            return world, replies, lines + STACK_FAILURE
         if final.end != "":
             return world, replies, lines + (f"end {final.end}",)
         world, decided, continuation, rows, error = step(replace(world, answer=final.text), final.text)
@@ -1047,6 +1079,7 @@ def reply_of(value: object) -> Reply:
         tuple(str(t) for t in _texts(value.get("thinking", []))),
         value.get("rewind") is True,
         value.get("stop_agent") is True,
+        value.get("break_stack") is True,
     )
 
 
@@ -1137,8 +1170,16 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             items = event.get("replies", [])
             assert isinstance(items, list)
             lines.append(f"input {event['input']}")
+            early = event.get("early", {})
+            assert isinstance(early, dict)
+            if early.get("abort") is True:  # aborted as it starts: no run begins, what came with it is dropped
+                lines.extend(("abort ok", f"end {ABORTED}"))
+                continue
             if world.unresolved != "":  # no usable model: the turn ends before it begins
                 lines.append("end failed")
+                continue
+            if world.broken_stack:  # the run's begin reads the stack: the turn fails before its run starts
+                lines.append(STACK_FAILURE[0])
                 continue
             if held and aborting:  # aborted while its first request waits for a slot: never sent
                 held = False
@@ -1152,6 +1193,9 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             children = event.get("children", {})
             assert isinstance(children, dict)
             world = replace(world, children=tuple((str(n), tuple(reply_of(r) for r in _texts(rs))) for n, rs in children.items()))
+            steered = tuple(str(t) for t in _texts(early.get("steer", [])))
+            queued = tuple(str(t) for t in _texts(early.get("follow_up", [])))
+            world = replace(world, steering=world.steering + steered, follow_ups=world.follow_ups + queued)  # they wait as the run begins
             world, done = turn(world, f"input-{number}", str(event["input"]), Replies(tuple(reply_of(r) for r in items), 0))
             lines.extend(done)
     setup = next((e["setup"] for e in events if "setup" in e), {})

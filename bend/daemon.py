@@ -194,6 +194,7 @@ class World:
     blocked: bool = False  # whether the agent dir's agents is a file: no agents/NAME.cfg can be read or written
     broken_stack: bool = False  # whether main's Director stack document (eukhe.directors) does not parse
     stale_socket: bool = False  # whether a takeover finds a directory where the session's socket would be
+    deaf: bool = False  # whether a connection that does not read is dropped at once (the agent's limit of unsent events below its greeting)
 
 
 def value(world: World, cvar: str) -> cv.Value:
@@ -261,6 +262,7 @@ def open_session(
     blocked: bool = False,
     broken_stack: bool = False,
     stale_socket: bool = False,
+    deaf: bool = False,
 ) -> World:
     """S10 session 1: no pinned model and no saved default, so no model; the stored level is
     unset and settles on defaultThinkingLevel (medium). ``global_cfg``: the text of the agent
@@ -272,7 +274,7 @@ def open_session(
     broken = global_cfg is not None
     assert not broken or isinstance(cv.parse_list(str(global_cfg)), cv.ParseError), "a global config.cfg that parses: no scenario gives one"
     cvars = cv.State(reg, (), (cv.Agent("main", (), ()),), ())
-    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat, broken_cfg=broken, blocked=blocked, broken_stack=broken_stack, stale_socket=stale_socket)
+    world = World(cvars, (), catalog_of(raw_catalog), None, ef.Session(None, None, None), loop, terminal, chat, busy_chat, broken_cfg=broken, blocked=blocked, broken_stack=broken_stack, stale_socket=stale_socket, deaf=deaf)
     default = value(world, "defaultThinkingLevel")
     opened, _ = ef.step(ef.Session(None, str(default), None), "open", None)
     return replace(world, effort=opened)
@@ -612,7 +614,15 @@ def raw(world: World, line: str, eol: bool = True) -> tuple[World, list[str]]:
     with its answer, which names the request's id. A request of the terminal that has no id
     gets one from the relay, so that its answer can be told apart (derived from production's
     eukhe.agent.daemon: ``console-1``, ``console-2``, ... in the order its stdin sends them);
-    on a connection of its own it keeps none."""
+    on a connection of its own it keeps none.
+
+    ``deaf`` (the first event): the agent drops a client whose events wait unsent past its limit
+    (one that does not read; it gets the state again when it connects again), and the scenario's
+    limit is below the greeting itself: a connection of its own is dropped as it connects, before
+    its line is read, so nothing answers it and nothing changes (derived from production's
+    eukhe.agent.daemon, PENDING_LIMIT)."""
+    if world.deaf and not world.terminal:
+        return world, []
     greeting = [] if world.terminal else [state_line(world)]
     limit = LINE_LIMIT if world.chat or world.busy_chat or not world.loop else PROTOCOL_LINE_LIMIT
     if len(line.encode("utf-8", "surrogateescape")) > limit:
@@ -765,7 +775,9 @@ def reopen(world: World) -> tuple[World, list[str]]:
     stored level, the stack, the session agent's sets and aliases) and the Global config as it
     is now. An unpinned session takes the saved default as ``bend.default_model.resolve`` settles
     it (S6: every provider of models.json has its key, apiKey being required; no startup chain),
-    and a saved default it cannot honour is told as a ``default_model`` row; the stored level is
+    and a saved default it cannot honour is told as a ``default_model`` row (one of a provider of
+    the compiled catalog, which has no credentials in the scenarios, is none of theirs: S6 uses no
+    provider without credentials, and the row's reason is not told); the stored level is
     settled on the model as at open. The new agent's client's greeting is the state, with the kinds of the rows of open.
     ``stale_socket`` (the first event): before that claim, a claim while a directory sits where the
     session's socket would be takes the session, cannot put its socket there and fails with the OS's
@@ -850,7 +862,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
     next one is a request (what it broadcast, then its reply)."""
     mode = events[0].get("agent")
     cfg = events[0].get("global_cfg")
-    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True, events[0].get("broken_stack") is True, events[0].get("stale_socket") is True)
+    world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True, events[0].get("broken_stack") is True, events[0].get("stale_socket") is True, events[0].get("deaf") is True)
     lines = [f"0 {state_line(world)}"]
     if mode == "serve-held":  # first, a serve stopped while it claims a session a writer with no socket holds
         lines.insert(0, f"0 {STOPPED_WHILE_CLAIMING}")

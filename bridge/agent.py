@@ -73,7 +73,12 @@ subagent's process), so its pipe ends with no report, and whose agents/NAME.cfg 
 (``broken_cfg``: its settings_error row told by the file's name); the parent's first request also
 reads an empty path and a FIFO, and greps the FIFO (FIFO: a file that is no regular file), and reads,
 edits and greps a file past the tools' read limit (HUGE); and a
-turn aborted while its first request waits for a slot (``slots_held`` ``"abort"``).
+turn aborted while its first request waits for a slot (``slots_held`` ``"abort"``); then main's
+Director stack document made unreadable while a reply's request runs (``break_stack``: the turn fails,
+``error turn_failed``, and so do the pushes and turns after it). The steering scenarios also send
+steer, follow_up or abort right after the turn request, before its run has begun (an input's
+``early``): the runner holds the messages for the loop it is about to make, and an abort ends the
+turn before it begins.
 """
 
 from __future__ import annotations
@@ -100,6 +105,7 @@ from eukhe.agent.compaction import SUMMARY_INTRO, SUMMARY_PROMPT
 from eukhe.agent.daemon import MODEL_DOC
 from eukhe.agent.runner import TITLE_DOC, runner_factory
 from eukhe.agent.tools.files import MAX_READ_BYTES
+from eukhe.directors.document import DIRECTORS_DOC
 from eukhe.inference import toolcalls
 from eukhe.inference.force import soft_prompt
 from eukhe.memory.prompts import turn_text
@@ -332,6 +338,11 @@ CASES = frozenset(
         "model_unresolved_turn_fails",
         "child_model_unresolved",
         "agent_stops_while_a_turn_runs",
+        "abort_as_the_turn_starts",
+        "steer_as_the_turn_starts",
+        "follow_up_as_the_turn_starts",
+        "turn_fails_when_the_stack_breaks",
+        "turn_fails_on_a_broken_stack",
     }
 )
 
@@ -711,6 +722,8 @@ class _Printer:
             self.lines.append(f"row {event['kind']}: {event['text']}".replace("\n", "\\n"))
         elif kind == "turn_end":
             self.lines.append(f"end {event['reason']}")
+        elif kind == "error" and event["kind"] == "turn_failed":  # the turn loop itself failed (no request's answer)
+            self.lines.append(f"error {event['kind']}")
 
 
 def long_result(name: str, text: str) -> str:
@@ -968,7 +981,7 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 for index, reply in enumerate(event.get("replies", [])):
                     sent: list[p.SteerRequest | p.FollowUpRequest] = [*(p.SteerRequest(text=t) for t in reply.get("steer", [])), *(p.FollowUpRequest(text=t) for t in reply.get("follow_up", []))]
                     spawns = [dict(a) for a in reply.get("agents", [])]
-                    gate = threading.Event() if sent or spawns or reply.get("busy") or reply.get("abort") or reply.get("rewind") or reply.get("stop_agent") else None
+                    gate = threading.Event() if sent or spawns or reply.get("busy") or reply.get("abort") or reply.get("rewind") or reply.get("stop_agent") or reply.get("break_stack") else None
                     scripts.append(script_of(reply, gate))
                     if gate is not None:
                         gates.append((index, gate, spawns, sent, reply))
@@ -980,6 +993,14 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 server.lines = lines
                 try:
                     ask(p.TurnRequest(text=str(event["input"])))
+                    early = dict(event.get("early", {}))  # sent as the turn starts: before its run has begun
+                    for text in early.get("steer", []):
+                        ask(p.SteerRequest(text=str(text)))
+                    for text in early.get("follow_up", []):
+                        ask(p.FollowUpRequest(text=str(text)))
+                    if early.get("abort") is True:
+                        said = ask(p.AbortRequest())
+                        lines.append("abort ok" if said["type"] == "ok" else f"abort refused {said['kind']}")
                     if held is not None and setup.get("slots_held") == "abort":  # aborted while it waits
                         await abort_when_waited(held, server, agent, ask, lines)
                     elif held is not None:  # every slot of the provider taken: the turn's request waits for one
@@ -1002,6 +1023,8 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                             if reply.get("abort"):
                                 said = ask(p.AbortRequest())
                                 lines.append("abort ok" if said["type"] == "ok" else f"abort refused {said['kind']}")
+                            if reply.get("break_stack"):  # main's Director stack document, damaged
+                                agent.main.commit(documents={DIRECTORS_DOC: BROKEN_STACK})
                             if reply.get("stop_agent"):  # the agent process stops (its end, as SIGTERM brings it)
                                 lines.append("agent stops")
                                 await agent.close()
@@ -1215,6 +1238,12 @@ NO_KEY = "XAI_API_KEY"  # its provider's variable
 UNRESOLVED_MAP = {"off": None, "minimal": "minimal", "xhigh": "xhigh"}  # its thinkingLevelMap there
 SLOT_ABORT_FIRST = UNRESOLVED_FIRST + 1
 SLOT_ABORTS = 1
+# The damaged stacks (BROKEN_STACK_FIRST on): main's Director stack document replaced, while a reply's
+# request runs, by one that does not parse; the turn fails at the next read of the stack, and so do
+# the pushes and the turns after it.
+BROKEN_STACK_FIRST = SLOT_ABORT_FIRST + SLOT_ABORTS
+BROKEN_STACKS = 2
+BROKEN_STACK = {"layers": "not a list", "version": 1}
 
 
 def fixed(entry: tuple[str, str, str, str]) -> dict[str, str]:
@@ -1256,6 +1285,15 @@ def slot_abort_scenario(index: int) -> list[Event]:
     return [{"setup": {"slots_held": "abort"}}, {"input": f"slow start {index}", "replies": []}, {"input": f"then go on {index}", "replies": [tools_reply(rng), answer(rng)]}]
 
 
+def broken_stack_scenario(index: int) -> list[Event]:
+    rng = random.Random(f"agent-broken-stack-{index}")
+    if index % 2 == 0:  # a reminder on the stack; the stack breaks during the answer's request
+        script = [tools_reply(rng), {**answer(rng), "break_stack": True}]
+        return [{"setup": {}}, {"remind": "Keep the diff small."}, {"input": f"damaged {index}", "replies": script}, {"remind": "Run the tests."}, {"input": f"again {index}", "replies": [answer(rng)]}]
+    script = [{**tools_reply(rng), "break_stack": True, "follow_up": [f"then sum up ({index})"]}, answer(rng)]  # the calls run, then the next request's read fails
+    return [{"setup": {}}, {"input": f"damaged {index}", "replies": script}, {"force": {"tool": "ls", "tries": 1}}, {"input": f"again {index}", "replies": [answer(rng)]}]
+
+
 def with_thinking(index: int, events: list[Event]) -> list[Event]:
     """Some scenarios' replies (and their children's) stream reasoning before their text or calls
     (drawn apart, so the other draws stay as they were)."""
@@ -1271,6 +1309,8 @@ def with_thinking(index: int, events: list[Event]) -> list[Event]:
 
 
 def generate(index: int) -> list[Event]:
+    if index >= BROKEN_STACK_FIRST:
+        return broken_stack_scenario(index)
     if index >= SLOT_ABORT_FIRST:
         return slot_abort_scenario(index)
     if index >= UNRESOLVED_FIRST:
@@ -1301,6 +1341,7 @@ def scenario(index: int) -> list[Event]:
     inputs = rng.choice([2, 3, 3]) if aim == "compaction" else rng.choice([1, 1, 2, 3])
     for k in range(inputs):
         summaries: list[dict[str, Any]] = []
+        early_sent: dict[str, Any] = {}  # sent as the turn starts (the steering aim)
         if aim in ("goal_completes", "goal_stalls") and k == 0:
             events.append({"goal": {"id": f"g{index}", "objective": "make the tests pass"}})
         if aim == "goal_completes":
@@ -1367,6 +1408,17 @@ def scenario(index: int) -> list[Event]:
                     reply["steer"] = [f"also look at {rng.choice(list(FILES))} ({k}.{number}.{j})" for j in range(rng.choice([1, 1, 2]))]
                 if rng.random() < 0.3:
                     reply["follow_up"] = [f"then sum up ({k}.{number}.{j})" for j in range(rng.choice([1, 2]))]
+            early = random.Random(f"agent-early-{index}-{k}")  # its own draws: the others stay as they were
+            if early.random() < 0.6:  # messages, or an abort, sent as the turn starts (before its run begins)
+                shape = early.choice(["steer", "steer", "follow_up", "both", "abort", "abort"])
+                sent: dict[str, Any] = {}
+                if shape in ("steer", "both", "abort") and early.random() < 0.7:
+                    sent["steer"] = [f"first look at {early.choice(list(FILES))} ({k}.early.{j})" for j in range(early.choice([1, 1, 2]))]
+                if shape in ("follow_up", "both"):
+                    sent["follow_up"] = [f"then list the files ({k}.early)"]
+                if shape == "abort":
+                    sent["abort"] = True
+                early_sent = sent
         elif aim == "compaction":
             if k == 0:
                 setup["compaction"] = rng.choice(["background", "background", "blocking"])
@@ -1441,7 +1493,7 @@ def scenario(index: int) -> list[Event]:
         if aim == "compaction":
             events.append({"input": f"task {k} of scenario {index:04d}", "replies": script, "summaries": summaries})
         else:
-            events.append({"input": f"task {k} of scenario {index}", "replies": script})
+            events.append({"input": f"task {k} of scenario {index}", "replies": script, **({"early": early_sent} if early_sent else {})})
     if aim == "max_notes" and (index // len(AIMS)) % 2 == 0:  # a next run: its request shows what the spent run kept
         events.append({"input": f"and then? (scenario {index})", "replies": [answer(random.Random(f"agent-spent-after-{index}"))]})
     return events
@@ -1572,8 +1624,28 @@ def reached(events: Sequence[Event]) -> set[str]:
         "model_unresolved_turn_fails": any(e.get("model") for e in events) and any(a == "end failed" and b.startswith("input ") for a, b in zip(lines[1:], lines)),
         "child_model_unresolved": "ended without a report (failed): provider xai has no credentials" in text,
         "agent_stops_while_a_turn_runs": any(a == "end aborted" and b == "agent stops" for a, b in zip(lines[1:], lines)),
+        "turn_fails_when_the_stack_breaks": any(a == "error turn_failed" and b == "end failed" for a, b in zip(lines, lines[1:])),
+        "turn_fails_on_a_broken_stack": any(a.startswith("input ") and b == "error turn_failed" for a, b in zip(lines, lines[1:])),
+        "abort_as_the_turn_starts": any(e.get("early", {}).get("abort") is True for e in inputs)
+        and any(a.startswith("input ") and b == "abort ok" and c == "end aborted" for a, b, c in zip(lines, lines[1:], lines[2:])),
+        "steer_as_the_turn_starts": any(f"row joined: {t}" in text for e in inputs if not e.get("early", {}).get("abort") for t in e.get("early", {}).get("steer", [])),
+        "follow_up_as_the_turn_starts": any(
+            sum(line.startswith("end ") for line in segment) > 1 and e.get("early", {}).get("follow_up") and not e.get("early", {}).get("abort")
+            for e, segment in zip(inputs, segments(lines))
+        ),
     }
     found.update(name for name, hit in more.items() if hit)
+    return found
+
+
+def segments(lines: Sequence[str]) -> list[list[str]]:
+    """The lines of each input, from its ``input`` line to the next one's."""
+    found: list[list[str]] = []
+    for line in lines:
+        if line.startswith("input "):
+            found.append([])
+        if found:
+            found[-1].append(line)
     return found
 
 
@@ -1641,7 +1713,7 @@ def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:
 
 BRIDGE = Bridge(
     area="agent",
-    count=SLOT_ABORT_FIRST + SLOT_ABORTS,
+    count=BROKEN_STACK_FIRST + BROKEN_STACKS,
     generate=generate,
     model=model_transcript,
     production=production,

@@ -31,7 +31,10 @@ one of three (the scenario's first event says which):
   printed nothing; then ``serve``. The scenarios after the first 300 (``MORE``) are of these kinds,
   of a catalog with a reasoning model with no thinkingLevelMap (``free``), and of an agent dir
   whose global config.cfg does not parse (``broken``: ``global_cfg``), raw lines of RAW_MORE
-  (``raw``), and the chat's agent whose compactor is moved from one model to another (``compactor``).
+  (``raw``), the chat's agent whose compactor is moved from one model to another (``compactor``),
+  a saved default of the compiled catalog whose provider has no credentials (``keyless``: the session
+  rewound to its start, then taken over, cannot take it), and an agent whose limit of a client's
+  unsent events is below a greeting (``deaf``: each raw line's connection is dropped as it connects).
 
 The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so a raw line past
 it is answered ``too_long``; a raw line may also end with the end of what its connection writes
@@ -306,12 +309,16 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
             agent_process = daemon.Daemon(agent, session, runner_factory if chat else None, line_limit=model.LINE_LIMIT)
             await agent_process.start()
             agents, clients = [agent_process], [await AgentClient.connect(agent_process.address)]  # the serving ones, last
+            greeted: list[dict[str, Any]] = []
+            if events[0].get("deaf") is True:  # once this client has its greeting, a later one whose events wait unsent past this is dropped
+                greeted.append(await _next(clients[-1]))
+                agent_process.pending_limit = DEAF_LIMIT
 
             async def send(request: p.Request) -> None:
                 await clients[-1].send(request)
 
             async def receive() -> dict[str, Any]:
-                return await _next(clients[-1])
+                return greeted.pop() if greeted else await _next(clients[-1])
 
             async def reopen() -> list[str]:
                 said, taken, fresh = await takeover(agent, session.id, agents[-1], clients[-1], events[0].get("stale_socket") is True)
@@ -397,10 +404,14 @@ def _connection(address: Path) -> Raw:
     async def raw(line: bytes) -> list[dict[str, Any]]:
         with socket_address(address.parent, address.name) as where:
             reader, writer = await asyncio.open_unix_connection(where, limit=p.LINE_LIMIT)
-        writer.write(line)
-        await writer.drain()
-        writer.write_eof()
-        said = await asyncio.wait_for(reader.read(), DEADLINE)
+        said = b""
+        try:
+            writer.write(line)
+            await writer.drain()
+            writer.write_eof()
+            said = await asyncio.wait_for(reader.read(), DEADLINE)
+        except ConnectionError:  # the agent dropped the connection as it came (``deaf``): it sent nothing
+            pass
         writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await writer.wait_closed()
@@ -650,6 +661,15 @@ class _Terminal:
 
 
 def production(events: Sequence[Event]) -> list[str]:
+    key = os.environ.pop(KEYLESS_VARIABLE, None)  # the saved default's provider has no credentials here
+    try:
+        return _production(events)
+    finally:
+        if key is not None:
+            os.environ[KEYLESS_VARIABLE] = key
+
+
+def _production(events: Sequence[Event]) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         agent = Path(tmp) / "agent"
         agent.mkdir()
@@ -841,7 +861,15 @@ def _catalog(rng: random.Random) -> list[dict[str, Any]]:
 # an ``eukhe agent serve`` for the session while a writer with no socket holds it, stopped (SIGTERM)
 # while it claims (bend.daemon.STOPPED_WHILE_CLAIMING), then the serve of ``serve`` once it is free.
 MORE_FIRST = 300
-MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale")
+MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale", "keyless", "keyless", "deaf", "deaf")
+# ``deaf``: the in-process agent's limit of a client's unsent events (PENDING_LIMIT in production) set,
+# once the scenario's client has connected, below the greeting of any later one: a connection that
+# does not read is dropped as it connects (each raw line's), before its line is read.
+DEAF_LIMIT = 64
+# ``keyless``: a saved default of the compiled catalog whose provider has no credentials (no auth.json,
+# no variable, no models.json entry): the session cannot take it, at a rewind as at a takeover.
+KEYLESS = ("xai", "grok-4.6")
+KEYLESS_VARIABLE = "XAI_API_KEY"  # its provider's variable, unset while the scenario runs
 RAW_MORE = (  # ``raw``: lines that are no UTF-8, hold lone surrogate escapes, are JSON scalars, end with CR
     "\udcff\udcfe status",  # the bytes 0xff 0xfe: not UTF-8
     '{"v":1,"type":"status","id":"caf\udce9"}',  # a byte 0xe9 inside the JSON: not UTF-8
@@ -873,6 +901,8 @@ def generate(index: int) -> list[Event]:
         first["broken_stack"] = True
     if more == "stale":  # at a takeover, a directory where the session's socket would be
         first["stale_socket"] = True
+    if more == "deaf":
+        first["deaf"] = True
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
@@ -896,10 +926,14 @@ def generate(index: int) -> list[Event]:
     if more == "compactor":  # the chat's compactor started on one model, then moved to another (and back)
         for name, level in ((names[0], ""), (names[-1], " high"), (names[0], "")):
             events.append({"request": "command", "line": f"/memory model {name.removeprefix('/model ')}{level}"})
+        events.append({"request": "command", "line": f"/memory model {names[0].removeprefix('/model ')} high extra"})  # too many words
+    if more == "keyless":  # the saved default of no credentials, then the session rewound to its start
+        events.append({"request": "cvar", "line": f"set defaultProvider {KEYLESS[0]}; set defaultModel {KEYLESS[1]}", "global": True})
+        events.append({"request": "command", "line": "/rewind 1"})
     modelled = False  # a /model line was sent: the turn loop of a real process would reach the network
     focus = index % 5  # each scenario leans on one kind of request, and mixes the rest
     for _ in range(rng.randint(6, 24)):
-        if first.get("agent") is None and rng.random() < 0.06:  # a takeover of the session (bend.daemon.reopen)
+        if first.get("agent") is None and more != "deaf" and rng.random() < 0.06:  # a takeover of the session (bend.daemon.reopen)
             events.append({"request": "reopen"})
         elif client and len(events) > 3 and not any(e.get("request") == "reopen" for e in events) and rng.random() < 0.15:
             events.append({"request": "reopen"})  # the agent the relay follows ends: it takes the session over
@@ -912,6 +946,9 @@ def generate(index: int) -> list[Event]:
             pick = rng.choice(["save", "cvar"])
         if more == "stack" and rng.random() < 0.5:  # pushes on the stack that cannot be read
             pick = "push"
+        if more == "deaf" and rng.random() < 0.4:  # connections of their own, each dropped as it connects
+            events.append(raw_event(rng, in_process))
+            continue
         if more == "raw" and rng.random() < 0.5:
             events.append({"request": "raw", "line": rng.choice(RAW_MORE), "eol": rng.random() < 0.8})
             continue
@@ -971,7 +1008,7 @@ def generate(index: int) -> list[Event]:
                 events.append({"request": kind, "text": rng.choice(TEXTS)})
         else:
             events.append({"request": "command", "line": rng.choice(OTHER).replace("HEAD", "2" if chat or more == "stack" else "1")})
-    if more == "stale":  # a takeover, whatever the draws
+    if more in ("stale", "keyless"):  # a takeover, whatever the draws
         events.append({"request": "reopen"})
     if more == "held":  # a line of stdin past the protocol's limit (64 MiB): the relay answers too_long
         events.append({"request": "raw", "line": "y", "repeat": model.PROTOCOL_LINE_LIMIT + 1})
@@ -1095,6 +1132,9 @@ CASES = frozenset(
         "cvar_save cannot write: agents is a file",
         "push refused: the stack document does not parse",
         "a claim that cannot bind its socket gives the session back",
+        "memory model of too many words refused in the chat",
+        "a saved default whose provider has no credentials",
+        "a connection that does not read is dropped as it connects",
     }
 )
 
@@ -1123,6 +1163,7 @@ def reached(events: Sequence[Event]) -> set[str]:
         events[0]["catalog"], mode is not None, mode in model.TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True,
         events[0].get("broken_stack") is True,
         events[0].get("stale_socket") is True,
+        events[0].get("deaf") is True,
     )
     if cfg is not None:
         cases.add("a global config.cfg that does not parse")
@@ -1223,6 +1264,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 words = line.split()[1:]
                 if last.startswith("error"):
                     cases.add("memory line refused in the chat")
+                    if words[:1] == ["model"] and len(words) > 3:
+                        cases.add("memory model of too many words refused in the chat")
                 elif not words:
                     cases.add("memory status in the chat")
                 elif words == ["view"]:
@@ -1247,6 +1290,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add(agent_cases[last])
             else:
                 cases.add("unknown command")
+        elif kind == "raw" and events[0].get("deaf") is True:
+            cases.add("a connection that does not read is dropped as it connects")
         elif kind == "raw" and last == "error too_long" and mode in model.TERMINAL:
             cases.add("raw line past the protocol's limit to the terminal")
         elif kind == "raw" and last == "error too_long":
@@ -1291,6 +1336,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add("takeover on the saved default")
             if last.endswith(" rows=default_model"):
                 cases.add("takeover with a saved default it cannot honour")
+            if model.value(before, "defaultProvider") == KEYLESS[0] and last.endswith(" rows=default_model"):
+                cases.add("a saved default whose provider has no credentials")
             if "claim refused OSError" in said:
                 cases.add("a claim that cannot bind its socket gives the session back")
         elif kind == "cycle_thinking_level":

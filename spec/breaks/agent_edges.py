@@ -2,7 +2,9 @@
 the stalls: a reply's reasoning streamed, a child that dies before it reports, a child whose
 agents/NAME.cfg does not parse, a child and a turn of a model with no credentials, /rewind while a
 turn or a background child runs, the agent stopped while a turn runs, a file past the tools' read
-limit, and a turn aborted while its request waits for a providerMaxInFlight slot. Each must be caught by the loop bridge."""
+limit, a turn aborted while its request waits for a providerMaxInFlight slot, steer, follow_up and
+abort sent as a turn starts (before its run has begun), and a Director stack document that stops
+parsing while a turn runs. Each must be caught by the loop bridge."""
 
 from spec.breaks import Break
 
@@ -78,5 +80,29 @@ BREAKS = [
         "            waiting.add_done_callback(lambda _: os.close(fd))  # the lock, once the thread has it, goes at once\n            raise",
         "            waiting.add_done_callback(lambda _: os.close(fd))  # the lock, once the thread has it, goes at once\n            return index, fd",
         "a turn aborted while its request waits for a slot sends the request all the same, holding no slot",
+    ),
+    Break(
+        "agent_abort_as_turn_starts_ignored",
+        "agent",
+        "eukhe.agent.runner",
+        "        if self._aborted_early:  # aborted before it began: the turn ends there, with what was sent into it",
+        "        if False:",
+        "an abort sent as a turn starts (before its run has begun) is answered ok, and the turn runs all the same",
+    ),
+    Break(
+        "agent_messages_as_turn_starts_dropped",
+        "agent",
+        "eukhe.agent.runner",
+        "            for send, message in early:\n                send(self._agent, message)",
+        "            for send, message in early:\n                pass",
+        "a message steered or queued as a turn starts (before its run has begun) is answered ok, then lost",
+    ),
+    Break(
+        "agent_turn_failure_untold",
+        "agent",
+        "eukhe.agent.daemon",
+        '            self.broadcast(p.ErrorEvent(kind="turn_failed", message=f"the turn ended with an error: {failure}"))',
+        "            pass",
+        "a turn whose loop fails (main's Director stack document no longer parses) ends failed without telling the clients why",
     ),
 ]

@@ -1,7 +1,10 @@
 """Named deliberate breaks of the agent process's edges the daemon bridge reaches from its scenarios
 after the first 300: an agent dir whose agents is a file (cvar_save fails with the OS's error), a
 Director stack document that does not parse (a push fails DocumentError), a takeover's claim that
-cannot bind its socket, and a line of the stdin of ``eukhe agent serve`` past the protocol's limit. Each must be caught by the daemon bridge."""
+cannot bind its socket, a line of the stdin of ``eukhe agent serve`` past the protocol's limit, a
+/memory model line of too many words in the chat, a saved default whose provider has no
+credentials, and a connection that does not read (its unsent events past the agent's limit). Each
+must be caught by the daemon bridge."""
 
 from spec.breaks import Break
 
@@ -37,5 +40,29 @@ BREAKS = [
         '                    self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
         '                    self.output.write(p.encode(p.ErrorEvent(kind=p.NOT_JSON, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
         "a line of the terminal past the protocol's limit is answered as a line that is not JSON, not as one too long",
+    ),
+    Break(
+        "daemon_memory_model_extra_words_taken",
+        "daemon",
+        "eukhe.agent.chat",
+        "        if len(words) > 2:",
+        "        if False:",
+        "/memory model PROVIDER/ID LEVEL with words after the level saves the role, the rest ignored, instead of refusing the line",
+    ),
+    Break(
+        "daemon_keyless_default_taken",
+        "daemon",
+        "eukhe.agent.daemon",
+        "        except NoModel:  # no credentials (or an auth.json that cannot be read)\n            pass",
+        "        except NoModel:  # no credentials (or an auth.json that cannot be read)\n            keyed.append(saved[0])",
+        "a saved default whose provider has no credentials is taken as the session's model (S6: never a provider without credentials)",
+    ),
+    Break(
+        "daemon_client_that_does_not_read_kept",
+        "daemon",
+        "eukhe.agent.daemon",
+        "        if self.pending > self.limit:  # it does not read: dropped; it gets state again when back",
+        "        if False:",
+        "a client whose unsent events pass the agent's limit (one that does not read) is kept, its events piling up without bound",
     ),
 ]
