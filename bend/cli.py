@@ -81,9 +81,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from bend import catalog_union as unions
+from bend.agent import MAX_NOTES  # inference.md S6.5: the noted retries of one generation
 from bend import effort as efforts
 from bend import infer
 from bend.optchat import chat as optchat
@@ -294,7 +296,7 @@ def write_sets(disk: Disk, path: str, pairs: tuple[Set, ...]) -> None:
 @dataclass
 class World:
     # the documents, and $A/run (where the agents' sockets are)
-    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg", "run")})
+    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg", "run", "models", "chat")})
     sessions: dict[str, "Session"] = field(default_factory=dict)
     tiny: dict[str, str] = field(default_factory=dict)
     memory_opened: bool = False
@@ -308,6 +310,8 @@ class World:
     dangling: set[str] = field(default_factory=set)  # paths that are symbolic links to a place that is not there (an event's ``dangling``)
     chat_model: str | None = None  # the model of the chat's session, as the last chat that reached its agent set it (none yet)
     chat_level: str | None = None  # the thinking level the chat's session shows (None: it opens at AGENT_LEVEL)
+    chat_messages: list[str] | None = field(default_factory=list)  # the chat memory's messages, logged by the chat's turns (None: not modelled)
+    player: str | None = None  # $P/aplay, an audio player an event's ``player`` wrote: "ok" (exit 0) or "fails" (exit 3)
 
 
 def cfg_sets(disk: Disk, path: str, local_only: bool) -> tuple[tuple[Set, ...], list[str]]:
@@ -484,7 +488,7 @@ def parse_set(cvar: str, text: str, local_only: bool, prog: str) -> Value:
     decl = lookup(DECLS, cvar)
     if decl is not None and decl.type.kind in (LIST, MAP):
         try:
-            json.loads(text)
+            strict_loads(text)
         except ValueError:
             raise Failed(USAGE, f"{prog}: the value of {cvar} is not JSON") from None
     if decl is None:
@@ -629,7 +633,7 @@ def run_mcp(world: World, argv: list[str], out: list[str]) -> None:
     disk = world.files["settings"]
     if verb == "add":
         try:
-            entry = from_json(json.loads(argv[3]))
+            entry = from_json(strict_loads(argv[3]))
         except ValueError:
             raise Failed(USAGE, f"{prog}: the entry is not JSON") from None
         if not isinstance(entry, Obj):
@@ -708,7 +712,10 @@ def run_session(world: World, argv: list[str], out: list[str]) -> None:
 def run_effort(argv: list[str], out: list[str]) -> None:
     verb = argv[1]
     prog = f"eukhe effort {verb}"
-    raw = json.loads(flag(argv, "--map") or "null")
+    try:
+        raw = strict_loads(flag(argv, "--map") or "null")
+    except ValueError:
+        raise Failed(USAGE, f"{prog}: --map is not JSON") from None
     if raw is not None and not isinstance(raw, dict):
         raise Failed(USAGE, f"{prog}: a thinking-level map is a JSON object, not {'list' if isinstance(raw, list) else type(raw).__name__}")
     level_map = None
@@ -737,7 +744,7 @@ PINNED = ("kokoro",)
 
 def run_tiny(world: World, argv: list[str], out: list[str], err: list[str]) -> int:
     if argv[1] == "list":
-        out.extend(f"{mid}\t{world.tiny.get(mid, 'missing')}\t{kind}" for mid, kind in CATALOG)
+        out.extend(f"{mid}\t{SHOWN_STATE.get(world.tiny.get(mid, 'missing'), world.tiny.get(mid, 'missing'))}\t{kind}" for mid, kind in CATALOG)
         return OK
     if argv[2] != "all" and argv[2] not in [m for m, _ in CATALOG]:
         raise Failed(USAGE, f"eukhe tiny-models download: unknown tiny model {argv[2]!r}; the catalog has {', '.join(m for m, _ in CATALOG)}")
@@ -770,8 +777,32 @@ def download_refused(models: list[str], err: list[str]) -> int:
     return FAULT
 
 
-def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
-    """The uses of tiny models with none of the role's models installed."""
+# A model dir of the scenario's ``tiny`` event: installed, incomplete, missing, or ``echo``: installed,
+# its engine the fake one of the seed's bridge ("real serve, fake engine": the worker is real, its
+# engine answers a chat with its input unchanged, as a failing tiny model does; it speaks a WAV and
+# transcribes one to some text). ``tiny-models list`` shows an echo model as installed.
+SHOWN_STATE = {"echo": "installed"}
+# inference.md S9's eval: ten short English sentences into each of four languages; echoes count the
+# replies equal to their input (each of a model that echoes), chrF the mean score (cut: ``#``)
+EVAL_LANGUAGES, EVAL_SENTENCES = ("French", "German", "Portuguese", "Spanish"), 10
+PLAYER_FAILS = "no device"  # what the scenario's failing player ($P/aplay) says on stderr
+
+
+def answering(world: World, role: str) -> bool:
+    """Whether the role's model is found and answers (S9 roles: the first of the role's chain that
+    is installed); False when none is installed. A first installed model without an engine that
+    runs (no ``echo``) is not modelled."""
+    found = [m for m in ROLE_CHAINS[role] if world.tiny.get(m) in ("installed", "echo")]
+    if found and world.tiny[found[0]] != "echo":
+        raise ValueError("an installed model without an engine that runs is not modelled")
+    return bool(found)
+
+
+def run_tiny_use(world: World, argv: list[str], wav: str, out: list[str]) -> None:
+    """The uses of tiny models: with none of the role's models installed, or the role's model an
+    echo model (``answering``): ``say`` writes --out, or plays the speech with the first player on
+    PATH (one that fails: one line with what it said, exit 1); ``transcribe`` prints the text (the
+    bridge cuts it: ``(text)``); ``translate-eval`` prints the eval's JSON (its chrF cut)."""
     verb = argv[0]
     prog = f"eukhe {verb}"
     if verb == "translate":
@@ -787,16 +818,25 @@ def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
         voice = flag(argv, "--voice") or "af_heart"
         if "/" in voice or voice.startswith(".") or not voice.isprintable():
             raise Failed(USAGE, f"{prog}: --voice {voice!r} is not a voice's name (a file voices/<voice>.bin of the model: no '/', not starting with '.')")
-        out = flag(argv, "--out")
-        if out in DIRS:
-            raise Failed(USAGE, f"{prog}: --out {out} is a directory; name a .wav file")
-        if out is not None and directory_of(out) not in DIRS:
-            raise Failed(USAGE, f"{prog}: --out {out}: no directory {directory_of(out)}")
-        if out is None and world.env.get("PATH") != "$P":
+        target = flag(argv, "--out")
+        if target in DIRS:
+            raise Failed(USAGE, f"{prog}: --out {target} is a directory; name a .wav file")
+        if target is not None and directory_of(target) not in DIRS:
+            raise Failed(USAGE, f"{prog}: --out {target}: no directory {directory_of(target)}")
+        if target is None and world.env.get("PATH") != "$P":
             raise ValueError("the audio players on the machine's PATH are not modelled")
-        if out is None:  # no --out: played by the first of the players found on PATH ($P holds none)
+        if target is None and world.player is None:  # no --out: played by the first of the players found on PATH ($P holds none)
             raise Failed(FAULT, f"{prog}: no audio player on PATH (pw-play, paplay, aplay); write a file with --out F.wav")
-        raise Failed(FAULT, f"{prog}: Unavailable: no model available for role speech: chain [{', '.join(ROLE_CHAINS['speech'])}]")
+        if not answering(world, "speech"):
+            raise Failed(FAULT, f"{prog}: Unavailable: no model available for role speech: chain [{', '.join(ROLE_CHAINS['speech'])}]")
+        if target is None and world.player == "fails":  # $P/aplay, the one player on PATH, exits 3
+            raise Failed(FAULT, f"{prog}: aplay failed: {PLAYER_FAILS}")
+        if target in world.dangling:  # a link to a place that is not there: the speech cannot be written
+            raise Failed(FAULT, f"{prog}: cannot write {target}: No such file or directory")
+        return  # the speech is written to --out, or played: nothing printed
+    if verb == "transcribe" and wav == "pcm" and answering(world, "dictation"):
+        out.append("(text)")
+        return
     if verb == "transcribe" and wav == "pcm":  # a PCM WAV file, no model of the role installed
         raise Failed(FAULT, f"{prog}: Unavailable: no model available for role dictation: chain [{', '.join(ROLE_CHAINS['dictation'])}]")
     if verb == "transcribe" and wav == "junk":
@@ -806,6 +846,11 @@ def run_tiny_use(world: World, argv: list[str], wav: str) -> None:
     model = argv[1]
     if model not in [m for m, _ in CATALOG]:
         raise Failed(USAGE, f"{prog}: unknown tiny model {model!r}")
+    if world.tiny.get(model) == "echo":
+        out.append(json.dumps({language: {"chrf": "#", "echoes": EVAL_SENTENCES} for language in EVAL_LANGUAGES}).replace('"#"', "#"))
+        return
+    if world.tiny.get(model) == "installed":  # its files, but no engine its worker can load: the worker's error (its text cut)
+        raise Failed(FAULT, f"{prog}: WorkerError")
     raise Failed(FAULT, f"{prog}: {model} is not installed")
 
 
@@ -833,14 +878,27 @@ def run_memory(world: World, argv: list[str], out: list[str]) -> None:
         name = "id" if argv.index(bad) == 2 else "n"
         said = f"wants a whole number >= 0, not {int(bad)}" if bad.lstrip("-").isdigit() else f"wants a whole number, not {bad!r}"
         raise Failed(USAGE, f"eukhe memory {verb}: argument {name}: {said}")
+    if world.files["chat"].state == "text" and verb in ("status", "view", "date", "zoom"):  # $A/chat a regular file: no chat dir
+        raise Failed(FAULT, "eukhe memory: cannot make the chat directory $A/chat/main")
     opened, world.memory_opened = world.memory_opened, True
+    held = world.chat_messages
+    if held is None or (held and verb not in ("view", "date", "zoom")):
+        raise ValueError("the memory after these chat turns is not modelled")
     if verb == "status":
         out.append("mem 0K/128K  messages 0  nodes 0  view lines 0")
         out.append(f"chat $A/chat/main  view.json at open: {'matches' if opened else 'missing'}  owner")
-    elif verb == "view":
-        out.extend(["<chat>", "</chat>"])
+    elif verb == "view":  # rules 11, 15: with no compactor each message is its own node id+1, one line (short messages whole)
+        if any(len(text.encode("utf-8")) > 512 or "\n" in text or not text for text in held):
+            raise ValueError("a message's line other than the message itself is not modelled")
+        out.extend(["<chat>", *(f"{k}+1|{text}" for k, text in enumerate(held)), "</chat>"])
+    elif verb == "date" and int(argv[2]) < len(held):
+        out.append("(date)")  # the local time it was logged: the bridge cuts it
     elif verb == "date":
-        raise Failed(USAGE, f"eukhe memory: no message {int(argv[2])}: the chat has 0")
+        raise Failed(USAGE, f"eukhe memory: no message {int(argv[2])}: the chat has {len(held)}")
+    elif verb == "zoom" and (int(argv[3]) != 1 or int(argv[2]) >= len(held)) and held:
+        raise ValueError("a zoom other than into one message the chat holds is not modelled")
+    elif verb == "zoom" and held:  # node id+1 opens to its message's line
+        out.append(f"{int(argv[2])}+1|{held[int(argv[2])]}")
     elif verb == "zoom":
         raise Failed(USAGE, f"eukhe memory: {int(argv[2])}+{int(argv[3])} runs past the chat's 0 messages")
     elif flag(argv, "--session-dir") is not None:  # a dir to import that is not there is a mistake; a file, a fault
@@ -1177,7 +1235,12 @@ def run_ask(world: World, argv: list[str], models: str, replies: list[dict[str, 
     show_thinking = "--show-thinking" in argv
     printed, thinking, text = "", False, False
     fault = None
-    for part in reply.get("parts", []):  # type: ignore[attr-defined]
+    cut = repeating(reply)
+    for number, part in enumerate(list(reply.get("parts", []))):  # type: ignore[call-overload]
+        if cut is not None and number == cut[0]:  # the guard reads a delta before it is shown: the cut one is not
+            out.extend((printed + "\n").splitlines())
+            noun = "line" if cut[1] == 1 else "lines"
+            raise Failed(FAULT, f"eukhe ask: {provider}: stream_repeating: the stream repeats a cycle of {cut[1]} {noun}; last line: {cut[2]!r}")
         if "thinking" in part and show_thinking:
             printed += ("" if thinking else "[thinking] ") + part["thinking"]
             thinking = True
@@ -1207,6 +1270,38 @@ def run_ask(world: World, argv: list[str], models: str, replies: list[dict[str, 
     if refused:
         raise Failed(3, f"eukhe ask: {provider}: the model refused to answer (stop {REFUSAL_STOP[api]})")
     return OK
+
+
+STREAM_REPEAT_LIMIT = 64  # S6.5: retry.provider.streamRepeatLimit's default, the guard's window (no scenario sets it)
+
+
+def repeating(reply: dict[str, object]) -> tuple[int, int, str] | None:
+    """S6.5's repetition guard over a reply's text (``bend.infer``'s compiled step): each complete
+    non-blank line is a chunk, each distinct chunk an id; the first cut gives the part (a scripted
+    part is one delta) in which it falls, the period and the last line; None when nothing is cut.
+    The cut is retryable for the harness (H4.7); ``ask`` sends one request: it fails with the
+    guard's message. Only replies whose text parts alone hold lines are modelled (thoughts are
+    chunks too, of their own block)."""
+    ids: list[int] = []
+    seen: dict[str, int] = {}
+    partial = ""
+    parts = list(reply.get("parts", []))  # type: ignore[call-overload]
+    for number, part in enumerate(parts):
+        if "thinking" in part and "\n" in str(part["thinking"]):
+            raise ValueError("thoughts of several lines are not modelled by the guard here")
+        if "text" not in part:
+            continue
+        pieces = (partial + str(part["text"])).split("\n")
+        partial = pieces.pop()
+        for line in pieces:
+            if len(line.encode("utf-8")) > 4096:
+                raise ValueError("a line past the guard's chunk size is not modelled")
+            if line.strip():
+                ids.append(seen.setdefault(line, len(seen)))
+                found = infer.guard_run(STREAM_REPEAT_LIMIT, tuple(ids))
+                if found is not None:
+                    return number, found[1], line
+    return None
 
 
 # -- eukhe chat: the client of the chat's agent (memory.md "Use", S6; the command's help) ------------
@@ -1260,8 +1355,11 @@ def chat_date_call(calls: list[dict[str, str]], parts: int) -> list[str]:
     return [f"[tool] date {calls[0]['arguments']}", f"[result] error: no message {asked}: the chat has {held}"]
 
 
+QUEUED = "[queued: joins the running call]"  # the row of a line typed while a turn runs (the command's help: it joins the turn)
+
+
 def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str, object]], lines: list[str | None],
-             out: list[str], err: list[str]) -> int:
+             out: list[str], err: list[str], steer: bool = False, late: list[str | None] | None = None) -> int:
     """``chat`` with standard input a file of lines: ``ask``'s checks of the flags and the model
     first (no agent is started when they fail), then the chat of $A/chat/main through its agent:
     a line naming the model and the chat, the agent's rows (its compactor has no model: no
@@ -1278,7 +1376,13 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     A later chat of the same agent dir opens the chat's session as the last one left it (its model
     and level: ``chat_levels``); its memory holds the earlier turns, which no modelled line shows
     (``/memory`` and ``/memory view`` there are not modelled). An agent dir so deep that its
-    socket's path is longer than a Unix socket address holds (the event's ``deep``) changes nothing."""
+    socket's path is longer than a Unix socket address holds (the event's ``deep``) changes nothing.
+    With ``steer`` (the event's), the line after a turn's is typed while that turn runs: it is
+    queued (a ``QUEUED`` row), the reply streams, the line joins the run after its answer (a
+    ``[joined] TEXT`` row, memory.md rule 46) and the generation goes on with it: the next reply
+    streams, then the prompt. With ``late`` (the event's: lines typed once the turn's reply shows
+    its first text), each line typed while the turn runs: ``/help`` shows the commands, a blank
+    line nothing (no prompt while a turn runs), a text is queued and joins the run as above."""
     world.models_json = models
     prog = "eukhe chat"
     custom = json.loads(models)["providers"]
@@ -1301,7 +1405,8 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     status = OK
     prompt = "> "
     thinking = sourced(config(world), (), "memory.thinking")[0]
-    for line in lines:
+    typed = iter(lines)
+    for line in typed:
         said = None if line is None else line.strip()
         shown: list[str] = []
         if said is None:
@@ -1321,19 +1426,60 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
             err.append(f"{prog}: /agent NAME TASK: name the subagent and give it a task")
         elif said.startswith("/"):
             err.append(f"{prog}: unknown command {said.split()[0]!r} (commands: {', '.join(CHAT_COMMANDS)})")
+        elif said and (steer or late is not None):  # lines typed while this turn runs: a text joins the run (rule 46)
+            during = late if late is not None else [next(typed)]  # typed as its reply shows its first text, or at once
+            during_rows: list[str] = []
+            joined: list[str] = []
+            for typing in during:
+                if typing is None or typing.strip() in ("/help", "") or typing.strip().startswith("/"):
+                    if typing != "/help" and (typing is None or typing.strip()):
+                        raise ValueError("lines typed while a turn runs are modelled as /help, blank or a text")
+                    during_rows += ["commands: " + ", ".join(CHAT_COMMANDS)] if typing == "/help" else []  # no prompt while a turn runs
+                else:
+                    during_rows.append(QUEUED)
+                    joined.append(typing)
+            if len(joined) != 1:
+                raise ValueError("one text joining a run is modelled")
+            logged = [said]  # the chat's log (rule 48): the message, each reply, the message that joined
+            first, second = replies.pop(0), replies.pop(0)  # the turn's reply, then the reply that follows the joined line
+            for reply in (first, second):
+                if set(reply) - {"parts"} or any(set(part) - {"text", "wait"} for part in reply["parts"]):  # type: ignore[attr-defined]
+                    raise ValueError("a steered turn's replies are modelled as text only")
+            parts = [str(part.get("text", "\0")) for part in first["parts"]]  # type: ignore[attr-defined]
+            before, after = ("".join(parts[: parts.index("\0")]), "".join(parts[parts.index("\0") + 1 :])) if "\0" in parts else ("", "".join(parts))
+            answer = "".join(str(part["text"]) for part in list(second["parts"]))  # type: ignore[call-overload]
+            shown = (before.split("\n") if before else []) + during_rows + after.split("\n") + [f"[joined] {joined[0]}"] + answer.split("\n")
+            logged += [before + after, joined[0], answer]
+            if world.chat_messages is not None:
+                world.chat_messages += logged
         elif said:
+            world.chat_messages = None  # what the other turns log is not modelled
             reply = replies.pop(0)
             for attempt in range(1, 4):  # the agent's retries: retry.maxRetries' default, 3 (no chat scenario sets it)
                 if reply.get("fail") not in RETRYABLE:
                     break
                 shown.append(f"[retry {attempt}/3: {provider}: HTTP {reply['fail']}; waiting 0.0 s]")  # Retry-After: 0
                 reply = replies.pop(0)
+            notes = 0
+            while reply == {"parts": []} and notes < MAX_NOTES:  # an empty reply: noted (no_answer) and asked again (S6.5)
+                notes += 1
+                shown.append(f"[note {notes}/{MAX_NOTES}: no_answer]")
+                reply = replies.pop(0)
             calls = [part["call"] for part in reply.get("parts", []) if "call" in part]  # type: ignore[attr-defined]
             if calls:  # one call of the chat's date tool, alone in its reply; its result, then the next reply
                 shown += chat_date_call(calls, len(reply.get("parts", [])))  # type: ignore[arg-type]
                 reply = replies.pop(0)
+            faults = [part["error"] for part in reply.get("parts", []) if "error" in part]  # type: ignore[attr-defined]
             if "fail" in reply:
                 err.append(f"{prog}: {provider}: HTTP {reply['fail']}: {reply.get('body') or '(empty body)'}")
+                status = FAULT
+            elif faults:  # an error event the provider does not retry, after some text: the line under way ends, one line
+                if faults[0].get("kind") != "invalid_request_error" or any(set(part) - {"text", "error"} for part in reply["parts"]):  # type: ignore[attr-defined]
+                    raise ValueError("an error event other than a request the provider refused, after text, is not modelled")
+                fault_parts: list[dict[str, object]] = list(reply["parts"])  # type: ignore[call-overload]
+                before = "".join(str(part["text"]) for part in fault_parts[: [("error" in part) for part in fault_parts].index(True)])
+                shown += before.split("\n") if before else []
+                err.append(f"{prog}: {provider}: error event {faults[0]['kind']}")  # its message after the kind: cut
                 status = FAULT
             else:
                 refusal = chat_refusal(api, reply)
@@ -1488,16 +1634,19 @@ def catalog_query(m: CatalogModel) -> infer.Query:
     return infer.Query(m.id, m.name, m.provider, m.api, m.base_url)
 
 
-def provider_caps(provider: str | None) -> list[str]:
+def provider_caps(provider: str | None, custom: dict[str, infer.Query] | None = None) -> list[str]:
     """``provider caps [PROVIDER]``: each provider (sorted) with the dialect of each of the eight
-    capabilities (S6.7), asked of its first catalog model; a false or absent one is unsupported."""
-    firsts: dict[str, CatalogModel] = {}
+    capabilities (S6.7), asked of its first catalog model, or for a provider of models.json
+    (``custom``) of the provider itself (its api and base URL, no model); a false or absent one is
+    unsupported."""
+    firsts: dict[str, infer.Query] = {}
     for m in compiled_catalog():
-        firsts.setdefault(m.provider, m)
+        firsts.setdefault(m.provider, catalog_query(m))
+    firsts.update(custom or {})
     book = shipped_book()
     lines = []
     for name in [provider] if provider is not None else sorted(firsts):
-        query = catalog_query(firsts[name])
+        query = firsts[name]
         dialects = []
         for capability in infer.CAPABILITIES:
             answer = infer.lookup(book, query, capability)
@@ -1535,6 +1684,41 @@ def model_list(bundled: tuple[CatalogModel, ...] | None) -> list[str]:
     return lines
 
 
+def models_json_catalog(world: World, argv: list[str], out: list[str], err: list[str]) -> None:
+    """``model list`` and ``provider caps`` over $A/models.json as a ``file`` event wrote it (S6: the
+    user's providers on top of the catalog). A file that is not JSON, or not an object, is a
+    warning of ``model list`` naming the file (the reader's words after ``not JSON`` cut) and the
+    catalog goes on without it; ``provider caps`` then knows no provider of it. A file whose
+    providers each name their baseUrl, apiKey, api (a wire API) and models adds each provider:
+    ``provider caps`` asks the rulebook of the provider itself (its api and base URL)."""
+    disk = world.files["models"]
+    if disk.state != "text":
+        raise ValueError("a models.json that cannot be read is not modelled here")
+    try:
+        data = strict_loads(disk.text)
+        problem = None if isinstance(data, dict) else "a JSON object is expected"
+    except ValueError:
+        data, problem = None, "not JSON"
+    custom: dict[str, infer.Query] = {}
+    if problem is None:
+        assert isinstance(data, dict)
+        for pid, entry in dict(data.get("providers", {})).items():
+            if not isinstance(entry, dict) or set(entry) != {"baseUrl", "apiKey", "api", "models"} or entry["api"] not in WIRE_APIS:
+                raise ValueError("a models.json provider other than a whole one is not modelled")
+            custom[str(pid)] = infer.Query("", None, str(pid), str(entry["api"]), str(entry["baseUrl"]))
+    if argv[:2] == ["model", "list"] and len(argv) == 2 and not custom:
+        if problem is not None:
+            err.append(f"eukhe model list: $A/models.json: {problem}")
+        out.extend(model_list(None))
+        return
+    if argv[:2] != ["provider", "caps"] or len(argv) > 3:
+        raise ValueError("this command over a models.json is not modelled")
+    known = sorted(set(PROVIDERS) | set(custom))
+    if len(argv) == 3 and argv[2] not in known:
+        raise Failed(USAGE, f"eukhe provider caps: unknown provider {argv[2]!r}")
+    out.extend(provider_caps(argv[2] if len(argv) == 3 else None, custom))
+
+
 def run_client(argv: list[str]) -> None:
     """The clients and workers, refused before they start one (stdin is never a terminal here)."""
     head = argv[0]
@@ -1558,6 +1742,20 @@ STACK_CAP = 8  # directors.stackCap's default (no scenario sets it)
 
 def not_a_number(word: str) -> object:
     raise ValueError(f"{word} is not a JSON number")
+
+
+def json_number(literal: str) -> float:
+    """A JSON number is finite: one past the largest float (1e999) is no JSON number either."""
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{literal} is past the largest JSON number")
+    return value
+
+
+def strict_loads(text: str) -> Any:
+    """The JSON value of an argument or a script line: no NaN or Infinity, no number past the
+    largest float, no integer of more digits than a JSON reader converts (ValueError)."""
+    return json.loads(text, parse_constant=not_a_number, parse_float=json_number)
 
 
 def reply_refused(body: object) -> str | None:
@@ -1656,7 +1854,7 @@ def run_simulate(world: World, argv: list[str], script: str, out: list[str], bad
         if nesting(line) > MAX_DEPTH:
             raise Failed(USAGE, f"{prog}: {where}:{number}: the line is nested more than {MAX_DEPTH} brackets deep")
         try:
-            value = json.loads(line, parse_constant=not_a_number)
+            value = strict_loads(line)
         except ValueError:
             raise Failed(USAGE, f"{prog}: {where}:{number}: the line is not JSON") from None
         if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in SCRIPT_KEYS:
@@ -1747,7 +1945,7 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head == "tiny-models":
         return run_tiny(world, argv, out, err)
     elif head in ("translate", "say", "transcribe", "translate-eval"):
-        run_tiny_use(world, argv, str(event.get("wav", "")))
+        run_tiny_use(world, argv, str(event.get("wav", "")), out)
     elif head == "memory":
         run_memory(world, argv, out)
     elif head == "directors":
@@ -1757,9 +1955,12 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
     elif head == "laws":
         return run_laws(argv, out)
     elif head == "chat":
-        return run_chat(world, argv, str(event["models"]), list(event.get("replies", [])), list(event["lines"]), out, err)  # type: ignore[call-overload]
+        return run_chat(world, argv, str(event["models"]), list(event.get("replies", [])), list(event["lines"]), out, err,  # type: ignore[call-overload]
+                        bool(event.get("steer")), dict(event["late"])["lines"] if "late" in event else None)  # type: ignore[call-overload]
     elif head == "ask" and "models" in event:
         return run_ask(world, argv, str(event["models"]), list(event.get("replies", [])), out, err)  # type: ignore[call-overload]
+    elif head in ("model", "provider") and world.files["models"].state != "missing":
+        models_json_catalog(world, argv, out, err)
     elif head in ("ask", "quirks", "provider", "model", "login"):
         if world.models_json is not None and head != "login":
             raise ValueError("the catalog with a models.json on top is modelled for ask only")
@@ -1930,6 +2131,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             out: list[str] = []
             err: list[str] = []
             world.wav = world.wav or "wav" in event
+            world.player = str(event["player"]) if "player" in event else world.player
             if "dangling" in event:
                 world.dangling.add(str(event["dangling"]))
             env = {str(k): str(v) for k, v in dict(event.get("env", {})).items()}  # type: ignore[call-overload]
@@ -1960,7 +2162,7 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             if event.get("stdout") == "closed late" and out:  # its reader gone, found at the flush once all is printed: quietly,
                 out.clear()  # after the one error line of a command that failed
                 status = FAULT
-            if event.get("stderr") in ("closed", "none") or event.get("tty") == "all":  # the error line is lost (or drawn on
+            if event.get("stderr") in ("closed", "closed file", "none") or event.get("tty") == "all":  # the error line is lost (or drawn on
                 err.clear()  # the terminal, not compared); the status stays
             said = " ".join(str(a) for a in event["argv"]).encode("utf-8", "backslashreplace").decode("utf-8")  # type: ignore[attr-defined]
             lines.append(f"{number} $ {said} -> {status}")

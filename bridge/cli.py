@@ -54,11 +54,24 @@ writes first (``CORE_SOURCES``: a small typed module, the same edited, one witho
 tree is never built or checked; the line is ``N $ python -m eukhe.corebuild ARGV (SOURCE) ->
 STATUS``, the platform's extension suffix prints as ``$X`` and a failed build's compiler output
 after ``failed:`` is cut.
+
+The scenarios past the first 300 (``EDGES``) add input classes the drawn ones never reach. A
+``tiny`` event's state ``echo`` installs a model whose engine.json names the echo engine (the
+seed's "real serve, fake engine": a real worker serves it; a worker a scenario starts ends 10 s
+after its last request); what ``transcribe`` prints is cut (``(text)``), and so are the chrF scores
+of ``translate-eval`` (``#``) and the date ``memory date`` prints (``(date)``). An event's ``player``
+writes $P/aplay, an audio player that plays (``ok``) or fails (``fails``). A chat event's ``steer``
+types its last line while the turn of the line before runs; its ``late`` lines are typed (into the
+pipe) once the chat shows the ``after`` text; a scripted reply's part ``{"wait": "queued"}`` holds
+the reply until the chat shows the line queued to join the running call: the loopback server's own
+gating, no timing. ``file`` events may write $A/models.json (``models``) and $A/chat (``chat``); a
+``stderr`` of ``closed file`` is a stream object already closed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import io
 import json
@@ -82,7 +95,7 @@ from bend import cli as model
 from bend import infer
 from bend.cvar import parse_value, quote, to_json
 from bridge.core import Bridge, Event
-from spec.loopback import LoopbackServer, base_url, script_of
+from spec.loopback import LoopbackServer, Stream, Wait, base_url, script_of
 from eukhe import cli, corebuild
 from eukhe.tiny import catalog
 from eukhe.tiny import paths as tiny_paths
@@ -150,6 +163,11 @@ CASES = frozenset(
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
     | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
     | {"forced called", "forced retried", "forced not called", "error png not written", "error plot not written"}
+    | {"tiny echo", "say written", "say played", "error player failed", "transcribed", "translate eval", "chat steered",
+       "cache long run", "error integer too long", "memory view lines", "memory zoomed", "memory dated", "error speech not written",
+       "error worker", "chat typed during a reply", "chat note", "stderr closed file", "stderr closed file, an error",
+       "error number past the largest", "models.json warned", "models.json provider caps", "error stream repeating",
+       "error chat dir a file", "chat turn failed after text"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -748,7 +766,71 @@ SETTINGS: list[list[Event]] = [
 ]
 
 
+# Scenarios past the first 300 (``EDGES``), each of input classes the drawn ones never reach:
+# tiny models whose engine answers (``echo``: the seed's "real serve, fake engine"; a real worker
+# serves it): speech written and played through an audio player on PATH, one that fails, a WAV
+# file transcribed, the seed's eval; a line typed into a chat while its turn runs (the turn's reply
+# held by the loopback server until the chat shows the line queued: no timing); the cache measure
+# over a run long enough for the view's batches and the compaction view's merges; JSON arguments
+# holding an integer of more digits than a JSON reader converts.
+HUGE = "1" + "0" * 4400
+STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
+                                          "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
+EDGES: list[list[Event]] = [
+    [{"do": "tiny", "model": "kokoro", "state": "echo"}, {"do": "tiny", "model": "whisper-base", "state": "echo"},
+     {"do": "tiny", "model": "lfm2.5-230m", "state": "echo"}, {"do": "run", "argv": ["tiny-models", "list"]},
+     {"do": "run", "argv": ["say", "hello", "--out", "$P/said.wav"]}, {"do": "run", "argv": ["transcribe", "$P/x.wav"], "wav": "pcm"},
+     {"do": "run", "argv": ["say", "hello"], "env": {"PATH": "$P"}, "player": "fails"},
+     {"do": "run", "argv": ["say", "hello, world", "--voice", "af_heart"], "env": {"PATH": "$P"}, "player": "ok"},
+     {"do": "run", "argv": ["translate-eval", "lfm2.5-230m"]}, {"do": "run", "argv": ["translate-eval", "lfm2.5-350m"]},
+     {"do": "run", "argv": ["say", "hi", "--out", "$P/link.wav"], "dangling": "$P/link.wav"},
+     {"do": "tiny", "model": "lfm2.5-350m", "state": "installed"}, {"do": "run", "argv": ["translate-eval", "lfm2.5-350m"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab", "--model", "m1"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"wait": "queued"}, {"text": "Hi there"}]}, {"parts": [{"text": "Joined."}]}], "lines": ["/help", "hello", "more"],
+      "pipe": True, "eol": True, "steer": True},
+     {"do": "run", "argv": ["memory", "view"]}, {"do": "run", "argv": ["memory", "zoom", "1", "1"]}, {"do": "run", "argv": ["memory", "date", "2"]},
+     {"do": "run", "argv": ["memory", "date", "4"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": "Let me see"}, {"wait": "queued"}, {"text": " what you mean"}]}, {"parts": [{"text": "Joi"}, {"text": "ned."}]}],
+      "lines": ["hello"], "pipe": True, "eol": True, "late": {"after": "Let me see", "lines": ["/help", "", "  ", "and more"]}}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab", "--model", "m2"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": []}, {"parts": []}, {"parts": [{"text": "Fi"}, {"text": "ne."}]}], "lines": ["hello"], "pipe": False, "eol": True}],
+    [{"do": "run", "argv": ["memory", "import"], "stderr": "closed file"}, {"do": "run", "argv": ["session", "show", "nosuch"], "stderr": "closed file"},
+     {"do": "run", "argv": ["memory", "simulate", "--messages", "3"], "stderr": "closed file"}],
+    [{"do": "run", "argv": ["memory", "simulate", "--messages", "600", "--seed", "3", "--cache"]}],
+    [{"do": "run", "argv": ["mcp", "add", "a", '{"command": "srv", "port": ' + HUGE + "}"]},
+     {"do": "run", "argv": ["set", "thinkingBudgets", '{"high": ' + HUGE + "}", "--global"]},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
+      "script": '{"goal": "a"}\n{"input": ' + HUGE + "}\n"},
+     {"do": "run", "argv": ["mcp", "add", "a", '{"command": "x", "t": 1e999}']}, {"do": "run", "argv": ["mcp", "add", "b", "]" + "[]" * 101]},
+     {"do": "run", "argv": ["effort", "offered", "--map", '{"high": "x", "max": -1E400}']},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"],
+      "script": '{"goal": "a"}\n[[], ' + "[" * 101 + "]" * 101 + "]\n"},
+     {"do": "run", "argv": ["directors", "simulate", "--script", "$P/script.jsonl", "--session-dir", "$P/ds"], "script": '{"input": 1e999}\n'}],
+    [{"do": "file", "name": "models", "state": "text", "text": '{"providers": {'}, {"do": "run", "argv": ["model", "list"]},
+     {"do": "run", "argv": ["provider", "caps", "lab"]}, {"do": "file", "name": "models", "state": "text", "text": "[1]"},
+     {"do": "run", "argv": ["model", "list"]},
+     {"do": "file", "name": "models", "state": "text", "text": json.dumps({"providers": {
+         "lab": {"baseUrl": "https://lab.example/v1", "apiKey": "sk-lab", "api": "openai-completions", "models": [{"id": "m1"}]},
+         "mine": {"baseUrl": "http://localhost:8080/v1", "apiKey": "k", "api": "anthropic-messages", "models": []}}})},
+     {"do": "run", "argv": ["provider", "caps", "lab"]}, {"do": "run", "argv": ["provider", "caps", "mine"]}, {"do": "run", "argv": ["provider", "caps"]}],
+    [{"do": "run", "argv": ["ask", "hi", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "la\n" * 70}]}]},
+     {"do": "run", "argv": ["ask", "go", "--provider", "lab"], "models": LAB, "api": "openai-completions",
+      "replies": [{"parts": [{"text": "Sure:\n"}, {"text": "one\ntwo\n\n" * 40}]}]},
+     {"do": "run", "argv": ["ask", "again", "--provider", "lab"], "models": LAB, "api": "openai-completions",
+      "replies": [{"parts": [{"text": "a\nb\nc\n" * 5}, {"text": "done"}]}]},
+     {"do": "file", "name": "chat", "state": "text", "text": ""}, {"do": "run", "argv": ["memory", "view"]}, {"do": "run", "argv": ["memory"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": "Hel"}, {"error": {"kind": "invalid_request_error", "message": "boom"}}]}], "lines": ["hello"]},
+     {"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": ""}, {"text": "Hi"}]}], "lines": ["hello again"], "pipe": True}],
+]
+
+
 def generate(index: int) -> list[Event]:
+    if index >= 300:
+        edge: list[Event] = json.loads(json.dumps(EDGES[index - 300]))
+        return edge
     rng = random.Random(f"cli-{index}")
     if index % 20 == 11:  # a chat's scenario: the chat's agent is a process of its own (seconds each)
         return _chat(rng, index // 20)
@@ -801,6 +883,8 @@ _CUTS = (
     (re.compile(r"^(memory: no compactor: \w+): .*$"), r"\1"),
     (re.compile(r"(is locked for writing by) .*(; waited \S+ s)$"), r"\1 ...\2"),
     (re.compile(r"(BrokenTransfer: \$U/)\S+(: HTTP \d+)$"), r"\1...\2"),
+    (re.compile(r"^(eukhe translate-eval: WorkerError): .*$"), r"\1"),
+    (re.compile(r"^(eukhe memory: cannot make the chat directory \S+): .*$"), r"\1"),
 )
 
 
@@ -822,6 +906,8 @@ class _Run:
         self.url = ""  # the loopback server's of the ask under way
         self.held: list[int] = []  # the session locks another writer holds (lock events)
         self.core_source = ""  # the source of the scratch checkout of corebuild (core events)
+        self.queued = threading.Event()  # set once the chat under way shows a typed line queued to join the running call
+        self.marker = ("", threading.Event())  # (a text, set once the chat under way shows it): when an event's ``late`` lines are typed
         self.files = {
             "settings": self.agent / "settings.json",
             "project": self.project / ".eukhe" / "settings.json",
@@ -829,6 +915,8 @@ class _Run:
             "pcfg": self.project / ".eukhe" / "config.cfg",
             "acfg": self.agent / "agents" / "main.cfg",
             "run": self.agent / "run",  # where the agents' sockets go
+            "models": self.agent / "models.json",  # the user's providers (a file event's; an ask's models writes it too)
+            "chat": self.agent / "chat",  # the chat memory's dirs
         }
 
     def real(self, text: str) -> str:
@@ -876,6 +964,8 @@ class _Run:
             target.parent.mkdir(parents=True, exist_ok=True)
             with open(target, "wb") as handle:
                 handle.truncate(f.size if f.size is not None else 1)  # sparse: only the size is read
+        if event["state"] == "echo":  # the fake engine of the seed's bridge: a real worker serves it
+            (where / "engine.json").write_text(json.dumps({"kind": "echo"}), encoding="utf-8")
 
     def core(self, number: int, event: Event) -> list[str]:
         """``python -m eukhe.corebuild`` in the scratch checkout $P/checkout (its source written
@@ -922,6 +1012,10 @@ class _Run:
             (self.project / "script.jsonl").write_bytes(str(event["script"]).encode("utf-8") + (b"\xff\n" if event.get("badutf8") else b""))
         if "wav" in event:
             (self.project / "x.wav").write_bytes(_wav() if event["wav"] == "pcm" else b"hello")
+        if "player" in event:  # $P/aplay: an audio player that plays (exit 0) or fails (exit 3, a line on stderr)
+            player = self.project / "aplay"
+            player.write_text("#!/bin/sh\n" + ("exit 0\n" if event["player"] == "ok" else f"echo {model.PLAYER_FAILS} >&2\nexit 3\n"))
+            player.chmod(0o755)
         if "dangling" in event:  # a symbolic link to a place that is not there
             link = Path(self.real(str(event["dangling"])))
             if not link.is_symlink():
@@ -931,7 +1025,8 @@ class _Run:
                 if "models" in event:
                     (self.agent / "models.json").parent.mkdir(parents=True, exist_ok=True)
                     (self.agent / "models.json").write_text(str(event["models"]).replace("$U", base_url(server, str(event["api"]))), encoding="utf-8")
-                server.script(*(script_of(reply) for reply in event["replies"]))
+                self.queued = threading.Event()
+                server.script(*(_scripted(reply, self.queued) for reply in event["replies"]))
                 self.url = server.url
                 argv = [a.replace("$U", server.url) for a in argv]
                 if "lines" not in event:
@@ -944,7 +1039,12 @@ class _Run:
                     if event.get("pipe"):  # a pipe: the chat reads it as it becomes readable
                         reading, writing = os.pipe()
                         os.write(writing, typed)  # a few lines: within the pipe's buffer
-                        os.close(writing)
+                        if "late" in event:  # typed once the chat shows the reply's first text (a thread: the chat runs here)
+                            late = dict(event["late"])
+                            self.marker = (str(late["after"]), threading.Event())
+                            threading.Thread(target=_type_late, args=(writing, self.marker[1], late["lines"]), daemon=True).start()
+                        else:
+                            os.close(writing)
                         handle = os.fdopen(reading, encoding="utf-8")
                     else:  # a regular file: the chat reads it whole
                         (self.project / "chat.in").write_bytes(typed)
@@ -964,7 +1064,7 @@ class _Run:
             time.sleep(0.02)
 
     def command(self, number: int, event: Event, argv: list[str]) -> list[str]:
-        out, err = io.StringIO(), io.StringIO()
+        out, err = _Shown(self.queued, self.marker), io.StringIO()
         stdin = sys.stdin
         if "lines" not in event:
             typed = str(event.get("stdin", "")).encode("utf-8") + (b"\xff\n" if "stdin" in event and event.get("badutf8") else b"")
@@ -1001,6 +1101,9 @@ class _Run:
             reading, writing = os.pipe()
             os.close(reading)
             said = open(writing, "w", buffering=1, encoding="utf-8")
+        elif event.get("stderr") == "closed file":  # a stream object already closed: each write or isatty raises ValueError
+            said = open(os.devnull, "w", encoding="utf-8")
+            said.close()
         elif event.get("stderr") == "none":  # started with stderr closed (`2>&-`): Python's sys.stderr is None
             said = None
         if terminal is not None and event["tty"] == "all":  # stderr too: the bars of long work are drawn there
@@ -1033,6 +1136,12 @@ class _Run:
             printed = [printed[0].split(" [", 1)[0]]
         if "--cache" in argv and status == 0:
             printed = _cache_cut(printed)
+        if argv[:2] == ["memory", "date"] and status == 0:  # the local time a message was logged: cut
+            printed = ["(date)" for _ in printed]
+        if argv[:1] == ["transcribe"] and status == 0:  # what a model heard: cut
+            printed = ["(text)" for _ in printed]
+        if argv[:1] == ["translate-eval"] and status == 0:  # the eval's chrF scores: cut
+            printed = [_CHRF.sub(r"\1#", line) for line in printed]
         if argv[:1] == ["laws"] and "--area" in argv and terminal is None:  # the laws' lines as they end, without their seconds, and the summary
             printed = [_LAW_LINE.sub(r"\1", line) for line in printed if _LAW_LINE.match(line) or _SUMMARY.match(line)
                        or line.startswith("review report written to ")]
@@ -1053,6 +1162,51 @@ class _Run:
             errs = ["(traceback)", errs[-1]]
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
         return lines
+
+
+QUEUED = "[queued: joins the running call]"
+
+
+class _Shown(io.StringIO):
+    """A command's stdout: ``queued`` is set once it shows QUEUED (a chat's line typed while a
+    turn runs has joined it), the gate at which a scripted reply's ``wait`` part holds the reply;
+    the marker's event once it shows the marker's text (then an event's ``late`` lines are typed)."""
+
+    def __init__(self, queued: threading.Event, marker: tuple[str, threading.Event]) -> None:
+        super().__init__()
+        self.queued = queued
+        self.marker = marker
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if QUEUED in text:
+            self.queued.set()
+        if self.marker[0] and self.marker[0] in text:
+            self.marker[1].set()
+        return written
+
+
+def _type_late(writing: int, shown: threading.Event, lines: list[str]) -> None:
+    """Type ``lines`` into the chat's input once ``shown`` is set (a deadline, not a pace: after
+    60 s they are typed all the same, and the transcript tells), then end the input."""
+    shown.wait(60)
+    try:
+        os.write(writing, "".join(line + "\n" for line in lines).encode("utf-8"))
+    finally:
+        os.close(writing)
+
+
+def _scripted(reply: dict[str, Any], queued: threading.Event) -> Any:
+    """The loopback server's script of one reply: ``script_of``'s, where a part ``{"wait":
+    "queued"}`` holds the reply (no byte of what follows it is sent) until ``queued`` is set."""
+    parts = list(reply.get("parts", []))
+    if not any("wait" in part for part in parts):
+        return script_of(reply)
+    scripted = script_of({**reply, "parts": [part for part in parts if "wait" not in part]})
+    assert isinstance(scripted, Stream)
+    held = list(scripted.parts)
+    held.insert(next(k for k, part in enumerate(parts) if "wait" in part), Wait(queued))
+    return dataclasses.replace(scripted, parts=tuple(held))
 
 
 class _Terminal:
@@ -1095,6 +1249,7 @@ CORE_SOURCES = {"tiny": _TINY_CORE, "edited": _TINY_CORE + "\n# edited\n", "unma
                 "raising": _TINY_CORE + '\n\nraise ImportError("this core does not import")\n'}
 
 
+_CHRF = re.compile(r'("chrf": )-?[0-9][0-9.e+-]*')
 _LAW_LINE = re.compile(r"^(\S+ \d+/\d+ \S+ \w+) \(\d+\.\d\d s\)$")
 _SUMMARY = re.compile(r"^\w+ \d+(, \w+ \d+)*$")
 
@@ -1152,6 +1307,7 @@ def production(events: Sequence[Event]) -> list[str]:
         with tempfile.TemporaryDirectory(prefix="eukhe-cli-bridge-") as tmp:
             run = _Run(Path(tmp).resolve(), deep=any(event.get("deep") for event in events))
             os.environ["EUKHE_HUNT_DB"] = str(run.project / "hunt")  # the hunt's example database: empty
+            os.environ["EUKHE_TINY_WORKER_IDLE_MS"] = "10000"  # a tiny worker a scenario started ends 10 s after its last request
             lines: list[str] = []
             try:
                 for number, event in enumerate(events):
@@ -1181,6 +1337,7 @@ def production(events: Sequence[Event]) -> list[str]:
             return lines
     finally:
         os.environ.pop("EUKHE_HUNT_DB", None)
+        os.environ.pop("EUKHE_TINY_WORKER_IDLE_MS", None)
         os.environ.update(saved)
 
 
@@ -1244,7 +1401,7 @@ _CHAT_NEEDLES = (("out eukhe chat: lab/", "started"), ("out > commands: ", "help
                  ("err eukhe chat: /agent NAME TASK", "agent refused"), ("err eukhe chat: the line is not UTF-8", "not UTF-8"),
                  ("[refused] ", "refused"), ("err eukhe chat: lab: HTTP", "turn failed"), ("out [effort] thinking level", "effort row"),
                  ("out > [thinking] ", "thinking"), ("out > [retry 1/3: lab: HTTP 429; waiting 0.0 s]", "retried"),
-                 ("out > [tool] date ", "tool call"), ("out [result] error: no message ", "tool result"))
+                 ("out > [tool] date ", "tool call"), ("out [result] error: no message ", "tool result"), ("[note 1/", "note"))
 
 
 def _chat_cases(event: Event, lines: list[str]) -> set[str]:
@@ -1298,6 +1455,8 @@ def _setting_cases(number: int, event: Event, lines: list[str]) -> set[str]:
         found.add("stderr none")
     if event.get("stderr") == "closed" and status == "2" and len(mine) == 1:
         found.add("stderr closed")
+    if event.get("stderr") == "closed file":
+        found.add("stderr closed file" if status == "0" else "stderr closed file, an error")
     if event.get("agent") == "env" and status == "0":
         found.add("agent dir from env")
     if dict(event.get("env", {})).get("EUKHE_LOCK_TIMEOUT") == "never" and status == "1":
@@ -1339,6 +1498,46 @@ def reached(events: Sequence[Event]) -> set[str]:
                     cases.add("chat deep agent dir")
                 chats += "chat started" in cases
                 found |= cases
+            status = next(line for line in lines if line.startswith(f"{number} $ ")).rsplit(" ", 1)[1]
+            mine = [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)]
+            if argv[:1] == ["say"] and status == "0":
+                found.add("say written" if "--out" in argv else "say played")
+            if any(line.startswith("err eukhe say: aplay failed: ") for line in mine):
+                found.add("error player failed")
+            if argv[:2] == ["memory", "view"] and len(mine) > 3:
+                found.add("memory view lines")
+            if argv[:2] == ["memory", "zoom"] and status == "0":
+                found.add("memory zoomed")
+            if argv[:2] == ["memory", "date"] and status == "0":
+                found.add("memory dated")
+            if argv[:1] == ["say"] and any(line.startswith("err eukhe say: cannot write ") for line in mine):
+                found.add("error speech not written")
+            if argv[:1] == ["translate-eval"] and "err eukhe translate-eval: WorkerError" in mine:
+                found.add("error worker")
+            if argv[:2] == ["model", "list"] and any(line.startswith("err eukhe model list: $A/models.json: ") for line in mine):
+                found.add("models.json warned")
+            if argv[:2] == ["provider", "caps"] and any(line.startswith(("out lab\t", "out mine\t")) for line in mine):
+                found.add("models.json provider caps")
+            if any(": stream_repeating: the stream repeats a cycle of " in line for line in mine):
+                found.add("error stream repeating")
+            if argv[:1] == ["chat"] and any(line.startswith("err eukhe chat: lab: error event ") for line in mine):
+                found.add("chat turn failed after text")
+            if "err eukhe memory: cannot make the chat directory $A/chat/main" in mine:
+                found.add("error chat dir a file")
+            if argv[:1] == ["transcribe"] and "out (text)" in mine:
+                found.add("transcribed")
+            if argv[:1] == ["translate-eval"] and any(line.startswith('out {"French": {"chrf": #') for line in mine):
+                found.add("translate eval")
+            if argv[:1] == ["chat"] and "out > " + QUEUED in mine and any(line.startswith("out [joined] ") for line in mine):
+                found.add("chat steered")
+            if argv[:1] == ["chat"] and "out " + QUEUED in mine and any(line.startswith("out commands: ") for line in mine):
+                found.add("chat typed during a reply")
+            if "--cache" in argv and int(argv[argv.index("--messages") + 1]) >= 600 and status == "0":
+                found.add("cache long run")
+            if status == "2" and any(re.search(r"\d{4301}", a) for a in [*argv, str(event.get("script", ""))]):
+                found.add("error integer too long")
+            if status == "2" and any(re.search(r"\d[eE]-?\d{3}\b", a) for a in [*argv, str(event.get("script", ""))]):
+                found.add("error number past the largest")
             if argv[:2] == ["quirks", "query"] and "--provider" in argv:
                 provider = argv[argv.index("--provider") + 1]
                 if any((m.provider, m.id) == (provider, argv[2]) for m in model.compiled_catalog()):
@@ -1395,7 +1594,7 @@ def reached(events: Sequence[Event]) -> set[str]:
 
 BRIDGE = Bridge(
     area="cli",
-    count=300,
+    count=300 + len(EDGES),
     generate=generate,
     model=model.transcript,
     production=production,

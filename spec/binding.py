@@ -106,13 +106,23 @@ FLOOR = 95.0
 # the tools, an agent dir whose agents is a file, a Director stack document that does not parse, a
 # takeover's claim that cannot bind its socket and a terminal line past the protocol's limit (94.75%
 # by the two bridges alone, 94.90% with the turn and limit laws): the agent held at 94.
+# Then the agent bridges took in steers, follow-ups and aborts sent with their turn, a Director
+# stack document that stops parsing mid-turn, a saved default of a provider with no credentials and
+# a client that never reads (95.64% by the two bridges and the turn and limit laws, at 3088277):
+# still held at 94 until a clean-clone CI measures it over the floor. And the command-line bridge
+# took in tiny models that answer (say, transcribe, translate-eval on the echo engine), lines typed
+# into a running chat turn (held by the loopback server, no timing), the chat memory read after
+# turns, empty replies, a closed stderr, a long cache measure, JSON at the reader's edges, broken
+# models.json and the repetition guard: 95.02% by that bridge alone (at 91a79e0 + its scenarios):
+# the command line held at 94 until a clean-clone CI measures it (one path of scenario 0301 is
+# timing-dependent, about 5 units).
 # The terminal UI (impl/eukhe/tui) and the JSON reader (strict_json.py, now in the command line's
 # area, whose tests judge it) were in no area, so their coverage counted nowhere: the terminal UI
 # joined at 20.10% (the clean-clone CI of 675236d: only the command-line bridge's terminal
 # runs reach it; no bridge drives its screens), held at 20. Measured since by its own judges
 # (OWN_JUDGES, below): 97.56% by tests/tui under Textual's pilot (all but the tmux test), every
 # module at 96% or more: it meets the floor and is held no more.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 91.0, "agent": 94.0}
+HELD: dict[str, float] = {"tiny": 94.0, "cli": 94.0, "agent": 94.0}
 
 LAWS_AND_BRIDGES: Final = "laws and bridges alone"
 # Areas the seeds give no model, so that no law or bridge can ever judge them: each is measured by

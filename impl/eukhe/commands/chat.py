@@ -248,8 +248,8 @@ class ChatClient:
                     self.term.row("[queued: joins the running call]")
             if isinstance(answer, p.ErrorEvent):
                 self.term.error(answer.message)
-            if not self.running:
-                self.idle.set()
+                if not self.running:  # nothing was started or joined (a joined turn runs: its end sets idle)
+                    self.idle.set()
         return True
 
     def answer(self, event: Any) -> None:

@@ -1,0 +1,201 @@
+"""Deliberate breaks of the command line's edge input classes: each is caught by the scenarios
+past the first 300 of the cli bridge (``bridge.cli.EDGES``) and by no drawn one
+(``EUKHE_BREAK=<name> pytest tests/bridge/test_bridge.py -k "cli and byte"``).
+
+The classes: tiny models whose engine answers (speech written, played, a player that fails,
+speech that cannot be written, a transcription, the seed's eval, a worker that cannot load its
+model); lines typed into a chat while its turn runs; an empty reply noted; a chat's turn that
+fails after some text, and an empty text delta; the chat memory read
+after turns and a chat dir that is a regular file; a stderr that is a closed stream; the cache
+measure over a run with batches; JSON holding an integer of more digits than a reader converts
+or a number past the largest float; a models.json that is no catalog, and its providers' caps;
+a reply the repetition guard cuts."""
+
+from spec.breaks import Break
+
+BREAKS = [
+    Break(
+        "cli_say_written_exits_1",
+        "cli",
+        "eukhe.commands.tiny",
+        "            raise EnvironmentFault(f\"eukhe say: cannot write {show_path(out_file)}: {error.strerror or error}\") from None\n        return 0\n",
+        "            raise EnvironmentFault(f\"eukhe say: cannot write {show_path(out_file)}: {error.strerror or error}\") from None\n        return 1\n",
+        "production: `say --out F.wav` writes the speech but exits 1.",
+    ),
+    Break(
+        "cli_say_played_exits_1",
+        "cli",
+        "eukhe.commands.tiny",
+        "        raise EnvironmentFault(f\"eukhe say: {player} failed: {played.stderr.strip()}\")\n    return 0\n",
+        "        raise EnvironmentFault(f\"eukhe say: {player} failed: {played.stderr.strip()}\")\n    return 1\n",
+        "production: `say` without --out plays the speech but exits 1.",
+    ),
+    Break(
+        "cli_say_player_failure_ignored",
+        "cli",
+        "eukhe.commands.tiny",
+        "    if played.returncode != 0:\n",
+        "    if played.returncode > 3:\n",
+        "production: an audio player that fails (exit 3) is taken for one that played.",
+    ),
+    Break(
+        "cli_say_unwritable_out_is_bad_input",
+        "cli",
+        "eukhe.commands.tiny",
+        "            raise EnvironmentFault(f\"eukhe say: cannot write {show_path(out_file)}",
+        "            raise UsageError(f\"eukhe say: cannot write {show_path(out_file)}",
+        "production: an --out that cannot be written (a link to nowhere) exits 2, as bad input, not 1.",
+    ),
+    Break(
+        "cli_transcribe_prints_nothing",
+        "cli",
+        "eukhe.commands.tiny",
+        "    print(text)\n    return 0\n",
+        "    return 0\n",
+        "production: `transcribe` of a PCM WAV file on a model that answers prints nothing.",
+    ),
+    Break(
+        "cli_translate_eval_indented",
+        "cli",
+        "eukhe.commands.tiny",
+        "        print(json.dumps(uses.eval_on_local(agent_dir, args.model_id), sort_keys=True))\n",
+        "        print(json.dumps(uses.eval_on_local(agent_dir, args.model_id), sort_keys=True, indent=1))\n",
+        "production: `translate-eval` prints the eval over several lines, not as one JSON line.",
+    ),
+    Break(
+        "cli_translate_eval_worker_error_unnamed",
+        "cli",
+        "eukhe.commands.tiny",
+        "        raise EnvironmentFault(f\"eukhe translate-eval: {type(error).__name__}: {_first_line(error)}\") from None\n",
+        "        raise EnvironmentFault(f\"eukhe translate-eval: {_first_line(error)}\") from None\n",
+        "production: a worker that cannot load its model fails `translate-eval` without naming the error's kind.",
+    ),
+    Break(
+        "cli_model_chat_joined_row_missing",
+        "cli",
+        "bend.cli",
+        ' + [f"[joined] {joined[0]}"] + ',
+        " + ",
+        "model: a line typed while a chat's turn runs is queued but never shown joining the run.",
+    ),
+    Break(
+        "cli_model_chat_help_while_a_turn_runs_silent",
+        "cli",
+        "bend.cli",
+        '                    during_rows += ["commands: " + ", ".join(CHAT_COMMANDS)] if typing == "/help" else []',
+        "                    during_rows += []",
+        "model: /help typed while a chat's turn runs shows nothing.",
+    ),
+    Break(
+        "cli_chat_note_row_without_max",
+        "cli",
+        "eukhe.commands.chat",
+        '        return f"[note {event.used}/{event.max}: {event.kind}]"\n',
+        '        return f"[note {event.used}: {event.kind}]"\n',
+        "production: the chat's note row of an empty reply leaves out the notes' maximum.",
+    ),
+    Break(
+        "cli_memory_view_drops_the_first_line",
+        "cli",
+        "eukhe.commands.memory_store",
+        "        for line in memory.view():\n",
+        "        for line in memory.view()[1:]:\n",
+        "production: `memory view` of a chat that holds messages leaves out the first view line.",
+    ),
+    Break(
+        "cli_memory_zoom_prints_nothing",
+        "cli",
+        "eukhe.commands.memory_store",
+        "        for line in zoomed:\n            print(line)\n",
+        "        for line in zoomed:\n            pass\n",
+        "production: `memory zoom ID N` into a message the chat holds prints none of its lines.",
+    ),
+    Break(
+        "cli_memory_date_prints_nothing",
+        "cli",
+        "eukhe.commands.memory_store",
+        "        print(memory.date(args.id))\n",
+        "        memory.date(args.id)\n",
+        "production: `memory date ID` of a message the chat holds prints no date.",
+    ),
+    Break(
+        "cli_memory_chat_dir_fault_is_bad_input",
+        "cli",
+        "eukhe.commands.memory_store",
+        '            raise EnvironmentFault(f"eukhe memory: {str(error).splitlines()[0]',
+        '            raise UsageError(f"eukhe memory: {str(error).splitlines()[0]',
+        "production: a chat dir that cannot be made ($A/chat a regular file) exits 2, as bad input, not 1.",
+    ),
+    Break(
+        "cli_bar_on_a_closed_stderr_raises",
+        "cli",
+        "eukhe.commands.progress_bar",
+        "    except (OSError, ValueError):\n        return False\n",
+        "    except OSError:\n        return False\n",
+        "production: a command that draws a bar with stderr a closed stream fails (ValueError) instead of drawing none.",
+    ),
+    Break(
+        "cli_cache_rewritten_lines_negative",
+        "cli",
+        "eukhe.commands.memory_cache",
+        "                    rewritten += len(chat.view) - max(0, chat.view.first_change)\n",
+        "                    rewritten -= len(chat.view) - max(0, chat.view.first_change)\n",
+        "production: the cache measure counts the lines a batch rewrote with the wrong sign (a run long enough for batches).",
+    ),
+    Break(
+        "cli_json_long_integer_taken_as_zero",
+        "cli",
+        "eukhe.strict_json",
+        '    except ValueError as error:  # an integer of more digits than Python converts\n        raise JsonRefused(str(error).split(";")[0], text, 0, what=what) from None\n',
+        "    except ValueError:  # an integer of more digits than Python converts\n        return 0\n",
+        "production: JSON holding an integer of more digits than a reader converts reads as 0 instead of being refused.",
+    ),
+    Break(
+        "cli_json_infinite_number_taken",
+        "cli",
+        "eukhe.strict_json",
+        "    if not math.isfinite(value):\n",
+        "    if math.isnan(value):\n",
+        "production: a JSON number past the largest float (1e999) is taken as infinity.",
+    ),
+    Break(
+        "cli_model_list_models_json_unwarned",
+        "cli",
+        "eukhe.commands.inference",
+        "    for problem in reg.diagnostics:  # models.json's",
+        "    for problem in reg.diagnostics[:0]:  # models.json's",
+        "production: `model list` over a models.json that is no catalog says nothing of it.",
+    ),
+    Break(
+        "cli_provider_caps_without_models_json",
+        "cli",
+        "eukhe.commands.inference",
+        "    for provider in reg.custom_providers.values():\n",
+        "    for provider in list(reg.custom_providers.values())[:0]:\n",
+        "production: `provider caps` knows no provider of models.json.",
+    ),
+    Break(
+        "cli_chat_error_after_text_adds_a_blank_line",
+        "cli",
+        "eukhe.commands.chat",
+        '    def error(self, text: str) -> None:\n        if self.column:\n            self.write("\\n")\n',
+        '    def error(self, text: str) -> None:\n        if self.column:\n            self.write("\\n\\n")\n',
+        "production: a chat's turn that fails after some of its text streamed leaves a blank line before the prompt.",
+    ),
+    Break(
+        "cli_chat_empty_delta_shown",
+        "cli",
+        "eukhe.commands.chat",
+        "        if not text:\n            return\n        self.out.write(text)\n",
+        "        if not text:\n            self.out.write(\"|\")\n            return\n        self.out.write(text)\n",
+        "production: an empty text delta of a chat's reply shows a mark.",
+    ),
+    Break(
+        "cli_ask_repeating_unnamed_provider",
+        "cli",
+        "eukhe.commands.inference",
+        '            raise EnvironmentFault(f"eukhe ask: {model.provider}: {error}") from error\n',
+        '            raise EnvironmentFault(f"eukhe ask: {error}") from error\n',
+        "production: a reply the repetition guard cuts fails `ask` without naming the provider.",
+    ),
+]

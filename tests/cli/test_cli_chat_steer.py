@@ -1,0 +1,61 @@
+"""`eukhe chat`: a line typed while a turn runs joins it (memory.md rule 46), and the chat still
+waits for that turn at the end of its input.
+
+The client may learn that a turn runs from the agent's ``busy`` answer before the turn's
+``turn_start`` event reaches it (the event and the answer travel on one connection; the watch
+that reads events runs when the client next waits). A line steered into that turn must not mark
+the chat idle: the end of input would then leave before the turn ended, its reply unshown and
+its failure out of the exit status. The agent here is a scripted stand-in for the client's
+connection (its answers in the order the real agent gives them): no timing is involved."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
+
+from eukhe.agent import protocol as p
+from eukhe.commands.chat import ChatClient, Terminal
+
+
+class _Agent:
+    """Answers ``turn`` with ``busy`` (another turn runs) and ``steer`` with ok."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def request(self, request: Any) -> Any:
+        self.sent.append(request.type)
+        if isinstance(request, p.TurnRequest):
+            return p.ErrorEvent(re=request.id, kind="busy", message="a turn runs: send steer to join it, or follow_up to run after it")
+        if isinstance(request, p.SteerRequest):
+            return p.OkEvent(re=request.id, request=request.type, text="the message joins the running turn")
+        raise AssertionError(f"unexpected request {request!r}")
+
+
+def test_a_line_steered_into_a_turn_not_yet_seen_keeps_the_chat_waiting() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    agent = _Agent()
+    chat = ChatClient(agent, Terminal(out, err), "lab")
+    assert not chat.running  # the turn's turn_start has not reached this client yet
+
+    async def typed() -> bool:
+        return await chat.line(b"more\n")
+
+    assert asyncio.run(typed()) is True
+    assert agent.sent == ["turn", "steer"]
+    assert out.getvalue() == "[queued: joins the running call]\n" and err.getvalue() == ""
+    assert not chat.idle.is_set()  # a turn runs: the end of input waits for it
+
+
+def test_a_turn_refused_for_another_reason_leaves_the_chat_idle() -> None:
+    class Refusing(_Agent):
+        async def request(self, request: Any) -> Any:
+            self.sent.append(request.type)
+            return p.ErrorEvent(re=request.id, kind="no_loop", message="turn loop not installed")
+
+    out, err = io.StringIO(), io.StringIO()
+    chat = ChatClient(Refusing(), Terminal(out, err), "lab")
+    assert asyncio.run(chat.line(b"hello\n")) is True
+    assert err.getvalue() == "eukhe chat: turn loop not installed\n"
+    assert chat.idle.is_set()  # nothing runs: the end of input leaves at once
