@@ -96,6 +96,12 @@ def dictation_of(shown: Shown, take: HeldTake, transcriber: HeldTranscriber | No
     return Dictation(shown, lambda: take, transcriber, clock=lambda: 0.0)
 
 
+async def toggled(dictating: Dictation) -> None:
+    """A take by toggle: the first press records, the second stops it."""
+    await dictating.press(TOGGLE)
+    await dictating.press(TOGGLE)
+
+
 def test_the_phase_is_rec_then_stt_and_a_press_while_transcribing_does_nothing(tmp_path: Path) -> None:
     shown, take, heard = Shown(), HeldTake(tmp_path / "take.wav"), HeldTranscriber("  dictated text \n")
 
@@ -126,8 +132,7 @@ def test_a_recorder_that_fails_at_its_stop_is_an_error_row_unless_the_take_was_c
 
     async def main() -> None:
         dictating = dictation_of(shown, take, HeldTranscriber())
-        await dictating.press(TOGGLE)
-        await dictating.press(TOGGLE)
+        await toggled(dictating)
         await eventually(take.stopping.is_set, "the recorder's stop")
         if cancelled:
             assert await dictating.cancel() is True
@@ -146,8 +151,7 @@ def test_a_take_cancelled_while_its_recorder_stops_is_never_transcribed(tmp_path
 
     async def main() -> None:
         dictating = dictation_of(shown, take, heard)
-        await dictating.press(TOGGLE)
-        await dictating.press(TOGGLE)
+        await toggled(dictating)
         await eventually(take.stopping.is_set, "the recorder's stop")
         assert await dictating.cancel() is True
         take.go.set()
@@ -165,8 +169,7 @@ def test_a_client_with_no_transcriber_says_so_and_removes_the_wav(tmp_path: Path
 
     async def main() -> None:
         dictating = dictation_of(shown, take, None)
-        await dictating.press(TOGGLE)
-        await dictating.press(TOGGLE)
+        await toggled(dictating)
         await eventually(lambda: dictating.phase is None and not dictating.tasks, "the take's end")
 
     asyncio.run(main())
@@ -180,8 +183,7 @@ def test_a_transcriber_that_fails_after_a_cancel_shows_only_the_cancel(tmp_path:
 
     async def main() -> None:
         dictating = dictation_of(shown, take, heard)
-        await dictating.press(TOGGLE)
-        await dictating.press(TOGGLE)
+        await toggled(dictating)
         await eventually(heard.started.is_set, "the transcriber")
         assert await dictating.cancel() is True
         assert not take.wav.exists()  # transcribing: the file goes at the cancel
@@ -216,8 +218,7 @@ def test_a_client_that_ends_mid_take_cancels_it_quietly_and_ends_its_tasks(tmp_p
 
     async def main() -> None:
         dictating = dictation_of(shown, take, heard)
-        await dictating.press(TOGGLE)
-        await dictating.press(TOGGLE)
+        await toggled(dictating)
         await eventually(heard.started.is_set, "the transcriber")
         await dictating.close()  # the take's task is cancelled and awaited; the thread goes on
         assert not dictating.tasks and dictating.phase is None
