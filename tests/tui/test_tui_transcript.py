@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Static
 from tui_support import attached, mock_agent, screen_text, until
 
 from eukhe.agent import protocol as p
@@ -57,6 +57,7 @@ def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(
     async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
         await shown(agent, app, pilot, p.TurnStartEvent(run="r1", text="plan it"), p.ThinkingEvent(text="first, "), p.ThinkingEvent(text="read a.txt"))
         assert app.transcript.lines[-2:] == ["> plan it", "thinking"]  # one block for the two pieces
+        assert [sorted(w.classes) for w in app.transcript.children if "plan it" in str(w.render())] == [["user"]]
         [block] = collapsibles(app, "thinking")
         assert block.collapsed is True
         await pilot.press("ctrl+t")  # the default bind: action app.thinking.toggle
@@ -66,6 +67,8 @@ def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(
         await shown(agent, app, pilot, p.DeltaEvent(text="It says alpha."), p.ThinkingEvent(text="then"))
         assert app.transcript.lines[-2:] == ["It says alpha.", "thinking"]  # thinking after a reply ends the reply
         assert [b.collapsed for b in collapsibles(app, "thinking")] == [False, False]  # shown: new blocks open
+        await shown(agent, app, pilot, p.DeltaEvent(text="Second reply."), p.ToolCallEvent(id="c9", name="read", arguments="{}"))
+        assert app.transcript.lines[-2:] == ["Second reply.", "tool read {}"]  # a reply of its own, nothing of the first
         await pilot.press("ctrl+t")
         await until(pilot, lambda: app.transcript.lines[-1] == "thinking hidden", "the row of the second toggle")
         assert [b.collapsed for b in collapsibles(app, "thinking")] == [True, True]
@@ -75,12 +78,16 @@ def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(
 
 def test_a_tool_result_is_clipped_to_twelve_lines_and_one_of_an_unseen_call_has_its_own_block(home: Path) -> None:
     long = "\n".join(f"line {n}" for n in range(1, 16))  # 15 lines: 12 shown, 3 counted
+    clipped = "\n".join(f"line {n}" for n in range(1, 13)) + "\n... 3 more lines"
 
     async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
         await shown(agent, app, pilot, p.ToolResultEvent(id="before", text="done", is_error=False))
         assert app.transcript.lines[-1] == "result ok done"
-        await shown(agent, app, pilot, p.ToolCallEvent(id="c1", name="bash", arguments='{"command":\n   "seq 15"}'), p.ToolResultEvent(id="c1", text=long, is_error=True))
-        clipped = "\n".join(f"line {n}" for n in range(1, 13)) + "\n... 3 more lines"
+        await shown(agent, app, pilot, p.ToolCallEvent(id="c1", name="bash", arguments='{"command":\n   "seq 15"}'))
+        [running] = [body for body in app.transcript.query(Static) if body.parent is not None and isinstance(body.parent.parent, Collapsible)]
+        assert str(running.render()) == "running..."  # the call's body until its result comes
+        await shown(agent, app, pilot, p.ToolResultEvent(id="c1", text=long, is_error=True))
+        assert str(running.render()) == clipped
         assert app.transcript.lines[-2:] == ['tool bash {"command": "seq 15"}', f"result error {clipped}"]
         [block] = collapsibles(app, "tool")
         assert block.collapsed is True and block.title == '\\[error] bash {"command": "seq 15"}'
@@ -133,6 +140,8 @@ def test_replies_of_the_agent_become_rows_and_the_status_line(home: Path) -> Non
             agent, app, pilot,
             p.ThinkingLevelEvent(level=None, offered_levels=None),
             p.MemoryEvent(view_bytes=2000, ceiling=128000, messages=3, nodes=3, view_lines=2, text="the chat memory", lines=["m0 first", "m1 second"]),
+            p.CvarSavedEvent(path="/home/u/.eukhe/agent/agents/main.cfg", written=[p.CvarSet(cvar="retry.enabled", value=False), p.CvarSet(cvar="serviceTier", value="flex")]),
+            p.CvarSavedEvent(path="/a.cfg", written=[]),
             p.OkEvent(request="cvar_save", text=""),
             p.ErrorEvent(kind="busy", message="a turn runs"),
         )
@@ -141,6 +150,8 @@ def test_replies_of_the_agent_become_rows_and_the_status_line(home: Path) -> Non
             "the chat memory",
             "m0 first",
             "m1 second",
+            "/cvar save: retry.enabled=False, serviceTier=flex -> /home/u/.eukhe/agent/agents/main.cfg",
+            "/cvar save: no sets -> /a.cfg",
             "cvar_save: done",
             "error: busy: a turn runs",
         ]
@@ -207,3 +218,13 @@ def test_an_agent_that_cannot_be_reached_is_one_error_row(home: Path) -> None:
             assert app.client is None
 
     asyncio.run(main())
+
+
+def test_quit_leaves_with_exit_status_0(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        app.draft.insert("/quit")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.return_code is not None, "the app's exit")
+        assert app.return_code == 0
+
+    served(home, scenario)

@@ -73,6 +73,14 @@ def test_the_status_line_shows_model_level_tier_mem_and_the_goal() -> None:
     assert tokens(128_000) == "128K" and tokens(999) == "999" and tokens(1_500_000) == "1.5M"
 
 
+def test_a_count_is_shown_in_three_digits_and_the_next_unit_once_they_round_to_1000() -> None:
+    shown = {n: tokens(n) for n in (999, 1000, 1500, 2049, 999_499, 999_500, 999_999, 1_000_000, 999_999_999, 12_345_678_901)}
+    assert shown == {
+        999: "999", 1000: "1K", 1500: "1.5K", 2049: "2.05K", 999_499: "999K", 999_500: "1M", 999_999: "1M",
+        1_000_000: "1M", 999_999_999: "1G", 12_345_678_901: "12.3G",
+    }  # fmt: skip
+
+
 def test_the_status_line_puts_a_phase_first_and_autonomous_from_its_switch() -> None:
     """The line's parts (a real take's phase: test_tui_dictation's
     test_the_dictation_phase_leads_the_line)."""

@@ -34,12 +34,15 @@ class Status:
 
 
 def tokens(count: int) -> str:
-    """``128K`` for 128000, ``1.5M`` for 1500000, the number itself under 1000."""
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.3g}M"
-    if count >= 1000:
-        return f"{count / 1000:.3g}K"
-    return str(count)
+    """``128K`` for 128000, ``1.5M`` for 1500000, the number itself under 1000: three significant
+    digits, in the next unit once they round to 1000 (999,999 is ``1M``, never ``1e+03K``)."""
+    if count < 1000:
+        return str(count)
+    for scale, unit in ((1000, "K"), (1_000_000, "M")):
+        shown = f"{count / scale:.3g}"
+        if "e" not in shown:  # under 1000 once rounded (.3g writes 1000 and more as 1e+03)
+            return shown + unit
+    return f"{count / 1_000_000_000:.3g}G"
 
 
 def line(status: Status) -> str:
