@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -174,10 +174,9 @@ def coverage_by_area(data_file: Path, own: dict[str, tuple[str, Path]] | None = 
     when the file is missing)."""
     rows = _by_area(data_file)
     for area, (judges, own_file) in (own or {}).items():
-        measured = {r.area: r for r in (_by_area(own_file) if own_file.exists() else [])}
-        base = measured.get(area) or next(r for r in rows if r.area == area)
-        covered = (base.covered_statements, base.covered_branches) if area in measured else (0, 0)
-        rows = [AreaCoverage(area, base.files, base.statements, base.branches, *covered, judges) if r.area == area else r for r in rows]
+        measured = {r.area: r for r in _by_area(own_file)} if own_file.exists() else {}
+        unmeasured = replace(next(r for r in rows if r.area == area), covered_statements=0, covered_branches=0)
+        rows = [replace(measured.get(area, unmeasured), judges=judges) if r.area == area else r for r in rows]
     return rows
 
 
@@ -225,8 +224,7 @@ def write_coverage(rows: list[AreaCoverage], directory: Path) -> Path:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    own = {area: (judges, ROOT / data) for area, (judges, data) in OWN_JUDGES.items()} if args.own else {}
-    rows = coverage_by_area(Path(args.data), own)
+    rows = coverage_by_area(Path(args.data), {area: (judges, ROOT / data) for area, (judges, data) in OWN_JUDGES.items()})
     write_coverage(rows, Path(args.laws_dir))
     from spec import report
 
@@ -250,7 +248,6 @@ def main(argv: list[str] | None = None) -> int:
     cov.add_argument("--data", default=".coverage", help="coverage.py data file")
     cov.add_argument("--laws-dir", default="build")
     cov.add_argument("--floor", type=float, default=FLOOR)
-    cov.add_argument("--no-own", dest="own", action="store_false", help="measure every area by laws and bridges, OWN_JUDGES' too")
     cov.set_defaults(run=_coverage)
     args = parser.parse_args(argv)
     code: int = args.run(args)

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spec import manifest, profiles
+from spec.binding import LAWS_AND_BRIDGES
 from spec.registry import STRENGTHS, Law, Strength, StrengthError
 
 BREAK_ENV = "EUKHE_BREAK"  # spec.breaks.ENV, named here so the report needs no break machinery
@@ -311,7 +312,7 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
         binding += "<h2>Coverage of production by its judges: laws and bridges alone, or (an area the seeds give no model) its own</h2>"
         binding += "<table><tr><th>area</th><th>branch coverage</th><th>judged by</th></tr>"
         binding += "".join(
-            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td><td>{html.escape(str(a.get('judges', 'laws and bridges alone')))}</td></tr>"
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td><td>{html.escape(str(a.get('judges', LAWS_AND_BRIDGES)))}</td></tr>"
             for a in coverage["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"

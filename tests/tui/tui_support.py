@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from eukhe.agent import daemon
+from eukhe.agent import protocol as p
 from eukhe.session import MAIN, Store
 
 WAIT = 30.0  # seconds: bounds a wait that never comes true (a failing run)
@@ -38,8 +39,6 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: f
 
 def attached(app: Any) -> bool:
     """The app has the agent's state (the first event of a connection)."""
-    from eukhe.agent import protocol as p
-
     return any(isinstance(e, p.StateEvent) for e in app.seen)
 
 

@@ -71,6 +71,7 @@ def test_an_area_with_judges_of_its_own_is_measured_by_them_alone(tmp_path: Path
             from eukhe import effort
 
             assert effort.clamp(("low", "high"), "medium") == "high"
+            assert effort.settled_level(None, "high", ("low", "high")) == "high"  # branches taken too
         cov.stop()
         cov.save()
     by_laws = {r.area: r for r in binding.coverage_by_area(ran)}
@@ -79,7 +80,8 @@ def test_an_area_with_judges_of_its_own_is_measured_by_them_alone(tmp_path: Path
     assert own["effort"].percent > 0 and by_laws["effort"].judges == binding.LAWS_AND_BRIDGES
     assert own["settings"] == {r.area: r for r in binding.coverage_by_area(idle)}["settings"]
     unmeasured = {r.area: r for r in binding.coverage_by_area(ran, {"effort": ("its own tests", tmp_path / "none" / ".coverage")})}
-    assert unmeasured["effort"].percent == 0.0 and unmeasured["effort"].statements == by_laws["effort"].statements
+    assert by_laws["effort"].covered_branches > 0 and unmeasured["effort"].percent == 0.0
+    assert unmeasured["effort"].statements == by_laws["effort"].statements
     assert set(binding.OWN_JUDGES) == {"tui"}  # the one area of production no seed models
 
 
