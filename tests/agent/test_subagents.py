@@ -155,11 +155,10 @@ def test_subagent_max_concurrency_makes_a_second_child_wait_for_the_first(home: 
 
 
 def test_a_stalled_subagent_is_killed_and_the_result_says_it_stalled(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
-    server.script(
-        Stream([Call("task", json.dumps({"name": "slow", "task": "hang"}))], stop="toolUse"),
-        Stream([Stall()]),  # the child's model never answers
-        Stream([Text("It stalled.")]),
-    )
+    server.script(Stream([Call("task", json.dumps({"name": "slow", "task": "hang"}))], stop="toolUse"))
+    # by content, not by order: the child may be killed before its request arrives (300 ms after
+    # its first line), and then main's next request must not take the child's Stall
+    server.responder = lambda r: Stream([Stall()]) if last_user(r) == "hang" else Stream([Text("It stalled.")])
     first = agents()
     first.until(of_type("state"))
     cvar(first, "set subagentStallMs 300")
