@@ -134,7 +134,7 @@ def test_new_switches_to_an_empty_session_and_its_commands_go_to_its_own_agent(h
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: on(app, "s1"), "the agent's state")
             await run(pilot, "/effort", "thinking level ")
-            [pump] = [w for w in app.workers if w.group == "agent" and w.name == "agent"]  # the connection's events
+            [pump] = [w for w in app.workers if w.group == "agent"]  # the connection's events
             await send(pilot, "/new")
             await until(pilot, lambda: app.session != "s1" and on(app, app.session), "the new session's agent")
             assert pump.is_cancelled  # the old connection's pump shows nothing more (no "connection ended" row)

@@ -65,7 +65,7 @@ class BindPressed(Message):
         self.pressed = pressed
 
 
-class EukheApp(App[int], inherit_bindings=False):
+class EukheApp(App[None], inherit_bindings=False):
     """The client of one session's agent (see the module docstring)."""
 
     ENABLE_COMMAND_PALETTE: ClassVar[bool] = False
@@ -145,7 +145,7 @@ class EukheApp(App[int], inherit_bindings=False):
         self.draft.focus()
         for warning in self.keys.warnings:
             await self.transcript.error(warning)
-        self.run_worker(self._pump(), name="agent", group="agent", exclusive=True)
+        self.run_worker(self._pump(), group="agent", exclusive=True)
 
     async def on_unmount(self) -> None:
         """The client's connection ends with the app (an agent it started then ends once it has
@@ -203,7 +203,7 @@ class EukheApp(App[int], inherit_bindings=False):
             await self._state(event, first=not self.attached)
             self.attached = True
             if purpose == "fork":  # /fork with no entry: at the head the agent has now
-                self.run_worker(self.fork(event.head), group="switch")
+                self.run_worker(self.fork(event.head))
         elif isinstance(event, p.ModelEvent):
             self._model(event.model, event.thinking_level, event.offered_levels)
         elif isinstance(event, p.ThinkingLevelEvent):
@@ -282,7 +282,7 @@ class EukheApp(App[int], inherit_bindings=False):
 
     def _picked(self, choice: str | None) -> None:
         if choice is not None:
-            self.run_worker(self.ask(p.CommandRequest(line=f"/model {choice}"), "command"), group="asks")
+            self.run_worker(self.ask(p.CommandRequest(line=f"/model {choice}"), "command"))
 
     # -- keys ----------------------------------------------------------------------------------------
 
@@ -345,7 +345,7 @@ class EukheApp(App[int], inherit_bindings=False):
         elif action == "app.tools.expand":
             self.transcript.toggle_tools()
         elif action == "app.quit":
-            self.exit(0)
+            self.exit()
         elif action in dictation.ACTIONS:
             await self.dictation.press(action)
         else:
@@ -382,16 +382,16 @@ class EukheApp(App[int], inherit_bindings=False):
             await self.transcript.row(f"binds.cfg read: {len(self.keys.binds.keys())} keys bound, {len(self.keys.warnings)} warnings")
             await self.ask(p.StatusRequest(), "reload")
         elif planned.verb == "quit":
-            self.exit(0)
+            self.exit()
         elif planned.verb == "new":
-            self.run_worker(self.new_session(), group="switch")
+            self.run_worker(self.new_session())
         elif planned.verb == "fork":
             if planned.entry is not None:
-                self.run_worker(self.fork(planned.entry), group="switch")
+                self.run_worker(self.fork(planned.entry))
             elif self.client is not None and not self.client.gone:
                 await self.ask(p.StatusRequest(), "fork")  # the head as the agent has it now
             else:
-                self.run_worker(self.fork(self.head), group="switch")  # the head of the last state
+                self.run_worker(self.fork(self.head))  # the head of the last state
         elif planned.verb == "tier_shown":
             known = self.status.tier or "not known (this agent sends no switches)"
             await self.transcript.row(f"service tier: {known}; /tier {'|'.join(commands.TIERS)} sets it")
@@ -456,7 +456,7 @@ class EukheApp(App[int], inherit_bindings=False):
             self.show_status()
             await self.transcript.clear()
             await self.transcript.row(f"session {session_id}" + (f": {why}" if why else ""))
-            self.run_worker(self._pump(), name="agent", group="agent", exclusive=True)
+            self.run_worker(self._pump(), group="agent", exclusive=True)
 
 
 class _DictationScreen:
@@ -485,5 +485,5 @@ class _DictationScreen:
 def run_tui(agent_dir: Path, session_dir: Path, session: str, project_dir: Path) -> int:
     """The terminal UI on the session's agent, in the foreground; its exit code."""
     app = EukheApp(agent_dir, session_dir, session, project_dir)
-    code = app.run()
-    return code if isinstance(code, int) else (app.return_code or 0)
+    app.run()
+    return app.return_code or 0  # 1 when the app failed (Textual prints the error)

@@ -22,7 +22,7 @@ class Draft(TextArea):
     """
 
     def __init__(self) -> None:
-        super().__init__("", id="draft", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        super().__init__("", id="draft", tab_behavior="focus")  # soft wrap, no line numbers: TextArea's defaults
 
     def newline(self) -> None:
         self.insert("\n")

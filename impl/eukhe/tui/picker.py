@@ -46,7 +46,7 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         yield Static("pick a model (enter chooses, escape closes)", id="picker-title")
         options = [Option(escape(text), id=f"{m.provider}/{m.id}") for text, m in zip(self.labels, self.catalog.models)]
-        yield OptionList(*options, id="models")
+        yield OptionList(*options)
         for error in self.catalog.models_json_errors:
             yield Static(f"models.json: {error}", classes="error", markup=False)
 
