@@ -94,6 +94,18 @@ def test_a_start_with_the_index_reads_what_a_start_without_it_reads(tmp_path: Pa
     assert state == _without_index(chat, tmp_path / "plain")
 
 
+def test_the_index_is_written_again_only_when_the_logs_grew_past_it(tmp_path: Path) -> None:
+    chat = tmp_path / "chat"
+    _chat(chat)  # its last start read the appended lines and wrote the index again
+    store, durable = opened(chat)
+    assert store.index == "used" and not store.index_written, "nothing was appended since"
+    durable.message("one more")  # past INDEX_GROWTH, 1 byte here
+    store.close()
+    store, _ = opened(chat)
+    assert store.index == "used" and store.index_written
+    store.close()
+
+
 def test_lines_appended_after_the_index_are_read(tmp_path: Path) -> None:
     chat = tmp_path / "chat"
     _chat(chat)

@@ -130,6 +130,13 @@ def _a_negative_length(header: dict[str, Any]) -> None:
     header["arrays"] = [*arrays[:j], [name, -1], ["spare", 1], ["again", length], *arrays[j + 1 :]]
 
 
+def _a_place_at_the_covered_end(header: dict[str, Any]) -> None:
+    """The messages' covered prefix cut to the offset where its last line starts (the four
+    lines are of one length): that line's place is then at the prefix's end, past its lines."""
+    ((name, size, lines, first),) = header["messages"]["files"]
+    header["messages"]["files"] = [[name, size * (lines - 1) // lines, lines, first]]
+
+
 MALFORMED = {
     "newest of three numbers": _set("tree", "newest", [1, 0, 0]),
     "newest negative": _set("tree", "newest", [1, -1]),
@@ -141,6 +148,7 @@ MALFORMED = {
     "a file entry of three": _set("messages", "files", [["2026-12-01.jsonl", 0, 0]]),
     "prints not text": _set("messages", "prints", [7]),
     "an array of length -1": _a_negative_length,
+    "a place at the covered end": _a_place_at_the_covered_end,
 }
 
 

@@ -99,6 +99,14 @@ def test_a_saved_view_loads_back_unchanged(tmp_path: Path) -> None:
     store.close()
 
 
+def test_an_empty_message_is_refused_by_name_and_nothing_is_logged(tmp_path: Path) -> None:
+    store, durable = opened(tmp_path / "chat")
+    with pytest.raises(ValueError, match="^a message has at least one byte$"):
+        durable.message("")
+    assert durable.chat.t == 0 and len(store.messages) == 0
+    store.close()
+
+
 def test_a_gap_in_message_ids_is_an_error(tmp_path: Path) -> None:
     lines = [{"i": 0, "kind": "user", "text": "a", "size": 1, "date": "2026-11-30T10:00:00+00:00"}, {"i": 2, "kind": "user", "text": "b", "size": 1, "date": "2026-11-30T10:00:01+00:00"}]
     (tmp_path / "2026-11-30.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
