@@ -133,8 +133,8 @@ def _a_negative_length(header: dict[str, Any]) -> None:
 def _a_place_at_the_covered_end(header: dict[str, Any]) -> None:
     """The messages' covered prefix cut to the offset where its last line starts (the four
     lines are of one length): that line's place is then at the prefix's end, past its lines."""
-    ((name, size, lines, first),) = header["messages"]["files"]
-    header["messages"]["files"] = [[name, size * (lines - 1) // lines, lines, first]]
+    ((name, size, lines),) = header["messages"]["files"]
+    header["messages"]["files"] = [[name, size * (lines - 1) // lines, lines]]
 
 
 MALFORMED = {
@@ -145,7 +145,7 @@ MALFORMED = {
     "depths past 64": _set("tree", "depths", 65),
     "t not the message count": _set("tree", "t", 5),
     "a key past the messages": _set("messages", "keys", {"k": 4}),
-    "a file entry of three": _set("messages", "files", [["2026-12-01.jsonl", 0, 0]]),
+    "a file entry of four": _set("messages", "files", [["2026-12-01.jsonl", 340, 4, 1]]),
     "prints not text": _set("messages", "prints", [7]),
     "an array of length -1": _a_negative_length,
     "a place at the covered end": _a_place_at_the_covered_end,

@@ -98,13 +98,11 @@ class Stale(Exception):
 @dataclass(frozen=True)
 class Covered:
     """The prefix of one day file an index covers: the file's name, its first ``bytes`` bytes
-    (whole lines, up to the file's last good line), its ``lines`` lines, the line of its first
-    record (0: none)."""
+    (whole lines, up to the file's last good line) and its ``lines`` lines."""
 
     name: str
     bytes: int
     lines: int
-    first: int
 
 
 @dataclass
@@ -116,7 +114,6 @@ class _File:
     bad: dict[int, str] = field(default_factory=dict)
     markers: dict[int, Torn] = field(default_factory=dict)
     last_record: int = 0
-    first_record: int = 0
     skip: set[int] = field(default_factory=set)  # the lines the file's markers skip (found first)
     record_end: int = 0  # the byte after the newline of line ``last_record``
     marker_ends: dict[int, int] = field(default_factory=dict)  # the byte after each whole marker's newline
@@ -145,11 +142,11 @@ def _settle(path: Path, found: _File, newest: bool) -> Tail | None:
         if number <= last_good and number not in skipped:
             raise CorruptLine(path, number, found.bad[number])
     if last_good == 0:
-        found.covered = Covered(path.name, 0, 0, 0)
+        found.covered = Covered(path.name, 0, 0)
     elif last_good == found.last_record and found.record_end:
-        found.covered = Covered(path.name, found.record_end, last_good, found.first_record)
+        found.covered = Covered(path.name, found.record_end, last_good)
     elif last_good in found.marker_ends:
-        found.covered = Covered(path.name, found.marker_ends[last_good], last_good, found.first_record)
+        found.covered = Covered(path.name, found.marker_ends[last_good], last_good)
     if first_torn <= found.lines:
         if not newest:
             raise CorruptLine(path, first_torn, "a torn tail, and a newer day file follows")
@@ -529,7 +526,6 @@ class _Log(Sequence[R]):
                 known = resume[number]
                 found.lines = found.last_record = known.lines
                 found.record_end = start = known.bytes
-                found.first_record = known.first
             slow = _Slow(found, tree=self.tree)
             first = found.lines
             if careful:
@@ -549,7 +545,7 @@ class _Log(Sequence[R]):
                 for line, torn in found.markers.items():
                     if torn.line <= first:
                         raise Stale(f"{path}: the marker at line {line} names line {torn.line}, which the index covered")
-                    if 0 < torn.line < line and ((taken >= torn.line) & (taken <= line)).any():
+                    if torn.line < line and ((taken >= torn.line) & (taken <= line)).any():  # torn.line > first >= 0 here
                         raise _Redo()
             found.taken = []
             tail = _settle(path, found, number == len(files) - 1)
@@ -609,7 +605,6 @@ class MessageLog(_Log[Message]):
                 count += len(taken)
                 found.last_record = numbers + int(taken[-1])
                 found.record_end = offset + int(ends[taken[-1]]) + 1
-                found.first_record = found.first_record or numbers + int(taken[0])
         self.gap = gap  # the store raises it after reading the tree (a bad line anywhere comes first)
 
     def text(self, i: int) -> str:
@@ -693,7 +688,6 @@ class TreeLog(_Log[NodeLine | MergeLine]):
             found.taken.append(taken + numbers)
             found.last_record = numbers + int(taken[-1])
             found.record_end = offset + int(ends[taken[-1]]) + 1
-            found.first_record = found.first_record or numbers + int(taken[0])
             for k, far in huge:
                 if first_problem < 0 or int(position[k]) < first_problem:
                     first_problem = int(position[k])
@@ -714,8 +708,8 @@ class TreeLog(_Log[NodeLine | MergeLine]):
                 top = int(at.max()) + 1
                 if top > len(sizes[depth]):
                     grow = max(top, 2 * len(sizes[depth]))
-                    sizes[depth] = np.concatenate((sizes[depth], np.zeros(grow - len(sizes[depth]), dtype=np.int64)))
-                    where[depth] = np.concatenate((where[depth], np.full(grow - len(where[depth]), -1, dtype=np.int64)))
+                    sizes[depth] = np.pad(sizes[depth], (0, grow - len(sizes[depth])))  # np.pad keeps the int64 dtype
+                    where[depth] = np.pad(where[depth], (0, grow - len(where[depth])), constant_values=-1)
                 before = where[depth][at] >= 0  # named in an earlier piece
                 keep = mine[~before]
                 where[depth][index[keep]] = position[keep]
@@ -923,9 +917,9 @@ def _files(body: object) -> tuple[list[Covered], list[str]]:
     assert isinstance(files, list) and isinstance(prints, list) and len(files) == len(prints)
     covered = []
     for entry in files:
-        assert isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str)
+        assert isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
         assert all(type(x) is int and x >= 0 for x in entry[1:])
-        covered.append(Covered(entry[0], entry[1], entry[2], entry[3]))
+        covered.append(Covered(entry[0], entry[1], entry[2]))
     assert all(isinstance(p, str) for p in prints)
     return covered, prints
 
