@@ -27,13 +27,14 @@ def entry(provider: str, model: str) -> p.CatalogEntry:
 class Picking(App[None]):
     """An app that opens the picker on ``catalog`` and keeps what it was dismissed with."""
 
-    def __init__(self, catalog: p.ModelCatalogEvent) -> None:
+    def __init__(self, catalog: p.ModelCatalogEvent, current: p.ModelRef | None = None) -> None:
         super().__init__()
         self.catalog = catalog
+        self.current = current
         self.picked: list[str | None] = []
 
     def on_mount(self) -> None:
-        self.push_screen(ModelPicker(self.catalog, None), self.picked.append)
+        self.push_screen(ModelPicker(self.catalog, self.current), self.picked.append)
 
 
 def test_the_picker_lists_models_json_errors_and_enter_chooses_the_highlighted_model() -> None:
@@ -50,6 +51,24 @@ def test_the_picker_lists_models_json_errors_and_enter_chooses_the_highlighted_m
             models = picker.query_one(OptionList)
             assert models.highlighted == 0  # no current model: the first
             await pilot.press("down", "enter")
+            await pilot.pause()
+        assert app.picked == ["local/b"]
+
+    asyncio.run(main())
+
+
+def test_the_current_model_is_marked_and_highlighted() -> None:
+    catalog = p.ModelCatalogEvent(models=[entry("local", "a"), entry("local", "b"), entry("local", "c")], models_json_errors=[])
+
+    async def main() -> None:
+        app = Picking(catalog, p.ModelRef(provider="local", id="b"))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            picker = app.screen
+            assert isinstance(picker, ModelPicker)
+            assert [label[0] for label in picker.labels] == [" ", "*", " "]
+            assert picker.query_one(OptionList).highlighted == 1
+            await pilot.press("enter")
             await pilot.pause()
         assert app.picked == ["local/b"]
 

@@ -112,10 +112,12 @@ def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Pat
             p.StepEvent(decision="fail", rule="forced_not_called", verdicts=[]),
             p.SubagentEvent(agent="reviewer", event=p.ToolCallEvent(id="s1", name="read", arguments='{"path": "a.txt"}')),
             p.SubagentEvent(agent="reviewer", event=p.TurnEndEvent(run="c1", reason="failed", text="no\nkey")),
+            p.SubagentEvent(agent="reviewer", event=p.TurnEndEvent(run="c2", reason="answered", text="")),
             p.SubagentEvent(agent="reviewer", event=p.DeltaEvent(text="streamed to its own conversation")),
             p.TurnEndEvent(run="r1", reason="aborted", text=""),
             p.TurnEndEvent(run="r2", reason="failed", text="the provider refused"),
             p.TurnEndEvent(run="r3", reason="answered", text="done"),
+            p.RowEvent(kind="director", text="goal layer pushed"),
         )
         assert app.transcript.lines[before:] == [
             "retry 1/3: overloaded, next try in 2.5 s",
@@ -124,11 +126,14 @@ def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Pat
             "director: fail (forced_not_called; no layer)",
             '[reviewer] tool read {"path": "a.txt"}',
             "[reviewer] turn failed: no key",
+            "[reviewer] turn answered",
             "turn aborted",
             "turn failed: the provider refused",
+            "[director] goal layer pushed",
         ]
-        rows = list(app.transcript.children)[-8:]
-        assert [sorted(w.classes) for w in rows] == [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["error"]]
+        rows = list(app.transcript.children)[-10:]
+        classes = [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["row"], ["error"], ["director"]]
+        assert [sorted(w.classes) for w in rows] == classes
 
     served(home, scenario)
 

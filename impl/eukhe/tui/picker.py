@@ -44,7 +44,7 @@ class ModelPicker(ModalScreen[str | None]):
         self.labels = [label(model, current) for model in catalog.models]
 
     def compose(self) -> ComposeResult:
-        yield Static("pick a model (enter chooses, escape closes)", id="picker-title")
+        yield Static("pick a model (enter chooses, escape closes)")
         options = [Option(escape(text), id=f"{m.provider}/{m.id}") for text, m in zip(self.labels, self.catalog.models)]
         yield OptionList(*options)
         for error in self.catalog.models_json_errors:
