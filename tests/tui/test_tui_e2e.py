@@ -222,6 +222,7 @@ def test_slash_commands_complete_and_answer_with_rows(home: Path, agents: Callab
             await run("/effort", "thinking level ")
             await run("/set retry.maxRetries 5", "set retry.maxRetries 5: ok")
             await run("/set retry.maxRetries lots", "CvarError")
+            await run("/set retry.maxRetries 4 --global", "set retry.maxRetries 4 (global): ok")
             await run("/toggle stt.enabled", "toggle stt.enabled: ok")
             await run("/cvar save", "/cvar save: ")
             await run("/memory view", "this session is not the chat")  # /memory is the chat's (eukhe chat)

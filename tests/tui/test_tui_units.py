@@ -46,6 +46,7 @@ def test_client_commands_and_refusals() -> None:
     assert commands.plan("/model") == commands.Client("picker")
     assert commands.plan("/reload") == commands.Client("reload")
     assert commands.plan("/quit") == commands.Client("quit")
+    assert commands.plan("/help") == commands.Client("help")
     assert commands.plan("/tier") == commands.Client("tier_shown")
     assert commands.plan("/new") == commands.Client("new")
     assert commands.plan("/fork") == commands.Client("fork")

@@ -282,7 +282,7 @@ class EukheApp(App[None], inherit_bindings=False):
 
     def _picked(self, choice: str | None) -> None:
         if choice is not None:
-            self.run_worker(self.ask(p.CommandRequest(line=f"/model {choice}"), "command"))
+            self.run_worker(self.ask(p.CommandRequest(line=f"/model {choice}")))
 
     # -- keys ----------------------------------------------------------------------------------------
 
