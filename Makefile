@@ -40,10 +40,9 @@ test: $(STAMP) core  ## the CI command: types; laws and bridges (under coverage)
 	$(BIN)/python -m spec.binding coverage
 
 # The two lanes of `make test`, one per core, balanced by the durations they print: the laws,
-# then the tests of the workbench, the agent, the report and the hunts (13 + 11 minutes in the
-# clean-clone CI of e74495d, before the queue's mutation test fell from 190 s to about 40 and the
-# hunts' 100 s moved here); mypy, the bridges, then the other tests (1 + 13 + 1 + 11.5). Each lane's
-# output is printed when it ends.
+# then the tests of the workbench, the agent, the report and the hunts (710 + 462 s in the
+# clean-clone CI of 67c12d3); mypy, the bridges, the terminal UI measured apart, then the other
+# tests (802 + 47 + 440 s and mypy's). Each lane's output is printed when it ends.
 TESTS_AFTER_LAWS := tests/workbench tests/agent tests/report tests/hunt
 # The terminal UI has no model, law or bridge (the seed: client input has no model): its own judges,
 # Textual's pilot and real terminals under tmux, are measured apart (spec/binding.py OWN_JUDGES).

@@ -83,7 +83,7 @@ class Proof:
     """What one proof covers, for the report: its object (the whole domain, the z3 encoding and
     its tie to the code, or the function unfolded by induction), the z3 claim as text, and the
     non-vacuity checks it passed. The claim is z3's own SMT-LIB text (``sexpr``): z3's Python
-    pretty-printer took more than half of a catalog law's time on its large claims."""
+    pretty-printer took 25.6 s of catalog_union_bundled_gives' 91 s (cProfile) on its large claims."""
 
     object: str
     claim: str = ""
