@@ -30,6 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 DIGESTS = "digests.sha256"
 MODEL_CMD_ENV = "BRIDGE_MODEL_CMD"
+# A replay stops at its first mismatch (the verdict is the same: any mismatch fails it). Set by
+# the mutation run's pytest plugin under a mutant (spec.mutate), where a killed mutant's replay
+# need not run the scenarios after the one that tells it apart.
+STOP_AT_FIRST_MISMATCH = False
 
 Event = dict[str, Any]
 Printer = Callable[[Sequence[Event]], list[str]]
@@ -280,6 +284,8 @@ def replay_all(b: Bridge) -> tuple[int, list[Mismatch]]:
             found = replay(b, path, digests[path.name])
             if found is not None:
                 mismatches.append(found)
+                if STOP_AT_FIRST_MISMATCH:
+                    break
     except BaseException:
         finish(b, quietly=True)
         raise

@@ -178,9 +178,15 @@ else:
         inherit. This process keeps recording, as mutmut also holds the marker in its own state;
         a child could not (its trampolines would look for mutmut's configuration in the child's
         working directory), and its calls would not reach the stats anyway. Under a mutant the
-        marker is the mutant's name, and the children run the mutant too."""
+        marker is the mutant's name, and the children run the mutant too; and a bridge's replay
+        ends at its first mismatch (bridge.core.STOP_AT_FIRST_MISMATCH): the mutant is killed
+        by then, and the scenarios after it would only take time."""
         if os.environ.get("MUTANT_UNDER_TEST") == "stats":
             del os.environ["MUTANT_UNDER_TEST"]
+        if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+            import bridge.core
+
+            bridge.core.STOP_AT_FIRST_MISMATCH = True
 
     def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         """In a mutant's run, its judges go fastest first (durations of the stats pass).
@@ -209,7 +215,7 @@ def judge_seconds() -> dict[str, float]:
 TIMEOUT_MULTIPLIER = 2.0
 TIMEOUT_CONSTANT = 10.0
 RUN_SETTINGS = {
-    "fail_fast": "mutmut runs each mutant's judges with pytest -x: the first failure kills it",
+    "fail_fast": "mutmut runs each mutant's judges with pytest -x: the first failure kills it (a bridge's replay ends at its first mismatch)",
     "order": "a mutant's judges run fastest first (their stats-pass durations)",
     "timeout": f"a mutant's run past ceil((E + {TIMEOUT_CONSTANT:g}) * {TIMEOUT_MULTIPLIER:g} * 2) CPU seconds "
     "(E: its judges' seconds in the stats pass) is a timeout, counted killed",

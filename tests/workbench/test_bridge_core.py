@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -50,3 +51,21 @@ def test_a_scenario_file_that_is_not_json_lines_is_named(tmp_path: Path) -> None
     bad.write_text('{"do": "open"}\n[1, 2]\n')
     with pytest.raises(core.BridgeError, match="bad.jsonl:2"):
         core.read(bad)
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_a_replay_stops_at_its_first_mismatch_only_when_told(monkeypatch: pytest.MonkeyPatch, stop: bool) -> None:
+    """Under a mutant (spec.mutate's plugin sets the flag) the replay ends at the first scenario
+    that differs; otherwise every scenario runs and every difference is reported."""
+    effort = core.by_area("effort")
+    seen: list[int] = []
+
+    def production(events: object) -> list[str]:
+        seen.append(len(seen))
+        return ["0 nonsense"]
+
+    b = dataclasses.replace(effort, production=production)
+    monkeypatch.setattr(core, "STOP_AT_FIRST_MISMATCH", stop)
+    count, mismatches = core.replay_all(b)
+    assert count == effort.count
+    assert len(mismatches) == len(seen) == (1 if stop else effort.count)
