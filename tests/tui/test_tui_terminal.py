@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.session import SessionLocked, Store
-from eukhe.tiny import catalog, paths
+from eukhe.tiny import catalog, paths, protocol, worker
 from spec.loopback import Call, LoopbackServer, Stream, Text
 
 WAIT = 60.0
@@ -117,6 +117,19 @@ def _quit(tmux: Tmux, window: str, status: Path) -> None:
     assert status.read_text().strip() == "0"
 
 
+@pytest.fixture
+def dictation_worker_stopped(home: Path) -> Iterator[None]:
+    """The dictation model's tiny worker, which the test's clients launch, is shut down after the
+    test: a worker outlives the processes it serves (inference.md S9), and would outlive the test."""
+    yield
+    found = worker.probe(paths.socket_path(home, "whisper-base"))
+    if found.sock is not None and found.reader is not None:
+        protocol.send(found.sock, {"op": "shutdown"})
+        assert found.reader.read(60) == b'{"ok":true,"bye":true}'
+        found.sock.close()
+
+
+@pytest.mark.usefixtures("dictation_worker_stopped")
 def test_a_whole_session_in_two_terminals(home: Path, server: LoopbackServer, tmux: Tmux, tmp_path: Path) -> None:
     server.script(Stream([Call("read", '{"path": "a.txt"}')], stop="toolUse"), Stream([Text("It says alpha.")]))
     (home / "binds.cfg").write_text('bind f5 "toggle autonomous.enabled"\nbind f8 "action app.stt.toggle"\n', encoding="utf-8")
