@@ -138,6 +138,7 @@ def test_new_switches_to_an_empty_session_and_its_commands_go_to_its_own_agent(h
             await send(pilot, "/new")
             await until(pilot, lambda: app.session != "s1" and on(app, app.session), "the new session's agent")
             assert pump.is_cancelled  # the old connection's pump shows nothing more (no "connection ended" row)
+            assert [w for w in app.workers if w.group == "agent" and w.is_running]  # the new one is of the group a later switch cancels
             made = app.session
             assert app.started is not None
             started.append(app.started)

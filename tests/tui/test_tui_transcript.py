@@ -19,6 +19,7 @@ from tui_support import attached, mock_agent, screen_text, until
 from eukhe.agent import protocol as p
 from eukhe.session import Store
 from eukhe.tui import EukheApp
+from eukhe.tui.editor import Hints
 
 SIZE = (100, 30)
 Scenario = Callable[[Any, EukheApp, Any], Awaitable[None]]
@@ -134,6 +135,7 @@ def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Pat
         rows = list(app.transcript.children)[-10:]
         classes = [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["row"], ["error"], ["director"]]
         assert [sorted(w.classes) for w in rows] == classes
+        assert [str(w.render()) for w in rows] == app.transcript.lines[-10:]  # each row shows its text
 
     served(home, scenario)
 
@@ -160,6 +162,9 @@ def test_replies_of_the_agent_become_rows_and_the_status_line(home: Path) -> Non
             "cvar_save: done",
             "error: busy: a turn runs",
         ]
+        rows = list(app.transcript.children)[-8:]
+        assert [str(w.render()) for w in rows] == app.transcript.lines[-8:]
+        assert [sorted(w.classes) for w in rows] == [["row"]] * 7 + [["error"]]
         assert (app.status.mem_used, app.status.mem_limit) == (2000, 128000)
         assert "mem 2K/128K" in app.status_text
 
@@ -231,5 +236,21 @@ def test_quit_leaves_with_exit_status_0(home: Path) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: app.return_code is not None, "the app's exit")
         assert app.return_code == 0
+
+    served(home, scenario)
+
+
+def test_a_draft_that_begins_a_slash_command_shows_what_it_can_become(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        [hints] = app.query(Hints).results(Hints)
+        assert hints.display is False
+        await pilot.press("/", "f", "o")
+        await until(pilot, lambda: str(hints.render()) == "/force  /fork", "the two commands /fo can become")
+        assert hints.display is True
+        await pilot.press("r", "k")
+        await until(pilot, lambda: str(hints.render()) == "/fork [ENTRY]: a new session from this one up to ENTRY (default: the head), and switch to it", "/fork's use")
+        await pilot.press("x")
+        await until(pilot, lambda: hints.display is False, "no hint for a draft no command begins")
+        assert str(hints.render()) == ""
 
     served(home, scenario)

@@ -11,6 +11,7 @@ from eukhe.agent import protocol as p
 from eukhe.tui import commands, keys
 from eukhe.tui.picker import label
 from eukhe.tui.status import Status, line, tokens
+from eukhe.tui.transcript import one_line
 
 
 def test_every_slash_command_has_a_plan() -> None:
@@ -59,6 +60,21 @@ def test_client_commands_and_refusals() -> None:
     assert isinstance(commands.plan("/remind"), commands.Refuse)  # a reminder needs its text
     refused = commands.plan("/mod x")
     assert isinstance(refused, commands.Refuse) and "/model" in refused.message
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("/tier fast", "/tier fast: the tiers are auto, default, flex, priority"),
+        ("/fork twelve", "/fork twelve: an entry id is a whole number (/fork [ENTRY]: a new session from this one up to ENTRY (default: the head), and switch to it)"),
+        ("/new s2", "/new: a new empty session, and switch to it"),
+        ("/rewind", "/rewind ENTRY: move the head of the session to ENTRY (nothing is deleted)"),
+        ("/remind", "/remind TEXT: a reminder on the Director stack (S5.7)"),
+        ("/bogus", "unknown command /bogus: /help lists the commands"),
+    ],
+)
+def test_a_refusal_says_what_the_command_takes(typed: str, message: str) -> None:
+    assert commands.plan(typed) == commands.Refuse(message)
 
 
 def test_completion_lists_what_a_prefix_can_become() -> None:
@@ -145,3 +161,10 @@ def test_every_slash_command_and_bind_action_is_run_by_a_test_of_the_client() ->
             default_keys.setdefault(action, []).append(key)
     unrun = [a for a in keys.ACTIONS if a not in text and not any(f'press("{key}")' in text for key in default_keys.get(a, []))]
     assert untyped == [] and unrun == [], (untyped, unrun)
+
+
+def test_one_line_flattens_and_cuts_only_past_its_width() -> None:
+    assert one_line("a\n  b\tc") == "a b c"
+    assert one_line("x" * 160) == "x" * 160  # a tool call's arguments of exactly 160 characters are whole
+    assert one_line("x" * 161) == "x" * 157 + "..."
+    assert one_line("abcdef", 5) == "ab..."

@@ -167,9 +167,9 @@ class Transcript(VerticalScroll):
         comes as a ``subagent`` row): its tool calls and its end."""
         inner = event.event
         if isinstance(inner, p.ToolCallEvent):
-            await self.row(f"[{event.agent}] tool {inner.name} {one_line(inner.arguments)}", "row")
+            await self.row(f"[{event.agent}] tool {inner.name} {one_line(inner.arguments)}")
         elif isinstance(inner, p.TurnEndEvent):
-            await self.row(f"[{event.agent}] turn {inner.reason}" + (f": {one_line(inner.text)}" if inner.text else ""), "row")
+            await self.row(f"[{event.agent}] turn {inner.reason}" + (f": {one_line(inner.text)}" if inner.text else ""))
 
     async def event(self, event: p.Event) -> None:
         """One event of a turn, or a row of the agent."""
