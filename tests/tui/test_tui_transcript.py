@@ -254,3 +254,17 @@ def test_a_draft_that_begins_a_slash_command_shows_what_it_can_become(home: Path
         assert str(hints.render()) == ""
 
     served(home, scenario)
+
+
+def test_a_later_state_sets_the_goal_and_a_tier_that_is_no_name_shows_none(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        [state] = [e for e in app.seen if isinstance(e, p.StateEvent)]
+        assert "goal" not in app.status_text
+        await shown(agent, app, pilot, state.model_copy(update={"goal": {"status": "active", "text": "ship it"}}))
+        assert app.status.goal == {"status": "active", "text": "ship it"} and "| goal active" in app.status_text
+        await shown(agent, app, pilot, p.SwitchesEvent(switches={"serviceTier": "flex"}))
+        assert "| tier flex" in app.status_text
+        await shown(agent, app, pilot, p.SwitchesEvent(switches={"serviceTier": 5}))  # not a tier's name: not known
+        assert app.status.tier is None and "tier" not in app.status_text
+
+    served(home, scenario)

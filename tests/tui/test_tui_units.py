@@ -87,6 +87,8 @@ def test_the_status_line_shows_model_level_tier_mem_and_the_goal() -> None:
     status = Status(model="loop/m", thinking="high", tier="flex", mem_used=12_300, goal={"status": "active"}, stack=["autonomous", "goal", "reminder"], connected=True)
     assert line(status) == "model loop/m | thinking high | tier flex | mem 12.3K/128K | goal active | autonomous | directors reminder"
     assert line(Status(connected=True)) == "no model: /model"
+    assert line(Status()) == "not connected | no model: /model"
+    assert line(Status(goal={"text": "ship it"}, connected=True)) == "no model: /model | goal ?"  # a goal with no status
     assert tokens(128_000) == "128K" and tokens(999) == "999" and tokens(1_500_000) == "1.5M"
 
 
