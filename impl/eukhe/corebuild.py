@@ -38,10 +38,13 @@ def digest() -> str:
 
 def current() -> bool:
     """The compiled core beside the source was built from it (checked in a fresh interpreter,
-    so a loaded module does not hide a rebuild)."""
+    so a loaded module does not hide a rebuild). The interpreter runs in the tree that holds the
+    source: ``python -c`` puts its working directory first on its path, where another ``eukhe``
+    (a checkout, a mutation workspace) would be imported in its place."""
     probe = f"import eukhe.memory.{NAME} as c; print(c.SOURCE)"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent.parent), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
+    tree = HERE.parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tree, check=False)
     return done.returncode == 0 and done.stdout.strip() == digest()
 
 
