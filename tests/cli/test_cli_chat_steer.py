@@ -59,3 +59,32 @@ def test_a_turn_refused_for_another_reason_leaves_the_chat_idle() -> None:
     assert asyncio.run(chat.line(b"hello\n")) is True
     assert err.getvalue() == "eukhe chat: turn loop not installed\n"
     assert chat.idle.is_set()  # nothing runs: the end of input leaves at once
+
+
+def test_a_line_whose_turn_ended_before_its_steer_came_starts_a_turn_the_chat_waits_for() -> None:
+    """The turn that made ``turn`` busy ends (its turn_end and the memory bar reach the client)
+    before the steer reaches the agent: the agent starts a turn with the line, and the chat's
+    end of input waits for that turn, not for the one that ended."""
+
+    class EndingFirst(_Agent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.chat: ChatClient | None = None
+
+        async def request(self, request: Any) -> Any:
+            if isinstance(request, p.SteerRequest):
+                assert self.chat is not None
+                self.chat.show(p.TurnEndEvent(run="run-1", reason="answered", text=""))
+                self.chat.show(p.MemoryEvent(view_bytes=0, ceiling=128_000, messages=2, nodes=2, view_lines=2, text="", lines=[]))
+                self.sent.append(request.type)
+                return p.OkEvent(re=request.id, request=request.type, text="the turn starts")
+            return await super().request(request)
+
+    out, err = io.StringIO(), io.StringIO()
+    agent = EndingFirst()
+    chat = ChatClient(agent, Terminal(out, err), "lab")
+    agent.chat = chat
+    assert asyncio.run(chat.line(b"more\n")) is True
+    assert agent.sent == ["turn", "steer"]
+    assert "[queued" not in out.getvalue() and err.getvalue() == ""  # it joined nothing: it is a turn of its own
+    assert not chat.idle.is_set()  # its turn runs: the end of input waits for it

@@ -242,10 +242,13 @@ class ChatClient:
         self.idle.clear()
         answer = await self.client.request(p.TurnRequest(text=text))
         if isinstance(answer, p.ErrorEvent):
-            if answer.kind == "busy":
+            if answer.kind == "busy":  # a turn runs that this client has not seen start
                 answer = await self.client.request(p.SteerRequest(text=text))
                 if isinstance(answer, p.OkEvent):
-                    self.term.row("[queued: joins the running call]")
+                    if self.idle.is_set():  # that turn ended meanwhile (its memory bar came): the steer started a turn of its own
+                        self.idle.clear()
+                    else:
+                        self.term.row("[queued: joins the running call]")
             if isinstance(answer, p.ErrorEvent):
                 self.term.error(answer.message)
                 if not self.running:  # nothing was started or joined (a joined turn runs: its end sets idle)
