@@ -205,8 +205,7 @@ class _Client:
             except (ConnectionError, OSError):
                 self.drop()
                 return
-        with contextlib.suppress(ConnectionError, OSError):
-            self.writer.close()
+        self.writer.close()  # the transport's close raises nothing: it stops reading and ends the connection once written
 
     def finish(self) -> None:
         """Close once what is queued is written."""
