@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_support import DEADLINE, Agent, agents, home, of_type, server
+from loopback_models import write_loopback_models
 
 from eukhe.session import MAIN, Kind, Store
 from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Wait
@@ -221,3 +222,18 @@ def test_a_report_that_comes_during_a_turn_joins_it_after_the_tool_results(home:
     assert first.end() == 0
     roles = [(m.get("role"), str(m.get("content"))[:20]) for m in server.requests[2].body["messages"] if m.get("role") != "system"]
     assert [r for r, _ in roles] == ["user", "assistant", "tool", "user"] and roles[-1][1] == "[helper] Checked."
+
+
+def test_a_subagent_thinks_at_its_parents_level(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    """The spawn line carries the parent's thinking level; the child's requests send it (a
+    reasoning model on Chat Completions: reasoning_effort)."""
+    write_loopback_models(home, server, {"loop": "openai-completions"}, reasoning=True)
+    server.responder = lambda recorded: Stream([Text(f"Done: {last_user(recorded)}.")])
+    first = agents()
+    first.until(of_type("state"))
+    assert command(first, "/effort high")["type"] == "thinking_level"
+    assert command(first, "/agent helper think it over")["type"] == "ok"
+    assert first.until(report_row("helper"))["text"] == "[helper] Done: think it over."
+    assert first.end() == 0
+    [child] = [r for r in server.requests if last_user(r) == "think it over"]
+    assert child.body.get("reasoning_effort") == "high"

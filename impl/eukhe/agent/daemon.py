@@ -1127,7 +1127,7 @@ class _Relay:
     def __init__(self, lines: asyncio.Queue[Input], output: _Output) -> None:
         self.lines = lines
         self.output = output
-        self.input_done = False
+        self.input_done: bool = False  # stdin has ended
         self.ids = itertools.count(1)
 
     async def run(self, client: AgentClient, stop: asyncio.Event, *, serving: bool) -> bool:
