@@ -305,6 +305,11 @@ def test_the_no_credentials_hint_names_a_command_that_exists(inproc: InProcess, 
     assert inproc("login", "--help").status == 0
 
 
+def test_ask_help_says_where_the_model_comes_from(inproc: InProcess) -> None:
+    done = inproc("ask", "--help")
+    assert done.status == 0 and "(default: defaultModel, else the provider's default model)" in " ".join(done.out.split())
+
+
 def test_login_stores_the_key_at_0600_and_ask_finds_it(run: RunProcess, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from eukhe.inference.resolve import resolve_model
     from eukhe.settings.agent import EukheSettings

@@ -67,8 +67,7 @@ def run_login(args: argparse.Namespace) -> int:
         raise UsageError(f"eukhe login: the key is empty; nothing written for {args.provider}")
     if any(char.isspace() or not char.isprintable() for char in key):
         raise UsageError("eukhe login: the key holds spaces or control characters (a key is one word); nothing written")
-    if not agent.exists():
-        os.makedirs(agent, mode=AGENT_DIR_MODE, exist_ok=True)  # private from the start: it will hold a credential
+    os.makedirs(agent, mode=AGENT_DIR_MODE, exist_ok=True)  # a new one private from the start: it will hold a credential
     target = agent / AUTH_FILE
     AuthStorage(target).set(args.provider, {"type": "api_key", "key": key})
     print(f"the key of {args.provider} is stored in {show_path(target)}")
