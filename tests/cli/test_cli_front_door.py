@@ -5,8 +5,10 @@ bytes, one error line)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -305,11 +307,6 @@ def test_the_no_credentials_hint_names_a_command_that_exists(inproc: InProcess, 
     assert inproc("login", "--help").status == 0
 
 
-def test_ask_help_says_where_the_model_comes_from(inproc: InProcess) -> None:
-    done = inproc("ask", "--help")
-    assert done.status == 0 and "(default: defaultModel, else the provider's default model)" in " ".join(done.out.split())
-
-
 def test_login_stores_the_key_at_0600_and_ask_finds_it(run: RunProcess, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from eukhe.inference.resolve import resolve_model
     from eukhe.settings.agent import EukheSettings
@@ -444,3 +441,35 @@ def test_paths_may_hold_any_bytes(agent: Path, tmp_path: Path) -> None:
     assert done.status == 0 and "anthropic/" in done.out, done
     done = run_process(["model", "list", "--bundled", odd + b"/missing.json"], agent)
     assert done.status == 2 and "\\udcff\\udcfe/missing.json" in done.one_error_line(), done
+
+
+def _helps(node: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
+    """Every help text of the command line: (the command's prog, a text) for each command's
+    description and each argument's and subcommand's help."""
+    for text in (node.description, node.epilog):
+        if text:
+            yield node.prog, text
+    for action in node._actions:
+        if action.help and action.help != argparse.SUPPRESS:
+            yield node.prog, action.help
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _helps(child)
+            for choice in action._choices_actions:
+                if choice.help:
+                    yield node.prog, choice.help
+
+
+def test_help_spells_each_setting_as_the_seed_declares_it() -> None:
+    """A setting a help text names (one whose id has a capital or a dot: defaultThinkingLevel,
+    memory.model) is spelled as the seeds' table of cvars spells it (spec/oracles/cvar.py)."""
+    from spec.oracles.cvar import TABLE
+
+    declared = {row[0].lower(): row[0] for row in TABLE if row[0] != row[0].lower() or "." in row[0]}
+    named = 0
+    for prog, text in _helps(cli.parser()):
+        for word in re.findall(r"[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]", text):
+            if word.lower() in declared:
+                named += 1
+                assert word == declared[word.lower()], f"{prog}: the help says {word}, the setting is {declared[word.lower()]}: {text!r}"
+    assert named >= 10  # the helps do name settings: defaultProvider, defaultModel, memory.model...
