@@ -17,7 +17,8 @@ test calls which function, then a clean run), then one forked child per mutant, 
 its mutant on and reruns the tests that called the mutated function. Code that runs only at
 import is therefore never mutated, and a value built on first use and kept (a functools.cache)
 would be built once in the parent, before any mutant is on, and inherited by every child. So
-production builds its tables in functions (settings/cvar_table.table(), registry()), and under
+production builds its tables in functions (settings/cvar_table.table(), registry(), the command
+line's parser, the shipped rulebook, the compiled catalog), and under
 mutation this module is also a pytest plugin (``-p spec.mutate``) whose autouse fixture forgets
 those kept values before each test (LAZY): each test builds them afresh, as a fresh process
 would, under the mutant of its child, and the stats run ties the builders to every test that
@@ -149,7 +150,18 @@ def area_judges(area: str) -> list[str]:
 # Values production builds on first use and keeps ("module:function" of a functools.cache):
 # forgotten before each test under mutation (the plugin below), so that every test builds them
 # with the mutant of its child switched on.
-LAZY = ("eukhe.settings.cvar_table:table", "eukhe.settings.cvar_table:registry")
+# A kept value left out was built in the parent before any mutant was on: the mutants of what
+# builds it (the command line's parser: every command's register) were judged against the
+# original (tests/workbench/test_mutate_lazy.py: every functools cache of production is here).
+LAZY = (
+    "eukhe.settings.cvar_table:table",
+    "eukhe.settings.cvar_table:registry",
+    "eukhe.cli:parser",
+    "eukhe.inference.quirks:shipped",
+    "eukhe.inference.catalog:compiled",
+    "eukhe.inference.wire.base:tls",
+    "eukhe.agent.tools.schema:_validator",
+)
 
 
 def forget_lazy_values() -> None:
