@@ -152,7 +152,7 @@ def area_judges(area: str) -> list[str]:
 # with the mutant of its child switched on.
 # A kept value left out was built in the parent before any mutant was on: the mutants of what
 # builds it (the command line's parser: every command's register) were judged against the
-# original (tests/workbench/test_mutate_lazy.py: every functools cache of production is here).
+# original (tests/workbench/test_mutate_workspace.py: every functools cache of production is here).
 LAZY = (
     "eukhe.settings.cvar_table:table",
     "eukhe.settings.cvar_table:registry",

@@ -99,4 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # The code runs as the module of its name, not as __main__ (see eukhe.agent.child).
+    from eukhe.corebuild import main as entry
+
+    raise SystemExit(entry())

@@ -198,4 +198,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The code runs as the module of its name, not as __main__: one copy of the module, whose
+    # functions carry its name (a mutation run switches a mutant on by that name).
+    from eukhe.agent.child import main as entry
+
+    sys.exit(entry())
