@@ -189,6 +189,7 @@ class Recorded:
     body: Any  # the JSON body, or None when it was not JSON
     raw: bytes
     api: str
+    peer: int = 0  # the client's port: the requests of one connection share it
 
 
 # -- the prompt cache ------------------------------------------------------------------------------------
@@ -868,7 +869,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         parts = urlsplit(self.path)
         api = api_of(parts.path)
-        recorded = Recorded(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw, api or "")
+        recorded = Recorded(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw, api or "", self.client_address[1])
         owner._record(recorded)
         if api is None:
             self._plain(404, '{"error": {"type": "not_found", "message": "loopback: no API at this path"}}')

@@ -81,6 +81,7 @@ def test_a_subagents_report_comes_back_as_the_tool_result(home: Path, server: Lo
     assert first.end() == 0
     asked = [last_user(r) for r in server.requests]
     assert asked[1] == "what does a.txt say?"  # a fresh call: the task alone
+    assert server.requests[1].peer == server.requests[2].peer  # the child's calls share its pool's connection
     assert [m.get("role") for m in server.requests[1].body["messages"] if m.get("role") != "system"] == ["user"]
     assert "subagent reviewer" in json.dumps(server.requests[1].body)
     assert any(m.get("role") == "tool" and m.get("content") == "[reviewer] a.txt says alpha." for m in server.requests[3].body["messages"])
