@@ -80,7 +80,8 @@ def test_a_refusal_says_what_the_command_takes(typed: str, message: str) -> None
 def test_completion_lists_what_a_prefix_can_become() -> None:
     assert commands.complete("/re") == ["/remind", "/rewind", "/reload"]
     assert commands.complete("/q") == ["/quit"]
-    assert commands.complete("/quit now") == [] and commands.complete("hello") == []
+    assert commands.complete("/quit now") == [] and commands.complete("hello") == [] and commands.complete("") == []
+    assert all(name.startswith("/") and name == name.strip() and len(name.split()) == 1 for name in commands.COMMANDS)  # a name is one word
 
 
 def test_the_status_line_shows_model_level_tier_mem_and_the_goal() -> None:

@@ -338,7 +338,7 @@ class EukheApp(App[None], inherit_bindings=False):
         elif action == "app.model.select":
             await self.ask(p.GetModelCatalogRequest(), "picker")
         elif action == "app.thinking.cycle":
-            await self.ask(p.CycleThinkingLevelRequest(), "cycle")
+            await self.ask(p.CycleThinkingLevelRequest())
         elif action == "app.thinking.toggle":
             shown = self.transcript.toggle_thinking()
             await self.transcript.row("thinking shown" if shown else "thinking hidden")
