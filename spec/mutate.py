@@ -109,6 +109,11 @@ LAW_AREAS: dict[str, tuple[str, ...]] = {
     "agent": ("agent", "daemon"),
     "tui": (),  # no law and no bridge names the terminal UI: its tests in real terminals judge it
 }
+# Laws of another area that run this area's code: the turn law (area optchat) judges the agent's
+# one turn loop with its chat context (eukhe.agent.loop, eukhe.agent.chat).
+LAWS_ACROSS: dict[str, tuple[str, ...]] = {
+    "agent": ("optchat/turn_starts_from_the_view",),
+}
 TEST_DIRS: dict[str, tuple[str, ...]] = {
     "effort": ("tests/effort",),
     "settings": ("tests/settings",),
@@ -138,7 +143,7 @@ def area_judges(area: str) -> list[str]:
     bridges' checks, and its test directories."""
     from spec import registry
 
-    laws = [law.key for law in registry.load() if law.area in LAW_AREAS[area]]
+    laws = [law.key for law in registry.load() if law.area in LAW_AREAS[area] or law.key in LAWS_ACROSS.get(area, ())]
     bridges = [a for a in LAW_AREAS[area] if (ROOT / "bridge" / f"{a}.py").exists()]
     return (
         [f"tests/laws/test_laws.py::test_law[{key}]" for key in laws]
@@ -671,7 +676,7 @@ def describe_judges(area: str) -> str:
     laws = [j for j in area_judges(area) if j.startswith("tests/laws/")]
     bridges = sorted({j.rsplit("[", 1)[1].rstrip("]") for j in area_judges(area) if j.startswith("tests/bridge/")})
     return (
-        f"{len(laws)} laws of {', '.join(LAW_AREAS[area]) or '(no law area)'}; bridges {', '.join(bridges) or '(none)'} "
+        f"{len(laws)} laws of {', '.join(LAW_AREAS[area] + LAWS_ACROSS.get(area, ())) or '(no law area)'}; bridges {', '.join(bridges) or '(none)'} "
         f"({' and '.join(BRIDGE_CHECKS)}); {', '.join(TEST_DIRS[area])}"
     )
 

@@ -251,7 +251,7 @@ def test_abort_ends_the_running_turn_and_is_refused_when_none_runs(home: Path) -
             one, _ = await connect(agent_process)
             two, _ = await connect(agent_process)
             idle = await one.request(p.AbortRequest(id="a0"))
-            assert isinstance(idle, p.ErrorEvent) and idle.kind == "idle"
+            assert isinstance(idle, p.ErrorEvent) and (idle.kind, idle.message) == ("idle", "no turn runs: nothing to abort")
             await one.request(p.TurnRequest(text="hi"))
             await two.until(of("tool_result"))
             assert (await two.request(p.AbortRequest())).type == "ok"
