@@ -19,6 +19,8 @@ from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import MAIN, Kind, Store
 from eukhe.agent.compaction import SUMMARY_PROMPT
+from eukhe.tiny import catalog, paths, worker
+from eukhe.tiny import protocol as tiny_protocol
 from eukhe.tiny.uses import TITLE_PROMPT
 from spec.loopback import Call, LoopbackServer, Stall, Stream, Text, Thinking, Wait, base_url
 
@@ -231,6 +233,34 @@ def test_the_first_message_titles_the_session_with_its_model_when_no_tiny_model_
     assert len(titles) == 1 and titles[0].body["messages"][-1]["content"].endswith("the parser drops the last token")
     with Store(home / "sessions").open("s1", writer=False) as session:
         assert session.conversation(MAIN).document("eukhe.title") == {"title": "Fixing the parser", "by": "model"}
+
+
+def test_the_first_message_titles_the_session_with_the_tiny_model_when_one_is_installed(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    server.responder = titled_or_answered
+    (home / "settings.json").write_text(json.dumps({"titles": {"generate": True}}), encoding="utf-8")
+    tiny = catalog.find("lfm2.5-230m")  # installed (its files present), run by the echo engine
+    for f in tiny.files:
+        (paths.model_dir(home, tiny.id) / f.path).parent.mkdir(parents=True, exist_ok=True)
+        (paths.model_dir(home, tiny.id) / f.path).write_bytes(b"")
+    (paths.model_dir(home, tiny.id) / "engine.json").write_text('{"kind": "echo"}', encoding="utf-8")
+    try:
+        first = agents()
+        first.until(of_type("state"))
+        first.send({"v": 1, "type": "turn", "text": "the parser drops the last token"})
+        seen: list[dict[str, Any]] = []  # the title and the turn's end, in either order
+        first.until(lambda e: seen.append(e) is None and {"title", "turn_end"} <= {x.get("kind", x["type"]) for x in seen})
+        echoed = TITLE_PROMPT.split("\n", 1)[0][:80]  # the echo engine answers the prompt: its first line is the title
+        assert [x["text"] for x in seen if x.get("kind") == "title"] == [echoed]
+        assert first.end() == 0
+    finally:  # the worker outlives the processes it serves (inference.md S9), and would outlive the test
+        found = worker.probe(paths.socket_path(home, tiny.id))
+        if found.sock is not None and found.reader is not None:
+            tiny_protocol.send(found.sock, {"op": "shutdown"})
+            assert found.reader.read(60) == b'{"ok":true,"bye":true}'
+            found.sock.close()
+    assert [str(r.body["messages"][-1].get("content")) for r in server.requests] == ["the parser drops the last token"]
+    with Store(home / "sessions").open("s1", writer=False) as session:
+        assert session.conversation(MAIN).document("eukhe.title") == {"title": echoed, "by": "tiny"}
 
 
 def test_titles_generate_false_titles_nothing(home: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:

@@ -46,7 +46,6 @@ from eukhe.settings.agent import CvarAgent, EukheSettings
 
 THINKING_DOC = "eukhe.thinking_level"
 TITLE_DOC = "eukhe.title"
-TITLE_TOKENS = 24
 DEFAULT_WINDOW = 128_000  # models.json's contextWindow default, for a model the catalog does not list
 TIMEOUT_SECONDS = 120.0  # seconds without a byte before a request fails, as `eukhe chat` defaults
 
@@ -238,26 +237,24 @@ class SessionRunner:
         settings = TinySettings.from_cvars(self.cvar.settings.cvars)
         if not settings.titles:
             return
-        prompt = uses.TITLE_PROMPT + first
         try:
             chosen = uses.resolve("tiny", self.agent_dir, session_model=model.id, session_usable=True, settings=settings)
             if chosen == model.id:
                 by = "model"
                 async with Pool() as pool:
-                    asked = Request((Message("user", prompt),), max_tokens=TITLE_TOKENS)
+                    asked = Request((Message("user", uses.TITLE_PROMPT + first),), max_tokens=uses.TITLE_TOKENS)
                     reply = await collect(self._wire(model, pool).stream(asked))
-                said = reply.text
+                title = uses.parse_title(reply.text)
             else:
                 by = "tiny"
 
-                def local() -> str:
+                def local() -> str | None:
                     with TinyClient(self.agent_dir, chosen) as client:
-                        return client.chat([{"role": "user", "content": prompt}], max_tokens=TITLE_TOKENS, stop=["\n"])
+                        return uses.ask_title(client, first)
 
-                said = await asyncio.get_running_loop().run_in_executor(None, local)
+                title = await asyncio.get_running_loop().run_in_executor(None, local)
         except Exception:  # a title is best effort: any failure is no title (S9)
             return
-        title = uses.parse_title(said)
         if title is None or self.main.document(TITLE_DOC) is not None:
             return
         self.main.commit(documents={TITLE_DOC: {"title": title, "by": by}})

@@ -144,6 +144,7 @@ def judge_model(
 
 # ----------------------------------------------------------------------------- titles
 
+TITLE_TOKENS = 24
 TITLE_PROMPT = "Write a short title (at most six words) for a conversation that starts with this message. Answer with the title only.\n\n"
 
 
@@ -153,6 +154,12 @@ def parse_title(reply: str) -> str | None:
     if line.lower().startswith("title:"):
         line = line[6:].strip().strip(markup).strip()  # "**Title:** ..." leaves the label's closing "**"
     return line[:80] or None
+
+
+def ask_title(client: TinyClient, first_message: str) -> str | None:
+    """The title a tiny model gives the session that starts with ``first_message`` (role tiny,
+    S9): one line, so the worker stops at the first line end."""
+    return parse_title(client.chat([{"role": "user", "content": TITLE_PROMPT + first_message}], max_tokens=TITLE_TOKENS, stop=["\n"]))
 
 
 def start_title(
@@ -177,7 +184,7 @@ def start_title(
         try:
             model = resolve("tiny", agent_dir, settings=settings)
             with TinyClient(agent_dir, model) as client:
-                title = parse_title(client.chat([{"role": "user", "content": TITLE_PROMPT + first_message}], max_tokens=24, stop=["\n"]))
+                title = ask_title(client, first_message)
         except Exception:  # a title is best effort: any failure is no title
             title = None
         on_title(title)
