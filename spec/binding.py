@@ -122,7 +122,11 @@ FLOOR = 95.0
 # runs reach it; no bridge drives its screens), held at 20. Measured since by its own judges
 # (OWN_JUDGES, below): 97.56% by tests/tui under Textual's pilot (all but the tmux test), every
 # module at 96% or more: it meets the floor and is held no more.
-HELD: dict[str, float] = {"tiny": 94.0, "cli": 94.0, "agent": 94.0}
+# The clean-clone CI of 1e8f96a measured the agent at 95.59% and the tiny models at 95.34%: both meet
+# the floor and are held no more. The command line measured 94.93% there (its chat client at 89%:
+# a step row, a subagent's failure, a turn_failed event, an agent gone mid-chat, an answer of ok to
+# a command are reached by no chat scenario of the bridge): still held at 94.
+HELD: dict[str, float] = {"cli": 94.0}
 
 LAWS_AND_BRIDGES: Final = "laws and bridges alone"
 # Areas the seeds give no model, so that no law or bridge can ever judge them: each is measured by
