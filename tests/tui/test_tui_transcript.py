@@ -119,6 +119,10 @@ def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Pat
             p.TurnEndEvent(run="r2", reason="failed", text="the provider refused"),
             p.TurnEndEvent(run="r3", reason="answered", text="done"),
             p.RowEvent(kind="director", text="goal layer pushed"),
+            p.RowEvent(kind="progress_pause", text="the goal pauses: no progress"),
+            p.RowEvent(kind="settings_error", text="config.cfg: line 1"),
+            p.RowEvent(kind="retry", text="after 2 s"),
+            p.RowEvent(kind="effort", text="thinking high"),
         )
         assert app.transcript.lines[before:] == [
             "retry 1/3: overloaded, next try in 2.5 s",
@@ -131,11 +135,16 @@ def test_retries_notes_director_steps_subagents_and_turn_ends_are_rows(home: Pat
             "turn aborted",
             "turn failed: the provider refused",
             "[director] goal layer pushed",
+            "[progress_pause] the goal pauses: no progress",
+            "[settings_error] config.cfg: line 1",
+            "[retry] after 2 s",
+            "[effort] thinking high",
         ]
-        rows = list(app.transcript.children)[-10:]
-        classes = [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["row"], ["error"], ["director"]]
+        rows = list(app.transcript.children)[-14:]
+        classes = [["retry"], ["retry"], ["director"], ["director"], ["row"], ["row"], ["row"], ["row"], ["error"], ["director"],
+                   ["director"], ["error"], ["retry"], ["row"]]  # a progress pause is the Director's; a settings error an error
         assert [sorted(w.classes) for w in rows] == classes
-        assert [str(w.render()) for w in rows] == app.transcript.lines[-10:]  # each row shows its text
+        assert [str(w.render()) for w in rows] == app.transcript.lines[-14:]  # each row shows its text
 
     served(home, scenario)
 
@@ -191,6 +200,7 @@ def test_client_commands_blank_drafts_and_unknown_actions(home: Path) -> None:
         await until(pilot, lambda: any(line.startswith("app.stt.toggle") for line in app.transcript.lines), "the help's last row")
         tier = next(line for line in app.transcript.lines if line.startswith("service tier: "))
         assert tier == "service tier: auto; /tier auto|default|flex|priority sets it"  # serviceTier's default, in the agent's switches
+        assert "app.stt.pushToTalk (no key): dictation, push to talk (S9)" in app.transcript.lines  # bound by no key here
         assert "/help: these commands" in app.transcript.lines and "editor.submit (enter): send the draft (a running turn: steer it)" in app.transcript.lines and "/new: a new empty session, and switch to it" in app.transcript.lines
         await pilot.press("f5")  # action app.quit
         await until(pilot, lambda: app.return_code == 0, "the app's exit")
@@ -266,5 +276,9 @@ def test_a_later_state_sets_the_goal_and_a_tier_that_is_no_name_shows_none(home:
         assert "| tier flex" in app.status_text
         await shown(agent, app, pilot, p.SwitchesEvent(switches={"serviceTier": 5}))  # not a tier's name: not known
         assert app.status.tier is None and "tier" not in app.status_text
+        await shown(agent, app, pilot, p.DirectorsEvent(stack=[{"kind": "reminder", "text": "x"}, {"text": "a layer without its kind"}]))
+        assert app.status.stack == ["reminder", "?"]
+        await shown(agent, app, pilot, state.model_copy(update={"directors": [{"text": "no kind"}, {"kind": "goal"}]}))
+        assert app.status.stack == ["?", "goal"]
 
     served(home, scenario)

@@ -26,6 +26,10 @@ def test_every_slash_command_has_a_plan() -> None:
         ("/set retry.enabled false", p.cvar_request("set retry.enabled false")),
         ("/set retry.enabled false --global", p.cvar_request("set retry.enabled false", True)),
         ("/toggle --global retry.enabled", p.cvar_request("toggle retry.enabled", True)),
+        ('/set defaultModel "a  b"', p.cvar_request('set defaultModel "a  b"')),  # a quoted value keeps its spaces
+        ('/set --global defaultModel "a  b"', p.cvar_request('set defaultModel "a  b"', True)),
+        ('/set defaultModel "a  b"  --global', p.cvar_request('set defaultModel "a  b"', True)),
+        ("/set defaultModel --globalx", p.cvar_request("set defaultModel --globalx")),  # no flag: a word of its own
         ('/alias go "toggle retry.enabled"', p.cvar_request('alias go "toggle retry.enabled"')),
         ("/cvar set a 1; toggle b", p.cvar_request("set a 1; toggle b")),
         ("/cvar save", p.CvarSaveRequest()),

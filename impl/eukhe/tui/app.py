@@ -57,6 +57,12 @@ Reach = Callable[[str], Awaitable[tuple[AgentClient, "subprocess.Popen[bytes] | 
 SESSION_ONLY_LINE = "client-only"  # a cvar outcome: the command is the client's (an action)
 
 
+def stack_kinds(layers: list[dict[str, Any]]) -> list[str]:
+    """The Director stack as the status line names it: each layer's kind, top first (``?``: a
+    layer the agent sent without one)."""
+    return [str(layer.get("kind", "?")) for layer in layers]
+
+
 class BindPressed(Message):
     """A key's bind, on its way through the focused widget's queue to the app."""
 
@@ -214,7 +220,7 @@ class EukheApp(App[None], inherit_bindings=False):
                 if purpose == "command":
                     await self.transcript.row(f"thinking level {event.level}")
         elif isinstance(event, p.DirectorsEvent):
-            self.status.stack = [str(layer.get("kind", "?")) for layer in event.stack]
+            self.status.stack = stack_kinds(event.stack)
         elif isinstance(event, p.SwitchesEvent):
             self._switches(event.switches)
         elif isinstance(event, p.CvarResultEvent):
@@ -245,7 +251,7 @@ class EukheApp(App[None], inherit_bindings=False):
         self.head = state.head
         self._model(state.model, state.thinking_level, state.offered_levels)
         self.status.goal = state.goal
-        self.status.stack = [str(layer.get("kind", "?")) for layer in state.directors]
+        self.status.stack = stack_kinds(state.directors)
         self.status.running = state.running
         self._switches(state.switches)
         if first:  # what happened before this client: the agent's rows and the turn under way
@@ -380,7 +386,7 @@ class EukheApp(App[None], inherit_bindings=False):
             for warning in self.keys.warnings:
                 await self.transcript.error(warning)
             await self.transcript.row(f"binds.cfg read: {len(self.keys.binds.keys())} keys bound, {len(self.keys.warnings)} warnings")
-            await self.ask(p.StatusRequest(), "reload")
+            await self.ask(p.StatusRequest())
         elif planned.verb == "quit":
             self.exit()
         elif planned.verb == "new":

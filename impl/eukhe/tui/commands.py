@@ -18,6 +18,7 @@ a typed prefix can still become. Pure functions: the app does the sending.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -45,6 +46,7 @@ COMMANDS: Final[dict[str, str]] = {
 }
 TIERS: Final = ("auto", "default", "flex", "priority")
 TIER_CVAR: Final = "serviceTier"
+GLOBAL_FLAG: Final = re.compile(r"(?:^|\s+)--global(?=\s|$)")  # /set --global, /toggle --global: the flag as a word of its own
 
 ClientVerb = Literal["picker", "reload", "quit", "help", "tier_shown", "new", "fork"]
 
@@ -91,9 +93,8 @@ def plan(line: str) -> Plan:
         hint = f" (did you mean {', '.join(near)}?)" if near else ": /help lists the commands"
         return Refuse(f"unknown command {word}{hint}")
     if word in ("/set", "/toggle"):
-        words = rest.split()
-        is_global = "--global" in words
-        body = " ".join(w for w in words if w != "--global") if is_global else rest
+        body, flags = GLOBAL_FLAG.subn("", rest)  # the rest's own spacing kept: a quoted value keeps its spaces
+        body, is_global = body.strip(), flags > 0
         if not body:
             return Refuse(COMMANDS[word])
         return Send(p.cvar_request(f"{word[1:]} {body}", is_global))
