@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import re
+import select
 import stat
 import subprocess
 import sys
@@ -335,6 +336,15 @@ def test_login_refuses_bad_input_and_writes_nothing(agent: Path, provider: str, 
     assert not (agent / "auth.json").exists()
 
 
+def test_login_names_the_providers_it_knows_when_refusing_one(agent: Path) -> None:
+    done = run_process(["login", "nosuch"], agent, stdin=b"sk\n")
+    line = done.one_error_line()
+    assert re.fullmatch(r"eukhe login: unknown provider 'nosuch' \(providers: [^)]*\); nothing written", line), line
+    listed = line.split("(providers: ", 1)[1].split(")", 1)[0].split(", ")
+    assert listed == sorted(set(listed)) and {"anthropic", "google", "openai"} <= set(listed), listed
+    assert all(re.fullmatch(r"[a-z0-9-]+", name) for name in listed), listed  # provider ids, one by one
+
+
 def test_login_refuses_a_provider_of_models_json(server: LoopbackServer, agent: Path) -> None:
     write_loopback_models(agent, server, {"loop": "openai-completions"})
     done = run_process(["login", "loop"], agent, stdin=b"sk\n")
@@ -473,3 +483,46 @@ def test_help_spells_each_setting_as_the_seed_declares_it() -> None:
                 named += 1
                 assert word == declared[word.lower()], f"{prog}: the help says {word}, the setting is {declared[word.lower()]}: {text!r}"
     assert named >= 10  # the helps do name settings: defaultProvider, defaultModel, memory.model...
+
+
+def test_every_command_and_every_argument_says_what_it_is() -> None:
+    """`--help` explains each command and each of its arguments: none is listed bare. The one
+    command left unlisted is the tiny worker, which eukhe launches itself (inference.md S9): its
+    arguments are explained all the same."""
+
+    def unexplained(node: argparse.ArgumentParser) -> Iterator[str]:
+        for action in node._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helped = {choice.dest for choice in action._choices_actions if choice.help and choice.help != argparse.SUPPRESS}
+                for name, child in action.choices.items():
+                    if name not in helped:
+                        yield f"{node.prog} {name}"
+                    yield from unexplained(child)
+            elif not action.help or action.help == argparse.SUPPRESS:
+                yield f"{node.prog} {'/'.join(action.option_strings) or action.dest}"
+
+    assert list(unexplained(cli.parser())) == ["eukhe tiny-worker"]
+
+
+def test_agent_serve_takes_the_settings_of_the_project_it_runs_in(agent: Path, tmp_path: Path) -> None:
+    """The agent's project is its working directory (control.md S4b: the project layer,
+    .eukhe/settings.json): a setting there is the session's, and not elsewhere."""
+    project = tmp_path / "project"
+    (project / ".eukhe").mkdir(parents=True)
+    (project / ".eukhe" / "settings.json").write_text('{"serviceTier": "flex"}', encoding="utf-8")
+    with Sessions(agent / "sessions").create("s1"):
+        pass
+    for cwd, tier in ((project, "flex"), (tmp_path, "auto")):
+        serving = subprocess.Popen(
+            [sys.executable, "-m", "eukhe", "agent", "serve", "--session", "s1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=eukhe_env(agent), cwd=cwd,
+        )
+        try:
+            assert serving.stdout is not None
+            ready, _, _ = select.select([serving.stdout], [], [], 60)  # its first line: the session's state, sent at once
+            assert ready, "no state from the agent within 60 s"
+            state = json.loads(serving.stdout.readline())
+        finally:
+            serving.terminate()
+            assert serving.wait(60) == 0
+        assert (state["type"], state["switches"]["serviceTier"]) == ("state", tier), state
