@@ -169,6 +169,8 @@ def test_the_cvar_request_carries_global_under_its_own_name() -> None:
         (b'{"v": 1}', p.UNKNOWN_TYPE, 'no "type"'),
         (b'{"v": 1, "type": "launch"}', p.UNKNOWN_TYPE, 'type "launch": the types are turn, steer'),
         (b'{"v": 1, "type": ["turn"]}', p.UNKNOWN_TYPE, 'type ["turn"]'),
+        (b'{"v": 1, "type": "' + b"t" * 50 + b'"}', p.UNKNOWN_TYPE, 'type "' + "t" * 36 + '...: the types'),  # a value shown cut to 40
+        (b'{"v": 1, "type": "' + b"t" * 38 + b'"}', p.UNKNOWN_TYPE, 'type "' + "t" * 38 + '": the types'),  # 40 shown whole
         (b'{"v": 1, "type": "turn"}', p.INVALID, "turn text: Field required"),
         (b'{"v": 1, "type": "turn", "text": ""}', p.INVALID, "turn text: String should have at least 1 character"),
         (b'{"v": 1, "type": "turn", "text": 5}', p.INVALID, "turn text: Input should be a valid string"),

@@ -526,3 +526,27 @@ def test_agent_serve_takes_the_settings_of_the_project_it_runs_in(agent: Path, t
             serving.terminate()
             assert serving.wait(60) == 0
         assert (state["type"], state["switches"]["serviceTier"]) == ("state", tier), state
+
+
+def test_help_texts_read_as_argparses_own() -> None:
+    """A command's or an argument's help is a phrase starting lower-case, as argparse's own ("show
+    this help message and exit"); a command's description is sentences (or starts with the
+    program's name); no help shouts (three capitalised words in a row)."""
+    kinds = 0
+    for prog, text in _helps(cli.parser()):
+        described = text in (_description(prog),)
+        if described:
+            kinds |= 1
+            assert text.startswith("eukhe") or re.match(r"[A-Z][a-z]", text), f"{prog}: {text!r}"
+        else:
+            kinds |= 2
+            assert not text[0].isupper(), f"{prog}: {text!r}"
+        assert not re.search(r"\b[A-Z]{2,}[A-Z.]*\s+[A-Z]{2,}[A-Z.]*\s+[A-Z]{2,}", text), f"{prog}: {text!r}"
+    assert kinds == 3
+
+
+def _description(prog: str) -> str | None:
+    node = cli.parser()
+    for word in prog.split()[1:]:
+        node = next(a for a in node._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
+    return node.description
