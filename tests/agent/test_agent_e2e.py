@@ -211,6 +211,24 @@ def test_the_service_tier_is_asked_for_only_where_the_model_honours_it(home: Pat
     assert first.end() == 0
 
 
+def test_the_auto_tier_asks_for_no_tier_where_the_model_honours_auto(tmp_path: Path, server: LoopbackServer, agents: Callable[[], Agent]) -> None:
+    """serviceTier auto is the provider's own choice: no tier is asked for, even of an API whose
+    tiers include auto (OpenAI Responses, S6.8); a tier the model honours is asked for."""
+    agent = write_loopback_models(tmp_path / "agent", server, {"openai": "openai-responses"})
+    with Store(agent / "sessions").open("s1") as session:
+        session.conversation(MAIN).commit(documents={"eukhe.model": {"provider": "openai", "id": "openai-model"}})
+    server.script(Stream([Text("A.")]), Stream([Text("B.")]))
+    first = agents()
+    first.until(of_type("state"))
+    for tier, text in (("auto", "one"), ("default", "two")):
+        first.send({"v": 1, "type": "cvar", "line": f"set serviceTier {tier}", "id": tier})
+        first.until(lambda e: e.get("re") == tier)
+        first.send({"v": 1, "type": "turn", "text": text})
+        assert first.until(of_type("turn_end"))["reason"] == "answered"
+    assert first.end() == 0
+    assert [r.body.get("service_tier") for r in server.requests] == [None, "default"]
+
+
 def titled_or_answered(recorded: Any) -> Any:
     """The session model answers a title request with a title, any other with an answer."""
     last = str(recorded.body["messages"][-1].get("content"))
@@ -282,18 +300,21 @@ def test_a_reasoning_models_signed_thinking_goes_back_in_the_tool_loop(api: str,
     server.script(
         Stream([Thinking("I should read a.txt", signature="sig-1"), Call("read", '{"path": "a.txt"}', signature="call-sig")], stop="toolUse"),
         Stream([Text("It says alpha.")]),
+        Stream([Text("Yes.")]),
     )
     first = agents()
     first.until(of_type("state"))
     first.send({"v": 1, "type": "turn", "text": "read a.txt"})
     assert first.until(of_type("turn_end"))["reason"] == "answered"
+    first.send({"v": 1, "type": "turn", "text": "sure?"})  # the next turn reads the first back from the session's log
+    assert first.until(of_type("turn_end"))["reason"] == "answered"
     assert first.end() == 0
-    sent = json.dumps(server.requests[1].body)
-    if api == "anthropic-messages":
-        assert '"thinking": "I should read a.txt", "signature": "sig-1"' in sent
-    else:
-        assert '"thoughtSignature": "call-sig"' in sent
-        assert '"functionResponse": {"name": "read"' in sent  # the API requires the name of the call it answers
+    for sent in (json.dumps(server.requests[1].body), json.dumps(server.requests[2].body)):
+        if api == "anthropic-messages":
+            assert '"thinking": "I should read a.txt", "signature": "sig-1"' in sent
+        else:
+            assert '"thoughtSignature": "call-sig"' in sent
+            assert '"functionResponse": {"name": "read"' in sent  # the API requires the name of the call it answers
 
 
 def compaction_replies(recorded: Any) -> Any:

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import select
+import signal
 import stat
 import subprocess
 import sys
@@ -362,6 +363,18 @@ def test_login_on_a_terminal_reads_the_key_without_echo(agent: Path, tmp_path: P
         status = screen.close()
     assert status == 0 and "sk-secret-on-a-tty" not in screen.seen
     assert json.loads((agent / "auth.json").read_text(encoding="utf-8"))["openai"]["key"] == "sk-secret-on-a-tty"
+
+
+def test_ctrl_c_ends_a_command_with_one_line_and_status_130(agent: Path, tmp_path: Path) -> None:
+    screen = Screen(["login", "openai"], eukhe_env(agent), tmp_path)
+    try:
+        screen.expect("key for openai: ")  # reading the key: Ctrl-C now, the SIGINT a terminal sends
+        screen.proc.send_signal(signal.SIGINT)
+        screen.expect("eukhe: interrupted\n")
+    finally:
+        status = screen.close()
+    assert status == 130 and "Traceback" not in screen.seen, screen.seen
+    assert not (agent / "auth.json").exists()
 
 
 # -- the lock socket fits for every agent dir length --------------------------------------------------------
