@@ -3,9 +3,9 @@
 Two measures, both shown in the law report:
 
 - **coverage**: branch coverage of impl/eukhe by the laws and the bridges alone (no
-  regression test counts), per production area. ``make test`` runs tests/laws and
-  tests/bridge under coverage.py, then ``python -m spec.binding coverage`` writes
-  build/coverage.json and fails when an area is below its floor. An area the seeds give no
+  regression test counts), per production area and per module. ``make test`` runs tests/laws
+  and tests/bridge under coverage.py, then ``python -m spec.binding coverage`` writes
+  build/coverage.json and fails when an area or a module is below its floor. An area the seeds give no
   model (``OWN_JUDGES``: the terminal UI) has no law or bridge: it is measured by its own
   outside judges instead, in a data file of their own, and the report names them.
 - **mutation**: ``make mutate [AREA=..]`` runs mutmut over an area's production modules
@@ -141,9 +141,64 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 }
 
 
+# Every module meets the floor too (issue 26: at least 95% a module), not only its area's sum. The
+# modules measured below it when the per-module floor came in are held, each at its level then less
+# a point or two units' worth (a line or a branch of the module), whichever is more, floored to a
+# whole percent, since the processes the judges start move a few branches from run to run; five
+# modules measured just over the floor whose judges run processes or an event loop (the agent's
+# reach, the wire's stream reading, the tiny worker, the chat memory's turn, the terminal UI's
+# dictation) are held by the same rule. A held module is raised as its laws and bridges reach more. Measured by laws and bridges
+# alone at 8927628 (production as of 771322f): the figure after each.
+MODULE_HELD: dict[str, float] = {
+    "agent/child.py": 88.0,  # 90.06% of 161
+    "agent/client.py": 91.0,  # 93.28% of 119
+    "agent/daemon.py": 93.0,  # 94.06% of 1112
+    "agent/inflight.py": 90.0,  # 93.06% of 72
+    "agent/reach.py": 91.0,  # 95.74% of 47
+    "agent/subagents.py": 93.0,  # 94.01% of 217
+    "agent/tools/bash.py": 89.0,  # 91.18% of 136
+    "agent/tools/schema.py": 87.0,  # 90.32% of 62
+    "cli.py": 92.0,  # 93.51% of 416
+    "commands/chat.py": 88.0,  # 89.36% of 423
+    "commands/laws.py": 91.0,  # 92.92% of 113
+    "commands/login.py": 90.0,  # 94.34% of 53
+    "commands/memory_cache.py": 91.0,  # 92.16% of 357
+    "commands/tui.py": 76.0,  # 80.85% of 47
+    "corebuild.py": 92.0,  # 94.44% of 90
+    "inference/wire/anthropic.py": 93.0,  # 94.12% of 272
+    "inference/wire/azure_openai_responses.py": 88.0,  # 93.33% of 45
+    "inference/wire/base.py": 94.0,  # 95.19% of 374
+    "inference/wire/bedrock_converse_stream.py": 92.0,  # 93.10% of 406
+    "inference/wire/eventstream.py": 83.0,  # 85.12% of 168
+    "inference/wire/openai_chat.py": 92.0,  # 93.33% of 240
+    "inference/wire/openai_codex_responses.py": 89.0,  # 92.98% of 57
+    "inference/wire/pool.py": 87.0,  # 92.50% of 40
+    "inference/wire/sse.py": 92.0,  # 94.79% of 96
+    "memory/fold.py": 86.0,  # 87.59% of 274
+    "memory/store.py": 93.0,  # 94.87% of 156
+    "memory/turn.py": 94.0,  # 95.79% of 428
+    "memory/view.py": 91.0,  # 93.41% of 91
+    "session/lock.py": 90.0,  # 92.86% of 70
+    "session/log.py": 86.0,  # 87.88% of 132
+    "session/private.py": 80.0,  # 82.50% of 80
+    "settings/files.py": 84.0,  # 85.61% of 132
+    "tiny/client.py": 93.0,  # 94.35% of 248
+    "tiny/download.py": 83.0,  # 84.58% of 240
+    "tiny/kokoro.py": 93.0,  # 94.89% of 176
+    "tiny/paths.py": 84.0,  # 86.84% of 76
+    "tiny/worker.py": 94.0,  # 95.33% of 321
+    "tui/dictation.py": 94.0,  # 95.63% of 206, by the terminal UI's own judges
+}
+
+
 def floor_of(area: str, floor: float) -> float:
     """The floor ``area`` must meet when the run's floor is ``floor`` (0 checks nothing)."""
     return min(floor, HELD.get(area, floor))
+
+
+def module_floor_of(module: str, floor: float) -> float:
+    """The floor ``module`` (relative to impl/eukhe) must meet when the run's floor is ``floor``."""
+    return min(floor, MODULE_HELD.get(module, floor))
 
 
 def area_of(relative: str) -> str | None:
@@ -152,6 +207,27 @@ def area_of(relative: str) -> str | None:
         if any(relative == p or (p.endswith("/") and relative.startswith(p)) for p in parts):
             return area
     return None
+
+
+def _percent(statements: int, branches: int, covered_statements: int, covered_branches: int) -> float:
+    """coverage.py's branch-coverage percentage: covered lines and branches over all."""
+    total = statements + branches
+    return 100.0 if total == 0 else 100.0 * (covered_statements + covered_branches) / total
+
+
+@dataclass(frozen=True)
+class ModuleCoverage:
+    module: str  # relative to impl/eukhe
+    area: str
+    statements: int
+    branches: int
+    covered_statements: int
+    covered_branches: int
+    judges: str = LAWS_AND_BRIDGES
+
+    @property
+    def percent(self) -> float:
+        return _percent(self.statements, self.branches, self.covered_statements, self.covered_branches)
 
 
 @dataclass(frozen=True)
@@ -166,25 +242,48 @@ class AreaCoverage:
 
     @property
     def percent(self) -> float:
-        """coverage.py's branch-coverage percentage: covered lines and branches over all."""
-        total = self.statements + self.branches
-        return 100.0 if total == 0 else 100.0 * (self.covered_statements + self.covered_branches) / total
+        return _percent(self.statements, self.branches, self.covered_statements, self.covered_branches)
 
 
-def coverage_by_area(data_file: Path, own: dict[str, tuple[str, Path]] | None = None) -> list[AreaCoverage]:
-    """Sum coverage.py's JSON report per area. Modules of an area that the laws never
-    imported are in the report too (``source`` in pyproject.toml), wholly uncovered. An area
-    of ``own`` (its judges, their data file) is taken from that file alone (wholly uncovered
-    when the file is missing)."""
-    rows = _by_area(data_file)
+def coverage_by_module(data_file: Path, own: dict[str, tuple[str, Path]] | None = None) -> list[ModuleCoverage]:
+    """coverage.py's JSON report per production module. Modules that the laws never imported
+    are in the report too (``source`` in pyproject.toml), wholly uncovered. The modules of an
+    area of ``own`` (its judges, their data file) are taken from that file alone (wholly
+    uncovered when the file is missing)."""
+    rows = _by_module(data_file)
     for area, (judges, own_file) in (own or {}).items():
-        measured = {r.area: r for r in _by_area(own_file)} if own_file.exists() else {}
-        unmeasured = replace(next(r for r in rows if r.area == area), covered_statements=0, covered_branches=0)
-        rows = [replace(measured.get(area, unmeasured), judges=judges) if r.area == area else r for r in rows]
+        measured = {r.module: r for r in _by_module(own_file)} if own_file.exists() else {}
+        rows = [
+            replace(measured.get(r.module, replace(r, covered_statements=0, covered_branches=0)), judges=judges) if r.area == area else r
+            for r in rows
+        ]
     return rows
 
 
-def _by_area(data_file: Path) -> list[AreaCoverage]:
+def coverage_by_area(data_file: Path, own: dict[str, tuple[str, Path]] | None = None) -> list[AreaCoverage]:
+    """The modules' coverage summed per area (see coverage_by_module)."""
+    return area_totals(coverage_by_module(data_file, own))
+
+
+def area_totals(modules: list[ModuleCoverage]) -> list[AreaCoverage]:
+    areas: dict[str, list[ModuleCoverage]] = {}
+    for m in modules:
+        areas.setdefault(m.area, []).append(m)
+    return [
+        AreaCoverage(
+            area,
+            len(rows),
+            sum(r.statements for r in rows),
+            sum(r.branches for r in rows),
+            sum(r.covered_statements for r in rows),
+            sum(r.covered_branches for r in rows),
+            rows[0].judges,
+        )
+        for area, rows in sorted(areas.items())
+    ]
+
+
+def _by_module(data_file: Path) -> list[ModuleCoverage]:
     import tempfile
 
     import coverage
@@ -195,7 +294,7 @@ def _by_area(data_file: Path) -> list[AreaCoverage]:
         out = Path(scratch) / "coverage.json"
         cov.json_report(outfile=str(out), include=[str(PACKAGE / "*")])
         files: dict[str, dict[str, dict[str, int]]] = json.loads(out.read_text(encoding="utf-8"))["files"]
-    totals: dict[str, list[int]] = {}
+    rows = []
     for name, record in sorted(files.items()):
         try:
             relative = (ROOT / name).resolve().relative_to(PACKAGE.resolve()).as_posix()
@@ -205,42 +304,49 @@ def _by_area(data_file: Path) -> list[AreaCoverage]:
         if area is None:
             continue
         summary = record["summary"]
-        entry = totals.setdefault(area, [0, 0, 0, 0, 0])
-        entry[0] += 1
-        entry[1] += summary["num_statements"]
-        entry[2] += summary["num_branches"]
-        entry[3] += summary["covered_lines"]
-        entry[4] += summary["covered_branches"]
-    return [AreaCoverage(area, files, statements, branches, lines, covered) for area, (files, statements, branches, lines, covered) in sorted(totals.items())]
+        rows.append(
+            ModuleCoverage(relative, area, summary["num_statements"], summary["num_branches"], summary["covered_lines"], summary["covered_branches"])
+        )
+    return rows
 
 
-def write_coverage(rows: list[AreaCoverage], directory: Path) -> Path:
+def write_coverage(modules: list[ModuleCoverage], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / "coverage.json"
     document = {
         "measure": "branch coverage of impl/eukhe by tests/laws and tests/bridge alone; an area the seeds give no model, by its own judges (judges)",
         "floor": FLOOR,
         "held": HELD,
-        "areas": [asdict(r) | {"percent": round(r.percent, 2)} for r in rows],
+        "module_held": MODULE_HELD,
+        "areas": [asdict(r) | {"percent": round(r.percent, 2)} for r in area_totals(modules)],
+        "modules": [asdict(m) | {"percent": round(m.percent, 2)} for m in modules],
     }
     target.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return target
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    rows = coverage_by_area(Path(args.data), {area: (judges, ROOT / data) for area, (judges, data) in OWN_JUDGES.items()})
-    write_coverage(rows, Path(args.laws_dir))
+    modules = coverage_by_module(Path(args.data), {area: (judges, ROOT / data) for area, (judges, data) in OWN_JUDGES.items()})
+    rows = area_totals(modules)
+    write_coverage(modules, Path(args.laws_dir))
     from spec import report
 
     report.refresh(Path(args.laws_dir))
-    low = [r for r in rows if r.percent < floor_of(r.area, args.floor)]
+    low = [r.area for r in rows if r.percent < floor_of(r.area, args.floor)]
     for r in rows:
         floor = floor_of(r.area, args.floor)
         mark = f"BELOW {floor:g}%" if r.percent < floor else "ok" if r.percent >= args.floor else f"held at {floor:g}% (floor {args.floor:g}%)"
         judged = "" if r.judges == LAWS_AND_BRIDGES else f"  (by {r.judges.split(':')[0]})"
         print(f"coverage {r.area:<10} {r.percent:6.2f}%  ({r.files} files, {r.statements} statements, {r.branches} branches)  {mark}{judged}")
+    for m in modules:
+        floor = module_floor_of(m.module, args.floor)
+        if m.percent < floor:
+            low.append(m.module)
+            print(f"coverage   {m.module:<32} {m.percent:6.2f}%  BELOW {floor:g}%")
+        elif m.percent < args.floor:
+            print(f"coverage   {m.module:<32} {m.percent:6.2f}%  held at {floor:g}% (floor {args.floor:g}%)")
     if low:
-        print(f"coverage by its judges below the floor in: {', '.join(r.area for r in low)}", file=sys.stderr)
+        print(f"coverage by its judges below the floor in: {', '.join(low)}", file=sys.stderr)
         return 1
     return 0
 

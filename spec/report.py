@@ -261,6 +261,17 @@ def _mutation_measure(area: dict[str, object]) -> str:
     return html.escape(mutation_measure(area))
 
 
+def _modules_below(coverage: dict[str, object], area: str) -> str:
+    """The area's modules under the coverage floor, each with its percentage ("none" when every
+    module meets it; "" for a record written before modules were measured)."""
+    modules = coverage.get("modules")
+    if not isinstance(modules, list):
+        return ""
+    floor = coverage.get("floor", 95.0)
+    below = [f"{m['module']} {m['percent']}%" for m in modules if m["area"] == area and m["percent"] < floor]
+    return ", ".join(below) or "none"
+
+
 def write(table: list[Row], directory: Path, profile: str | None = None) -> None:
     """Write build/laws.json and build/laws.html, with the binding measures when present
     (build/coverage.json from `make test`, build/mutation.json from `make mutate`)."""
@@ -310,9 +321,10 @@ def write(table: list[Row], directory: Path, profile: str | None = None) -> None
     binding = ""
     if coverage:
         binding += "<h2>Coverage of production by its judges: laws and bridges alone, or (an area the seeds give no model) its own</h2>"
-        binding += "<table><tr><th>area</th><th>branch coverage</th><th>judged by</th></tr>"
+        binding += "<table><tr><th>area</th><th>branch coverage</th><th>judged by</th><th>modules below the floor</th></tr>"
         binding += "".join(
-            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td><td>{html.escape(str(a.get('judges', LAWS_AND_BRIDGES)))}</td></tr>"
+            f"<tr><td>{html.escape(str(a['area']))}</td><td>{a['percent']}%</td><td>{html.escape(str(a.get('judges', LAWS_AND_BRIDGES)))}</td>"
+            f"<td>{html.escape(_modules_below(coverage, str(a['area'])))}</td></tr>"
             for a in coverage["areas"]  # type: ignore[attr-defined]
         )
         binding += "</table>\n"

@@ -98,6 +98,40 @@ def test_the_coverage_gate_fails_below_the_floor(tmp_path: Path) -> None:
     assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path), "--floor", "0"]) == 0
 
 
+@pytest.mark.filterwarnings("ignore:No data was collected")
+def test_every_module_must_meet_the_floor_not_only_its_area(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An area over its floor does not carry a module under it: each module is gated on its own,
+    and a held module only at its held level."""
+    data = tmp_path / ".coverage"
+    cov = coverage.Coverage(data_file=str(data), config_file=False, branch=True, source=[str(binding.PACKAGE)])
+    cov.start()
+    from eukhe import effort
+
+    assert effort.clamp(("low", "high"), "medium") == "high"
+    cov.stop()
+    cov.save()
+    modules = binding.coverage_by_module(data)
+    assert binding.area_totals(modules) == binding.coverage_by_area(data)  # the areas are their modules summed
+    measured = {m.module: m.percent for m in modules}
+    assert 0.0 < measured["effort.py"] < 95.0 and measured["memory/view.py"] == 0.0
+    monkeypatch.setattr(binding, "HELD", {area: 0.0 for area in binding.AREAS})  # every area passes
+    assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path)]) == 1
+    assert "effort.py" in capsys.readouterr().err.split("below the floor in: ")[1].split(", ")
+    written = json.loads((tmp_path / "coverage.json").read_text())
+    assert {m["module"]: m["percent"] for m in written["modules"]}["effort.py"] == round(measured["effort.py"], 2)
+    monkeypatch.setattr(binding, "MODULE_HELD", {m: 0.0 for m in measured})
+    assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path)]) == 0
+    monkeypatch.setattr(binding, "MODULE_HELD", {m: 0.0 for m in measured if m != "effort.py"} | {"effort.py": round(measured["effort.py"]) + 1.0})
+    assert binding.main(["coverage", "--data", str(data), "--laws-dir", str(tmp_path)]) == 1  # held, but under its held level
+    assert binding.module_floor_of("effort.py", 0.0) == 0.0  # --floor 0 checks nothing
+
+
+def test_each_held_module_is_a_module_held_below_the_floor() -> None:
+    assert binding.MODULE_HELD and all(0.0 < level < binding.FLOOR for level in binding.MODULE_HELD.values())
+    assert [m for m in binding.MODULE_HELD if not (binding.PACKAGE / m).is_file() or binding.area_of(m) is None] == []
+    assert binding.module_floor_of("effort.py", binding.FLOOR) == binding.FLOOR  # a module not held meets the floor
+
+
 def test_mutation_summary_scores_killed_over_non_equivalent() -> None:
     statuses = {"m1": "killed", "m2": "timeout", "m3": "survived", "m4": "survived", "m5": "no tests"}
     summary = mutate.summarize("effort", statuses, {"m4": "the guard is dead code"})
@@ -109,7 +143,9 @@ def test_mutation_summary_scores_killed_over_non_equivalent() -> None:
 
 def test_the_report_shows_binding_measures(tmp_path: Path) -> None:
     row = report.Row("effort", "effort_a", "S10", "proved", report.PASS, "z3", "says", "table", 0.1, "universal", "bounded")
-    (tmp_path / "coverage.json").write_text(json.dumps({"areas": [{"area": "effort", "percent": 97.5}]}))
+    modules = [{"module": "effort.py", "area": "effort", "percent": 97.5}, {"module": "memory/view.py", "area": "memory", "percent": 93.25}]
+    areas = [{"area": "effort", "percent": 97.5}, {"area": "memory", "percent": 96.0}]
+    (tmp_path / "coverage.json").write_text(json.dumps({"floor": 95.0, "areas": areas, "modules": modules}))
     (tmp_path / "mutation.json").write_text(
         json.dumps({"areas": [{"area": "effort", "killed": 9, "survived": 1, "equivalent": 0, "score": 90.0}]})
     )
@@ -119,6 +155,7 @@ def test_the_report_shows_binding_measures(tmp_path: Path) -> None:
     assert document["coverage"]["areas"][0]["percent"] == 97.5
     page = (tmp_path / "laws.html").read_text()
     assert "97.5%" in page and "90.0%" in page and "1 of 1" in page
+    assert "<td>memory/view.py 93.25%</td>" in page and "<td>none</td>" in page  # each area's modules under the floor
 
 
 def test_a_held_area_must_keep_its_held_level_and_no_other_is_eased(monkeypatch: pytest.MonkeyPatch) -> None:
