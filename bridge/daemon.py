@@ -464,10 +464,15 @@ def through_reach(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
         try:
             said = await exchange(events, send, receive, _connection(p.socket_path(agent, where)))
             for request, answer in asked:  # each answer ``request`` gave is the event that answered it
-                assert getattr(await answer, "re", None) == request.id, f"{request.id}: request gave {await answer!r}"
+                answered = await asyncio.wait_for(answer, DEADLINE)  # an agent that never answers fails the run
+                assert getattr(answered, "re", None) == request.id, f"{request.id}: request gave {answered!r}"
         finally:
             await client.close()
-        code = await asyncio.wait_for(asyncio.to_thread(process.wait), DEADLINE)
+        try:
+            code = await asyncio.wait_for(asyncio.to_thread(process.wait), DEADLINE)
+        except TimeoutError:  # killed, or its waiting thread would hold asyncio.run's end for ever
+            process.kill()
+            raise AssertionError(f"the agent process did not end within {DEADLINE:g} s of its client's going") from None
         assert code == 0, f"the agent process ended with exit {code}"
         await unreachable(agent, where, ident, tmp)
         return said
