@@ -198,6 +198,7 @@ def test_exit_status_classes() -> None:
     for error, status in cases:
         assert cli.classify(error)[0] == status, error
     assert cli.classify(OSError(28, "No space left on device", "/x"))[1] == "/x: No space left on device"
+    assert cli.classify(MemoryError()) == (1, "out of memory")  # MemoryError() says nothing of itself
     assert cli.classify(PermissionError(13, "Permission denied", "/x"))[1] == "/x: Permission denied (the directory or file is read-only)"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,28 @@ def test_simulate_draws_the_png(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["memory", "simulate", "--messages", "400", "--png", str(target)]) == 0
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "sawtooth written" in capsys.readouterr().out
+
+
+def test_the_sawtooth_draws_each_view_against_messages_with_the_four_budgets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the picture holds, read from its figure: the view's and the compaction view's bytes at
+    messages 1..n, and the four budgets as lines across."""
+    import matplotlib.pyplot as plt
+
+    from eukhe.commands.memory_simulate import picture, simulate
+    from eukhe.memory.chat import Config
+
+    drawn: list[Any] = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    run = simulate(300)
+    picture(run, str(tmp_path / "saw.png"))
+    (axes,) = drawn[0].axes
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    for label, values in (("view bytes", run.view_bytes), ("compaction view bytes", run.cview_bytes)):
+        assert list(lines[label].get_xdata()) == list(range(1, 301)) and list(lines[label].get_ydata()) == list(values), label
+    config = Config()
+    across = sorted(line.get_ydata()[0] for name, line in lines.items() if name not in ("view bytes", "compaction view bytes"))
+    assert across == sorted([config.ceiling, config.floor, config.cceiling, config.cfloor])
+    assert len(set(run.cview_bytes)) > 1  # a sawtooth, not a constant
 
 
 def test_simulate_cache_prints_the_shares_and_why_and_draws_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
