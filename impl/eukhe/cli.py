@@ -464,7 +464,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
     except Exception as error:  # the one error path: every failure becomes one line
         status, message = classify(error)
-        prog = getattr(args, "_prog", "eukhe") if args is not None else "eukhe"
+        prog = args._prog if args is not None else "eukhe"  # every parser sets _prog (_name_leaves)
         if message.startswith(SEED_FORMS) or (isinstance(error, CliError) and message.startswith("eukhe")):
             line = one_line(message)
         else:
