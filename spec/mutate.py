@@ -31,7 +31,7 @@ its judges do not run. (Not mypy over mutmut's mutated files: their trampolines 
 caller sees of a function, a TypeGuard's narrowing for one, and give errors no mutant made.)
 
 python -m spec.mutate [--area AREA ...] [--max-children N] [--report-only] [--record]
-                      [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]] [--rest N [--seed S]] [--untraced]
+                      [--only MODULE ...] [--mutants NAME ...] [--sample N [--seed S]] [--rest N [--seed S]] [--untraced [--survivors]]
                       [--queue redis://HOST:PORT[/DB] [--batch N] [--job-timeout S] [--deadline S]]
 python -m spec.mutate worker --queue redis://HOST:PORT[/DB] [--checkout DIR] [--max-children N] [--burst]
 
@@ -54,6 +54,9 @@ with a larger N; mutmut keeps the stats pass of the workspace, so only the new m
 
 --untraced then judges the run's "no tests" mutants with every judge of the area: code that runs
 only in the processes the judges start has no judge in mutmut's stats pass (judge_untraced).
+--survivors also judges the run's survivors so: mutmut ran against each only the judges that
+call its function in the test process, and a judge running it in a process of its own (an
+`eukhe` command) may tell it apart.
 
 --rest N ends a whole run that cannot finish: the mutants the workspace has judged are a census
 (exact, whatever order mutmut judged them in), the ones it has not are the rest, and N of the rest
@@ -445,7 +448,7 @@ NO_TESTS = 33
 UNTRACED = "untraced.json"
 
 
-def judge_untraced(area: str, judges: list[str], deadline: float = 3600.0) -> dict[str, str]:
+def judge_untraced(area: str, judges: list[str], deadline: float = 3600.0, *, survivors: bool = False) -> dict[str, str]:
     """Judge the "no tests" mutants of the area's last run with every judge of the area.
 
     The stats pass ties a function to the judges that call it in the test process. Code that
@@ -457,15 +460,20 @@ def judge_untraced(area: str, judges: list[str], deadline: float = 3600.0) -> di
     with the mutant switched on. Its verdict goes where mutmut keeps its own (the .meta
     files): pytest's exit code 1 (a judge failed) kills it, 0 lets it survive; a run past
     ``deadline`` seconds, or any other exit code, leaves it "no tests" and is reported.
+    With ``survivors``, the mutants that survived mutmut's run are judged the same way: mutmut
+    ran only the judges its stats pass saw call the mutated function in the test process, so a
+    judge that runs it in a process of its own (an `eukhe` command) never ran against it. A
+    mutant recorded as equivalent is left as it is.
     Returns each mutant judged and its outcome (build/mutate/<area>/untraced.json)."""
     space = ROOT / "build" / "mutate" / area
     drawn = sample_of(area)
     chosen = set(drawn["mutants"]) if drawn is not None else None  # type: ignore[call-overload]
+    wanted, known = ({NO_TESTS, 0}, equivalents()) if survivors else ({NO_TESTS}, {})
     outcomes: dict[str, str] = {}
     for meta in sorted((space / "mutants").rglob("*.py.meta")):
         data = json.loads(meta.read_text(encoding="utf-8"))
         codes: dict[str, int | None] = data.get("exit_code_by_key", {})
-        for name in sorted(n for n, code in codes.items() if code == NO_TESTS and (chosen is None or n in chosen)):
+        for name in sorted(n for n, code in codes.items() if code in wanted and n not in known and (chosen is None or n in chosen)):
             env = _environment(space) | {"MUTANT_UNDER_TEST": name}
             argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "spec.mutate", *judges]
             try:
@@ -779,6 +787,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", help="with --record: what the record cannot say itself (how the sample relates to earlier ones)")
     parser.add_argument("--judges", nargs="+", help="pytest selection that judges the mutants (default: the area's laws, bridges and tests)")
     parser.add_argument("--untraced", action="store_true", help="then judge the run's \"no tests\" mutants with every judge of the area (code run only in processes the judges start: judge_untraced)")
+    parser.add_argument("--survivors", action="store_true", help="with --untraced: judge the run's survivors with every judge of the area too (a judge that runs the code in a process of its own is not tied to it by mutmut's stats pass)")
     parser.add_argument("--debug", action="store_true", help="mutmut's debug output (every pytest run's own output)")
     parser.add_argument("--queue", metavar="redis://HOST:PORT[/DB]", help="farm the mutants to workers through this task queue (RQ on Redis): python -m spec.mutate worker")
     parser.add_argument("--batch", type=int, default=40, metavar="N", help="with --queue: mutants per job (sorted by name, so a job's mutants share their functions and judges)")
@@ -805,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed |= run_area(area, args.max_children, judges, args.mutants, args.only, sample, rest)
     if args.untraced:  # also after --report-only: the workspace's last run
         for area in areas:
-            judge_untraced(area, args.judges or area_judges(area))
+            judge_untraced(area, args.judges or area_judges(area), survivors=args.survivors)
     path = write(areas, args.laws_dir)
     if args.record:
         record(areas, args.laws_dir, args.only, args.note)
