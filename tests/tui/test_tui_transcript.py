@@ -77,6 +77,16 @@ def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(
     served(home, scenario)
 
 
+def test_the_models_thinking_is_shown_as_text_never_as_markup(home: Path) -> None:
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        await shown(agent, app, pilot, p.ThinkingEvent(text="[bold]x[/bold] and "), p.ThinkingEvent(text="[link=y]z[/link]"))
+        [block] = collapsibles(app, "thinking")
+        [body] = [w for w in block.query(Static) if w.parent is not None and isinstance(w.parent.parent, Collapsible)]
+        assert str(body.render()) == "[bold]x[/bold] and [link=y]z[/link]"
+
+    served(home, scenario)
+
+
 def test_a_tool_result_is_clipped_to_twelve_lines_and_one_of_an_unseen_call_has_its_own_block(home: Path) -> None:
     long = "\n".join(f"line {n}" for n in range(1, 16))  # 15 lines: 12 shown, 3 counted
     clipped = "\n".join(f"line {n}" for n in range(1, 13)) + "\n... 3 more lines"
