@@ -38,6 +38,17 @@ def test_every_command_has_help_for_every_argument() -> None:
         assert parser.epilog and "exit status: 0 done; 1 a fault of the environment" in parser.epilog, words
 
 
+@pytest.mark.parametrize("words, name", [
+    ((), "COMMAND"), (("agent",), "VERB"), (("effort",), "VERB"), (("memory",), "VERB"), (("settings",), "VERB"),
+    (("mcp",), "VERB"), (("directors",), "ACTION"), (("session",), "ACTION"),
+])  # fmt: skip
+def test_a_command_of_verbs_names_them_in_its_usage(inproc: InProcess, words: tuple[str, ...], name: str) -> None:
+    """One word for the verbs, not argparse's {a,b,...} list: the verbs are listed, each with its
+    help, below the usage."""
+    usage = inproc(*words, "--help").out.split("\n\n")[0]
+    assert f" {name} ..." in usage and "{" not in usage, usage
+
+
 def test_every_help_exits_0_and_shows_the_exit_codes(inproc: InProcess) -> None:
     for words, _ in _leaves(cli.parser()):
         done = inproc(*words, "--help")

@@ -57,6 +57,8 @@ def test_client_commands_and_refusals() -> None:
     assert commands.plan("/fork") == commands.Client("fork")
     assert commands.plan("/fork 12") == commands.Client("fork", 12)
     assert isinstance(commands.plan("/fork twelve"), commands.Refuse)  # an entry id is a whole number
+    assert commands.plan("/fork " + "9" * 30) == commands.Client("fork", int("9" * 30))  # of at most 30 digits
+    assert isinstance(commands.plan("/fork " + "9" * 31), commands.Refuse)
     assert isinstance(commands.plan("/new s2"), commands.Refuse)  # a new session takes no argument
     assert isinstance(commands.plan("/rewind"), commands.Refuse)  # a rewind needs its entry
     assert isinstance(commands.plan("/tier fast"), commands.Refuse)
