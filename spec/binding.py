@@ -209,14 +209,23 @@ def area_of(relative: str) -> str | None:
     return None
 
 
-def _percent(statements: int, branches: int, covered_statements: int, covered_branches: int) -> float:
-    """coverage.py's branch-coverage percentage: covered lines and branches over all."""
-    total = statements + branches
-    return 100.0 if total == 0 else 100.0 * (covered_statements + covered_branches) / total
+class _Measured:
+    """coverage.py's branch-coverage percentage of a module or an area: covered lines and
+    branches over all."""
+
+    statements: int
+    branches: int
+    covered_statements: int
+    covered_branches: int
+
+    @property
+    def percent(self) -> float:
+        total = self.statements + self.branches
+        return 100.0 if total == 0 else 100.0 * (self.covered_statements + self.covered_branches) / total
 
 
 @dataclass(frozen=True)
-class ModuleCoverage:
+class ModuleCoverage(_Measured):
     module: str  # relative to impl/eukhe
     area: str
     statements: int
@@ -225,13 +234,9 @@ class ModuleCoverage:
     covered_branches: int
     judges: str = LAWS_AND_BRIDGES
 
-    @property
-    def percent(self) -> float:
-        return _percent(self.statements, self.branches, self.covered_statements, self.covered_branches)
-
 
 @dataclass(frozen=True)
-class AreaCoverage:
+class AreaCoverage(_Measured):
     area: str
     files: int
     statements: int
@@ -239,10 +244,6 @@ class AreaCoverage:
     covered_statements: int
     covered_branches: int
     judges: str = LAWS_AND_BRIDGES
-
-    @property
-    def percent(self) -> float:
-        return _percent(self.statements, self.branches, self.covered_statements, self.covered_branches)
 
 
 def coverage_by_module(data_file: Path, own: dict[str, tuple[str, Path]] | None = None) -> list[ModuleCoverage]:

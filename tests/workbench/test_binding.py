@@ -41,8 +41,8 @@ def test_every_production_module_is_measured_in_an_area() -> None:
     assert modules and [m for m in modules if binding.area_of(m) is None] == []
 
 
-def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
-    data = tmp_path / ".coverage"
+def _one_clamp_measured(data: Path) -> Path:
+    """A coverage data file of one call of effort.clamp, and nothing else of production."""
     cov = coverage.Coverage(data_file=str(data), config_file=False, branch=True, source=[str(binding.PACKAGE)])
     cov.start()
     from eukhe import effort
@@ -50,6 +50,11 @@ def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
     assert effort.clamp(("low", "high"), "medium") == "high"
     cov.stop()
     cov.save()
+    return data
+
+
+def test_coverage_counts_what_ran_and_what_never_did(tmp_path: Path) -> None:
+    data = _one_clamp_measured(tmp_path / ".coverage")
     rows = {r.area: r for r in binding.coverage_by_area(data)}
     assert set(rows) == set(binding.AREAS)
     assert all(r.statements > 0 for r in rows.values())
@@ -102,14 +107,7 @@ def test_the_coverage_gate_fails_below_the_floor(tmp_path: Path) -> None:
 def test_every_module_must_meet_the_floor_not_only_its_area(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """An area over its floor does not carry a module under it: each module is gated on its own,
     and a held module only at its held level."""
-    data = tmp_path / ".coverage"
-    cov = coverage.Coverage(data_file=str(data), config_file=False, branch=True, source=[str(binding.PACKAGE)])
-    cov.start()
-    from eukhe import effort
-
-    assert effort.clamp(("low", "high"), "medium") == "high"
-    cov.stop()
-    cov.save()
+    data = _one_clamp_measured(tmp_path / ".coverage")
     modules = binding.coverage_by_module(data)
     assert binding.area_totals(modules) == binding.coverage_by_area(data)  # the areas are their modules summed
     measured = {m.module: m.percent for m in modules}
