@@ -127,7 +127,7 @@ TEST_DIRS: dict[str, tuple[str, ...]] = {
     "tiny": ("tests/tiny",),
     # The command line's tests, and the tests of its commands kept beside the area they speak of
     # (each runs an `eukhe` command: the cache measure, directors simulate, memory simulate, the
-    # memory store's commands, the session commands, ask); judges of the command line since d5537a1.
+    # memory store's commands, the session commands, ask).
     "cli": (
         "tests/cli", "tests/compactor/test_compactor_cache.py", "tests/directors/test_simulate.py",
         "tests/memory/test_memory_simulate.py", "tests/memory_store/test_memory_cli.py",
