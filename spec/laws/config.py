@@ -1115,17 +1115,21 @@ def _locked(path: Path) -> bool:
 def slots_hold_the_limit(limit: int) -> bool:
     """S4b.4 "at most N requests of a provider at once": with ``limit`` requests of a provider
     holding their slots (real lock files in a fresh agent dir), one more waits (it is told the slot
-    it waits on) and does not start until one of them ends; then it starts. A limit of 0 is taken as
-    1 (derived: no request could ever run). The wait is bounded only as a failure (a request that
+    it waits on) and does not start until one of them ends; then it starts, although another
+    request waited on the same slot and was given up (its turn aborted) before the slot came free;
+    once both have had the slot, no slot stays locked. A limit of 0 is taken as 1 (derived: no request could ever run). The wait is bounded only as a failure (a request that
     never starts fails the law)."""
     import asyncio
     import contextlib
+    from concurrent.futures import ThreadPoolExecutor
 
     from eukhe.agent.inflight import Slots
 
     at_once = max(1, limit)
 
     async def run() -> bool:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=1))  # the waits run in the order they began
         with tempfile.TemporaryDirectory(prefix="eukhe-inflight-law-") as agent:
             waits: list[int] = []
             told = asyncio.Event()
@@ -1156,9 +1160,26 @@ def slots_hold_the_limit(limit: int) -> bool:
                     task.cancel()
                 if entered.is_set() or waits != [os.getpid() % at_once]:
                     raise LawFailed(f"limit {limit}: a request past the limit started (or waited on {waits})")
-            # the holders ended (the stack closed): the waiting request starts, on the slot it waited on
+                told.clear()
+
+                async def given_up() -> None:
+                    async with slots.held():
+                        raise LawFailed(f"limit {limit}: a request given up as it waited took a slot")
+
+                quitter = asyncio.ensure_future(given_up())
+                await asyncio.wait_for(told.wait(), 60)
+                quitter.cancel()  # its turn is aborted while it waits on the slot
+                with contextlib.suppress(asyncio.CancelledError):
+                    await quitter
+            # the holders ended (the stack closed): the waiting request starts, on the slot it waited
+            # on, whichever waiter the lock went to first (one given up holds it not at all)
             released.set()
-            return await asyncio.wait_for(extra, 60) == waits[0]
+            started = await asyncio.wait_for(extra, 60)
+            await loop.run_in_executor(None, lambda: None)  # after the wait of the request given up
+            kept = [index for index in range(at_once) if _locked(slots.dir / f"{index}.lock")]
+            if kept:
+                raise LawFailed(f"limit {limit}: slots {kept} stay locked once every request has ended or was given up")
+            return started == waits[0]
 
     return asyncio.run(run())
 

@@ -72,11 +72,8 @@ class Slots:
         waiting = asyncio.get_running_loop().run_in_executor(None, fcntl.flock, fd, fcntl.LOCK_EX)
         try:
             await asyncio.shield(waiting)
-        except asyncio.CancelledError:
-            waiting.add_done_callback(lambda _: os.close(fd))  # the lock, once the thread has it, goes at once
-            raise
-        except BaseException:
-            os.close(fd)
+        except BaseException:  # given up (the turn aborted): the lock, once the thread has it, goes at once
+            waiting.add_done_callback(lambda _: os.close(fd))
             raise
         return index, fd
 
@@ -87,14 +84,6 @@ class Gated:
     def __init__(self, client: Any, slots: Slots) -> None:
         self.client = client
         self.slots = slots
-
-    @property
-    def provider(self) -> str:
-        return str(self.client.provider)
-
-    @property
-    def model(self) -> Any:
-        return getattr(self.client, "model", None)
 
     async def stream(self, request: Request, filter: events.StreamFilter | None = None) -> AsyncGenerator[events.Event, None]:
         async with self.slots.held():

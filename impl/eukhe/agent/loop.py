@@ -131,9 +131,6 @@ Emit = Callable[[dict[str, Any]], None]
 class Model(Protocol):  # pragma: no mutate block
     """A wire client with retries (``eukhe.inference.wire.retry.Retrying``)."""
 
-    @property
-    def provider(self) -> str: ...
-
     def stream(self, request: Request, filter: events.StreamFilter | None = None) -> AsyncIterator[events.Event]: ...
 
 

@@ -71,9 +71,6 @@ CLOCK: Clock = SystemClock()  # the clock of a Retrying given none (a test of th
 class Streaming(Protocol):  # pragma: no mutate block
     """A wire client: ``stream`` sends one request and yields its events."""
 
-    @property
-    def provider(self) -> str: ...
-
     def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncGenerator[Event, None]: ...
 
 
@@ -165,14 +162,6 @@ class Retrying:
         self.clock: Clock = clock if clock is not None else CLOCK
         self.random = random if random is not None else randomness.random
         self.notify = notify
-
-    @property
-    def provider(self) -> str:
-        return self.client.provider
-
-    @property
-    def model(self) -> Any:
-        return getattr(self.client, "model", None)
 
     async def stream(self, request: Request, filter: StreamFilter | None = None) -> AsyncGenerator[Event, None]:
         """The request's events: the reply's from the attempt that gave it, and before them the
