@@ -1,22 +1,25 @@
-"""The tools as offered and as called: schemas in the checked subset (and valid draft 2020-12
-where jsonschema is installed), the wire form, tool_unavailable, the argument repair and check
+"""The tools as offered and as called: every declared tool's schema valid draft 2020-12 with its
+required names declared, the wire form, tool_unavailable, the argument repair and check
 before any tool runs (a bad argument names its field and runs nothing), and the bash budget a
 project can set only when it is trusted (control.md S4b.5)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import jsonschema.exceptions
 import pytest
 
 from eukhe.agent.tools import TOOLS, Tool, ToolResult, context_for, wire_tools
 from eukhe.agent.tools import search
 from eukhe.agent.tools.base import DEFAULT_BASH_TIMEOUT_MS
-from eukhe.agent.tools.schema import SchemaError, check, check_schema
+from eukhe.agent.subagents import TASK_SCHEMA
+from eukhe.agent.tools.schema import check
+from eukhe.memory.prompts import TOOLS as MEMORY_TOOLS
 from eukhe.inference.wire.plan import Tool as WireTool
 from eukhe.settings.agent import EukheSettings
 from eukhe.settings.cvar import AgentLayers
@@ -31,26 +34,36 @@ def test_the_tools_offered() -> None:
         assert tool.parameters["type"] == "object" and tool.parameters["additionalProperties"] is False
 
 
-def schemas_in(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    return [schema, *(inner for p in schema.get("properties", {}).values() for inner in schemas_in(p))]
+def schema_faults(schema: Mapping[str, Any], where: str = "the schema") -> list[str]:
+    """What is wrong with a tool's schema: not valid draft 2020-12, or a required name (at any
+    level) that is not a declared property."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        return [f"{where}: {error.message}"]
+    properties = schema.get("properties", {})
+    faults = [f"{where}: requires undeclared {name!r}" for name in schema.get("required", []) if name not in properties]
+    for name, inner in properties.items():
+        faults += schema_faults(inner, f"{where}.properties.{name}")
+    if isinstance(schema.get("items"), Mapping):
+        faults += schema_faults(schema["items"], f"{where}.items")
+    return faults
 
 
-@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-def test_each_schema_is_valid_draft_2020_12(tool: Tool) -> None:
-    check_schema(tool.parameters)
-    jsonschema.Draft202012Validator.check_schema(tool.parameters)
+DECLARED = [*((t.name, t.parameters) for t in TOOLS), *((t.name, t.parameters) for t in MEMORY_TOOLS), ("task", TASK_SCHEMA)]
 
 
-def test_a_schema_that_is_not_valid_is_refused_when_declared() -> None:
-    async def body(arguments: object, context: object) -> ToolResult:
-        return ToolResult("")
+@pytest.mark.parametrize(("name", "schema"), DECLARED, ids=[name for name, _ in DECLARED])
+def test_each_schema_is_valid_draft_2020_12(name: str, schema: Mapping[str, Any]) -> None:
+    assert schema_faults(schema, name) == []
 
-    with pytest.raises(SchemaError, match="is not valid under any of the given schemas|is not of type"):
-        Tool("t", "d", {"type": "object", "properties": {"p": {"type": "text"}}}, body)
-    with pytest.raises(SchemaError, match="undeclared"):
-        Tool("t", "d", {"type": "object", "properties": {}, "required": ["p"]}, body)
-    with pytest.raises(SchemaError, match="-1 is less than the minimum of 0"):
-        Tool("t", "d", {"type": "object", "properties": {"p": {"type": "string", "minLength": -1}}}, body)
+
+def test_the_schema_check_finds_each_fault() -> None:
+    assert schema_faults({"type": "object", "properties": {"p": {"type": "text"}}})[0].startswith("the schema: ")
+    assert schema_faults({"type": "object", "properties": {}, "required": ["p"]}) == ["the schema: requires undeclared 'p'"]
+    assert schema_faults({"type": "object", "properties": {"p": {"type": "string", "minLength": -1}}}) == ["the schema: -1 is less than the minimum of 0"]
+    nested = {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "object", "properties": {}, "required": ["q"]}}}}
+    assert schema_faults(nested) == ["the schema.properties.xs.items: requires undeclared 'q'"]
 
 
 def test_the_wire_form_is_the_plans_tool_unchanged() -> None:

@@ -142,9 +142,6 @@ class Tool:
     parameters: Mapping[str, Any]
     body: Body
 
-    def __post_init__(self) -> None:
-        schemamod.check_schema(self.parameters, f"the schema of {self.name}")
-
     @property
     def wire(self) -> WireTool:
         """The tool as every wire client offers it (eukhe.inference.wire.plan.Tool)."""

@@ -1,5 +1,6 @@
 """The check of a call's arguments against its tool's JSON schema, by ``jsonschema`` (draft
-2020-12), and the check of each tool's schema when the tool is declared.
+2020-12). Each tool's schema is checked by the tests (tests/agent/test_tools_registry.py), as a
+constant of the code: valid draft 2020-12, every required name a declared property.
 
 The arguments are checked after the argument repair (inference.md S6 tool-call argument
 repair, ``eukhe.inference.repair``, which also refuses unknown keys) and before a tool runs, so a
@@ -15,34 +16,11 @@ from functools import cache
 from typing import Any
 
 import jsonschema
-import jsonschema.exceptions
 
 from eukhe.inference.repair import ArgumentError
 
 INVALID = "invalid_arguments"
 UNKNOWN_KEY = "unknown_key"  # the argument repair's kind for a key the schema does not declare
-
-
-class SchemaError(ValueError):
-    """A tool's schema is not a valid draft 2020-12 schema, or requires a property it does not
-    declare (a defect of the tool, found when it is declared)."""
-
-
-def check_schema(schema: Mapping[str, Any], where: str = "the schema") -> None:
-    """Raise SchemaError unless ``schema`` is a valid draft 2020-12 schema whose required names
-    (at every level) are declared properties."""
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as error:
-        raise SchemaError(f"{where}: {error.message}") from None
-    properties = schema.get("properties", {})
-    missing = [name for name in schema.get("required", []) if name not in properties]
-    if missing:
-        raise SchemaError(f"{where}: required names undeclared properties {missing}")
-    for name, inner in properties.items():
-        check_schema(inner, f"{where}.properties.{name}")
-    if isinstance(schema.get("items"), Mapping):
-        check_schema(schema["items"], f"{where}.items")
 
 
 @cache
