@@ -202,7 +202,7 @@ def test_the_collector_decodes_across_chunks_and_holds_only_the_ends() -> None:
     assert (collector.head, collector.tail, collector.total) == (whole[:60], whole[-60:], len(whole))
     assert str(collector.text(cap=60)) == cap_text(whole, 60)
     assert str(collector.text(cap=55)) == cap_text(whole, 55)
-    with pytest.raises(ValueError):
+    with pytest.raises(AssertionError):
         collector.text(cap=61)  # clipping to more than is held could need what was dropped
 
 
@@ -215,5 +215,5 @@ def test_an_elided_text_reads_only_its_ends() -> None:
     assert len(text) == 100
     assert text[:2] == "ab" and text[97:] == "xyz" and text[98:100] == "yz"
     for middle in (slice(2, 50), slice(50, None), 5):
-        with pytest.raises(IndexError):
+        with pytest.raises(AssertionError):
             text[middle]

@@ -50,15 +50,14 @@ class _Elided(str):
         return self.total
 
     def __getitem__(self, key: SupportsIndex | slice) -> str:
-        if isinstance(key, slice) and key.step is None:
-            start, stop, _ = key.indices(self.total)
-            held = str.__len__(self)
-            if stop <= self.keep:
-                return str.__getitem__(self, slice(start, stop))
-            if start >= self.total - (held - self.keep):
-                shift = self.total - held
-                return str.__getitem__(self, slice(start - shift, stop - shift))
-        raise IndexError("only the kept ends of an elided text can be read")
+        assert isinstance(key, slice) and key.step is None, "an elided text is read by slices"
+        start, stop, _ = key.indices(self.total)
+        held = str.__len__(self)
+        if stop <= self.keep:
+            return str.__getitem__(self, slice(start, stop))
+        assert start >= self.total - (held - self.keep), "only the kept ends of an elided text can be read"
+        shift = self.total - held
+        return str.__getitem__(self, slice(start - shift, stop - shift))
 
 
 class Collector:
@@ -84,8 +83,7 @@ class Collector:
     def text(self, cap: int) -> str:
         """The whole output clipped to ``cap`` characters, head and tail. ``cap`` is at most what
         is held at each end, so a clipped text needs no character that was dropped."""
-        if cap > self.keep:
-            raise ValueError(f"cannot clip to {cap} characters holding {self.keep} at each end")
+        assert cap <= self.keep, f"cannot clip to {cap} characters holding {self.keep} at each end"
         if self.total == len(self.head) + len(self.tail):
             return clip(self.head + self.tail, cap)
         return str(clip(_Elided(self.head, self.tail, self.total), cap))
@@ -106,14 +104,12 @@ class Run(asyncio.SubprocessProtocol):
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         self.output.add(data if isinstance(data, bytes) else data.encode())
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.output.add(b"", final=True)
-            self.closed.set_result(None)
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:  # once: stderr goes to stdout's one pipe
+        self.output.add(b"", final=True)
+        self.closed.set_result(None)
 
     def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
+        self.exited.set_result(None)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
