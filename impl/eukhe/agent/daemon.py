@@ -392,8 +392,8 @@ class Daemon:
         self.served = True
         client.send(p.encode(self.state()))  # before any broadcast can reach it: nothing between
         handler = asyncio.current_task()
-        if handler is not None:
-            self.handlers.add(handler)
+        assert handler is not None  # asyncio runs each connection's callback as a task
+        self.handlers.add(handler)
         lines = p.LineBuffer(self.line_limit)
         try:
             while not client.closed:
@@ -410,8 +410,7 @@ class Daemon:
         finally:
             self.clients.discard(client)
             client.finish()
-            if handler is not None:
-                self.handlers.discard(handler)
+            self.handlers.discard(handler)
             self.activity.set()
 
     def _line(self, client: _Client, line: bytes | None) -> None:
