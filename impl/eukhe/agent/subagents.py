@@ -140,7 +140,7 @@ class Subagents:
     """The children of one agent process (its session ``session``, its cvars ``cvar``)."""
 
     def __init__(
-        self, session: Session, cvar: CvarAgent, emit: Emit, spawn: Spawn, deliver: Deliver, workdir: Path, steps: Steps | None = None
+        self, session: Session, cvar: CvarAgent, emit: Emit, spawn: Spawn, deliver: Deliver, workdir: Path, steps: Steps
     ) -> None:
         self.session = session
         self.steps = steps  # told of each commit a child relays (the chat logs them to the agent's own log)
@@ -280,12 +280,11 @@ class Subagents:
                     commit = message["commit"]
                     entries = [NewEntry(Kind(e["kind"]), e.get("content"), e.get("custom_type"), bool(e.get("display_only"))) for e in commit["entries"]]
                     conversation.commit(entries, commit.get("documents") or None)
-                    if self.steps is not None:
-                        self.steps(name, entries)
+                    self.steps(name, entries)
                 elif "event" in message:
                     self.emit({"type": "subagent", "agent": name, "event": message["event"]})
-                elif "done" in message:
-                    done = message["done"]
+                else:
+                    done = message["done"]  # a line of none of the three is a KeyError: the child failed
                     if done.get("reason") == "answered":
                         return Outcome(name, report=str(done.get("report", "")))
                     said = str(done.get("text") or "").replace("\n", " ")
@@ -299,8 +298,8 @@ class Subagents:
 async def _end(process: asyncio.subprocess.Process) -> None:
     """The child and its group ended: its stdin closed, SIGTERM to the group, SIGKILL after the
     grace (sent even when this is cancelled while it waits); the child reaped."""
-    if process.stdin is not None:
-        process.stdin.close()
+    assert process.stdin is not None  # started with a pipe
+    process.stdin.close()
     if process.returncode is not None:
         return
     try:
