@@ -175,8 +175,7 @@ def _with_view(view: object, task: str) -> str:
 def _watch_stdin(loop: asyncio.AbstractEventLoop, stopped: asyncio.Event) -> None:
     """The parent's pipe: its end (the parent is gone, or ended the child) stops the turn."""
     with contextlib.suppress(OSError, ValueError):
-        while os.read(sys.stdin.fileno(), 1 << 16):
-            pass
+        sys.stdin.buffer.read()  # the parent writes nothing more: this returns at the pipe's end
     with contextlib.suppress(RuntimeError):  # the loop has ended
         loop.call_soon_threadsafe(stopped.set)
 
