@@ -294,13 +294,9 @@ class Daemon:
         self.model = None if answer.model is None else p.ModelRef(provider=answer.model[0], id=answer.model[1])
         if answer.row is None:
             return
-        text = f"default model {answer.row['saved']}: {answer.row['reason']}"
-        if answer.error is not None:
-            text = f"{answer.error}; the session has no model: pick one with /model"
-        elif answer.row["replacement"] is not None:
-            text += f"; this session uses {answer.row['replacement']}"
-        else:
-            text += "; the session has no model: pick one with /model"
+        # no startup chain here (saved_default): a default not honoured is never replaced
+        said = answer.error if answer.error is not None else f"default model {answer.row['saved']}: {answer.row['reason']}"
+        text = f"{said}; the session has no model: pick one with /model"
         shown = {repr(e.content) for e in self.main.user_view() if e.custom_type == DEFAULT_MODEL_ROW}
         if repr(answer.row) not in shown:
             self.main.commit([display(DEFAULT_MODEL_ROW, answer.row)])
