@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spec import manifest, profiles
-from spec.binding import LAWS_AND_BRIDGES
+from spec.binding import FLOOR, LAWS_AND_BRIDGES
 from spec.registry import STRENGTHS, Law, Strength, StrengthError
 
 BREAK_ENV = "EUKHE_BREAK"  # spec.breaks.ENV, named here so the report needs no break machinery
@@ -267,7 +267,7 @@ def _modules_below(coverage: dict[str, object], area: str) -> str:
     modules = coverage.get("modules")
     if not isinstance(modules, list):
         return ""
-    floor = coverage.get("floor", 95.0)
+    floor = coverage.get("floor", FLOOR)
     below = [f"{m['module']} {m['percent']}%" for m in modules if m["area"] == area and m["percent"] < floor]
     return ", ".join(below) or "none"
 
