@@ -109,8 +109,11 @@ spell it): PROVIDER/ID of a provider of the catalog; else a bare ID that names e
 not list (the model is then outside the catalog: no offered levels, nothing clamps). The
 scenarios use no name of the bundled catalog, so the scenario's catalog is all there is.
 
+``foreign`` (the first event, with its ``lines``): the session's socket is served by no agent of
+this protocol, and the client reads what it writes (``foreign``, below).
+
 Every line of the transcript begins with the number of its request: the events broadcast while
-the request ran, then its reply.
+the request ran, then its reply (of a ``foreign`` socket: the number of the line read).
 """
 
 from __future__ import annotations
@@ -857,10 +860,26 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
     raise ValueError(f"unknown request {kind!r}")
 
 
+def foreign(lines: list[str]) -> list[str]:
+    """A client of a socket served by no agent of this protocol, which writes ``lines`` (each
+    ended by a newline) and closes: a line is read as the agent reads a request line (control.md's
+    protocol is one for both ways: one JSON object a line, its version, its type), so a line past
+    the client's limit is ``too_long`` and any other that is not an event gets its kind (the
+    lines name no type of either table, so the request table's reading is the event table's);
+    the client reads on, and the connection's end is the client's (``gone``)."""
+    kinds = ["too_long" if len(line.encode("utf-8", "surrogateescape")) > LINE_LIMIT else raw_kind(line) for line in lines]
+    assert None not in kinds, "a foreign line is an event"
+    return [f"{number} error {kind}" for number, kind in enumerate(kinds)] + [f"{len(kinds)} gone"]
+
+
 def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
     mode = events[0].get("agent")
+    if mode == "foreign":
+        lines = events[0]["lines"]
+        assert isinstance(lines, list)
+        return foreign([str(line) for line in lines])
     cfg = events[0].get("global_cfg")
     world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True, events[0].get("broken_stack") is True, events[0].get("stale_socket") is True, events[0].get("deaf") is True)
     lines = [f"0 {state_line(world)}"]

@@ -33,8 +33,10 @@ one of three (the scenario's first event says which):
   whose global config.cfg does not parse (``broken``: ``global_cfg``), raw lines of RAW_MORE
   (``raw``), the chat's agent whose compactor is moved from one model to another (``compactor``),
   a saved default of the compiled catalog whose provider has no credentials (``keyless``: the session
-  rewound to its start, then taken over, cannot take it), and an agent whose limit of a client's
-  unsent events is below a greeting (``deaf``: each raw line's connection is dropped as it connects).
+  rewound to its start, then taken over, cannot take it), an agent whose limit of a client's
+  unsent events is below a greeting (``deaf``: each raw line's connection is dropped as it connects),
+  and a socket served by no agent of this protocol (``foreign``: the real client reads lines that are
+  no events, each told as its error, then the connection's end).
 
 The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so a raw line past
 it is answered ``too_long``; a raw line may also end with the end of what its connection writes
@@ -643,6 +645,35 @@ async def _handles_sigterm(process: asyncio.subprocess.Process) -> None:
         await asyncio.sleep(0.001)
 
 
+def through_foreign(tmp: Path, lines: Sequence[str]) -> list[str]:
+    """The real client of a socket whose server writes ``lines`` and closes (``foreign``): each
+    event it reads, then its end."""
+
+    async def run() -> list[str]:
+        async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"".join(line.encode("utf-8", "surrogateescape") + b"\n" for line in lines))
+            await writer.drain()
+            writer.close()
+
+        address = tmp / "foreign.sock"
+        server = await asyncio.start_unix_server(serve, path=str(address))
+        said: list[str] = []
+        try:
+            client = await AgentClient.connect(address, limit=model.LINE_LIMIT)
+            try:
+                while True:
+                    said.append(f"{len(said)} {event_line(_typed(await asyncio.wait_for(client.next(), DEADLINE)))}")
+            except AgentGone:
+                said.append(f"{len(said)} gone")
+            finally:
+                await client.close()
+        finally:
+            server.close()
+        return said
+
+    return asyncio.run(run())
+
+
 class _Terminal:
     """The terminal side of a pty whose other side is the stdin of ``eukhe agent serve``: what a
     user types is written to it; closing it ends that stdin (its reads fail, EIO)."""
@@ -688,6 +719,8 @@ def _production(events: Sequence[Event]) -> list[str]:
             return through_reach(Path(tmp), agent, events)
         if mode in ("serve", "serve-client", "serve-tty", "serve-held"):
             return through_serve(Path(tmp), agent, events)
+        if mode == "foreign":
+            return through_foreign(Path(tmp), [str(line) for line in events[0]["lines"]])
         assert mode in (None, "chat", "chat-busy"), mode
         return in_process(agent, events)
 
@@ -866,7 +899,29 @@ def _catalog(rng: random.Random) -> list[dict[str, Any]]:
 # an ``eukhe agent serve`` for the session while a writer with no socket holds it, stopped (SIGTERM)
 # while it claims (bend.daemon.STOPPED_WHILE_CLAIMING), then the serve of ``serve`` once it is free.
 MORE_FIRST = 300
-MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale", "keyless", "keyless", "deaf", "deaf")
+MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale", "keyless", "keyless", "deaf", "deaf", "foreign", "foreign")
+# ``foreign``: the session's socket is served by no agent of this protocol (one of another version,
+# or a program that speaks none): it writes lines of FOREIGN to each connection, each ended by a
+# newline, then closes it. The real client (eukhe.agent.client, reading at most LINE_LIMIT bytes a
+# line) tells each line that is not an event as an error of its kind, reads on, then ends (gone).
+# No line names a type of either table, so an event line is refused as a request line would be.
+FOREIGN = (
+    "",
+    "   ",
+    "not json",
+    '{"v":1,"type":"state"',  # cut short
+    "[1,2]",
+    "null",
+    '"state"',
+    '{"type":"state"}',  # no version
+    '{"v":2,"type":"state","re":"x"}',  # a later version
+    '{"v":"1","type":"row"}',
+    '{"v":1,"re":"x"}',  # no type
+    '{"v":1,"type":"nope"}',
+    "\udcff\udcfe state",  # the bytes 0xff 0xfe: not UTF-8
+    '{"v":1,"type":"row","kind":"note","text":"\\ud800"}',  # a lone surrogate escape
+    "x" * 5000,  # past the client's limit
+)
 # ``deaf``: the in-process agent's limit of a client's unsent events (PENDING_LIMIT in production) set,
 # once the scenario's client has connected, below the greeting of any later one: a connection that
 # does not read is dropped as it connects (each raw line's), before its line is read.
@@ -908,6 +963,8 @@ def generate(index: int) -> list[Event]:
         first["stale_socket"] = True
     if more == "deaf":
         first["deaf"] = True
+    if more == "foreign":
+        return [{**first, "agent": "foreign", "lines": rng.sample(FOREIGN, len(FOREIGN))}]
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
@@ -1140,6 +1197,7 @@ CASES = frozenset(
         "memory model of too many words refused in the chat",
         "a saved default whose provider has no credentials",
         "a connection that does not read is dropped as it connects",
+        *(f"a client told a line that is not an event: {kind}" for kind in ("not_json", "not_object", "version", "unknown_type", "not_utf8", "too_long")),
     }
 )
 
@@ -1147,6 +1205,8 @@ CASES = frozenset(
 def reached(events: Sequence[Event]) -> set[str]:
     cases: set[str] = set()
     mode = events[0].get("agent")
+    if mode == "foreign":
+        return {f"a client told a line that is not an event: {line.split()[-1]}" for line in model.foreign([str(x) for x in events[0]["lines"]])[:-1]}
     if mode == "reach":
         cases.add("the agent process reached by a client")
     elif mode == "serve":
