@@ -359,9 +359,9 @@ class Daemon:
                 await self.runner.close_subagents()
         task = self.task
         if task is not None:
-            if self.runner is not None:
-                with contextlib.suppress(Exception):
-                    self.runner.abort()
+            assert self.runner is not None  # a turn runs only in a turn loop
+            with contextlib.suppress(Exception):
+                self.runner.abort()
             done, _ = await asyncio.wait({task}, timeout=CLOSE_SECONDS)
             if not done:
                 task.cancel()
