@@ -267,7 +267,7 @@ class ChatClient:
             for shown_line in event.lines:
                 self.term.row(shown_line)
         elif isinstance(event, p.OkEvent):
-            self.term.row(f"[agent] {event.text}" if event.request == "command" else event.text)
+            self.term.row(f"[agent] {event.text}")  # a command's (/agent NAME TASK): the one request that answers ok
 
     async def bar(self) -> None:
         """The prompt, with the status bar as the agent gives it."""
