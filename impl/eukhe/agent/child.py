@@ -174,8 +174,9 @@ def _with_view(view: object, task: str) -> str:
 
 def _watch_stdin(loop: asyncio.AbstractEventLoop, stopped: asyncio.Event) -> None:
     """The parent's pipe: its end (the parent is gone, or ended the child) stops the turn."""
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdin.buffer.read()  # the parent writes nothing more: this returns at the pipe's end
+    with contextlib.suppress(OSError, ValueError):  # os.read, not the buffer: a thread blocked in it would stop the interpreter's exit
+        while os.read(sys.stdin.fileno(), 1 << 16):
+            pass
     with contextlib.suppress(RuntimeError):  # the loop has ended
         loop.call_soon_threadsafe(stopped.set)
 
