@@ -239,3 +239,22 @@ def test_the_recorder_lookup_is_the_default_start(tmp_path: Path, monkeypatch: p
 
     asyncio.run(main())
     assert shown.errors == ["dictation: no recorder on PATH: install pw-record, parec or arecord"] and shown.phases == []
+
+
+def test_a_wav_the_transcriber_took_away_is_no_error(tmp_path: Path) -> None:
+    """The take's WAV goes once read; one the transcriber already moved away is no error."""
+    shown, take = Shown(), HeldTake(tmp_path / "take.wav")
+
+    def taking(path: Path) -> str:
+        path.unlink()  # the transcriber keeps the take itself
+        return "kept"
+
+    async def main() -> None:
+        dictating = Dictation(shown, lambda: take, taking, clock=lambda: 0.0)
+        take.go.set()
+        await toggled(dictating)
+        await eventually(lambda: dictating.phase is None, "the take's end")
+        await dictating.close()
+
+    asyncio.run(main())
+    assert shown.inserted == ["kept"] and shown.errors == []

@@ -81,6 +81,7 @@ def test_the_models_thinking_is_shown_as_text_never_as_markup(home: Path) -> Non
     async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
         await shown(agent, app, pilot, p.ThinkingEvent(text="[bold]x[/bold] and "), p.ThinkingEvent(text="[link=y]z[/link]"))
         [block] = collapsibles(app, "thinking")
+        assert block.title == "thinking"
         [body] = [w for w in block.query(Static) if w.parent is not None and isinstance(w.parent.parent, Collapsible)]
         assert str(body.render()) == "[bold]x[/bold] and [link=y]z[/link]"
 
@@ -92,10 +93,10 @@ def test_a_tool_result_is_clipped_to_twelve_lines_and_one_of_an_unseen_call_has_
     clipped = "\n".join(f"line {n}" for n in range(1, 13)) + "\n... 3 more lines"
 
     async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
-        await shown(agent, app, pilot, p.ToolResultEvent(id="before", text="done", is_error=False))
-        assert app.transcript.lines[-1] == "result ok done"
+        await shown(agent, app, pilot, p.ToolResultEvent(id="before", text="done", is_error=False), p.ThinkingEvent(text="run it"))
+        assert app.transcript.lines[-2:] == ["result ok done", "thinking"]
         await shown(agent, app, pilot, p.ToolCallEvent(id="c1", name="bash", arguments='{"command":\n   "seq 15"}'))
-        [running] = [body for body in app.transcript.query(Static) if body.parent is not None and isinstance(body.parent.parent, Collapsible)]
+        [running] = [body for body in collapsibles(app, "tool")[0].query(Static) if body.parent is not None and isinstance(body.parent.parent, Collapsible)]
         assert str(running.render()) == "running..."  # the call's body until its result comes
         await shown(agent, app, pilot, p.ToolResultEvent(id="c1", text=long, is_error=True))
         assert str(running.render()) == clipped
@@ -104,6 +105,7 @@ def test_a_tool_result_is_clipped_to_twelve_lines_and_one_of_an_unseen_call_has_
         assert block.collapsed is True and block.title == '\\[error] bash {"command": "seq 15"}'
         await pilot.press("ctrl+o")  # action app.tools.expand
         await until(pilot, lambda: not block.collapsed, "the tool block open")
+        assert [b.collapsed for b in collapsibles(app, "thinking")] == [True]  # tools only: thinking has its own toggle
         await until(pilot, lambda: "... 3 more lines" in screen_text(app), "the clipped result on the screen")
         await pilot.press("ctrl+o")
         await until(pilot, lambda: block.collapsed, "the tool block closed again")

@@ -442,7 +442,7 @@ class EukheApp(App[None], inherit_bindings=False):
             return
         await self.switch(forked, f"forked from session {source} at entry {entry}")
 
-    async def switch(self, session_id: str, why: str = "") -> None:
+    async def switch(self, session_id: str, why: str) -> None:
         """Become a client of session ``session_id``'s agent: the old connection closes, what
         the app showed of the old session goes, a row names the new one, and its agent is
         reached (or started) and its state shown."""
@@ -461,7 +461,7 @@ class EukheApp(App[None], inherit_bindings=False):
             self.status = Status(dictation=self.status.dictation)
             self.show_status()
             await self.transcript.clear()
-            await self.transcript.row(f"session {session_id}" + (f": {why}" if why else ""))
+            await self.transcript.row(f"session {session_id}: {why}")
             self.run_worker(self._pump(), group="agent", exclusive=True)
 
 
