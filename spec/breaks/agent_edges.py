@@ -61,8 +61,8 @@ BREAKS = [
         "agent_stop_leaves_turn_running",
         "agent",
         "eukhe.agent.daemon",
-        "        task = self.task\n        if task is not None:\n            if self.runner is not None:",
-        "        task = self.task\n        if False:\n            if self.runner is not None:",
+        "        task = self.task\n        if task is not None:\n            assert self.runner is not None",
+        "        task = self.task\n        if False:\n            assert self.runner is not None",
         "the agent ends while a turn runs without aborting it: the turn goes on against a closed session",
     ),
     Break(
@@ -77,8 +77,8 @@ BREAKS = [
         "agent_slot_wait_survives_abort",
         "agent",
         "eukhe.agent.inflight",
-        "            waiting.add_done_callback(lambda _: os.close(fd))  # the lock, once the thread has it, goes at once\n            raise",
-        "            waiting.add_done_callback(lambda _: os.close(fd))  # the lock, once the thread has it, goes at once\n            return index, fd",
+        "            waiting.add_done_callback(lambda _: os.close(fd))\n            raise",
+        "            waiting.add_done_callback(lambda _: os.close(fd))\n            return index, fd",
         "a turn aborted while its request waits for a slot sends the request all the same, holding no slot",
     ),
     Break(
