@@ -44,8 +44,10 @@ verdicts already in stay in its workspace.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -225,6 +227,7 @@ def worker_main(argv: list[str]) -> int:
     mutate.DEBUG = args.debug
     queue = Queue(queue_name(commit), connection=connection, serializer=JSONSerializer)
     worker = Worker([queue], connection=connection, name=name, serializer=JSONSerializer)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: where a stuck worker is, on its stderr
     print(f"mutation worker {name}: checkout {ROOT} at {commit}, listening on {queue.name} at {args.queue}", flush=True)
     worker.work(burst=args.burst, logging_level="INFO")
     return 0

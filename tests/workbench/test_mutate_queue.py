@@ -94,8 +94,18 @@ def _area_entry(clone: Path) -> dict[str, object]:
     return {k: v for k, v in entry.items() if k not in ("timing", "queued")}
 
 
-def _tail(path: Path) -> str:
-    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-40:]) if path.exists() else "(no output)"
+def _stacks(worker: subprocess.Popen[bytes], log: Path) -> str:
+    """The stack of every thread of a stuck worker (its SIGUSR1 dump, in its log), and the log before."""
+    before = log.stat().st_size
+    worker.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while log.stat().st_size == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _tail(log, lines=150)
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]) if path.exists() else "(no output)"
 
 
 def test_two_workers_through_the_queue_agree_with_one_process(queue_url: str, tmp_path: Path) -> None:
@@ -161,10 +171,20 @@ def test_two_workers_through_the_queue_agree_with_one_process(queue_url: str, tm
         assert job.get_status() == JobStatus.FAILED and result is not None and result.exc_string is not None
         assert f"job for commit {other} refused" in result.exc_string and f"is at {commit}" in result.exc_string
 
-        for worker in workers:  # rq's warm shutdown: an idle worker stops at once
+        # rq's warm shutdown: an idle worker stops at once (a busy one after its job, so both are
+        # seen idle first: the refusal's status is written before its worker is done with it).
+        deadline = time.monotonic() + START_SECONDS
+        while sorted(w.get_state() for w in Worker.all(queue=queue)) != ["idle", "idle"]:
+            assert time.monotonic() < deadline, f"the workers did not go idle: {[(w.name, w.get_state()) for w in Worker.all(queue=queue)]}"
+            time.sleep(0.1)
+        for worker in workers:
             worker.send_signal(signal.SIGTERM)
         for worker, log in zip(workers, logs):
-            assert worker.wait(timeout=START_SECONDS) == 0, _tail(log)
+            try:
+                code = worker.wait(timeout=START_SECONDS)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"a worker did not stop on SIGTERM; its threads:\n{_stacks(worker, log)}")
+            assert code == 0, _tail(log)
     finally:
         for worker in workers:
             _kill_session(worker)
