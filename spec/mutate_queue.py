@@ -226,7 +226,17 @@ def worker_main(argv: list[str]) -> int:
     WORKER.update(max_children=args.max_children, name=name)
     mutate.DEBUG = args.debug
     queue = Queue(queue_name(commit), connection=connection, serializer=JSONSerializer)
-    worker = Worker([queue], connection=connection, name=name, serializer=JSONSerializer)
+
+    class QueueWorker(Worker):
+        def unsubscribe(self) -> None:
+            """Tell the server this worker's channel is gone, and let the process end without waiting
+            for the pubsub thread. rq unsubscribes and then joins that thread; once unsubscribed, the
+            thread waits up to 60 s for a new subscription (rq's sleep_time), so a worker asked to
+            stop often took a minute to. The thread is a daemon: it ends with the process."""
+            if self.pubsub_thread:
+                self.pubsub.unsubscribe()
+
+    worker = QueueWorker([queue], connection=connection, name=name, serializer=JSONSerializer)
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: where a stuck worker is, on its stderr
     print(f"mutation worker {name}: checkout {ROOT} at {commit}, listening on {queue.name} at {args.queue}", flush=True)
     worker.work(burst=args.burst, logging_level="INFO")
