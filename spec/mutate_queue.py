@@ -57,6 +57,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import redis
+from rq import Queue, Retry, Worker
+from rq.command import send_stop_job_command
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
 from spec import mutate
 from spec.binding import ROOT
 
@@ -185,6 +191,16 @@ def judge(job: dict[str, Any]) -> dict[str, Any]:
 # -- the worker ------------------------------------------------------------------------------
 
 
+class QueueWorker(Worker):
+    def unsubscribe(self) -> None:
+        """Tell the server this worker's channel is gone, and let the process end without waiting
+        for the pubsub thread. rq unsubscribes and then joins that thread; once unsubscribed, the
+        thread waits up to 60 s for a new subscription (rq's sleep_time), so a worker asked to stop
+        could take a minute to. The thread is a daemon: it ends with the process."""
+        if self.pubsub_thread:
+            self.pubsub.unsubscribe()
+
+
 def worker_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m spec.mutate worker",
@@ -211,10 +227,6 @@ def worker_main(argv: list[str]) -> int:
     if changed:
         print(f"worker: {ROOT} has changes to tracked files ({', '.join(changed[:5])}): a worker judges its checkout's commit", file=sys.stderr)
         return 2
-    import redis
-    from rq import Queue, Worker
-    from rq.serializers import JSONSerializer
-
     connection = redis.Redis.from_url(args.queue)
     try:
         connection.ping()
@@ -226,15 +238,6 @@ def worker_main(argv: list[str]) -> int:
     WORKER.update(max_children=args.max_children, name=name)
     mutate.DEBUG = args.debug
     queue = Queue(queue_name(commit), connection=connection, serializer=JSONSerializer)
-
-    class QueueWorker(Worker):
-        def unsubscribe(self) -> None:
-            """Tell the server this worker's channel is gone, and let the process end without waiting
-            for the pubsub thread. rq unsubscribes and then joins that thread; once unsubscribed, the
-            thread waits up to 60 s for a new subscription (rq's sleep_time), so a worker asked to
-            stop often took a minute to. The thread is a daemon: it ends with the process."""
-            if self.pubsub_thread:
-                self.pubsub.unsubscribe()
 
     worker = QueueWorker([queue], connection=connection, name=name, serializer=JSONSerializer)
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: where a stuck worker is, on its stderr
@@ -254,11 +257,6 @@ def run_queued(
     """Judge the area's mutants (chosen as run_area chooses them) by workers through the queue;
     their verdicts go into this tree's workspace. 0 when every job came back, else 1 (2: this
     tree is not its commit)."""
-    import redis
-    from rq import Queue, Retry, Worker
-    from rq.command import send_stop_job_command
-    from rq.job import Job, JobStatus
-    from rq.serializers import JSONSerializer
 
     record = str(mutate.RECORDED.relative_to(ROOT))
     changed = [path for path in uncommitted(ROOT) if path != record]  # the record is this command's own output
