@@ -1117,8 +1117,9 @@ def slots_hold_the_limit(limit: int) -> bool:
     holding their slots (real lock files in a fresh agent dir), one more waits (it is told the slot
     it waits on) and does not start until one of them ends; then it starts, although another
     request waited on the same slot and was given up (its turn aborted) before the slot came free;
-    once both have had the slot, no slot stays locked. A limit of 0 is taken as 1 (derived: no request could ever run). The wait is bounded only as a failure (a request that
-    never starts fails the law)."""
+    once both have had the slot, no slot stays locked. A limit of 0 is taken as 1 (derived: no
+    request could ever run). The wait is bounded only as a failure (a request that never starts
+    fails the law)."""
     import asyncio
     import contextlib
     from concurrent.futures import ThreadPoolExecutor
