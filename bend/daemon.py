@@ -866,10 +866,27 @@ def foreign(lines: list[str]) -> list[str]:
     protocol is one for both ways: one JSON object a line, its version, its type), so a line past
     the client's limit is ``too_long`` and any other that is not an event gets its kind (the
     lines name no type of either table, so the request table's reading is the event table's);
-    the client reads on, and the connection's end is the client's (``gone``)."""
-    kinds = ["too_long" if len(line.encode("utf-8", "surrogateescape")) > LINE_LIMIT else raw_kind(line) for line in lines]
-    assert None not in kinds, "a foreign line is an event"
-    return [f"{number} error {kind}" for number, kind in enumerate(kinds)] + [f"{len(kinds)} gone"]
+    the client reads on, and the connection's end is the client's (``gone``). An error answers
+    the ``re`` of a line that is a JSON object with a string ``re`` (the scenarios' are short plain
+    text), unless the line is too long (dropped unread)."""
+    told = []
+    for number, line in enumerate(lines):
+        kind = "too_long" if len(line.encode("utf-8", "surrogateescape")) > LINE_LIMIT else raw_kind(line)
+        assert kind is not None, "a foreign line is an event"
+        told.append(f"{number} error {kind} re={None if kind == 'too_long' else _named_re(line)}")
+    return told + [f"{len(lines)} gone"]
+
+
+def _named_re(line: str) -> str | None:
+    """The ``re`` a line names, where it is a JSON object of readable text."""
+    if any("\udc80" <= char <= "\udcff" for char in line):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    named = value.get("re") if isinstance(value, dict) else None
+    return named if isinstance(named, str) else None
 
 
 def transcript(events: list[dict[str, object]]) -> list[str]:

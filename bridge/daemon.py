@@ -647,7 +647,7 @@ async def _handles_sigterm(process: asyncio.subprocess.Process) -> None:
 
 def through_foreign(tmp: Path, lines: Sequence[str]) -> list[str]:
     """The real client of a socket whose server writes ``lines`` and closes (``foreign``): each
-    event it reads, then its end."""
+    event it reads, with the request it names as answered (``re``), then its end."""
 
     async def run() -> list[str]:
         async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -662,7 +662,8 @@ def through_foreign(tmp: Path, lines: Sequence[str]) -> list[str]:
             client = await AgentClient.connect(address, limit=model.LINE_LIMIT)
             try:
                 while True:
-                    said.append(f"{len(said)} {event_line(_typed(await asyncio.wait_for(client.next(), DEADLINE)))}")
+                    event = _typed(await asyncio.wait_for(client.next(), DEADLINE))
+                    said.append(f"{len(said)} {event_line(event)} re={event.get('re')}")
             except AgentGone:
                 said.append(f"{len(said)} gone")
             finally:
@@ -903,7 +904,8 @@ MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", 
 # ``foreign``: the session's socket is served by no agent of this protocol (one of another version,
 # or a program that speaks none): it writes lines of FOREIGN to each connection, each ended by a
 # newline, then closes it. The real client (eukhe.agent.client, reading at most LINE_LIMIT bytes a
-# line) tells each line that is not an event as an error of its kind, reads on, then ends (gone).
+# line) tells each line that is not an event as an error of its kind, answering the ``re`` a line
+# names when it could read one, reads on, then ends (gone).
 # No line names a type of either table, so an event line is refused as a request line would be.
 FOREIGN = (
     "",
@@ -1206,7 +1208,7 @@ def reached(events: Sequence[Event]) -> set[str]:
     cases: set[str] = set()
     mode = events[0].get("agent")
     if mode == "foreign":
-        return {f"a client told a line that is not an event: {line.split()[-1]}" for line in model.foreign([str(x) for x in events[0]["lines"]])[:-1]}
+        return {f"a client told a line that is not an event: {line.split()[2]}" for line in model.foreign([str(x) for x in events[0]["lines"]])[:-1]}
     if mode == "reach":
         cases.add("the agent process reached by a client")
     elif mode == "serve":

@@ -128,6 +128,14 @@ BREAKS = [
         "production: a client whose agent has gone waits for ever at its next read after the first that said so",
     ),
     Break(
+        "daemon_client_error_answers_no_request",
+        "daemon",
+        "eukhe.agent.client",
+        '                event = p.ErrorEvent(re=error.re, kind=error.kind, message=f"the agent sent a line that is not an event: {error.message}")\n',
+        '                event = p.ErrorEvent(re=None, kind=error.kind, message=f"the agent sent a line that is not an event: {error.message}")\n',
+        "production: a client tells a line that is not an event without the request the line named (re)",
+    ),
+    Break(
         "daemon_serve_drops_a_last_line_with_no_newline",
         "daemon",
         "eukhe.agent.daemon",
