@@ -170,6 +170,7 @@ COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks
             "tiny-worker", "tui")
 
 OK, FAULT, USAGE = 0, 1, 2
+INTERRUPTED = 128 + 2  # ended by SIGINT (Ctrl-C), as a shell reports it
 MAX_DEPTH = 100  # brackets an argument that holds text may nest
 # inference.md S6: the providers of the built-in catalog, and the wire APIs
 PROVIDERS = ("amazon-bedrock", "anthropic", "azure-openai", "google", "google-vertex", "mistral", "openai", "openai-codex",
@@ -1091,8 +1092,9 @@ def ask_refused(argv: list[str]) -> None:
         raise Failed(USAGE, f"eukhe ask: --timeout must be a positive number of seconds, and finite, not {seconds}")
 
 
-def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | None = None) -> None:
-    """The inference commands as far as they go without a request (inference.md S6)."""
+def run_inference(argv: list[str], stdin: str | None, out: list[str], bundle: str | None = None) -> None:
+    """The inference commands as far as they go without a request (inference.md S6). ``stdin``
+    None: Ctrl-C is pressed as ``login`` reads the key (nothing is written)."""
     head = argv[0]
     if head == "ask":
         ask_refused(argv)
@@ -1131,6 +1133,8 @@ def run_inference(argv: list[str], stdin: str, out: list[str], bundle: str | Non
     if head == "provider":
         out.extend(provider_caps(provider))
         return
+    if stdin is None:
+        raise Failed(INTERRUPTED, "eukhe: interrupted")
     key = stdin.split("\n", 1)[0].strip("\r\n")
     if "\udcff" in key:  # a byte that is no UTF-8 (0xff) in the first line: the key is not text
         raise Failed(USAGE, f"eukhe login: the key is not UTF-8 text (at byte {len(key[: key.index(chr(0xDCFF))].encode('utf-8'))}); nothing written")
@@ -1968,7 +1972,7 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
         custom = {} if world.models_json is None else json.loads(world.models_json)["providers"]
         if head == "login" and argv[1] in custom:  # S6: a provider of models.json has its key there
             raise Failed(USAGE, f"eukhe login: {argv[1]} is a provider of models.json: its key is that file's apiKey; nothing written")
-        typed = str(event.get("stdin", "")) + ("\udcff\n" if "stdin" in event and event.get("badutf8") else "")
+        typed = None if event.get("interrupt") else str(event.get("stdin", "")) + ("\udcff\n" if "stdin" in event and event.get("badutf8") else "")
         run_inference(argv, typed, out, bundle)
     elif head == "tui" and world.terminal:
         run_tui(world, argv)

@@ -9,7 +9,8 @@ in the order they were made) and ``$D1``... (the sessions ``directors simulate``
 text of an error after a seed form, after ``is not JSON`` and after ``unreadable`` is cut
 (``cut``), and so are the lists an error offers (the providers, the wire APIs, the law areas).
 ``settings show`` keeps the lines of the cvars the event names. Standard input is never a
-terminal: it holds the event's ``stdin`` text (the key ``eukhe login`` reads), else nothing. An
+terminal: it holds the event's ``stdin`` text (the key ``eukhe login`` reads), else nothing; an
+event's ``interrupt`` makes its first read meet Ctrl-C (a real SIGINT, under Python's own handler). An
 event's ``wav`` writes $P/x.wav first: ``pcm`` a short PCM WAV file, ``junk`` bytes that are none;
 its ``bundle`` writes that text to $P/bundle.json (``model list --bundled``), whose refusal as no
 catalog is cut after ``not a catalog``.
@@ -79,6 +80,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import struct
 import sys
 import sysconfig
@@ -158,7 +160,7 @@ CASES = frozenset(
        "error bundle not UTF-8", "laws area ran", "laws report", "directors limits given", "error corrupt record", "corrupt listed",
        "fork shown", "error session locked", "lock timeout from config", "error no player", "error URL port",
        "error sessions dir a file", "cache measured", "cache plotted", "session dir from setting", "stdout full", "stdout none",
-       "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line"}
+       "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line", "login interrupted"}
     | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable"}
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
     | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
@@ -772,7 +774,7 @@ SETTINGS: list[list[Event]] = [
 # file transcribed, the seed's eval; a line typed into a chat while its turn runs (the turn's reply
 # held by the loopback server until the chat shows the line queued: no timing); the cache measure
 # over a run long enough for the view's batches and the compaction view's merges; JSON arguments
-# holding an integer of more digits than a JSON reader converts.
+# holding an integer of more digits than a JSON reader converts; Ctrl-C as ``login`` reads its key.
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -824,6 +826,7 @@ EDGES: list[list[Event]] = [
       "replies": [{"parts": [{"text": "Hel"}, {"error": {"kind": "invalid_request_error", "message": "boom"}}]}], "lines": ["hello"]},
      {"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
       "replies": [{"parts": [{"text": ""}, {"text": "Hi"}]}], "lines": ["hello again"], "pipe": True}],
+    [{"do": "run", "argv": ["login", "openai"], "interrupt": True}, {"do": "run", "argv": ["login", "openai"], "stdin": "sk-x\n"}],
 ]
 
 
@@ -1066,9 +1069,10 @@ class _Run:
     def command(self, number: int, event: Event, argv: list[str]) -> list[str]:
         out, err = _Shown(self.queued, self.marker), io.StringIO()
         stdin = sys.stdin
+        interrupt = signal.signal(signal.SIGINT, signal.default_int_handler) if event.get("interrupt") else None
         if "lines" not in event:
             typed = str(event.get("stdin", "")).encode("utf-8") + (b"\xff\n" if "stdin" in event and event.get("badutf8") else b"")
-            sys.stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8")
+            sys.stdin = io.TextIOWrapper((_CtrlC if interrupt is not None else io.BytesIO)(typed), encoding="utf-8")
         agent = str(event.get("agent", "flag"))  # how the agent dir is named: --agent-dir (of $A or a path), EUKHE_AGENT_DIR, $HOME
         head = [] if agent in ("env", "home") else ["--agent-dir", str(self.agent) if agent == "flag" else self.real(agent)]
         env = {str(k): self.real(str(v)) for k, v in dict(event.get("env", {})).items()}
@@ -1113,6 +1117,8 @@ class _Run:
                 status = cli.main([*head, *argv])
         finally:
             sys.stdin = stdin
+            if interrupt is not None:
+                signal.signal(signal.SIGINT, interrupt)
             for name, value in before.items():
                 if value is None:
                     os.environ.pop(name, None)
@@ -1207,6 +1213,15 @@ def _scripted(reply: dict[str, Any], queued: threading.Event) -> Any:
     held = list(scripted.parts)
     held.insert(next(k for k, part in enumerate(parts) if "wait" in part), Wait(queued))
     return dataclasses.replace(scripted, parts=tuple(held))
+
+
+class _CtrlC(io.BytesIO):
+    """Standard input at whose first read Ctrl-C is pressed: the terminal's SIGINT, raised there
+    (a background job of a shell starts with SIGINT ignored, so the event sets Python's handler)."""
+
+    def readline(self, size: int | None = -1) -> bytes:
+        signal.raise_signal(signal.SIGINT)
+        return super().readline(size)
 
 
 class _Terminal:
@@ -1436,6 +1451,7 @@ _SETTING_NEEDLES = (
     ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
     ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
     ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
+    ("err eukhe: interrupted", "login interrupted"),
 )
 
 

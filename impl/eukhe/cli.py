@@ -263,12 +263,8 @@ def os_message(error: OSError, doing: str = "") -> str:
 def show_path(path: object) -> str:
     """A path as one printable line: undecodable bytes and control characters escaped."""
     text = os.fsdecode(path) if isinstance(path, bytes) else str(path)
-    if text.isprintable():
-        try:
-            text.encode("utf-8")
-            return text
-        except UnicodeEncodeError:
-            pass
+    if text.isprintable():  # no surrogate escape is printable, and only those are not UTF-8
+        return text
     return ascii(text)[1:-1]
 
 

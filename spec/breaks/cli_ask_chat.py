@@ -4,7 +4,8 @@ against the loopback server, the chat through its agent process; laws pin agains
 database; downloads from a server that answers 404; simulate against the OptChat model; the
 Directors' simulate refusing limits and script bytes), and of the command line in a setting of its
 own: --help, arguments that are not UTF-8, EUKHE_DEBUG, a stdout whose reader is gone, the agent
-and sessions dirs from the environment or a regular file, a corrupt session log, `laws --area`;
+and sessions dirs from the environment or a regular file, a corrupt session log, `laws --area`,
+Ctrl-C as `login` reads its key;
 on a terminal (`eukhe` alone, `tui`, `laws`); and `python -m eukhe.corebuild` in a scratch checkout."""
 
 from spec.breaks import Break
@@ -587,5 +588,13 @@ BREAKS = [
         "                    step(len(trace))\n",
         "                    step(len(trace), messages, 0)\n",
         "`memory simulate --cache` on a terminal calls its bar's step out of its signature: the measure fails as a bug (exit 3).",
+    ),
+    Break(
+        "cli_ctrl_c_ends_as_a_fault",
+        "cli",
+        "eukhe.cli",
+        '        _say("eukhe: interrupted")\n        return 130\n',
+        '        _say("eukhe: interrupted")\n        return 1\n',
+        "Ctrl-C (SIGINT) ends a command with exit 1, as a fault of the environment, not 130 as a shell tells an interrupted command.",
     ),
 ]
