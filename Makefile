@@ -39,10 +39,10 @@ test: $(STAMP) core  ## the CI command: types; laws and bridges (under coverage)
 	COVERAGE_FILE=$(TUI_COVERAGE_DIR)/.coverage $(BIN)/python -m coverage combine -q
 	$(BIN)/python -m spec.binding coverage
 
-# The two lanes of `make test`, one per core, balanced by the durations they print: the laws,
-# then the tests of the workbench, the agent, the report and the hunts (710 + 462 s in the
-# clean-clone CI of 67c12d3); mypy, the bridges, the terminal UI measured apart, then the other
-# tests (802 + 47 + 440 s and mypy's). Each lane's output is printed when it ends.
+# The two lanes of `make test`, one per core, balanced by the durations they print: the laws, the
+# terminal UI measured apart, then the tests of the workbench, the agent, the report and the hunts
+# (934 + 73 + 728 s in the clean-clone CI of 824289d, alone on the machine); mypy, the bridges,
+# then the other tests (1061 + 664 s and mypy's). Each lane's output is printed when it ends.
 TESTS_AFTER_LAWS := tests/workbench tests/agent tests/report tests/hunt
 # The terminal UI has no model, law or bridge (the seed: client input has no model): its own judges,
 # Textual's pilot and real terminals under tmux, are measured apart (spec/binding.py OWN_JUDGES).
@@ -55,12 +55,12 @@ TUI_MEASURED := $(filter-out $(TUI_TERMINAL_TEST),$(wildcard tests/tui/test_*.py
 
 test-laws:
 	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/laws
+	mkdir -p $(TUI_COVERAGE_DIR) && COVERAGE_FILE=$(TUI_COVERAGE_DIR)/.coverage $(BIN)/python -m coverage run -p -m pytest -q --durations=5 tests/tui --ignore=$(TUI_TERMINAL_TEST)
 	$(PYTEST) -q --durations=15 $(TESTS_AFTER_LAWS)
 
 test-rest:
 	$(BIN)/python -m mypy
 	$(BIN)/python -m coverage run -p -m pytest -q --durations=15 tests/bridge
-	mkdir -p $(TUI_COVERAGE_DIR) && COVERAGE_FILE=$(TUI_COVERAGE_DIR)/.coverage $(BIN)/python -m coverage run -p -m pytest -q --durations=5 tests/tui --ignore=$(TUI_TERMINAL_TEST)
 	$(PYTEST) -q --durations=15 tests $(addprefix --ignore=,tests/laws tests/bridge $(TUI_MEASURED) $(TESTS_AFTER_LAWS))
 
 bridge: $(STAMP) core  ## replay every committed scenario, both sides, byte for byte
