@@ -114,8 +114,7 @@ def _name_leaves(node: argparse.ArgumentParser) -> None:
     for action in node._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in action.choices.values():
-                if child.epilog is None:
-                    child.epilog = EPILOG
+                child.epilog = EPILOG
                 child.formatter_class = argparse.RawDescriptionHelpFormatter
                 _name_leaves(child)
 
@@ -276,11 +275,9 @@ def require_dir(path: Path, what: str, *, missing_ok: bool = True) -> None:
         raise EnvironmentFault(f"{what} {show_path(path)} is not a directory")
     if not missing_ok:
         raise UsageError(f"{what} {show_path(path)} does not exist")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise EnvironmentFault(f"{what} {show_path(path)} is under {show_path(parent)}, which is not a directory")
-            return
+    parent = next(up for up in path.parents if up.exists())  # "." or "/" at the latest
+    if not parent.is_dir():
+        raise EnvironmentFault(f"{what} {show_path(path)} is under {show_path(parent)}, which is not a directory")
 
 
 def one_line(message: str) -> str:

@@ -248,8 +248,8 @@ BREAKS = [
         "cli_agent_dir_under_file_unchecked",
         "cli",
         "eukhe.cli",
-        '                raise EnvironmentFault(f"{what} {show_path(path)} is under {show_path(parent)}, which is not a directory")\n',
-        "                pass\n",
+        '        raise EnvironmentFault(f"{what} {show_path(path)} is under {show_path(parent)}, which is not a directory")\n',
+        "        pass\n",
         "An agent dir under a regular file is not refused up front: making it fails later with the OS's words.",
     ),
     Break(
