@@ -79,6 +79,7 @@ import json
 import os
 import random
 import re
+import runpy
 import shutil
 import signal
 import struct
@@ -88,6 +89,7 @@ import tempfile
 import termios
 import threading
 import time
+import warnings
 import wave
 from collections.abc import Sequence
 from pathlib import Path
@@ -972,7 +974,8 @@ class _Run:
 
     def core(self, number: int, event: Event) -> list[str]:
         """``python -m eukhe.corebuild`` in the scratch checkout $P/checkout (its source written
-        first): the real module, whose checkout (its ``HERE`` and ``SOURCE``) is the scratch one
+        first): the real module run as ``__main__`` (runpy, as ``-m`` runs it), whose checkout (the
+        imported module's ``HERE`` and ``SOURCE``, which its main block calls) is the scratch one
         while it runs, so the real core of this tree is never built nor checked. A SystemExit
         with a message ends it as the interpreter would: the message on stderr, exit 1."""
         tree = self.project / "checkout" / "impl" / "eukhe" / "memory"
@@ -987,18 +990,21 @@ class _Run:
             (tree / "core.py").write_text(CORE_SOURCES[self.core_source])
         flags = [str(a) for a in event["argv"]]
         out, err = io.StringIO(), io.StringIO()
-        before = (corebuild.HERE, corebuild.SOURCE)
+        before = (corebuild.HERE, corebuild.SOURCE, sys.argv)
         corebuild.HERE, corebuild.SOURCE = tree, tree / "core.py"
+        sys.argv = ["python -m eukhe.corebuild", *flags]
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # runpy's: the module is imported already (it is: patched)
                 try:
-                    status = corebuild.main(flags)
+                    runpy.run_module("eukhe.corebuild", run_name="__main__", alter_sys=True)  # as `python -m` runs it
+                    status = 0
                 except SystemExit as done:
                     if isinstance(done.code, str):
                         print(done.code, file=sys.stderr)
                     status = done.code if isinstance(done.code, int) else 0 if done.code is None else 1
         finally:
-            corebuild.HERE, corebuild.SOURCE = before
+            corebuild.HERE, corebuild.SOURCE, sys.argv = before
         suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
         said = [self.shown(line).replace(suffix, "$X") for line in out.getvalue().splitlines()]
         errs = [self.shown(line) for line in err.getvalue().splitlines()]

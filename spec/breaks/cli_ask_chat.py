@@ -461,6 +461,14 @@ BREAKS = [
         "A piped chat's last line without its newline is dropped at the end of input.",
     ),
     Break(
+        "cli_corebuild_run_as_a_command_exits_0",
+        "cli",
+        "eukhe.corebuild",
+        "    raise SystemExit(entry())\n",
+        "    entry()\n",
+        "`python -m eukhe.corebuild` drops its main's status: a stale check or a failed build exits 0 as a command.",
+    ),
+    Break(
         "cli_corebuild_check_passes_stale",
         "cli",
         "eukhe.corebuild",
