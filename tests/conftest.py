@@ -1,10 +1,12 @@
 """Fixtures the test folders share: a redis-server of their own on loopback, for the hunts'
-shared example database (tests/hunt) and the mutation queue (tests/workbench)."""
+shared example database (tests/hunt) and the mutation queue (tests/workbench); and SIGINT as a
+terminal's user has it, however the tests were started."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -14,6 +16,16 @@ from pathlib import Path
 import pytest
 
 REDIS_START_SECONDS = 60  # the deadline of a redis-server's first answer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A shell starts its background jobs with SIGINT ignored, and an ignored signal stays ignored
+    across exec: the recorders a dictation test stops with SIGINT (as a take's release does) would
+    ignore it, and the test's outcome would hang on how pytest was started (a mutation run started
+    with ``&`` failed its clean run so). The tests play a user at a terminal, where SIGINT is not
+    ignored: an ignored SIGINT gets Python's own handler back, which a child's exec resets."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def free_port() -> int:
