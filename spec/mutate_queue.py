@@ -238,7 +238,6 @@ def worker_main(argv: list[str]) -> int:
     WORKER.update(max_children=args.max_children, name=name)
     mutate.DEBUG = args.debug
     queue = Queue(queue_name(commit), connection=connection, serializer=JSONSerializer)
-
     worker = QueueWorker([queue], connection=connection, name=name, serializer=JSONSerializer)
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: where a stuck worker is, on its stderr
     print(f"mutation worker {name}: checkout {ROOT} at {commit}, listening on {queue.name} at {args.queue}", flush=True)
@@ -257,7 +256,6 @@ def run_queued(
     """Judge the area's mutants (chosen as run_area chooses them) by workers through the queue;
     their verdicts go into this tree's workspace. 0 when every job came back, else 1 (2: this
     tree is not its commit)."""
-
     record = str(mutate.RECORDED.relative_to(ROOT))
     changed = [path for path in uncommitted(ROOT) if path != record]  # the record is this command's own output
     if changed:

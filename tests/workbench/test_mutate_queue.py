@@ -261,7 +261,6 @@ def test_the_type_check_applies_each_mutant_to_its_module(tmp_path: Path, monkey
     assert mutate_types.split_name(names[2]) == ("eukhe.guard", "xǁBoxǁtwice__mutmut_1", "Box", "twice")
 
 
-
 STOPPING = """
 import sys, threading, time
 import redis
