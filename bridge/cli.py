@@ -1075,10 +1075,11 @@ class _Run:
     def command(self, number: int, event: Event, argv: list[str]) -> list[str]:
         out, err = _Shown(self.queued, self.marker), io.StringIO()
         stdin = sys.stdin
-        interrupt = signal.signal(signal.SIGINT, signal.default_int_handler) if event.get("interrupt") else None
+        interrupt = bool(event.get("interrupt"))
+        handler = signal.signal(signal.SIGINT, signal.default_int_handler) if interrupt else None
         if "lines" not in event:
             typed = str(event.get("stdin", "")).encode("utf-8") + (b"\xff\n" if "stdin" in event and event.get("badutf8") else b"")
-            sys.stdin = io.TextIOWrapper((_CtrlC if interrupt is not None else io.BytesIO)(typed), encoding="utf-8")
+            sys.stdin = io.TextIOWrapper((_CtrlC if interrupt else io.BytesIO)(typed), encoding="utf-8")
         agent = str(event.get("agent", "flag"))  # how the agent dir is named: --agent-dir (of $A or a path), EUKHE_AGENT_DIR, $HOME
         head = [] if agent in ("env", "home") else ["--agent-dir", str(self.agent) if agent == "flag" else self.real(agent)]
         env = {str(k): self.real(str(v)) for k, v in dict(event.get("env", {})).items()}
@@ -1123,8 +1124,8 @@ class _Run:
                 status = cli.main([*head, *argv])
         finally:
             sys.stdin = stdin
-            if interrupt is not None:
-                signal.signal(signal.SIGINT, interrupt)
+            if interrupt:
+                signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
             for name, value in before.items():
                 if value is None:
                     os.environ.pop(name, None)
