@@ -77,6 +77,23 @@ def test_the_models_thinking_streams_into_one_collapsed_block_that_ctrl_t_opens(
     served(home, scenario)
 
 
+def test_streamed_text_and_rows_jump_to_the_end_with_no_scroll_animation(home: Path) -> None:
+    """The reply streams in pieces: each one jumps the transcript to its end. An animated scroll
+    (a second long, Textual's default) would trail behind the stream; none ever starts."""
+
+    async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
+        animated = []
+        for n in range(12):
+            await shown(agent, app, pilot, p.DeltaEvent(text=f"line {n} of a long reply\n\n" * 3))
+            animated.append(app.animator.is_being_animated(app.transcript, "scroll_y"))
+        await shown(agent, app, pilot, p.RowEvent(kind="note", text="a row after it"))
+        animated.append(app.animator.is_being_animated(app.transcript, "scroll_y"))
+        assert app.transcript.max_scroll_y > 0  # the reply is taller than the screen
+        assert animated == [False] * 13
+
+    served(home, scenario)
+
+
 def test_the_models_thinking_is_shown_as_text_never_as_markup(home: Path) -> None:
     async def scenario(agent: Any, app: EukheApp, pilot: Any) -> None:
         await shown(agent, app, pilot, p.ThinkingEvent(text="[bold]x[/bold] and "), p.ThinkingEvent(text="[link=y]z[/link]"))
