@@ -74,12 +74,28 @@ def test_usage_errors_exit_2_with_one_line(inproc: InProcess) -> None:
         (["session"], "eukhe session: the following arguments are required: ACTION"),
         (["session", "fork", "s1"], "eukhe session fork: the following arguments are required: entry"),
         (["laws", "--area", "nosuch"], "eukhe laws: no laws in area 'nosuch'; the areas are "),
+        (["laws", "--area", "nosuch", "--area", "other"], "eukhe laws: no laws in area 'nosuch', 'other'; the areas are "),
         (["effort", "clamp", "--level", "huge"], "eukhe effort clamp: "),
         (["effort", "offered", "--map", "{"], "eukhe effort offered: --map is not JSON"),
     ):
         done = inproc(*argv)
         assert done.status == 2, (argv, done)
         assert done.one_error_line().startswith(says), (argv, done.err)
+
+
+def test_laws_pin_prints_each_line_it_pinned(inproc: InProcess, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`eukhe laws pin LAW` names the file and prints each line it added there, indented (the
+    lines hunt.pin gives: tests/hunt/test_hunt_pin.py pins real finds of a hunt end to end)."""
+    from spec import hunt
+
+    where = tmp_path / "laws.py"
+    added = ["PINNED.setdefault(('a_law', 0), []).append((1,))", "PINNED.setdefault(('a_law', 0), []).append((2,))"]
+    monkeypatch.setattr(hunt, "pin", lambda law: (where, added if law == "a_law" else []))
+    monkeypatch.delenv(hunt.DB_ENV, raising=False)
+    done = inproc("laws", "pin", "a_law")
+    assert (done.status, done.out.splitlines()) == (0, [f"a_law: pinned 2 example(s) in {where}:", *(f"  {line}" for line in added)])
+    done = inproc("laws", "pin", "other_law")
+    assert (done.status, done.out.splitlines()[0]) == (1, "other_law: no new failing example in the directory .hypothesis/examples")
 
 
 def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_only_with_debug(

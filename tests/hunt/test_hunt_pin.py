@@ -50,4 +50,6 @@ def test_a_find_is_pinned_into_the_law_file_and_run_first(tmp_path: Path) -> Non
     whole = _run(checkout, "-c", SCRIPT.format(law=LAW), env=base)
     assert whole.stdout.startswith("pass"), whole.stdout + whole.stderr[-2000:]
     count = int(re.search(r"pinned (\d+) example", pinned.stdout).group(1))  # type: ignore[union-attr]
+    printed = pinned.stdout.splitlines()[1:]  # each line pinned, indented, as the law file holds it
+    assert len(printed) == count and all(line.startswith("  ") and line[2:] in text for line in printed), pinned.stdout
     assert f"hypothesis: {300 + count:,} examples (profile laws)" in whole.stdout, "the pinned examples run besides the 300"
