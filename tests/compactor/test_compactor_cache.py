@@ -115,6 +115,17 @@ def test_the_picture_holds_the_series(short: Shares) -> None:
     assert "80 messages, seed 7" in "".join(root.itertext())
 
 
+def test_rewritten_lines_are_counted_per_message() -> None:
+    """The lines the view's batches rewrote, per message so far (a short run rewrites none, so a
+    trace is written here by hand: 0, 0, 3 and 3 lines rewritten after messages 1 to 4)."""
+    shares = Shares(4, 0, 0, 0, 0, 0, 0, rewritten=3, trace=[(0, 0), (0, 0), (0, 3), (0, 3)])
+    assert series(shares)["rewritten"] == [0.0, 0.0, 1.0, 0.75]
+    assert shares.stats()["rewritten_lines_per_message"] == 0.75
+    shares = Shares(3, 0, 0, 0, 0, 0, 0, rewritten=1, trace=[(0, 0), (0, 1), (0, 1)])
+    assert series(shares)["rewritten"] == [0.0, 0.5, 0.3333]
+    assert shares.stats()["rewritten_lines_per_message"] == 0.33
+
+
 def test_a_long_run_is_drawn_at_every_kth_message(short: Shares) -> None:
     import eukhe.commands.memory_cache as mc
 
