@@ -152,3 +152,21 @@ def test_an_endless_script_device_is_read_to_a_bound(inproc: InProcess, agent: P
     monkeypatch.setattr(directors, "MAX_SCRIPT_BYTES", 4096)
     done = inproc("directors", "simulate", "--script", "/dev/zero")
     assert _refused(done, agent) == "eukhe directors simulate: /dev/zero: a script is at most 4,096 bytes"
+
+
+def test_the_project_of_the_working_dir_sets_the_limits(inproc: InProcess, agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run reads the settings of the project it runs in (its working dir): a trusted project's
+    config.cfg lowering directors.stackCap refuses the second push; untrusted, it is not applied
+    (S4b.5) and both layers go on the stack."""
+    project = tmp_path / "project"
+    (project / ".eukhe").mkdir(parents=True)
+    (project / ".eukhe" / "config.cfg").write_text("set directors.stackCap 1\n", encoding="utf-8")
+    script = _script(tmp_path, '{"input": "hi"}\n{"command": "/remind a"}\n{"command": "/remind b"}\n')
+    monkeypatch.chdir(project)
+    done = inproc("directors", "simulate", "--script", str(script))
+    assert done.status == 0 and done.out.splitlines()[-1] == "line 3: /remind b -> stack [reminder:1, reminder:1]", done
+    agent.mkdir(exist_ok=True)
+    (agent / "settings.json").write_text(json.dumps({"trustedProjects": [str(project)]}), encoding="utf-8")
+    done = inproc("directors", "simulate", "--script", str(script))
+    assert done.status == 0, done
+    assert done.out.splitlines()[-1] == "line 3: /remind b refused: the Director stack is full: 1 pushed layers, directors.stackCap 1", done
