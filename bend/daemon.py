@@ -565,6 +565,12 @@ def lone_surrogate(value: object) -> bool:
     return False
 
 
+def undecodable(line: str) -> bool:
+    """Whether ``line`` holds bytes that are no UTF-8 (0x80 to 0xFF as U+DC80 to U+DCFF, Python's
+    surrogateescape)."""
+    return any("\udc80" <= char <= "\udcff" for char in line)
+
+
 def raw_kind(line: str) -> str | None:
     """The error kind of a line that is not a request, None for a request. The JSON of the
     scenarios' raw lines is plain (no NaN, no key twice, shallow): where the protocol's strict
@@ -572,7 +578,7 @@ def raw_kind(line: str) -> str | None:
     U+DCFF of ``line`` stand for the bytes 0x80 to 0xFF that are no UTF-8 (Python's
     surrogateescape). Text is Unicode: a JSON string or key holding a lone surrogate escape (``\\ud800``)
     is refused as not UTF-8 too, before its version is read."""
-    if any("\udc80" <= char <= "\udcff" for char in line):
+    if undecodable(line):
         return "not_utf8"
     if not line.strip():
         return "not_json"
@@ -879,7 +885,7 @@ def foreign(lines: list[str]) -> list[str]:
 
 def _named_re(line: str) -> str | None:
     """The ``re`` a line names, where it is a JSON object of readable text."""
-    if any("\udc80" <= char <= "\udcff" for char in line):
+    if undecodable(line):
         return None
     try:
         value = json.loads(line)
