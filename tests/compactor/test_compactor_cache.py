@@ -9,7 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from eukhe.commands.memory_cache import CAUSES, SERIES, Labels, Shares, _message, cause, measure, relation, series, svg, view_end, view_of
+from eukhe.commands.memory_cache import CAUSES, SERIES, Labels, Shares, _message, cause, measure, relation, scripted_reply, series, svg, view_end, view_of
+from eukhe.memory import NODE
+from eukhe.memory.prompts import compress_task, merge_task, turn_text
 from eukhe.memory.records import Kind
 
 
@@ -49,6 +51,17 @@ def test_why_accounts_for_every_byte_of_input(short: Shares) -> None:
     assert stats["why"]["turns"]["percent"]["read"] == pytest.approx(stats["turn_cache_read_percent"], abs=0.06)
     for a in short.accounts:
         assert a.usage.cache_read + a.usage.cache_write + a.usage.input == a.total
+
+
+def test_the_scripted_model_fills_a_line_for_each_compaction_task() -> None:
+    """The measured views are as long as a real model's would make them: every compaction task
+    the memory writes gets a line of 400 to 512 bytes, a turn a short reply."""
+    tasks = [compress_task(7, "user", "x" * n) for n in range(0, 3_000, 97)]
+    tasks += [merge_task("0+1", "1+1", 0, 1, "a" * n, "b") for n in range(0, 1_000, 61)]
+    lengths = {len(scripted_reply(task)) for task in tasks}
+    assert min(lengths) >= 400 and max(lengths) <= NODE and len(lengths) > 10
+    assert all(scripted_reply(task).startswith("summary summary") for task in tasks)
+    assert scripted_reply(turn_text("compress this, please")) == "ok"
 
 
 def test_a_call_relates_to_the_call_before_of_its_kind() -> None:

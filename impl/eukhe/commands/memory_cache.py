@@ -51,7 +51,7 @@ from eukhe.memory import JOBS, NODE
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.compactor import RETRY, Compactor
 from eukhe.memory.durable import DurableChat
-from eukhe.memory.prompts import turn_text
+from eukhe.memory.prompts import COMPACTION_MARK, turn_text
 from eukhe.memory.records import Kind
 from eukhe.memory.request import Layers, build_request
 from eukhe.memory.simulate import note_message
@@ -137,6 +137,15 @@ def _total(usage: Usage) -> int:
     return usage.input + usage.cache_read + usage.cache_write
 
 
+def scripted_reply(task: str) -> str:
+    """The scripted model's answer to a call whose last message is ``task``: to a compaction
+    task, a summary of 400 to 512 bytes (a line as full as a real model's, so the views measured
+    are as long as real ones); to a turn, ``ok``."""
+    if COMPACTION_MARK in task:
+        return ("summary " * 80)[:min(NODE, 400 + len(task) % 113)]
+    return "ok"
+
+
 async def _run(messages: int, seed: int, config: Config, step: Callable[[int], None] | None = None) -> Shares:
     from spec.loopback import LoopbackServer, PromptCache, Recorded, Script, Stream, Text, base_url
 
@@ -144,10 +153,7 @@ async def _run(messages: int, seed: int, config: Config, step: Callable[[int], N
         body = recorded.body if isinstance(recorded.body, dict) else {}
         last = body.get("messages", [{}])[-1].get("content", [])
         text = "".join(b.get("text", "") for b in last) if isinstance(last, list) else str(last)
-        if "Compaction:" in text:
-            size = 400 + len(text) % 113
-            return Stream([Text(("summary " * 80)[:min(NODE, size)])])
-        return Stream([Text("ok")])
+        return Stream([Text(scripted_reply(text))])
 
     rng = random.Random(seed)
     with LoopbackServer() as server:
@@ -309,7 +315,7 @@ class Labels:
             self.view_end.append(0)
             return "other"  # a body the server could not read whole (a call stopped while sending): no input
         text = _first_text(body)
-        kind = "compaction" if "\n\nCompaction:" in text else "turn"
+        kind = "compaction" if f"\n\n{COMPACTION_MARK}" in text else "turn"
         now = view_of(text)
         label = f"{kind}:{relation(self.before.get(kind), now)}"
         self.before[kind] = now
