@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,5 +82,5 @@ def _chattr(flag: str, path: Path) -> bool:
 class Screen(pty_screen.Screen):
     """A ``python -m eukhe ARGV`` process on a pseudo-terminal."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        super().__init__([sys.executable, "-m", "eukhe", *argv], env, cwd)
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, *, preexec: Callable[[], None] | None = None) -> None:
+        super().__init__([sys.executable, "-m", "eukhe", *argv], env, cwd, preexec=preexec)

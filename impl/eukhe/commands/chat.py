@@ -316,7 +316,7 @@ async def lines_of(fd: int) -> Any:
     def readable() -> None:
         try:
             data = os.read(fd, 65536)
-        except OSError:  # a closed terminal (EIO on a pty): the end of input
+        except OSError:  # a terminal that refuses the read (EIO: a background job, a hangup mid-read): the end of input
             data = b""
         if not data:
             loop.remove_reader(fd)
