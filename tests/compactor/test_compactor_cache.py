@@ -64,6 +64,29 @@ def test_the_scripted_model_fills_a_line_for_each_compaction_task() -> None:
     assert scripted_reply(turn_text("compress this, please")) == "ok"
 
 
+def test_each_turn_sends_the_message_as_a_turn_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measure's turns are turns: each turn call ends with the new message, marked ``Turn:``,
+    with its words (the server's own record of every request is the judge)."""
+    import spec.loopback
+
+    servers: list[spec.loopback.LoopbackServer] = []
+
+    class Kept(spec.loopback.LoopbackServer):
+        def __enter__(self) -> spec.loopback.LoopbackServer:
+            servers.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr(spec.loopback, "LoopbackServer", Kept)
+    shares = measure(20, seed=7)
+    (server,) = servers
+    # a call's one user message: the view's blocks, then after </chat> the turn's text or a task
+    lasts = ["".join(b["text"] for b in r.body["messages"][-1]["content"]).rpartition("</chat>\n\n")[2] for r in server.requests if isinstance(r.body, dict)]
+    turns = [text for text in lasts if text.startswith(turn_text(""))]
+    assert len(turns) == shares.turns > 3
+    assert all(len(text) > len(turn_text("")) for text in turns)
+    assert len(lasts) == len(turns) + shares.stats()["compaction_calls_sent"]  # the rest are compaction tasks
+
+
 def test_a_call_relates_to_the_call_before_of_its_kind() -> None:
     assert relation(None, ["a"]) == "first"
     assert relation(["a", "b"], ["a", "b", "c"]) == "grown"
