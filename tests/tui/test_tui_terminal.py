@@ -183,9 +183,12 @@ def test_a_whole_session_in_two_terminals(home: Path, server: LoopbackServer, tm
     tmux.run("send-keys", "-t", "main", "F8")
     tmux.until(lambda s: "1600 samples at 16000 Hz" in s and not _status(s).startswith("["), "the transcript in the draft")
 
-    # /model: the picker, then the model both clients show
-    tmux.run("send-keys", "-t", "main", "C-u")  # the draft emptied
+    # /model: the picker, then the model both clients show (each key waits for the draft to show
+    # the one before it: a failure names the step that did not happen)
+    tmux.run("send-keys", "-t", "main", "C-u")
+    tmux.until(lambda s: _draft(s) == "", "the draft emptied by ctrl+u")
     tmux.run("send-keys", "-t", "main", "-l", "/model")
+    tmux.until(lambda s: _draft(s) == "/model", "/model in the draft")
     tmux.run("send-keys", "-t", "main", "Enter")
     shown = tmux.until(lambda s: "* loop/loop-model" in s, "the picker, on the current model")
     listed = re.findall(r"[*\s] (\S+/\S+)  \[", shown)  # the models the picker shows, in order
@@ -204,6 +207,20 @@ def _status(screen: str) -> str:
     """The status line: the last line the screen shows."""
     lines = [line for line in screen.splitlines() if line.strip()]
     return lines[-1].strip() if lines else ""
+
+
+def _draft(screen: str) -> str:
+    """The draft's text: the lines inside its box (between its top and bottom borders)."""
+    lines = screen.splitlines()
+    top = next((i for i, line in enumerate(lines) if "\u2594\u2594\u2594" in line), None)
+    if top is None:
+        return "(no draft on the screen)"
+    inside = []
+    for line in lines[top + 1 :]:
+        if "\u2581\u2581\u2581" in line:
+            break
+        inside.append(line.strip().strip("\u258a\u258e").strip())
+    return "\n".join(inside).strip()
 
 
 def _env_args(env: dict[str, str]) -> list[str]:
