@@ -172,6 +172,7 @@ COMMANDS = ("agent", "chat", "directors", "effort", "model", "provider", "quirks
 OK, FAULT, USAGE = 0, 1, 2
 INTERRUPTED = 128 + 2  # ended by SIGINT (Ctrl-C), as a shell reports it
 MAX_DEPTH = 100  # brackets an argument that holds text may nest
+CHAT = "chat"  # the id of the chat's session in the sessions dir
 # inference.md S6: the providers of the built-in catalog, and the wire APIs
 PROVIDERS = ("amazon-bedrock", "anthropic", "azure-openai", "google", "google-vertex", "mistral", "openai", "openai-codex",
              "openrouter", "prime-inference", "xai")
@@ -311,6 +312,7 @@ class World:
     dangling: set[str] = field(default_factory=set)  # paths that are symbolic links to a place that is not there (an event's ``dangling``)
     chat_model: str | None = None  # the model of the chat's session, as the last chat that reached its agent set it (none yet)
     chat_level: str | None = None  # the thinking level the chat's session shows (None: it opens at AGENT_LEVEL)
+    chat_corrupt: bool = False  # the chat's session log holds a line that is no record (a ``corrupt`` event of session ``chat``)
     chat_messages: list[str] | None = field(default_factory=list)  # the chat memory's messages, logged by the chat's turns (None: not modelled)
     player: str | None = None  # $P/aplay, an audio player an event's ``player`` wrote: "ok" (exit 0) or "fails" (exit 3)
 
@@ -1397,6 +1399,8 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     level = flag(argv, "--thinking") or AGENT_LEVEL
     if world.files["run"].state == "text":  # the agent's socket is under $A/run: a regular file there, no agent is reached
         raise Failed(FAULT, f"{prog}: cannot reach the chat's agent (agent dir $A): Not a directory")
+    if world.chat_corrupt:  # the agent the chat starts cannot read its session: it ends before serving, a fault
+        raise Failed(FAULT, f"{prog}: the agent of session {CHAT} ended (exit {FAULT}) before serving: see $A/run/agent/{CHAT}-....log")
     api = str(custom[provider].get("api", "openai-completions"))
     bar = "[mem 0K/128K]"
     if world.chat_model is not None and (any(line in ("/memory", "/memory view") for line in lines)
@@ -2113,6 +2117,11 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
         elif kind == "lock":  # another writer takes the session's lock, and keeps it
             world.sessions[str(event["session"])].locked = True
             lines.append(f"{number} lock {event['session']}")
+        elif kind == "corrupt" and event["session"] == CHAT:  # the chat's session: its log is the chat's agent's to read
+            if world.chat_model is None:
+                raise ValueError("the chat's session has no log before a chat reached its agent")
+            world.chat_corrupt = True
+            lines.append(f"{number} corrupt {event['session']}")
         elif kind == "corrupt":  # a line that is no record, before the last line of a session's log (a torn last line is not)
             corrupted = world.sessions[str(event["session"])]
             if not corrupted.entries:

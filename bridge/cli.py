@@ -37,7 +37,8 @@ when started with stdout closed (``none``), or a block-buffered pipe whose reade
 late``: the first write to fail is the flush at the end); its ``stderr`` a pipe whose reader is gone
 (``closed``) or None (``none``). A ``lock``
 event takes the writer lock of a session as another writer would (held to the scenario's end); a
-``corrupt`` event puts a line that is no record before the last line of a session's log. Of
+``corrupt`` event puts a line that is no record before the last line of a session's log (session
+``chat``: the chat's, whose agent then ends before serving). Of
 ``--help``, only the usage line's start (``usage: eukhe session``) is kept; of a traceback
 (EUKHE_DEBUG=1), ``(traceback)`` and its one error line; the holder a locked session names is cut;
 of ``laws --area``, each law's line without its seconds and the summary line (the table and the
@@ -163,7 +164,8 @@ CASES = frozenset(
        "fork shown", "error session locked", "lock timeout from config", "error no player", "error URL port",
        "error sessions dir a file", "cache measured", "cache plotted", "session dir from setting", "stdout full", "stdout none",
        "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line", "login interrupted"}
-    | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable"}
+    | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable",
+       "chat agent ended before serving"}
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
     | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
     | {"forced called", "forced retried", "forced not called", "error png not written", "error plot not written"}
@@ -829,6 +831,9 @@ EDGES: list[list[Event]] = [
      {"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
       "replies": [{"parts": [{"text": ""}, {"text": "Hi"}]}], "lines": ["hello again"], "pipe": True}],
     [{"do": "run", "argv": ["login", "openai"], "interrupt": True}, {"do": "run", "argv": ["login", "openai"], "stdin": "sk-x\n"}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "Hi"}]}], "lines": ["hello"]},
+     {"do": "corrupt", "session": "chat"},
+     {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
 ]
 
 
@@ -890,6 +895,7 @@ _CUTS = (
     (re.compile(r"(BrokenTransfer: \$U/)\S+(: HTTP \d+)$"), r"\1...\2"),
     (re.compile(r"^(eukhe translate-eval: WorkerError): .*$"), r"\1"),
     (re.compile(r"^(eukhe memory: cannot make the chat directory \S+): .*$"), r"\1"),
+    (re.compile(r"(see \$A/run/agent/chat)-[0-9a-f]+(\.log)$"), r"\1-...\2"),  # the socket's name holds a digest of the sessions dir
 )
 
 
@@ -1456,6 +1462,7 @@ _SETTING_NEEDLES = (
     ("is a provider of models.json: its key is that file's apiKey", "error login models.json provider"), ("err eukhe: stdout is closed; nothing done", "stdout none"),
     ("err eukhe tui: no session at ", "tui no session"), ("err eukhe tui: corrupt record: ", "tui corrupt"),
     ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
+    ("err eukhe chat: the agent of session chat ended (exit 1) before serving", "chat agent ended before serving"),
     ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
     ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
     ("err eukhe: interrupted", "login interrupted"),

@@ -4,8 +4,8 @@ against the loopback server, the chat through its agent process; laws pin agains
 database; downloads from a server that answers 404; simulate against the OptChat model; the
 Directors' simulate refusing limits and script bytes), and of the command line in a setting of its
 own: --help, arguments that are not UTF-8, EUKHE_DEBUG, a stdout whose reader is gone, the agent
-and sessions dirs from the environment or a regular file, a corrupt session log, `laws --area`,
-Ctrl-C as `login` reads its key;
+and sessions dirs from the environment or a regular file, a corrupt session log (the chat's too),
+`laws --area`, Ctrl-C as `login` reads its key;
 on a terminal (`eukhe` alone, `tui`, `laws`); and `python -m eukhe.corebuild` in a scratch checkout."""
 
 from spec.breaks import Break
@@ -66,6 +66,14 @@ BREAKS = [
         'COMMANDS = ("/memory", "/memory view", "/memory model", "/agent", "/help", "/quit")',
         'COMMANDS = ("/memory", "/memory view", "/memory model", "/help", "/quit")',
         "The chat's /help (and its unknown-command line) leave out /agent.",
+    ),
+    Break(
+        "cli_chat_agent_end_unexplained",
+        "cli",
+        "eukhe.commands.chat",
+        '            raise EnvironmentFault(f"eukhe chat: {said(error)}") from None',
+        '            raise EnvironmentFault("eukhe chat: cannot reach the chat\'s agent") from None',
+        "A chat whose agent ended before serving says only that the agent cannot be reached: not that it ended, its status, its log.",
     ),
     Break(
         "cli_chat_bad_line_sent",
