@@ -313,6 +313,7 @@ class World:
     chat_model: str | None = None  # the model of the chat's session, as the last chat that reached its agent set it (none yet)
     chat_level: str | None = None  # the thinking level the chat's session shows (None: it opens at AGENT_LEVEL)
     chat_corrupt: bool = False  # the chat's session log holds a line that is no record (a ``corrupt`` event of session ``chat``)
+    chat_owned: bool = False  # another process owns the chat's memory and serves no lock socket (an ``own`` event)
     chat_messages: list[str] | None = field(default_factory=list)  # the chat memory's messages, logged by the chat's turns (None: not modelled)
     player: str | None = None  # $P/aplay, an audio player an event's ``player`` wrote: "ok" (exit 0) or "fails" (exit 3)
 
@@ -1378,7 +1379,12 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     reply streams (thoughts after ``[thinking] ``, the text on a line of its own), a refusal is
     a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
     input leaves once the turn under way ended. A chat whose agent cannot be reached ($A/run, where
-    its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt.
+    its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt;
+    so is one whose agent ends before serving (the chat's session log corrupt), naming its exit
+    status and log. When another process owns the chat's memory and does not answer on its lock
+    socket, the agent claims it in vain: the chat names the model and the chat, the agent shows
+    the error as its memory row, the model and level rows follow, and the chat ends with the
+    error (exit 1) before any prompt.
     A later chat of the same agent dir opens the chat's session as the last one left it (its model
     and level: ``chat_levels``); its memory holds the earlier turns, which no modelled line shows
     (``/memory`` and ``/memory view`` there are not modelled). An agent dir so deep that its
@@ -1408,6 +1414,10 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
         raise ValueError("the memory of a chat after an earlier chat's turns is not modelled")
     rows, world.chat_level = chat_levels(model_id, custom, level, (world.chat_model, world.chat_level or AGENT_LEVEL))
     world.chat_model = model_id
+    if world.chat_owned:  # the agent waits its claim out (memory.md rule 7) and answers the first /memory with the error
+        busy = "$A/chat/main: the chat's owner holds its lock but does not answer on lock"
+        out.extend([f"eukhe chat: {provider}/{model_id}, chat $A/chat/main; /help for commands", f"memory: {busy}", *rows])
+        raise Failed(FAULT, f"{prog}: {busy}")
     printed = [f"eukhe chat: {provider}/{model_id}, chat $A/chat/main; /help for commands",
                "memory: no compactor: MemoryModelUnset", *rows, bar]
     status = OK
@@ -2114,6 +2124,9 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
             disk = world.files[str(event["name"])]
             disk.state, disk.text = str(event["state"]), str(event.get("text", ""))
             lines.append(f"{number} file {event['name']} {disk.state}")
+        elif kind == "own":  # another process takes the chat memory's owner lock, serves no lock socket, and keeps it
+            world.chat_owned = True
+            lines.append(f"{number} own chat")
         elif kind == "lock":  # another writer takes the session's lock, and keeps it
             world.sessions[str(event["session"])].locked = True
             lines.append(f"{number} lock {event['session']}")

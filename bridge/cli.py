@@ -38,7 +38,8 @@ late``: the first write to fail is the flush at the end); its ``stderr`` a pipe 
 (``closed``) or None (``none``). A ``lock``
 event takes the writer lock of a session as another writer would (held to the scenario's end); a
 ``corrupt`` event puts a line that is no record before the last line of a session's log (session
-``chat``: the chat's, whose agent then ends before serving). Of
+``chat``: the chat's, whose agent then ends before serving); an ``own`` event takes the chat
+memory's owner lock as another owner would, serving no lock socket (held to the scenario's end). Of
 ``--help``, only the usage line's start (``usage: eukhe session``) is kept; of a traceback
 (EUKHE_DEBUG=1), ``(traceback)`` and its one error line; the holder a locked session names is cut;
 of ``laws --area``, each law's line without its seconds and the summary line (the table and the
@@ -165,7 +166,7 @@ CASES = frozenset(
        "error sessions dir a file", "cache measured", "cache plotted", "session dir from setting", "stdout full", "stdout none",
        "stderr closed", "error key bytes", "error login models.json provider", "stdout full at a line", "login interrupted"}
     | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable",
-       "chat agent ended before serving"}
+       "chat agent ended before serving", "chat memory owned elsewhere"}
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
     | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
     | {"forced called", "forced retried", "forced not called", "error png not written", "error plot not written"}
@@ -834,6 +835,7 @@ EDGES: list[list[Event]] = [
     [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "Hi"}]}], "lines": ["hello"]},
      {"do": "corrupt", "session": "chat"},
      {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
+    [{"do": "own"}, {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
 ]
 
 
@@ -1347,6 +1349,12 @@ def production(events: Sequence[Event]) -> list[str]:
                         run.held.append(held)
                         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
                         lines.append(f"{number} lock {event['session']}")
+                    elif event["do"] == "own":  # another process owns the chat's memory: its owner lock taken, no lock socket served
+                        (run.agent / "chat" / "main").mkdir(parents=True, exist_ok=True)
+                        held = os.open(run.agent / "chat" / "main" / "owner", os.O_RDWR | os.O_CREAT, 0o600)
+                        run.held.append(held)
+                        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        lines.append(f"{number} own chat")
                     elif event["do"] == "corrupt":  # a line that is no record before the last of a session's log
                         log = run.agent / "sessions" / run.real(str(event["session"])) / "main.jsonl"
                         kept = log.read_bytes().splitlines(keepends=True)
@@ -1463,6 +1471,7 @@ _SETTING_NEEDLES = (
     ("err eukhe tui: no session at ", "tui no session"), ("err eukhe tui: corrupt record: ", "tui corrupt"),
     ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
     ("err eukhe chat: the agent of session chat ended (exit 1) before serving", "chat agent ended before serving"),
+    ("err eukhe chat: $A/chat/main: the chat's owner holds its lock", "chat memory owned elsewhere"),
     ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
     ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
     ("err eukhe: interrupted", "login interrupted"),

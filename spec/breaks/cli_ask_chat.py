@@ -5,7 +5,7 @@ database; downloads from a server that answers 404; simulate against the OptChat
 Directors' simulate refusing limits and script bytes), and of the command line in a setting of its
 own: --help, arguments that are not UTF-8, EUKHE_DEBUG, a stdout whose reader is gone, the agent
 and sessions dirs from the environment or a regular file, a corrupt session log (the chat's too),
-`laws --area`, Ctrl-C as `login` reads its key;
+the chat's memory owned by another process, `laws --area`, Ctrl-C as `login` reads its key;
 on a terminal (`eukhe` alone, `tui`, `laws`); and `python -m eukhe.corebuild` in a scratch checkout."""
 
 from spec.breaks import Break
@@ -74,6 +74,14 @@ BREAKS = [
         '            raise EnvironmentFault(f"eukhe chat: {said(error)}") from None',
         '            raise EnvironmentFault("eukhe chat: cannot reach the chat\'s agent") from None',
         "A chat whose agent ended before serving says only that the agent cannot be reached: not that it ended, its status, its log.",
+    ),
+    Break(
+        "cli_chat_start_failure_unexplained",
+        "cli",
+        "eukhe.commands.chat",
+        """            raise EnvironmentFault(f"eukhe chat: {getattr(answer, 'message', answer)}")""",
+        """            raise EnvironmentFault("eukhe chat: the chat cannot start")""",
+        "A chat whose memory the agent could not take (another process owns it) ends without saying why.",
     ),
     Break(
         "cli_chat_bad_line_sent",
