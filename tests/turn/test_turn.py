@@ -184,6 +184,7 @@ def test_a_message_sent_during_a_call_joins_it_between_tool_calls(memory: Memory
         ("result", "0+1|remember the number 42"),
         ("joined", "and write it down"),
     ]
+    assert ("thinking", "both read") in shown and ("text", "It is 42, and noted.") in shown  # each under its own name
     second = turns_of(server.wait_requests(2)[1])
     assert [role for role, _ in second[-4:]] == ["assistant", "call", "tool", "user"]
     assert second[-2][1] == "0+1|remember the number 42"
