@@ -4,7 +4,10 @@ draw, while it ran):
 - ``Memory.close`` 20: the owner lock's descriptor number kept after it was closed (``+1``), so a
   second close unlocked and closed descriptor 1, another file of the process;
 - ``view._pick`` 14: the break switch read under another name, so a named break (which patches
-  the pure core's source) would run against the compiled core and never show.
+  the pure core's source) would run against the compiled core and never show;
+- ``fold.unreached`` 7: a saved line of the highest level, 62, taken for no evidence, so a view.json
+  claiming 2^62 messages over a short log was not found to show lost lines;
+- ``Turns._converse`` 33: in tests/turn/test_turn.py (thoughts shown as ``thinking``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from eukhe.memory import core as pure
+from eukhe.memory import fold
 from eukhe.memory import view as V
 from eukhe.memory.owner import Memory
 
@@ -55,3 +59,10 @@ def test_under_a_break_or_coverage_the_pure_core_is_picked(current_compiled: typ
     monkeypatch.setenv(switch, "1")
     assert V._pick("") is pure
     assert V._pick("compiled") is current_compiled  # asked for by name, the compiled core it is
+
+
+def test_a_saved_line_of_the_highest_level_is_evidence_and_one_above_it_none() -> None:
+    view = [(0, i) for i in range(5)]  # a log of 5 messages, each on a line of its own
+    assert fold.unreached([(62, 0)], view, 5, lambda node: True) == f"shows {1 << 62} messages, the log holds 5: message lines were lost"
+    assert fold.unreached([(63, 0)], view, 5, lambda node: True) is None  # no level of a view: no evidence
+    assert fold.unreached([(-1, 0)], view, 5, lambda node: True) is None
