@@ -7,6 +7,8 @@ draw, while it ran):
   the pure core's source) would run against the compiled core and never show;
 - ``fold.unreached`` 7: a saved line of the highest level, 62, taken for no evidence, so a view.json
   claiming 2^62 messages over a short log was not found to show lost lines;
+- ``_Log._pieces`` 84: any record taken anywhere in a file with a torn marker sent the fast scan
+  back to read the log again with its markers first (the same messages, read twice);
 - ``Turns._converse`` 33: in tests/turn/test_turn.py (thoughts shown as ``thinking``).
 """
 
@@ -20,9 +22,13 @@ from pathlib import Path
 import pytest
 
 from eukhe.memory import core as pure
-from eukhe.memory import fold
+from eukhe.memory import fold, index
+from eukhe.memory.records import Kind, Message
+from eukhe.memory.store import Store
 from eukhe.memory import view as V
 from eukhe.memory.owner import Memory
+
+DATE = "2026-11-30T09:00:00+00:00"
 
 
 def test_a_second_close_closes_no_descriptor_of_the_process(tmp_path: Path) -> None:
@@ -66,3 +72,27 @@ def test_a_saved_line_of_the_highest_level_is_evidence_and_one_above_it_none() -
     assert fold.unreached([(62, 0)], view, 5, lambda node: True) == f"shows {1 << 62} messages, the log holds 5: message lines were lost"
     assert fold.unreached([(63, 0)], view, 5, lambda node: True) is None  # no level of a view: no evidence
     assert fold.unreached([(-1, 0)], view, 5, lambda node: True) is None
+
+
+def test_a_torn_line_the_fast_scan_took_no_record_of_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log whose torn tail was terminated (the torn line, its marker, then new messages) opens
+    in one fast scan: the marker's lines hold no record it took, so no careful scan follows."""
+    store = Store(tmp_path)
+    for i, text in enumerate(("kept one", "kept two")):
+        store.message(Message(i, Kind.USER, text, DATE))
+    store.close()
+    (day,) = tmp_path.glob("*.jsonl")
+    day.write_bytes(day.read_bytes() + b'{"i":2,"kind":"user","text":"cut in the mid')
+    store = Store(tmp_path)
+    store.message(Message(2, Kind.USER, "after the crash", DATE))
+    store.close()
+    assert b'{"torn":3}' in day.read_bytes()
+    for stale in tmp_path.glob("*index*"):
+        stale.unlink()  # no index: the whole log is scanned
+    careful: list[Path] = []
+    markers = index._markers
+    monkeypatch.setattr(index, "_markers", lambda path, *rest: (careful.append(path), markers(path, *rest))[1])
+    again = Store(tmp_path)
+    assert [m.text for m in again.messages] == ["kept one", "kept two", "after the crash"]
+    again.close()
+    assert careful == []
