@@ -9,6 +9,7 @@ draw, while it ran):
   claiming 2^62 messages over a short log was not found to show lost lines;
 - ``_Log._pieces`` 84: any record taken anywhere in a file with a torn marker sent the fast scan
   back to read the log again with its markers first (the same messages, read twice);
+- ``fold.reopen`` 122: a view.json showing lines the logs lost was refused naming no file;
 - ``Turns._converse`` 33: in tests/turn/test_turn.py (thoughts shown as ``thinking``).
 """
 
@@ -18,12 +19,15 @@ import os
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from eukhe.memory import core as pure
 from eukhe.memory import fold, index
-from eukhe.memory.records import Kind, Message
+from eukhe.memory.chat import Config
+from eukhe.memory.durable import DurableChat
+from eukhe.memory.records import Kind, LostLines, Message
 from eukhe.memory.store import Store
 from eukhe.memory import view as V
 from eukhe.memory.owner import Memory
@@ -91,8 +95,31 @@ def test_a_torn_line_the_fast_scan_took_no_record_of_is_read_once(tmp_path: Path
         stale.unlink()  # no index: the whole log is scanned
     careful: list[Path] = []
     markers = index._markers
-    monkeypatch.setattr(index, "_markers", lambda path, *rest: (careful.append(path), markers(path, *rest))[1])
+
+    def counted(path: Path, *rest: Any) -> None:
+        careful.append(path)
+        markers(path, *rest)
+
+    monkeypatch.setattr(index, "_markers", counted)
     again = Store(tmp_path)
     assert [m.text for m in again.messages] == ["kept one", "kept two", "after the crash"]
     again.close()
     assert careful == []
+
+
+def test_a_saved_view_showing_lost_lines_is_refused_naming_view_json(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    durable = DurableChat.open(Config(), store.messages, store.tree, store, lambda: DATE)
+    for i in range(3):
+        durable.message(f"message {i}")
+    store.close()
+    view = tmp_path / "view.json"
+    view.write_text("[" + ", ".join(f"[0, {i}]" for i in range(10)) + "]")  # ten messages' lines: seven were lost
+    store = Store(tmp_path)
+    try:
+        with pytest.raises(LostLines) as refused:
+            DurableChat.open(Config(), store.messages, store.tree, store, lambda: DATE)
+    finally:
+        store.close()
+    assert (refused.value.path, refused.value.line) == (view, 1)
+    assert str(refused.value).startswith(f"{view}: line 1: shows 10 messages, the log holds 3: message lines were lost")
