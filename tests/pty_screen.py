@@ -16,10 +16,9 @@ class Screen:
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, *, preexec: Callable[[], None] | None = None) -> None:
         """``preexec`` (run in the child before it executes) replaces the child's new session."""
         master, slave = pty.openpty()
-        if preexec is None:
-            self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True)
-        else:
-            self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, preexec_fn=preexec)
+        self.proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=preexec is None, preexec_fn=preexec
+        )
         os.close(slave)
         self.fd = master
         self.seen = ""

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import Screen
+from cli_support import Screen, eukhe_env
 from loopback_models import write_loopback_models
 from pty_screen import Screen as ProcessScreen
 
@@ -29,10 +29,7 @@ PROMPT = r"\[mem 0K/128K\]\n> "
 def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     with LoopbackServer() as server:
         server.responder = lambda recorded: Stream([Text("Done it.")])
-        home = write_loopback_models(tmp_path / "agent", server, {"loop-resp": "openai-responses"})
-        env = {k: v for k, v in os.environ.items() if not k.startswith("EUKHE_") and not k.endswith("_API_KEY")}
-        env.update({"EUKHE_AGENT_DIR": str(home), "HOME": str(home.parent), "TERM": "xterm"})
-        yield env
+        yield eukhe_env(write_loopback_models(tmp_path / "agent", server, {"loop-resp": "openai-responses"}), TERM="xterm")
 
 
 def ended(screen: ProcessScreen, why: str) -> int:
