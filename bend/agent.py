@@ -182,6 +182,8 @@ Scenario events (JSON objects, one per line):
   {"model": "PROVIDER/ID", "map": {level: wire|null}}   /model PROVIDER/ID (no credentials)
   {"agent": {"name", "task", "replies": [reply, ...]}}   /agent NAME TASK (the agent events in a
                                     row start together; the child takes its replies)
+  {"spawn_line": text | {"parent": pid, ...}}   a child process started with this spawn line
+                                    by no agent (``spawn_refused``)
   {"input": text, "replies": [reply, ...], "summaries": [summary, ...],
    "children": {name: [reply, ...]},
    "early": {"steer": [text], "follow_up": [text], "abort": bool}}   a user turn (early: the
@@ -1049,6 +1051,27 @@ def background(world: World) -> tuple[World, tuple[str, ...]]:
     return world, lines
 
 
+def spawn_refused(line: object) -> str:
+    """A child process (``python -m eukhe.agent.child``) started with a spawn line of its own,
+    not by an agent (derived from production's eukhe.agent.child: the agent writes the spawn as
+    the child's first line). A line that is not a JSON object ends it, exit 2, with one line on
+    stderr naming the spawn line (what the JSON reader said after it is Python's, left out); a
+    spawn whose ``parent`` is not the process's parent ends it at once, exit 1, silent: the
+    parent died before the child could ask to die with it."""
+    if isinstance(line, dict):
+        if line.get("parent") is None:
+            raise ValueError("a spawn line with no parent of another process is not modelled")
+        return "spawn exit 1"
+    assert isinstance(line, str)
+    try:
+        parsed = json.loads(line)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        raise ValueError("a spawn line given as text is modelled as one that is not a JSON object")
+    return "spawn exit 2: eukhe.agent.child: the spawn line is not a JSON object"
+
+
 # -- the bridge transcript -----------------------------------------------------------------------
 
 
@@ -1163,6 +1186,8 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
                 world, done = background(world)
                 lines.extend(done)
                 world = replace(world, children=())
+        elif "spawn_line" in event:
+            lines.append(spawn_refused(event["spawn_line"]))
         elif "model" in event:  # pinned to a model with no credentials: a note row, the effort row, the model
             world = replace(world, unresolved=str(event["model"]))
             lines.extend((f"row note: model {event['model']}", *switched(event.get("map", {})), f"model {event['model']}"))

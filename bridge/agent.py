@@ -78,7 +78,10 @@ Director stack document made unreadable while a reply's request runs (``break_st
 ``error turn_failed``, and so do the pushes and turns after it). The steering scenarios also send
 steer, follow_up or abort right after the turn request, before its run has begun (an input's
 ``early``): the runner holds the messages for the loop it is about to make, and an abort ends the
-turn before it begins.
+turn before it begins. The last scenario (SPAWN_FIRST) starts the child process itself, as no agent
+would, with spawn lines of its own (``spawn_line``): one that is not JSON, one that is JSON but not
+an object, and one naming a parent that is not the child's; each is told as the child's exit
+status and its stderr line (what the JSON reader said after it is cut).
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ import json
 import os
 import random
 import re
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -343,6 +347,9 @@ CASES = frozenset(
         "follow_up_as_the_turn_starts",
         "turn_fails_when_the_stack_breaks",
         "turn_fails_on_a_broken_stack",
+        "child_spawn_not_json",
+        "child_spawn_not_an_object",
+        "child_parent_gone",
     }
 )
 
@@ -863,6 +870,32 @@ async def release_when_waited(held: list[int], server: _Recording) -> str:
     return "slots held: the request came while every slot was held" if came else "slots held: the request waited for one"
 
 
+SPAWN_DEADLINE = 60.0  # seconds a child started with a spawn line of its own has to end
+
+
+async def spawn_child(line: object, work: Path) -> str:
+    """The child process started with ``line`` as its spawn (an object is sent as its JSON), as
+    no agent would: its exit status and the first line it wrote to stderr (cut after the spawn
+    line's words); its stdout must be empty."""
+    sent = (json.dumps(line) if isinstance(line, dict) else str(line)).encode("utf-8") + b"\n"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "eukhe.agent.child", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=work,
+    )  # fmt: skip
+    try:
+        out, err = await asyncio.wait_for(process.communicate(sent), SPAWN_DEADLINE)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        return f"spawn did not end within {SPAWN_DEADLINE:.0f} s"
+    said = err.decode("utf-8", "replace").splitlines()
+    told = f"spawn exit {process.returncode}" + (f": {SPAWN_WORDS.sub('', said[0])}" if said else "")
+    return told + (f" stdout {out[:200]!r}" if out else "")
+
+
+SPAWN_WORDS = re.compile(r"(?<=the spawn line is not a JSON object): .*$")  # the JSON reader's own words
+
+
 def rewind_line(said: dict[str, Any]) -> str:
     return f"rewind refused {said['kind']}" if said["type"] == "error" else f"rewind {said['type']}"
 
@@ -958,6 +991,8 @@ async def _serve(server: _Recording, agent_dir: Path, work: Path, session: Any, 
                 force = event["force"]
                 reply = ask(p.CommandRequest(line=f"/force {force['tool']} --tries {int(force['tries'])}"))
                 lines.append(f"force {force['tool']} {'refused' if reply['type'] == 'error' else 'pushed'}")
+            elif "spawn_line" in event:
+                lines.append(await spawn_child(event["spawn_line"], work))
             elif "model" in event:  # /model, an id its provider does not list
                 reply = ask(p.CommandRequest(line=f"/model {event['model']}"))
                 lines.append(f"model {event['model']}" if reply["type"] == "ok" else f"model refused {reply['kind']}")
@@ -1246,6 +1281,10 @@ BROKEN_STACKS = 2
 BROKEN_STACK = {"layers": "not a list", "version": 1}
 
 
+SPAWN_FIRST = BROKEN_STACK_FIRST + BROKEN_STACKS
+SPAWN_LINES: list[object] = ["not json", "[1, 2]", {"name": "helper", "task": "look", "parent": 1}]  # pid 1 is never the bridge
+
+
 def fixed(entry: tuple[str, str, str, str]) -> dict[str, str]:
     name, args, act, kind = entry
     return {"name": name, "args": args, "act": act, "kind": kind}
@@ -1309,6 +1348,8 @@ def with_thinking(index: int, events: list[Event]) -> list[Event]:
 
 
 def generate(index: int) -> list[Event]:
+    if index >= SPAWN_FIRST:
+        return [{"setup": {}}, *({"spawn_line": line} for line in SPAWN_LINES)]
     if index >= BROKEN_STACK_FIRST:
         return broken_stack_scenario(index)
     if index >= SLOT_ABORT_FIRST:
@@ -1626,6 +1667,9 @@ def reached(events: Sequence[Event]) -> set[str]:
         "agent_stops_while_a_turn_runs": any(a == "end aborted" and b == "agent stops" for a, b in zip(lines[1:], lines)),
         "turn_fails_when_the_stack_breaks": any(a == "error turn_failed" and b == "end failed" for a, b in zip(lines, lines[1:])),
         "turn_fails_on_a_broken_stack": any(a.startswith("input ") and b == "error turn_failed" for a, b in zip(lines, lines[1:])),
+        "child_spawn_not_json": any(e.get("spawn_line") == "not json" for e in events) and "spawn exit 2: " in text,
+        "child_spawn_not_an_object": any(isinstance(e.get("spawn_line"), str) and isinstance(_json_or_none(e["spawn_line"]), list) for e in events) and "spawn exit 2: " in text,
+        "child_parent_gone": any(isinstance(e.get("spawn_line"), dict) for e in events) and "spawn exit 1" in lines,
         "abort_as_the_turn_starts": any(e.get("early", {}).get("abort") is True for e in inputs)
         and any(a.startswith("input ") and b == "abort ok" and c == "end aborted" for a, b, c in zip(lines, lines[1:], lines[2:])),
         "steer_as_the_turn_starts": any(f"row joined: {t}" in text for e in inputs if not e.get("early", {}).get("abort") for t in e.get("early", {}).get("steer", [])),
@@ -1636,6 +1680,13 @@ def reached(events: Sequence[Event]) -> set[str]:
     }
     found.update(name for name, hit in more.items() if hit)
     return found
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def segments(lines: Sequence[str]) -> list[list[str]]:
@@ -1713,7 +1764,7 @@ def compaction_cases(events: Sequence[Event], lines: Sequence[str]) -> set[str]:
 
 BRIDGE = Bridge(
     area="agent",
-    count=BROKEN_STACK_FIRST + BROKEN_STACKS,
+    count=SPAWN_FIRST + 1,
     generate=generate,
     model=model_transcript,
     production=production,

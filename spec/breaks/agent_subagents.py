@@ -60,4 +60,20 @@ BREAKS = [
         "                    return Outcome(name, kind=FAILED, message=",
         "a child killed after subagentStallMs of silence is told as a child that failed, not one that stalled",
     ),
+    Break(
+        "agent_child_bad_spawn_exit_0",
+        "agent",
+        "eukhe.agent.child",
+        '        print(f"eukhe.agent.child: the spawn line is not a JSON object: {error}", file=sys.stderr)\n        return 2',
+        '        print(f"eukhe.agent.child: the spawn line is not a JSON object: {error}", file=sys.stderr)\n        return 0',
+        "a child whose spawn line is not a JSON object ends with status 0, as if it had served",
+    ),
+    Break(
+        "agent_child_outlives_its_parent",
+        "agent",
+        "eukhe.agent.child",
+        '    if spawn.get("parent") is not None and os.getppid() != spawn["parent"]:',
+        '    if spawn.get("parent") is not None and os.getppid() != spawn["parent"] and False:',
+        "a child whose parent died before it asked to die with it runs on",
+    ),
 ]

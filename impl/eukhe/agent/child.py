@@ -118,6 +118,7 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
     try:
         model = resolve_model(agent_dir, settings.cvars, str(chosen["provider"]), str(chosen["id"]))
     except NoModel as error:
+        _ignore_ends()
         pipe.send({"done": {"reason": FAILED, "text": str(error), "report": ""}})
         return
     loop = asyncio.get_running_loop()
@@ -147,11 +148,8 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
                     turning.cancel()
                 await asyncio.gather(turning, return_exceptions=True)
                 for number in (signal.SIGTERM, signal.SIGINT):
-                    # The turn ended. The parent ends the child's group as the report comes: a
-                    # signal then would find the loop closing (Python's "Exception ignored ...
-                    # signal wakeup fd" on stderr) or cut the scratch dir's removal short.
                     loop.remove_signal_handler(number)
-                    signal.signal(number, signal.SIG_IGN)
+                _ignore_ends()
             finally:
                 await pool.aclose()
             report = ""
@@ -160,6 +158,14 @@ async def run(spawn: Mapping[str, Any], pipe: _Pipe) -> None:
                 content = answers[-1].content if answers else ""
                 report = str(content.get("text", "")) if isinstance(content, dict) else str(content)
             pipe.send({"done": {"reason": ended.get("reason", FAILED), "text": ended.get("text", ""), "report": report}})
+
+
+def _ignore_ends() -> None:
+    """The turn ended, or never began: the parent ends the child's group as the report comes, and
+    a signal then would find the loop closing (Python's "Exception ignored ... signal wakeup fd"
+    on stderr) or cut the scratch dir's removal short; the child ends by itself."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_IGN)
 
 
 def _with_view(view: object, task: str) -> str:
