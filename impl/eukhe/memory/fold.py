@@ -90,7 +90,7 @@ def fold(t: int, merges: Sequence[MergeLine], built: Built | None = None) -> tup
     firsts = np.clip(indexes, 0, t + 1) << level
     lasts = ((np.clip(indexes, 0, t + 1) + 1) << level) - 1
     wrong = np.flatnonzero((levels < 1) | (levels > 32) | (indexes > t) | (lasts >= ends))  # no merge of its messages
-    if len(wrong) and (late == len(merges) or which[wrong[0]] < late):
+    if len(wrong):  # every line before ``late``: ``which`` counts only those
         k = int(wrong[0])
         index = int(which[k])
         node = merges[index].lines[k - int(sum(counts[:index]))]
