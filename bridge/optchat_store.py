@@ -7,7 +7,10 @@ Scenarios: 0 and 1 = 250 and 350 messages with a late compactor (calls end, fail
 and restarts every 20-120 events; 2..7 = random runs with small budgets and restarts; 8..299 =
 short runs (``bridge.optchat.short``: tens of events, every job count, the sizes at the 512-byte
 cut) with restarts every 2-24 events, some before any message and some twice in a row, so that
-the short runs alone reach every rule case and input class. The directory is made under
+the short runs alone reach every rule case and input class; 300 = a short run whose second
+restart finds the store's index (index.bin, a cache: memory.md D1) taken by a directory, so it
+can be neither read nor written again: every later start scans the logs whole, and the
+transcript goes on as if the index were not there. The directory is made under
 /dev/shm when it exists (real files, cheap fsync), else the temp dir.
 
 This printer drives eukhe code only: it never imports the model.
@@ -25,10 +28,11 @@ from bridge.core import Bridge, Event
 from bridge.optchat import Recorded, _late, classes, planner_config, play, short
 from eukhe.memory.chat import Chat, Config
 from eukhe.memory.durable import DurableChat
-from eukhe.memory.store import Store
+from eukhe.memory.store import INDEX_FILE, Store
 
-COUNT = 300
+COUNT = 301
 SHORT_FIRST = 8
+INDEX_TAKEN = 300  # the scenario whose index.bin a directory takes
 CLOCK = "2026-11-30T12:00:00+00:00"
 
 
@@ -85,6 +89,11 @@ def _short(r: random.Random, index: int) -> list[Event]:
 
 
 def generate(index: int) -> list[Event]:
+    if index == INDEX_TAKEN:
+        events = _short(random.Random(7_100_011 + index), index)
+        restarts = [k for k, event in enumerate(events) if event.get("e") == "restart"]
+        events[restarts[1]] = {"e": "restart", "index": "directory"}
+        return events
     if index >= SHORT_FIRST:
         return _short(random.Random(7_100_011 + index), index)
     r = random.Random(7_000_011 + index)
@@ -125,9 +134,14 @@ class _Run:
         return DurableChat.open(self.config, self.store.messages, self.store.tree, self.store, lambda: CLOCK)
 
     def other(self, kind: object, event: Event) -> str | None:
-        return self.restart() if kind == "restart" else None
+        return self.restart(event.get("index")) if kind == "restart" else None
 
-    def restart(self) -> str:
+    def restart(self, index: object = None) -> str:
+        if index == "directory":  # the index's path taken by a directory: it can be neither read nor replaced
+            taken = self.root / INDEX_FILE
+            taken.unlink(missing_ok=True)
+            taken.mkdir()
+            self.cases.add("restart_index_taken")
         chat = self.chat
         if chat.running:
             self.cases.add("restart_running")
@@ -189,6 +203,7 @@ CASES = frozenset(
         "restart_waiting",  # a turn waiting at the restart: no turn waits after it
         "restart_ready_merges",  # ready merges queued again in the order they became ready
         "restart_view_json_matches",  # D1: the folded view equals the saved view.json
+        "restart_index_taken",  # D1: an index that can be neither read nor written changes nothing read
         "batch",  # rule 23
         "batch_resumed",  # rule 24, F1
         "free_merge",  # rule 12: free parents logged as node lines

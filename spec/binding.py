@@ -150,6 +150,18 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # dictation) are held by the same rule. A held module is raised as its laws and bridges reach more. Measured by laws and bridges
 # alone at 8927628 (production as of 771322f): the figure after each; those marked "at b8eb0c2" were measured again there (the agent,
 # daemon and cli bridges and every law), and agent/inflight.py (100%) and agent/tools/schema.py (100%) are no longer held.
+# Seven wire modules are no longer held: the infer laws' malformed and odd-framing replies took in
+# events each API allows that carry nothing of the reply (Anthropic's redacted thinking and unknown
+# delta types, Bedrock's redacted reasoning and citation deltas), an SSE CR LF split over two reads,
+# Codex's response.done; the failures before a reply took in unreadable retry hints, an Azure
+# resource name that is no DNS label and Bedrock with no credentials; the forced calls offer a tool
+# with a description. The event-stream encoder moved to the loopback server (the product only reads
+# frames) and the wire's base classes are abstract (no `raise NotImplementedError` bodies). By the
+# infer laws alone: anthropic 95.96%, azure 97.78%, base 95.20%, bedrock 95.07% (before the
+# description and the credentials), eventstream 97.20%, codex 98.25%, sse 100%.
+# The chat memory's store is no longer held: the optchat_store bridge's scenario 300 finds its
+# index.bin taken by a directory (neither read nor written again: the lines that read and write the
+# cache's failures), the transcript unchanged.
 MODULE_HELD: dict[str, float] = {
     "agent/client.py": 94.0,  # 96.64% of 119 at b8eb0c2
     "agent/daemon.py": 93.0,  # 94.06% of 1112
@@ -163,17 +175,9 @@ MODULE_HELD: dict[str, float] = {
     "commands/memory_cache.py": 91.0,  # 92.16% of 357
     "commands/tui.py": 76.0,  # 80.85% of 47
     "corebuild.py": 92.0,  # 94.44% of 90
-    "inference/wire/anthropic.py": 93.0,  # 94.12% of 272
-    "inference/wire/azure_openai_responses.py": 88.0,  # 93.33% of 45
-    "inference/wire/base.py": 94.0,  # 95.19% of 374
-    "inference/wire/bedrock_converse_stream.py": 92.0,  # 93.10% of 406
-    "inference/wire/eventstream.py": 83.0,  # 85.12% of 168
     "inference/wire/openai_chat.py": 92.0,  # 93.33% of 240
-    "inference/wire/openai_codex_responses.py": 89.0,  # 92.98% of 57
     "inference/wire/pool.py": 87.0,  # 92.50% of 40
-    "inference/wire/sse.py": 92.0,  # 94.79% of 96
     "memory/fold.py": 86.0,  # 87.59% of 274
-    "memory/store.py": 93.0,  # 94.87% of 156
     "memory/turn.py": 94.0,  # 95.79% of 428
     "memory/view.py": 91.0,  # 93.41% of 91
     "session/lock.py": 90.0,  # 92.86% of 70

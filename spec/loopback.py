@@ -52,10 +52,13 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import struct
 import threading
+import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -63,6 +66,66 @@ from urllib.parse import parse_qs, urlsplit
 from eukhe.inference.wire import eventstream
 
 STALL_CAP = 60.0  # seconds a Stall or Wait holds a thread at most (the server never hangs a run)
+
+# -- AWS event-stream frames (Bedrock's stream) -------------------------------------------------------
+# The product only reads frames (eukhe.inference.wire.eventstream.Decoder); the server writes them.
+# Judged by botocore's parser (tests/wire/test_sdk_bedrock.py).
+
+
+@dataclass(frozen=True)
+class Int8:
+    value: int
+
+
+@dataclass(frozen=True)
+class Int16:
+    value: int
+
+
+@dataclass(frozen=True)
+class Int32:
+    value: int
+
+
+FrameHeader = eventstream.HeaderValue | Int8 | Int16 | Int32
+
+
+def _frame_header(name: str, value: FrameHeader) -> bytes:
+    raw = name.encode("utf-8")
+    if not 0 < len(raw) < 256:
+        raise eventstream.FramingError(f"header name {name!r} must be 1 to 255 bytes")
+    head = struct.pack(">B", len(raw)) + raw
+    if isinstance(value, bool):
+        return head + struct.pack(">B", 0 if value else 1)
+    if isinstance(value, Int8):
+        return head + struct.pack(">Bb", 2, value.value)
+    if isinstance(value, Int16):
+        return head + struct.pack(">Bh", 3, value.value)
+    if isinstance(value, Int32):
+        return head + struct.pack(">Bi", 4, value.value)
+    if isinstance(value, int):
+        return head + struct.pack(">Bq", 5, value)
+    if isinstance(value, bytes):
+        return head + struct.pack(">BH", 6, len(value)) + value
+    if isinstance(value, str):
+        text = value.encode("utf-8")
+        return head + struct.pack(">BH", 7, len(text)) + text
+    if isinstance(value, datetime):
+        return head + struct.pack(">Bq", 8, int(value.timestamp() * 1000))
+    return head + struct.pack(">B", 9) + value.bytes
+
+
+def event_frame(headers: dict[str, FrameHeader], payload: bytes) -> bytes:
+    """One framed message (an int without a width is written as int64)."""
+    block = b"".join(_frame_header(name, value) for name, value in headers.items())
+    total = eventstream.PRELUDE + len(block) + len(payload) + 4
+    if len(block) > eventstream.MAX_HEADERS or total > eventstream.MAX_MESSAGE:
+        raise eventstream.FramingError(f"a message of {total} bytes with {len(block)} bytes of headers is past the format's limits")
+    prelude = struct.pack(">II", total, len(block))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    body = prelude + block + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
 
 # -- the script ---------------------------------------------------------------------------------------
 
@@ -731,7 +794,7 @@ BEDROCK_EVENT_STREAM = "application/vnd.amazon.eventstream"
 
 def _frame(event: str, payload: dict[str, Any]) -> bytes:
     data = json.dumps(payload, ensure_ascii=False).encode()
-    return eventstream.encode({":event-type": event, ":content-type": "application/json", ":message-type": "event"}, data)
+    return event_frame({":event-type": event, ":content-type": "application/json", ":message-type": "event"}, data)
 
 
 def render_bedrock(reply: Stream, model: str, body: Any = None) -> list[Frame]:
@@ -776,7 +839,7 @@ def render_bedrock(reply: Stream, model: str, body: Any = None) -> list[Frame]:
             continue
         elif isinstance(part, ErrorEvent):
             data = json.dumps({"message": part.message}, ensure_ascii=False).encode()
-            out.append(eventstream.encode({":exception-type": part.kind, ":content-type": "application/json", ":message-type": "exception"}, data))
+            out.append(event_frame({":exception-type": part.kind, ":content-type": "application/json", ":message-type": "exception"}, data))
             return out
         else:
             out += _control(part)

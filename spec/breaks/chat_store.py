@@ -151,4 +151,20 @@ BREAKS = [
         "if not all(True or _INT64_MIN <= x <= _INT64_MAX for x in",
         "the defect the merged laws found: a merge line naming a node past 64 bits (read by the scan) crashes the index writer, so the chat cannot open",
     ),
+    Break(
+        "store_index_unreadable_raises",
+        AREA,
+        "eukhe.memory.store",
+        "        except OSError:\n            self.index = \"unreadable\"",
+        "        except IsADirectoryError:\n            raise",
+        "an index.bin that cannot be read (a directory in its place) stops the chat from opening, though the index is only a cache",
+    ),
+    Break(
+        "store_index_write_failure_raises",
+        AREA,
+        "eukhe.memory.store",
+        "            replace(path, data, self.directory / f\".{INDEX_FILE}.tmp\")  # a cache: no fsync\n        except OSError:\n            return",
+        "            replace(path, data, self.directory / f\".{INDEX_FILE}.tmp\")  # a cache: no fsync\n        except FileNotFoundError:\n            return",
+        "an index that cannot be written (its path a directory) stops the chat from opening, though the index is only a cache",
+    ),
 ]

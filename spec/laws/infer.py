@@ -896,8 +896,9 @@ def _force_law(prop: Any, label: str) -> Evidence:
 # choice is unsupported); each attempt's flag is read from the body the server received, in the
 # API's own form (spec.oracles.infer: forced_says; Mistral names no tool in its choice, so its flag
 # is a forcing tool_choice with the tool offered), the soft prompt must name the tool in the
-# request's last user turn, and whether the model called the tool is read from the reply the client
-# decoded.
+# request's last user turn, both tools are offered with their descriptions (one has none: Bedrock's
+# form leaves it out, as the API refuses an empty one), and whether the model called the tool is
+# read from the reply the client decoded.
 WIRE_VARIANTS: tuple[tuple[str, bool], ...] = tuple((api, False) for api in WIRE_APIS) + tuple((api, True) for api in WIRE_APIS if api in oracle.MANUAL_THINKING_REJECTS)
 WIRE_RUNS = (
     f"the {len(WIRE_APIS)} wire APIs over loopback (and {', '.join(api for api, manual in WIRE_VARIANTS if manual)} with manual thinking)"
@@ -955,6 +956,7 @@ FORCE_HISTORIES: tuple[tuple[str, tuple[WireMessage, ...]], ...] = (
 # compat settings under a bare /v1 root; Bedrock signed with SigV4 from AWS credentials (no key),
 # its signature judged by botocore's own signer over the bytes the server received.
 AWS_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "AKIDLAWS", "AWS_SECRET_ACCESS_KEY": "law-secret", "AWS_SESSION_TOKEN": "law-token", "AWS_REGION": "eu-west-3"}
+AWS_SIGN_IN = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")  # every way the environment signs in to Bedrock
 _JWT = ".".join(
     base64.urlsafe_b64encode(part).decode("ascii").rstrip("=")
     for part in (b'{"alg":"none"}', b'{"https://api.openai.com/auth": {"chatgpt_account_id": "acct-law"}}', b"sig")
@@ -988,9 +990,10 @@ def _wire_sign_in(api: str, second: bool = False) -> tuple[dict[str, Any], dict[
 
 
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """os.environ with ``values`` set (and AWS_BEARER_TOKEN_BEDROCK unset when they sign in to AWS)."""
-    drop = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_DEFAULT_REGION") if values else ()
+def _environment(values: dict[str, str], unset: Sequence[str] = ()) -> Iterator[None]:
+    """os.environ with ``values`` set and ``unset`` unset (and AWS_BEARER_TOKEN_BEDROCK unset when
+    they sign in to AWS)."""
+    drop = (*unset, *(("AWS_BEARER_TOKEN_BEDROCK", "AWS_DEFAULT_REGION") if values else ()))
     saved = {name: os.environ.get(name) for name in (*values, *drop)}
     try:
         for name in drop:
@@ -1031,7 +1034,8 @@ def _sigv4_says(recorded: lb.Recorded) -> bool:
 def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.Forced]:
     from eukhe.inference.wire import WireModel
 
-    tools = (WireTool("read"), WireTool("edit"))
+    tools = (WireTool("read", "Read a file."), WireTool("edit"))
+    described = {api: ("Read a file.", None if api == oracle.API_BEDROCK else "") for api in WIRE_APIS}  # Bedrock refuses an empty description
     out = {}
     for case in _wire_force_cases():
         api, manual, retries, free, replies = case
@@ -1056,6 +1060,8 @@ def _wire_force_runs() -> dict[tuple[str, bool, int, bool, tuple[bool, ...]], m.
             flag = oracle.forced_says(api, recorded.body, "read")
             if oracle.tool_names_says(api, recorded.body) != ("read", "edit"):
                 raise LawFailed(f"{api}: attempt {request.attempt} offers {oracle.tool_names_says(api, recorded.body)}, not the tools read, edit")
+            if oracle.tool_descriptions_says(api, recorded.body) != described[api]:
+                raise LawFailed(f"{api}: attempt {request.attempt} describes the tools as {oracle.tool_descriptions_says(api, recorded.body)}, not {described[api]}")
             if flag is None or "read" not in oracle.last_user_text_says(api, recorded.body).replace("go on", ""):
                 raise LawFailed(f"{api}: attempt {request.attempt} sent {recorded.body!r}: no soft prompt naming the tool, or a wrong choice")
             flags.append(flag)
@@ -3128,15 +3134,10 @@ BROKEN_ENDS = ("cut", "error event", "no end event", "not an event", "odd stop",
 
 
 def _aws_event(event: str, payload: bytes, message_type: str = "event", *more: tuple[str, str]) -> bytes:
-    """An event-stream frame (``_aws_frame``) whose headers are strings: its message type, event
-    type (or exception type) and ``more``."""
-    import struct
-
-    def string(value: str) -> bytes:
-        return struct.pack(">H", len(value.encode())) + value.encode()
-
+    """An event-stream frame whose headers are strings: its message type, event type (or
+    exception type) and ``more``."""
     named = ":exception-type" if message_type == "exception" else ":event-type"
-    return _aws_frame([(":message-type", 7, string(message_type)), (named, 7, string(event)), *((n, 7, string(v)) for n, v in more)], payload)
+    return lb.event_frame({":message-type": message_type, named: event, **dict(more)}, payload)
 
 
 def _aws_prelude(total: int, headers: int) -> bytes:
@@ -3211,6 +3212,34 @@ MALFORMED: dict[str, list[bytes]] = {
 }
 
 
+# Events each API's grammar allows that carry nothing of the reply, after its parts (S6.10: the
+# reply is read as if they were not there): Anthropic's redacted thinking block, a delta of a type
+# the reader does not know (the API adds types, as citations_delta), message_deltas with no stop
+# reason: stop_details without an explanation and no usage, usage without output tokens; Bedrock's redacted
+# reasoning block, a block start that is no tool use, a citation delta, a metadata event with
+# metrics and no usage; an OpenAI chat chunk with no choices (a compatible server's keep-alive).
+QUIET: dict[str, list[bytes]] = {
+    "anthropic-messages": [
+        _sse("content_block_start", '{"type": "content_block_start", "index": 4, "content_block": {"type": "redacted_thinking", "data": "b3BhcXVl"}}'),
+        _sse("content_block_stop", '{"type": "content_block_stop", "index": 4}'),
+        _sse("content_block_start", '{"type": "content_block_start", "index": 5, "content_block": {"type": "text", "text": ""}}'),
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": 5, "delta": {"type": "citations_delta", "citation": {"type": "char_location"}}}'),
+        _sse("content_block_stop", '{"type": "content_block_stop", "index": 5}'),
+        _sse("message_delta", '{"type": "message_delta", "delta": {"stop_details": {"type": "none"}}}'),
+        _sse("message_delta", '{"type": "message_delta", "delta": {}, "usage": {"input_tokens": 3}}'),
+    ],
+    oracle.API_BEDROCK: [
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 4, "delta": {"reasoningContent": {"redactedContent": "b3BhcXVl"}}}'),
+        _aws_event("contentBlockStop", b'{"contentBlockIndex": 4}'),
+        _aws_event("contentBlockStart", b'{"contentBlockIndex": 5, "start": {"image": {}}}'),
+        _aws_event("contentBlockDelta", b'{"contentBlockIndex": 5, "delta": {"citation": {"title": "a"}}}'),
+        _aws_event("contentBlockStop", b'{"contentBlockIndex": 5}'),
+        _aws_event("metadata", b'{"metrics": {"latencyMs": 5}}'),
+    ],
+    oracle.API_CHAT: [b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk"}\n\n'],
+}
+
+
 def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream]]:
     garbage = (
         [_aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", prelude_crc=1), _aws_frame([(":message-type", 7, b"\x00\x05event")], b"{}", message_crc=1), _aws_frame([("x", 10, b"")], b"{}")]
@@ -3228,7 +3257,17 @@ def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream
         typed = _aws_frame(_aws_typed_headers(), b"{}")  # split over two reads: the first half waits for the rest
         out.append(("odd framing", lb.Stream([lb.RawBytes(typed[:20]), lb.Delay(0.02), lb.RawBytes(typed[20:]), *parts], stop="toolUse")))
     else:  # SSE lines that carry no event: a comment, an event name with no data, an id, a retry field; CR, LF and CR LF ends
-        out.append(("odd framing", lb.Stream([lb.RawBytes(b": keep-alive\r\n\r\nevent: ping\r\rid: 7\n\nretry: 5\r\n\r\n"), *parts], stop="toolUse")))
+        framing: list[lb.Part] = [lb.RawBytes(b": keep-alive\r\n\r\nevent: ping\r\rid: 7\n\nretry: 5\r\n\r\n")]
+        # a field with no space after its colon, and an event of two data lines whose CR LF is split
+        # over two reads (the CR last in the first piece: the LF after it is no second line end, so
+        # the data is one JSON object of no field the API reads, not two lines that are no JSON)
+        framing += [lb.RawBytes(b'retry:5\r\n\r\ndata: {"law":\r'), lb.Delay(0.02), lb.RawBytes(b"\ndata: 1}\r\n\r\n")]
+        out.append(("odd framing", lb.Stream([*framing, *parts], stop="toolUse")))
+    if api in QUIET:
+        out.append(("odd framing", lb.Stream([*parts, lb.RawBytes(b"".join(QUIET[api]))], stop="toolUse")))
+    if api == oracle.API_CODEX:  # the ChatGPT backend's end event, response.done, ends the reply as response.completed does
+        done = _sse("response.done", '{"type": "response.done", "response": {"status": "completed"}}')
+        out.append(("odd framing", lb.Stream([*parts, lb.RawBytes(done)], stop="toolUse", end=False)))
     if api == oracle.API_MISTRAL:  # content chunks that carry no text of the reply: an image, an empty text chunk
         chunks = [
             _sse("message.output.delta", '{"type": "message.output.delta", "output_index": 0, "content_index": 0, "content": {"type": "image_url", "image_url": "https://x/y.png"}}'),
@@ -3299,10 +3338,12 @@ def _wire_refusals() -> Evidence:
 # of the reply that came. Each case: its API, scripts in turn, retries, the client's options, and
 # what the seed says: the outcome ("reply" or "error"), the attempts the server saw, the waits and
 # the words each retry's line names. Hints the clients cannot read (a date with no zone, text, a
-# Duration that is no number) leave the backoff: at most retry.baseDelayMs.
+# negative count, a Duration that is no number, error details with no RetryInfo) leave the backoff:
+# at most retry.baseDelayMs.
 _ERR = '{"error": {"type": "invalid_request_error", "message": "no"}}'
 _CALLED = lb.Stream([lb.Text("on it"), lb.Call("read", '{"path": "a"}', "c1")], stop="toolUse")
 _GOOGLE_DELAY = '[{"error": {"code": 500, "status": "INTERNAL", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ss"}]}}]'
+_GOOGLE_NO_DELAY = '[{"error": {"code": 500, "status": "INTERNAL", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "BUSY"}]}}]'
 FailureCase = tuple[str, tuple[lb.Script, ...], int, dict[str, Any], str, int, tuple[str, ...]]
 FAILURES: tuple[FailureCase, ...] = (
     (oracle.API_CHAT, (lb.Fail(400, _ERR),), 2, {}, "error", 1, ()),
@@ -3310,9 +3351,11 @@ FAILURES: tuple[FailureCase, ...] = (
     (oracle.API_CHAT, (lb.Fail(400, _ERR, (("x-should-retry", "true"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 400 invalid_request_error",)),
     (oracle.API_CHAT, (lb.Fail(429, _ERR, (("retry-after", "100000"),)),), 2, {}, "error", 1, ()),
     (oracle.API_CHAT, (lb.Fail(503, headers=(("retry-after-ms", "soon"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 503 server_error",)),
+    (oracle.API_CHAT, (lb.Fail(503, headers=(("retry-after-ms", "-5"),)), _CALLED), 2, {}, "reply", 2, ("HTTP 503 server_error",)),
     (oracle.API_CHAT, (lb.Fail(502, "bad gateway"), _CALLED), 2, {}, "reply", 2, ("HTTP 502",)),
     (oracle.API_CHAT, (lb.Fail(503, headers=(("retry-after", "Wed, 21 Oct 2015 07:28:00"),)), lb.Fail(504, headers=(("retry-after", "tomorrow"),)), _CALLED), 2, {}, "reply", 3, ("HTTP 503", "HTTP 504")),
     (oracle.API_GOOGLE, (lb.Fail(500, _GOOGLE_DELAY % "x"), lb.Fail(500, _GOOGLE_DELAY.replace('"%ss"', "5")), _CALLED), 2, {}, "reply", 3, ("HTTP 500 INTERNAL", "HTTP 500 INTERNAL")),
+    (oracle.API_GOOGLE, (lb.Fail(500, _GOOGLE_NO_DELAY), _CALLED), 2, {}, "reply", 2, ("HTTP 500 INTERNAL",)),
     (oracle.API_CHAT, (lb.Fail(503), lb.Fail(503), lb.Fail(503)), 2, {}, "error", 3, ("HTTP 503", "HTTP 503")),
     (oracle.API_CHAT, (lb.Fail(200, "{}"),), 2, {}, "error", 1, ()),
     (oracle.API_CHAT, (lb.Stream([lb.Cut()]), _CALLED), 1, {}, "reply", 2, ("stream cut",)),
@@ -3325,20 +3368,23 @@ FAILURES: tuple[FailureCase, ...] = (
     # settings of the endpoint that cannot name one: refused before any request (a typed BadRequest, never retried)
     (oracle.API_AZURE, (), 2, {"compat": {"azureAuth": "magic"}}, "refused", 0, ()),
     (oracle.API_AZURE, (), 2, {"compat": {"azureDeployment": ""}}, "refused", 0, ()),
+    (oracle.API_AZURE, (), 2, {"compat": {"azureResource": "a b"}, "root": "/{resource}/openai/v1"}, "refused", 0, ()),
     (oracle.API_VERTEX, (), 2, {"compat": {"vertexProject": "a/b"}, "root": "/v1"}, "refused", 0, ()),
+    (oracle.API_BEDROCK, (), 2, {"api_key": "", "unset": AWS_SIGN_IN}, "refused", 0, ()),
 )
 FAILURES_LABEL = (
-    "HTTP 400 (and with x-should-retry true), 503 with x-should-retry false, a 429 asking 100000 s, unreadable hints (retry-after-ms text, a date"
-    " with no zone, text, a Gemini retryDelay that is no number), a body that is no JSON, retries used up, a 200 that is no event stream, a cut"
-    " before any event, a read timeout, the reply deadline, a refused connection, Bedrock's error type header and body; one with the"
-    " session's retry settings and the real clock; Azure and Vertex settings that name no endpoint"
+    "HTTP 400 (and with x-should-retry true), 503 with x-should-retry false, a 429 asking 100000 s, unreadable hints (retry-after-ms text or"
+    " negative, a date with no zone, text, a Gemini retryDelay that is no number, Gemini details with no RetryInfo), a body that is no JSON,"
+    " retries used up, a 200 that is no event stream, a cut before any event, a read timeout, the reply deadline, a refused connection, Bedrock's"
+    " error type header and body; one with the session's retry settings and the real clock; Azure and Vertex settings that name no endpoint"
+    " (an Azure resource name that is no DNS label); Bedrock with neither an API key nor AWS credentials"
 )
 
 
 def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
     server = _wire_server()
     events, pool = _wire_session()
-    fields = ("base_url", "compat")
+    fields = ("base_url", "compat", "api_key")
 
     async def run() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
         out: list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]] = []
@@ -3346,7 +3392,7 @@ def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float
             model = dataclasses.replace(_wire_model(api), **{k: v for k, v in options.items() if k in fields})
             if "root" in options:  # a bare root: the project and location come from the settings
                 model = dataclasses.replace(model, base_url=server.url + options["root"])
-            client = client_for(model, pool=pool, **{k: v for k, v in options.items() if k not in (*fields, "root")})
+            client = client_for(model, pool=pool, **{k: v for k, v in options.items() if k not in (*fields, "root", "unset")})
             clock, lines = _NoSleep(), []
             if retries < 0:  # the session's settings (control.md S4 retry.*) and the event loop's clock
                 settings = {"retry.enabled": True, "retry.maxRetries": 1, "retry.baseDelayMs": 1}
@@ -3358,7 +3404,8 @@ def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float
             server.script(*scripts)
             outcome: WireOutcome | BadRequest
             try:
-                outcome = await collect(retrying.stream(WireRequest((WireMessage("user", "go"),))))
+                with _environment({}, options.get("unset", ())):
+                    outcome = await collect(retrying.stream(WireRequest((WireMessage("user", "go"),))))
             except (WireError, BadRequest) as error:
                 outcome = error
             with server._lock:

@@ -506,6 +506,18 @@ def tool_names_says(api: str, body: dict[str, Any]) -> tuple[str, ...]:
     return tuple(t["name"] for t in body.get("tools", []))
 
 
+def tool_descriptions_says(api: str, body: dict[str, Any]) -> tuple[str | None, ...]:
+    """Each offered tool's description, in order (None where the body gives none)."""
+    form = FORM[api]
+    if form == GEMINI:
+        return tuple(d.get("description") for entry in body.get("tools", []) for d in entry["functionDeclarations"])
+    if form in (CHAT, MISTRAL):
+        return tuple(t["function"].get("description") for t in body.get("tools", []))
+    if form == CONVERSE:
+        return tuple(t["toolSpec"].get("description") for t in body.get("toolConfig", {}).get("tools", []))
+    return tuple(t.get("description") for t in body.get("tools", []))
+
+
 def strict_says(api: str, body: dict[str, Any]) -> tuple[bool, ...] | None:
     """Each offered tool's strict flag (S6.4) where the API has one per tool (chat
     function.strict, Responses strict, Anthropic strict, Mistral function.strict, Bedrock

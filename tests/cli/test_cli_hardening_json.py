@@ -20,9 +20,8 @@ from cli_support import InProcess, run_process
 from loopback_models import write_loopback_models
 
 from eukhe import strict_json
-from eukhe.inference.wire import eventstream
 from eukhe.settings import files
-from spec.loopback import Body, LoopbackServer
+from spec.loopback import Body, LoopbackServer, event_frame
 
 DEEP = 20_000
 DEEP_TEXT = "[" * DEEP + "]" * DEEP
@@ -92,7 +91,7 @@ def test_a_deep_settings_document_is_a_settings_error(tmp_path: Path) -> None:
 def _deep_body(api: str, payload: str) -> Body:
     if api == "bedrock-converse-stream":
         headers = {":event-type": "messageStart", ":content-type": "application/json", ":message-type": "event"}
-        return Body(eventstream.encode(headers, payload.encode()))  # type: ignore[arg-type]
+        return Body(event_frame(headers, payload.encode()))  # type: ignore[arg-type]
     event = {"anthropic-messages": "event: message_start\n", "openai-responses": "event: response.created\n"}.get(api, "")
     return Body(f"{event}data: {payload}\n\n".encode())
 

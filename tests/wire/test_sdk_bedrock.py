@@ -2,7 +2,8 @@
 event-stream framing (impl/eukhe/inference/wire/eventstream.py) and the SigV4 signer
 (impl/eukhe/inference/wire/sigv4.py). Production never imports botocore; these tests do.
 
-1. Framing, both ways: botocore's ``EventStreamBuffer`` parses what our encoder frames (every
+1. Framing, both ways: botocore's ``EventStreamBuffer`` parses what the loopback server's encoder
+   (spec.loopback.event_frame: the product only reads frames) frames (every
    header type, empty and large payloads, unicode), fed in pieces of every size; our decoder
    parses what botocore frames (botocore's own test vectors' encoder: its
    ``EventStreamMessage`` is built from our decoded parts and re-serialized by hand from
@@ -75,9 +76,9 @@ from wire_support import ask, model, reply
 from eukhe.inference import force
 from eukhe.inference.wire import eventstream, sigv4
 from eukhe.inference.wire.events import ProviderError
-from eukhe.inference.wire.eventstream import Decoder, FramingError, Int8, Int16, Int32, encode
+from eukhe.inference.wire.eventstream import Decoder, FramingError
 from eukhe.inference.wire.plan import Message, Request, Thought
-from spec.loopback import RENDER, Body, ErrorEvent, LoopbackServer, Recorded, Stream, Text
+from spec.loopback import RENDER, Body, ErrorEvent, Int8, Int16, Int32, LoopbackServer, Recorded, Stream, Text, event_frame
 
 WHEN = datetime(2026, 1, 1, 12, 34, 56, tzinfo=timezone.utc)
 UUID = uuid.UUID("12345678-1234-5678-1234-567812345678")
@@ -114,7 +115,7 @@ def plain(value: Any) -> Any:
 
 @pytest.mark.parametrize("piece", [1, 7, 4096, 1 << 20])
 def test_botocore_parses_what_we_frame(piece: int) -> None:
-    data = b"".join(encode(headers, payload) for headers, payload in MESSAGES)
+    data = b"".join(event_frame(headers, payload) for headers, payload in MESSAGES)
     parsed = boto_parse(data, piece)
     assert len(parsed) == len(MESSAGES)
     for message, (headers, payload) in zip(parsed, MESSAGES):
@@ -157,12 +158,12 @@ def test_our_decoder_parses_what_botocore_parses(piece: int) -> None:
         ours += decoder.feed(data[at : at + piece])
     assert decoder.pending == 0
     assert [(m.headers, m.payload) for m in ours] == [(dict(m.headers), m.payload) for m in theirs]
-    assert [encode(m.headers, m.payload) for m in ours] == frames  # string headers: our framing is byte for byte botocore's
+    assert [event_frame(m.headers, m.payload) for m in ours] == frames  # string headers: our framing is byte for byte botocore's
 
 
 @pytest.mark.parametrize("where", [0, 5, 9, 20, -1])
 def test_a_flipped_byte_is_refused_by_both(where: int) -> None:
-    frame = bytearray(encode({":event-type": "messageStop"}, b'{"stopReason":"end_turn"}'))
+    frame = bytearray(event_frame({":event-type": "messageStop"}, b'{"stopReason":"end_turn"}'))
     frame[where] ^= 0x01
     with pytest.raises(ParserError):
         boto_parse(bytes(frame), 1 << 20)
@@ -172,7 +173,7 @@ def test_a_flipped_byte_is_refused_by_both(where: int) -> None:
 
 def test_a_message_past_the_limits_is_refused() -> None:
     with pytest.raises(FramingError):
-        encode({}, b"x" * eventstream.MAX_MESSAGE)
+        event_frame({}, b"x" * eventstream.MAX_MESSAGE)
     prelude = struct.pack(">II", eventstream.MAX_MESSAGE + 1, 0)
     with pytest.raises(FramingError, match="limits"):
         Decoder().feed(prelude + struct.pack(">I", eventstream._crc(prelude)))

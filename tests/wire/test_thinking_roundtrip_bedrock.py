@@ -21,11 +21,10 @@ import pytest
 from test_sdk_bedrock import validate
 
 from eukhe.inference.wire import client_for
-from eukhe.inference.wire.eventstream import encode
 from eukhe.inference.wire.plan import WireModel
 from eukhe.memory.owner import Memory
 from eukhe.memory.turn import Turns
-from spec.loopback import Call, LoopbackServer, RawBytes, Recorded, Stream, Text, Thinking, base_url
+from spec.loopback import Call, LoopbackServer, RawBytes, Recorded, Stream, Text, Thinking, base_url, event_frame
 
 API = "bedrock-converse-stream"
 MODEL = "us.anthropic.claude-opus-4-6-v1:0"
@@ -63,17 +62,17 @@ def test_bedrock_gets_its_signed_reasoning_before_the_tool_use(memory: Memory, s
 
 
 def frame(payload: dict[str, object]) -> RawBytes:
-    return RawBytes(encode({":event-type": "contentBlockDelta", ":content-type": "application/json", ":message-type": "event"}, json.dumps(payload).encode()))
+    return RawBytes(event_frame({":event-type": "contentBlockDelta", ":content-type": "application/json", ":message-type": "event"}, json.dumps(payload).encode()))
 
 
 def test_redacted_reasoning_goes_back_as_the_bytes_it_came_as(memory: Memory, server: LoopbackServer) -> None:
     pieces = [base64.b64encode(REDACTED[:7]).decode(), base64.b64encode(REDACTED[7:]).decode()]
     redacted = [frame({"contentBlockIndex": 9, "delta": {"reasoningContent": {"redactedContent": piece}}}) for piece in pieces]
-    stop = RawBytes(encode({":event-type": "contentBlockStop", ":content-type": "application/json", ":message-type": "event"}, b'{"contentBlockIndex": 9}'))
+    stop = RawBytes(event_frame({":event-type": "contentBlockStop", ":content-type": "application/json", ":message-type": "event"}, b'{"contentBlockIndex": 9}'))
     signature_pieces = [frame({"contentBlockIndex": 8, "delta": {"reasoningContent": {"text": "Two looks."}}}),
                         frame({"contentBlockIndex": 8, "delta": {"reasoningContent": {"signature": SIG[:10]}}}),
                         frame({"contentBlockIndex": 8, "delta": {"reasoningContent": {"signature": SIG[10:]}}}),
-                        RawBytes(encode({":event-type": "contentBlockStop", ":message-type": "event"}, b'{"contentBlockIndex": 8}'))]
+                        RawBytes(event_frame({":event-type": "contentBlockStop", ":message-type": "event"}, b'{"contentBlockIndex": 8}'))]
     first = Stream([*signature_pieces, *redacted, stop, Call("date", '{"id": 0}', "tooluse_a"), Call("date", '{"id": 1}', "tooluse_b")], stop="toolUse")
     got = second_request(memory, server, first)
     assert assistant_turns(got) == [[

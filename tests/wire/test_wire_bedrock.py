@@ -20,10 +20,9 @@ from wire_support import ask, model, reply
 from eukhe.inference import force
 from eukhe.inference.wire import CLIENTS, client_for
 from eukhe.inference.wire.bedrock_converse_stream import BLOCK_BINDING_BETA, BedrockConverseStream
-from eukhe.inference.wire.eventstream import encode
 from eukhe.inference.wire.events import BadRequest, MalformedEvent, ProviderError, StreamCut, ToolCall
 from eukhe.inference.wire.plan import Image, Message, Request, Thought, Tool, WireModel
-from spec.loopback import Call, Cut, ErrorEvent, Fail, LoopbackServer, RawBytes, Recorded, Stream, Text, Thinking, Tokens
+from spec.loopback import Call, Cut, ErrorEvent, Fail, LoopbackServer, RawBytes, Recorded, Stream, Text, Thinking, Tokens, event_frame
 
 API = "bedrock-converse-stream"
 OPUS_46 = "us.anthropic.claude-opus-4-6-v1:0"  # adaptive thinking, prompt caching (claude-adaptive-4-6)
@@ -54,11 +53,11 @@ def sent(server: LoopbackServer, wire: WireModel, request: Request | None = None
 
 
 def frame(event: str, payload: dict[str, Any]) -> RawBytes:
-    return RawBytes(encode({":event-type": event, ":content-type": "application/json", ":message-type": "event"}, json.dumps(payload).encode()))
+    return RawBytes(event_frame({":event-type": event, ":content-type": "application/json", ":message-type": "event"}, json.dumps(payload).encode()))
 
 
 def exception(kind: str, message: str) -> RawBytes:
-    return RawBytes(encode({":exception-type": kind, ":content-type": "application/json", ":message-type": "exception"}, json.dumps({"message": message}).encode()))
+    return RawBytes(event_frame({":exception-type": kind, ":content-type": "application/json", ":message-type": "exception"}, json.dumps({"message": message}).encode()))
 
 
 def conversation() -> tuple[Message, ...]:
@@ -329,7 +328,7 @@ def test_exception_frames_are_typed(server: LoopbackServer, kind: str, retryable
 
 
 def test_an_error_frame_is_a_provider_error(server: LoopbackServer) -> None:
-    error_frame = RawBytes(encode({":message-type": "error", ":error-code": "InternalFailure", ":error-message": "stream broke"}, b""))
+    error_frame = RawBytes(event_frame({":message-type": "error", ":error-code": "InternalFailure", ":error-message": "stream broke"}, b""))
     server.script(Stream([Text("x"), error_frame]))
     with pytest.raises(ProviderError, match="stream broke") as error:
         reply(bedrock(server))
@@ -359,21 +358,21 @@ def test_a_cut_or_an_unfinished_stream_is_a_stream_cut(server: LoopbackServer) -
     server.script(Stream([Text("x")], end=False))
     with pytest.raises(StreamCut):
         reply(bedrock(server))
-    half = encode({":event-type": "contentBlockDelta", ":message-type": "event"}, b'{"contentBlockIndex": 0, "delta": {"text": "y"}}')
+    half = event_frame({":event-type": "contentBlockDelta", ":message-type": "event"}, b'{"contentBlockIndex": 0, "delta": {"text": "y"}}')
     server.script(Stream([Text("x"), RawBytes(half[: len(half) // 2])], end=False))
     with pytest.raises(StreamCut):
         reply(bedrock(server))
 
 
 def flipped() -> RawBytes:
-    data = bytearray(encode({":event-type": "contentBlockDelta", ":message-type": "event"}, b'{"contentBlockIndex": 0, "delta": {"text": "y"}}'))
+    data = bytearray(event_frame({":event-type": "contentBlockDelta", ":message-type": "event"}, b'{"contentBlockIndex": 0, "delta": {"text": "y"}}'))
     data[-1] ^= 1
     return RawBytes(bytes(data))
 
 
 @pytest.mark.parametrize("part, says", [
     (flipped(), "does not parse"),
-    (RawBytes(encode({":event-type": "contentBlockDelta", ":message-type": "event"}, b"{not json")), "not JSON"),
+    (RawBytes(event_frame({":event-type": "contentBlockDelta", ":message-type": "event"}, b"{not json")), "not JSON"),
     (frame("contentBlockDelta", {"contentBlockIndex": 9, "delta": {"toolUse": {"input": "{}"}}}), "no toolUse start"),
     (frame("contentBlockDelta", {"contentBlockIndex": -1, "delta": {"text": "y"}}), "contentBlockIndex"),
     (frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": "not base64!"}}}), "base64"),

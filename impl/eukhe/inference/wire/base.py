@@ -17,6 +17,7 @@ import email.utils
 import json
 import ssl
 import time
+from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
@@ -108,7 +109,7 @@ class Calls:
         return out
 
 
-class Reader:
+class Reader(ABC):
     """Per-stream state of one API: ``feed`` an item of its stream (an SSE event, or what the
     client's ``items`` reads), get project events; ``done`` once the API's end event arrived;
     ``finish`` gives the end events (calls, usage, stop) or raises StreamCut when the end never
@@ -122,8 +123,9 @@ class Reader:
         self.refusal: list[str] = []  # the refusal text as it came
         self.done = False
 
+    @abstractmethod
     def feed(self, event: Any) -> list[Event]:
-        raise NotImplementedError
+        """The project events of one item of the API's stream."""
 
     def complete(self) -> bool:
         """Whether the body may end here (the end event, or what the API counts as one)."""
@@ -251,7 +253,7 @@ def should_retry(error: ProviderError, headers: Mapping[str, str]) -> ProviderEr
     return error
 
 
-class WireClient:
+class WireClient(ABC):
     """One wire API. ``stream`` sends one request and yields its events."""
 
     api: ClassVar[str] = ""
@@ -285,11 +287,13 @@ class WireClient:
     def plan(self, request: Request) -> Plan:
         return make_plan(self.book, self.model, request)
 
+    @abstractmethod
     def build(self, request: Request, plan: Plan) -> tuple[str, dict[str, str], dict[str, Any]]:
-        raise NotImplementedError
+        """The request's URL, headers and JSON body, in the API's own form."""
 
+    @abstractmethod
     def reader(self, plan: Plan) -> Reader:
-        raise NotImplementedError
+        """A reader of the reply's stream."""
 
     def headers(self, own: Mapping[str, str]) -> dict[str, str]:
         out = {"content-type": "application/json", "accept": "text/event-stream", **own}

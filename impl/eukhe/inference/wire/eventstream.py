@@ -8,8 +8,9 @@ all big-endian; a header is name length (uint8), name (UTF-8), value type (uint8
 0 true, 1 false, 2 int8, 3 int16, 4 int32, 5 int64, 6 bytes (uint16 length), 7 string (uint16
 length, UTF-8), 8 timestamp (int64 milliseconds), 9 UUID (16 bytes).
 
-``encode`` frames one message; ``Decoder`` takes bytes in any pieces and gives whole messages,
-refusing a bad CRC, a length past the limits or a header of unknown type (``FramingError``).
+``Decoder`` takes bytes in any pieces and gives whole messages, refusing a bad CRC, a length past
+the limits or a header of unknown type (``FramingError``). The product only reads frames: the
+encoder is the loopback server's (spec.loopback.frame).
 """
 
 from __future__ import annotations
@@ -32,21 +33,6 @@ class FramingError(ValueError):
 
 
 @dataclass(frozen=True)
-class Int8:
-    value: int
-
-
-@dataclass(frozen=True)
-class Int16:
-    value: int
-
-
-@dataclass(frozen=True)
-class Int32:
-    value: int
-
-
-@dataclass(frozen=True)
 class Message:
     headers: dict[str, HeaderValue] = field(default_factory=dict)
     payload: bytes = b""
@@ -59,43 +45,6 @@ class Message:
 
 def _crc(data: bytes, start: int = 0) -> int:
     return zlib.crc32(data, start) & 0xFFFFFFFF
-
-
-def _header(name: str, value: HeaderValue | Int8 | Int16 | Int32) -> bytes:
-    raw = name.encode("utf-8")
-    if not 0 < len(raw) < 256:
-        raise FramingError(f"header name {name!r} must be 1 to 255 bytes")
-    head = struct.pack(">B", len(raw)) + raw
-    if isinstance(value, bool):
-        return head + struct.pack(">B", 0 if value else 1)
-    if isinstance(value, Int8):
-        return head + struct.pack(">Bb", 2, value.value)
-    if isinstance(value, Int16):
-        return head + struct.pack(">Bh", 3, value.value)
-    if isinstance(value, Int32):
-        return head + struct.pack(">Bi", 4, value.value)
-    if isinstance(value, int):
-        return head + struct.pack(">Bq", 5, value)
-    if isinstance(value, bytes):
-        return head + struct.pack(">BH", 6, len(value)) + value
-    if isinstance(value, str):
-        text = value.encode("utf-8")
-        return head + struct.pack(">BH", 7, len(text)) + text
-    if isinstance(value, datetime):
-        return head + struct.pack(">Bq", 8, int(value.timestamp() * 1000))
-    return head + struct.pack(">B", 9) + value.bytes
-
-
-def encode(headers: dict[str, HeaderValue | Int8 | Int16 | Int32], payload: bytes) -> bytes:
-    """One framed message (an int without a width is written as int64)."""
-    block = b"".join(_header(name, value) for name, value in headers.items())
-    total = PRELUDE + len(block) + len(payload) + 4
-    if len(block) > MAX_HEADERS or total > MAX_MESSAGE:
-        raise FramingError(f"a message of {total} bytes with {len(block)} bytes of headers is past the format's limits")
-    prelude = struct.pack(">II", total, len(block))
-    prelude += struct.pack(">I", _crc(prelude))
-    body = prelude + block + payload
-    return body + struct.pack(">I", _crc(body))
 
 
 def _headers(block: bytes) -> dict[str, HeaderValue]:
