@@ -162,6 +162,11 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # The chat memory's store is no longer held: the optchat_store bridge's scenario 300 finds its
 # index.bin taken by a directory (neither read nor written again: the lines that read and write the
 # cache's failures), the transcript unchanged.
+# Three tiny-model modules are no longer held: the tiny laws took in Kokoro's leading punctuation,
+# bare marks, a word past a piece and a graph of another signature (kokoro.py 100%), worker faults
+# of resets, an unasked line and other tags gone or saying bye (client.py 95.97%, 98.79% with the
+# tiny bridge), and the sweep's leftovers that cannot be removed or another sweep removed first
+# (paths.py 97.37%), by the tiny laws alone.
 MODULE_HELD: dict[str, float] = {
     "agent/client.py": 94.0,  # 96.64% of 119 at b8eb0c2
     "agent/daemon.py": 93.0,  # 94.06% of 1112
@@ -184,10 +189,7 @@ MODULE_HELD: dict[str, float] = {
     "session/log.py": 86.0,  # 87.88% of 132
     "session/private.py": 80.0,  # 82.50% of 80
     "settings/files.py": 84.0,  # 85.61% of 132
-    "tiny/client.py": 93.0,  # 94.35% of 248
     "tiny/download.py": 83.0,  # 84.58% of 240
-    "tiny/kokoro.py": 93.0,  # 94.89% of 176
-    "tiny/paths.py": 84.0,  # 86.84% of 76
     "tiny/worker.py": 94.0,  # 95.33% of 321
     "tui/dictation.py": 94.0,  # 95.63% of 206, by the terminal UI's own judges
 }

@@ -405,4 +405,20 @@ BREAKS = [
         "        elif self.credentials() is None and False:\n            raise BadRequest(",
         "a Bedrock request with neither an API key nor AWS credentials goes out unsigned instead of being refused before it is sent",
     ),
+    Break(
+        "infer_production_chat_object_arguments_lost",
+        "infer",
+        "eukhe.inference.wire.openai_chat",
+        "            arguments = json.dumps(arguments, ensure_ascii=False)",
+        '            arguments = ""',
+        "a call whose arguments come as a JSON object (Ollama's form) runs with no arguments",
+    ),
+    Break(
+        "infer_production_chat_finish_without_done_cut",
+        "infer",
+        "eukhe.inference.wire.openai_chat",
+        "        if self.stop is None and self.finish_reason is not None:\n            self._close()",
+        "        if self.stop is None and self.finish_reason is not None and False:\n            self._close()",
+        "a chat stream that closes after its finish_reason with no data: [DONE] loses the whole reply",
+    ),
 ]

@@ -278,4 +278,28 @@ BREAKS += [
         "        if op == 'never':",
         "a worker runs an op its model's engine lacks instead of answering unsupported",
     ),
+    Break(
+        "tiny_sweep_raced_dir_warned",
+        "tiny",
+        "eukhe.tiny.paths",
+        "        except FileNotFoundError:  # another process swept it first\n            continue\n",
+        "",
+        "a staging dir another process's sweep removed first is warned about as one that cannot be removed",
+    ),
+    Break(
+        "tiny_kokoro_long_word_rest_dropped",
+        "tiny",
+        "eukhe.tiny.kokoro",
+        "        while len(ids) > limit:\n            out.append(ids[:limit])\n            ids = ids[limit:]",
+        "        if len(ids) > limit:\n            ids = ids[:limit]",
+        "a word of more phonemes than a piece holds is cut short: the rest of the word is never spoken",
+    ),
+    Break(
+        "tiny_client_shutdown_reset_raises",
+        "tiny",
+        "eukhe.tiny.client",
+        "        except OSError:\n            line = None\n        finally:\n            found.sock.close()",
+        "        finally:\n            found.sock.close()",
+        "a worker of another tag gone as the client asks it to shut down (a refused send, a reset read) fails the request instead of a start",
+    ),
 ]

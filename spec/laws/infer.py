@@ -44,6 +44,7 @@ import atexit
 import base64
 import dataclasses
 import itertools
+import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -3265,6 +3266,16 @@ def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream
         out.append(("odd framing", lb.Stream([*framing, *parts], stop="toolUse")))
     if api in QUIET:
         out.append(("odd framing", lb.Stream([*parts, lb.RawBytes(b"".join(QUIET[api]))], stop="toolUse")))
+    if api == oracle.API_CHAT:
+        # Ollama's calls: each whole, with no index, its arguments a JSON object; and a server that
+        # closes after the finish_reason with no data: [DONE] (the reply is whole all the same)
+        ollama = b"".join(
+            b"data: " + json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.loads(c.arguments)}}]}}]}).encode() + b"\n\n"
+            for c in parts if isinstance(c, lb.Call)
+        )
+        out.append(("odd framing", lb.Stream([*(p for p in parts if not isinstance(p, lb.Call)), lb.RawBytes(ollama)], stop="toolUse")))
+        finish = b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\n'
+        out.append(("odd framing", lb.Stream([*parts, lb.RawBytes(finish)], stop="toolUse", end=False)))
     if api == oracle.API_CODEX:  # the ChatGPT backend's end event, response.done, ends the reply as response.completed does
         done = _sse("response.done", '{"type": "response.done", "response": {"status": "completed"}}')
         out.append(("odd framing", lb.Stream([*parts, lb.RawBytes(done)], stop="toolUse", end=False)))
