@@ -75,4 +75,20 @@ BREAKS = [
         "or display_only not in (True, False):",
         "A record whose display_only is the number 1 (1 == True in Python) reads as a display-only row instead of a corrupt record (found by session_corrupt_record_named).",
     ),
+    Break(
+        "session_log_any_tail_skipped",
+        "session",
+        "eukhe.session.log",
+        "        if not _is_cut_marker(lines[index][0]):",
+        "        if False:",
+        "lines after a log's cut line that no crash leaves (garbage, a record start) are skipped as a crash's: a damaged log opens as whole",
+    ),
+    Break(
+        "session_lock_wait_ignored",
+        "session",
+        "eukhe.session.lock",
+        "                        wait = max(0.0, HOLDER.wait() if timeout is None else timeout)",
+        "                        wait = 0.0",
+        "a second writer fails at once instead of waiting session.lockTimeoutMs for the lock",
+    ),
 ]

@@ -46,4 +46,12 @@ BREAKS = [
         "        update_document(self.path, lambda doc: _put(doc, [provider], credential))",
         "auth.json written by a credential set keeps a mode others can read (0664 stays 0664).",
     ),
+    Break(
+        "settings_write_gives_the_file_away",
+        "settings",
+        "eukhe.settings.files",
+        "        if old is not None and not private:\n            _keep_owner(fd, old)",
+        "        if False:\n            _keep_owner(fd, old)",
+        "a settings file of another owner (written by root for them) becomes root's: its owner can no longer write it",
+    ),
 ]

@@ -253,6 +253,7 @@ def fold_is_live() -> Evidence:
 
 import json as _json  # noqa: E402
 import tempfile  # noqa: E402
+import stat  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from eukhe.memory import daylog  # noqa: E402
@@ -1222,7 +1223,8 @@ def _started(folder: Path) -> tuple[str, object]:
     return found, seen
 
 
-_INDEX_EDITS = ("none", "appended", "flipped", "truncated", "empty", "rewritten", "tree cut", "marker", "torn", "torn, then a message")
+_INDEX_EDITS = ("none", "appended", "flipped", "truncated", "empty", "rewritten", "tree cut", "marker", "torn", "torn, then a message",
+                "temporary left", "index in the way")
 
 
 def _index_case(case: tuple[str, int]) -> bool:
@@ -1239,10 +1241,21 @@ def _index_case(case: tuple[str, int]) -> bool:
                     while durable.chat.running and n % 2:
                         durable.done(0, filler("line", 90))
                 store.close()
-            Store(folder, now=lambda: CLOCK).close()  # indexes every line
-            day, tree = folder / "2026-11-30.jsonl", folder / "tree" / "2026-11-30.jsonl"
             index_file = folder / INDEX_FILE
-            data = index_file.read_bytes()
+            left = folder / f".{INDEX_FILE}.tmp"  # the index's temporary file (written, then renamed over it)
+            if edit == "temporary left":  # a crash left it, other bytes and other bits: removed, never reused
+                left.write_bytes(b"left by a crash")
+                left.chmod(0o644)
+            elif edit == "index in the way":  # a directory where the index goes: the rename fails, the start does not
+                index_file.unlink()
+                (index_file / "kept").mkdir(parents=True)
+            Store(folder, now=lambda: CLOCK).close()  # indexes every line
+            if left.exists() or (edit == "index in the way") != index_file.is_dir():
+                return False  # a temporary file stayed behind, or the directory in the way was replaced
+            if edit == "temporary left" and stat.S_IMODE(index_file.stat().st_mode) != 0o600:
+                return False  # the index is private like the logs, created so (DESIGN.md: private by default)
+            day, tree = folder / "2026-11-30.jsonl", folder / "tree" / "2026-11-30.jsonl"
+            data = b"" if edit == "index in the way" else index_file.read_bytes()
             lines = day.read_bytes().splitlines(keepends=True)
             if edit == "appended":
                 with open(day, "ab") as out:
@@ -1272,12 +1285,16 @@ def _index_case(case: tuple[str, int]) -> bool:
                     store.close()
             copy = Path(where) / "plain"  # the same files without the index (a start may write lines)
             shutil.copytree(folder, copy)
+            if (copy / INDEX_FILE).is_dir():
+                shutil.rmtree(copy / INDEX_FILE)
             (copy / INDEX_FILE).unlink(missing_ok=True)
             found, seen = _started(folder)
+            if left.exists():
+                return False
             plain, expected = _started(copy)
         finally:
             _store_module.INDEX_GROWTH = before
-        trusted = {"none": "used", "appended": "used", "torn": "used", "flipped": "unreadable", "truncated": "unreadable", "empty": "unreadable", "rewritten": "stale"}
+        trusted = {"none": "used", "temporary left": "used", "appended": "used", "torn": "used", "flipped": "unreadable", "truncated": "unreadable", "empty": "unreadable", "rewritten": "stale"}
         whole = edit != "torn, then a message" or (isinstance(expected, tuple) and expected[0][-1].text == "after the cut")
         return whole and seen == expected and plain in ("missing", "error") and (found == trusted[edit] if edit in trusted and found != "error" else True)
 
@@ -1292,5 +1309,6 @@ def _index_case(case: tuple[str, int]) -> bool:
     derivation="derived: the seed has no index; judged by the start of the same files with the index deleted",
 )
 def store_index_is_a_cache() -> Evidence:
-    cases = [(edit, at) for edit in _INDEX_EDITS for at in range(1, 4 if edit in ("none", "empty", "appended") else 7)]
-    return bounded(cases, _index_case, label="a chat of two starts of 8 messages; its index kept, appended past, flipped, cut, emptied; a message rewritten, the tree cut, a torn marker or tail appended, a tail terminated by a start from the index")
+    cases = [(edit, at) for edit in _INDEX_EDITS for at in range(1, 4 if edit in ("none", "empty", "appended", "temporary left", "index in the way") else 7)]
+    return bounded(cases, _index_case, label="a chat of two starts of 8 messages; its index kept, appended past, flipped, cut, emptied; a message rewritten, the tree cut, a torn marker or tail appended, a tail terminated by a start from the index; "
+                   "a temporary file a crash left (removed, the index made 0600), a directory where the index goes (no temporary left)")

@@ -77,10 +77,12 @@ Bounded domains (the rules never read a key's text beyond equality, or a value b
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import json
 import os
+import resource
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,7 +190,117 @@ def production_rmw() -> Evidence:
                 if json.loads(path.read_text(encoding="utf-8")) != to_json(after.value):
                     raise LawFailed(f"production wrote {path.read_text()!r}, the model {after!r}")
             count += 1
-    return Evidence(BOUNDED, f"production update_document on real files: {RMW_LABEL} and a file that is not UTF-8 ({count:,} writes)")
+        count += _file_cases(Path(root))
+    return Evidence(BOUNDED, f"production update_document on real files: {RMW_LABEL} and a file that is not UTF-8 ({count:,} writes); "
+                    f"{FILE_LABEL}")
+
+
+FILE_LABEL = ("a settings file reached through a link (absolute, relative, a chain, dangling), a link loop and a self link "
+              "(ELOOP, nothing written), a file of mode 0664 and, as root, of another owner (both kept), an auth file (0600), a new "
+              "file (0600), a write the file system cuts (EFBIG: the old file whole, no temporary file left)")
+OTHER_OWNER = (1234, 1235)  # a file of someone else, which root may write for them
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def _file_cases(root: Path) -> int:
+    """S4b.1 on the file beside its document: a writer writes the document it read with the change
+    applied, to the file the user has (a link to a file is followed, and stays a link; a file of
+    another owner or mode keeps them; a credential file and a new file are 0600), and a write that
+    fails leaves the document as it was (the old bytes, no temporary file): nothing is lost. A link
+    that loops cannot be read, so it is refused (ELOOP naming it, as an OSError or as a document that
+    cannot be read) and nothing is written."""
+    from eukhe.settings import config as production
+    from eukhe.settings.files import DocumentError, update_document
+
+    count = 0
+    home = root / "files"
+    real = home / "dotfiles" / "settings.json"
+    real.parent.mkdir(parents=True)
+    links = {
+        "absolute": (home / "a" / "settings.json", str(real)),
+        "relative": (home / "b" / "settings.json", "../dotfiles/settings.json"),
+        "a chain": (home / "c" / "settings.json", "../b/settings.json"),
+    }
+    for what, (link, points) in links.items():
+        link.parent.mkdir(exist_ok=True)
+        link.symlink_to(points)
+        real.write_text(json.dumps({"a": 1, "b": {"c": 2}}), encoding="utf-8")
+        production.put(link, ["a"], what)
+        if not link.is_symlink() or os.readlink(link) != points:
+            raise LawFailed(f"a write through a link ({what}) replaced the link")
+        if json.loads(real.read_text(encoding="utf-8")) != {"a": what, "b": {"c": 2}}:
+            raise LawFailed(f"a write through a link ({what}) left the file it names as {real.read_text()!r}")
+        count += 1
+    dangling, missing = home / "d" / "settings.json", home / "d" / "elsewhere" / "settings.json"
+    missing.parent.mkdir(parents=True)
+    dangling.symlink_to("elsewhere/settings.json")
+    production.put(dangling, ["a"], 1)
+    if not dangling.is_symlink() or json.loads(missing.read_text(encoding="utf-8")) != {"a": 1}:
+        raise LawFailed("a write through a dangling link did not create the file it names, or replaced the link")
+    if oct(missing.stat().st_mode & 0o777) != oct(0o600):
+        raise LawFailed(f"a new settings file is {oct(missing.stat().st_mode & 0o777)}, not 0600")
+    count += 1
+    loops = home / "loops"
+    loops.mkdir()
+    (loops / "one.json").symlink_to("two.json")
+    (loops / "two.json").symlink_to("one.json")
+    (loops / "self.json").symlink_to("self.json")
+    for name in ("one.json", "self.json"):
+        before = _listing(loops)
+        try:
+            production.put(loops / name, ["a"], 1)
+        except (OSError, DocumentError) as error:  # refused as a path that cannot be resolved, or a document that cannot be read
+            if isinstance(error, OSError):
+                loop_named = error.errno == errno.ELOOP and error.filename == str(loops / name)
+            else:
+                loop_named = error.path == loops / name and os.strerror(errno.ELOOP) in error.detail
+            if not loop_named:
+                raise LawFailed(f"a link loop gave {error!r}, not ELOOP naming {loops / name}") from None
+        else:
+            raise LawFailed(f"a write through the link loop {name} succeeded")
+        if _listing(loops) != before or not all((loops / n).is_symlink() for n in before):
+            raise LawFailed(f"a refused write through the link loop {name} wrote {_listing(loops)}")
+        count += 1
+    owned = home / "owned" / "config.json"
+    owned.parent.mkdir()
+    owned.write_text(json.dumps({"a": 1}), encoding="utf-8")
+    owner = OTHER_OWNER if os.geteuid() == 0 else (os.getuid(), os.getgid())  # only root may give a file away
+    os.chown(owned, *owner)
+    os.chmod(owned, 0o664)
+    production.put(owned, ["b"], 2)
+    kept = owned.stat()
+    if (kept.st_uid, kept.st_gid, kept.st_mode & 0o777) != (*owner, 0o664) or json.loads(owned.read_text()) != {"a": 1, "b": 2}:
+        raise LawFailed(f"a write of a 0664 file of {owner} left it {kept.st_uid}:{kept.st_gid} {oct(kept.st_mode & 0o777)}")
+    count += 1
+    auth = home / "owned" / "auth.json"
+    auth.write_text(json.dumps({"p": {"key": "k"}}), encoding="utf-8")
+    os.chmod(auth, 0o644)
+    update_document(auth, lambda doc: doc.update(q={"key": "s"}), private=True)
+    if auth.stat().st_mode & 0o777 != 0o600 or json.loads(auth.read_text()) != {"p": {"key": "k"}, "q": {"key": "s"}}:
+        raise LawFailed(f"a credential file written is {oct(auth.stat().st_mode & 0o777)}, not 0600")
+    count += 1
+    full = home / "full" / "settings.json"
+    full.parent.mkdir()
+    full.write_text(json.dumps({"a": 1}), encoding="utf-8")
+    before_bytes, before = full.read_bytes(), _listing(full.parent)
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    caught: OSError | None = None
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, limit[1]))  # the kernel cuts the write at 64 bytes (EFBIG)
+    try:
+        production.put(full, ["big"], "x" * 10_000)
+    except OSError as error:
+        caught = error
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    if caught is None or caught.errno != errno.EFBIG:
+        raise LawFailed(f"a write the file system cut gave {caught!r}, not EFBIG")
+    left = [n for n in _listing(full.parent) if n not in before and not n.endswith(".lock")]
+    if full.read_bytes() != before_bytes or left:
+        raise LawFailed(f"a write the file system cut changed the file or left {left}")
+    return count + 1
 
 
 def _at(obj: Value, path: tuple[str, ...]) -> tuple[bool, Value]:

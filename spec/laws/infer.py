@@ -3216,9 +3216,9 @@ MALFORMED: dict[str, list[bytes]] = {
 # Events each API's grammar allows that carry nothing of the reply, after its parts (S6.10: the
 # reply is read as if they were not there): Anthropic's redacted thinking block, a delta of a type
 # the reader does not know (the API adds types, as citations_delta), message_deltas with no stop
-# reason: stop_details without an explanation and no usage, usage without output tokens; Bedrock's redacted
-# reasoning block, a block start that is no tool use, a citation delta, a metadata event with
-# metrics and no usage; an OpenAI chat chunk with no choices (a compatible server's keep-alive).
+# reason (stop_details without an explanation and no usage; usage without output tokens); Bedrock's
+# redacted reasoning block, a block start that is no tool use, a citation delta, a metadata event
+# with metrics and no usage; an OpenAI chat chunk with no choices (a compatible server's keep-alive).
 QUIET: dict[str, list[bytes]] = {
     "anthropic-messages": [
         _sse("content_block_start", '{"type": "content_block_start", "index": 4, "content_block": {"type": "redacted_thinking", "data": "b3BhcXVl"}}'),

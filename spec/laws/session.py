@@ -17,10 +17,16 @@ reopens, torn writes (a crash that leaves an unterminated last line) and second 
 
 from __future__ import annotations
 
+import array
 import copy
+import errno
+import fcntl
 import os
+import resource
+import time
 from collections.abc import Callable, Iterator
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +59,8 @@ from eukhe.session import (
     tool_result,
     user,
 )
+from eukhe.session import lock as session_lock
+from eukhe.session.private import replace
 from spec.evidence import Evidence, LawFailed, all_of, also, bounded, examples, machine
 from spec.registry import BOUNDED, TESTED, law
 
@@ -494,6 +502,92 @@ def _malformed_case(line: str) -> bool:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# A crash cuts one line; the writer that finds the cut terminates it with a torn marker, and a crash
+# in that write cuts the marker too (log.py: the tail of a crash is its one cut line, then at most
+# the cut writes of the markers terminating it). The oracle is built from that sentence, not from
+# the reader: a cut write of a marker is a non-empty strict start of {"op":"torn","lines":[a,b]}
+# (whole, it would be a record); every other line after the cut one is no crash's.
+_CUT_RECORD = b'{"op":"commit","seq":4,"entries":[{"id":4,"par'
+
+
+def _marker_starts(first: int, last: int) -> list[bytes]:
+    whole = b'{"op":"torn","lines":[%d,%d]}' % (first, last)
+    return [whole[:k] for k in range(1, len(whole))]
+
+
+# (the lines after the cut record, whether the last one has its newline, whether a crash leaves it)
+TAILS: tuple[tuple[tuple[bytes, ...], bool, bool], ...] = (
+    *(((start,), terminated, True) for start in _marker_starts(4, 4) for terminated in (False, True)),
+    ((b'{"op":"to', b'{"op":"torn","lines":[4,5'), False, True),
+    ((b'{"op":"torn","lines":[4,4]', b'{"op":"torn","lines":[4,5]', b"{"), True, True),
+    ((b'{"op":"torn","lines":[123,4567',), False, True),
+    ((b"garbage",), True, False),
+    ((b"garbage",), False, False),
+    ((b"",), True, False),
+    ((b" ",), False, False),
+    ((b'{"op":"torn","lines":[4,4]}x',), False, False),
+    ((b'{"op":"torn","lines":[4,4,5',), False, False),
+    ((b'{"op":"torn","lines":[4,4]}}',), True, False),
+    ((b'{"op":"torn","lines":[a',), False, False),
+    ((b'{"op":"torn","lines":[-4',), False, False),
+    ((b'{"op":"torn","lines":[,',), False, False),
+    ((b'{"op":"torn", "lines":[4',), False, False),
+    ((b'{"op":"commit","seq":5,"entries":[',), False, False),
+    ((b'{"op":"to', b"garbage"), False, False),
+    ((b"garbage", b'{"op":"to'), False, False),
+    ((b'{"op":"to', b'{"op":"torn","lines":[4,4]}x', b'{"op"'), True, False),
+)
+
+
+def _tail_case(case: tuple[tuple[bytes, ...], bool, bool]) -> bool:
+    """Three good records, a cut one, then ``lines``: a crash's tail opens (a reader has the good
+    records; a writer terminates the tail and appends after it, rewriting no byte); any other tail
+    fails the open for a reader and a writer with CorruptRecord naming the file, the cut record and
+    the first line that no crash leaves, and the log stays as it was."""
+    lines, terminated, crash = case
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-tail-", dir=SCRATCH))
+    try:
+        store = Store(root)
+        with store.create("s") as session:
+            main = session.conversation(MAIN)
+            for text in ("a", "b", "c"):
+                main.commit([NewEntry(Kind.USER, text)])
+        path = store.path("s") / "main.jsonl"
+        good = path.read_bytes()
+        damaged = good + b"\n".join((_CUT_RECORD, *lines)) + (b"\n" if terminated else b"")
+        path.write_bytes(damaged)
+        if crash:
+            with store.open("s", writer=False) as reader:
+                if [e.content for e in reader.conversation(MAIN).entries()] != ["a", "b", "c"]:
+                    raise LawFailed(f"the tail {lines!r} of a crash was not skipped")
+            if path.read_bytes() != damaged:
+                raise LawFailed(f"a reader of a log with the tail {lines!r} modified it")
+            with store.open("s") as session:
+                session.conversation(MAIN).commit([NewEntry(Kind.USER, "d")])
+            with store.open("s", writer=False) as reader:
+                if [e.content for e in reader.conversation(MAIN).entries()] != ["a", "b", "c", "d"]:
+                    raise LawFailed(f"a commit after the tail {lines!r} of a crash did not read back")
+            if not path.read_bytes().startswith(damaged):
+                raise LawFailed(f"a writer rewrote the tail {lines!r} of a crash")
+            return True
+        cut_line = good.count(b"\n") + 1
+        first_bad = cut_line + 1 + next(k for k, line in enumerate(lines) if line not in _marker_starts(4, 4) + _marker_starts(4, 5) + _marker_starts(123, 4567))
+        for writer in (False, True):
+            try:
+                store.open("s", writer=writer).close()
+            except CorruptRecord as error:
+                if error.path != path or error.record != cut_line or f"line {first_bad} " not in error.reason:
+                    raise LawFailed(f"the tail {lines!r}: the error names record {error.record} of {error.path} ({error.reason}), "
+                                    f"not record {cut_line} of {path} and line {first_bad}") from None
+            else:
+                raise LawFailed(f"a log with the tail {lines!r} after its cut record opened (writer={writer}): no crash leaves it")
+            if path.read_bytes() != damaged:
+                raise LawFailed(f"opening a log with the tail {lines!r} modified it")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @law(
     "session_corrupt_record_named",
     "S1 (derived); S4b.1",
@@ -504,7 +598,9 @@ def _malformed_case(line: str) -> bool:
 )
 def session_corrupt_record_named() -> Evidence:
     malformed = bounded(MALFORMED, _malformed_case, label=f"every malformed record at every depth of the format ({len(MALFORMED)} kinds) between good records and as a torn last line")
-    return also(malformed, examples(
+    tails = bounded(TAILS, _tail_case, label=f"a cut record followed by {len(TAILS)} tails: every cut write of a torn marker, "
+                    "several of them, and lines no crash leaves (garbage, empty, a marker with more, a record start)")
+    return also(all_of(malformed, tails), examples(
         _corrupt_case,
         plan=st.lists(commits.filter(lambda c: bool(c[0])), min_size=2, max_size=5),
         damage=st.builds(Damage, st.integers(0, 100), st.sampled_from(["cut", "drop", "twice"]), st.integers(0, 10_000)),
@@ -597,6 +693,11 @@ def _misuse(root: Path) -> Iterator[tuple[str, Callable[[], object], type[Except
     yield "a session that does not exist", lambda: store.open("nope"), SessionNotFound
     yield "a session that exists already", lambda: store.create("s"), SessionExists
     yield "a second writer", lambda: store.open("s"), SessionLocked
+    yield "a second writer that waits for the lock", lambda: _waiting_writer(store), SessionLocked
+    (root / "file").write_bytes(b"kept")
+    yield "a store under a file", lambda: _in_the_way(Store(root / "file" / "sessions"), root / "file"), FileExistsError
+    (root / "link").symlink_to(root / "nowhere")
+    yield "a store under a dangling link", lambda: _in_the_way(Store(root / "link" / "sessions"), root / "link"), FileExistsError
     reader = store.open("s", writer=False)
     yield "a commit through a reader", lambda: reader.conversation(MAIN).commit([NewEntry(Kind.USER, "x")]), ReadOnly
     yield "a rewind through a reader", lambda: reader.conversation(MAIN).rewind(1), ReadOnly
@@ -604,6 +705,120 @@ def _misuse(root: Path) -> Iterator[tuple[str, Callable[[], object], type[Except
     reader.close()
     session.close()
     yield "a commit on a closed session", lambda: main.commit([NewEntry(Kind.USER, "x")]), SessionError
+
+
+WAIT = 0.03  # seconds a second writer waits for the lock before it fails
+
+
+def _waiting_writer(store: Store) -> None:
+    """A second writer of "s" whose process waits WAIT seconds for a taken lock (``HOLDER.timeout``,
+    a function the lock calls only when it finds the lock taken, as the command line sets it): it
+    fails with SessionLocked naming the holder and the wait, no sooner than WAIT seconds."""
+    before = session_lock.HOLDER.timeout
+    session_lock.HOLDER.timeout = lambda: WAIT
+    started = time.monotonic()
+    try:
+        store.open("s").close()
+    except SessionLocked as error:
+        waited = time.monotonic() - started
+        if waited < WAIT or f"waited {WAIT:g} s" not in str(error):
+            raise LawFailed(f"a second writer told to wait {WAIT} s failed after {waited:.3f} s: {error}") from None
+        raise
+    finally:
+        session_lock.HOLDER.timeout = before
+
+
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_APPEND_FL = 0x80086601, 0x40086602, 0x20  # linux/fs.h (chattr +a)
+
+
+def _append_only(folder: Path, on: bool) -> None:
+    """Set or clear the append-only attribute of a directory (root may: CAP_LINUX_IMMUTABLE): files
+    are created in it and written, but no entry is renamed or removed, a file system refusing both."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        flags = array.array("i", [0])
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
+        flags[0] = flags[0] | FS_APPEND_FL if on else flags[0] & ~FS_APPEND_FL
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, flags)
+    finally:
+        os.close(fd)
+
+
+def _append_only_allowed() -> bool:
+    """Whether this process may set the append-only attribute of a scratch directory (root with
+    CAP_LINUX_IMMUTABLE, on a file system that has the attribute)."""
+    probe = Path(tempfile.mkdtemp(prefix="eukhe-session-probe-", dir=SCRATCH))
+    try:
+        _append_only(probe, True)
+        _append_only(probe, False)
+        return True
+    except OSError:
+        return False
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def _replace_refused() -> bool:
+    """``private.replace`` (view.json, index.bin: memory.md D1) where the file system refuses the
+    rename and the removal of the temporary file (an append-only directory): the error raised is
+    the rename's, naming both files (the failed clean-up does not hide it), and the old file is
+    whole. Once the directory allows it again, the temporary file left is removed, never reused
+    with its bits, and the new content lands 0600."""
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-replace-", dir=SCRATCH))
+    path, temporary = root / "view.json", root / ".view.json.tmp"
+    try:
+        path.write_bytes(b"[]")
+        _append_only(root, True)
+        try:
+            replace(path, b"[[1,0]]", temporary)
+        except OSError as error:
+            if (error.filename, error.filename2) != (str(temporary), str(path)):
+                raise LawFailed(f"a refused replace raised {error!r}, not the rename's error naming {temporary} and {path}") from None
+        else:
+            raise LawFailed("a replace in a directory that refuses renames succeeded")
+        finally:
+            _append_only(root, False)
+        if path.read_bytes() != b"[]" or not temporary.exists():
+            raise LawFailed("a refused replace changed the old file (or its temporary file could be removed after all)")
+        temporary.chmod(0o644)
+        replace(path, b"[[2,0]]", temporary)
+        if path.read_bytes() != b"[[2,0]]" or temporary.exists() or stat.S_IMODE(path.stat().st_mode) != 0o600:
+            raise LawFailed(f"a replace after a refused one left {sorted(p.name for p in root.iterdir())}, mode {oct(path.stat().st_mode)}")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _through_dotdot() -> bool:
+    """A store root written through a directory that does not exist yet and ``..`` (an agent dir
+    given as ``new/../sessions``): the missing directories are made 0700, ``new/..`` is the
+    existing root (no error for it), and the session lands in ``root/sessions``."""
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-dotdot-", dir=SCRATCH))
+    try:
+        Store(root / "new" / ".." / "sessions").create("x").close()
+        made = [root / "new", root / "sessions", root / "sessions" / "x"]
+        modes = [oct(p.stat().st_mode & 0o777) if p.is_dir() else None for p in made]
+        if modes != [oct(0o700)] * 3 or not (root / "sessions" / "x" / "main.jsonl").is_file():
+            raise LawFailed(f"a store root through new/.. made {dict(zip(map(str, made), modes))}")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _in_the_way(store: Store, blocker: Path) -> None:
+    """Creating a session where a file (or a dangling link) stands in the way of the store's root:
+    FileExistsError naming it (private.make_dirs: a file in the way is an OSError), and the thing in
+    the way untouched."""
+    kept = os.readlink(blocker) if blocker.is_symlink() else blocker.read_bytes()
+    try:
+        store.create("x")
+    except FileExistsError as error:
+        if error.filename != str(blocker):
+            raise LawFailed(f"the error names {error.filename!r}, not what is in the way ({blocker})") from None
+        raise
+    finally:
+        if (os.readlink(blocker) if blocker.is_symlink() else blocker.read_bytes()) != kept:
+            raise LawFailed(f"creating a store under {blocker} changed it")
 
 
 def _names_what_was_wrong(what: str, caught: Exception, root: Path) -> None:
@@ -643,6 +858,109 @@ def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]], roo
     raise LawFailed(f"{what} was accepted")
 
 
+# -- what the system refuses: a write the file system cuts, a log whose directory cannot be synced ----------
+# Derived from control.md S4b (nothing is lost; an error is returned, never swallowed) and the log's rule
+# (log.py: an acknowledged line is fsynced, a torn tail is skipped and terminated, no byte is rewritten).
+# The failures are the kernel's own: the file size limit (RLIMIT_FSIZE; Python ignores SIGXFSZ, so the
+# write returns EFBIG) and the descriptor limit (RLIMIT_NOFILE), each set for one call and restored.
+
+
+def _with_limit(which: int, soft: int, act: Callable[[], object]) -> OSError | None:
+    """The OSError ``act`` raised with the soft ``which`` limit at ``soft`` (None: it raised nothing)."""
+    before = resource.getrlimit(which)
+    caught: OSError | None = None
+    resource.setrlimit(which, (soft, before[1]))
+    try:
+        act()
+    except OSError as error:
+        caught = error
+    finally:
+        resource.setrlimit(which, before)
+    return caught
+
+
+def _contents(store: Store, name: str) -> list[object]:
+    with store.open("s", writer=False) as reader:
+        return [e.content for e in reader.conversation(name).entries()]
+
+
+def _cut_by_the_disk(room: int) -> bool:
+    """A commit whose line the file system takes only ``room`` bytes of: the commit raises the
+    file system's error (EFBIG) and is not in the conversation; every later write of that session
+    is refused (SessionError naming the log: the writer no longer knows where its log ends); the
+    log reopened holds what was acknowledged, and a new commit lands after the cut line."""
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-cut-", dir=SCRATCH))
+    try:
+        store = Store(root)
+        path = store.path("s") / "main.jsonl"
+        session = store.create("s")
+        try:
+            main = session.conversation(MAIN)
+            main.commit([NewEntry(Kind.USER, "a")], {"eukhe.goal": 1})
+            size = path.stat().st_size
+            caught = _with_limit(resource.RLIMIT_FSIZE, size + room, lambda: main.commit([NewEntry(Kind.USER, "b" * 200)]))
+            if caught is None or caught.errno != errno.EFBIG:
+                raise LawFailed(f"a commit the file system cut after {room} bytes gave {caught!r}, not EFBIG")
+            if [e.content for e in main.entries()] != ["a"] or main.documents() != {"eukhe.goal": 1}:
+                raise LawFailed(f"a commit the file system refused is in the conversation: {[e.content for e in main.entries()]}")
+            if path.stat().st_size != size + room:
+                raise LawFailed(f"the log holds {path.stat().st_size - size} bytes of the cut commit, not {room}")
+            try:
+                main.commit([NewEntry(Kind.USER, "c")])
+            except SessionError as error:
+                if str(path) not in str(error) or isinstance(error, OSError):
+                    raise LawFailed(f"the write after a failed one is refused without naming its log: {error}") from None
+            else:
+                raise LawFailed("a commit after a failed write of the same log was accepted")
+        finally:
+            session.close()
+        before = path.read_bytes()
+        if _contents(store, MAIN) != ["a"]:
+            raise LawFailed(f"the log reopened after a cut commit holds {_contents(store, MAIN)}")
+        with store.open("s") as again:
+            again.conversation(MAIN).commit([NewEntry(Kind.USER, "c")])
+        if _contents(store, MAIN) != ["a", "c"] or not path.read_bytes().startswith(before):
+            raise LawFailed("a commit after a cut one did not land after it, or rewrote the log")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _no_descriptor_for_the_directory() -> bool:
+    """The first commit of a conversation makes its log and fsyncs the directory before it returns;
+    when the directory cannot be opened to sync (no descriptor left, EMFILE), the commit raises that
+    error, leaves no descriptor open and is not in the conversation; a later commit lands."""
+    root = Path(tempfile.mkdtemp(prefix="eukhe-session-fd-", dir=SCRATCH))
+    try:
+        store = Store(root)
+        with store.create("s") as session:
+            session.conversation(MAIN).commit([NewEntry(Kind.USER, "a")])
+            worker = session.conversation("main.worker")  # its log is made by its first commit
+            fds = sorted(os.listdir("/proc/self/fd"))
+            free = os.open(os.devnull, os.O_RDONLY)  # the lowest free descriptor: the log takes it, the directory finds none
+            os.close(free)
+            caught = _with_limit(resource.RLIMIT_NOFILE, free + 1, lambda: worker.commit([NewEntry(Kind.USER, "w")]))
+            if caught is None or caught.errno != errno.EMFILE:
+                raise LawFailed(f"a log whose directory could not be synced gave {caught!r}, not EMFILE")
+            if sorted(os.listdir("/proc/self/fd")) != fds:
+                raise LawFailed("a log whose directory could not be synced left its descriptor open")
+            if worker.entries():
+                raise LawFailed("a commit whose log could not be made durable is in the conversation")
+            worker.commit([NewEntry(Kind.USER, "w2")])
+        if _contents(store, "main.worker") != ["w2"] or _contents(store, MAIN) != ["a"]:
+            raise LawFailed(f"after a failed first commit the logs hold {_contents(store, 'main.worker')} and {_contents(store, MAIN)}")
+        return True
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_disk_cases: dict[str, Callable[[], bool]] = {
+    "descriptors": _no_descriptor_for_the_directory,
+    "dotdot": _through_dotdot,
+    "append-only": _replace_refused,
+}
+
+
 @law(
     "session_refuses_bad_input",
     "S1 (derived); S4b",
@@ -657,7 +975,8 @@ def session_refuses_bad_input() -> Evidence:
     try:
         misuse = bounded(
             _misuse(root), lambda case: _misuse_refused(case, root),
-            label="every misuse of the store's API the seed's errors name (20 kinds), each error naming its session, entry or conversation",
+            label="every misuse of the store's API the seed's errors name (23 kinds: a second writer failing at once and after its wait, a "
+                  "store under a file or a dangling link), each error naming its session, entry, conversation or what is in the way",
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -666,4 +985,13 @@ def session_refuses_bad_input() -> Evidence:
         lambda c: _refused(*c),
         label="every value JSON cannot hold (7 kinds) at depths 0-3 in an entry and in a document",
     )
-    return all_of(misuse, values)
+    append_only = _append_only_allowed()
+    disk = bounded(
+        [("cut", room) for room in (0, 1, 17, 60)] + [("descriptors", 0), ("dotdot", 0)] + ([("append-only", 0)] if append_only else []),
+        lambda c: _cut_by_the_disk(c[1]) if c[0] == "cut" else _disk_cases[c[0]](),
+        label="a commit the file system cuts after 0, 1, 17 and 60 bytes (EFBIG), a first commit whose directory cannot be synced (EMFILE), "
+              "a store root through a directory not yet made and .. (made 0700), a view.json replace the file system refuses "
+              + ("(an append-only directory: the rename's error, the old file whole; then the temporary file removed, not reused)" if append_only
+                 else "(not run here: an append-only directory needs CAP_LINUX_IMMUTABLE on a file system with the attribute)"),
+    )
+    return all_of(misuse, values, disk)
