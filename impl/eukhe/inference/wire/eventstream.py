@@ -10,7 +10,7 @@ length, UTF-8), 8 timestamp (int64 milliseconds), 9 UUID (16 bytes).
 
 ``Decoder`` takes bytes in any pieces and gives whole messages, refusing a bad CRC, a length past
 the limits or a header of unknown type (``FramingError``). The product only reads frames: the
-encoder is the loopback server's (spec.loopback.frame).
+encoder is the loopback server's (spec.loopback.event_frame).
 """
 
 from __future__ import annotations
