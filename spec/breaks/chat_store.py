@@ -167,4 +167,28 @@ BREAKS = [
         "            replace(path, data, self.directory / f\".{INDEX_FILE}.tmp\")  # a cache: no fsync\n        except FileNotFoundError:\n            return",
         "an index that cannot be written (its path a directory) stops the chat from opening, though the index is only a cache",
     ),
+    Break(
+        "fold_names_a_later_merge_line",
+        AREA,
+        "eukhe.memory.fold",
+        "            k = int(unbuilt[np.argmin(which[unbuilt])])  # the first merge line naming one",
+        "            k = int(unbuilt[0])",
+        "of several merge lines naming nodes no line logs, the refusal names one in the fold's order, not the first in the log",
+    ),
+    Break(
+        "fold_refuses_the_last_short_message",
+        AREA,
+        "eukhe.memory.fold",
+        "            if on_disk and i < t - 1:",
+        "            if on_disk and i < t:",
+        "a crash between the last short message's line and its node's is refused as lost tree lines instead of completed (rule 12)",
+    ),
+    Break(
+        "fold_refuses_an_earlier_view",
+        AREA,
+        "eukhe.memory.fold",
+        "        if k < 0 or last(view[k]) < last(node):",
+        "        if k < 0 or last(view[k]) <= last(node):",
+        "a view.json this log had (saved before a later batch merged over it) is refused as a lost merge line",
+    ),
 ]

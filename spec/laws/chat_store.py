@@ -261,7 +261,7 @@ from eukhe.memory import lines as L  # noqa: E402
 from eukhe.memory.fold import FoldError  # noqa: E402
 from eukhe.memory import index  # noqa: E402
 from eukhe.memory.index import MessageLog, TreeLog  # noqa: E402
-from eukhe.memory.records import CorruptLine, IdGap, Kind, Record, StoreError, Torn  # noqa: E402
+from eukhe.memory.records import CorruptLine, IdGap, Kind, LostLines, Record, StoreError, Torn  # noqa: E402
 from eukhe.memory.store import Store  # noqa: E402
 from spec.oracles import chat_store as O  # noqa: E402
 
@@ -589,7 +589,12 @@ def torn_tail_is_skipped() -> Evidence:
     )
 
 
-_SAVED = {"missing": None, "stale": "[[0,0]]", "not json": "{", "an object": "{}", "a bad pair": '[[0,"a"]]', "a bool": "[[true,0]]", "short pair": "[[0]]"}
+# "no cover": pairs that are no view of any chat (not contiguous from message 0; one of them past
+# the log's 12 messages): no evidence of lost lines (D1), a stale check like any other wrong view.json
+_SAVED = {
+    "missing": None, "stale": "[[0,0]]", "no cover": "[[0,1],[0,50]]", "not json": "{", "an object": "{}", "a bad pair": '[[0,"a"]]',
+    "a bool": "[[true,0]]", "short pair": "[[0]]",
+}
 
 
 def _saved(case: tuple[str, str | None]) -> bool:
@@ -627,7 +632,7 @@ def _saved(case: tuple[str, str | None]) -> bool:
         again = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
         verdict = store.check(again.chat.view.nodes)
         store.close()
-        want = {"missing": "missing", "stale": "stale", "short pair": "unreadable"}.get(label, "unreadable")
+        want = {"missing": "missing", "stale": "stale", "no cover": "stale", "short pair": "unreadable"}.get(label, "unreadable")
         return (tuple(again.chat.view.nodes), tuple(again.chat.view.sizes), again.chat.open) == live and verdict == want and again.size_of(0) == 700
 
 
@@ -640,7 +645,7 @@ def _saved(case: tuple[str, str | None]) -> bool:
     derivation="memory.md D1 and the test deleting_the_saved_view_reproduces_the_identical_view",
 )
 def saved_view_is_a_check() -> Evidence:
-    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages (an image kept for message 0) with view.json missing, stale, not JSON, an object, a bad pair, a bool, a short pair")
+    return bounded(sorted(_SAVED.items(), key=lambda kv: kv[0]), _saved, label="a history of 12 messages (an image kept for message 0) with view.json missing, stale, no cover, not JSON, an object, a bad pair, a bool, a short pair")
 
 
 def _capped(text: str, cap: int) -> bool:
@@ -925,11 +930,114 @@ def store_import_once() -> Evidence:
 
 # -- the scan's and the fold's edges, and what the store cannot write (rules 1, 2, 6, 12, 13, D1) ---
 
+# Stores no crash leaves, and two that a crash does leave, each written line by line by the law
+# (spec.oracles.chat_store: rule 1's fields), with what the reopening must do. The judge, derived
+# from memory.md rule 6 (append only, one write and one fsync per line: a crash loses at most the
+# line it cut), rules 11-13 (a message of at most 512 bytes is its own node, logged right after it;
+# a node is built once both halves are, logged as built, children first; two short lines make
+# their free parent, joined by a newline, with no model call) and D1 (merge lines name built
+# nodes; view.json is replaced after the lines it shows are logged, so it shows a view this log
+# had): lines lost from a log are refused, naming the file and the line that shows the loss, and
+# the refusal writes nothing; a crash's cut is completed. Each case states its expectation here,
+# from those rules alone:
+#   (message day file's lines, tree/ day file's lines or None for no file, view.json or None,
+#    the refusal (LostLines: its path and line; FoldError: "file: line n" in its message, each
+#    place given; and what its message says was lost: message lines, tree lines, a merge line)
+#    or the tree lines the reopening must append, in order).
+
+_DAY = "2026-11-30.jsonl"
+_TREE_DAY = f"tree/{_DAY}"
+_LONG = [O.message_line(i, "user", "x" * 600, CLOCK) for i in range(6)]  # over 512 bytes: a model's line is its node
+_SHORT = [O.message_line(i, "user", "abc"[i], CLOCK) for i in range(3)]  # each its own node (rule 12)
+_LEAVES = [O.node_line(0, i, f"s{i}") for i in range(6)]  # the model's lines of the long messages
+# two batches: at t=4 merging (1, 0), at t=6 merging (2, 0) over it (views only append and merge)
+_TWO_BATCHES = [
+    *_LEAVES[:4], O.node_line(1, 0, "s0\ns1"), O.merge_line([(1, 0)], False, 4),
+    *_LEAVES[4:], O.node_line(1, 1, "s2\ns3"), O.node_line(2, 0, "s0-3"), O.merge_line([(2, 0)], False, 6),
+]
+
+Refusal = tuple[type[StoreError], tuple[tuple[str, int], ...], str]
+_DAMAGED: dict[str, tuple[list[bytes], list[bytes] | None, bytes | None, Refusal | list[bytes]]] = {
+    # rule 12: message 0 is short and not the last, yet tree/ has no file at all
+    "a short message's node line lost, no tree/ file": (_SHORT, None, None, (LostLines, ((_DAY, 1),), "tree lines")),
+    # rule 12: message 1 is short and not the last; its node line is missing between logged ones
+    "a short message's node line lost, not the last": (_SHORT, [O.node_line(0, 0, "a"), O.node_line(0, 2, "c")], None, (LostLines, ((_DAY, 2),), "tree lines")),
+    # a crash between message 1's line and its node's: the reopening logs (0, 1), then their free
+    # parent (1, 0) = "a\nb", children first (rules 12, 13)
+    "the last short message's node line cut, and its free parent": (_SHORT[:2], [O.node_line(0, 0, "a")], None, [O.node_line(0, 1, "b"), O.node_line(1, 0, "a\nb")]),
+    # rules 11, 13: (1, 0) on line 2 before its half (0, 1) on line 3, or with no (0, 1) at all
+    "a node logged before its half": (_LONG[:4], [_LEAVES[0], O.node_line(1, 0, "s01"), _LEAVES[1]], None, (LostLines, ((_TREE_DAY, 2),), "tree lines")),
+    "a node logged without its half": (_LONG[:4], [_LEAVES[0], O.node_line(1, 0, "s01"), *_LEAVES[2:4]], None, (LostLines, ((_TREE_DAY, 2),), "tree lines")),
+    # D1: a batch merges built nodes, logged before its merge line; merge line 1 (tree/ line 7, at
+    # t=4) names (1, 1) and merge line 2 (line 8, at t=6) names (1, 0), neither logged: the first
+    # merge line naming a node no line logs is the one named
+    "merge lines naming nodes no line logs": (_LONG, [*_LEAVES, O.merge_line([(1, 1)], True, 4), O.merge_line([(1, 0)], True, 6)], None, (LostLines, ((_TREE_DAY, 7),), "tree lines")),
+    # rule 6: message 2's line is cut short (the log holds 2 messages), yet tree/ line 3 logs its
+    # node (0, 2): a node line follows its message, so the message log lost its end
+    "a node past the cut end of the message log": (_LONG[:2] + [_LONG[2][:40]], _LEAVES[:3], None, (FoldError, ((_DAY, 3), (_TREE_DAY, 3)), "the message log lost its end")),
+    # no message file at all, yet tree/ line 1 logs node (0, 0): message lines were lost
+    "a node past an empty message log": ([], _LEAVES[:1], None, (FoldError, ((_TREE_DAY, 1),), "message lines")),
+    # D1: view.json shows 5 messages, the log holds 4
+    "view.json showing more messages than the log": (_LONG[:4], _LEAVES[:4], b"[[0,0],[0,1],[0,2],[0,3],[0,4]]", (LostLines, (("view.json", 1),), "message lines")),
+    # D1: view.json shows the merged line (1, 0), which no node line logs
+    "view.json showing a merged line no node line logs": (_LONG[:4], _LEAVES[:4], b"[[1,0],[0,2],[0,3]]", (LostLines, (("view.json", 1),), "tree lines")),
+    # D1: view.json shows (1, 0), logged but merged by no merge line: the folded view has (0, 0),
+    # (0, 1) there, and views only append and merge, so the merge line that made it was lost
+    "view.json showing a merged line the merge lines no longer make": (_LONG[:4], _LEAVES[:4] + [O.node_line(1, 0, "s0\ns1")], b"[[1,0],[0,2],[0,3]]", (LostLines, (("view.json", 1),), "a merge line")),
+    # D1: view.json shows the view after the batch of t=4 and before the one of t=6 (a crash after
+    # the merge line, before view.json was replaced): a view this log had, its merged line (1, 0)
+    # logged and inside the folded (2, 0); the reopening writes nothing, the view is (2, 0), (0, 4), (0, 5)
+    "view.json showing an earlier view of this log": (_LONG, _TWO_BATCHES, b"[[1,0],[0,2],[0,3],[0,4],[0,5]]", []),
+}
+
+
+def _damaged(case: str) -> bool:
+    """A store of ``_DAMAGED`` reopened as the product opens it (Store, then DurableChat.open)."""
+    messages, tree_lines, view, want = _DAMAGED[case]
+    with tempfile.TemporaryDirectory() as where:
+        folder = Path(where)
+        if messages:
+            (folder / _DAY).write_bytes(b"".join(messages))
+        if tree_lines is not None:
+            (folder / "tree").mkdir()
+            (folder / _TREE_DAY).write_bytes(b"".join(tree_lines))
+        if view is not None:
+            (folder / "view.json").write_bytes(view)
+        files = [folder / _DAY, folder / _TREE_DAY, folder / "view.json"]
+        before = [f.read_bytes() if f.exists() else None for f in files]
+        store = Store(folder, now=lambda: CLOCK)
+        try:
+            durable = DurableChat.open(_prod_config(SMALL), store.messages, store.tree, store, lambda: CLOCK)
+        except StoreError as error:
+            store.close()
+            if isinstance(want, list) or type(error) is not want[0]:
+                return False
+            if [f.read_bytes() if f.exists() else None for f in files] != before:
+                return False  # a refusal writes nothing
+            _, places, lost = want
+            if lost not in str(error):
+                return False
+            if isinstance(error, LostLines):
+                (name, line), = places
+                return Path(str(error.path)) == folder / name and error.line == line
+            return all(f"{folder / name}: line {line}" in str(error) for name, line in places)
+        store.close()
+        if not isinstance(want, list):
+            return False
+        written = (folder / _TREE_DAY).read_bytes().splitlines() if (folder / _TREE_DAY).exists() else []
+        expected = [_json.loads(x) for x in (tree_lines or []) + want]
+        view_ok = True
+        if case == "view.json showing an earlier view of this log":
+            view_ok = tuple(durable.chat.view.nodes) == ((2, 0), (0, 4), (0, 5)) and store.check(durable.chat.view.nodes) == "stale"
+        return [_json.loads(x) for x in written] == expected and view_ok
+
 
 def _shape(case: str) -> bool:
     """One log shape a crash, an old writer or a damaged disk leaves, read as the seed says: a
     torn tail skipped (then terminated by the next append), any other bad line or impossible
     node an error naming it, and nothing read that was not written."""
+    if case in _DAMAGED:
+        return _damaged(case)
     with tempfile.TemporaryDirectory() as where:
         folder = Path(where)
         tree = folder / "tree"
@@ -996,6 +1104,18 @@ def _shape(case: str) -> bool:
             again = TreeLog(tree, 2)
             again.close()
             return chat.chat.text((1, 0)) == "a\nb" and NodeLine((1, 0), "a\nb") in list(again)
+        if case == "a parent logged before its half, read from lines":
+            # lines (not a store's files: those are refused, "a node logged without its half")
+            # logging (1, 0) with no line for its half (0, 1), message 1 "b" the last: the
+            # reopening either refuses them or logs message 1's node (rule 12) and never builds
+            # (1, 0) again (rule 13: each node built once, never rebuilt)
+            sink = Lines()
+            short = [Message(i, Kind.USER, "ab"[i], CLOCK) for i in range(2)]
+            try:
+                DurableChat.open(_prod_config(SMALL), short, [NodeLine((0, 0), "a"), NodeLine((1, 0), "a\nb")], sink, lambda: CLOCK)
+            except StoreError:
+                return not sink.lines
+            return [(where_, _json.loads(data)) for where_, data in sink.lines] == [("tree", _json.loads(O.node_line(0, 1, "b")))]
         if case == "a node logged twice, read from lines":
             try:
                 DurableChat.open(_prod_config(SMALL), msgs, [NodeLine((0, 0), "a"), NodeLine((0, 0), "a")], _Discard(), lambda: CLOCK)
@@ -1039,6 +1159,8 @@ _SHAPES = [
     "a merge inside an earlier one, later",
     "a free parent a crash cut",
     "a node logged twice, read from lines",
+    "a parent logged before its half, read from lines",
+    *_DAMAGED,
 ]
 
 
@@ -1046,10 +1168,13 @@ _SHAPES = [
     "store_reads_every_log_shape",
     "memory rules 1, 2, 6, 12, 13, D1",
     "A newest day file holding only a torn line reads as empty and is terminated by the next append; a text no writer makes, "
-    "a node past the chat or logged twice, a merge of no node or inside an earlier one is an error naming it; a free parent a crash cut is built again.",
+    "a node past the chat or logged twice, a merge of no node or inside an earlier one is an error naming it; lines lost (a short "
+    "message's node, a node's half, a merged node, the message log's end, what view.json shows) are refused naming file and line, "
+    "writing nothing; the last short message's node and a free parent a crash cut are built again, never a logged node.",
     BOUNDED,
     area="optchat",
-    derivation="memory.md rule 6 (append only, flush each write), rules 12-13 (free parents, built once), D1 (the fold)",
+    derivation="memory.md rule 6 (append only, flush each write), rules 11-13 (short messages are nodes, free parents, built once), "
+    "D1 (the fold; view.json saved after the lines it shows)",
 )
 def store_reads_every_log_shape() -> Evidence:
     return bounded(_SHAPES, _shape, label="log shapes: " + ", ".join(_SHAPES))
