@@ -54,14 +54,16 @@ the documents and their read-modify-write are ``bend.config``'s; the levels are
   quietly (exit 1) after all else, the error line included; a closed stderr (or None) loses the
   error line, never the status; the
   agent dir from the flag, EUKHE_AGENT_DIR or $HOME/.eukhe, and refused when it is (or is under)
-  a regular file; the sessions dir by S4b.7's precedence (the flag, ``~/`` read as $HOME,
+  a regular file, or is a place where no dir can be made (/sys: the OSError's line, ``PATH: REASON
+  (the directory or file is read-only)``, exit 1); the sessions dir by S4b.7's precedence (the flag, ``~/`` read as $HOME,
   EUKHE_SESSION_DIR, the sessionDir setting, the default); a writer of a session another writer
   holds waits (EUKHE_LOCK_TIMEOUT, else session.lockTimeoutMs, else 5 s) and fails; a session
   log with a line that is no record is a fault where it is read; ``laws --area effort`` runs
   S10's table, every law holding; ``memory simulate --cache`` prints the cache measure's shape.
 - On a terminal (``tty``: stdin and stdout a terminal, ``all``: stderr too, where long work draws
   its bars): ``eukhe`` alone is ``eukhe tui``; ``tui``
-  refuses an unknown --session and a session whose log cannot be read before its client starts;
+  refuses an unknown --session and a session whose log cannot be read before its client starts,
+  takes the session written last, else makes one, and exits 0 when its client is left (Ctrl-D);
   ``laws --area effort`` draws its bars and table for the terminal and writes laws.json as in a
   pipe (``run_tui``, ``run_laws_on_terminal``).
 - ``python -m eukhe.corebuild`` (build tooling of the compiled planner core) in a scratch checkout
@@ -1989,7 +1991,7 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
         typed = None if event.get("interrupt") else str(event.get("stdin", "")) + ("\udcff\n" if "stdin" in event and event.get("badutf8") else "")
         run_inference(argv, typed, out, bundle)
     elif head == "tui" and world.terminal:
-        run_tui(world, argv)
+        run_tui(world, argv, [str(k) for k in event.get("keys", [])])  # type: ignore[attr-defined]
     elif head in ("tui", "agent", "tiny-worker"):
         run_client(argv)
     else:
@@ -2000,7 +2002,8 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
 def how_run(world: World, event: dict[str, object], env: dict[str, str], out: list[str], err: list[str]) -> int:
     """A command as its event runs it: ``--help``; the agent dir named by the flag, by
     EUKHE_AGENT_DIR (the same dir) or by $HOME ($HOME/.eukhe), or a flag naming a path that is a
-    regular file or under one; the sessions dir by EUKHE_SESSION_DIR, ``~/`` read as $HOME."""
+    regular file or under one, or a dir in /sys (no dir can be made there: the OSError's line,
+    with its hint that the place is read-only); the sessions dir by EUKHE_SESSION_DIR, ``~/`` read as $HOME."""
     argv = [str(a) for a in event["argv"]]  # type: ignore[attr-defined]
     if not argv and world.terminal:  # `eukhe` alone on a terminal is `eukhe tui`
         return command(world, {**event, "argv": ["tui"]}, out, err)
@@ -2009,6 +2012,10 @@ def how_run(world: World, event: dict[str, object], env: dict[str, str], out: li
             out.append(" ".join(["usage: eukhe", *argv[: argv.index(name)]]))
             return OK
     agent = str(event.get("agent", "flag"))
+    if agent == "/sys/eukhe" and argv == ["session", "new"]:  # sysfs: no directory can be made there
+        # an OSError is one line, ``<path>: <reason>`` with the hint of a read-only dir or file (the
+        # command line's one error path: exit 1, a fault of the environment); the reason is cut
+        raise Failed(FAULT, f"eukhe session new: {agent}: ... (the directory or file is read-only)")
     if agent not in ("flag", "env", "home"):
         if argv != ["session", "new"] or not world.wav or not agent.startswith("$P/x.wav"):
             raise ValueError("an agent dir flag naming a path is modelled for `session new` under $P/x.wav only")
@@ -2032,21 +2039,32 @@ def how_run(world: World, event: dict[str, object], env: dict[str, str], out: li
     return command(world, event, out, err)
 
 
-def run_tui(world: World, argv: list[str]) -> None:
-    """``tui`` on a terminal, as far as it goes before the client starts (the command's help):
-    ``--session ID`` must name a session, else the session written last is taken (modelled with
-    one session made: that one); a session whose log cannot be read is a fault of the
-    environment. A session that opens starts the full-screen client: not modelled."""
+def run_tui(world: World, argv: list[str], keys: list[str]) -> None:
+    """``tui`` on a terminal (the command's help): ``--session ID`` must name a session, else the
+    session written last is taken (modelled with one session made: that one), else, with none,
+    a new one is made (as ``session new`` makes it: no entry); a session whose log cannot be read
+    is a fault of the environment. A session that opens starts the full-screen client: what it
+    draws is not compared; it is modelled only as far as it leaves on ``keys`` (the event's, typed
+    once it reads keys): Ctrl-D, the key the client's default binds give ``action app.quit``
+    ("leave the client": the editor's binds after the seed's S4.5 defaults, in the client's key
+    table; no binds.cfg here), whatever it drew before; then the command exits 0 ("Exit 0 when the client quits")."""
     prog = "eukhe tui"
     if "--new" in argv:
         raise ValueError("a new session starts the client: not modelled")
     label = flag(argv, "--session")
+    if label is None and not world.sessions:
+        if keys[:1] != ["ctrl+d"]:
+            raise ValueError("a client that is not left at once is not modelled")
+        world.made += 1
+        world.sessions[f"$S{world.made}"] = Session()
+        return
     if label is None:
         if len(world.sessions) != 1:
             raise ValueError("the session written last is modelled with one session made")
         label = next(iter(world.sessions))
     session_of(world, label, prog)
-    raise ValueError("a session that opens starts the client: not modelled")
+    if keys[:1] != ["ctrl+d"]:
+        raise ValueError("a session that opens starts the client: modelled only as it is left at once (Ctrl-D)")
 
 
 def run_laws_on_terminal(argv: list[str], out: list[str]) -> int:

@@ -112,6 +112,14 @@ scenarios use no name of the bundled catalog, so the scenario's catalog is all t
 ``foreign`` (the first event, with its ``lines``): the session's socket is served by no agent of
 this protocol, and the client reads what it writes (``foreign``, below).
 
+``"agent": "stubborn"`` and ``"agent": "stalled"`` (``stubborn``, below): the in-process agent with a
+turn loop that breaks the loop's side of the protocol; ``"agent": "serve-closed"``: a second ``eukhe
+agent serve`` started with its stdin closed (``CLOSED_CLIENT``); a ``reopen`` with ``asking`` (of a
+``serve-client`` scenario, whose agent then runs no loop and is sent only ``status``): the relay's
+request of that kind waits unread when the agent it follows ends, so it is never answered: the relay
+tells it ``disconnected`` (impl/eukhe/agent/protocol.py's docstring, the relay's own errors: "a request
+whose agent ended before answering"), then takes the session over as ``reopen`` does.
+
 Every line of the transcript begins with the number of its request: the events broadcast while
 the request ran, then its reply (of a ``foreign`` socket: the number of the line read).
 """
@@ -861,6 +869,11 @@ def step(world: World, event: dict[str, object]) -> tuple[World, list[str]]:
         return raw(world, str(event["line"]) * int(str(event.get("repeat", 1))), bool(event.get("eol", True)))
     if kind == "get_model_catalog":
         return world, catalog(world)
+    if kind == "reopen" and event.get("asking") is not None:  # a request of the relay its agent never answers
+        if not world.terminal:
+            raise ValueError("only the relay of eukhe agent serve is asked as its agent ends")
+        world, said = reopen(world)
+        return world, ["error disconnected", *said]
     if kind == "reopen":
         return reopen(world)
     raise ValueError(f"unknown request {kind!r}")
@@ -895,6 +908,76 @@ def _named_re(line: str) -> str | None:
     return named if isinstance(named, str) else None
 
 
+# ``"agent": "serve-closed"``: a second ``eukhe agent serve`` for a session its agent serves (so a
+# client, as ``serve-client``), started with no stdin at all: its input has ended before any request,
+# and a client ends once its input has ended and its requests are answered (impl/eukhe/agent/daemon.py's
+# module docstring): it ends by itself, exit 0, having printed at most its client's greeting, which
+# its end may come before (so the greeting is not told).
+CLOSED_CLIENT = "stdin closed: exit 0, printed at most its greeting"
+STUBBORN_RUN = "stubborn-1"  # the run the stubborn loop's turn_start names
+STUBBORN_ROW = "from a thread"  # the text of the row it emits from a thread of its own
+
+
+# ``"agent": "stalled"``: the stubborn loop's agent (its line limit the protocol's), with ``stall``, a
+# connection of the bridge's that never reads: it gets its greeting, then every broadcast event; a
+# turn's text ``repeat`` times over (past what a socket holds unread) makes its turn_start an event
+# the connection cannot take whole. ``close``: the agent ends every connection (Daemon.close: "the
+# clients"), one that does not read too, once what was queued for it cannot be written in time; so
+# that connection reads its greeting, then the line it was cut in, then its end.
+STALLED = "a connection that does not read"
+STALLED_END = "the connection that did not read: its greeting, then a line cut short, then its end"
+SHORT_TEXT = 200  # a turn_start of a longer text is told by its size
+
+
+def turn_start_line(text: str) -> str:
+    if len(text) > SHORT_TEXT:
+        return f"turn_start of {len(text.encode('utf-8'))} bytes"
+    return f"turn_start {json.dumps(text, ensure_ascii=False)}"
+
+
+def stubborn(world: World, events: list[dict[str, object]]) -> list[str]:
+    """``"agent": "stubborn"``: the in-process agent with a turn loop of the bridge's (the Runner
+    protocol is any loop's), one that breaks the loop's side of the protocol as the module
+    docstring of impl/eukhe/agent/daemon.py says the agent survives it: its turn emits its
+    turn_start, then a row from a thread of its own (``emit`` is safe from any thread: it reaches
+    every client, in order), then an event the protocol does not have (dropped: every client gets
+    an ``error`` of kind bad_event instead), then runs on, and its ``abort`` ends nothing. The
+    agent's answers while the turn runs: ``turn`` refused ``busy``, ``steer`` joins it,
+    ``follow_up`` runs after it, ``abort`` is told as done (the loop is asked; it is the loop's to
+    end). ``close``, the agent ending (Daemon.close: the turn aborted, then, once its time is up,
+    cancelled): the turn ends failed, "the turn was cancelled", which the clients still connected
+    get, and then their connection ends (``gone``)."""
+    lines = [f"0 {state_line(world)}"]
+    running = False
+    stalled = False
+    for number, event in enumerate(events, 1):
+        kind = event["request"]
+        said: list[str]
+        if kind == "stall":
+            stalled = True
+            said = [STALLED]
+        elif kind == "turn" and running:
+            said = ["error busy"]
+        elif kind in ("turn", "steer", "follow_up") and not running:
+            running = True
+            said = ["ok the turn starts", turn_start_line(str(event["text"]) * int(str(event.get("repeat", 1)))), f"row note {STUBBORN_ROW}", "error bad_event"]
+        elif kind == "steer":
+            said = ["ok the message joins the running turn"]
+        elif kind == "follow_up":
+            said = ["ok the message runs after this turn"]
+        elif kind == "abort":
+            said = ["ok the turn is aborted"] if running else ["error idle"]
+        elif kind == "status":
+            said = [state_line(world)]
+        elif kind == "close":
+            said = (['turn_end failed "the turn was cancelled"'] if running else []) + ["gone"] + ([STALLED_END] if stalled else [])
+            running = False
+        else:
+            raise ValueError(f"no stubborn scenario sends {kind!r}")
+        lines.extend(f"{number} {line}" for line in said)
+    return lines
+
+
 def transcript(events: list[dict[str, object]]) -> list[str]:
     """The model side of the daemon bridge: the first event opens the session (its state), each
     next one is a request (what it broadcast, then its reply)."""
@@ -903,6 +986,10 @@ def transcript(events: list[dict[str, object]]) -> list[str]:
         lines = events[0]["lines"]
         assert isinstance(lines, list)
         return foreign([str(line) for line in lines])
+    if mode == "serve-closed":
+        return [f"0 {CLOSED_CLIENT}"]
+    if mode in ("stubborn", "stalled"):
+        return stubborn(open_session(events[0]["catalog"], True), events[1:])
     cfg = events[0].get("global_cfg")
     world = open_session(events[0]["catalog"], mode is not None, mode in TERMINAL, mode == "chat", mode == "chat-busy", None if cfg is None else str(cfg), events[0].get("agents_file") is True, events[0].get("broken_stack") is True, events[0].get("stale_socket") is True, events[0].get("deaf") is True)
     lines = [f"0 {state_line(world)}"]

@@ -68,7 +68,14 @@ types its last line while the turn of the line before runs; its ``late`` lines a
 pipe) once the chat shows the ``after`` text; a scripted reply's part ``{"wait": "queued"}`` holds
 the reply until the chat shows the line queued to join the running call: the loopback server's own
 gating, no timing. ``file`` events may write $A/models.json (``models``) and $A/chat (``chat``); a
-``stderr`` of ``closed file`` is a stream object already closed.
+``stderr`` of ``closed file`` is a stream object already closed. An ``agent`` of /sys/eukhe names a
+dir that cannot be made (sysfs): the reason its error gives (as root, as another user, or on a
+read-only mount) prints as ``...``, the hint after it as it is. A ``tty`` event's ``keys`` (``ctrl+d``)
+runs the full-screen client (Textual, in this process, which reads sys.__stdin__ and draws on
+sys.__stderr__: both are the terminal while it runs) and types the keys once the client drew the
+switch it writes after raw mode (``RAW_MODE``: the gate, no timing; a client not left within 120 s is
+ended by Ctrl-C, and a line of the bridge's own says so: a transcript the model never prints);
+a session ``tui`` made on a terminal gets the next ``$S`` label.
 """
 
 from __future__ import annotations
@@ -168,6 +175,7 @@ CASES = frozenset(
     | {"tui no session", "tui corrupt", "bare command on a terminal", "laws on a terminal", "chat agent unreachable",
        "chat agent ended before serving", "chat memory owned elsewhere"}
     | {"stdout closed late", "stdout closed after an error", "stderr none"}
+    | {"error agent dir read-only", "tui new session left", "tui session written last left"}
     | {"error project dir missing", "chat again", "chat again same model", "chat deep agent dir", "error script endless"}
     | {"forced called", "forced retried", "forced not called", "error png not written", "error plot not written"}
     | {"tiny echo", "say written", "say played", "error player failed", "transcribed", "translate eval", "chat steered",
@@ -779,7 +787,11 @@ SETTINGS: list[list[Event]] = [
 # file transcribed, the seed's eval; a line typed into a chat while its turn runs (the turn's reply
 # held by the loopback server until the chat shows the line queued: no timing); the cache measure
 # over a run long enough for the view's batches and the compaction view's merges; JSON arguments
-# holding an integer of more digits than a JSON reader converts; Ctrl-C as ``login`` reads its key.
+# holding an integer of more digits than a JSON reader converts; Ctrl-C as ``login`` reads its key;
+# an agent dir in /sys, where no directory can be made (the error's reason, which the user and the
+# mount decide, is cut: its hint is not); the full-screen client on a terminal, with no session (it
+# makes one) and then with the one it made, left at once (Ctrl-D), its agent unreachable ($A/run a
+# regular file: no agent process is started; what the client draws is not compared).
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -836,6 +848,10 @@ EDGES: list[list[Event]] = [
      {"do": "corrupt", "session": "chat"},
      {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
     [{"do": "own"}, {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
+    [{"do": "run", "argv": ["session", "new"], "agent": "/sys/eukhe"}],
+    [{"do": "file", "name": "run", "state": "text", "text": ""}, {"do": "run", "argv": ["tui"], "tty": True, "keys": ["ctrl+d"]},
+     {"do": "run", "argv": ["session", "list"]}, {"do": "run", "argv": ["tui"], "tty": True, "keys": ["ctrl+d"]},
+     {"do": "run", "argv": ["session", "list"]}],
 ]
 
 
@@ -898,6 +914,9 @@ _CUTS = (
     (re.compile(r"^(eukhe translate-eval: WorkerError): .*$"), r"\1"),
     (re.compile(r"^(eukhe memory: cannot make the chat directory \S+): .*$"), r"\1"),
     (re.compile(r"(see \$A/run/agent/chat)-[0-9a-f]+(\.log)$"), r"\1-...\2"),  # the socket's name holds a digest of the sessions dir
+    # a dir made in /sys: EPERM as root, EACCES as another user, EROFS where /sys is mounted read-only (the hint is the same)
+    (re.compile(r"^(eukhe session new: /sys/eukhe): (?:Operation not permitted|Permission denied|Read-only file system)"
+                r"( \(the directory or file is read-only\))$"), r"\1: ...\2"),
 )
 
 
@@ -1110,7 +1129,8 @@ class _Run:
             sink = open("/dev/full", "w", buffering=1 if event["stdout"] == "full lines" else -1, encoding="utf-8")
         elif event.get("stdout") == "none":  # started with stdout closed (`>&-`): Python's sys.stdout is None
             sink = None
-        terminal = _Terminal() if event.get("tty") else None
+        terminal = _Terminal(b"".join(KEYS[k] for k in event.get("keys", []))) if event.get("tty") else None
+        dunders = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
         if terminal is not None:  # a terminal for stdin and stdout: what is drawn on it is not compared
             sys.stdin, sink = terminal.reader, terminal.writer
             before.setdefault("TERM", os.environ.get("TERM"))
@@ -1127,10 +1147,20 @@ class _Run:
             said = None
         if terminal is not None and event["tty"] == "all":  # stderr too: the bars of long work are drawn there
             said = terminal.writer
+        ended, late = threading.Event(), threading.Event()
+        handlers = {signum: signal.getsignal(signum) for signum in CLIENT_SIGNALS}  # Textual leaves its own on some
+        if terminal is not None and "keys" in event:  # the client's: Textual reads sys.__stdin__ and draws on sys.__stderr__
+            sys.__stdin__, sys.__stdout__, sys.__stderr__ = terminal.reader, terminal.writer, terminal.writer  # type: ignore[misc]
+            threading.Thread(target=_deadline, args=(ended, late), daemon=True).start()
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
                 status = cli.main([*head, *argv])
         finally:
+            ended.set()
+            sys.__stdin__, sys.__stdout__, sys.__stderr__ = dunders  # type: ignore[misc]
+            for signum, was in handlers.items():
+                if was is not None and signal.getsignal(signum) is not was:
+                    signal.signal(signum, was)
             sys.stdin = stdin
             if interrupt:
                 signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
@@ -1168,6 +1198,9 @@ class _Run:
                        or line.startswith("review report written to ")]
         if status == 0 and not helped and printed and argv[:2] in (["session", "new"], ["session", "fork"]):
             self.labels[printed[0]] = f"$S{len(self.labels) + 1}"
+        if terminal is not None and argv[:1] in ([], ["tui"]) and (self.agent / "sessions").is_dir():
+            for made in sorted(d.name for d in (self.agent / "sessions").iterdir() if d.name not in self.labels):  # the client's
+                self.labels[made] = f"$S{len(self.labels) + 1}"
         if status == 0 and not helped and printed and argv[:2] == ["directors", "simulate"]:
             self.simulated[printed[0].split()[1]] = f"$D{len(self.simulated) + 1}"
         shown_out = [self.shown(line) for line in printed]
@@ -1182,10 +1215,26 @@ class _Run:
         if errs[:1] == ["Traceback (most recent call last):"]:  # EUKHE_DEBUG=1: the traceback's text is Python's
             errs = ["(traceback)", errs[-1]]
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
+        if late.is_set():  # the client was not left by its keys: whatever its status, the transcript tells
+            lines.append(f"{number} bridge: the client did not end within {CLIENT_DEADLINE} s of starting; Ctrl-C ended it")
         return lines
 
 
 QUEUED = "[queued: joins the running call]"
+
+
+CLIENT_DEADLINE = 120  # seconds
+
+
+def _deadline(ended: threading.Event, late: threading.Event) -> None:
+    """The client of an event's ``keys`` has CLIENT_DEADLINE s to end once started (a deadline, not
+    a pace): else ``late`` is set (the transcript tells) and Ctrl-C is simulated in the main thread
+    (asyncio's handler there cancels the client's task, and the client ends)."""
+    if not ended.wait(CLIENT_DEADLINE):
+        late.set()
+        import _thread
+
+        _thread.interrupt_main()
 
 
 class _Shown(io.StringIO):
@@ -1239,11 +1288,20 @@ class _CtrlC(io.BytesIO):
         return super().readline(size)
 
 
+# What Textual writes once its terminal is in raw mode (it sets raw mode, then switches focus
+# reporting on): from then a key typed is read as that key, not by the terminal's line discipline.
+RAW_MODE = b"\x1b[?1004h"
+KEYS = {"ctrl+d": b"\x04"}  # an event's ``keys``: the bytes a terminal sends for them
+CLIENT_SIGNALS = (signal.SIGTSTP, signal.SIGCONT, signal.SIGWINCH, signal.SIGTTOU, signal.SIGTTIN)  # restored after each command
+
+
 class _Terminal:
     """A pseudo-terminal of 24 rows and 100 columns: its slave end is the command's stdin and
-    stdout; what the command draws on it is read from the master end (and kept, not compared)."""
+    stdout; what the command draws on it is read from the master end (and kept, not compared).
+    ``keys``: typed once the client drew RAW_MODE (the gate: no timing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keys: bytes = b"") -> None:
+        self.keys = keys
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         self.reader = open(slave, encoding="utf-8")
@@ -1261,6 +1319,9 @@ class _Terminal:
             if not data:
                 return
             self.screen.extend(data)
+            if self.keys and RAW_MODE in self.screen:
+                os.write(self.master, self.keys)
+                self.keys = b""
 
     def close(self) -> None:
         for stream in (self.writer, self.reader):
@@ -1475,6 +1536,7 @@ _SETTING_NEEDLES = (
     ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
     ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
     ("err eukhe: interrupted", "login interrupted"),
+    ("err eukhe session new: /sys/eukhe: ... (the directory or file is read-only)", "error agent dir read-only"),
 )
 
 
@@ -1515,6 +1577,7 @@ _CORE_NEEDLES = (("out eukhe.memory.core_c: missing or stale", "core missing or 
 def reached(events: Sequence[Event]) -> set[str]:
     found: set[str] = set()
     chats = 0  # the chats so far that reached their agent
+    made = False  # a session made so far (session new or fork, or the client's)
     lines = model.transcript(list(events))
     for number, event in enumerate(events):
         if event["do"] == "run":
@@ -1539,6 +1602,10 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found |= cases
             status = next(line for line in lines if line.startswith(f"{number} $ ")).rsplit(" ", 1)[1]
             mine = [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == str(number)]
+            if event.get("tty") and event.get("keys") and argv[:1] in ([], ["tui"]) and status == "0":
+                found.add("tui session written last left" if made else "tui new session left")
+                made = True
+            made = made or (argv[:2] in (["session", "new"], ["session", "fork"]) and status == "0")
             if argv[:1] == ["say"] and status == "0":
                 found.add("say written" if "--out" in argv else "say played")
             if any(line.startswith("err eukhe say: aplay failed: ") for line in mine):

@@ -36,7 +36,16 @@ one of three (the scenario's first event says which):
   rewound to its start, then taken over, cannot take it), an agent whose limit of a client's
   unsent events is below a greeting (``deaf``: each raw line's connection is dropped as it connects),
   and a socket served by no agent of this protocol (``foreign``: the real client reads lines that are
-  no events, each told as its error, then the connection's end).
+  no events, each told as its error, then the connection's end). After those: ``stubborn``, the
+  in-process agent with a turn loop of the bridge's (``_Stubborn``) that emits a row from a thread of
+  its own and an event the protocol does not have, and ignores its abort, so the agent's end cancels
+  its turn (``through_stubborn``); ``closed``, a second ``eukhe agent serve`` (a client) started with
+  its stdin closed, which ends by itself (``"agent": "serve-closed"``); ``stalled``, the stubborn
+  loop's agent with a connection that never reads while a turn_start of 1 MiB is broadcast, which
+  the agent's end drops (``stall``, gated on the bytes waiting unread in it); ``orphan``, a second
+  ``eukhe agent serve`` whose agent ends while a request of its stdin waits unread on the agent's
+  side of its connection (``"asking"`` on a ``reopen``, gated by ``select`` on that socket while
+  this process's loop is held): the relay tells it ``disconnected``, then takes the session over.
 
 The in-process agents read lines of at most ``bend.daemon.LINE_LIMIT`` bytes, so a raw line past
 it is answered ``too_long``; a raw line may also end with the end of what its connection writes
@@ -74,14 +83,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
 import random
 import re
+import select
 import shutil
 import signal
+import socket
 import sys
 import tempfile
+import termios
 import tty
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
@@ -251,7 +264,12 @@ async def _no_reopen() -> list[str]:
 
 
 async def exchange(
-    events: Sequence[Event], send: Callable[[p.Request], Awaitable[None]], receive: Receive, raw: Raw, reopen: Reopen = _no_reopen
+    events: Sequence[Event],
+    send: Callable[[p.Request], Awaitable[None]],
+    receive: Receive,
+    raw: Raw,
+    reopen: Reopen = _no_reopen,
+    asking: Callable[[p.Request], Awaitable[list[str]]] | None = None,
 ) -> list[str]:
     """The state the agent sends first, then each request with its id: what the agent broadcasts
     while it answers, then its answer; a turn's answer ``ok`` is followed by the turn's events, to
@@ -260,6 +278,11 @@ async def exchange(
     chat = events[0].get("agent") == "chat"
     lines = ["0 " + event_line(await receive())]
     for number, event in enumerate(events[1:], 1):
+        if event["request"] == "reopen" and event.get("asking") is not None:  # a request sent as the agent ends
+            assert asking is not None, "only the relay of a second agent process is asked as its agent ends"
+            asked = request_of({"request": event["asking"]}).model_copy(update={"id": f"r{number}"})
+            lines.extend(f"{number} {line}" for line in await asking(asked))
+            continue
         if event["request"] == "reopen":
             lines.extend(f"{number} {line}" for line in await reopen())
             continue
@@ -336,6 +359,126 @@ def in_process(agent: Path, events: Sequence[Event]) -> list[str]:
 
         asyncio.run(serve())
     return lines
+
+
+class _Stubborn:
+    """A turn loop of the bridge's (``"agent": "stubborn"``, bend.daemon.stubborn): its turn emits
+    its turn_start, a row from a thread of its own, an event the protocol does not have, then
+    waits for ever; its abort ends nothing (only the agent's cancel, as it closes, ends the turn)."""
+
+    def __init__(self, emit: daemon.Emit) -> None:
+        self.emit = emit
+        self.aborted = 0
+
+    async def turn(self, text: str) -> None:
+        self.emit({"type": "turn_start", "run": model.STUBBORN_RUN, "text": text})
+        await asyncio.to_thread(self.emit, {"type": "row", "kind": "note", "text": model.STUBBORN_ROW})
+        self.emit({"type": "no_such_event", "text": text})
+        await asyncio.Event().wait()
+
+    def steer(self, text: str) -> None:
+        pass
+
+    def follow_up(self, text: str) -> None:
+        pass
+
+    def abort(self) -> None:
+        self.aborted += 1
+
+
+async def _unread(sock: socket.socket) -> None:
+    """Once bytes wait unread in ``sock`` (the kernel's count of its receive queue)."""
+    while not int.from_bytes(fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"), sys.byteorder):
+        await asyncio.sleep(0.001)
+
+
+def _read_to_end(sock: socket.socket) -> str:
+    """What a connection that did not read was sent, read to its end: told as whole lines (the
+    first must be the greeting, a state), then a line cut short, then the end."""
+    sock.settimeout(GONE_SECONDS)
+    data = b""
+    try:
+        while chunk := sock.recv(1 << 20):
+            data += chunk
+    except TimeoutError:
+        return f"the connection that did not read: no end within {GONE_SECONDS:g} s"
+    except ConnectionError as error:
+        return f"the connection that did not read: {type(error).__name__}"
+    *whole, rest = data.split(b"\n")
+    kinds = [json.loads(line)["type"] for line in whole]
+    if kinds == ["state"] and rest:
+        return model.STALLED_END
+    return f"the connection that did not read: {kinds} then {len(rest)} bytes, then its end"
+
+
+def through_stubborn(agent: Path, events: Sequence[Event]) -> list[str]:
+    """The in-process agent with the stubborn turn loop, reached by a real client: each request
+    with its id, read to its answer (a turn's ``ok`` then the loop's events, to the error that
+    stands for the event it dropped); ``close`` ends the agent while the client stays connected,
+    which reads every event left, then the connection's end."""
+    loops: list[_Stubborn] = []
+
+    def factory(_session: Any, _cvar: Any, emit: daemon.Emit) -> _Stubborn:
+        loops.append(_Stubborn(emit))
+        return loops[-1]
+
+    def shown(event: dict[str, Any]) -> str:
+        if event["type"] == "turn_start" and len(event["text"]) > model.SHORT_TEXT:
+            return f"turn_start of {len(event['text'].encode('utf-8'))} bytes"
+        return event_line(event)
+
+    stalled: list[socket.socket] = []
+    with Store(agent / "sessions").create() as session, contextlib.ExitStack() as stack:
+
+        async def serve() -> list[str]:
+            limit = p.LINE_LIMIT if events[0].get("agent") == "stalled" else model.LINE_LIMIT
+            agent_process = daemon.Daemon(agent, session, factory, line_limit=limit)
+            await agent_process.start()
+            closed = False
+            client = await AgentClient.connect(agent_process.address)
+            try:
+                lines = ["0 " + event_line(await _next(client))]
+                for number, event in enumerate(events[1:], 1):
+                    if event["request"] == "stall":  # a connection that never reads: once its greeting waits in it
+                        stalled.append(stack.enter_context(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)))
+                        with socket_address(agent_process.address.parent, agent_process.address.name) as where:
+                            stalled[-1].connect(where)
+                        await asyncio.wait_for(_unread(stalled[-1]), DEADLINE)
+                        lines.append(f"{number} {model.STALLED}")
+                        continue
+                    if event["request"] == "close":
+                        closing = asyncio.create_task(agent_process.close())
+                        closed = True
+                        with contextlib.suppress(AgentGone):
+                            while True:
+                                lines.append(f"{number} {shown(await _next(client))}")
+                        lines.append(f"{number} gone")
+                        await asyncio.wait_for(closing, DEADLINE)
+                        for each in stalled:  # what it was sent, to its end
+                            lines.append(f"{number} {await asyncio.to_thread(_read_to_end, each)}")
+                        continue
+                    request = request_of(event).model_copy(update={"id": f"r{number}"})
+                    if event.get("repeat") is not None:
+                        request = request.model_copy(update={"text": str(event["text"]) * int(event["repeat"])})
+                    await client.send(request)
+                    while True:  # to its answer
+                        said = await _next(client)
+                        lines.append(f"{number} {shown(said)}")
+                        if said.get("re") == request.id:
+                            break
+                    if said["type"] == "ok" and said["text"] == "the turn starts":  # the loop's events, to the error of the one it dropped
+                        while not (said["type"] == "error" and said.get("re") is None):
+                            said = await _next(client)
+                            lines.append(f"{number} {shown(said)}")
+                asked = sum(e.get("request") in ("abort", "close") for e in events[1:])  # the agent's end aborts the turn first
+                assert [each.aborted for each in loops] == [asked], f"the loop was asked to abort {[each.aborted for each in loops]} times, not {asked}"
+                return lines
+            finally:
+                await client.close()
+                if not closed:
+                    await agent_process.close()
+
+        return asyncio.run(serve())
 
 
 async def takeover(agent: Path, ident: str, running: daemon.Daemon, client: AgentClient, stale: bool = False) -> tuple[list[str], daemon.Daemon, AgentClient]:
@@ -522,13 +665,22 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
     holding: list[daemon.Daemon] = []  # the agent of this process, while it holds the session
 
     async def run(env: dict[str, str]) -> list[str]:
+        if events[0].get("agent") == "serve-closed":  # a client whose stdin is closed from the start
+            with Store(agent / "sessions").open(ident) as held:
+                holder = daemon.Daemon(agent, held, runner_factory, line_limit=model.LINE_LIMIT)
+                await holder.start()
+                try:
+                    return [f"0 {await closed_client(env)}"]
+                finally:
+                    await holder.close()
         if events[0].get("agent") == "serve-held":
             stopped = await stopped_while_claiming(env)
             return [f"0 {stopped}", *await relay(env)]
         if not client_mode:
             return await relay(env)
         with Store(agent / "sessions").open(ident) as held:
-            holder = daemon.Daemon(agent, held, runner_factory, line_limit=model.LINE_LIMIT)
+            asked = any(event.get("asking") is not None for event in events)  # the agent's end, with no loop's to await first
+            holder = daemon.Daemon(agent, held, None if asked else runner_factory, line_limit=model.LINE_LIMIT)
             await holder.start()
             holding.append(holder)
             try:
@@ -536,6 +688,27 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
             finally:
                 if holding:
                     await holding.pop().close()
+
+    async def closed_client(env: dict[str, str]) -> str:
+        """``eukhe agent serve`` for the session its agent serves, started with no stdin at all (its
+        descriptor 0 closed, as a shell's ``<&-`` leaves it): a client whose input has ended with no
+        request; it ends by itself (the gate: its stdout's end, then its exit), having printed at
+        most the greeting its client got (the state), which its end may come before."""
+        closed = ["/bin/sh", "-c", 'exec "$@" <&-', "sh", *command]
+        process = await asyncio.create_subprocess_exec(*closed, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, cwd=tmp, env=env, limit=p.LINE_LIMIT)
+        try:
+            assert process.stdout is not None
+            try:
+                printed = await asyncio.wait_for(process.stdout.read(), ENDS_WITH_INPUT)
+            except TimeoutError:
+                return f"stdin closed: still running {ENDS_WITH_INPUT:g} s on"
+            code = await asyncio.wait_for(process.wait(), DEADLINE)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        kinds = [json.loads(line)["type"] for line in printed.splitlines()]
+        return f"stdin closed: exit {code}, " + ("printed at most its greeting" if kinds in ([], ["state"]) else f"printed {kinds}")
 
     async def stopped_while_claiming(env: dict[str, str]) -> str:
         """``eukhe agent serve`` for the session while a writer with no socket (a command line's)
@@ -598,8 +771,30 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
             greeting = await receive()
             return [event_line(greeting) + " rows=" + (",".join(row["kind"] for row in greeting["rows"]) or "-")]
 
+        async def asking(request: p.Request) -> list[str]:
+            """A request of its stdin the agent it follows never answers: sent, and once it waits
+            unread on the agent's side of the relay's connection (this process's loop held on it,
+            so the agent cannot read it first), the agent ends; the relay tells the request
+            disconnected, then takes the session over."""
+            assert holding, "only the agent of this process is ended"
+            holder = holding.pop()
+            (relayed,) = holder.clients  # the relay's connection, as the agent holds it
+            where = relayed.writer.transport.get_extra_info("socket")
+            stdin.write(p.encode(request))
+            await stdin.drain()
+            readable, _, _ = select.select([where.fileno()], [], [], DEADLINE)  # the gate: the request has come, unread
+            assert readable, f"the relay did not send its request within {DEADLINE:g} s"
+            closing = asyncio.create_task(holder.close())  # its first step runs before the loop reads the request
+            told: list[str] = []
+            while True:  # what the relay prints, to the greeting of the agent it then is
+                said = await receive()
+                if said["type"] == "state":
+                    await asyncio.wait_for(closing, DEADLINE)
+                    return [*told, event_line(said) + " rows=" + (",".join(row["kind"] for row in said["rows"]) or "-")]
+                told.append(event_line(said))
+
         try:
-            said = await exchange(events, send, receive, raw, reopen)
+            said = await exchange(events, send, receive, raw, reopen, asking)
             stdin.close()
             if not holding:  # the agent serves until a signal; a client ends with its input
                 process.send_signal(signal.SIGTERM)
@@ -718,8 +913,10 @@ def _production(events: Sequence[Event]) -> list[str]:
         mode = events[0].get("agent")
         if mode == "reach":
             return through_reach(Path(tmp), agent, events)
-        if mode in ("serve", "serve-client", "serve-tty", "serve-held"):
+        if mode in ("serve", "serve-client", "serve-tty", "serve-held", "serve-closed"):
             return through_serve(Path(tmp), agent, events)
+        if mode in ("stubborn", "stalled"):
+            return through_stubborn(agent, events)
         if mode == "foreign":
             return through_foreign(Path(tmp), [str(line) for line in events[0]["lines"]])
         assert mode in (None, "chat", "chat-busy"), mode
@@ -900,7 +1097,7 @@ def _catalog(rng: random.Random) -> list[dict[str, Any]]:
 # an ``eukhe agent serve`` for the session while a writer with no socket holds it, stopped (SIGTERM)
 # while it claims (bend.daemon.STOPPED_WHILE_CLAIMING), then the serve of ``serve`` once it is free.
 MORE_FIRST = 300
-MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale", "keyless", "keyless", "deaf", "deaf", "foreign", "foreign")
+MORE = ("free", "free", "free", "free", "tty", "tty", "held", "held", "broken", "broken", "broken", "raw", "raw", "raw", "compactor", "compactor", "blocked", "blocked", "stack", "stale", "keyless", "keyless", "deaf", "deaf", "foreign", "foreign", "stubborn", "closed", "stalled", "orphan")
 # ``foreign``: the session's socket is served by no agent of this protocol (one of another version,
 # or a program that speaks none): it writes lines of FOREIGN to each connection, each ended by a
 # newline, then closes it. The real client (eukhe.agent.client, reading at most LINE_LIMIT bytes a
@@ -967,6 +1164,18 @@ def generate(index: int) -> list[Event]:
         first["deaf"] = True
     if more == "foreign":
         return [{**first, "agent": "foreign", "lines": rng.sample(FOREIGN, len(FOREIGN))}]
+    if more == "closed":  # a second ``eukhe agent serve``, a client, whose stdin is closed (bend.daemon.CLOSED_CLIENT)
+        return [{**first, "agent": "serve-closed"}]
+    if more == "orphan":  # a second ``eukhe agent serve`` whose request its agent never answers (bend.daemon.reopen)
+        return [{**first, "agent": "serve-client"}, {"request": "status"}, {"request": "reopen", "asking": "status"}, {"request": "status"}]
+    if more == "stalled":  # the stubborn loop's agent, and a connection that never reads (bend.daemon.STALLED)
+        big: Event = {"request": "turn", "text": rng.choice("xyz"), "repeat": 1 << 20}
+        return [{**first, "agent": "stalled"}, {"request": "stall"}, {"request": "status"}, big, {"request": "close"}]
+    if more == "stubborn":  # the in-process agent with a turn loop that breaks its side (bend.daemon.stubborn)
+        text = rng.choice(TEXTS)
+        asks: list[Event] = [{"request": "turn", "text": text}, {"request": "steer", "text": rng.choice(TEXTS)}, {"request": "follow_up", "text": rng.choice(TEXTS)}]
+        asks += [{"request": "turn", "text": rng.choice(TEXTS)}, {"request": "abort"}, {"request": "status"}, {"request": "close"}]
+        return [{**first, "agent": "stubborn"}, *asks]
     group = index // PROCESS_EVERY
     process = index % PROCESS_EVERY == group % 5  # 0, 26, 52, 78, 104, 125, ...: each focus below
     chat = index % PROCESS_EVERY == (group + 2) % 5  # 2, 28, 54, ...: the chat's agent, in this process
@@ -1199,6 +1408,12 @@ CASES = frozenset(
         "memory model of too many words refused in the chat",
         "a saved default whose provider has no credentials",
         "a connection that does not read is dropped as it connects",
+        "a client serve whose stdin is closed ends at once",
+        "an agent that ends drops a connection that does not read",
+        "a request of the relay its agent never answered: disconnected",
+        "a turn loop's event emitted from a thread of its own",
+        "a turn loop's event the protocol does not have",
+        "a turn that ignores its abort, cancelled as the agent ends",
         *(f"a client told a line that is not an event: {kind}" for kind in ("not_json", "not_object", "version", "unknown_type", "not_utf8", "too_long")),
     }
 )
@@ -1209,6 +1424,18 @@ def reached(events: Sequence[Event]) -> set[str]:
     mode = events[0].get("agent")
     if mode == "foreign":
         return {f"a client told a line that is not an event: {line.split()[2]}" for line in model.foreign([str(x) for x in events[0]["lines"]])[:-1]}
+    if mode == "serve-closed":
+        return {"a client serve whose stdin is closed ends at once"}
+    if mode == "stalled":
+        return {"an agent that ends drops a connection that does not read"}
+    if mode == "stubborn":
+        said = model.stubborn(model.open_session(events[0]["catalog"], True), [dict(e) for e in events[1:]])
+        wanted = {
+            "a turn loop's event emitted from a thread of its own": f"row note {model.STUBBORN_ROW}",
+            "a turn loop's event the protocol does not have": "error bad_event",
+            "a turn that ignores its abort, cancelled as the agent ends": 'turn_end failed "the turn was cancelled"',
+        }
+        return {case for case, line in wanted.items() if any(told.split(" ", 1)[1] == line for told in said)}
     if mode == "reach":
         cases.add("the agent process reached by a client")
     elif mode == "serve":
@@ -1395,6 +1622,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 cases.add({"turn": "turn without a model", "steer": "steer starts a turn", "follow_up": "follow_up starts a turn"}[str(kind)])
         elif kind == "reopen" and mode == "serve-client":
             cases.add("a relay whose agent ended takes the session over")
+            if event.get("asking") is not None and said[0] == "error disconnected":
+                cases.add("a request of the relay its agent never answered: disconnected")
         elif kind == "reopen":
             cases.add("a second claim becomes a client, then takes the session over")
             if before.pinned:

@@ -168,6 +168,15 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # message's node, a node's half, merged nodes, the message log's end, what view.json shows), each
 # refused naming its file and line and writing nothing, the last short message's node a crash cut,
 # and a view.json of an earlier view of the log: fold.py 100% by the store laws alone.
+# The agent's daemon is no longer held: the daemon bridge took in a turn loop that emits from a
+# thread of its own and an event the protocol does not have and ignores its abort (cancelled as the
+# agent ends), a client serve started with its stdin closed, a connection that does not read as the
+# agent ends, and a request of the relay its agent never answered (96.35% by the clean-clone CI of
+# b019b9c's data with those four scenarios replayed under coverage). The command line's cli.py and
+# commands/tui.py are no longer held: the command-line bridge took in an agent dir where no directory
+# can be made (/sys: the read-only hint) and the full-screen client left at once on a terminal, with
+# no session and with the one it made (cli.py 95.29%, commands/tui.py 100% once its handler of an
+# unreachable agent, which the client itself shows, was removed as dead).
 # Three tiny-model modules are no longer held: the tiny laws took in Kokoro's leading punctuation,
 # bare marks, a word past a piece and a graph of another signature (kokoro.py 100%), worker faults
 # of resets, an unasked line and other tags gone or saying bye (client.py 95.97%, 98.79% with the
@@ -184,16 +193,13 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # 98.57%, files.py 97.73%.
 MODULE_HELD: dict[str, float] = {
     "agent/client.py": 94.0,  # 96.64% of 119 at b8eb0c2
-    "agent/daemon.py": 93.0,  # 94.06% of 1112
     "agent/reach.py": 91.0,  # 95.74% of 47
     "agent/subagents.py": 94.0,  # 95.22% of 209 at b8eb0c2
     "agent/tools/bash.py": 94.0,  # 95.90% of 122 at b8eb0c2
-    "cli.py": 92.0,  # 93.51% of 416
     "commands/chat.py": 88.0,  # 89.36% of 423
     "commands/laws.py": 91.0,  # 92.92% of 113
     "commands/login.py": 90.0,  # 94.34% of 53
     "commands/memory_cache.py": 91.0,  # 92.16% of 357
-    "commands/tui.py": 76.0,  # 80.85% of 47
     "corebuild.py": 92.0,  # 94.44% of 90
     "inference/wire/pool.py": 87.0,  # 92.50% of 40
     "memory/turn.py": 94.0,  # 95.79% of 428

@@ -457,7 +457,7 @@ BREAKS = [
         "cli",
         "eukhe.commands.tui",
         '            raise UsageError(f"eukhe tui: {error}") from None',
-        '            raise EnvironmentFault(f"eukhe tui: {error}") from None',
+        '            from eukhe.cli import EnvironmentFault\n\n            raise EnvironmentFault(f"eukhe tui: {error}") from None',
         "`eukhe tui --session nosuch` exits 1 as a fault of the environment, not 2 for bad input.",
     ),
     Break(
@@ -620,5 +620,29 @@ BREAKS = [
         '        _say("eukhe: interrupted")\n        return 130\n',
         '        _say("eukhe: interrupted")\n        return 1\n',
         "Ctrl-C (SIGINT) ends a command with exit 1, as a fault of the environment, not 130 as a shell tells an interrupted command.",
+    ),
+    Break(
+        "cli_read_only_hint_wrong",
+        "cli",
+        "eukhe.cli",
+        '        hint = " (the directory or file is read-only)"',
+        '        hint = " (the directory or file is missing)"',
+        "a path the system will not let eukhe write (EPERM, EACCES, EROFS) is told as a missing one",
+    ),
+    Break(
+        "cli_tui_no_session_names_main",
+        "cli",
+        "eukhe.commands.tui",
+        "    if not ids:\n        return None",
+        '    if not ids:\n        return "main"',
+        "`eukhe tui` with no session yet opens a session named main, which does not exist, instead of making one",
+    ),
+    Break(
+        "cli_tui_newest_ignored",
+        "cli",
+        "eukhe.commands.tui",
+        "    session_id = None if args.new else args.session or newest(store)",
+        "    session_id = None if args.new else args.session",
+        "`eukhe tui` makes a new session each time instead of taking the session written last",
     ),
 ]

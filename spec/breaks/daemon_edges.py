@@ -3,8 +3,10 @@ after the first 300: an agent dir whose agents is a file (cvar_save fails with t
 Director stack document that does not parse (a push fails DocumentError), a takeover's claim that
 cannot bind its socket, a line of the stdin of ``eukhe agent serve`` past the protocol's limit, a
 /memory model line of too many words in the chat, a saved default whose provider has no
-credentials, and a connection that does not read (its unsent events past the agent's limit). Each
-must be caught by the daemon bridge."""
+credentials, and a connection that does not read (its unsent events past the agent's limit); then
+a turn loop's event from a thread of its own, a client serve with its stdin closed, a connection
+that does not read as the agent ends, and a turn cancelled as it ends. Each must be caught by the
+daemon bridge."""
 
 from spec.breaks import Break
 
@@ -64,5 +66,37 @@ BREAKS = [
         "        if self.pending > self.limit:  # it does not read: dropped; it gets state again when back",
         "        if False:",
         "a client whose unsent events pass the agent's limit (one that does not read) is kept, its events piling up without bound",
+    ),
+    Break(
+        "daemon_thread_emit_dropped",
+        "agent",
+        "eukhe.agent.daemon",
+        "                self.loop.call_soon_threadsafe(self.emit, event)",
+        "                pass",
+        "an event a turn loop emits from a thread of its own never reaches a client",
+    ),
+    Break(
+        "daemon_closed_stdin_never_ends",
+        "agent",
+        "eukhe.agent.daemon",
+        "        lines.put_nowait(END_OF_INPUT)",
+        "        pass",
+        "`eukhe agent serve` started with its stdin closed waits for input for ever instead of ending as a client whose input ended",
+    ),
+    Break(
+        "daemon_end_keeps_a_stalled_connection",
+        "agent",
+        "eukhe.agent.daemon",
+        "            if not client.task.done():\n                client.drop()",
+        "            if not client.task.done():\n                pass",
+        "the agent's end leaves a connection that does not read open, so it is sent the rest of what was queued for it",
+    ),
+    Break(
+        "daemon_cancelled_turn_answered",
+        "agent",
+        "eukhe.agent.daemon",
+        '            failure = "the turn was cancelled"',
+        "            failure = None",
+        "a turn cancelled as the agent ends is told to its clients as answered",
     ),
 ]

@@ -6,7 +6,8 @@ The session: ``--session ID`` (it must exist: `eukhe session list` shows them), 
 one), else the session whose main conversation was written last, else a new one. The client
 (``eukhe.tui``) reaches the session's agent, starting ``eukhe agent serve`` when none serves it.
 It needs a terminal: with stdin or stdout not one, one line and exit 2. Exit 0 when the client
-quits; 1 when the agent cannot be reached (one line naming why).
+quits (an agent it cannot reach is an error row of the client's, naming why); 1 when the client
+failed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from eukhe import paths
-from eukhe.cli import EnvironmentFault, UsageError
+from eukhe.cli import UsageError
 
 
 def register(sub: Any) -> None:
@@ -42,7 +43,6 @@ def newest(store: Any) -> str | None:
 def run_tui(args: argparse.Namespace) -> int:
     from eukhe.session import SessionNotFound, Store
     from eukhe.tui import app
-    from eukhe.agent.reach import AgentUnreachable
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("eukhe tui: needs a terminal (stdin and stdout); for pipes use `eukhe agent serve`")
@@ -58,8 +58,5 @@ def run_tui(args: argparse.Namespace) -> int:
             store.open(session_id, writer=False).close()
         except SessionNotFound as error:
             raise UsageError(f"eukhe tui: {error}") from None
-    try:
-        return app.run_tui(agent, store.path(session_id), session_id, Path.cwd())
-    except AgentUnreachable as error:
-        raise EnvironmentFault(f"eukhe tui: {error}") from None
+    return app.run_tui(agent, store.path(session_id), session_id, Path.cwd())  # an agent it cannot reach: the app shows why
 
