@@ -1364,6 +1364,25 @@ def chat_date_call(calls: list[dict[str, str]], parts: int) -> list[str]:
     return [f"[tool] date {calls[0]['arguments']}", f"[result] error: no message {asked}: the chat has {held}"]
 
 
+def chat_task_call(calls: list[dict[str, str]], parts: int, failing: dict[str, object], provider: str) -> list[str]:
+    """A turn's reply that is one call of the ``task`` tool (rules 57, 58: a subagent on the task,
+    in a process of its own, whose report is the tool's result), alone, where the subagent's one
+    request fails (the next reply, an HTTP fault the provider does not retry): the rows ``[tool]
+    task ARGS``, the spawner's ``[subagent] NAME starts (pid N): TASK`` (its process id cut), the
+    subagent's failed turn as the chat shows it, ``[NAME] failed: PROVIDER: HTTP CODE: BODY``, and
+    the tool's result, the typed error ``subagent_failed`` naming the child's reason and text. A
+    subagent that failed makes the chat's exit status 1, as a failed turn does."""
+    if len(calls) != 1 or parts != 1:
+        raise ValueError("a reply other than one call of the task tool, alone, is not modelled")
+    arguments = json.loads(calls[0]["arguments"])
+    name, task = str(arguments["name"]), str(arguments["task"])
+    if set(failing) - {"fail", "body"} or failing.get("fail") in RETRYABLE or not failing.get("body"):
+        raise ValueError("a subagent's reply other than one HTTP fault with a body, not retried, is not modelled")
+    said = f"{provider}: HTTP {failing['fail']}: {failing['body']}"
+    return [f"[tool] task {calls[0]['arguments']}", f"[subagent] {name} starts (pid N): {task.splitlines()[0][:200]}",
+            f"[{name}] failed: {said}", f"[result] subagent_failed: subagent {name} ended without a report (failed): {said}"]
+
+
 QUEUED = "[queued: joins the running call]"  # the row of a line typed while a turn runs (the command's help: it joins the turn)
 
 
@@ -1396,7 +1415,9 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     ``[joined] TEXT`` row, memory.md rule 46) and the generation goes on with it: the next reply
     streams, then the prompt. With ``late`` (the event's: lines typed once the turn's reply shows
     its first text), each line typed while the turn runs: ``/help`` shows the commands, a blank
-    line nothing (no prompt while a turn runs), a text is queued and joins the run as above."""
+    line nothing (no prompt while a turn runs), a text is queued and joins the run as above.
+    A turn's reply that calls the ``task`` tool shows its subagent's rows (``chat_task_call``);
+    a subagent that failed makes the exit status 1."""
     world.models_json = models
     prog = "eukhe chat"
     custom = json.loads(models)["providers"]
@@ -1486,7 +1507,11 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
                 shown.append(f"[note {notes}/{MAX_NOTES}: no_answer]")
                 reply = replies.pop(0)
             calls = [part["call"] for part in reply.get("parts", []) if "call" in part]  # type: ignore[attr-defined]
-            if calls:  # one call of the chat's date tool, alone in its reply; its result, then the next reply
+            if calls and calls[0]["name"] == "task":  # a subagent on a task (the ``task`` tool), whose one reply fails
+                shown += chat_task_call(calls, len(reply.get("parts", [])), replies.pop(0), provider)  # type: ignore[arg-type]
+                status = FAULT
+                reply = replies.pop(0)
+            elif calls:  # one call of the chat's date tool, alone in its reply; its result, then the next reply
                 shown += chat_date_call(calls, len(reply.get("parts", [])))  # type: ignore[arg-type]
                 reply = replies.pop(0)
             faults = [part["error"] for part in reply.get("parts", []) if "error" in part]  # type: ignore[attr-defined]

@@ -25,7 +25,8 @@ its own, and the event ends once it ended. Some chat scenarios run a later chat 
 dir (the session as the first left it: its model and level), and some (an event's ``deep``) use
 an agent dir whose name is so long that its sockets' paths pass the 107 bytes of a Unix socket
 address (it prints as ``$A`` all the same). An error event's text after its kind, and the first
-row of a chat's agent after the error's name, are cut; so is the path of a download's URL. No
+row of a chat's agent after the error's name, are cut; so is the path of a download's URL, and a
+subagent's process id (``pid N``). No
 ``*_API_KEY`` variable is set while a scenario runs (no request leaves the loopback server), and
 ``EUKHE_HUNT_DB`` names an empty $P/hunt (``laws pin``).
 
@@ -182,7 +183,7 @@ CASES = frozenset(
        "cache long run", "error integer too long", "memory view lines", "memory zoomed", "memory dated", "error speech not written",
        "error worker", "chat typed during a reply", "chat note", "stderr closed file", "stderr closed file, an error",
        "error number past the largest", "models.json warned", "models.json provider caps", "error stream repeating",
-       "error chat dir a file", "chat turn failed after text"}
+       "error chat dir a file", "chat turn failed after text", "chat subagent failed"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -791,7 +792,9 @@ SETTINGS: list[list[Event]] = [
 # an agent dir in /sys, where no directory can be made (the error's reason, which the user and the
 # mount decide, is cut: its hint is not); the full-screen client on a terminal, with no session (it
 # makes one) and then with the one it made, left at once (Ctrl-D), its agent unreachable ($A/run a
-# regular file: no agent process is started; what the client draws is not compared).
+# regular file: no agent process is started; what the client draws is not compared); a turn's call
+# of the ``task`` tool whose subagent's one request fails (its failed turn a row of the chat, the
+# tool's result its typed error, the chat's exit status 1; the subagent's process id is cut).
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -852,6 +855,9 @@ EDGES: list[list[Event]] = [
     [{"do": "file", "name": "run", "state": "text", "text": ""}, {"do": "run", "argv": ["tui"], "tty": True, "keys": ["ctrl+d"]},
      {"do": "run", "argv": ["session", "list"]}, {"do": "run", "argv": ["tui"], "tty": True, "keys": ["ctrl+d"]},
      {"do": "run", "argv": ["session", "list"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"call": {"name": "task", "arguments": '{"name": "scout", "task": "look around"}'}}], "stop": "toolUse"},
+                  {"fail": 400, "body": "no tasks"}, {"parts": [{"text": "It failed."}]}], "lines": ["hello"]}],
 ]
 
 
@@ -914,6 +920,7 @@ _CUTS = (
     (re.compile(r"^(eukhe translate-eval: WorkerError): .*$"), r"\1"),
     (re.compile(r"^(eukhe memory: cannot make the chat directory \S+): .*$"), r"\1"),
     (re.compile(r"(see \$A/run/agent/chat)-[0-9a-f]+(\.log)$"), r"\1-...\2"),  # the socket's name holds a digest of the sessions dir
+    (re.compile(r"^(\[subagent\] [\w-]+ starts) \(pid \d+\)(: .*)$"), r"\1 (pid N)\2"),  # a subagent's process id
     # a dir made in /sys: EPERM as root, EACCES as another user, EROFS where /sys is mounted read-only (the hint is the same)
     (re.compile(r"^(eukhe session new: /sys/eukhe): (?:Operation not permitted|Permission denied|Read-only file system)"
                 r"( \(the directory or file is read-only\))$"), r"\1: ...\2"),
@@ -1628,6 +1635,9 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("error stream repeating")
             if argv[:1] == ["chat"] and any(line.startswith("err eukhe chat: lab: error event ") for line in mine):
                 found.add("chat turn failed after text")
+            if argv[:1] == ["chat"] and status == "1" and any(re.fullmatch(r"out \[[\w-]+\] failed: .+", line) for line in mine) \
+                    and any(line.startswith("out [result] subagent_failed: ") for line in mine):
+                found.add("chat subagent failed")
             if "err eukhe memory: cannot make the chat directory $A/chat/main" in mine:
                 found.add("error chat dir a file")
             if argv[:1] == ["transcribe"] and "out (text)" in mine:

@@ -645,4 +645,12 @@ BREAKS = [
         "    session_id = None if args.new else args.session",
         "`eukhe tui` makes a new session each time instead of taking the session written last",
     ),
+    Break(
+        "cli_chat_subagent_failure_exit_0",
+        "cli",
+        "eukhe.commands.chat",
+        "                self.failed(EXIT_FAULT)  # a subagent's failure shows in the exit status as a turn's does",
+        "                pass",
+        "a chat whose subagent failed exits 0, as if every task it ran had reported",
+    ),
 ]
