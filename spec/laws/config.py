@@ -214,6 +214,7 @@ def _file_cases(root: Path) -> int:
     cannot be read) and nothing is written."""
     from eukhe.settings import config as production
     from eukhe.settings.files import DocumentError, update_document
+    from spec.laws.session import with_limit
 
     count = 0
     home = root / "files"
@@ -286,15 +287,7 @@ def _file_cases(root: Path) -> int:
     full.parent.mkdir()
     full.write_text(json.dumps({"a": 1}), encoding="utf-8")
     before_bytes, before = full.read_bytes(), _listing(full.parent)
-    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
-    caught: OSError | None = None
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64, limit[1]))  # the kernel cuts the write at 64 bytes (EFBIG)
-    try:
-        production.put(full, ["big"], "x" * 10_000)
-    except OSError as error:
-        caught = error
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    caught = with_limit(resource.RLIMIT_FSIZE, 64, lambda: production.put(full, ["big"], "x" * 10_000))  # the kernel cuts the write at 64 bytes (EFBIG)
     if caught is None or caught.errno != errno.EFBIG:
         raise LawFailed(f"a write the file system cut gave {caught!r}, not EFBIG")
     left = [n for n in _listing(full.parent) if n not in before and not n.endswith(".lock")]

@@ -865,7 +865,7 @@ def _misuse_refused(case: tuple[str, Callable[[], object], type[Exception]], roo
 # write returns EFBIG) and the descriptor limit (RLIMIT_NOFILE), each set for one call and restored.
 
 
-def _with_limit(which: int, soft: int, act: Callable[[], object]) -> OSError | None:
+def with_limit(which: int, soft: int, act: Callable[[], object]) -> OSError | None:
     """The OSError ``act`` raised with the soft ``which`` limit at ``soft`` (None: it raised nothing)."""
     before = resource.getrlimit(which)
     caught: OSError | None = None
@@ -898,7 +898,7 @@ def _cut_by_the_disk(room: int) -> bool:
             main = session.conversation(MAIN)
             main.commit([NewEntry(Kind.USER, "a")], {"eukhe.goal": 1})
             size = path.stat().st_size
-            caught = _with_limit(resource.RLIMIT_FSIZE, size + room, lambda: main.commit([NewEntry(Kind.USER, "b" * 200)]))
+            caught = with_limit(resource.RLIMIT_FSIZE, size + room, lambda: main.commit([NewEntry(Kind.USER, "b" * 200)]))
             if caught is None or caught.errno != errno.EFBIG:
                 raise LawFailed(f"a commit the file system cut after {room} bytes gave {caught!r}, not EFBIG")
             if [e.content for e in main.entries()] != ["a"] or main.documents() != {"eukhe.goal": 1}:
@@ -939,7 +939,7 @@ def _no_descriptor_for_the_directory() -> bool:
             fds = sorted(os.listdir("/proc/self/fd"))
             free = os.open(os.devnull, os.O_RDONLY)  # the lowest free descriptor: the log takes it, the directory finds none
             os.close(free)
-            caught = _with_limit(resource.RLIMIT_NOFILE, free + 1, lambda: worker.commit([NewEntry(Kind.USER, "w")]))
+            caught = with_limit(resource.RLIMIT_NOFILE, free + 1, lambda: worker.commit([NewEntry(Kind.USER, "w")]))
             if caught is None or caught.errno != errno.EMFILE:
                 raise LawFailed(f"a log whose directory could not be synced gave {caught!r}, not EMFILE")
             if sorted(os.listdir("/proc/self/fd")) != fds:
