@@ -39,8 +39,8 @@ BREAKS = [
         "daemon_relay_long_line_not_too_long",
         "daemon",
         "eukhe.agent.daemon",
-        '                    self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
-        '                    self.output.write(p.encode(p.ErrorEvent(kind=p.NOT_JSON, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
+        '            self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
+        '            self.output.write(p.encode(p.ErrorEvent(kind=p.NOT_JSON, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))',
         "a line of the terminal past the protocol's limit is answered as a line that is not JSON, not as one too long",
     ),
     Break(

@@ -52,12 +52,13 @@ class AgentClient:
             reader, writer = await asyncio.open_unix_connection(where)
         return cls(reader, writer, limit=limit)
 
-    async def send(self, request: p.Request) -> None:
-        """Send one request (AgentGone when the connection has ended)."""
+    async def send(self, *requests: p.Request) -> None:
+        """Send ``requests`` in one write, so the agent reads them together (AgentGone when the
+        connection has ended)."""
         if self.gone:
             raise AgentGone("the agent's connection has ended")
         try:
-            self._writer.write(p.encode(request))
+            self._writer.write(b"".join(p.encode(request) for request in requests))
             await self._writer.drain()
         except (ConnectionError, OSError) as error:
             raise AgentGone(f"the agent's connection ended: {error}") from error

@@ -981,21 +981,26 @@ END_OF_INPUT = _EndOfInput()
 Input = bytes | None | _EndOfInput  # a line of stdin, None for one past the limit, or its end
 
 
+def _put_all(queue: asyncio.Queue[Input], lines: tuple[Input, ...]) -> None:
+    for line in lines:
+        queue.put_nowait(line)
+
+
 def _read_input(fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[Input]) -> None:
     """The lines of stdin, into ``lines`` (None for a line past the limit); END_OF_INPUT marks its end."""
     buffer = p.LineBuffer()
 
-    def put(line: Input) -> None:
+    def put(*read: Input) -> None:
+        """The lines of one read into ``lines`` at once: the relay sends them on together."""
         with contextlib.suppress(RuntimeError):  # the loop has ended
-            loop.call_soon_threadsafe(lines.put_nowait, line)
+            loop.call_soon_threadsafe(_put_all, lines, read)
 
     try:
         while True:
             data = os.read(fd, READ_CHUNK)
             if not data:
                 break
-            for line in buffer.feed(data):
-                put(line)
+            put(*buffer.feed(data))
         rest = buffer.rest()
         if rest is None or rest.strip():
             put(rest)
@@ -1125,6 +1130,21 @@ class _Relay:
         self.input_done: bool = False  # stdin has ended
         self.ids = itertools.count(1)
 
+    def _request(self, line: bytes | None) -> p.Request | None:
+        """The request of a stdin line, an id given where it has none; None (the error shown)
+        for a line too long or no request."""
+        if line is None:
+            self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))
+            return None
+        try:
+            request = p.decode_request(line)
+        except p.ProtocolError as error:
+            self.output.write(p.encode(p.ErrorEvent(re=error.re, kind=error.kind, message=error.message)))
+            return None
+        if request.id is None:
+            request = request.model_copy(update={"id": f"console-{next(self.ids)}"})
+        return request
+
     async def run(self, client: AgentClient, stop: asyncio.Event, *, serving: bool) -> bool:
         """Relay until the end: True when this process is done (stopped, or a client whose
         input ended and was answered), False when the agent it followed ended (claim again)."""
@@ -1142,28 +1162,26 @@ class _Relay:
                         answered.set()
 
         async def requests() -> None:
-            while True:
-                line = await self.lines.get()
-                if isinstance(line, _EndOfInput):
-                    self.input_done = True
-                    return
-                if line is None:
-                    self.output.write(p.encode(p.ErrorEvent(kind=p.TOO_LONG, message=f"a line longer than {p.LINE_LIMIT} bytes was dropped")))
-                    continue
-                try:
-                    request = p.decode_request(line)
-                except p.ProtocolError as error:
-                    self.output.write(p.encode(p.ErrorEvent(re=error.re, kind=error.kind, message=error.message)))
-                    continue
-                if request.id is None:
-                    request = request.model_copy(update={"id": f"console-{next(self.ids)}"})
-                assert request.id is not None
-                pending.add(request.id)
-                answered.clear()
-                try:
-                    await client.send(request)
-                except AgentGone:
-                    return
+            while not self.input_done:
+                read = [await self.lines.get()]
+                while not self.lines.empty():  # lines that came together go on in one write (a turn and its abort)
+                    read.append(self.lines.get_nowait())
+                batch: list[p.Request] = []
+                for line in read:
+                    if isinstance(line, _EndOfInput):
+                        self.input_done = True
+                        break
+                    request = self._request(line)
+                    if request is not None:
+                        assert request.id is not None
+                        pending.add(request.id)
+                        batch.append(request)
+                if batch:
+                    answered.clear()
+                    try:
+                        await client.send(*batch)
+                    except AgentGone:
+                        return
 
         reading = asyncio.create_task(events())
         stopped = asyncio.create_task(stop.wait())
