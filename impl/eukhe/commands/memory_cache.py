@@ -49,7 +49,7 @@ from eukhe.inference.wire.events import Usage
 from eukhe.inference.wire.plan import Message, WireModel
 from eukhe.memory import JOBS, NODE
 from eukhe.memory.chat import Chat, Config
-from eukhe.memory.compactor import RETRY, Compactor
+from eukhe.memory.compactor import Compactor
 from eukhe.memory.durable import DurableChat
 from eukhe.memory.prompts import COMPACTION_MARK, turn_text
 from eukhe.memory.records import Kind
@@ -169,8 +169,7 @@ async def _run(messages: int, seed: int, config: Config, step: Callable[[int], N
             sink = _Sink()
             durable = DurableChat(Chat(config), sink, lambda: "2026-11-30T12:00:00")
             layers = Layers.of()
-            now = [0.0]
-            compactor = Compactor(durable, client, layers, clock=lambda: now[0])
+            compactor = Compactor(durable, client, layers, clock=lambda: 0.0)  # a clock that stands: no deadline passes
             turns: list[Usage] = []
             rewritten = 0
             for _ in range(messages):
@@ -180,13 +179,9 @@ async def _run(messages: int, seed: int, config: Config, step: Callable[[int], N
                 view: list[str] | None = None
                 if kind is Kind.USER:
                     compactor.wait()
-                    while not compactor.settled:
-                        compactor.changed.clear()
-                        try:
-                            await asyncio.wait_for(compactor.changed.wait(), 5.0)
-                        except asyncio.TimeoutError:  # a failed node: its retry is due (D5)
-                            now[0] += RETRY
-                            compactor.poll()
+                    await compactor.idle()  # the view's unbuilt lines, built (D5)
+                    if not compactor.settled:  # the scripted model answers every call with a line
+                        raise RuntimeError("memory simulate --cache: a call of the compactor failed on the loopback server")
                     compactor.go()
                     chat = durable.chat
                     view = render_lines(chat.view.nodes, chat.text)
@@ -264,23 +259,16 @@ CAUSES = {
 }
 
 
-def _first_text(body: Any) -> str:
-    messages = body.get("messages") if isinstance(body, dict) else None
-    if not isinstance(messages, list) or not messages or not isinstance(messages[0], dict):
-        return ""
-    content = messages[0].get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+def _first_text(body: dict[str, Any]) -> str:
+    """The text of a whole request's first message: the text blocks the Anthropic client sends
+    (``eukhe.memory.request``), the view's first."""
+    return "".join(block["text"] for block in body["messages"][0]["content"])
 
 
 def view_of(text: str) -> list[str]:
-    """The view lines a request's first message opens with (between ``<chat>`` and ``</chat>``)."""
-    if not text.startswith("<chat>\n"):
-        return []
-    body, _sep, _rest = text[len("<chat>\n") :].partition("</chat>")
+    """The view lines a request's first message opens with (between ``<chat>`` and ``</chat>``:
+    every turn and compaction sends the view first)."""
+    body, _sep, _rest = text.removeprefix("<chat>\n").partition("</chat>")
     return body.splitlines()
 
 
@@ -326,13 +314,9 @@ class Labels:
 def view_end(body: dict[str, Any]) -> int:
     """The bytes (as the cache model counts them: JSON text) of the view's unmarked lines and
     ``</chat>``: the block holding ``</chat>``, up to it."""
-    content = body["messages"][0].get("content") if isinstance(body["messages"][0], dict) else None
-    for block in content if isinstance(content, list) else []:
-        text = block.get("text") if isinstance(block, dict) else None
-        if isinstance(text, str) and "</chat>" in text:
-            head = text[: text.index("</chat>") + len("</chat>")]
-            return len(json.dumps(head, ensure_ascii=False).encode("utf-8")) - 2
-    return 0
+    text = next(block["text"] for block in body["messages"][0]["content"] if "</chat>" in block["text"])
+    head = text[: text.index("</chat>") + len("</chat>")]
+    return len(json.dumps(head, ensure_ascii=False).encode("utf-8")) - 2
 
 
 def cause(label: str, region: str, kind: str) -> str:
