@@ -29,12 +29,16 @@ value has). What the induction principle and the cycle arguments add is said in 
 law's docstring; the pigeonhole step of alias_expands_fully's judge and alias_unknown_reported
 (a nest past len(names) + 1 levels repeats a name, so the table has a cycle) is mathematics,
 proved by z3 as ``lemma``s about no code (``_cycle_lemmas``). Validity of a set in the layering
-proofs is the model's ``check``; its typing is judged apart (cvar_value_typed, bounded).
+proofs is the model's ``check``; its typing is proved apart (cvar_value_typed).
 
-Not proved, and why: cvar_value_typed, cvar_registry_typed and cvar_persist_roundtrip rest on the
-typing of values (``has_type``, ``parse_value``, the word grammar, quoting) against the oracle's,
-over all JSON values and all strings, recursive in List and Map and reading numbers and text: no
-encoding of those rules was written. They are judged by the oracle on every type kind x every
+The typing of values (cvar_registry_typed, cvar_value_typed) is proved by induction on the value,
+of ``has_type`` (``_typing_lemma``): has_type itself and the oracle's holds run on one spy of each
+class of value (its content answering only the reads its class decides: an int's sign, a float's
+finiteness, whether a str is an off word, the choices' membership; a container's iteration one
+arbitrary item), their recursion and ``all`` abstracted, every type kind; it holds for every value
+whose objects name each key once. Not proved, and why: cvar_persist_roundtrip rests on the cfg
+text (``format_value``, ``parse_value``, the word grammar, quoting) read back over all strings:
+no encoding of those rules was written. It is judged by the oracle on every type kind x every
 input class (bounded) and hunted with Hypothesis (tested). The alias chains and cycles of 1..12
 aliases (which alias a cycle of n names) stay bounded beside the proofs.
 """
@@ -44,6 +48,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -94,7 +99,7 @@ def p_type(t: o.Type) -> p.CvarType:
 
 def o_type(t: p.CvarType | m.Type) -> o.Type:
     if t.kind == "Enum":
-        return ("Enum", tuple(t.choices))
+        return ("Enum", t.choices)  # a tuple already (both types say so): its own object, so a spy of it stays one
     if t.item is not None:
         return (t.kind, o_type(t.item))
     return (t.kind,)
@@ -165,10 +170,19 @@ def _typing_agrees(t: o.Type, value: Any) -> bool:
     return m.has_type(m_type(t), m.from_json(value)) == want and p_type(t).holds(value) == want
 
 
-@law("cvar_value_typed", "S4", "Each value has the type of its cvar in each agent; an undeclared cvar has no value.", BOUNDED)
+@law("cvar_value_typed", "S4", "Each value has the type of its cvar in each agent; an undeclared cvar has no value.", PROVED)
 def cvar_value_typed() -> Evidence:
-    """The typing of values is judged by the oracle on every kind and input class and hunted;
-    the layering is checked on the worlds (the value is a default or a valid set's value)."""
+    """Proved for every accepted registry (``registry`` gave it), config and family whose values'
+    objects name each key once: an undeclared cvar has no value (``_value_fold``); a declared one's
+    value is its default or the value of a set of it that ``check`` accepted, each fold keeping or
+    replacing it (``_value_fold``, ``_agent_layers``, ``_config_fold``, ``_over_step``,
+    ``_layer_fold``: the last valid set); check is check_decl of lookup of the set's id, the id the
+    cvar's (``_check_lemma``; lookup returns the first declaration of the id, ``_lookup_search``),
+    and check_decl accepts a value only when has_type(the declaration's type, it)
+    (``_valid_typed``); an accepted registry's defaults pass has_type (``_registry_fold``); and
+    has_type is the oracle's holds (``_typing_lemma``). Beside it: the typing on every kind x
+    input class and the value words (parse_value) judged by the oracle, on production too, hunted;
+    the worlds computed, on production too."""
     typing = also(
         exhaust(domain(TYPE_DOMAIN, _values_bound()), _typing_agrees),
         examples(lambda t, value: _typing_agrees(t, value), t=st.sampled_from(TYPES), value=JSON),
@@ -200,7 +214,33 @@ def cvar_value_typed() -> Evidence:
         return True
 
     worlds = bounded(_worlds(), typed, label=WORLD_LABEL).with_production(bounded(_worlds(), prod_typed, label=WORLD_LABEL))
-    return all_of(typing, words, worlds)
+    proof = all_of(_value_fold(), _agent_layers(), _config_fold(), _over_step(), _layer_fold(), _check_lemma(), _lookup_search(),
+                   _valid_typed(), _registry_fold(), _typing_lemma())
+    return also(proof, typing, words, worlds)
+
+
+def _valid_typed() -> Evidence:
+    """check_decl accepts a value (None) only when has_type(the declaration's type, the value)
+    answered True: check_decl itself on a declaration of tokens, has_type abstracted to each
+    outcome, every scope and layer."""
+    scopes = Finite("scopes", (m.GLOBAL, m.LOCAL))
+
+    def case(scope: str, local_only: bool, typed: bool) -> bool:
+        kind: Any = Opaque("the declaration's type")
+        decl = m.Decl("c", kind, scope, False, False, B)
+        asked: list[tuple[Any, Any]] = []
+
+        def has_type(t: Any, value: Any) -> bool:
+            asked.append((t, value))
+            return typed
+
+        with callees(m, has_type=has_type):
+            got = m.check_decl(decl, "c", A, local_only)
+        if got is None:
+            return typed and len(asked) == 1 and asked[0][0] is kind and asked[0][1] is A
+        return isinstance(got, m.CvarError)
+
+    return exhaust(domain(scopes, boolean("local only"), boolean("has_type answers True")), case, about=[m.check_decl])
 
 
 def _values_bound() -> Finite[Any]:
@@ -287,8 +327,16 @@ def _shipped_table() -> Evidence:
                                  o.SHIPPED)), row)
 
 
-@law("cvar_registry_typed", "S4.1", "Each default of an accepted registry has the type of its cvar.", BOUNDED)
+@law("cvar_registry_typed", "S4.1", "Each default of an accepted registry has the type of its cvar.", PROVED)
 def cvar_registry_typed() -> Evidence:
+    """Proved for every declaration list whose defaults' objects name each key once (the keys of a
+    JSON object): registry is the left fold of admit with typed = has_type(its type, its default)
+    (``_registry_fold``, checked on its code), admit joins a declaration only when typed and else
+    fails with "default" (``_registry_step``), and has_type is the oracle's holds for every type and
+    every such value (``_typing_lemma``, induction on the value, of has_type): so an accepted
+    registry's defaults are typed by the oracle, and a failed one had an untyped default or a
+    repeated id. The declaration lists of length 0..2 and every type x value class stay beside it,
+    on production too."""
     def typed(decls: tuple[m.Decl, ...]) -> bool:
         reg = m.registry(decls)
         all_typed = all(o.holds(o_type(d.type), m.to_json(d.default)) for d in decls)
@@ -308,7 +356,8 @@ def cvar_registry_typed() -> Evidence:
     def prod_one(t: o.Type, default: Any) -> bool:
         return isinstance(_p_registry((m.Decl("x", m_type(t), m.LOCAL, False, False, m.from_json(default)),)), p.Registry) == o.holds(t, default)
 
-    model_ev = all_of(bounded(_decl_lists(), typed, label=DECL_LABEL), exhaust(domain(TYPE_DOMAIN, _values_bound()), one))
+    proof = all_of(_registry_fold(), _typing_lemma())
+    model_ev = also(proof, bounded(_decl_lists(), typed, label=DECL_LABEL), exhaust(domain(TYPE_DOMAIN, _values_bound()), one))
     prod_ev = all_of(bounded(_decl_lists(), prod_typed, label=DECL_LABEL), exhaust(domain(TYPE_DOMAIN, _values_bound()), prod_one), _shipped_table())
     return model_ev.with_production(prod_ev)
 
@@ -1103,6 +1152,211 @@ def _bool_lemma() -> Evidence:
         return valid == (allowed and isinstance(x, bool)) and m.has_type(m.Type(m.BOOL), x) == isinstance(x, bool)
 
     return exhaust(domain(scopes, boolean("a project file, profile or sets"), _value_classes()), typed, about=[m.check_decl, m.has_type])
+
+
+# -- the typing of values: has_type against the oracle, by induction on the value -------------------
+#
+# has_type(t, v) == o.holds(o_type(t), to_json(v)) for every type t (a kind of the S4 table; a List
+# or Map names its item's type) and every value v whose objects name each key once (the keys of a
+# JSON object): structural induction on v (and t), of has_type. Each run is has_type itself, the
+# oracle itself, to_json and o_type themselves, on one value of each class, their recursive calls
+# abstracted: the item of a container is a token X whose type is a token T, to_json(X) a token, the
+# item's verdict a token V that has_type(T, X) and holds(o_type(T), to_json(X)) both answer (the
+# hypothesis of the induction), and ``all`` (both modules') a stub that takes the verdicts a
+# generator yields and answers a token standing for "all of them". A value's content is a spy that
+# answers only the reads its class decides (an int: ``>= 0``; a float: math.isfinite; a str: whether
+# it equals "off" or "none"; a container: its iteration, one arbitrary item; every value: that it
+# is not equal to a str, where its class decides that) and raises on every other read, so a run on
+# it holds for every value of its class. A container's iteration yields one arbitrary item X: both
+# sides map each item to its verdict (the one yield X gives) and stop when the items stop, so they
+# feed ``all`` the same verdicts in the same order for a container of any length; an object's keys
+# named once, to_json's dict holds one item per pair, in order (Python's dict comprehension).
+
+
+class _Read(LawFailed):
+    """A spy's content read beyond what its class decides."""
+
+
+def _no(name: str, op: str) -> Callable[..., NoReturn]:
+    def no(self: Any, *a: object, **k: object) -> NoReturn:
+        raise _Read(f"the content of {name} was read ({op})")
+
+    return no
+
+
+_READS = ("__ne__ __lt__ __le__ __gt__ __ge__ __bool__ __len__ __iter__ __getitem__ __contains__ __hash__ __add__ __radd__ "
+          "__sub__ __rsub__ __mul__ __rmul__ __neg__ __abs__ __index__ __int__ __float__ __format__ __str__ __mod__ __rmod__").split()
+
+
+def _class_spy(base: type, name: str, content: Any, **answers: Callable[..., Any]) -> Any:
+    """A value of class ``base`` (``content`` behind it, never read but where ``answers`` says how)
+    that raises on every read but its class, ``answers``, and ``==`` with a str (answered False for a
+    base that is not str: no int, float or container equals a text)."""
+
+    def eq(self: Any, other: object) -> bool:
+        if type(other) is str and base is not str:
+            return False
+        raise _Read(f"the content of {name} was compared with {other!r}")
+
+    def getattribute(self: Any, attr: str) -> Any:
+        if attr in ("__class__", "_spy_name") or attr in answers:
+            return object.__getattribute__(self, attr)
+        raise _Read(f"the content of {name} was read (.{attr})")
+
+    ns: dict[str, Any] = {op: _no(name, op) for op in _READS if hasattr(base, op) or op == "__bool__"}
+    ns.update(__eq__=eq, __getattribute__=getattribute, __repr__=lambda self: f"<{name}>", _spy_name=name)
+    ns.update(answers)
+    return type(f"Spy{base.__name__}", (base,), ns)(content)
+
+
+def _int_spy(negative: bool) -> Any:
+    def ge(self: Any, other: object) -> bool:
+        if type(other) is not int or other != 0:
+            raise _Read(f"an int was compared with {other!r}")
+        return not negative
+
+    return _class_spy(int, f"an int {'< 0' if negative else '>= 0'}", -1 if negative else 1, __ge__=ge)
+
+
+def _float_spy(finite: bool) -> Any:
+    # math.isfinite reads a float's value itself (no method of the spy runs): the one read answered
+    return _class_spy(float, f"a {'finite' if finite else 'non-finite'} float", 0.5 if finite else math.inf)
+
+
+def _str_spy(equals: str | None) -> Any:
+    def eq(self: Any, other: object) -> bool:
+        if type(other) is str and other in m.OFF_WORDS:
+            return other == equals
+        raise _Read(f"a str was compared with {other!r}")
+
+    name = "a str equal to neither off nor none" if equals is None else f"a str equal to {equals!r}"
+    return _class_spy(str, name, "", __eq__=eq)
+
+
+class _Choices(tuple):  # type: ignore[type-arg]
+    """An Enum's choices: whether they hold the value is all anything may ask."""
+
+    member: bool
+
+    def __new__(cls, member: bool) -> _Choices:
+        made = super().__new__(cls, ())
+        made.member = member
+        return made
+
+    def __contains__(self, x: object) -> bool:
+        if type(x).__name__ != "Spystr":
+            raise _Read(f"the choices were asked about {x!r}")
+        return self.member
+
+    def __repr__(self) -> str:
+        return f"<choices {'holding' if self.member else 'not holding'} the value>"
+
+
+for _op in ("__iter__", "__len__", "__getitem__", "__eq__", "__ne__", "__hash__", "__add__", "__bool__"):
+    setattr(_Choices, _op, _no("the choices", _op))
+
+_ITEM: Any = Opaque("an item X")
+_ITEM_TYPE: Any = Opaque("the item's type T")
+_ITEM_JSON: Any = Opaque("to_json(X)")
+_ITEM_OTYPE: Any = Opaque("o_type(T)")
+_VERDICT: Any = Opaque("the verdict V of X: has_type(T, X) = holds(o_type(T), to_json(X))")
+_ALL: Any = Opaque("all of the items' verdicts")
+
+
+def _key_hash(self: Any) -> int:
+    return id(self)  # a dict of one pair hashes its key, whatever it is
+
+
+_KEY = _class_spy(str, "a key", "", __hash__=_key_hash)
+
+
+def _container(kind: str) -> Any:
+    items: Any = _class_spy(tuple, f"the {kind}'s items", (), __iter__=lambda self: iter(((_KEY, _ITEM),) if kind == "object" else (_ITEM,)))
+    return m.Obj(items) if kind == "object" else items
+
+
+VALUE_CLASSES: Finite[Any] = Finite(
+    "values, by class (None, the two bools, an int < 0 and >= 0, a finite and a non-finite float, a str equal to off, "
+    "to none, to neither; a tuple and an object of any items)",
+    (None, True, False, _int_spy(True), _int_spy(False), _float_spy(True), _float_spy(False), _str_spy("off"), _str_spy("none"),
+     _str_spy(None), _container("tuple"), _container("object")),
+)
+_KINDS = Finite("type kinds (S4)", (m.BOOL, m.INT, m.NAT, m.NAT_OR_OFF, m.FLOAT, m.STRING, m.ENUM, m.LIST, m.MAP))
+
+
+def _typing_case(kind: str, has_item: bool, member: bool, v: Any) -> bool:
+    """has_type(t, v) and holds(o_type(t), to_json(v)) on one class of v, their recursion abstracted."""
+    has_type, to_json, holds, otype = m.has_type, m.to_json, o.holds, o_type
+    choices: Any = _Choices(member) if kind == m.ENUM else Opaque("the choices of a kind that has none")
+    t = m.Type(kind, choices, _ITEM_TYPE if has_item else None)
+
+    def item_has_type(ti: Any, x: Any) -> Any:
+        if ti is not _ITEM_TYPE or x is not _ITEM:
+            raise LawFailed(f"has_type recursed on ({ti!r}, {x!r}), not on the item's type and an item")
+        return _VERDICT
+
+    def item_holds(ti: Any, x: Any) -> Any:
+        if ti is not _ITEM_OTYPE or x is not _ITEM_JSON:
+            raise LawFailed(f"the oracle recursed on ({ti!r}, {x!r}), not on the item's type and an item")
+        return _VERDICT
+
+    def item_to_json(x: Any) -> Any:
+        if x is not _ITEM:
+            raise LawFailed(f"to_json recursed on {x!r}, not on an item")
+        return _ITEM_JSON
+
+    def item_o_type(ti: Any) -> Any:
+        if ti is not _ITEM_TYPE:
+            raise LawFailed(f"o_type recursed on {ti!r}")
+        return _ITEM_OTYPE
+
+    def every_checked(verdicts: Any) -> Any:
+        seen = list(verdicts)
+        if len(seen) != 1 or seen[0] is not _VERDICT:
+            raise LawFailed(f"all was given {seen!r}, not the one item's verdict")
+        return _ALL
+
+    with _globals(m, has_type=item_has_type, to_json=item_to_json, all=every_checked), \
+            _globals(o, holds=item_holds, all=every_checked), _globals(sys.modules[__name__], o_type=item_o_type):
+        got = has_type(t, v)
+        want = holds(otype(t), to_json(v))
+    if got is want or (type(got) is bool and type(want) is bool and got == want):
+        return True
+    raise LawFailed(f"has_type({t!r}, {v!r}) is {got!r}, the oracle says {want!r}")
+
+
+@contextmanager
+def _globals(module: Any, **names: Any) -> Iterator[None]:
+    """``callees`` for names a module may not define (a builtin it calls, such as ``all``)."""
+    missing = object()
+    saved = {name: module.__dict__.get(name, missing) for name in names}
+    module.__dict__.update(names)
+    try:
+        yield
+    finally:
+        for name, was in saved.items():
+            if was is missing:
+                del module.__dict__[name]
+            else:
+                module.__dict__[name] = was
+
+
+@functools.lru_cache(maxsize=None)
+def _typing_lemma() -> Evidence:
+    """has_type(t, v) is the oracle's holds(o_type(t), to_json(v)) for every type and every value
+    whose objects name each key once: structural induction on the value, of has_type (base: the
+    classes that hold no value; step: a tuple and an object, the hypothesis at their item)."""
+    kinds = (_KINDS, boolean("the type names an item type"), boolean("an Enum's choices hold the value"))
+
+    def well_formed(kind: str, has_item: bool, member: bool, v: Any) -> bool:
+        return has_item or kind not in (m.LIST, m.MAP)
+
+    says = "a List or Map type names its item's type"
+    scalars = Finite(VALUE_CLASSES.name + ": the classes that hold no value", VALUE_CLASSES.values[:-2])
+    containers = Finite(VALUE_CLASSES.name + ": a tuple and an object", VALUE_CLASSES.values[-2:])
+    base = exhaust(domain(*kinds, scalars, where=well_formed, where_says=says), _typing_case, about=[m.has_type, m.to_json])
+    step = exhaust(domain(*kinds, containers, where=well_formed, where_says=says), _typing_case, about=[m.has_type, m.to_json])
+    return induction(base, step, of="bend.cvar.has_type", label="the value (has_type against the oracle's holds, of every type)")
 
 
 class _Family(Prefix):
