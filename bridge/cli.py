@@ -68,7 +68,9 @@ writes $P/aplay, an audio player that plays (``ok``) or fails (``fails``). A cha
 types its last line while the turn of the line before runs; its ``late`` lines are typed (into the
 pipe) once the chat shows the ``after`` text; a scripted reply's part ``{"wait": "queued"}`` holds
 the reply until the chat shows the line queued to join the running call: the loopback server's own
-gating, no timing. ``file`` events may write $A/models.json (``models``) and $A/chat (``chat``); a
+gating, no timing. A chat event's ``socket`` of ``reset`` makes its standard input a Unix socket whose
+peer sent the lines, then closed with a byte unread: the chat's read after the lines fails
+(ECONNRESET). ``file`` events may write $A/models.json (``models``) and $A/chat (``chat``); a
 ``stderr`` of ``closed file`` is a stream object already closed. An ``agent`` of /sys/eukhe names a
 dir that cannot be made (sysfs): the reason its error gives (as root, as another user, or on a
 read-only mount) prints as ``...``, the hint after it as it is. A ``tty`` event's ``keys`` (``ctrl+d``)
@@ -76,7 +78,11 @@ runs the full-screen client (Textual, in this process, which reads sys.__stdin__
 sys.__stderr__: both are the terminal while it runs) and types the keys once the client drew the
 switch it writes after raw mode (``RAW_MODE``: the gate, no timing; a client not left within 120 s is
 ended by Ctrl-C, and a line of the bridge's own says so: a transcript the model never prints);
-a session ``tui`` made on a terminal gets the next ``$S`` label.
+a session ``tui`` made on a terminal gets the next ``$S`` label. ``login`` on a terminal (``tty`` ``all``)
+runs as a process of its own in a session of its own (no controlling terminal: getpass reads the
+terminal that is its stdin, whatever terminal the bridge runs under; a break named by EUKHE_BREAK is
+installed there too), and its ``stdin`` text is typed once it drew its prompt (``LOGIN_PROMPT``: the
+gate; the echo is off by then).
 """
 
 from __future__ import annotations
@@ -92,7 +98,9 @@ import re
 import runpy
 import shutil
 import signal
+import socket
 import struct
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -184,6 +192,7 @@ CASES = frozenset(
        "error worker", "chat typed during a reply", "chat note", "stderr closed file", "stderr closed file, an error",
        "error number past the largest", "models.json warned", "models.json provider caps", "error stream repeating",
        "error chat dir a file", "chat turn failed after text", "chat subagent failed"}
+    | {"chat input reset", "login on a terminal"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -794,7 +803,10 @@ SETTINGS: list[list[Event]] = [
 # makes one) and then with the one it made, left at once (Ctrl-D), its agent unreachable ($A/run a
 # regular file: no agent process is started; what the client draws is not compared); a turn's call
 # of the ``task`` tool whose subagent's one request fails (its failed turn a row of the chat, the
-# tool's result its typed error, the chat's exit status 1; the subagent's process id is cut).
+# tool's result its typed error, the chat's exit status 1; the subagent's process id is cut); a
+# chat whose standard input is a Unix socket reset by its peer after the lines (the read that
+# follows them fails: the end of input, the last line, without its newline, still a turn); ``login``
+# on a terminal, its key typed without echo (a good one, one with a space, an empty one).
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -858,6 +870,10 @@ EDGES: list[list[Event]] = [
     [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
       "replies": [{"parts": [{"call": {"name": "task", "arguments": '{"name": "scout", "task": "look around"}'}}], "stop": "toolUse"},
                   {"fail": 400, "body": "no tasks"}, {"parts": [{"text": "It failed."}]}], "lines": ["hello"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": "Hi"}]}], "lines": ["/help", "hello"], "eol": False, "socket": "reset"}],
+    [{"do": "run", "argv": ["login", "openai"], "tty": "all", "stdin": "sk-typed\n"}, {"do": "run", "argv": ["login", "anthropic"], "tty": "all", "stdin": "sk typed\n"},
+     {"do": "run", "argv": ["login", "openai"], "tty": "all", "stdin": "\n"}],
 ]
 
 
@@ -1089,6 +1105,12 @@ class _Run:
                         else:
                             os.close(writing)
                         handle = os.fdopen(reading, encoding="utf-8")
+                    elif event.get("socket") == "reset":  # a Unix socket whose peer typed the lines, then went with a byte of ours unread:
+                        ours, peer = socket.socketpair()  # the chat's read after the lines meets ECONNRESET (no timing: all is queued first)
+                        peer.sendall(typed)
+                        ours.sendall(b"x")
+                        peer.close()
+                        handle = os.fdopen(ours.detach(), encoding="utf-8")
                     else:  # a regular file: the chat reads it whole
                         (self.project / "chat.in").write_bytes(typed)
                         handle = open(self.project / "chat.in", encoding="utf-8")
@@ -1136,7 +1158,11 @@ class _Run:
             sink = open("/dev/full", "w", buffering=1 if event["stdout"] == "full lines" else -1, encoding="utf-8")
         elif event.get("stdout") == "none":  # started with stdout closed (`>&-`): Python's sys.stdout is None
             sink = None
-        terminal = _Terminal(b"".join(KEYS[k] for k in event.get("keys", []))) if event.get("tty") else None
+        terminal = None
+        if event.get("tty") == "all" and argv[:1] == ["login"]:  # the key typed once the prompt is drawn (its echo off by then)
+            terminal = _Terminal(str(event.get("stdin", "")).encode("utf-8"), after=LOGIN_PROMPT)
+        elif event.get("tty"):
+            terminal = _Terminal(b"".join(KEYS[k] for k in event.get("keys", [])))
         dunders = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
         if terminal is not None:  # a terminal for stdin and stdout: what is drawn on it is not compared
             sys.stdin, sink = terminal.reader, terminal.writer
@@ -1161,7 +1187,10 @@ class _Run:
             threading.Thread(target=_deadline, args=(ended, late), daemon=True).start()
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
-                status = cli.main([*head, *argv])
+                if terminal is not None and event["tty"] == "all" and argv[:1] == ["login"]:
+                    status = terminal.run([*head, *argv], late)
+                else:
+                    status = cli.main([*head, *argv])
         finally:
             ended.set()
             sys.__stdin__, sys.__stdout__, sys.__stderr__ = dunders  # type: ignore[misc]
@@ -1298,6 +1327,9 @@ class _CtrlC(io.BytesIO):
 # What Textual writes once its terminal is in raw mode (it sets raw mode, then switches focus
 # reporting on): from then a key typed is read as that key, not by the terminal's line discipline.
 RAW_MODE = b"\x1b[?1004h"
+LOGIN_PROMPT = b"API key for "  # what ``login`` draws as it reads the key without echo (getpass's prompt)
+BREAK = os.environ.get("EUKHE_BREAK", "")  # the break this process runs under (spec.breaks), if any: a child runs under it too
+_CHILD = "import sys\nfrom spec import breaks\nbreaks.install_from_env()\nfrom eukhe import cli\nraise SystemExit(cli.main(sys.argv[1:]))"
 KEYS = {"ctrl+d": b"\x04"}  # an event's ``keys``: the bytes a terminal sends for them
 CLIENT_SIGNALS = (signal.SIGTSTP, signal.SIGCONT, signal.SIGWINCH, signal.SIGTTOU, signal.SIGTTIN)  # restored after each command
 
@@ -1305,10 +1337,11 @@ CLIENT_SIGNALS = (signal.SIGTSTP, signal.SIGCONT, signal.SIGWINCH, signal.SIGTTO
 class _Terminal:
     """A pseudo-terminal of 24 rows and 100 columns: its slave end is the command's stdin and
     stdout; what the command draws on it is read from the master end (and kept, not compared).
-    ``keys``: typed once the client drew RAW_MODE (the gate: no timing)."""
+    ``keys``: typed once the client drew RAW_MODE, or ``after`` (the gate: no timing)."""
 
-    def __init__(self, keys: bytes = b"") -> None:
+    def __init__(self, keys: bytes = b"", after: bytes = RAW_MODE) -> None:
         self.keys = keys
+        self.after = after
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         self.reader = open(slave, encoding="utf-8")
@@ -1326,9 +1359,29 @@ class _Terminal:
             if not data:
                 return
             self.screen.extend(data)
-            if self.keys and RAW_MODE in self.screen:
+            if self.keys and self.after in self.screen:
                 os.write(self.master, self.keys)
                 self.keys = b""
+
+    def run(self, argv: list[str], late: threading.Event) -> int:
+        """``eukhe ARGV`` in a process of its own whose stdin, stdout and stderr are this terminal,
+        in a session of its own: it has no controlling terminal, so getpass, which tries /dev/tty
+        first, reads this terminal (stdin) whatever terminal the bridge runs under. A break named
+        by EUKHE_BREAK is installed there too. Not ended within CLIENT_DEADLINE s: killed, and
+        ``late`` set (the transcript tells)."""
+        tree = str(Path(__file__).resolve().parent.parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH", "")]))}
+        if BREAK:  # production() keeps EUKHE_* variables out of the command's environment: the break's name goes on
+            env["EUKHE_BREAK"] = BREAK
+        slave = self.reader.fileno()
+        child = subprocess.Popen([sys.executable, "-c", _CHILD, *argv], stdin=slave, stdout=slave, stderr=slave, env=env,
+                                 start_new_session=True)
+        try:
+            return child.wait(CLIENT_DEADLINE)
+        except subprocess.TimeoutExpired:
+            late.set()
+            child.kill()
+            return child.wait()
 
     def close(self) -> None:
         for stream in (self.writer, self.reader):
@@ -1638,6 +1691,10 @@ def reached(events: Sequence[Event]) -> set[str]:
             if argv[:1] == ["chat"] and status == "1" and any(re.fullmatch(r"out \[[\w-]+\] failed: .+", line) for line in mine) \
                     and any(line.startswith("out [result] subagent_failed: ") for line in mine):
                 found.add("chat subagent failed")
+            if argv[:1] == ["login"] and event.get("tty") == "all" and status == "0":
+                found.add("login on a terminal")
+            if argv[:1] == ["chat"] and event.get("socket") == "reset" and status == "0" and "out [mem 0K/128K]" in mine:
+                found.add("chat input reset")
             if "err eukhe memory: cannot make the chat directory $A/chat/main" in mine:
                 found.add("error chat dir a file")
             if argv[:1] == ["transcribe"] and "out (text)" in mine:

@@ -198,7 +198,6 @@ MODULE_HELD: dict[str, float] = {
     "agent/tools/bash.py": 94.0,  # 95.90% of 122 at b8eb0c2
     "commands/chat.py": 88.0,  # 89.36% of 423
     "commands/laws.py": 91.0,  # 92.92% of 113
-    "commands/login.py": 90.0,  # 94.34% of 53
     "corebuild.py": 92.0,  # 94.44% of 90
     "inference/wire/pool.py": 87.0,  # 92.50% of 40
     "memory/turn.py": 94.0,  # 95.79% of 428
