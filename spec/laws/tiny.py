@@ -989,6 +989,8 @@ def tiny_role_resolution() -> Evidence:
 def tiny_download_complete_or_absent() -> Evidence:
     import hashlib
     import http.server
+    import resource
+    import shutil
     import tempfile
     import threading
     from pathlib import Path
@@ -997,6 +999,7 @@ def tiny_download_complete_or_absent() -> Evidence:
 
     from eukhe.tiny import download, paths
     from eukhe.tiny.catalog import File, Model
+    from spec.laws.session import with_limit
 
     files = {"onnx/model.onnx": bytes(range(256)) * 40, "tokenizer.json": b'{"v":1}'}
     routes: dict[str, tuple[str, bytes]] = {}
@@ -1035,16 +1038,20 @@ def tiny_download_complete_or_absent() -> Evidence:
         "connection cut, then resumed": lambda b: ("resume", b),
         "connection cut, then resumed from another byte": lambda b: ("resume elsewhere", b),
         "HTTP 404": lambda b: ("404", b""),
+        # the file system refuses a write (EFBIG): a file may be at most half the file's size
+        # (RLIMIT_FSIZE, a per-file cap: the larger graph is refused first whichever file is the
+        # target), a real fault of the writes, as a full disk is
+        "a write the file system refuses": lambda b: ("ok", b),
     }
+    refused = "a write the file system refuses"
     whole = ("ok", "connection cut, then resumed")  # every pinned byte arrives
     earlier_kinds = ("none", "partial", "complete")
 
     def tree(where: Path) -> dict[str, bytes]:
         return {str(p.relative_to(where)): p.read_bytes() for p in sorted(where.rglob("*")) if p.is_file()}
 
-    def holds(case: tuple[str, str, str]) -> bool:
+    def check(agent: Path, case: tuple[str, str, str]) -> bool:
         fault, target, earlier = case
-        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
         routes.clear()
         for path, body in files.items():
             routes[f"/o/m/resolve/c/{path}"] = faults[fault if path == target else "ok"](body)
@@ -1056,23 +1063,41 @@ def tiny_download_complete_or_absent() -> Evidence:
                 (where / "onnx").mkdir()
                 (where / "onnx" / "model.onnx").write_bytes(b"old graph")
         before = tree(where) if where.exists() else None
-        try:
-            download.download(agent, model, base=base, client=web)
-            installed = True
-        except download.DownloadError:
-            installed = False
+        outcome: list[bool] = []
+
+        def run() -> None:
+            try:
+                download.download(agent, model, base=base, client=web)
+                outcome.append(True)
+            except download.DownloadError:
+                outcome.append(False)
+
+        if fault == refused:
+            escaped = with_limit(resource.RLIMIT_FSIZE, len(files[target]) // 2, run)
+            if escaped is not None:  # the refused write is a typed error (S9 download 2), never a bare OSError
+                return False
+        else:
+            run()
+        installed = outcome == [True]
         left = sorted(p.name for p in paths.models_dir(agent).iterdir())
         if fault in whole:
             return installed and tree(where) == {**files, "engine.json": b'{"kind": "echo"}'} and left == ["m"]
         after = tree(where) if where.exists() else None
         return not installed and after == before and left == ([] if earlier == "none" else ["m"])
 
+    def holds(case: tuple[str, str, str]) -> bool:
+        agent = Path(tempfile.mkdtemp(prefix="eklaw"))
+        try:
+            return check(agent, case)
+        finally:
+            shutil.rmtree(agent, ignore_errors=True)
+
     web = httpx.Client(timeout=60.0)
     try:
         return bounded(
             itertools.product(faults, files, earlier_kinds),
             holds,
-            label=f"{len(faults)} transfer faults (none included) x each of 2 files x no, partial or complete earlier install",
+            label=f"{len(faults)} transfer and write faults (none included; a write refused with EFBIG) x each of 2 files x no, partial or complete earlier install",
         )
     finally:
         web.close()
@@ -2577,6 +2602,93 @@ def _client_faults() -> Evidence:
     )
 
 
+# Directories the kernel keeps as they are, for the download faults of a file system that refuses
+# (S9 download 2-3). A mode binds a process without CAP_DAC_OVERRIDE (any user but root); an inode
+# flag (chattr +i, +a) binds root too. Each is used only where the kernel enforces it: probed on a
+# scratch dir.
+_FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602
+_FS_IMMUTABLE_FL, _FS_APPEND_FL = 0x10, 0x20  # immutable: no entry made, removed or moved; append: made only
+
+
+def _fs_flag(path: Path, flag: int, on: bool) -> bool:
+    """Set (or clear) an inode flag of the dir ``path``; False where the kernel refuses to."""
+    import fcntl
+    import os
+
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        got = bytearray(4)
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, got)
+        flags = int.from_bytes(got, sys.byteorder)
+        fcntl.ioctl(fd, _FS_IOC_SETFLAGS, ((flags | flag) if on else (flags & ~flag)).to_bytes(4, sys.byteorder))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@cache
+def _freezing() -> str | None:
+    """How a dir is made one where no entry can be made, removed or renamed, here: "mode" (0555,
+    binding a process without CAP_DAC_OVERRIDE), "flag" (immutable, for one with
+    CAP_LINUX_IMMUTABLE on a file system with inode flags), or None: neither binds."""
+    import shutil
+
+    scratch = Path(tempfile.mkdtemp(prefix="eklaw-freeze"))
+    try:
+        for way in ("mode", "flag"):
+            frozen = scratch / way
+            frozen.mkdir()
+            if way == "mode":
+                frozen.chmod(0o555)
+            elif not _fs_flag(frozen, _FS_IMMUTABLE_FL, True):
+                continue
+            try:
+                (frozen / "probe").mkdir()
+            except OSError:
+                return way
+            finally:
+                if way == "mode":
+                    frozen.chmod(0o755)
+                else:
+                    _fs_flag(frozen, _FS_IMMUTABLE_FL, False)
+        return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _freeze(path: Path, on: bool) -> None:
+    """Make the dir ``path`` one where no entry can be made, removed or renamed (or undo it), the
+    way that binds here."""
+    if _freezing() == "mode":
+        path.chmod(0o555 if on else 0o755)
+    elif _freezing() == "flag":
+        _fs_flag(path, _FS_IMMUTABLE_FL, on)
+
+
+@cache
+def _appends() -> bool:
+    """Whether an append-only dir (entries made, never removed or moved) can be made here: a
+    process with CAP_LINUX_IMMUTABLE on a file system with inode flags."""
+    import shutil
+
+    scratch = Path(tempfile.mkdtemp(prefix="eklaw-append"))
+    try:
+        (scratch / "probe").mkdir()
+        if not _fs_flag(scratch, _FS_APPEND_FL, True):
+            return False
+        try:
+            (scratch / "probe").rmdir()
+            return False
+        except OSError:
+            return True
+        finally:
+            _fs_flag(scratch, _FS_APPEND_FL, False)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 @law(
     "tiny_download_cleanup",
     "S9 download 1-3",
@@ -2599,13 +2711,26 @@ def tiny_download_cleanup() -> Evidence:
 
     body = b"weights" * 100
     lexicon = b'{"hello": "h@l"}'
-    routes = {"/o/m/resolve/c/w.bin": body, "/o/m/resolve/c/bad.bin": body + b"x", "/x/lex/resolve/d/data/us.json": lexicon}
+    routes = {
+        "/o/m/resolve/c/w.bin": body,
+        "/o/m/resolve/c/bad.bin": body + b"x",
+        "/x/lex/resolve/d/data/us.json": lexicon,
+        "/cdn/o/m/moved.bin": body,
+    }
+    # Hugging Face answers a resolve URL with a redirect to its CDN; a broken mirror may loop
+    redirects = {"/o/m/resolve/c/moved.bin": "/cdn/o/m/moved.bin", "/o/m/resolve/c/loop.bin": "/o/m/resolve/c/loop.bin"}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:
+            if self.path in redirects:
+                self.send_response(302)
+                self.send_header("Location", redirects[self.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             data = routes.get(self.path)
             self.send_response(200 if data is not None else 404)
             self.send_header("Content-Length", str(len(data or b"")))
@@ -2619,15 +2744,98 @@ def tiny_download_cleanup() -> Evidence:
     bad = Model("m", "text", "o/m", "c", (File("w.bin", len(body), "0" * 64),), "echo")
     unpinned = Model("m", "text", "o/m", None, (File("w.bin"),), "echo")
     other_engine = Model("m", "text", "o/m", "c", good.files, "other")  # the same file, another engine: the install is told apart
+    moved = Model("m", "text", "o/m", "c", (File("moved.bin", len(body), hashlib.sha256(body).hexdigest()),), "echo")
+    looping = Model("m", "text", "o/m", "c", (File("loop.bin", len(body), hashlib.sha256(body).hexdigest()),), "echo")
+    freezes, appends = _freezing() is not None, _appends()
 
     def refuse(path: Path) -> None:
         raise OSError(13, "Permission denied", str(path))
 
+    def tree(where: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(where)): p.read_bytes() for p in sorted(where.rglob("*")) if p.is_file()}
+
+    earlier_install = {"w.bin": body, "engine.json": b'{"kind": "echo"}'}
+
+    def refused(agent: Path, model: Model, what: Path | str, warnings: list[str] | None, at_end: Callable[[], object] | None = None) -> bool:
+        """The download of ``model`` fails with a typed error naming ``what`` (S9 download 2-3:
+        a fault stops it, and the error says what was wrong); ``at_end`` runs as the last byte
+        of the file is written; its warnings go to ``warnings`` (None: no one to warn)."""
+
+        def last_byte(path: str, done: int, size: int | None) -> None:
+            if done == size and at_end is not None:
+                at_end()
+
+        try:
+            download.download(agent, model, base=base, warn=None if warnings is None else warnings.append, progress=last_byte)
+        except download.DownloadError as error:
+            return str(what).lower() in str(error).lower()
+        return False
+
     def case(name: str) -> bool:
         agent = Path(tempfile.mkdtemp(prefix="eklaw"))
         warnings: list[str] = []
-        stage = paths.models_dir(agent) / f".staging-m-{os.getpid()}"
+        models = paths.models_dir(agent)
+        stage = models / f".staging-m-{os.getpid()}"
+        target = paths.model_dir(agent, "m")
         try:
+            if name == "a redirect to the file":
+                # the resolve URL answers 302 to where the bytes are: followed, every pinned byte installed
+                where = download.download(agent, moved, base=base)
+                return tree(where) == {"moved.bin": body, "engine.json": b'{"kind": "echo"}'} and sorted(os.listdir(models)) == ["m"]
+            if name == "a redirect loop":
+                # never the file: a typed error, the staging gone, the earlier install untouched
+                download.download(agent, good, base=base)
+                return refused(agent, looping, "redirect", warnings) and tree(target) == earlier_install and sorted(os.listdir(models)) == ["m"]
+            if name == "a file where the staging dir goes":
+                # a staging dir that cannot be made: a typed error naming it, the earlier install untouched
+                download.download(agent, good, base=base)
+                stage.write_bytes(b"not a dir")
+                return refused(agent, other_engine, stage, warnings) and tree(target) == earlier_install and stage.read_bytes() == b"not a dir"
+            if name == "a models dir that is a file":
+                models.parent.mkdir(parents=True)
+                models.write_bytes(b"not a dir")
+                return refused(agent, good, stage, warnings) and models.read_bytes() == b"not a dir"
+            if name == "a models dir where no dir can be made":
+                download.download(agent, good, base=base)
+                _freeze(models, True)
+                try:
+                    typed = refused(agent, other_engine, stage, warnings)
+                finally:
+                    _freeze(models, False)
+                return typed and tree(target) == earlier_install and sorted(os.listdir(models)) == ["m"]
+            if name in ("a models dir that refuses the rename", "a models dir that refuses the rename, an earlier install there"):
+                # verified, then the rename cannot be made (S9 download 3: complete or absent): a typed
+                # error naming the install's path, nothing installed or replaced, and the staging dir
+                # that cannot be removed either named in one warning (S9 download 2)
+                earlier = name.endswith("there")
+                if earlier:
+                    download.download(agent, good, base=base)
+                try:
+                    typed = refused(agent, other_engine, target, warnings, at_end=lambda: _freeze(models, True))
+                finally:
+                    _freeze(models, False)
+                as_before = tree(target) == earlier_install if earlier else not target.exists()
+                named = len(warnings) == 1 and str(stage) in warnings[0]
+                return typed and as_before and named and set(os.listdir(models)) <= {"m", stage.name}
+            if name == "a models dir that refuses the rename, no one to warn":
+                # the download's own error still (S9 download 2), whether or not a warning can be given
+                try:
+                    typed = refused(agent, good, target, None, at_end=lambda: _freeze(models, True))
+                finally:
+                    _freeze(models, False)
+                return typed and not target.exists()
+            if name in ("a staging dir whose files cannot be moved out", "a staging dir whose files cannot be moved out, an earlier install there"):
+                # verified, but the staging dir is append-only (chattr +a): its files can be written,
+                # never moved or removed. The rename into place fails: a typed error naming the
+                # install's path; an earlier install is untouched (none set aside is left behind),
+                # and the staging dir is named in one warning
+                earlier = name.endswith("there")
+                if earlier:
+                    download.download(agent, good, base=base)
+                typed = refused(agent, other_engine, target, warnings, at_end=lambda: _fs_flag(stage, _FS_APPEND_FL, True))
+                as_before = tree(target) == earlier_install if earlier else not target.exists()
+                named = len(warnings) == 1 and str(stage) in warnings[0]
+                return typed and as_before and named and sorted(os.listdir(models)) == sorted([stage.name, *(["m"] if earlier else [])])
             if name == "unpinned":
                 try:
                     download.download(agent, unpinned, base=base)
@@ -2769,8 +2977,26 @@ def tiny_download_cleanup() -> Evidence:
                 return bool(seen) and seen[-1] == ("w.bin", len(body), len(body)) and all(d <= len(body) for _, d, _ in seen)
             raise LawFailed(f"no case {name}")
         finally:
+            if models.is_dir():  # the kernel's refusals undone, so that the scratch dir goes
+                if freezes:
+                    _freeze(models, False)
+                if appends and stage.is_dir():
+                    _fs_flag(stage, _FS_APPEND_FL, False)
             shutil.rmtree(agent, ignore_errors=True)
 
+    # the refusals of a file system that binds here: a frozen dir (read-only, or immutable as
+    # root) where the kernel enforces it; an append-only staging dir only for root able to set one
+    frozen = (
+        (
+            "a models dir where no dir can be made",
+            "a models dir that refuses the rename",
+            "a models dir that refuses the rename, an earlier install there",
+            "a models dir that refuses the rename, no one to warn",
+        )
+        if freezes
+        else ()
+    )
+    appended = ("a staging dir whose files cannot be moved out", "a staging dir whose files cannot be moved out, an earlier install there") if appends else ()
     names = (
         "unpinned",
         "a leftover staging dir",
@@ -2785,6 +3011,12 @@ def tiny_download_cleanup() -> Evidence:
         "an interrupted download",
         "a file of another repository, through the mirror",
         "progress reports",
+        "a redirect to the file",
+        "a redirect loop",
+        "a file where the staging dir goes",
+        "a models dir that is a file",
+        *frozen,
+        *appended,
     )
     try:
         return bounded(
@@ -2792,7 +3024,9 @@ def tiny_download_cleanup() -> Evidence:
             case,
             label=f"{len(names)} classes: unpinned, leftover staging, leftovers of gone and live processes (removable or not, or swept by another), "
             "unremovable staging or earlier install (warned or not), a failing writer, an interrupt, a file of another repository, "
-            "URLs with no mirror, progress",
+            "URLs with no mirror, progress, a redirect followed or looping, a staging dir that cannot be made (a file in its place, "
+            f"a models dir that is a file{', or frozen' if freezes else ''}){', a rename refused by a frozen models dir (warned or not)' if freezes else ''}"
+            f"{', a rename refused by an append-only staging dir' if appends else ''} (with and without an earlier install)",
         )
     finally:
         server.shutdown()

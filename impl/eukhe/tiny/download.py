@@ -3,7 +3,8 @@
 1. Files stage in ``<agent dir>/models/tiny/.staging-<id>-<pid>``; the sha256 of each file is
    computed while it is written, and a body longer than the pinned size stops at once. First,
    the staging dirs of processes that are gone (a download killed by SIGKILL) are swept
-   (``paths.sweep``); a live process's are left alone.
+   (``paths.sweep``); a live process's are left alone. A staging dir that cannot be made (a file
+   in its place, a models dir that cannot be written) is ``StagingFailed``, with nothing touched.
 2. A wrong size or sha256, a broken transfer or an HTTP error stops the download: the staging
    dir is removed and an earlier install is untouched. A staging dir that cannot be removed
    leaves the download's own error, with a warning naming the directory.
@@ -78,6 +79,10 @@ class BrokenTransfer(DownloadError):
     pass
 
 
+class StagingFailed(DownloadError):
+    """The staging dir could not be made (a file in its place, a dir that cannot be written)."""
+
+
 class InstallFailed(DownloadError):
     """The verified staging dir could not be renamed into place (it was removed)."""
 
@@ -122,9 +127,12 @@ def download(
         )
     paths.sweep(agent_dir, warn=warn)
     stage = staging_dir(agent_dir, model.id)
-    if stage.exists():
-        remove(stage)
-    stage.mkdir(parents=True)
+    try:
+        if stage.exists():
+            remove(stage)
+        stage.mkdir(parents=True)
+    except OSError as error:  # a file in its place, a dir that cannot be written: a typed error, nothing touched
+        raise StagingFailed(f"{model.id}: could not make the staging dir {stage}: {error}") from error
     own = client is None
     http = httpx.Client(follow_redirects=True, timeout=httpx.Timeout(60.0)) if client is None else client
     try:
@@ -184,13 +192,15 @@ def _fetch(http: httpx.Client, url: str, dest: Path, f: File, progress: Progress
     dest.parent.mkdir(parents=True, exist_ok=True)
     with open(dest, "wb") as out:
         part = _Partial(out)
-        for attempt in range(1, ATTEMPTS + 1):
+        attempt = 1
+        while True:  # left by the break of a whole transfer or by the error of the last attempt
             try:
                 _attempt(http, url, f, part, progress)
                 break
             except httpx.TransportError as error:  # dropped: the next request asks for the rest
                 if attempt == ATTEMPTS:
                     raise BrokenTransfer(f"{url}: transfer failed after {ATTEMPTS} attempts: {error}") from error
+                attempt += 1
         out.flush()
         os.fsync(out.fileno())
     if part.written != f.size:
