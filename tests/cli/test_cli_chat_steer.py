@@ -1,7 +1,8 @@
 """`eukhe chat`: a line typed while a turn runs joins it (memory.md rule 46), and the chat still
 waits for that turn at the end of its input.
 
-The client may learn that a turn runs from the agent's ``busy`` answer before the turn's
+A text is sent as a ``steer``: the agent joins it to the running turn, or starts a turn with it
+when none runs. The client may learn that a turn runs from that answer before the turn's
 ``turn_start`` event reaches it (the event and the answer travel on one connection; the watch
 that reads events runs when the client next waits). A line steered into that turn must not mark
 the chat idle: the end of input would then leave before the turn ended, its reply unshown and
@@ -19,17 +20,15 @@ from eukhe.commands.chat import ChatClient, Terminal
 
 
 class _Agent:
-    """Answers ``turn`` with ``busy`` (another turn runs) and ``steer`` with ok."""
+    """Answers ``steer`` with the ok of a steer that joined a running turn."""
 
     def __init__(self) -> None:
         self.sent: list[str] = []
 
     async def request(self, request: Any) -> Any:
         self.sent.append(request.type)
-        if isinstance(request, p.TurnRequest):
-            return p.ErrorEvent(re=request.id, kind="busy", message="a turn runs: send steer to join it, or follow_up to run after it")
         if isinstance(request, p.SteerRequest):
-            return p.OkEvent(re=request.id, request=request.type, text="the message joins the running turn")
+            return p.OkEvent(re=request.id, request=request.type, text=p.JOINS_THE_TURN)
         raise AssertionError(f"unexpected request {request!r}")
 
 
@@ -43,12 +42,12 @@ def test_a_line_steered_into_a_turn_not_yet_seen_keeps_the_chat_waiting() -> Non
         return await chat.line(b"more\n")
 
     assert asyncio.run(typed()) is True
-    assert agent.sent == ["turn", "steer"]
+    assert agent.sent == ["steer"]
     assert out.getvalue() == "[queued: joins the running call]\n" and err.getvalue() == ""
     assert not chat.idle.is_set()  # a turn runs: the end of input waits for it
 
 
-def test_a_turn_refused_for_another_reason_leaves_the_chat_idle() -> None:
+def test_a_refused_line_leaves_the_chat_idle() -> None:
     class Refusing(_Agent):
         async def request(self, request: Any) -> Any:
             self.sent.append(request.type)
@@ -62,8 +61,8 @@ def test_a_turn_refused_for_another_reason_leaves_the_chat_idle() -> None:
 
 
 def test_a_line_whose_turn_ended_before_its_steer_came_starts_a_turn_the_chat_waits_for() -> None:
-    """The turn that made ``turn`` busy ends (its turn_end and the memory bar reach the client)
-    before the steer reaches the agent: the agent starts a turn with the line, and the chat's
+    """The turn that ran ends (its turn_end and the memory bar reach the client) before the steer
+    reaches the agent: the agent starts a turn with the line, and the chat's
     end of input waits for that turn, not for the one that ended."""
 
     class EndingFirst(_Agent):
@@ -85,6 +84,6 @@ def test_a_line_whose_turn_ended_before_its_steer_came_starts_a_turn_the_chat_wa
     chat = ChatClient(agent, Terminal(out, err), "lab")
     agent.chat = chat
     assert asyncio.run(chat.line(b"more\n")) is True
-    assert agent.sent == ["turn", "steer"]
+    assert agent.sent == ["steer"]
     assert "[queued" not in out.getvalue() and err.getvalue() == ""  # it joined nothing: it is a turn of its own
     assert not chat.idle.is_set()  # its turn runs: the end of input waits for it

@@ -593,7 +593,7 @@ class Daemon:
             raise _Refused("busy", "a turn runs: send steer to join it, or follow_up to run after it")
         if running and isinstance(request, p.SteerRequest):
             runner.steer(request.text)
-            return p.OkEvent(re=request.id, request=request.type, text="the message joins the running turn")
+            return p.OkEvent(re=request.id, request=request.type, text=p.JOINS_THE_TURN)
         if running and isinstance(request, p.FollowUpRequest):
             runner.follow_up(request.text)
             return p.OkEvent(re=request.id, request=request.type, text="the message runs after this turn")

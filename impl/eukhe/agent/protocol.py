@@ -189,6 +189,7 @@ class _Message(BaseModel):
 
 
 Said = Annotated[str, Field(min_length=1)]  # a user's message: never empty
+JOINS_THE_TURN = "the message joins the running turn"  # the ok of a steer that joined a running turn (else: "the turn starts")
 
 
 class _Request(_Message):

@@ -234,25 +234,16 @@ class ChatClient:
             if not self.running:
                 await self.bar()
             return True
-        if self.running:
-            answer = await self.client.request(p.SteerRequest(text=text))
-            if isinstance(answer, p.OkEvent):
-                self.term.row("[queued: joins the running call]")
-                return True
-        self.idle.clear()
-        answer = await self.client.request(p.TurnRequest(text=text))
+        self.idle.clear()  # set again by the memory bar that follows the turn's end
+        answer = await self.client.request(p.SteerRequest(text=text))  # joins the running turn, or starts one
         if isinstance(answer, p.ErrorEvent):
-            if answer.kind == "busy":  # a turn runs that this client has not seen start
-                answer = await self.client.request(p.SteerRequest(text=text))
-                if isinstance(answer, p.OkEvent):
-                    if self.idle.is_set():  # that turn ended meanwhile (its memory bar came): the steer started a turn of its own
-                        self.idle.clear()
-                    else:
-                        self.term.row("[queued: joins the running call]")
-            if isinstance(answer, p.ErrorEvent):
-                self.term.error(answer.message)
-                if not self.running:  # nothing was started or joined (a joined turn runs: its end sets idle)
-                    self.idle.set()
+            self.term.error(answer.message)
+            if not self.running:  # nothing was started or joined (a joined turn runs: its end sets idle)
+                self.idle.set()
+        elif answer.text == p.JOINS_THE_TURN:
+            self.term.row("[queued: joins the running call]")
+        else:  # a turn of its own starts: a turn that ended as the steer went may have set idle (its bar came first)
+            self.idle.clear()
         return True
 
     def answer(self, event: Any) -> None:
@@ -371,13 +362,12 @@ async def _connect(agent: Path, store: Any, model: Any, level: str) -> tuple[Any
     client, _started = await reach(agent, store.path(CHAT_SESSION), CHAT_SESSION, Path.cwd())
     assert isinstance(client, AgentClient)
     state = await client.next()
-    rows: list[str] = []
-    if isinstance(state, p.StateEvent):
-        rows = [row for row in (shown(r, model.provider) for r in state.rows) if row is not None]
-        if state.model is None or (state.model.provider, state.model.id) != (model.provider, model.id):
-            await client.request(p.CommandRequest(line=f"/model {model.provider}/{model.id}"))
-        if state.thinking_level != level:
-            await client.request(p.CommandRequest(line=f"/effort {level}"))
+    assert isinstance(state, p.StateEvent)  # an agent's first event to a client is its state, before any other
+    rows = [row for row in (shown(r, model.provider) for r in state.rows) if row is not None]
+    if state.model is None or (state.model.provider, state.model.id) != (model.provider, model.id):
+        await client.request(p.CommandRequest(line=f"/model {model.provider}/{model.id}"))
+    if state.thinking_level != level:
+        await client.request(p.CommandRequest(line=f"/effort {level}"))
     return client, rows
 
 
