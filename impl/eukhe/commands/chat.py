@@ -279,22 +279,28 @@ class ChatClient:
         self.prompt(mem_bar(answer))
 
     async def run(self, fd: int) -> int:
+        """The chat until its input ends (and the turn under way with it) or ``/quit``; an agent
+        whose connection ends first is an error, exit 1."""
+        from eukhe.agent.client import AgentGone
+
         watching = asyncio.ensure_future(self.watch())
         try:
             await self.start()
             async for raw in lines_of(fd):
-                if watching.done():
-                    self.term.error("the chat's agent ended")
-                    self.failed(EXIT_FAULT)
-                    break
-                if not await self.line(raw):
+                if watching.done() or not await self.line(raw):
                     break
             if not watching.done():
                 await asyncio.wait({watching, asyncio.ensure_future(self.idle.wait())}, return_when=asyncio.FIRST_COMPLETED)
+            gone = watching.done()  # the watch ends only with the agent's connection
+        except AgentGone:  # a request the connection ended under
+            gone = True
         finally:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
             await self.client.close()
+        if gone:
+            self.term.error("the chat's agent ended")
+            self.failed(EXIT_FAULT)
         return self.status
 
 
