@@ -199,7 +199,6 @@ MODULE_HELD: dict[str, float] = {
     "commands/chat.py": 88.0,  # 89.36% of 423
     "commands/laws.py": 91.0,  # 92.92% of 113
     "corebuild.py": 92.0,  # 94.44% of 90
-    "inference/wire/pool.py": 87.0,  # 92.50% of 40
     "memory/turn.py": 94.0,  # 95.79% of 428
     "memory/view.py": 91.0,  # 93.41% of 91
     "tiny/worker.py": 94.0,  # 95.33% of 321

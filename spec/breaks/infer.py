@@ -421,4 +421,20 @@ BREAKS = [
         "        if self.stop is None and self.finish_reason is not None and False:\n            self._close()",
         "a chat stream that closes after its finish_reason with no data: [DONE] loses the whole reply",
     ),
+    Break(
+        "infer_production_closed_pool_sends",
+        "infer",
+        "eukhe.inference.wire.pool",
+        "        if self.closed:\n            raise PoolClosed(provider)",
+        "        if False:\n            raise PoolClosed(provider)",
+        "a closed pool (its chat or ask over) still makes a client and sends the request instead of refusing it",
+    ),
+    Break(
+        "infer_production_pool_close_leaves_clients_open",
+        "infer",
+        "eukhe.inference.wire.pool",
+        "        for client in clients:\n            await client.aclose()",
+        "        for client in clients:\n            pass",
+        "closing a pool (its chat or ask over) leaves its providers' clients, and their connections, open",
+    ),
 ]

@@ -49,7 +49,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, get_args
 
 import z3
 from hypothesis import strategies as st
@@ -66,7 +66,7 @@ from eukhe.inference.wire import WireModel, client_for, collect
 from eukhe.inference.wire.events import BadRequest, Event, ThinkingDelta, ThinkingSignature, WireError
 from eukhe.inference.wire.plan import Image as WireImage
 from eukhe.inference.wire.plan import Thought as WireThought
-from eukhe.inference.wire.pool import Pool
+from eukhe.inference.wire.pool import Pool, PoolClosed
 from eukhe.inference.wire.retry import Policy, Retrying
 from eukhe.inference.wire.thoughts import Thoughts
 from spec import loopback as lb
@@ -3216,29 +3216,101 @@ MALFORMED: dict[str, list[bytes]] = {
 # Events each API's grammar allows that carry nothing of the reply, after its parts (S6.10: the
 # reply is read as if they were not there): Anthropic's redacted thinking block, a delta of a type
 # the reader does not know (the API adds types, as citations_delta), message_deltas with no stop
-# reason (stop_details without an explanation and no usage; usage without output tokens); Bedrock's
-# redacted reasoning block, a block start that is no tool use, a citation delta, a metadata event
-# with metrics and no usage; an OpenAI chat chunk with no choices (a compatible server's keep-alive).
+# reason (stop_details whose explanation is null; a running usage count); Bedrock's redacted
+# reasoning block, a block start that is no tool use, a citation delta, a metadata event; an
+# OpenAI chat chunk with no choices (a compatible server's keep-alive: no OpenAI type). The vendor
+# judges the Anthropic and Bedrock ones: each validates against its SDK's type (_quiet_refused).
 QUIET: dict[str, list[bytes]] = {
     "anthropic-messages": [
         _sse("content_block_start", '{"type": "content_block_start", "index": 4, "content_block": {"type": "redacted_thinking", "data": "b3BhcXVl"}}'),
         _sse("content_block_stop", '{"type": "content_block_stop", "index": 4}'),
         _sse("content_block_start", '{"type": "content_block_start", "index": 5, "content_block": {"type": "text", "text": ""}}'),
-        _sse("content_block_delta", '{"type": "content_block_delta", "index": 5, "delta": {"type": "citations_delta", "citation": {"type": "char_location"}}}'),
+        _sse("content_block_delta", '{"type": "content_block_delta", "index": 5, "delta": {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "a", "document_index": 0, "document_title": null, "start_char_index": 0, "end_char_index": 1, "file_id": null}}}'),
         _sse("content_block_stop", '{"type": "content_block_stop", "index": 5}'),
-        _sse("message_delta", '{"type": "message_delta", "delta": {"stop_details": {"type": "none"}}}'),
-        _sse("message_delta", '{"type": "message_delta", "delta": {}, "usage": {"input_tokens": 3}}'),
+        _sse("message_delta", '{"type": "message_delta", "delta": {"stop_details": {"type": "refusal", "category": null, "explanation": null}}, "usage": {"output_tokens": 1}}'),
+        _sse("message_delta", '{"type": "message_delta", "delta": {"stop_reason": null, "stop_sequence": null}, "usage": {"input_tokens": 3, "output_tokens": 2}}'),
     ],
     oracle.API_BEDROCK: [
         _aws_event("contentBlockDelta", b'{"contentBlockIndex": 4, "delta": {"reasoningContent": {"redactedContent": "b3BhcXVl"}}}'),
         _aws_event("contentBlockStop", b'{"contentBlockIndex": 4}'),
-        _aws_event("contentBlockStart", b'{"contentBlockIndex": 5, "start": {"image": {}}}'),
+        _aws_event("contentBlockStart", b'{"contentBlockIndex": 5, "start": {"image": {"format": "png"}}}'),
         _aws_event("contentBlockDelta", b'{"contentBlockIndex": 5, "delta": {"citation": {"title": "a"}}}'),
         _aws_event("contentBlockStop", b'{"contentBlockIndex": 5}'),
-        _aws_event("metadata", b'{"metrics": {"latencyMs": 5}}'),
+        _aws_event("metadata", b'{"usage": {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5}, "metrics": {"latencyMs": 5}}'),
     ],
     oracle.API_CHAT: [b'data: {"id": "chatcmpl-1", "object": "chat.completion.chunk"}\n\n'],
 }
+
+
+def _sdk_refusal(api: str, frame: bytes) -> str | None:
+    """Why the vendor's own SDK refuses the event ``frame`` (None: it accepts it). Anthropic's SSE
+    event through the SDK's stream event union (anthropic.types.RawMessageStreamEvent, a pydantic
+    TypeAdapter); a Bedrock frame split by botocore's EventStreamBuffer, its JSON payload (blobs,
+    base64 in JSON, as bytes) checked by botocore's ParamValidator against the event's shape in
+    bedrock-runtime's ConverseStream model (no unknown key, no missing or mistyped member)."""
+    if api == oracle.API_ANTHROPIC:
+        from anthropic.types import RawMessageStreamEvent
+        from pydantic import TypeAdapter, ValidationError
+
+        data = [line[6:] for line in frame.decode().splitlines() if line.startswith("data: ")]
+        try:
+            TypeAdapter(RawMessageStreamEvent).validate_python(json.loads("".join(data)))
+        except ValidationError as error:  # said by the union's member of the event's type, where it has one
+            kinds = {get_args(t.model_fields["type"].annotation)[0]: t for t in get_args(get_args(RawMessageStreamEvent)[0])}
+            event = json.loads("".join(data))
+            try:
+                kinds[event.get("type")].model_validate(event)
+            except (KeyError, AttributeError, ValidationError) as own:
+                error = own if isinstance(own, ValidationError) else error
+            return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        return None
+    import botocore.session  # type: ignore[import-untyped]  # the vendor SDK judges (no stubs)
+    from botocore.eventstream import EventStreamBuffer  # type: ignore[import-untyped]
+    from botocore.model import Shape  # type: ignore[import-untyped]
+    from botocore.validate import ParamValidator  # type: ignore[import-untyped]
+
+    def params(value: Any, shape: Shape) -> Any:
+        if shape.type_name == "blob" and isinstance(value, str):
+            return base64.b64decode(value)
+        if shape.type_name == "list" and isinstance(value, list):
+            return [params(item, shape.member) for item in value]
+        if shape.type_name == "map" and isinstance(value, dict):
+            return {k: params(v, shape.value) for k, v in value.items()}
+        if shape.type_name == "structure" and isinstance(value, dict) and not shape.is_document_type:
+            members = shape.members
+            return {k: params(v, members[k]) if k in members else v for k, v in value.items()}
+        return value
+
+    stream = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("ConverseStream").output_shape
+    shapes = stream.members["stream"].members
+    buffer = EventStreamBuffer()
+    buffer.add_data(frame)
+    said = []
+    for message in buffer:
+        name = message.headers.get(":event-type")
+        if message.headers.get(":message-type") != "event" or name not in shapes:
+            said.append(f"no event of ConverseStream: {message.headers}")
+            continue
+        report = ParamValidator().validate(params(json.loads(message.payload), shapes[name]), shapes[name])
+        if report.has_errors():
+            said.append(f"{name}: {report.generate_report()}")
+    return "; ".join(said) or None
+
+
+def _quiet_refused() -> list[str]:
+    """The QUIET events of Anthropic and Bedrock that the vendor's SDK refuses (a stand-in the
+    API never sends would judge nothing); the check itself refuses stand-ins it must refuse."""
+    wrong = {
+        oracle.API_ANTHROPIC: _sse("content_block_delta", '{"type": "content_block_delta", "index": 5, "delta": {"type": "citations_delta", "citation": {"type": "char_location"}}}'),
+        oracle.API_BEDROCK: _aws_event("metadata", b'{"metrics": {"latencyMs": 5}}'),
+    }
+    refused = [f"{api}: the SDK check takes {frame!r}, which its type refuses" for api, frame in wrong.items() if _sdk_refusal(api, frame) is None]
+    for api, frame in wrong.items():
+        for event in QUIET[api]:
+            why = _sdk_refusal(api, event)
+            if why is not None:
+                refused.append(f"{api}: {event!r}: {why}")
+    return refused
 
 
 def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream]]:
@@ -3289,6 +3361,9 @@ def _broken_scripts(api: str, parts: list[lb.Part]) -> list[tuple[str, lb.Stream
 
 
 def _wire_broken() -> Evidence:
+    refused = _quiet_refused()
+    if refused:
+        raise LawFailed(f"events of QUIET the vendor's SDK refuses: {refused}")
     calls = [lb.Call("read", '{"path": "a"}', "c1"), lb.Call("edit", '{"path": "b"}', "c2")]
     parts: list[lb.Part] = [lb.Thinking("plan first"), lb.Text("on it"), *calls]
     cases = [(api, end, script) for api in WIRE_APIS for end, script in _broken_scripts(api, parts)]
@@ -3382,28 +3457,37 @@ FAILURES: tuple[FailureCase, ...] = (
     (oracle.API_AZURE, (), 2, {"compat": {"azureResource": "a b"}, "root": "/{resource}/openai/v1"}, "refused", 0, ()),
     (oracle.API_VERTEX, (), 2, {"compat": {"vertexProject": "a/b"}, "root": "/v1"}, "refused", 0, ()),
     (oracle.API_BEDROCK, (), 2, {"api_key": "", "unset": AWS_SIGN_IN}, "refused", 0, ()),
+    # a request through the pool of a chat or an ask that has ended: nothing is sent, and the error
+    # names the closed pool and the provider (eukhe.inference.wire.pool: PoolClosed, never retried)
+    (oracle.API_CHAT, (), 2, {"pool": "closed"}, "closed", 0, ()),
 )
 FAILURES_LABEL = (
     "HTTP 400 (and with x-should-retry true), 503 with x-should-retry false, a 429 asking 100000 s, unreadable hints (retry-after-ms text or"
     " negative, a date with no zone, text, a Gemini retryDelay that is no number, Gemini details with no RetryInfo), a body that is no JSON,"
     " retries used up, a 200 that is no event stream, a cut before any event, a read timeout, the reply deadline, a refused connection, Bedrock's"
     " error type header and body; one with the session's retry settings and the real clock; Azure and Vertex settings that name no endpoint"
-    " (an Azure resource name that is no DNS label); Bedrock with neither an API key nor AWS credentials"
+    " (an Azure resource name that is no DNS label); Bedrock with neither an API key nor AWS credentials; a request through a closed pool"
 )
 
 
-def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
+def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest | PoolClosed, int, list[float], list[str]]]:
     server = _wire_server()
     events, pool = _wire_session()
     fields = ("base_url", "compat", "api_key")
 
-    async def run() -> list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]]:
-        out: list[tuple[WireOutcome | BadRequest, int, list[float], list[str]]] = []
+    async def run() -> list[tuple[WireOutcome | BadRequest | PoolClosed, int, list[float], list[str]]]:
+        out: list[tuple[WireOutcome | BadRequest | PoolClosed, int, list[float], list[str]]] = []
         for api, scripts, retries, options, _want, _attempts, _lines in FAILURES:
             model = dataclasses.replace(_wire_model(api), **{k: v for k, v in options.items() if k in fields})
             if "root" in options:  # a bare root: the project and location come from the settings
                 model = dataclasses.replace(model, base_url=server.url + options["root"])
-            client = client_for(model, pool=pool, **{k: v for k, v in options.items() if k not in (*fields, "root", "unset")})
+            through = pool
+            if options.get("pool") == "closed":  # a pool whose chat or ask ended, as ``async with`` leaves it
+                async with Pool() as through:
+                    made = through.client(model.provider)  # as the chat's first request made it
+                if not made.is_closed:
+                    raise LawFailed(f"{api}: the client of {model.provider} is still open after its pool closed")
+            client = client_for(model, pool=through, **{k: v for k, v in options.items() if k not in (*fields, "root", "unset", "pool")})
             clock, lines = _NoSleep(), []
             if retries < 0:  # the session's settings (control.md S4 retry.*) and the event loop's clock
                 settings = {"retry.enabled": True, "retry.maxRetries": 1, "retry.baseDelayMs": 1}
@@ -3413,11 +3497,11 @@ def _wire_failure_runs() -> list[tuple[WireOutcome | BadRequest, int, list[float
             with server._lock:
                 server.requests.clear()
             server.script(*scripts)
-            outcome: WireOutcome | BadRequest
+            outcome: WireOutcome | BadRequest | PoolClosed
             try:
                 with _environment({}, options.get("unset", ())):
                     outcome = await collect(retrying.stream(WireRequest((WireMessage("user", "go"),))))
-            except (WireError, BadRequest) as error:
+            except (WireError, BadRequest, PoolClosed) as error:
                 outcome = error
             with server._lock:
                 seen = len(server.requests)
@@ -3437,8 +3521,10 @@ def _wire_failures() -> Evidence:
         if want == "reply":
             if not isinstance(outcome, WireReply) or tuple((c.name, c.arguments) for c in outcome.tool_calls) != (("read", '{"path": "a"}'),):
                 raise LawFailed(f"{api} {scripts}: retried, the reply's calls were not read: {outcome!r}")
-        elif not isinstance(outcome, BadRequest if want == "refused" else WireError):
+        elif not isinstance(outcome, {"refused": BadRequest, "closed": PoolClosed}.get(want, WireError)):
             raise LawFailed(f"{api} {scripts}: {want} expected, got {outcome!r}")
+        elif want == "closed" and not ("closed" in str(outcome) and "loop" in str(outcome)):
+            raise LawFailed(f"{api}: a request through a closed pool raised {outcome!r}, which names neither the closed pool nor the provider")
         if seen != attempts or len(lines) != len(words) or (retries >= 0 and len(waits) != len(words)):
             raise LawFailed(f"{api} {scripts}: {seen} attempts and retries {lines}, the rules say {attempts} and {len(words)}")
         for k, (line, word) in enumerate(zip(lines, words, strict=True)):

@@ -10,7 +10,8 @@ each request's own (the client's ``timeout``: the seeds name none; `eukhe ask` a
 take --timeout, 120 s by default).
 
 A pool lives in one event loop: make it and close it (``aclose``, or ``async with``) there; a
-client is made on the first request of its provider.
+client is made on the first request of its provider. A closed pool takes no request: asked for a
+client, it raises ``PoolClosed`` (nothing is sent; the error names the provider).
 """
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ def http2_available() -> bool:
     return importlib.util.find_spec("h2") is not None
 
 
+class PoolClosed(RuntimeError):
+    """A request through a pool that was closed (its chat or ask is over): a fault of the caller,
+    never retried; ``provider`` is the provider the request was for."""
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(f"the HTTP pool of this chat or ask is closed: no request to {provider}")
+        self.provider = provider
+
+
 class Pool:
     """One ``httpx.AsyncClient`` per provider for the life of a chat or an ask."""
 
@@ -41,18 +51,13 @@ class Pool:
         self.closed = False
 
     def client(self, provider: str) -> httpx.AsyncClient:
-        """The provider's client, made on first use."""
+        """The provider's client, made on first use; ``PoolClosed`` once the pool is closed."""
         if self.closed:
-            raise RuntimeError("the HTTP pool of this chat or ask is closed")
+            raise PoolClosed(provider)
         found = self._clients.get(provider)
         if found is None:
             found = self._clients[provider] = httpx.AsyncClient(verify=tls(), http2=self.http2, limits=self.limits, trust_env=True)
         return found
-
-    @property
-    def providers(self) -> tuple[str, ...]:
-        """The providers that have a client, in order of first use."""
-        return tuple(self._clients)
 
     async def aclose(self) -> None:
         """Close every client (their connections); the pool takes no request after."""
