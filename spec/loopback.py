@@ -49,6 +49,7 @@ Anthropic's prompt cache would (reads and writes at the request's cache_control 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import socket
@@ -125,6 +126,22 @@ def event_frame(headers: dict[str, FrameHeader], payload: bytes) -> bytes:
     prelude += struct.pack(">I", zlib.crc32(prelude))
     body = prelude + block + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+def boto_params(value: Any, shape: Any) -> Any:
+    """A JSON value as botocore takes the param of ``shape`` (a botocore ``Shape``), for its
+    ParamValidator to judge: blobs (base64 in JSON) as bytes; documents as they are; keys the
+    shape lacks kept, for the validator to refuse."""
+    if shape.type_name == "blob" and isinstance(value, str):
+        return base64.b64decode(value)
+    if shape.type_name == "list" and isinstance(value, list):
+        return [boto_params(item, shape.member) for item in value]
+    if shape.type_name == "map" and isinstance(value, dict):
+        return {k: boto_params(v, shape.value) for k, v in value.items()}
+    if shape.type_name == "structure" and isinstance(value, dict) and not shape.is_document_type:
+        members = shape.members
+        return {k: boto_params(v, members[k]) if k in members else v for k, v in value.items()}
+    return value
 
 
 # -- the script ---------------------------------------------------------------------------------------

@@ -3266,20 +3266,7 @@ def _sdk_refusal(api: str, frame: bytes) -> str | None:
         return None
     import botocore.session  # type: ignore[import-untyped]  # the vendor SDK judges (no stubs)
     from botocore.eventstream import EventStreamBuffer  # type: ignore[import-untyped]
-    from botocore.model import Shape  # type: ignore[import-untyped]
     from botocore.validate import ParamValidator  # type: ignore[import-untyped]
-
-    def params(value: Any, shape: Shape) -> Any:
-        if shape.type_name == "blob" and isinstance(value, str):
-            return base64.b64decode(value)
-        if shape.type_name == "list" and isinstance(value, list):
-            return [params(item, shape.member) for item in value]
-        if shape.type_name == "map" and isinstance(value, dict):
-            return {k: params(v, shape.value) for k, v in value.items()}
-        if shape.type_name == "structure" and isinstance(value, dict) and not shape.is_document_type:
-            members = shape.members
-            return {k: params(v, members[k]) if k in members else v for k, v in value.items()}
-        return value
 
     stream = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("ConverseStream").output_shape
     shapes = stream.members["stream"].members
@@ -3291,7 +3278,7 @@ def _sdk_refusal(api: str, frame: bytes) -> str | None:
         if message.headers.get(":message-type") != "event" or name not in shapes:
             said.append(f"no event of ConverseStream: {message.headers}")
             continue
-        report = ParamValidator().validate(params(json.loads(message.payload), shapes[name]), shapes[name])
+        report = ParamValidator().validate(lb.boto_params(json.loads(message.payload), shapes[name]), shapes[name])
         if report.has_errors():
             said.append(f"{name}: {report.generate_report()}")
     return "; ".join(said) or None

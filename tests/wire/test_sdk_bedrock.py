@@ -68,7 +68,6 @@ from botocore.config import Config
 from botocore.credentials import Credentials as BotoCredentials
 from botocore.eventstream import EventStreamBuffer, ParserError
 from botocore.exceptions import EventStreamError
-from botocore.model import Shape
 from botocore.validate import ParamValidator
 from sdk_judges import Failed, Judged, read_alike
 from wire_support import ask, model, reply
@@ -78,7 +77,7 @@ from eukhe.inference.wire import eventstream, sigv4
 from eukhe.inference.wire.events import ProviderError
 from eukhe.inference.wire.eventstream import Decoder, FramingError
 from eukhe.inference.wire.plan import Message, Request, Thought
-from spec.loopback import RENDER, Body, ErrorEvent, Int8, Int16, Int32, LoopbackServer, Recorded, Stream, Text, event_frame
+from spec.loopback import RENDER, Body, ErrorEvent, Int8, Int16, Int32, LoopbackServer, Recorded, Stream, Text, boto_params, event_frame
 
 WHEN = datetime(2026, 1, 1, 12, 34, 56, tzinfo=timezone.utc)
 UUID = uuid.UUID("12345678-1234-5678-1234-567812345678")
@@ -376,26 +375,11 @@ def test_botocore_signs_our_recorded_request_as_we_did(server: LoopbackServer, m
 # -- our bodies are valid ConverseStream input --------------------------------------------------------
 
 
-def as_params(value: Any, shape: Shape) -> Any:
-    """A JSON value as the param of ``shape`` boto3 takes: blobs (base64 in JSON) as bytes;
-    documents as they are; keys the shape lacks kept, for the validator to refuse."""
-    if shape.type_name == "blob" and isinstance(value, str):
-        return base64.b64decode(value)
-    if shape.type_name == "list" and isinstance(value, list):
-        return [as_params(item, shape.member) for item in value]
-    if shape.type_name == "map" and isinstance(value, dict):
-        return {k: as_params(v, shape.value) for k, v in value.items()}
-    if shape.type_name == "structure" and isinstance(value, dict) and not shape.is_document_type:
-        members = shape.members
-        return {k: as_params(v, members[k]) if k in members else v for k, v in value.items()}
-    return value
-
-
 def sdk_params(recorded: Recorded) -> dict[str, Any]:
     """What ``converse_stream`` would be given for the recorded request: its model id (from the
     path) and its body as params."""
     model_id = unquote(recorded.path.split("/")[2])
-    return {"modelId": model_id, **as_params(recorded.body, CONVERSE_STREAM.input_shape)}
+    return {"modelId": model_id, **boto_params(recorded.body, CONVERSE_STREAM.input_shape)}
 
 
 def validate(recorded: Recorded) -> None:
