@@ -148,4 +148,37 @@ BREAKS = [
         "if last(line) > bound:",
         "production's compaction context holds unbuilt lines: the bridge fails (rendered contexts)",
     ),
+    # -- the choice of the planner core's form (eukhe.memory.view.pick) -----------------------
+    Break(
+        "optchat_form_stale_core_accepted",
+        AREA,
+        "eukhe.memory.view",
+        '    return found if getattr(found, "SOURCE", "") == source_digest() else None\n',
+        "    return found\n",
+        "a compiled core built from another source is taken as current: core_agrees_with_model fails (the form's choice)",
+    ),
+    Break(
+        "optchat_form_compiled_missing_refused_as_unknown",
+        AREA,
+        "eukhe.memory.view",
+        '    if form == "compiled":\n',
+        '    if form == "compiled" and found is not None:\n',
+        "EUKHE_MEMORY_FORM=compiled without a current build is refused as an unknown form: core_agrees_with_model fails",
+    ),
+    Break(
+        "optchat_form_default_ignores_coverage",
+        AREA,
+        "eukhe.memory.view",
+        '    if environ.get("EUKHE_BREAK") or environ.get("COVERAGE_RUN"):\n',
+        '    if environ.get("EUKHE_BREAK"):\n',
+        "the default form under a coverage run is the compiled core (untraced): core_agrees_with_model fails",
+    ),
+    Break(
+        "optchat_form_default_always_pure",
+        AREA,
+        "eukhe.memory.view",
+        "    return found if found is not None else pure\n",
+        "    return pure\n",
+        "the default form is the pure core even when a current compiled one is built: core_agrees_with_model fails",
+    ),
 ]

@@ -1162,6 +1162,81 @@ def _unknown_form() -> bool:
     return False
 
 
+# The choice of the core's form (eukhe.memory.view._pick), judged by the rule view.py documents and
+# corebuild keeps: "pure" is the pure core; "compiled" is the compiled module when it was built from
+# the current source (its SOURCE is the sha256 of core.py), else an error; any other form is refused;
+# unset, the compiled module when current, except under a named break or a coverage run (pure).
+# The compiled module is the real one, or one of three stand-ins: a module recording the current
+# source, one recording another, and a name nothing provides (the import fails).
+_FORM_NAMES = ("", "pure", "compiled", "fast")
+_FORM_ENVIRONS: tuple[dict[str, str], ...] = ({}, {"EUKHE_BREAK": "optchat_any"}, {"COVERAGE_RUN": "true"}, {"EUKHE_BREAK": ""}, {"HOME": "/"})
+_CURRENT, _STALE, _ABSENT = "spec_laws_optchat_core_current", "spec_laws_optchat_core_stale", "eukhe.memory.core_absent"
+
+
+def _current_source() -> str:
+    """The sha256 of the pure core's source file, read here (corebuild records it as SOURCE)."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("eukhe.memory.core")
+    assert spec is not None and spec.origin is not None
+    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
+
+
+def _form_wanted(form: str, environ: dict[str, str], module: str) -> str:
+    """The rule's outcome: "pure", the compiled module's name, or the error's type."""
+    import importlib
+
+    try:
+        current = getattr(importlib.import_module(module), "SOURCE", None) == _current_source()
+    except ImportError:
+        current = False
+    if form == "pure":
+        return "pure"
+    if form == "compiled":
+        return module if current else "RuntimeError"
+    if form:
+        return "ValueError"
+    if environ.get("EUKHE_BREAK", "") != "" or environ.get("COVERAGE_RUN", "") != "":
+        return "pure"
+    return module if current else "pure"
+
+
+def _form_cases() -> Iterator[tuple[str, dict[str, str], str]]:
+    for module in (_V.COMPILED, _CURRENT, _STALE, _ABSENT):
+        for form in _FORM_NAMES:
+            for environ in _FORM_ENVIRONS:
+                yield form, environ, module
+
+
+def _form_chosen(case: tuple[str, dict[str, str], str]) -> bool:
+    """``view._pick`` on one form, environment and compiled module gives the rule's outcome (the very
+    module object when it gives a compiled one)."""
+    import importlib
+    import sys
+    import types
+
+    form, environ, module = case
+    stand_ins = {_CURRENT: _current_source(), _STALE: "0" * 64}
+    for stand_in, source in stand_ins.items():
+        made = types.ModuleType(stand_in)
+        made.SOURCE = source  # type: ignore[attr-defined]
+        sys.modules[stand_in] = made
+    try:
+        want = _form_wanted(form, environ, module)
+        try:
+            got = _V._pick(form, environ, module)
+        except (RuntimeError, ValueError) as error:
+            return type(error).__name__ == want
+        if want == "pure":
+            return got is importlib.import_module("eukhe.memory.core")
+        return want == module and got is importlib.import_module(module)
+    finally:
+        for stand_in in stand_ins:
+            sys.modules.pop(stand_in, None)
+
+
 @law(
     "core_agrees_with_model",
     "memory: The Bend model; rules 19, 22-24, 33",
@@ -1176,6 +1251,8 @@ def core_agrees_with_model() -> Evidence:
         bounded(range(CORE_HISTORIES), lambda seed: _on_each_form(seed, _core_history), label=f"{CORE_HISTORIES} seeded histories of 40-160 messages (the note's sizes, up to 60% late), parents built late in any order, budgets 300-4,000 bytes, on the {forms} core"),
         bounded(H_STREAM, lambda case: _on_each_form(case, _h_stream), label=f"issue 16's stream of 600 and 900 messages at two budget sets, both views and the main view alone, on the {forms} core"),
         bounded([0], lambda _n: _unknown_form(), label="an unknown form is refused"),
+        bounded(_form_cases(), _form_chosen, label="the choice of the form (view._pick): forms unset, pure, compiled, unknown x environments plain, "
+                "under a break, under coverage, with an empty break, unrelated x the compiled module the real one (built or not), current, stale, absent"),
     )
 
 

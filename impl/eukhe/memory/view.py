@@ -25,7 +25,7 @@ import importlib
 import os
 import sys
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
@@ -67,26 +67,28 @@ def source_digest() -> str:
     return hashlib.sha256(Path(pure.__file__).read_bytes()).hexdigest()
 
 
-def compiled() -> ModuleType | None:
-    """The compiled core when it is built and current, else None."""
+def compiled(module: str = COMPILED) -> ModuleType | None:
+    """The compiled core (the module named ``module``) when it is built and current, else None."""
     try:
-        module = importlib.import_module(COMPILED)
+        found = importlib.import_module(module)
     except ImportError:
         return None
-    return module if getattr(module, "SOURCE", "") == source_digest() else None
+    return found if getattr(found, "SOURCE", "") == source_digest() else None
 
 
-def _pick(form: str) -> ModuleType:
+def _pick(form: str, environ: Mapping[str, str] = os.environ, module: str = COMPILED) -> ModuleType:
+    """The core of ``form`` ("pure", "compiled", or "" for the default under ``environ``), the
+    compiled one being the module named ``module``: the one choice, at import and in ``use``."""
     if form == "pure":
         return pure
-    found = compiled()
+    found = compiled(module)
     if form == "compiled":
         if found is None:
-            raise RuntimeError(f"{FORM_ENV}=compiled, but {COMPILED} is not built from the current source: run `python -m eukhe.corebuild`")
+            raise RuntimeError(f"{FORM_ENV}=compiled, but {module} is not built from the current source: run `python -m eukhe.corebuild`")
         return found
     if form:
         raise ValueError(f"{FORM_ENV} is pure or compiled, not {form!r}")
-    if os.environ.get("EUKHE_BREAK") or os.environ.get("COVERAGE_RUN"):
+    if environ.get("EUKHE_BREAK") or environ.get("COVERAGE_RUN"):
         return pure  # a break patches the source; coverage traces the source only
     return found if found is not None else pure
 
