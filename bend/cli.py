@@ -78,6 +78,7 @@ lists an error offers (``(providers: ...)``, ``is not a wire API (...)``, ``; th
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -300,7 +301,8 @@ def write_sets(disk: Disk, path: str, pairs: tuple[Set, ...]) -> None:
 @dataclass
 class World:
     # the documents, and $A/run (where the agents' sockets are)
-    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg", "run", "models", "chat")})
+    files: dict[str, Disk] = field(default_factory=lambda: {k: Disk() for k in ("settings", "project", "gcfg", "pcfg", "acfg", "run", "models", "chat",
+                                                                                        "chat session")})
     sessions: dict[str, "Session"] = field(default_factory=dict)
     tiny: dict[str, str] = field(default_factory=dict)
     memory_opened: bool = False
@@ -1383,11 +1385,60 @@ def chat_task_call(calls: list[dict[str, str]], parts: int, failing: dict[str, o
             f"[{name}] failed: {said}", f"[result] subagent_failed: subagent {name} ended without a report (failed): {said}"]
 
 
+def chat_agent_killed(reply: dict[str, object], after: str) -> list[str]:
+    """A turn whose agent process is killed (SIGKILL: it says nothing more) once the chat shows
+    ``after``, the last text part of the reply before its ``wait`` (the loopback server holds the
+    rest, which is never sent): the chat shows the text parts before the wait as they streamed,
+    and, the input ended, waits for the turn; the agent's connection ends instead, so the line
+    under way ends and the chat says on stderr that the chat's agent ended, exit 1 (the
+    command's help: "when the agent cannot be reached or ended")."""
+    parts: list[dict[str, object]] = list(reply.get("parts", []))  # type: ignore[call-overload]
+    if set(reply) - {"parts"} or any(set(part) - {"text", "wait"} for part in parts) or not any("wait" in part for part in parts):
+        raise ValueError("a killed turn's reply is modelled as text parts and a wait")
+    before = [str(part["text"]) for part in parts[: [("wait" in part) for part in parts].index(True)]]
+    if not before or after not in before[-1] or after in "".join(before)[: -len(before[-1])] or "".join(before).endswith("\n"):
+        raise ValueError("a kill after the last text before the wait, shown once, not at a line's end, is modelled")
+    return "".join(before).split("\n")
+
+
+def chat_agent_during(replies: list[dict[str, object]], late: list[str | None], hold: str | None) -> list[str]:
+    """``/agent NAME TASK`` typed while a turn runs (once its reply showed its first text, the rest
+    of the reply held by the loopback server until the chat shows the subagent's report, the
+    event's ``hold``): the command's answer, a row ``[agent] subagent NAME starts; its report comes
+    as [NAME] ...`` (no prompt while a turn runs); the spawner's row ``[subagent] NAME starts (pid
+    N): TASK`` (its process id cut); the subagent's one reply, answered, is its report: no row of
+    its turn, then the report's row ``[subagent] [NAME] REPORT`` (rule 58); the report joins the
+    run under way after its answer (no row: a work row of main), so the generation goes on with
+    the next reply, which streams on a line of its own; then the prompt. The replies: the turn's
+    (text, then the wait, last), the subagent's (text), the one after the report joined (text)."""
+    if len(late) != 1 or late[0] is None:
+        raise ValueError("one /agent line typed while a turn runs is modelled")
+    name, _, task = late[0].strip().removeprefix("/agent ").partition(" ")
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,63}", name) or not task.strip():
+        raise ValueError("an /agent line the agent refuses is not modelled while a turn runs")
+    first, report, answer = replies.pop(0), replies.pop(0), replies.pop(0)
+    for reply in (first, report, answer):
+        if set(reply) - {"parts"} or any(set(part) - {"text", "wait"} for part in reply["parts"]):  # type: ignore[attr-defined]
+            raise ValueError("the replies of a turn that starts a subagent are modelled as text only")
+    parts: list[dict[str, object]] = list(first["parts"])  # type: ignore[call-overload]
+    if not parts or "wait" not in parts[-1] or any("wait" in part for part in parts[:-1]) or not parts[0].get("text"):
+        raise ValueError("the turn's reply is modelled as text, then the wait, last")
+    said = "".join(str(part.get("text", "")) for part in report["parts"])  # type: ignore[attr-defined]
+    row = f"[subagent] [{name}] {said}"
+    if "\n" in said or hold != row:
+        raise ValueError("a report of one line, which the turn's reply is held for, is modelled")
+    before = "".join(str(part["text"]) for part in parts[:-1])
+    text = "".join(str(part.get("text", "")) for part in answer["parts"])  # type: ignore[attr-defined]
+    return [*before.split("\n"), f"[agent] subagent {name} starts; its report comes as [{name}] ...",
+            f"[subagent] {name} starts (pid N): {task.strip().splitlines()[0][:200]}", row, *text.split("\n")]
+
+
 QUEUED = "[queued: joins the running call]"  # the row of a line typed while a turn runs (the command's help: it joins the turn)
 
 
 def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str, object]], lines: list[str | None],
-             out: list[str], err: list[str], steer: bool = False, late: list[str | None] | None = None) -> int:
+             out: list[str], err: list[str], steer: bool = False, late: list[str | None] | None = None, kill: str | None = None,
+             hold: str | None = None) -> int:
     """``chat`` with standard input a file of lines: ``ask``'s checks of the flags and the model
     first (no agent is started when they fail), then the chat of $A/chat/main through its agent:
     a line naming the model and the chat, the agent's rows (its compactor has no model: no
@@ -1401,9 +1452,10 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
     input leaves once the turn under way ended. A chat whose agent cannot be reached ($A/run, where
     its socket goes, a regular file) is one line naming the agent dir, exit 1, before any prompt;
-    so is one whose agent ends before serving (the chat's session log corrupt), naming its exit
-    status and log. When another process owns the chat's memory and does not answer on its lock
-    socket, the agent claims it in vain: the chat names the model and the chat, the agent shows
+    so is one whose agent ends before serving (the chat's session log corrupt; or the chat's
+    session's dir there with no log, which the chat takes as made by another client meanwhile,
+    and its agent then finds no session: exit 2), naming its exit status and log. When another
+    process owns the chat's memory and does not answer on its lock socket, the agent claims it in vain: the chat names the model and the chat, the agent shows
     the error as its memory row, the model and level rows follow, and the chat ends with the
     error (exit 1) before any prompt.
     A later chat of the same agent dir opens the chat's session as the last one left it (its model
@@ -1417,7 +1469,12 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     its first text), each line typed while the turn runs: ``/help`` shows the commands, a blank
     line nothing (no prompt while a turn runs), a text is queued and joins the run as above.
     A turn's reply that calls the ``task`` tool shows its subagent's rows (``chat_task_call``);
-    a subagent that failed makes the exit status 1."""
+    a subagent that failed makes the exit status 1. With ``kill`` (the event's: a text), the
+    chat's agent process is killed once the chat shows that text of the turn's reply (its
+    connection ends mid-turn): ``chat_agent_killed``; killed as the chat shows a command's rows
+    (``/help``), the request for the prompt that follows them meets the connection's end: the
+    same line on stderr, exit 1, the lines after unread. A ``late`` line ``/agent NAME TASK``, typed
+    while the turn runs, starts a subagent in the background (``chat_agent_during``)."""
     world.models_json = models
     prog = "eukhe chat"
     custom = json.loads(models)["providers"]
@@ -1428,6 +1485,9 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     level = flag(argv, "--thinking") or AGENT_LEVEL
     if world.files["run"].state == "text":  # the agent's socket is under $A/run: a regular file there, no agent is reached
         raise Failed(FAULT, f"{prog}: cannot reach the chat's agent (agent dir $A): Not a directory")
+    if world.files["chat session"].state == "dir" and world.chat_model is None:  # the chat's session's dir, with no log: the chat
+        # takes it as made by another client meanwhile; the agent it starts finds no session there and ends before serving (bad input)
+        raise Failed(FAULT, f"{prog}: the agent of session {CHAT} ended (exit {USAGE}) before serving: see $A/run/agent/{CHAT}-....log")
     if world.chat_corrupt:  # the agent the chat starts cannot read its session: it ends before serving, a fault
         raise Failed(FAULT, f"{prog}: the agent of session {CHAT} ended (exit {FAULT}) before serving: see $A/run/agent/{CHAT}-....log")
     api = str(custom[provider].get("api", "openai-completions"))
@@ -1467,6 +1527,18 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
             err.append(f"{prog}: /agent NAME TASK: name the subagent and give it a task")
         elif said.startswith("/"):
             err.append(f"{prog}: unknown command {said.split()[0]!r} (commands: {', '.join(CHAT_COMMANDS)})")
+        elif said and kill is not None:  # the chat's agent ends mid-turn: the chat ends with it
+            if any(True for _ in typed):
+                raise ValueError("lines after the turn whose agent is killed are not modelled")
+            shown = chat_agent_killed(replies.pop(0), kill)
+            printed.append(prompt + shown[0])
+            printed.extend(shown[1:])
+            err.append(f"{prog}: the chat's agent ended")
+            out.extend(printed)
+            return FAULT
+        elif said and late is not None and any(typing is not None and typing.strip().startswith("/agent ") for typing in late):
+            world.chat_messages = None  # what the turn and the report log is not modelled
+            shown = chat_agent_during(replies, late, hold)
         elif said and (steer or late is not None):  # lines typed while this turn runs: a text joins the run (rule 46)
             during = late if late is not None else [next(typed)]  # typed as its reply shows its first text, or at once
             during_rows: list[str] = []
@@ -1534,6 +1606,11 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
                 shown += streamed.split("\n") if streamed else []
                 if refusal is not None:
                     shown.append(f"[refused] {refusal}")
+        if kill is not None and any(kill in row for row in shown):  # the agent killed as the chat shows a command's rows: the
+            printed.extend([prompt + shown[0], *shown[1:]])  # prompt's request after them meets the connection's end
+            err.append(f"{prog}: the chat's agent ended")
+            out.extend(printed)
+            return FAULT
         printed.append(prompt + (shown[0] if shown else bar))
         printed.extend(shown[1:] + [bar] if shown else [])
     printed.append(prompt)
@@ -2001,7 +2078,9 @@ def command(world: World, event: dict[str, object], out: list[str], err: list[st
         return run_laws(argv, out)
     elif head == "chat":
         return run_chat(world, argv, str(event["models"]), list(event.get("replies", [])), list(event["lines"]), out, err,  # type: ignore[call-overload]
-                        bool(event.get("steer")), dict(event["late"])["lines"] if "late" in event else None)  # type: ignore[call-overload]
+                        bool(event.get("steer")), dict(event["late"])["lines"] if "late" in event else None,  # type: ignore[call-overload]
+                        str(dict(event["kill"])["after"]) if "kill" in event else None,  # type: ignore[call-overload]
+                        str(event["hold"]) if "hold" in event else None)
     elif head == "ask" and "models" in event:
         return run_ask(world, argv, str(event["models"]), list(event.get("replies", [])), out, err)  # type: ignore[call-overload]
     elif head in ("model", "provider") and world.files["models"].state != "missing":

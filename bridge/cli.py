@@ -68,10 +68,15 @@ writes $P/aplay, an audio player that plays (``ok``) or fails (``fails``). A cha
 types its last line while the turn of the line before runs; its ``late`` lines are typed (into the
 pipe) once the chat shows the ``after`` text; a scripted reply's part ``{"wait": "queued"}`` holds
 the reply until the chat shows the line queued to join the running call: the loopback server's own
-gating, no timing. A chat event's ``socket`` of ``reset`` makes its standard input a Unix socket whose
-peer sent the lines, then closed with a byte unread: the chat's read after the lines fails
-(ECONNRESET). ``file`` events may write $A/models.json (``models``) and $A/chat (``chat``); a
-``stderr`` of ``closed file`` is a stream object already closed. An ``agent`` of /sys/eukhe names a
+gating, no timing; a part ``{"wait": "end"}`` holds the rest of the reply until the command ended,
+and ``{"wait": "shown"}`` until the chat shows the event's ``hold`` text. A chat event's ``kill``
+(``{"after": TEXT}``) SIGKILLs the chat's agent process (found by its command line) once the chat
+shows TEXT, and the chat goes on once that process ended (a line of the bridge's own says so when
+the text was never shown or no agent was found). A chat event's ``socket`` of ``reset`` makes its
+standard input a Unix socket whose peer sent the lines, then closed with a byte unread: the chat's
+read after the lines fails (ECONNRESET). ``file`` events may write $A/models.json (``models``),
+$A/chat (``chat``) and $A/sessions/chat (``chat session``); a ``stderr`` of ``closed file`` is a
+stream object already closed. An ``agent`` of /sys/eukhe names a
 dir that cannot be made (sysfs): the reason its error gives (as root, as another user, or on a
 read-only mount) prints as ``...``, the hint after it as it is. A ``tty`` event's ``keys`` (``ctrl+d``)
 runs the full-screen client (Textual, in this process, which reads sys.__stdin__ and draws on
@@ -96,6 +101,7 @@ import os
 import random
 import re
 import runpy
+import select
 import shutil
 import signal
 import socket
@@ -192,7 +198,8 @@ CASES = frozenset(
        "error worker", "chat typed during a reply", "chat note", "stderr closed file", "stderr closed file, an error",
        "error number past the largest", "models.json warned", "models.json provider caps", "error stream repeating",
        "error chat dir a file", "chat turn failed after text", "chat subagent failed"}
-    | {"chat input reset", "login on a terminal"}
+    | {"chat input reset", "login on a terminal", "chat agent ended mid-turn", "chat subagent started",
+       "chat agent ended before a prompt", "chat session made meanwhile"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -806,7 +813,13 @@ SETTINGS: list[list[Event]] = [
 # tool's result its typed error, the chat's exit status 1; the subagent's process id is cut); a
 # chat whose standard input is a Unix socket reset by its peer after the lines (the read that
 # follows them fails: the end of input, the last line, without its newline, still a turn); ``login``
-# on a terminal, its key typed without echo (a good one, one with a space, an empty one).
+# on a terminal, its key typed without echo (a good one, one with a space, an empty one); a chat
+# whose agent process is killed mid-turn, once the chat showed the reply's first text (the rest of
+# the reply held by the loopback server): the line under way ends, the chat says its agent ended;
+# ``/agent NAME TASK`` typed while a turn runs (no prompt races the subagent's rows), the turn's
+# reply held until the chat shows the subagent's report, which then joins the turn; a chat whose
+# agent is killed as it shows /help's row: the request for the prompt after it fails; a chat whose
+# session's dir is there with no log (the chat takes it as made meanwhile; its agent ends before serving).
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -874,6 +887,17 @@ EDGES: list[list[Event]] = [
       "replies": [{"parts": [{"text": "Hi"}]}], "lines": ["/help", "hello"], "eol": False, "socket": "reset"}],
     [{"do": "run", "argv": ["login", "openai"], "tty": "all", "stdin": "sk-typed\n"}, {"do": "run", "argv": ["login", "anthropic"], "tty": "all", "stdin": "sk typed\n"},
      {"do": "run", "argv": ["login", "openai"], "tty": "all", "stdin": "\n"}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": "Hm, "}, {"text": "let me look"}, {"wait": "end"}, {"text": " further"}]}], "lines": ["hello"],
+      "kill": {"after": "let me look"}}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages",
+      "replies": [{"parts": [{"text": "Let me see"}, {"wait": "shown"}]}, {"parts": [{"text": "All clear."}]}, {"parts": [{"text": "Noted."}]}],
+      "lines": ["hello"], "pipe": True, "eol": True, "late": {"after": "Let me see", "lines": ["/agent scout look around"]},
+      "hold": "[subagent] [scout] All clear."}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": STEER, "api": "anthropic-messages", "replies": [],
+      "lines": ["/help", "hello"], "kill": {"after": "commands: /memory"}}],
+    [{"do": "file", "name": "chat session", "state": "dir"},
+     {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
 ]
 
 
@@ -963,6 +987,10 @@ class _Run:
         self.core_source = ""  # the source of the scratch checkout of corebuild (core events)
         self.queued = threading.Event()  # set once the chat under way shows a typed line queued to join the running call
         self.marker = ("", threading.Event())  # (a text, set once the chat under way shows it): when an event's ``late`` lines are typed
+        self.ended = threading.Event()  # set once the command under way ended: a reply part ``{"wait": "end"}`` holds the rest till then
+        self.kill = ""  # a text: once the chat under way shows it, its agent process is killed (an event's ``kill``)
+        self.killed: list[int] = []  # the agent processes killed so far (their ids), or -1: none was found to kill
+        self.hold = ("", threading.Event())  # (a text, set once the chat under way shows it): a reply part ``{"wait": "shown"}`` holds till then
         self.files = {
             "settings": self.agent / "settings.json",
             "project": self.project / ".eukhe" / "settings.json",
@@ -972,6 +1000,7 @@ class _Run:
             "run": self.agent / "run",  # where the agents' sockets go
             "models": self.agent / "models.json",  # the user's providers (a file event's; an ask's models writes it too)
             "chat": self.agent / "chat",  # the chat memory's dirs
+            "chat session": self.agent / "sessions" / "chat",  # the chat's session's dir
         }
 
     def real(self, text: str) -> str:
@@ -1065,6 +1094,9 @@ class _Run:
 
     def run(self, number: int, event: Event) -> list[str]:
         argv = [self.real(str(a)) for a in event["argv"]]
+        self.kill = str(dict(event["kill"])["after"]) if "kill" in event else ""
+        self.killed = []
+        self.hold = (str(event.get("hold", "")), threading.Event())
         if "bundle" in event:
             (self.project / "bundle.json").write_bytes(str(event["bundle"]).encode("utf-8") + (b"\xff" if event.get("badutf8") else b""))
         if "script" in event:
@@ -1084,8 +1116,9 @@ class _Run:
                 if "models" in event:
                     (self.agent / "models.json").parent.mkdir(parents=True, exist_ok=True)
                     (self.agent / "models.json").write_text(str(event["models"]).replace("$U", base_url(server, str(event["api"]))), encoding="utf-8")
-                self.queued = threading.Event()
-                server.script(*(_scripted(reply, self.queued) for reply in event["replies"]))
+                self.queued, self.ended = threading.Event(), threading.Event()
+                gates = {"queued": self.queued, "end": self.ended, "shown": self.hold[1]}
+                server.script(*(_scripted(reply, gates) for reply in event["replies"]))
                 self.url = server.url
                 argv = [a.replace("$U", server.url) for a in argv]
                 if "lines" not in event:
@@ -1118,8 +1151,33 @@ class _Run:
                         return self.command(number, event, argv)
                 finally:
                     sys.stdin = saved
-                    self.agent_gone()
+                    self.ended.set()  # a reply held to the end (its client gone) is let go, so the server can close
+                    self.hold[1].set()
+                    if self.killed:
+                        _exited([pid for pid in self.killed if pid > 0])
+                    else:
+                        self.agent_gone()
         return self.command(number, event, argv)
+
+    def kill_agent(self) -> None:
+        """SIGKILL the chat's agent process (``eukhe --agent-dir $A agent serve``, found by its
+        command line in /proc) and wait until it ended (called as the chat writes: the chat goes
+        on once its agent's connection is closed); -1 recorded when none is found."""
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:  # gone meanwhile
+                continue
+            named = [w.decode("utf-8", "replace") for w in words]
+            if "serve" in named and "--agent-dir" in named and named[named.index("--agent-dir") + 1 :][:2] == [str(self.agent), "agent"]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    self.killed.append(int(entry.name))
+        if not self.killed:
+            self.killed.append(-1)
+        _exited([pid for pid in self.killed if pid > 0])  # ended (its socket closed) before the chat goes on
 
     def agent_gone(self) -> None:
         """Wait (10 s at most) until the chat's agent ended: its socket goes when it does."""
@@ -1129,7 +1187,7 @@ class _Run:
             time.sleep(0.02)
 
     def command(self, number: int, event: Event, argv: list[str]) -> list[str]:
-        out, err = _Shown(self.queued, self.marker), io.StringIO()
+        out, err = _Shown(self.queued, self.marker, (self.kill, self.kill_agent), self.hold), io.StringIO()
         stdin = sys.stdin
         interrupt = bool(event.get("interrupt"))
         handler = signal.signal(signal.SIGINT, signal.default_int_handler) if interrupt else None
@@ -1253,6 +1311,8 @@ class _Run:
         lines += [f"{number} err {line}" for line in (sorted(errs) if argv[:2] == ["settings", "show"] else errs)]
         if late.is_set():  # the client was not left by its keys: whatever its status, the transcript tells
             lines.append(f"{number} bridge: the client did not end within {CLIENT_DEADLINE} s of starting; Ctrl-C ended it")
+        if self.kill and self.killed in ([], [-1]):  # the chat never showed the text, or its agent was not found: the transcript tells
+            lines.append(f"{number} bridge: the chat's agent was not killed ({'not found' if self.killed else 'the text never shown'})")
         return lines
 
 
@@ -1278,10 +1338,13 @@ class _Shown(io.StringIO):
     turn runs has joined it), the gate at which a scripted reply's ``wait`` part holds the reply;
     the marker's event once it shows the marker's text (then an event's ``late`` lines are typed)."""
 
-    def __init__(self, queued: threading.Event, marker: tuple[str, threading.Event]) -> None:
+    def __init__(self, queued: threading.Event, marker: tuple[str, threading.Event], kill: tuple[str, Any] = ("", None),
+                 hold: tuple[str, threading.Event] = ("", threading.Event())) -> None:
         super().__init__()
         self.queued = queued
         self.marker = marker
+        self.kill = kill
+        self.hold = hold
 
     def write(self, text: str) -> int:
         written = super().write(text)
@@ -1289,6 +1352,11 @@ class _Shown(io.StringIO):
             self.queued.set()
         if self.marker[0] and self.marker[0] in text:
             self.marker[1].set()
+        if self.hold[0] and self.hold[0] in text:
+            self.hold[1].set()
+        if self.kill[0] and self.kill[0] in text:
+            self.kill[1]()
+            self.kill = ("", None)  # once
         return written
 
 
@@ -1302,16 +1370,32 @@ def _type_late(writing: int, shown: threading.Event, lines: list[str]) -> None:
         os.close(writing)
 
 
-def _scripted(reply: dict[str, Any], queued: threading.Event) -> Any:
+def _exited(pids: list[int]) -> None:
+    """Wait (10 s at most) until each of ``pids`` ended (a pidfd turns readable when it does)."""
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:  # ended and reaped
+            continue
+        try:
+            select.select([fd], [], [], 10)
+        finally:
+            os.close(fd)
+
+
+def _scripted(reply: dict[str, Any], gates: dict[str, threading.Event]) -> Any:
     """The loopback server's script of one reply: ``script_of``'s, where a part ``{"wait":
-    "queued"}`` holds the reply (no byte of what follows it is sent) until ``queued`` is set."""
+    GATE}`` holds the reply (no byte of what follows it is sent) until the gate's event is set
+    (``queued``: the chat showed a line queued to join the running call; ``end``: the command
+    ended; ``shown``: the chat showed the event's ``hold`` text)."""
     parts = list(reply.get("parts", []))
     if not any("wait" in part for part in parts):
         return script_of(reply)
     scripted = script_of({**reply, "parts": [part for part in parts if "wait" not in part]})
     assert isinstance(scripted, Stream)
     held = list(scripted.parts)
-    held.insert(next(k for k, part in enumerate(parts) if "wait" in part), Wait(queued))
+    at = next(k for k, part in enumerate(parts) if "wait" in part)
+    held.insert(at, Wait(gates[str(parts[at]["wait"])]))
     return dataclasses.replace(scripted, parts=tuple(held))
 
 
@@ -1592,6 +1676,7 @@ _SETTING_NEEDLES = (
     ("err eukhe tui: no session at ", "tui no session"), ("err eukhe tui: corrupt record: ", "tui corrupt"),
     ("out laws.json effort/", "laws on a terminal"), ("err eukhe chat: cannot reach the chat's agent", "chat agent unreachable"),
     ("err eukhe chat: the agent of session chat ended (exit 1) before serving", "chat agent ended before serving"),
+    ("err eukhe chat: the agent of session chat ended (exit 2) before serving", "chat session made meanwhile"),
     ("err eukhe chat: $A/chat/main: the chat's owner holds its lock", "chat memory owned elsewhere"),
     ("--project $P/nosuch does not exist", "error project dir missing"), ("/dev/zero: a script is at most ", "error script endless"),
     ("--png: cannot write $P/link.png: ", "error png not written"), ("--plot: cannot write $P/link.svg: ", "error plot not written"),
@@ -1695,6 +1780,12 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("login on a terminal")
             if argv[:1] == ["chat"] and event.get("socket") == "reset" and status == "0" and "out [mem 0K/128K]" in mine:
                 found.add("chat input reset")
+            if argv[:1] == ["chat"] and status == "0" and any(line.startswith("out [agent] subagent ") for line in mine) \
+                    and any(line.startswith("out [subagent] [") for line in mine):
+                found.add("chat subagent started")
+            if argv[:1] == ["chat"] and status == "1" and "err eukhe chat: the chat's agent ended" in mine:
+                shown_out = [line for line in mine if line.startswith("out ")]
+                found.add("chat agent ended before a prompt" if shown_out[-1].startswith("out > commands: ") else "chat agent ended mid-turn")
             if "err eukhe memory: cannot make the chat directory $A/chat/main" in mine:
                 found.add("error chat dir a file")
             if argv[:1] == ["transcribe"] and "out (text)" in mine:

@@ -191,7 +191,8 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # crash left and a directory in the index's place. By the session, config, cvar and store laws
 # alone: private.py 97.50% (95.00% where the append-only case cannot run), log.py 99.24%, lock.py
 # 98.57%, files.py 97.73%.
-# Five more are no longer held (2026-12-05): memory_cache.py (its wait for the view is the
+# Six more are no longer held (2026-12-05): chat.py (an agent killed mid-turn and mid-command, /agent
+# answered while a turn runs, a session dir made meanwhile: 95.30% by the cli bridge), memory_cache.py (its wait for the view is the
 # compactor's idle, not a wall-clock timeout, and its body readers lost branches for shapes the
 # Anthropic client never sends: 96.02% by the cli bridge's --cache scenarios), login.py (the key
 # typed on a terminal: 100%), pool.py (a request through a closed pool: 100% by the infer laws),
@@ -203,7 +204,6 @@ MODULE_HELD: dict[str, float] = {
     "agent/reach.py": 91.0,  # 95.74% of 47
     "agent/subagents.py": 94.0,  # 95.22% of 209 at b8eb0c2
     "agent/tools/bash.py": 94.0,  # 95.90% of 122 at b8eb0c2
-    "commands/chat.py": 88.0,  # 89.36% of 423
     "commands/laws.py": 91.0,  # 92.92% of 113
     "corebuild.py": 92.0,  # 94.44% of 90
     "memory/turn.py": 94.0,  # 95.79% of 428

@@ -120,8 +120,8 @@ BREAKS = [
         "cli_chat_level_not_set",
         "cli",
         "eukhe.commands.chat",
-        "        if state.thinking_level != level:",
-        "        if False:",
+        "    if state.thinking_level != level:",
+        "    if False:",
         "`chat --thinking LEVEL` never sets the chat's thinking level.",
     ),
     Break(
@@ -545,8 +545,8 @@ BREAKS = [
         "cli_chat_again_level_kept",
         "cli",
         "eukhe.commands.chat",
-        "        if state.thinking_level != level:\n",
-        "        if state.thinking_level != level and state.model is None:\n",
+        "    if state.thinking_level != level:\n",
+        "    if state.thinking_level != level and state.model is None:\n",
         "A later chat of the same agent dir keeps the thinking level the earlier one left, whatever --thinking names.",
     ),
     Break(
