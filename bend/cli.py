@@ -1433,6 +1433,8 @@ def chat_agent_during(replies: list[dict[str, object]], late: list[str | None], 
             f"[subagent] {name} starts (pid N): {task.strip().splitlines()[0][:200]}", row, *text.split("\n")]
 
 
+PROTOCOL_LINE_LIMIT = 64 * 1024 * 1024  # the bytes of a line the agent reads (its protocol's limit)
+LONG_LINE = "$LONG"  # a scenario's line standing for PROTOCOL_LINE_LIMIT + 1 letters (the bridge types them)
 QUEUED = "[queued: joins the running call]"  # the row of a line typed while a turn runs (the command's help: it joins the turn)
 
 
@@ -1447,6 +1449,7 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
     status (mem, messages, nodes, view lines) and the chat dir; ``/memory view`` the view;
     ``/memory model`` the memory role; an unknown command or ``/agent`` without a name and a task
     is one line on stderr; a line that is not UTF-8 is one line on stderr, and no prompt follows;
+    so is a line whose request would be longer than the agent reads (``LONG_LINE``), nothing sent;
     a blank line is a prompt; ``/quit`` leaves; a text is a turn (the scenarios' last line): its
     reply streams (thoughts after ``[thinking] ``, the text on a line of its own), a refusal is
     a ``[refused] TEXT`` row, a fault one line on stderr (exit 1); a prompt follows. The end of
@@ -1512,6 +1515,9 @@ def run_chat(world: World, argv: list[str], models: str, replies: list[dict[str,
         shown: list[str] = []
         if said is None:
             err.append(f"{prog}: the line is not UTF-8 (byte 0); nothing was sent")
+            continue
+        if line == LONG_LINE:  # a text whose request would be past the line the agent reads: refused unsent, no prompt follows
+            err.append(f"{prog}: the request is longer than the agent reads ({PROTOCOL_LINE_LIMIT} bytes): nothing was sent")
             continue
         if said in ("/quit", "/exit"):
             break

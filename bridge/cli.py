@@ -115,7 +115,7 @@ import threading
 import time
 import warnings
 import wave
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +199,7 @@ CASES = frozenset(
        "error number past the largest", "models.json warned", "models.json provider caps", "error stream repeating",
        "error chat dir a file", "chat turn failed after text", "chat subagent failed"}
     | {"chat input reset", "login on a terminal", "chat agent ended mid-turn", "chat subagent started",
-       "chat agent ended before a prompt", "chat session made meanwhile"}
+       "chat agent ended before a prompt", "chat session made meanwhile", "chat line past the limit"}
     | {f"core {c}" for c in ("missing or stale", "current", "built", "unmarked", "build failed", "built, not importable")}
     | {f"chat {c}" for c in ("started", "help", "memory status", "memory view", "memory model", "unknown command", "agent refused",
                              "not UTF-8", "blank line", "quit", "turn answered", "thinking", "refused", "turn failed", "effort row",
@@ -819,7 +819,9 @@ SETTINGS: list[list[Event]] = [
 # ``/agent NAME TASK`` typed while a turn runs (no prompt races the subagent's rows), the turn's
 # reply held until the chat shows the subagent's report, which then joins the turn; a chat whose
 # agent is killed as it shows /help's row: the request for the prompt after it fails; a chat whose
-# session's dir is there with no log (the chat takes it as made meanwhile; its agent ends before serving).
+# session's dir is there with no log (the chat takes it as made meanwhile; its agent ends before serving);
+# a chat's line of PROTOCOL_LINE_LIMIT + 1 letters (``LONG_LINE`` in the scenario), whose request the
+# agent would drop unanswered: refused unsent, the next line a turn.
 HUGE = "1" + "0" * 4400
 STEER = json.dumps({"providers": {"lab": {"baseUrl": "$U", "apiKey": "sk-lab", "api": "anthropic-messages",
                                           "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}]}}})
@@ -898,6 +900,8 @@ EDGES: list[list[Event]] = [
       "lines": ["/help", "hello"], "kill": {"after": "commands: /memory"}}],
     [{"do": "file", "name": "chat session", "state": "dir"},
      {"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [], "lines": ["hello"]}],
+    [{"do": "run", "argv": ["chat", "--provider", "lab"], "models": LAB, "api": "openai-completions", "replies": [{"parts": [{"text": "Short."}]}],
+      "lines": [model.LONG_LINE, "hello"], "pipe": False, "eol": True}],
 ]
 
 
@@ -1123,7 +1127,8 @@ class _Run:
                 argv = [a.replace("$U", server.url) for a in argv]
                 if "lines" not in event:
                     return self.command(number, event, argv)
-                typed = b"".join((b"\xff\xfe" if line is None else str(line).encode("utf-8")) + b"\n" for line in event["lines"])
+                typed = b"".join((b"\xff\xfe" if line is None else b"a" * (model.PROTOCOL_LINE_LIMIT + 1) if line == model.LONG_LINE
+                                  else str(line).encode("utf-8")) + b"\n" for line in event["lines"])
                 if event.get("eol") is False and typed:  # the last line ends the input without its newline
                     typed = typed[:-1]
                 saved = sys.stdin
@@ -1242,7 +1247,10 @@ class _Run:
         handlers = {signum: signal.getsignal(signum) for signum in CLIENT_SIGNALS}  # Textual leaves its own on some
         if terminal is not None and "keys" in event:  # the client's: Textual reads sys.__stdin__ and draws on sys.__stderr__
             sys.__stdin__, sys.__stdout__, sys.__stderr__ = terminal.reader, terminal.writer, terminal.writer  # type: ignore[misc]
+        if terminal is not None and "keys" in event:
             threading.Thread(target=_deadline, args=(ended, late), daemon=True).start()
+        elif argv[:1] == ["chat"]:  # a client that waits on its agent: a deadline too, its loop woken by a real SIGINT
+            threading.Thread(target=_deadline, args=(ended, late, _sigint_main), daemon=True).start()
         try:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(said):
                 if terminal is not None and event["tty"] == "all" and argv[:1] == ["login"]:
@@ -1322,15 +1330,27 @@ QUEUED = "[queued: joins the running call]"
 CLIENT_DEADLINE = 120  # seconds
 
 
-def _deadline(ended: threading.Event, late: threading.Event) -> None:
-    """The client of an event's ``keys`` has CLIENT_DEADLINE s to end once started (a deadline, not
-    a pace): else ``late`` is set (the transcript tells) and Ctrl-C is simulated in the main thread
-    (asyncio's handler there cancels the client's task, and the client ends)."""
+def _interrupt_main() -> None:
+    import _thread
+
+    _thread.interrupt_main()
+
+
+def _sigint_main() -> None:
+    """A real SIGINT to the main thread: it wakes an event loop asleep in its selector (a simulated
+    one waits for the loop's next step)."""
+    main = threading.main_thread().ident
+    assert main is not None
+    signal.pthread_kill(main, signal.SIGINT)
+
+
+def _deadline(ended: threading.Event, late: threading.Event, interrupt: Callable[[], None] = _interrupt_main) -> None:
+    """The client of an event's ``keys``, or a chat, has CLIENT_DEADLINE s to end once started (a
+    deadline, not a pace): else ``late`` is set (the transcript tells) and Ctrl-C is made in the
+    main thread (asyncio's handler there cancels the client's task, and the client ends)."""
     if not ended.wait(CLIENT_DEADLINE):
         late.set()
-        import _thread
-
-        _thread.interrupt_main()
+        interrupt()
 
 
 class _Shown(io.StringIO):
@@ -1780,6 +1800,8 @@ def reached(events: Sequence[Event]) -> set[str]:
                 found.add("login on a terminal")
             if argv[:1] == ["chat"] and event.get("socket") == "reset" and status == "0" and "out [mem 0K/128K]" in mine:
                 found.add("chat input reset")
+            if argv[:1] == ["chat"] and model.LONG_LINE in list(event.get("lines", [])) and any("nothing was sent" in line for line in mine):
+                found.add("chat line past the limit")
             if argv[:1] == ["chat"] and status == "0" and any(line.startswith("out [agent] subagent ") for line in mine) \
                     and any(line.startswith("out [subagent] [") for line in mine):
                 found.add("chat subagent started")

@@ -7,7 +7,8 @@ lines were sent): the failed read is the end of input, and the last line, which 
 is still a turn (0316); ``login`` on a terminal, the key typed without echo (0317); a chat whose
 agent process is killed mid-turn (0318) or as the chat shows a command's row, before the prompt's
 request (0320); ``/agent NAME TASK`` typed while a turn runs, answered ok (0319); a chat whose
-session's dir is there with no log, as another client that makes it meanwhile leaves it (0321)."""
+session's dir is there with no log, as another client that makes it meanwhile leaves it (0321); a
+line whose request would be past the protocol's line limit, refused unsent (0322)."""
 
 from spec.breaks import Break
 
@@ -59,5 +60,13 @@ BREAKS = [
         "        except SessionExists:  # another client made it meanwhile\n            pass\n",
         "        except SessionExists:  # another client made it meanwhile\n            raise\n",
         "production: a chat whose session another client made meanwhile (its dir there) fails instead of going on to the agent.",
+    ),
+    Break(
+        "cli_chat_request_past_the_limit_sent",
+        "cli",
+        "eukhe.agent.client",
+        "        if len(line) - 1 > p.LINE_LIMIT:\n",
+        "        if len(line) - 1 > 2 * p.LINE_LIMIT:\n",
+        "production: a request past the protocol's line limit is sent: the agent drops it unanswered and the chat waits for ever (0322: it is ended after the bridge's deadline).",
     ),
 ]

@@ -55,23 +55,31 @@ class AgentClient:
     async def send(self, *requests: p.Request) -> None:
         """Send ``requests`` in one write, so the agent reads them together (AgentGone when the
         connection has ended)."""
+        await self._write(b"".join(p.encode(request) for request in requests))
+
+    async def _write(self, data: bytes) -> None:
         if self.gone:
             raise AgentGone("the agent's connection has ended")
         try:
-            self._writer.write(b"".join(p.encode(request) for request in requests))
+            self._writer.write(data)
             await self._writer.drain()
         except (ConnectionError, OSError) as error:
             raise AgentGone(f"the agent's connection ended: {error}") from error
 
     async def request(self, request: p.Request) -> p.Event:
-        """Send ``request`` and return the event that answers it."""
+        """Send ``request`` and return the event that answers it. A request whose line is past
+        the protocol's limit is answered here, ``too_long``, and not sent: the agent drops such a
+        line, and the error it sends cannot name the request it never read."""
         if request.id is None:
             request = request.model_copy(update={"id": f"c{next(self._ids)}"})
         assert request.id is not None
+        line = p.encode(request)
+        if len(line) - 1 > p.LINE_LIMIT:
+            return p.ErrorEvent(re=request.id, kind=p.TOO_LONG, message=f"the request is longer than the agent reads ({p.LINE_LIMIT} bytes): nothing was sent")
         answer: asyncio.Future[p.Event] = asyncio.get_running_loop().create_future()
         self._waiting[request.id] = answer
         try:
-            await self.send(request)
+            await self._write(line)
             return await answer
         finally:
             self._waiting.pop(request.id, None)

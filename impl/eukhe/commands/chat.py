@@ -321,10 +321,12 @@ async def lines_of(fd: int) -> Any:
                 lines.put_nowait(bytes(pending))
             lines.put_nowait(None)
             return
+        start = len(pending)  # what came before holds no newline: a long line is scanned once
         pending.extend(data)
-        while (end := pending.find(b"\n")) >= 0:
+        while (end := pending.find(b"\n", start)) >= 0:
             lines.put_nowait(bytes(pending[: end + 1]))
             del pending[: end + 1]
+            start = 0
 
     try:
         loop.add_reader(fd, readable)
