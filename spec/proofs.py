@@ -93,6 +93,23 @@ class Prefix:
         return f"{self.name} + {self.tail!r}"
 
 
+class Rest(Exception):
+    """A search asked for the part of a sequence after its head (``Cons``)."""
+
+
+class Cons:
+    """A sequence known by its head alone: iterating gives the head, then asking for more raises
+    ``Rest`` (a search that asks goes on to the rest, whatever it holds): the step of an induction
+    on a search runs the search on one."""
+
+    def __init__(self, head: Any) -> None:
+        self.head = head
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.head
+        raise Rest()
+
+
 class Opaque:
     """A value a function under proof may pass on but never read: everything but identity (``is``)
     raises, so a check that ran on it holds for every value in its place."""

@@ -107,7 +107,7 @@ from spec.evidence import (
     induction,
 )
 from spec.oracles import config as oracle
-from spec.proofs import Opaque, callees, lemma, prove
+from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove
 from spec.registry import BOUNDED, PROVED, law
 from spec.z3gen import facts, fresh, generated, side_facts
 
@@ -703,21 +703,12 @@ def rmw_structure() -> Evidence:
 # read). Each abstract point is judged by the oracle on a JSON value of that class (S4b.1, S4b.4).
 
 
-class _Rest(Exception):
-    """A search asked for the pairs after the head (``_Pairs``)."""
-
-
-class _Pairs:
-    """An object known by its first pair alone: iterating gives it, then asking for more raises
-    ``_Rest`` (a search that asks goes on to the rest, whatever it holds)."""
+class _Pairs(Cons):
+    """An object known by its first pair alone (``Cons``: asking for more raises ``Rest``)."""
 
     def __init__(self, head: tuple[str, Any]) -> None:
+        super().__init__(head)
         self.pairs = self
-        self.head = head
-
-    def __iter__(self) -> Iterator[tuple[str, Any]]:
-        yield self.head
-        raise _Rest()
 
 
 @functools.cache
@@ -733,7 +724,7 @@ def get_search() -> Evidence:
         value: Any = Opaque("the pair's value")
         try:
             got = real(_Pairs(("k" if matches else "other", value)), "k")  # type: ignore[arg-type]
-        except _Rest:
+        except Rest:
             return not matches
         return matches and got[0] is True and got[1] is value
 

@@ -63,7 +63,7 @@ from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
 from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
-from spec.proofs import Opaque, Prefix, callees, lemma
+from spec.proofs import Cons, Opaque, Prefix, Rest, callees, lemma
 from spec.registry import BOUNDED, PROVED, law
 
 # -- opaque values (spec.proofs.Opaque) ----------------------------------------------------------
@@ -438,22 +438,6 @@ def _found(kind: str) -> tuple[bool, Any]:
 # checked, not read. The step functions are then checked on every abstract state.
 
 
-class _Rest(Exception):
-    """A search asked for the part of a sequence after its head (``_Cons``)."""
-
-
-class _Cons:
-    """A sequence known by its head alone: iterating gives the head, then asking for more raises
-    ``_Rest`` (a search that asks goes on to the rest, whatever it holds)."""
-
-    def __init__(self, head: Any) -> None:
-        self.head = head
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.head
-        raise _Rest()
-
-
 @functools.lru_cache(maxsize=None)
 def _lookup_search() -> Evidence:
     """``lookup`` returns the first declaration of the id, else None: induction on the registry.
@@ -466,8 +450,8 @@ def _lookup_search() -> Evidence:
     def step(matches: bool) -> bool:
         head = m.Decl("c" if matches else "other", REG, m.LOCAL, False, False, A)
         try:
-            got = real(_Cons(head), "c")  # type: ignore[arg-type]
-        except _Rest:
+            got = real(Cons(head), "c")  # type: ignore[arg-type]
+        except Rest:
             return not matches
         return matches and got is head
 

@@ -83,7 +83,7 @@ from eukhe.inference.wire.thoughts import Thoughts
 from spec import loopback as lb
 from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, boolean, bounded, domain, encoding, examples, exhaust, induction, tie
 from spec.oracles import infer as oracle
-from spec.proofs import Opaque, callees, lemma, prove
+from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 from spec.z3gen import Generated, Items, Maybe, facts, fresh, generated, item, member, same_items
 from spec.z3gen import same as same_terms
@@ -325,7 +325,7 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
 # the model and the family slot, highest first; setting searches the compiled settings for its
 # (layer, target, directive). Both searches are loops over a tuple that carry no state, so each is an
 # induction on the tuple, ``of`` the real function: the base runs it on the empty tuple, the step on a
-# tuple known by its head alone (``_QuirkCons``: asking for more raises ``_QuirkRest``), and checks
+# tuple known by its head alone (``Cons``: asking for more raises ``Rest``), and checks
 # that a head that matches is answered without reading the rest, and that any other head sends the
 # search on to the rest having done nothing else. lookup's callees (scope_of, host_of, family_of,
 # setting) are abstracted (spec.proofs.callees) to every outcome: no host or a host, no family or a
@@ -333,22 +333,6 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
 # fields are opaque tokens (spec.proofs.Opaque) that raise on any read but identity; the layer,
 # target and directive strings are read only by ``==`` (with each other and with the heads'), and each
 # comparison is enumerated both ways, so one run covers every string in its place.
-
-
-class _QuirkRest(Exception):
-    """A search asked for the part of a tuple after its head (``_QuirkCons``)."""
-
-
-class _QuirkCons:
-    """A tuple known by its head alone: iterating gives the head, then asking for more raises
-    ``_QuirkRest`` (a search that asks goes on to the rest, whatever it holds)."""
-
-    def __init__(self, head: Any) -> None:
-        self.head = head
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.head
-        raise _QuirkRest()
 
 
 def _opaque(name: str) -> Any:
@@ -380,11 +364,11 @@ def _setting_search() -> Evidence:
     def step(layer_eq: bool, target_eq: bool, directive_eq: bool) -> bool:
         value = _opaque("the head's value")
         head = (_Q_LAYER if layer_eq else "another layer", _Q_TARGET if target_eq else "another target", _Q_DIRECTIVE if directive_eq else "another directive", value)
-        compiled = m.Compiled(_opaque("families"), _opaque("hosts"), _QuirkCons(head))  # type: ignore[arg-type]
+        compiled = m.Compiled(_opaque("families"), _opaque("hosts"), Cons(head))  # type: ignore[arg-type]
         matches = layer_eq and target_eq and directive_eq
         try:
             got = real(compiled, _Q_LAYER, _Q_TARGET, _Q_DIRECTIVE)
-        except _QuirkRest:
+        except Rest:
             return not matches
         return matches and got.known is True and got.value is value and got.layer == _Q_LAYER
 
@@ -458,8 +442,8 @@ def _lookup_search(what: str, says: Says) -> Evidence:
     def step(names: bool) -> bool:
         value = _opaque("the compat value")
         try:
-            got, calls, _ = run(_QuirkCons((_Q_DIRECTIVE if names else "another directive", value)), False, False, (False, False, False))
-        except _QuirkRest:
+            got, calls, _ = run(Cons((_Q_DIRECTIVE if names else "another directive", value)), False, False, (False, False, False))
+        except Rest:
             return not names
         return names and got.known is True and got.value is value and got.layer == m.COMPAT and says(True, (), (), got)
 
@@ -641,7 +625,7 @@ VALID_RULES = (m.Rule(m.MODEL, "m", (("strict_cap", 3),)), m.Rule(m.FAMILY, "f",
 # contents of an abstract state (no error or an earlier one; no setting, one or two, each of every
 # kind: ``_RulesFrom``, ``_DirectivesFrom``), and when the loop asks for the next rule the state
 # reached is checked (the same two lists, appended to exactly as the step says) and the run stops
-# (``_QuirkRest``). Its callees canonical and host_scope are abstracted to every outcome, values
+# (``Rest``). Its callees canonical and host_scope are abstracted to every outcome, values
 # are tokens or spies answering ``!=`` as enumerated, the strings are read by ``==`` and ``in``
 # alone (each comparison enumerated both ways).
 
@@ -675,7 +659,7 @@ class _Held:
 class _RulesFrom:
     """The rules of a book, seen by compile_book's loop: when the loop begins, its two lists are
     given the abstract state's contents; then the rules; when the loop asks for more, ``at_end``
-    checks the state reached and the run stops (``_QuirkRest``), or the loop ends (``stop`` False)."""
+    checks the state reached and the run stops (``Rest``), or the loop ends (``stop`` False)."""
 
     def __init__(self, errors: list[Any], settings: list[Any], rules: tuple[Any, ...], at_end: Callable[[list[Any], list[Any]], None], stop: bool = True) -> None:
         self.errors, self.settings, self.rules, self.at_end, self.stop = errors, settings, rules, at_end, stop
@@ -694,7 +678,7 @@ class _RulesFrom:
             raise LawFailed("compile_book's loop over the rules bound its errors or settings to another list")
         self.at_end(errors, settings)
         if self.stop:
-            raise _QuirkRest()
+            raise Rest()
 
 
 class _DirectivesFrom:
@@ -801,7 +785,7 @@ def _compile_step() -> Evidence:
         with callees(m, canonical=canonical, host_scope=host_scope):
             try:
                 _COMPILE_BOOK(book)
-            except _QuirkRest:
+            except Rest:
                 return outcome == [True]
         return False
 
