@@ -53,7 +53,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, cast, final
 
-from librt.vecs import append, extend, pop, vec
+from librt.vecs import append, extend, vec
 from mypy_extensions import i32, i64
 
 SOURCE = ""  # the compiled form records here the sha256 of the source it was built from
@@ -166,58 +166,64 @@ class Heap:
     """The fit's candidate pairs, most due first: the largest key (the pair's due, scaled),
     then the smallest ``at ^ tie`` (``at``: the pair's left line's position; all distinct, so
     the order is total and any heap pops the same entries in the same order). Two native int
-    vectors (lists in the pure form)."""
+    vectors (lists in the pure form) of a fixed length, the first ``n`` entries the heap's:
+    entries are distinct positions of a fit's lines, so a heap of a fit over ``count`` lines
+    never holds more than ``count`` (filled from a zero vector of that length: no append or pop
+    of the vectors on the merge path)."""
 
-    def __init__(self, capacity: i64, tie: i64) -> None:
-        self.keys: Ints = vec[i64](capacity=capacity)
-        self.where: Ints = vec[i64](capacity=capacity)
+    def __init__(self, zeros: Ints, tie: i64) -> None:
+        self.keys: Ints = zeros[:]  # slices are copies (one memcpy each)
+        self.where: Ints = zeros[:]
+        self.n: i64 = 0
         self.tie: i64 = tie
 
     def size(self) -> i64:
-        return len(self.keys)
+        return self.n
 
     def add(self, key: i64, at: i64) -> None:
         """An entry, before ``order``."""
-        self.keys = append(self.keys, key)
-        self.where = append(self.where, at)
+        n = self.n
+        self.keys[n] = key
+        self.where[n] = at
+        self.n = n + 1
 
     def order(self) -> None:
         """Make the entries added a heap."""
-        j: i64 = (len(self.keys) >> 1) - 1
+        j: i64 = (self.n >> 1) - 1
         while j >= 0:
             self._sift_down(j, self.keys[j], self.where[j])
             j -= 1
 
     def push(self, key: i64, at: i64) -> None:
-        self.keys = append(self.keys, key)
-        self.where = append(self.where, at)
-        self._sift_up(len(self.keys) - 1)
+        n = self.n
+        self.keys[n] = key
+        self.where[n] = at
+        self.n = n + 1
+        self._sift_up(n, key, at)
 
     def pop(self) -> i64:
         """Take the first entry out; returns its position (-1: the heap is empty)."""
-        where = self.where
-        if len(where) == 0:
+        n = self.n - 1
+        if n < 0:
             return -1
+        where = self.where
         first = where[0]
-        keys, key = pop(self.keys)
-        where, at = pop(where)
-        self.keys = keys
-        self.where = where
-        if len(keys) > 0:
-            self._sift_down(0, key, at)
+        self.n = n
+        if n > 0:
+            self._sift_down(0, self.keys[n], where[n])
         return first
 
     def before(self, key: i64, at: i64) -> bool:
         """The first entry is more due than ``(key, at)``."""
         keys = self.keys
-        return len(keys) > 0 and (keys[0] > key or (keys[0] == key and (self.where[0] ^ self.tie) < (at ^ self.tie)))
+        return self.n > 0 and (keys[0] > key or (keys[0] == key and (self.where[0] ^ self.tie) < (at ^ self.tie)))
 
     def _sift_down(self, j: i64, key: i64, at: i64) -> None:
         """Put the entry ``(key, at)`` at slot ``j`` and sift it down."""
         keys = self.keys
         where = self.where
         tie = self.tie
-        n = len(keys)
+        n = self.n
         mine = at ^ tie
         while True:
             c = 2 * j + 1
@@ -237,12 +243,11 @@ class Heap:
         keys[j] = key
         where[j] = at
 
-    def _sift_up(self, j: i64) -> None:
+    def _sift_up(self, j: i64, key: i64, at: i64) -> None:
+        """Put the entry ``(key, at)`` at slot ``j`` and sift it up."""
         keys = self.keys
         where = self.where
         tie = self.tie
-        key = keys[j]
-        at = where[j]
         mine = at ^ tie
         while j > 0:
             p = (j - 1) >> 1
@@ -306,9 +311,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
     tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
-    heap = Heap(count, tie)
     scratch.ensure(count + 2)
-    skipped = scratch.zeros[:count]  # slices are copies (one memcpy each)
+    zeros = scratch.zeros[:count]  # slices are copies (one memcpy each)
+    heap = Heap(zeros, tie)
+    skipped = zeros
     k: i64 = 0
     run: i64 = -3  # the position of the last candidate pair seen
     k = 0
@@ -862,12 +868,16 @@ class Work:
         running = self.running
         if not running:
             return None
-        j = k % len(running)
-        node = running[j]
-        # not ``pop``: CPython reallocates a list popped empty to 0 bytes, out of its small-object
-        # allocator, and back at the next append; ``del`` of its last item frees it (the common
-        # case: one call running)
-        del running[j]
+        # not ``pop``, which costs more (callgrind); with one call running (the common case),
+        # ``clear`` (a native call) rather than ``del``, which goes through the generic slice
+        # assignment with a boxed index
+        if len(running) == 1:
+            node = running[0]
+            running.clear()
+        else:
+            j = k % len(running)
+            node = running[j]
+            del running[j]
         level: i64 = node[0]
         if level == 0:
             self.started -= 1
@@ -941,7 +951,7 @@ class Work:
 
 # -- the pure form's vectors ---------------------------------------------------------------------
 # Interpreted, librt's vectors are slower than lists (each append from Python makes a new vector
-# object), so the pure form binds ``vec``, ``append`` and ``pop`` to list equivalents with the
+# object), so the pure form binds ``vec``, ``append`` and ``extend`` to list equivalents with the
 # same results. Compiled, these names are native operations and the rebinding never runs.
 
 
@@ -959,10 +969,6 @@ def _list_append(v: list[Any], x: Any) -> list[Any]:
     return v
 
 
-def _list_pop(v: list[Any], i: int = -1) -> tuple[list[Any], Any]:
-    return v, v.pop(i)
-
-
 def _list_extend(v: list[Any], items: Iterable[Any]) -> list[Any]:
     v.extend(items)
     return v
@@ -972,5 +978,5 @@ PURE: Final = type(_list_append).__name__ == "function"  # mypyc makes builtin f
 if PURE:
     # i64(x) and i32(x) are conversions compiled; interpreted, mypy_extensions' are Python-level
     # classes whose call returns int(x): int itself gives the same values
-    globals().update(vec=_ListVec(), append=_list_append, pop=_list_pop, extend=_list_extend, i64=int, i32=int)
+    globals().update(vec=_ListVec(), append=_list_append, extend=_list_extend, i64=int, i32=int)
 
