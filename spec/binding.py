@@ -199,16 +199,16 @@ OWN_JUDGES: dict[str, tuple[str, str]] = {
 # view.py (the choice of the core's form judged by the memory laws: 100%) and tiny/download.py
 # (faults the file system and the server make real: 95.90% by the download laws, as root where the
 # append-only flag can be set).
+# Three more are no longer held (2026-12-05), each at least two covered lines over the floor in
+# the clean-clone CI of 69aeb75: agent/client.py 98.41%, corebuild.py 97.78%, memory/turn.py
+# 95.79%. The others below measured over 95% there too, by less than two lines of their module.
 MODULE_HELD: dict[str, float] = {
-    "agent/client.py": 94.0,  # 96.64% of 119 at b8eb0c2
-    "agent/reach.py": 91.0,  # 95.74% of 47
-    "agent/subagents.py": 94.0,  # 95.22% of 209 at b8eb0c2
-    "agent/tools/bash.py": 94.0,  # 95.90% of 122 at b8eb0c2
+    "agent/reach.py": 91.0,  # 95.74% of 47 at 69aeb75
+    "agent/subagents.py": 94.0,  # 95.22% of 209 at 69aeb75
+    "agent/tools/bash.py": 94.0,  # 95.90% of 122 at 69aeb75
     "commands/laws.py": 91.0,  # 92.92% of 113
-    "corebuild.py": 92.0,  # 94.44% of 90
-    "memory/turn.py": 94.0,  # 95.79% of 428
-    "tiny/worker.py": 94.0,  # 95.33% of 321
-    "tui/dictation.py": 94.0,  # 95.63% of 206, by the terminal UI's own judges
+    "tiny/worker.py": 94.0,  # 95.33% of 321 at 69aeb75
+    "tui/dictation.py": 94.0,  # 95.63% of 206 at 69aeb75, by the terminal UI's own judges
 }
 
 
