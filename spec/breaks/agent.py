@@ -1,4 +1,5 @@
-"""Named deliberate breaks of the turn loop: each must be caught by the loop bridge."""
+"""Named deliberate breaks of the turn loop: each must be caught by the loop bridge; and of the
+agent's client, each caught by the agent tests."""
 
 from spec.breaks import Break
 
@@ -171,5 +172,14 @@ BREAKS = [
         "'' if not text or text.endswith(chr(10)) else chr(10)",
         "'' if text[-1] == chr(10) else chr(10)",
         "a command without output has its (empty) output's last character read: the call raises (bash-silent)",
+    ),
+    # the agent's client (eukhe.agent.client), caught by tests/agent/test_client_line_limit.py
+    Break(
+        "agent_client_send_past_the_limit_sent",
+        "agent",
+        "eukhe.agent.client",
+        "            if len(line) - 1 > p.LINE_LIMIT:\n",
+        "            if False:\n",
+        "production: send writes a request past the protocol's line limit: the agent drops it unanswered, and the relay of eukhe agent serve and the full-screen client wait for ever for its answer",
     ),
 ]

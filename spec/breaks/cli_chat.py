@@ -65,8 +65,8 @@ BREAKS = [
         "cli_chat_request_past_the_limit_sent",
         "cli",
         "eukhe.agent.client",
-        "        if len(line) - 1 > p.LINE_LIMIT:\n",
-        "        if len(line) - 1 > 2 * p.LINE_LIMIT:\n",
+        "            if len(line) - 1 > p.LINE_LIMIT:\n",
+        "            if len(line) - 1 > 2 * p.LINE_LIMIT:\n",
         "production: a request past the protocol's line limit is sent: the agent drops it unanswered and the chat waits for ever (0322: it is ended after the bridge's deadline).",
     ),
 ]

@@ -8,7 +8,9 @@ read events (the protocol: ``eukhe.agent.protocol``).
 
 Every event the agent sends is given by ``next`` and ``events`` in the order it came, replies
 included; ``request`` gives the id of its request to the agent when it has none, and returns
-the first event answering it (``re``). A line from the agent that is not an event is given as
+the first event answering it (``re``). A request whose line is past the protocol's limit is not
+sent (``send`` and ``request``): it is answered here, an ``error`` of kind ``too_long`` naming
+it, given as the agent's events are. A line from the agent that is not an event is given as
 an ``error`` event of its ProtocolError's kind (never raised). When the connection ends,
 ``next`` raises ``AgentGone``, ``events`` stops, and a ``request`` waiting for its answer
 raises ``AgentGone``.
@@ -54,32 +56,34 @@ class AgentClient:
 
     async def send(self, *requests: p.Request) -> None:
         """Send ``requests`` in one write, so the agent reads them together (AgentGone when the
-        connection has ended)."""
-        await self._write(b"".join(p.encode(request) for request in requests))
-
-    async def _write(self, data: bytes) -> None:
-        if self.gone:
+        connection has ended). A request whose line is past the protocol's limit is answered
+        here, ``too_long``, and not sent (the others are): the agent drops such a line, and the
+        error it sends cannot name the request it never read."""
+        if self.gone:  # before any answer here: none may follow the end of the events
             raise AgentGone("the agent's connection has ended")
+        lines: list[bytes] = []
+        for request in requests:
+            line = p.encode(request)
+            if len(line) - 1 > p.LINE_LIMIT:
+                self._answer(p.ErrorEvent(re=request.id, kind=p.TOO_LONG, message=f"the request is longer than the agent reads ({p.LINE_LIMIT} bytes): nothing was sent"))
+            else:
+                lines.append(line)
         try:
-            self._writer.write(data)
+            self._writer.write(b"".join(lines))
             await self._writer.drain()
         except (ConnectionError, OSError) as error:
             raise AgentGone(f"the agent's connection ended: {error}") from error
 
     async def request(self, request: p.Request) -> p.Event:
-        """Send ``request`` and return the event that answers it. A request whose line is past
-        the protocol's limit is answered here, ``too_long``, and not sent: the agent drops such a
-        line, and the error it sends cannot name the request it never read."""
+        """Send ``request`` and return the event that answers it (``too_long`` from ``send`` for
+        one past the protocol's limit)."""
         if request.id is None:
             request = request.model_copy(update={"id": f"c{next(self._ids)}"})
         assert request.id is not None
-        line = p.encode(request)
-        if len(line) - 1 > p.LINE_LIMIT:
-            return p.ErrorEvent(re=request.id, kind=p.TOO_LONG, message=f"the request is longer than the agent reads ({p.LINE_LIMIT} bytes): nothing was sent")
         answer: asyncio.Future[p.Event] = asyncio.get_running_loop().create_future()
         self._waiting[request.id] = answer
         try:
-            await self._write(line)
+            await self.send(request)
             return await answer
         finally:
             self._waiting.pop(request.id, None)
@@ -142,6 +146,10 @@ class AgentClient:
                 event = p.decode_event(line)
             except p.ProtocolError as error:
                 event = p.ErrorEvent(re=error.re, kind=error.kind, message=f"the agent sent a line that is not an event: {error.message}")
+        self._answer(event)
+
+    def _answer(self, event: p.Event) -> None:
+        """An event to the readers, and to the ``request`` it answers (``re``) if one waits."""
         re = getattr(event, "re", None)
         if isinstance(re, str):
             answer = self._waiting.get(re)
