@@ -331,8 +331,9 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
 # setting) are abstracted (spec.proofs.callees) to every outcome: no host or a host, no family or a
 # family, each slot's setting known or not. Values, the compiled rulebook's parts and the query's
 # fields are opaque tokens (spec.proofs.Opaque) that raise on any read but identity; the layer,
-# target and directive strings are read only by ``==`` (with each other and with the heads'), and each
-# comparison is enumerated both ways, so one run covers every string in its place.
+# target and directive strings are words (``_Word``) that answer ``==`` (with each other and with the
+# heads', equal ones being other objects) and raise on any other read (a prefix, a length, a hash),
+# and each comparison is enumerated both ways, so one run covers every string in its place.
 
 
 def _opaque(name: str) -> Any:
@@ -340,7 +341,34 @@ def _opaque(name: str) -> Any:
     return Opaque(name)
 
 
-_Q_LAYER, _Q_TARGET, _Q_DIRECTIVE = "the layer", "the target", "the directive"  # read by == alone
+class _Word(Opaque):
+    """A string the function under proof may read by ``==`` and ``!=`` alone: equal to a word of the
+    same text (another object: identity is no shortcut), unequal to a word of another; any other
+    read (a comparison with a str, a prefix, a length, a hash) refuses the law."""
+
+    _text: str
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        object.__setattr__(self, "_text", text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Word):
+            raise LawFailed(f"{self!r} compared with {other!r}, not a word of the proof")
+        return self._text == other._text
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _word(text: str) -> Any:
+    """A word (``_Word``) typed as anything, to stand in a model's str."""
+    return _Word(text)
+
+
+_Q_LAYER, _Q_TARGET, _Q_DIRECTIVE = _word("the layer"), _word("the target"), _word("the directive")
 
 
 def _setting_search() -> Evidence:
@@ -363,7 +391,8 @@ def _setting_search() -> Evidence:
 
     def step(layer_eq: bool, target_eq: bool, directive_eq: bool) -> bool:
         value = _opaque("the head's value")
-        head = (_Q_LAYER if layer_eq else "another layer", _Q_TARGET if target_eq else "another target", _Q_DIRECTIVE if directive_eq else "another directive", value)
+        head = (_word("the layer" if layer_eq else "another layer"), _word("the target" if target_eq else "another target"),
+                _word("the directive" if directive_eq else "another directive"), value)
         compiled = m.Compiled(_opaque("families"), _opaque("hosts"), Cons(head))  # type: ignore[arg-type]
         matches = layer_eq and target_eq and directive_eq
         try:
@@ -398,12 +427,12 @@ def _lookup_search(what: str, says: Says) -> Evidence:
     law's own statement) holds of every run."""
     real = m.lookup
 
-    def run(compat: Any, host_found: bool, family_found: bool, known: tuple[bool, ...]) -> tuple[Any, list[tuple[Any, ...]], dict[str, Any]]:
+    def run(compat: Any, host_found: bool, family_found: bool, known: tuple[bool, ...], calls: list[tuple[Any, ...]] | None = None) -> tuple[Any, list[tuple[Any, ...]], dict[str, Any]]:
         t = {name: _opaque(name) for name in ("families", "hosts", "settings", "model id", "name", "provider", "api", "base url", "scope", "host", "family")}
         compiled = m.Compiled(t["families"], t["hosts"], t["settings"])
         query = m.Query(t["model id"], t["name"], t["provider"], t["api"], t["base url"], compat)
         answers = tuple(m.Answer(True, _opaque(f"value of {layer}"), layer) if k else m.Answer(False, _opaque("no value"), _opaque("no layer")) for layer, k in zip((m.HOST, m.MODEL, m.FAMILY), known))
-        calls: list[tuple[Any, ...]] = []
+        calls = [] if calls is None else calls
 
         def scope_of(directive: Any) -> Any:
             calls.append(("scope_of", directive))
@@ -441,11 +470,12 @@ def _lookup_search(what: str, says: Says) -> Evidence:
 
     def step(names: bool) -> bool:
         value = _opaque("the compat value")
+        calls: list[tuple[Any, ...]] = []  # none, before the answer or before the rest is asked for
         try:
-            got, calls, _ = run(Cons((_Q_DIRECTIVE if names else "another directive", value)), False, False, (False, False, False))
+            got, _, _ = run(Cons((_word("the directive" if names else "another directive"), value)), True, True, (True, True, True), calls)
         except Rest:
-            return not names
-        return names and got.known is True and got.value is value and got.layer == m.COMPAT and says(True, (), (), got)
+            return not names and not calls
+        return names and not calls and got.known is True and got.value is value and got.layer == m.COMPAT and says(True, (), (), got)
 
     outcomes = domain(
         boolean("host_of finds a host"), boolean("family_of finds a family"),
@@ -707,6 +737,11 @@ _SETTINGS_BEFORE: Finite[tuple[tuple[bool, ...], ...]] = Finite(
     ((), *((k,) for k in _SETTING_KINDS), *itertools.product(_SETTING_KINDS, repeat=2)),
 )
 _RULE_LAYERS = Finite("the rule's layer (each layer, or a name that is none)", (*m.LAYERS, "not a layer"))
+_NO_PROBLEM, _OTHER_PROBLEM = "no problem", "another problem"
+_CANONICAL_ANSWERS = Finite(
+    "canonical's answers (a value; each kind of problem it gives, as itself; any other problem, a token)",
+    (_NO_PROBLEM, m.UNKNOWN_DIRECTIVE, m.WRONG_TYPE, m.NO_OPERATION, m.UNORDERED, _OTHER_PROBLEM),
+)
 
 
 def _grown(before: list[Any], after: list[Any]) -> bool:
@@ -731,7 +766,7 @@ def _compile_step() -> Evidence:
     reached: the step runs the directive first in its rule, and after another one of it, from any
     state.)"""
 
-    def step(layer: str, second: bool, problem: bool, caps: bool, scoped: bool, earlier_error: bool, before: tuple[tuple[bool, ...], ...]) -> bool:
+    def step(layer: str, second: bool, answer: str, caps: bool, scoped: bool, earlier_error: bool, before: tuple[tuple[bool, ...], ...]) -> bool:
         directive = "prompt_progress" if scoped else "the directive"
         target = "the target"
         where = f"{layer}/{target}/{directive}"
@@ -740,7 +775,11 @@ def _compile_step() -> Evidence:
             (layer if le else "another layer", target if te else "another target", directive if de else "another directive", _Held(differs))
             for le, te, de, differs in before
         ]
-        value, the_problem = _opaque("the canonical value"), _opaque("the problem")
+        value = _opaque("the canonical value")
+        problem = answer != _NO_PROBLEM
+        # a kind canonical answers is given as itself (compile_book may single one out by identity,
+        # which a token cannot show); the token stands for any other problem
+        the_problem = _opaque("the problem") if answer == _OTHER_PROBLEM else answer
         outcome: list[bool] = []
 
         def canonical(d: Any, raw: Any) -> Any:
@@ -790,7 +829,7 @@ def _compile_step() -> Evidence:
         return False
 
     return exhaust(
-        domain(_RULE_LAYERS, boolean("the directive follows another of its rule"), boolean("canonical finds a problem"), boolean("the host's scope is capabilities"),
+        domain(_RULE_LAYERS, boolean("the directive follows another of its rule"), _CANONICAL_ANSWERS, boolean("the host's scope is capabilities"),
                boolean("the directive is capability-scoped"), boolean("an error before"), _SETTINGS_BEFORE),
         step, about=[_COMPILE_BOOK],
     )
@@ -822,12 +861,30 @@ def _compile_end() -> Evidence:
     return exhaust(domain(boolean("an error before"), boolean("a setting before"), boolean("_least answers an error")), end, about=[_COMPILE_BOOK])
 
 
+class _OnlyIterated:
+    """A list a loop may only iterate, in order: an index or its length (the first error of a list
+    in the step's place need not be the state the loop reached) refuses the law."""
+
+    def __init__(self, *items: Any) -> None:
+        self.items = items
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)
+
+    def __getitem__(self, index: object) -> Any:
+        raise LawFailed(f"the loop read its list at {index!r}, not by iterating it")
+
+    def __len__(self) -> int:
+        raise LawFailed("the loop read its list's length, not by iterating it")
+
+
 def _least_search() -> Evidence:
     """_least of a nonempty list is its first error of least key (never None): induction on the
     list, of _least. Base: the empty list gives None; one error gives it. Step: _least itself on two
     errors, their keys' comparison abstracted to each answer (the state after the first is the
     first; after any prefix, its first error of least key, an opaque token): the later one replaces
-    it only when its key is below."""
+    it only when its key is below. The lists are ones _least may only iterate (``_OnlyIterated``):
+    reading the list's first error, say, instead of the state, refuses."""
     real = m._least
     a, b = _opaque("error a"), _opaque("error b")
 
@@ -840,12 +897,12 @@ def _least_search() -> Evidence:
 
     def base(size: int) -> bool:
         with callees(m, _error_key=lambda e: _Key(False)):
-            got = real([a][:size])
+            got = real(_OnlyIterated(*[a][:size]))  # type: ignore[arg-type]
         return got is (a if size else None)
 
     def step(second_less: bool) -> bool:
         with callees(m, _error_key=lambda e: _Key(second_less and e is b)):
-            got = real([a, b])
+            got = real(_OnlyIterated(a, b))  # type: ignore[arg-type]
         return got is (b if second_less else a)
 
     return induction(exhaust(domain(Finite("lists of 0 or 1 error", (0, 1))), base, about=[real]),
@@ -905,8 +962,22 @@ def _order_compile_proof() -> Evidence:
     accepted values are equal (== on canonical values is an equivalence), in any order; the families'
     and hosts' errors come before the rules and do not depend on them. So the set of errors is the
     same in any order: none (the book compiles) or the same ones, and _least answers the first of
-    least key (``_least_search``), whose key (where, kind) names one error: the same error."""
-    return all_of(_compile_fold(), _least_search())
+    least key (``_least_search``), whose key (where, kind) names one error (``_key_names_error``):
+    the same error."""
+    return all_of(_compile_fold(), _least_search(), _key_names_error())
+
+
+def _key_names_error() -> Evidence:
+    """_error_key gives two errors equal keys only when they are one error (the same kind at the
+    same place): every pair of kinds x places equal or not, the places words read by ``==`` alone."""
+
+    def names(first: str, second: str, same_place: bool) -> bool:
+        a = m.QuirksError(first, _word("a place"))
+        b = m.QuirksError(second, _word("a place" if same_place else "another place"))
+        return (m._error_key(a) == m._error_key(b)) == (first == second and same_place)
+
+    kinds = Finite("kinds of error", m.ERROR_KINDS)
+    return exhaust(domain(kinds, kinds, boolean("the places are equal")), names, about=[m._error_key])
 
 
 def _unknown_compile_proof() -> Evidence:
