@@ -85,9 +85,12 @@ def run(args: argparse.Namespace) -> int:
     with terminal_bar() as bar:  # on a terminal only: a pipe gets the same bytes as without it
         result = simulate(args.messages, args.seed, step=step(bar, bar.add_task("simulate", total=args.messages)))
         if cache:
-            from eukhe.commands.memory_cache import measure
+            from eukhe.commands.memory_cache import MeasureError, measure
 
-            shares = measure(args.messages, args.seed, step=step(bar, bar.add_task("cache", total=args.messages)))
+            try:
+                shares = measure(args.messages, args.seed, step=step(bar, bar.add_task("cache", total=args.messages)))
+            except MeasureError as error:
+                raise EnvironmentFault(f"--cache: {error}") from None
     # What follows the measure runs in a call of its own: under Python 3.11's tracing, the cache
     # measure's event loop (a cancellation thrown into anyio's connect) leaves the frames that
     # called it unmeasured by coverage for the rest of their run.

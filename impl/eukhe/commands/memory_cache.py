@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from eukhe.inference.wire import client_for, collect
-from eukhe.inference.wire.events import Usage
+from eukhe.inference.wire.events import Usage, WireError
 from eukhe.inference.wire.plan import Message, WireModel
 from eukhe.memory import JOBS, NODE
 from eukhe.memory.chat import Chat, Config
@@ -126,6 +126,13 @@ class Shares:
         }
 
 
+class MeasureError(Exception):
+    """The measure cannot be taken: a call failed on the loopback server (its scripted model
+    answers every call, so the measure has no figure for a turn whose view a failed compaction
+    left unbuilt, nor for a turn that got no reply). ``eukhe memory simulate --cache`` reports it
+    as a fault of the environment (exit 1), as it does a drawing it cannot make."""
+
+
 def _transport(options: list[tuple[int, int, int]]) -> httpx.AsyncHTTPTransport:
     """The simulation's HTTP transport: a pool of as many connections as calls can run at once
     (the compactor's JOBS and the turn's), so a connection the wire client failed to give back
@@ -181,7 +188,11 @@ async def _run(messages: int, seed: int, config: Config, step: Callable[[int], N
                     compactor.wait()
                     await compactor.idle()  # the view's unbuilt lines, built (D5)
                     if not compactor.settled:  # the scripted model answers every call with a line
-                        raise RuntimeError("memory simulate --cache: a call of the compactor failed on the loopback server")
+                        raise MeasureError(  # naming the last failure the compactor said
+                            "a call of the compactor failed on the loopback server, leaving a turn's view unbuilt ("
+                            + next((row.note for row in reversed(compactor.rows) if row.event == "failed"), "no failure said")
+                            + ")"
+                        )
                     compactor.go()
                     chat = durable.chat
                     view = render_lines(chat.view.nodes, chat.text)
@@ -190,7 +201,11 @@ async def _run(messages: int, seed: int, config: Config, step: Callable[[int], N
                 if chat.batch > 0:
                     rewritten += len(chat.view) - max(0, chat.view.first_change)
                 if view is not None:
-                    reply = await collect(client.stream(build_request(layers, view, [Message("user", turn_text(text))])))
+                    try:
+                        reply = await collect(client.stream(build_request(layers, view, [Message("user", turn_text(text))])))
+                    except WireError as error:
+                        await compactor.idle()  # the compactor's calls under way end first, as at the measure's end
+                        raise MeasureError(f"a turn's call failed on the loopback server ({error})") from error
                     if reply.usage is not None:
                         turns.append(reply.usage)
                 await compactor.idle()  # the compactor keeps up: every call this message started ends before the next
