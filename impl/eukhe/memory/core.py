@@ -777,9 +777,9 @@ class Work:
         self.jobs: i64 = jobs
         self.free: i64 = free
         self.keep: bool = keep
-        # Any: a node's tuple moves as it is (typed Node, compiled, it would be unboxed and
-        # boxed anew, and found again by comparing tuples)
-        self.running: list[Any] = running
+        # tuple[int, ...]: a node's tuple moves as it is (typed Node, compiled, it would be
+        # unboxed and boxed anew, and found again by comparing tuples), its items read natively
+        self.running: list[tuple[int, ...]] = cast("list[tuple[int, ...]]", running)
         self.merges = merges
         self.queue_merge: Callable[[Node], None] = merges.append  # bound once: no lookup a call
         self.next_merge: Callable[[], Any] = merges.popleft
@@ -884,7 +884,7 @@ class Work:
         self.built_node(node, level, node[1], length)
         self.after()
         if line is not None and self.keep:
-            self.keep_line(node, line)
+            self.keep_line(cast("Node", node), line)
         if self.todo:
             self.leave(self.todo)
         return cast("Node", node)
