@@ -4,6 +4,8 @@ replay     both sides on every committed scenario (or the files named), byte for
 scenarios  regenerate the scenario files and digests (make scenarios)
 check      fail when regeneration would change any committed file
 
+Under EUKHE_BREAK=NAME, the named deliberate break (spec/breaks/) is installed first.
+
 Exit status: 0 every scenario agrees; 1 a mismatch, a process of the production side that did
 not answer within its deadline, or a fault of the environment; 2 bad usage, an unknown area,
 or a scenario file that cannot be read or parsed.
@@ -15,7 +17,12 @@ import os
 import sys
 from pathlib import Path
 
-from bridge import core
+from spec import breaks
+
+if __name__ == "__main__":  # python -m bridge: a named break (EUKHE_BREAK) before any code under test is imported
+    breaks.install_from_env()
+
+from bridge import core  # noqa: E402
 
 
 def _selected(areas: list[str]) -> list[core.Bridge]:

@@ -87,7 +87,6 @@ status and its stderr line (what the JSON reader said after it is cut).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import json
 import os
@@ -96,7 +95,7 @@ import re
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -115,6 +114,7 @@ from eukhe.inference.force import soft_prompt
 from eukhe.memory.prompts import turn_text
 from eukhe.session import MAIN, Store
 from eukhe.tiny.uses import TITLE_PROMPT
+from spec import breaks
 from spec.loopback import Call, Cut, Fail, LoopbackServer, Recorded, Stream, Text, Thinking, Wait, base_url
 
 API = "openai-completions"
@@ -768,30 +768,11 @@ class _Client:
 def production(events: Sequence[Event]) -> list[str]:
     key = os.environ.pop(NO_KEY, None)  # the agent dir holds no credentials of that provider: nor does the environment
     try:
-        with tempfile.TemporaryDirectory() as site, _breaks_reach_children(Path(site)):
+        with tempfile.TemporaryDirectory() as site, breaks.reaching_children(Path(site)):  # the subagents' processes
             return _production(events)
     finally:
         if key is not None:
             os.environ[NO_KEY] = key
-
-
-@contextlib.contextmanager
-def _breaks_reach_children(site: Path) -> Iterator[None]:
-    """Under a deliberate break (EUKHE_BREAK), the subagents' processes (started with os.environ)
-    get a sitecustomize on their PYTHONPATH that installs the same break there first."""
-    if not os.environ.get("EUKHE_BREAK"):
-        yield
-        return
-    (site / "sitecustomize.py").write_text("from spec import breaks\nbreaks.install_from_env()\n", encoding="utf-8")
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(site), str(Path(__file__).resolve().parent.parent), before) if x)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = before
 
 
 def _production(events: Sequence[Event]) -> list[str]:

@@ -96,7 +96,7 @@ import sys
 import tempfile
 import termios
 import tty
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,7 @@ from eukhe.memory.owner import Memory
 from eukhe.memory.store import chat_dir
 from eukhe.paths import socket_address
 from eukhe.session import MAIN, Store
+from spec import breaks
 
 BASE_URL = "http://127.0.0.1:9/v1"  # never reached: no turn runs
 
@@ -565,29 +566,6 @@ def _connection(address: Path) -> Raw:
     return raw
 
 
-@contextlib.contextmanager
-def _breaks_reach_children(tmp: Path) -> Iterator[dict[str, str]]:
-    """The environment of the agent process: under a deliberate break (EUKHE_BREAK), a
-    sitecustomize on its PYTHONPATH installs the same break there before anything is imported
-    (the process is started with os.environ: it is set for the while, then put back)."""
-    name = os.environ.get("EUKHE_BREAK")
-    if not name:
-        yield dict(os.environ)
-        return
-    site = tmp / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text("from spec import breaks\nbreaks.install_from_env()\n", encoding="utf-8")
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(site), str(ROOT), before) if x)
-    try:
-        yield dict(os.environ)
-    finally:
-        if before is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = before
-
-
 def through_reach(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
     """The real agent process, started as a client starts it (``eukhe.agent.reach``: ``eukhe
     agent serve --idle-exit``), reached by the real client; it ends once its client has gone."""
@@ -622,7 +600,7 @@ def through_reach(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
         await unreachable(agent, where, ident, tmp)
         return said
 
-    with _breaks_reach_children(tmp):
+    with breaks.reaching_children(tmp / "site"):  # the agent process
         return asyncio.run(run())
 
 
@@ -821,8 +799,8 @@ def through_serve(tmp: Path, agent: Path, events: Sequence[Event]) -> list[str]:
                 process.kill()
                 await process.wait()
 
-    with _breaks_reach_children(tmp) as env:
-        return asyncio.run(run(env))
+    with breaks.reaching_children(tmp / "site"):  # the agent process
+        return asyncio.run(run(dict(os.environ)))
 
 
 SIGTERM_CAUGHT = 1 << (signal.SIGTERM - 1)  # its bit in the SigCgt mask of /proc/PID/status

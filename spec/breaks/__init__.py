@@ -13,6 +13,7 @@ package must never import the code the breaks patch.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -21,12 +22,13 @@ import linecache
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, ModuleType
 
 ENV = "EUKHE_BREAK"
+ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: where ``spec`` is imported from
 
 
 @dataclass(frozen=True)
@@ -106,14 +108,51 @@ class _Finder(importlib.abc.MetaPathFinder):
         )
 
 
+INSTALLED: list[Break] = []  # the breaks installed in this process, in order
+
+
 def install(name: str) -> Break:
     brk = find(name)
     if brk.module in sys.modules:
         raise BreakError(f"break {name}: {brk.module} was imported before the break was installed")
     sys.meta_path.insert(0, _Finder(brk))
+    INSTALLED.append(brk)
     return brk
 
 
 def install_from_env() -> Break | None:
     name = os.environ.get(ENV)
     return install(name) if name else None
+
+
+def child_path(site: Path, pythonpath: str | None) -> str | None:
+    """Under a break installed in this process (``install``), the PYTHONPATH of a child Python
+    process that installs the same breaks before anything else is imported: a sitecustomize naming
+    them, written in ``site``, then the checkout, then ``pythonpath``. None when none is installed.
+    The names are written in the file, so a child whose environment drops ``EUKHE_`` variables (or
+    a process that dropped ``EUKHE_BREAK`` after installing it) passes them on too."""
+    if not INSTALLED:
+        return None
+    site.mkdir(parents=True, exist_ok=True)
+    lines = "".join(f"breaks.install({brk.name!r})\n" for brk in INSTALLED)
+    (site / "sitecustomize.py").write_text(f"from spec import breaks\n{lines}", encoding="utf-8")
+    return os.pathsep.join(x for x in (str(site), str(ROOT), pythonpath) if x)
+
+
+@contextlib.contextmanager
+def reaching_children(site: Path) -> Iterator[None]:
+    """While it lasts, the processes started with ``os.environ`` get the breaks installed here
+    (``child_path``); PYTHONPATH is put back after. Nothing changes when none is installed."""
+    before = os.environ.get("PYTHONPATH")
+    path = child_path(site, before)
+    if path is None:
+        yield
+        return
+    os.environ["PYTHONPATH"] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before

@@ -22,6 +22,7 @@ import pytest
 from loopback_models import write_loopback_models
 
 from eukhe.session import MAIN, Store
+from spec import breaks
 from spec.loopback import LoopbackServer
 
 DEADLINE = 60.0  # seconds: bounds a run that hangs; no step waits on it
@@ -34,6 +35,9 @@ class Agent:
     def __init__(self, home: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not (k.startswith("EUKHE_") or k.endswith("_API_KEY"))}
         env.update({"EUKHE_AGENT_DIR": str(home), "HOME": str(home.parent)})
+        path = breaks.child_path(home.parent / "site", env.get("PYTHONPATH"))  # under a deliberate break, the process has it too
+        if path is not None:
+            env["PYTHONPATH"] = path
         self.process = subprocess.Popen(
             [sys.executable, "-m", "eukhe", "agent", "serve", "--session", "s1"],
             stdin=subprocess.PIPE,

@@ -13,33 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from agent_support import DEADLINE, Agent, agents, home, of_type, server
 
 from eukhe.agent import protocol as p
 from eukhe.agent.client import AgentClient
 from eukhe.session import Store
-from spec import breaks
 
 __all__ = ["agents", "home", "server"]  # the fixtures, used by name
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def breaks_reach_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under a deliberate break (EUKHE_BREAK), the processes the test starts have it too: the
-    agents fixture passes them no EUKHE_ variable, so a sitecustomize on their PYTHONPATH names it."""
-    name = os.environ.get(breaks.ENV)
-    if not name:
-        return
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(f"from spec import breaks\nbreaks.install({name!r})\n", encoding="utf-8")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(x for x in (str(site), str(ROOT), os.environ.get("PYTHONPATH")) if x))
 
 
 async def answers_until(client: AgentClient, ident: str) -> list[p.Event]:
@@ -78,7 +61,6 @@ def test_send_refuses_a_request_past_the_limit_and_sends_the_others(home: Path, 
     assert serving.end() == 0
 
 
-@pytest.mark.usefixtures("breaks_reach_children")
 def test_the_relay_answers_a_stdin_line_its_id_pushes_past_the_limit_and_ends_with_its_input(home: Path, agents: Callable[[], Agent]) -> None:
     serving = agents()
     serving.until(of_type("state"))
