@@ -12,6 +12,9 @@ recursive unfolding for minutes) shows as a failed law, never as a hang or a pas
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -108,6 +111,35 @@ class Cons:
     def __iter__(self) -> Iterator[Any]:
         yield self.head
         raise Rest()
+
+
+def _names(node: ast.AST, ctx: type[ast.expr_context]) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+
+
+def stateless_loop(function: Callable[..., Any], over: str, carried: frozenset[str] = frozenset()) -> None:
+    """Check on ``function``'s source the premise an induction on its loop over ``over`` (a
+    ``Cons`` in the step: one item, then the rest) argues in words: the loop iterates ``over``
+    itself (no ``enumerate``, slice or reversal around it) and carries no state but ``carried``
+    (the state the proof models): its target and body bind no other name, nor read a local the
+    function bound before the loop. So no iteration can depend on how many came before it, and the
+    step run on the head holds of every item. Raises LawFailed naming what breaks the premise."""
+    name = getattr(function, "__qualname__", repr(function))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and ast.unparse(n.iter) == over]
+    if len(loops) != 1:
+        raise LawFailed(f"{name}: {len(loops)} loops iterate {over} itself, not one (the induction's premise)")
+    loop = loops[0]
+    own = _names(loop.target, ast.Store)
+    inside = own | set().union(*(_names(statement, ast.Store) for statement in loop.body + loop.orelse))
+    if extra := sorted(inside - own - carried):
+        raise LawFailed(f"{name}: its loop over {over} binds {', '.join(extra)}, state the induction does not carry")
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(loop)):
+        raise LawFailed(f"{name}: its loop over {over} writes a name outside the function")
+    arguments = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    bound_before = set().union(*(_names(n, ast.Store) for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.end_lineno is not None and n.end_lineno < loop.lineno))
+    if read := sorted((_names(loop, ast.Load) & bound_before) - arguments - carried - own):
+        raise LawFailed(f"{name}: its loop over {over} reads {', '.join(read)}, bound before it: state the induction does not carry")
 
 
 class Opaque:

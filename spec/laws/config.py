@@ -107,7 +107,7 @@ from spec.evidence import (
     induction,
 )
 from spec.oracles import config as oracle
-from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove
+from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove, stateless_loop
 from spec.registry import BOUNDED, PROVED, law
 from spec.z3gen import facts, fresh, generated, side_facts
 
@@ -716,8 +716,10 @@ def get_search() -> Evidence:
     """``get`` returns the entry of the first pair of the key, else (False, None): induction on the
     pairs, of get. Base: an object with no pair holds nothing. Step: get itself on an object known
     by its first pair: a pair of the key gives its value without reading the rest; any other pair
-    sends the search on to the rest and does nothing else (the loop carries no state)."""
+    sends the search on to the rest and does nothing else (the loop carries no state: checked on
+    its source, ``stateless_loop``)."""
     real = m.get
+    stateless_loop(real, "obj.pairs")
     base = exhaust(domain(Finite("an object with no pair", (Obj(()),))), lambda obj: real(obj, "k") == (False, None), about=[real])
 
     def step(matches: bool) -> bool:

@@ -63,7 +63,7 @@ from eukhe.settings import cvar as p
 from eukhe.settings import cvar_table
 from spec.evidence import Bound, Evidence, Finite, LawFailed, all_of, also, boolean, bounded, domain, examples, exhaust, induction
 from spec.oracles import cvar as o
-from spec.proofs import Cons, Opaque, Prefix, Rest, callees, lemma
+from spec.proofs import Cons, Opaque, Prefix, Rest, callees, lemma, stateless_loop
 from spec.registry import BOUNDED, PROVED, law
 
 # -- opaque values (spec.proofs.Opaque) ----------------------------------------------------------
@@ -443,8 +443,10 @@ def _lookup_search() -> Evidence:
     """``lookup`` returns the first declaration of the id, else None: induction on the registry.
     Base: the empty registry holds nothing. Step: lookup itself on a registry known by its head:
     a head of the id is returned without reading the rest; any other head sends the search on to
-    the rest and does nothing else (the loop carries no state)."""
+    the rest and does nothing else (the loop carries no state: checked on its source,
+    ``stateless_loop``)."""
     real = m.lookup
+    stateless_loop(real, "reg")
     base = exhaust(domain(Finite("an empty registry", ((),))), lambda reg: real(reg, "c") is None, about=[real])
 
     def step(matches: bool) -> bool:

@@ -83,7 +83,7 @@ from eukhe.inference.wire.thoughts import Thoughts
 from spec import loopback as lb
 from spec.evidence import Domain, Evidence, Finite, LawFailed, Tie, all_of, also, boolean, bounded, domain, encoding, examples, exhaust, induction, tie
 from spec.oracles import infer as oracle
-from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove
+from spec.proofs import Cons, Opaque, Rest, callees, lemma, prove, stateless_loop
 from spec.registry import BOUNDED, PROVED, PROVED_FOR_ENCODING, law
 from spec.z3gen import Generated, Items, Maybe, facts, fresh, generated, item, member, same_items
 from spec.z3gen import same as same_terms
@@ -323,8 +323,8 @@ def _over_lookups(prop: Prop, what: str) -> Evidence:
 #
 # lookup (bend.infer.lookup) searches query.compat for the directive, then asks setting for the host,
 # the model and the family slot, highest first; setting searches the compiled settings for its
-# (layer, target, directive). Both searches are loops over a tuple that carry no state, so each is an
-# induction on the tuple, ``of`` the real function: the base runs it on the empty tuple, the step on a
+# (layer, target, directive). Both searches are loops over a tuple that carry no state (checked on
+# their source: spec.proofs.stateless_loop), so each is an induction on the tuple, ``of`` the real function: the base runs it on the empty tuple, the step on a
 # tuple known by its head alone (``Cons``: asking for more raises ``Rest``), and checks
 # that a head that matches is answered without reading the rest, and that any other head sends the
 # search on to the rest having done nothing else. lookup's callees (scope_of, host_of, family_of,
@@ -378,8 +378,9 @@ def _setting_search() -> Evidence:
     are Unknown. Step: setting itself on settings known by their head, each of the head's layer,
     target and directive equal to the one asked or not: all three equal gives the head's value
     (the same object) at the layer asked, without reading the rest; any other head sends the
-    search on to the rest (the loop carries no state)."""
+    search on to the rest (the loop carries no state: checked on its source, ``stateless_loop``)."""
     real = m.setting
+    stateless_loop(real, "compiled.settings")
     bases = Finite("no target, or the empty settings", ("no target", "no settings"))
 
     def base(case: str) -> bool:
@@ -423,9 +424,11 @@ def _lookup_search(what: str, says: Says) -> Evidence:
     family, a family) and of the three settings (known or not): the calls made are exactly those,
     in that order, up to the first known, and the answer is it (the same object), else Unknown.
     Step: compat known by its head: a head naming the directive is the answer, nothing else
-    called; any other head sends the search on to the rest, nothing else called. ``says`` (the
-    law's own statement) holds of every run."""
+    called; any other head sends the search on to the rest, nothing else called (the loop carries
+    no state: checked on its source, ``stateless_loop``). ``says`` (the law's own statement) holds
+    of every run."""
     real = m.lookup
+    stateless_loop(real, "query.compat")
 
     def run(compat: Any, host_found: bool, family_found: bool, known: tuple[bool, ...], calls: list[tuple[Any, ...]] | None = None) -> tuple[Any, list[tuple[Any, ...]], dict[str, Any]]:
         t = {name: _opaque(name) for name in ("families", "hosts", "settings", "model id", "name", "provider", "api", "base url", "scope", "host", "family")}
@@ -886,6 +889,7 @@ def _least_search() -> Evidence:
     it only when its key is below. The lists are ones _least may only iterate (``_OnlyIterated``):
     reading the list's first error, say, instead of the state, refuses."""
     real = m._least
+    stateless_loop(real, "errors", frozenset({"best"}))  # the state after a prefix is best alone
     a, b = _opaque("error a"), _opaque("error b")
 
     class _Key:

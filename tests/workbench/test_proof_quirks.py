@@ -10,17 +10,20 @@ Only the proofs run here: the bounded parts beside them (the lookup universe, th
 on the model and on production, the Hypothesis hunt) are replaced by a stand-in, so a refusal is
 the proof's own and the module stays fast (the laws run whole in tests/laws).
 
-Five of these wrong models were once accepted by the proofs (marked "once accepted" below): a
+Eight of these wrong models were once accepted by the proofs (marked "once accepted" below): a
 rule's target read by a prefix (the searches' strings could be read beyond ``==``), compat read
 after the rules (lookup's compat step did not look at the calls made), an unknown directive
 singled out by identity (canonical's problem was only a token), _least comparing with the
 list's first error (its step read a real list), _error_key without the kind (nothing checked
-that a key names one error)."""
+that a key names one error), and three searches that count the entries they have read (the step
+runs on a head alone and cannot see a count: the premise that the loop carries no state is
+now checked on the source, spec.proofs.stateless_loop)."""
 
 from __future__ import annotations
 
 import __future__
 import inspect
+import linecache
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -124,6 +127,18 @@ WRONG: dict[str, Wrong] = {
         "value_type", (UNKNOWN_REJECTED,), ("in DIRECTIVES:", "in DIRECTIVES[:-1]:")),
     "canonical lets an unknown name's value through": Wrong(
         "canonical", (UNKNOWN_REJECTED,), ("        return None, UNKNOWN_DIRECTIVE", "        return value, None")),
+    # a search that counts: the step on a head alone cannot see it, the premise checked on the source does
+    "setting gives up after its first entry (a counter)": Wrong(  # once accepted
+        "setting", (UNKNOWN_WHEN_NONE, KNOWN_WHEN_SOME, HIGHEST_WINS),
+        ("    for at, where, name, value in compiled.settings:\n", "    count = 0\n    for at, where, name, value in compiled.settings:\n        count += 1\n        if count > 1:\n            break\n")),
+    "setting searches only the first entries (enumerate)": Wrong(  # once accepted
+        "setting", (KNOWN_WHEN_SOME,),
+        ("    for at, where, name, value in compiled.settings:\n", "    for i, (at, where, name, value) in enumerate(compiled.settings):\n        if i > 4:\n            break\n")),
+    "compat read up to its second entry (a list of those seen)": Wrong(  # once accepted
+        "lookup", (HIGHEST_WINS,),
+        ("    for name, value in query.compat:\n", "    seen: list[str] = []\n    for name, value in query.compat:\n        seen.append(name)\n        if len(seen) > 2:\n            break\n")),
+    "_least looks at the first three errors only": Wrong(
+        "_least", (COMPILE_ORDER_FREE,), ("for error in errors:", "for error in errors[:3]:")),
 }
 
 
@@ -171,7 +186,11 @@ def _wrong_function(wrong: Wrong) -> Callable[..., Any]:
         assert source.count(before) == 1, f"the model changed: {before!r} is not in {wrong.function} once"
         source = source.replace(before, after)
     space = dict(m.__dict__)
-    code = compile(source, m.__file__, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    # a file name of its own, its text in linecache: a proof reading the function's source (the
+    # premise of its induction, spec.proofs.stateless_loop) reads the wrong model's
+    filename = f"<wrong model of bend.infer.{wrong.function}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     exec(code, space)
     # the wrong function runs in the module's own names, so the proof's stubs of its callees reach it
     return types.FunctionType(space[wrong.function].__code__, m.__dict__, wrong.function)

@@ -1,0 +1,72 @@
+"""spec.proofs.stateless_loop: the premise of the searches' inductions (bend.cvar.lookup,
+bend.config.get, bend.infer's setting, lookup and _least), that the loop over the searched
+sequence carries no state the proof does not model, checked on the function's source. The step
+of such an induction runs the search on a sequence known by its head alone (``Cons``), so it
+cannot see a search that counts what it has read: each wrong search below passes the step and
+must be refused here; the searches as they are pass."""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bend import config, cvar, infer
+from spec.evidence import LawFailed
+from spec.proofs import stateless_loop
+
+SEARCHES: list[tuple[Callable[..., Any], str, frozenset[str]]] = [
+    (cvar.lookup, "reg", frozenset()),
+    (config.get, "obj.pairs", frozenset()),
+    (infer.setting, "compiled.settings", frozenset()),
+    (infer.lookup, "query.compat", frozenset()),
+    (infer._least, "errors", frozenset({"best"})),
+]
+
+
+def _edited(function: Callable[..., Any], before: str, after: str) -> Callable[..., Any]:
+    """``function`` with one edit of its source, compiled under a name of its own whose text
+    linecache holds (so ``inspect.getsource`` reads the edited text)."""
+    source = textwrap.dedent(inspect.getsource(function))
+    assert source.count(before) == 1, before
+    source = source.replace(before, after)
+    filename = f"<edited {function.__qualname__}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    space = dict(vars(inspect.getmodule(function)))
+    exec(compile(source, filename, "exec"), space)
+    edited: Callable[..., Any] = space[function.__name__]
+    return edited
+
+
+@pytest.mark.parametrize(("function", "over", "carried"), SEARCHES, ids=[f.__qualname__ for f, _o, _c in SEARCHES])
+def test_the_searches_carry_no_state(function: Callable[..., Any], over: str, carried: frozenset[str]) -> None:
+    stateless_loop(function, over, carried)
+
+
+LOOP = "    for decl in reg:\n"
+WRONG = {
+    "a count": LOOP.replace("    for", "    count = 0\n    for") + "        count += 1\n        if count > 3:\n            break\n",
+    "enumerate": "    for i, decl in enumerate(reg):\n        if i > 3:\n            break\n",
+    "a slice": "    for decl in reg[:4]:\n",
+    "the reverse": "    for decl in reversed(reg):\n",
+    "a list of those seen": "    seen = []\n" + LOOP + "        seen.append(decl)\n        if len(seen) > 3:\n            break\n",
+    "a global count": LOOP + "        global COUNT\n",
+    "a name bound in the body": LOOP + "        last = decl\n",
+}
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_a_search_that_carries_state_is_refused(name: str) -> None:
+    wrong = _edited(cvar.lookup, LOOP, WRONG[name])
+    with pytest.raises(LawFailed, match="cvar|lookup"):
+        stateless_loop(wrong, "reg")
+
+
+def test_state_the_proof_models_is_allowed_and_no_other() -> None:
+    stateless_loop(infer._least, "errors", frozenset({"best"}))
+    with pytest.raises(LawFailed, match="binds best"):
+        stateless_loop(infer._least, "errors")
