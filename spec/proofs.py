@@ -117,13 +117,40 @@ def _names(node: ast.AST, ctx: type[ast.expr_context]) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
 
 
+def _read_early(statements: list[ast.stmt], assigned: set[str], fresh: set[str]) -> set[str]:
+    """The names of ``fresh`` the statements read before a pass through them assigns them (given
+    ``assigned`` already): a name assigned at the top level of the statements, by an assignment or
+    as a loop's target for that loop, is assigned from there on; one assigned inside a branch or a
+    nested loop's body is not, after it."""
+    early: set[str] = set()
+    assigned = set(assigned)
+    for statement in statements:
+        if isinstance(statement, ast.For):
+            early |= _names(statement.iter, ast.Load) & fresh - assigned
+            early |= _read_early(statement.body, assigned | _names(statement.target, ast.Store), fresh)
+            early |= _read_early(statement.orelse, assigned, fresh)
+        elif isinstance(statement, (ast.If, ast.While)):
+            early |= _names(statement.test, ast.Load) & fresh - assigned
+            early |= _read_early(statement.body, assigned, fresh) | _read_early(statement.orelse, assigned, fresh)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            early |= _names(statement, ast.Load) & fresh - assigned
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            assigned |= set().union(*(_names(target, ast.Store) for target in targets))
+        elif isinstance(statement, ast.AugAssign):  # reads its target first
+            early |= (_names(statement, ast.Load) | _names(statement.target, ast.Store)) & fresh - assigned
+        else:  # any other statement (with, try, match, an expression, return, ...): its reads, nothing assigned after
+            early |= _names(statement, ast.Load) & fresh - assigned
+    return early
+
+
 def stateless_loop(function: Callable[..., Any], over: str, carried: frozenset[str] = frozenset()) -> None:
     """Check on ``function``'s source the premise an induction on its loop over ``over`` (a
     ``Cons`` in the step: one item, then the rest) argues in words: the loop iterates ``over``
     itself (no ``enumerate``, slice or reversal around it) and carries no state but ``carried``
-    (the state the proof models): its target and body bind no other name, nor read a local the
-    function bound before the loop. So no iteration can depend on how many came before it, and the
-    step run on the head holds of every item. Raises LawFailed naming what breaks the premise."""
+    (the state the proof models): every other name its body binds is assigned in each iteration
+    before that iteration reads it, it reads no local the function bound before the loop, and it
+    writes no global. So no iteration can depend on how many came before it, and the step run on
+    the head holds of every item. Raises LawFailed naming what breaks the premise."""
     name = getattr(function, "__qualname__", repr(function))
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and ast.unparse(n.iter) == over]
@@ -131,14 +158,14 @@ def stateless_loop(function: Callable[..., Any], over: str, carried: frozenset[s
         raise LawFailed(f"{name}: {len(loops)} loops iterate {over} itself, not one (the induction's premise)")
     loop = loops[0]
     own = _names(loop.target, ast.Store)
-    inside = own | set().union(*(_names(statement, ast.Store) for statement in loop.body + loop.orelse))
-    if extra := sorted(inside - own - carried):
-        raise LawFailed(f"{name}: its loop over {over} binds {', '.join(extra)}, state the induction does not carry")
+    fresh = set().union(*(_names(statement, ast.Store) for statement in loop.body + loop.orelse)) - own - set(carried)
+    if early := sorted(_read_early(loop.body, own, fresh)):
+        raise LawFailed(f"{name}: its loop over {over} reads {', '.join(early)} before the iteration assigns it: state the induction does not carry")
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(loop)):
         raise LawFailed(f"{name}: its loop over {over} writes a name outside the function")
     arguments = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
     bound_before = set().union(*(_names(n, ast.Store) for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.end_lineno is not None and n.end_lineno < loop.lineno))
-    if read := sorted((_names(loop, ast.Load) & bound_before) - arguments - carried - own):
+    if read := sorted((_names(loop, ast.Load) & bound_before) - arguments - carried - own - fresh):
         raise LawFailed(f"{name}: its loop over {over} reads {', '.join(read)}, bound before it: state the induction does not carry")
 
 

@@ -767,7 +767,11 @@ def _compile_step() -> Evidence:
     directive, the canonical value) appended when the settings so far have none of that slot and
     directive. (A rule's further directives run the same body from the state its earlier ones
     reached: the step runs the directive first in its rule, and after another one of it, from any
-    state.)"""
+    state.) The premise of the induction, that the loops over the rules and over a rule's
+    directives carry no state but the errors and the settings, is checked on compile_book's
+    source (``stateless_loop``: every other name is assigned in each iteration before it is read)."""
+    for over in ("book.rules", "rule.directives"):
+        stateless_loop(_COMPILE_BOOK, over, frozenset({"errors", "settings"}))
 
     def step(layer: str, second: bool, answer: str, caps: bool, scoped: bool, earlier_error: bool, before: tuple[tuple[bool, ...], ...]) -> bool:
         directive = "prompt_progress" if scoped else "the directive"

@@ -10,12 +10,12 @@ Only the proofs run here: the bounded parts beside them (the lookup universe, th
 on the model and on production, the Hypothesis hunt) are replaced by a stand-in, so a refusal is
 the proof's own and the module stays fast (the laws run whole in tests/laws).
 
-Eight of these wrong models were once accepted by the proofs (marked "once accepted" below): a
+Nine of these wrong models were once accepted by the proofs (marked "once accepted" below): a
 rule's target read by a prefix (the searches' strings could be read beyond ``==``), compat read
 after the rules (lookup's compat step did not look at the calls made), an unknown directive
 singled out by identity (canonical's problem was only a token), _least comparing with the
 list's first error (its step read a real list), _error_key without the kind (nothing checked
-that a key names one error), and three searches that count the entries they have read (the step
+that a key names one error), and four loops that count the items they have read (the step
 runs on a head alone and cannot see a count: the premise that the loop carries no state is
 now checked on the source, spec.proofs.stateless_loop)."""
 
@@ -137,6 +137,9 @@ WRONG: dict[str, Wrong] = {
     "compat read up to its second entry (a list of those seen)": Wrong(  # once accepted
         "lookup", (HIGHEST_WINS,),
         ("    for name, value in query.compat:\n", "    seen: list[str] = []\n    for name, value in query.compat:\n        seen.append(name)\n        if len(seen) > 2:\n            break\n")),
+    "a rule's directives read up to the second (a count)": Wrong(  # once accepted
+        "compile_book", (UNKNOWN_REJECTED, CLASH_REJECTED, COMPILE_ORDER_FREE),
+        ("        for directive, raw in rule.directives:\n", "        count = 0\n        for directive, raw in rule.directives:\n            count += 1\n            if count > 2:\n                break\n")),
     "_least looks at the first three errors only": Wrong(
         "_least", (COMPILE_ORDER_FREE,), ("for error in errors:", "for error in errors[:3]:")),
 }

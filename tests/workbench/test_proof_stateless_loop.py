@@ -1,6 +1,6 @@
-"""spec.proofs.stateless_loop: the premise of the searches' inductions (bend.cvar.lookup,
-bend.config.get, bend.infer's setting, lookup and _least), that the loop over the searched
-sequence carries no state the proof does not model, checked on the function's source. The step
+"""spec.proofs.stateless_loop: the premise of the inductions on loops (bend.cvar.lookup,
+bend.config.get, bend.infer's setting, lookup, _least and compile_book's two loops), that the loop
+carries no state the proof does not model, checked on the function's source. The step
 of such an induction runs the search on a sequence known by its head alone (``Cons``), so it
 cannot see a search that counts what it has read: each wrong search below passes the step and
 must be refused here; the searches as they are pass."""
@@ -25,6 +25,8 @@ SEARCHES: list[tuple[Callable[..., Any], str, frozenset[str]]] = [
     (infer.setting, "compiled.settings", frozenset()),
     (infer.lookup, "query.compat", frozenset()),
     (infer._least, "errors", frozenset({"best"})),
+    (infer.compile_book, "book.rules", frozenset({"errors", "settings"})),
+    (infer.compile_book, "rule.directives", frozenset({"errors", "settings"})),
 ]
 
 
@@ -55,7 +57,7 @@ WRONG = {
     "the reverse": "    for decl in reversed(reg):\n",
     "a list of those seen": "    seen = []\n" + LOOP + "        seen.append(decl)\n        if len(seen) > 3:\n            break\n",
     "a global count": LOOP + "        global COUNT\n",
-    "a name bound in the body": LOOP + "        last = decl\n",
+    "a name read before the iteration binds it": LOOP + "        if decl == last:\n            break\n        last = decl\n",
 }
 
 
@@ -68,5 +70,10 @@ def test_a_search_that_carries_state_is_refused(name: str) -> None:
 
 def test_state_the_proof_models_is_allowed_and_no_other() -> None:
     stateless_loop(infer._least, "errors", frozenset({"best"}))
-    with pytest.raises(LawFailed, match="binds best"):
+    with pytest.raises(LawFailed, match="reads best before"):
         stateless_loop(infer._least, "errors")
+
+
+def test_a_name_assigned_before_it_is_read_in_each_iteration_is_no_state() -> None:
+    temporary = _edited(cvar.lookup, LOOP, LOOP + "        seen = decl\n        if seen is None:\n            break\n")
+    stateless_loop(temporary, "reg")
