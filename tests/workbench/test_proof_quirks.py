@@ -21,10 +21,6 @@ now checked on the source, spec.proofs.stateless_loop)."""
 
 from __future__ import annotations
 
-import __future__
-import inspect
-import linecache
-import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -34,6 +30,7 @@ from bend import infer as m
 from spec.evidence import Evidence, LawFailed
 from spec.laws import infer as laws
 from spec.registry import BOUNDED, PROVED
+from wrong_models import edited
 
 UNKNOWN_WHEN_NONE = "quirk_unknown_when_none"
 KNOWN_WHEN_SOME = "quirk_known_when_some"
@@ -183,25 +180,9 @@ def _proofs_alone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _COMPILE_BOOK_OF[0] = THE_MODEL
 
 
-def _wrong_function(wrong: Wrong) -> Callable[..., Any]:
-    source = inspect.getsource(getattr(m, wrong.function))
-    for before, after in wrong.edits:
-        assert source.count(before) == 1, f"the model changed: {before!r} is not in {wrong.function} once"
-        source = source.replace(before, after)
-    space = dict(m.__dict__)
-    # a file name of its own, its text in linecache: a proof reading the function's source (the
-    # premise of its induction, spec.proofs.stateless_loop) reads the wrong model's
-    filename = f"<wrong model of bend.infer.{wrong.function}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
-    exec(code, space)
-    # the wrong function runs in the module's own names, so the proof's stubs of its callees reach it
-    return types.FunctionType(space[wrong.function].__code__, m.__dict__, wrong.function)
-
-
 def _install(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     wrong = WRONG[name]
-    function = _wrong_function(wrong)
+    function = edited(getattr(m, wrong.function), *wrong.edits)
     monkeypatch.setattr(m, wrong.function, function)
     if wrong.function == "compile_book":
         monkeypatch.setattr(laws, "_COMPILE_BOOK", function)  # the proofs keep the real one while they stub its callees

@@ -7,9 +7,6 @@ must be refused here; the searches as they are pass."""
 
 from __future__ import annotations
 
-import inspect
-import linecache
-import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +15,7 @@ import pytest
 from bend import config, cvar, infer
 from spec.evidence import LawFailed
 from spec.proofs import stateless_loop
+from wrong_models import edited
 
 SEARCHES: list[tuple[Callable[..., Any], str, frozenset[str]]] = [
     (cvar.lookup, "reg", frozenset()),
@@ -28,20 +26,6 @@ SEARCHES: list[tuple[Callable[..., Any], str, frozenset[str]]] = [
     (infer.compile_book, "book.rules", frozenset({"errors", "settings"})),
     (infer.compile_book, "rule.directives", frozenset({"errors", "settings"})),
 ]
-
-
-def _edited(function: Callable[..., Any], before: str, after: str) -> Callable[..., Any]:
-    """``function`` with one edit of its source, compiled under a name of its own whose text
-    linecache holds (so ``inspect.getsource`` reads the edited text)."""
-    source = textwrap.dedent(inspect.getsource(function))
-    assert source.count(before) == 1, before
-    source = source.replace(before, after)
-    filename = f"<edited {function.__qualname__}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    space = dict(vars(inspect.getmodule(function)))
-    exec(compile(source, filename, "exec"), space)
-    edited: Callable[..., Any] = space[function.__name__]
-    return edited
 
 
 @pytest.mark.parametrize(("function", "over", "carried"), SEARCHES, ids=[f.__qualname__ for f, _o, _c in SEARCHES])
@@ -63,7 +47,7 @@ WRONG = {
 
 @pytest.mark.parametrize("name", WRONG)
 def test_a_search_that_carries_state_is_refused(name: str) -> None:
-    wrong = _edited(cvar.lookup, LOOP, WRONG[name])
+    wrong = edited(cvar.lookup, (LOOP, WRONG[name]))
     with pytest.raises(LawFailed, match="cvar|lookup"):
         stateless_loop(wrong, "reg")
 
@@ -75,5 +59,5 @@ def test_state_the_proof_models_is_allowed_and_no_other() -> None:
 
 
 def test_a_name_assigned_before_it_is_read_in_each_iteration_is_no_state() -> None:
-    temporary = _edited(cvar.lookup, LOOP, LOOP + "        seen = decl\n        if seen is None:\n            break\n")
+    temporary = edited(cvar.lookup, (LOOP, LOOP + "        seen = decl\n        if seen is None:\n            break\n"))
     stateless_loop(temporary, "reg")
