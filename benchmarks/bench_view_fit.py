@@ -6,8 +6,8 @@ The headline (the first lines printed, and ``headline`` in build/bench.json) is 
 ``Chat.message`` a message on the peers' stream (``h``, below), with the compaction view (the
 chat's default budgets, 128,000 -> 64,000 and 32,000 -> 16,000), at 10^5 and 10^6 messages, the
 planner core pure and compiled, in us of CPU a message beside the targets (compiled at most 0.6,
-pure at most 3.0). The timed loop is a user's code: ``chat.message(length=...)``, then the
-compactor's answer to every call it started (``chat.done(0, length=...)``: the parents the
+pure at most 3.0). The timed loop is a user's code: ``chat.message(size)``, then the
+compactor's answer to every call it started (``chat.done(0, size)``: the parents the
 stream builds), so the figure is the whole product path a message; the sizes are drawn before
 the loop (a user's input, not the product's work). Texts are not kept (``keep_texts=False``).
 
@@ -216,10 +216,10 @@ def chat_h(count: int, sizes: list[array[int]] | None = None) -> int:
     message, done = chat.message, chat.done
     check = 0
     for length in rows[0]:
-        message(length=length)
+        message(length)
         while chat.running:
             level, i = chat.running[0]
-            done(0, length=rows[level][i])
+            done(0, rows[level][i])
         check += chat.view.total
     return check
 
@@ -276,10 +276,10 @@ def production_note(count: int) -> int:
     chat = Chat(keep_texts=False)
     check = 0
     for length in note_stream(count):
-        chat.message(length=length)
+        chat.message(length)
         while chat.running:
             node = chat.running[0]
-            chat.done(0, length=line_size(node, BASE, SPREAD))
+            chat.done(0, line_size(node, BASE, SPREAD))
         check += chat.view.total
     return check
 

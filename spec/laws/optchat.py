@@ -1378,11 +1378,11 @@ def _inputs_case(length: int) -> bool:
     except ValueError:
         pass
     blind = Planner(ProdConfig(jobs=1, ceiling=5_000, floor=2_000, cceiling=1_000, cfloor=500), keep_texts=False)
-    blind.message(length=900)
+    blind.message(900)
     try:
         for _ in range(O.FAILURES):
             blind.fail(0)  # the third failure cuts the line from its input (D5)
-            blind.message(length=1)  # a failed call is tried again at the next message (rule 38)
+            blind.message(1)  # a failed call is tried again at the next message (rule 38)
         return False
     except TextsNotKept:
         return True

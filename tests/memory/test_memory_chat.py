@@ -131,11 +131,11 @@ def test_a_context_reads_the_merged_compaction_view() -> None:
 
 def test_without_texts_a_capped_line_is_an_error() -> None:
     chat = Chat(Config(jobs=1), keep_texts=False)
-    chat.message(length=900)
+    chat.message(900)
     chat.fail(0)
-    chat.message(length=10)
+    chat.message(10)
     chat.fail(0)
-    chat.message(length=10)
+    chat.message(10)
     with pytest.raises(TextsNotKept):
         chat.fail(0)
 
@@ -148,7 +148,7 @@ def test_bad_configs_are_refused() -> None:
     with pytest.raises(ValueError, match="floor"):
         Config(ceiling=10, floor=20)
     with pytest.raises(ValueError, match="at least one byte"):
-        Chat().message(length=0)
+        Chat().message(0)
     chat = Chat()
     chat.message("x" * 600)
     with pytest.raises(ValueError, match="1-512 bytes"):

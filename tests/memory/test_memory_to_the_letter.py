@@ -64,10 +64,10 @@ def test_a_zoom_that_names_no_node_says_why(ident: int, n: int, message: str) ->
 def test_a_line_out_of_its_size_says_the_size() -> None:
     chat = Chat(Config(jobs=1))
     chat.message("a")
-    for line, length, message in [("", None, "a compactor's line is 1-512 bytes, not 0"), (None, 513, "a compactor's line is 1-512 bytes, not 513"),
-                                  (None, None, "a compactor's line is 1-512 bytes, not None")]:
+    for line, message in [("", "a compactor's line is 1-512 bytes, not 0"), (513, "a compactor's line is 1-512 bytes, not 513"),
+                          (0, "a compactor's line is 1-512 bytes, not 0")]:
         with pytest.raises(ValueError) as caught:
-            chat.done(0, line, length)
+            chat.done(0, line)
         assert str(caught.value) == message
 
 

@@ -65,7 +65,7 @@ def simulate(messages: int, seed: int = 2026, config: Config = Config(), step: C
     chat = Chat(config, keep_texts=False)
     run = Run(messages)
     for done, length in enumerate(note_sizes(messages, seed), 1):
-        chat.message(length=length)
+        chat.message(length)
         if chat.batch > 0:
             run.batches += 1
             run.merges += chat.batch
@@ -75,7 +75,7 @@ def simulate(messages: int, seed: int = 2026, config: Config = Config(), step: C
         while chat.running:
             run.calls += 1
             node = chat.running[0]
-            chat.done(0, length=line_size(node))
+            chat.done(0, line_size(node))
         run.view_bytes.append(chat.view.total)
         run.cview_bytes.append(chat.cview.total)
         run.view_lines.append(len(chat.view))

@@ -103,12 +103,12 @@ class Config:
 
 
 class Message(Protocol):  # pragma: no mutate block
-    def __call__(self, text: str | None = None, length: int | None = None) -> None:
-        """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size."""
+    def __call__(self, text: str | int) -> None:
+        """A message arrives (rules 22-24, 33, 38): its text, or (texts not kept) its size."""
 
 
 class Done(Protocol):  # pragma: no mutate block
-    def __call__(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
+    def __call__(self, k: int, line: str | int) -> Node | None:
         """The ``k``-th running call (modulo) ends with its line (texts not kept: its size)."""
 
 

@@ -176,6 +176,7 @@ class Heap:
         self.where: Ints = zeros[:]
         self.n: i64 = 0
         self.tie: i64 = tie
+        self.held: bool = False  # the first entry is taken (``take``) but still in slot 0
 
     def size(self) -> i64:
         return self.n
@@ -195,26 +196,36 @@ class Heap:
             j -= 1
 
     def push(self, key: i64, at: i64) -> None:
+        if self.held:  # the taken first's slot gets the new entry: one sift, not two
+            self.held = False
+            self._sift_down(0, key, at)
+            return
         n = self.n
         self.keys[n] = key
         self.where[n] = at
         self.n = n + 1
         self._sift_up(n, key, at)
 
-    def pop(self) -> i64:
-        """Take the first entry out; returns its position (-1: the heap is empty)."""
-        n = self.n - 1
-        if n < 0:
+    def take(self) -> i64:
+        """Take the first entry; returns its position (-1: the heap is empty). It leaves the heap
+        at the next ``push`` (whose entry takes its slot), ``drop`` or ``before``."""
+        if self.n == 0:
             return -1
-        where = self.where
-        first = where[0]
-        self.n = n
-        if n > 0:
-            self._sift_down(0, self.keys[n], where[n])
-        return first
+        self.held = True
+        return self.where[0]
+
+    def drop(self) -> None:
+        """The taken first entry leaves the heap (none taken: nothing)."""
+        if self.held:
+            self.held = False
+            n = self.n - 1
+            self.n = n
+            if n > 0:
+                self._sift_down(0, self.keys[n], self.where[n])
 
     def before(self, key: i64, at: i64) -> bool:
         """The first entry is more due than ``(key, at)``."""
+        self.drop()
         keys = self.keys
         return self.n > 0 and (keys[0] > key or (keys[0] == key and (self.where[0] ^ self.tie) < (at ^ self.tie)))
 
@@ -346,7 +357,7 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     goal: i64 = budget
     while True:
         while total > goal:
-            k = heap.pop()
+            k = heap.take()
             if k < 0:
                 break
             if k < lowest:  # the run's next pairs merged below lie further on
@@ -385,6 +396,8 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                     heap.push(key, nxt)
                     break
                 k = nxt
+            if heap.held:
+                heap.drop()
         # the lines before the first merged one are unchanged; the linked rest is moved down
         # over a copy, which is then cut (two copies of native ints, no element appended)
         new_codes = codes[:count]
@@ -481,11 +494,15 @@ class Planner:
         """Node ``(level, i)`` is built with a line of ``length`` bytes; an unbuilt message line
         in either view takes that size. Returns the size of its sibling's line (0 when it is not
         built): when both are built, their parent is ready."""
-        put(self.rows, level, i, length)
+        rows = self.rows
+        put(rows, level, i, length)
         if level == 0:
             self.resize(False, i, length)
             self.resize(True, i, length)
-        return get(self.rows, level, i ^ 1)
+        if level + 1 < CHUNK_BITS:  # the sibling's place differs in bit level + 1 only: same chunk
+            place = (i << (level + 1)) | ((1 << level) - 1)
+            return i64(rows.chunks[place >> CHUNK_BITS][(place ^ (1 << (level + 1))) & CHUNK_MASK])
+        return get(rows, level, i ^ 1)
 
     # -- lines ---------------------------------------------------------------------------------
 
@@ -561,13 +578,20 @@ class Planner:
         i = self.t
         self.t = i + 1
         code = i << 6
+        sibling: i64 = 0  # an odd message's left sibling's built size
         if length > 0:
             chunks = self.rows.chunks
-            c = i >> (CHUNK_BITS - 1)  # message i's place is 2i
+            c = i >> (CHUNK_BITS - 1)  # message i's place is 2i (its left sibling's, 2i - 2)
             if c < len(chunks) and length <= SIZE_LIMIT:
-                chunks[c][(i << 1) & CHUNK_MASK] = i32(length)
+                chunk = chunks[c]
+                at = (i << 1) & CHUNK_MASK
+                chunk[at] = i32(length)
+                if i & 1 == 1:
+                    sibling = i64(chunk[at - 2])
             else:
                 put(self.rows, 0, i, length)
+                if i & 1 == 1:
+                    sibling = get(self.rows, 0, i - 1)
             shown = length
         else:
             shown = PLACEHOLDER
@@ -581,11 +605,8 @@ class Planner:
             self.ccodes = append(self.ccodes, code)
             self.csizes = append(self.csizes, shown)
             self.ctotal += shown
-        sibling: i64 = 0
-        if length > 0 and i & 1 == 1:
-            sibling = get(self.rows, 0, i - 1)
-            if sibling > 0 and length + 1 + sibling <= free:
-                return -sibling
+        if sibling > 0 and length + 1 + sibling <= free:
+            return -sibling
         if self.open or self.total > self.ceiling or (self.with_cview and self.ctotal > self.cceiling):
             self.step()
         else:  # what ``step`` does when nothing is over its budget
@@ -805,20 +826,26 @@ class Work:
         self.seen |= bit
         self.cases.add(name)
 
-    def message(self, text: str | None = None, length: int | None = None) -> None:
-        """A message arrives (rules 22-24, 33, 38). Give its text, or (texts not kept) its size.
+    def message(self, text: str | int) -> None:
+        """A message arrives (rules 22-24, 33, 38): its text, or (texts not kept) its size in
+        bytes. One positional argument: a call with a keyword costs the caller a parse of its
+        names, more than the rest of a message's common case (callgrind).
 
         A message of at most ``free`` bytes is its own node at once (rule 12): the line is
         appended with its final size; when its sibling is built their parent is ready: built at
         once before the fit (rule 12) or queued (the core fits then); a longer one waits for its
         call; then the batch, the compaction view, the rule cases and the start of ready
         merges."""
-        if text is not None:
+        if isinstance(text, str):
             length = len(text.encode("utf-8"))
-        if length is None or length < 1:
+            given: str | None = text
+        else:
+            length = text
+            given = None
+        if length < 1:
             raise ValueError("a message has at least one byte")
         if self.keep or self.failed:
-            self.before(text, length)
+            self.before(given, length)
         core = self.core
         i = core.t
         resumed = core.open
@@ -857,12 +884,14 @@ class Work:
         if self.todo:
             self.leave(self.todo)
 
-    def done(self, k: int, line: str | None = None, length: int | None = None) -> Node | None:
+    def done(self, k: int, line: str | int) -> Node | None:
         """The ``k``-th running call (modulo) ends with its line (or, texts not kept, its size:
         1 to ``free`` bytes). Returns its node, None when no call runs."""
-        if line is not None:
+        if isinstance(line, str):
             length = len(line.encode("utf-8"))
-        if length is None or not 1 <= length <= self.free:
+        else:
+            length = line
+        if not 1 <= length <= self.free:
             raise ValueError(f"a compactor's line is 1-{self.free} bytes, not {length}")
         self.todo = 0
         running = self.running
@@ -883,7 +912,7 @@ class Work:
             self.started -= 1
         self.built_node(node, level, node[1], length)
         self.after()
-        if line is not None and self.keep:
+        if self.keep and isinstance(line, str):
             self.keep_line(cast("Node", node), line)
         if self.todo:
             self.leave(self.todo)
@@ -930,18 +959,19 @@ class Work:
     def after(self) -> None:
         """Start what fits when only merges wait (the oldest first); anything else queued (a
         retry, a message node, a waiting turn) is left to the chat (``LATER``)."""
-        if self.retry or self.fresh or self.waiting:
+        # the deques' ``len``, not their truth: a native size call, not the generic truth test
+        if self.retry or len(self.fresh) or self.waiting:
             self.todo |= LATER
             return
-        merges = self.merges
-        if merges:
+        ready = len(self.merges)
+        if ready:
             running = self.running
             free = self.jobs - len(running)
             if free <= 0:
                 self.cases.add("jobs_full")
                 return
             next_merge = self.next_merge
-            count: i64 = min(free, len(merges))
+            count: i64 = min(free, ready)
             while count > 0:
                 running.append(next_merge())
                 count -= 1
