@@ -318,6 +318,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     depth: i64 = rows.depth
     chunks = rows.chunks
     nchunks: i64 = len(chunks)
+    # the chunk read last (``cc``, -1: none), kept: a line's parent and the next line's lie in the
+    # same chunk nearly always, and a read through ``chunks`` costs a nested vector's reference
+    chunk = vec[i32]()
+    cc: i64 = -1
     tp: i64 = t + 1
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
@@ -338,7 +342,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                 # the parent's built size (``get``, inline): its place, then its chunk
                 place = ((code >> 7) << (level + 2)) | ((1 << (level + 1)) - 1)
                 c = place >> CHUNK_BITS
-                if c < nchunks and chunks[c][place & CHUNK_MASK] > 0:
+                if c != cc and c < nchunks:
+                    chunk = chunks[c]
+                    cc = c
+                if c == cc and chunk[place & CHUNK_MASK] > 0:
                     if run == k - 2 and codes[run] == code - 128:
                         skipped[k] = 1
                     else:
@@ -368,7 +375,11 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                 level = code & 63
                 up = code >> 7
                 place = (up << (level + 2)) | ((1 << (level + 1)) - 1)
-                length = i64(chunks[place >> CHUNK_BITS][place & CHUNK_MASK])  # built: in a chunk
+                c = place >> CHUNK_BITS  # the parent is built: its chunk exists
+                if c != cc:
+                    chunk = chunks[c]
+                    cc = c
+                length = i64(chunk[place & CHUNK_MASK])
                 total += length - sizes[k] - sizes[right]
                 parent = (up << 6) | (level + 1)
                 codes[k] = parent
@@ -380,7 +391,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                 place = ((up >> 1) << (level + 3)) | ((1 << (level + 2)) - 1)
                 c = place >> CHUNK_BITS
                 if level + 2 < depth and c < nchunks:
-                    if chunks[c][place & CHUNK_MASK] > 0:
+                    if c != cc:
+                        chunk = chunks[c]
+                        cc = c
+                    if chunk[place & CHUNK_MASK] > 0:
                         if up & 1 == 0:
                             if nxt < count and codes[nxt] == parent + 64:
                                 heap.push((tp - (up << (level + 1))) << (depth - level - 1), k)
