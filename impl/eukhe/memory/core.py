@@ -166,14 +166,14 @@ class Heap:
     """The fit's candidate pairs, most due first: the largest key (the pair's due, scaled),
     then the smallest ``at ^ tie`` (``at``: the pair's left line's position; all distinct, so
     the order is total and any heap pops the same entries in the same order). Two native int
-    vectors (lists in the pure form) of a fixed length, the first ``n`` entries the heap's:
-    entries are distinct positions of a fit's lines, so a heap of a fit over ``count`` lines
-    never holds more than ``count`` (filled from a zero vector of that length: no append or pop
-    of the vectors on the merge path)."""
+    vectors (lists in the pure form), the planner's scratch (``Scratch``), the first ``n``
+    entries the heap's: entries are distinct positions of a fit's lines, so a heap of a fit
+    over ``count`` lines never holds more than ``count`` (no append or pop of the vectors, no
+    copy a fit)."""
 
-    def __init__(self, zeros: Ints, tie: i64) -> None:
-        self.keys: Ints = zeros[:]  # slices are copies (one memcpy each)
-        self.where: Ints = zeros[:]
+    def __init__(self, keys: Ints, where: Ints, tie: i64) -> None:
+        self.keys: Ints = keys
+        self.where: Ints = where
         self.n: i64 = 0
         self.tie: i64 = tie
         self.held: bool = False  # the first entry is taken (``take``) but still in slot 0
@@ -224,10 +224,18 @@ class Heap:
                 self._sift_down(0, self.keys[n], self.where[n])
 
     def before(self, key: i64, at: i64) -> bool:
-        """The first entry is more due than ``(key, at)``."""
-        self.drop()
+        """The first entry (a taken one left out) is more due than ``(key, at)``. With the first
+        taken, the first is one of its children: the taken one stays in its slot."""
         keys = self.keys
-        return self.n > 0 and (keys[0] > key or (keys[0] == key and (self.where[0] ^ self.tie) < (at ^ self.tie)))
+        where = self.where
+        tie = self.tie
+        n = self.n
+        mine = at ^ tie
+        if not self.held:
+            return n > 0 and (keys[0] > key or (keys[0] == key and (where[0] ^ tie) < mine))
+        if n > 1 and (keys[1] > key or (keys[1] == key and (where[1] ^ tie) < mine)):
+            return True
+        return n > 2 and (keys[2] > key or (keys[2] == key and (where[2] ^ tie) < mine))
 
     def _sift_down(self, j: i64, key: i64, at: i64) -> None:
         """Put the entry ``(key, at)`` at slot ``j`` and sift it down."""
@@ -274,24 +282,30 @@ class Heap:
 
 @final
 class Scratch:
-    """Vectors a fit copies its work arrays from (kept by a planner across fits): ``base[j]`` is
-    ``j - 1``; ``zeros`` is all 0."""
+    """A fit's work vectors, kept by a planner across fits (each of the same length, at least
+    the lines of a fit): ``base[j]`` is ``j - 1`` (the fit copies its links from it); ``keys``
+    and ``where`` are the heap's; ``skipped[k]`` is ``stamp`` while line ``k`` starts a pair
+    skipped in its run (a new stamp a fit, so no fit clears what the last one left)."""
 
     def __init__(self) -> None:
         self.base: Ints = vec[i64]()
-        self.zeros: Ints = vec[i64]()
+        self.keys: Ints = vec[i64]()
+        self.where: Ints = vec[i64]()
+        self.skipped: Ints = vec[i64]()
+        self.stamp: i64 = 0
 
     def ensure(self, n: i64) -> None:
         base = self.base
-        zeros = self.zeros
         if len(base) >= n:
             return
+        keys, where, skipped = self.keys, self.where, self.skipped
         want = max(n, 2 * len(base), 64)
         while len(base) < want:
             base = append(base, len(base) - 1)
-            zeros = append(zeros, 0)
-        self.base = base
-        self.zeros = zeros
+            keys = append(keys, 0)
+            where = append(where, 0)
+            skipped = append(skipped, 0)
+        self.base, self.keys, self.where, self.skipped = base, keys, where, skipped
 
 
 def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, cbudget: i64, scratch: Scratch) -> Fitted:
@@ -327,9 +341,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
     tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
     scratch.ensure(count + 2)
-    zeros = scratch.zeros[:count]  # slices are copies (one memcpy each)
-    heap = Heap(zeros, tie)
-    skipped = zeros
+    heap = Heap(scratch.keys, scratch.where, tie)
+    skipped = scratch.skipped
+    stamp = scratch.stamp + 1
+    scratch.stamp = stamp
     k: i64 = 0
     run: i64 = -3  # the position of the last candidate pair seen
     k = 0
@@ -347,7 +362,7 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                     cc = c
                 if c == cc and chunk[place & CHUNK_MASK] > 0:
                     if run == k - 2 and codes[run] == code - 128:
-                        skipped[k] = 1
+                        skipped[k] = stamp
                     else:
                         heap.add((tp - ((code >> 6) << level)) << (depth - level), k)
                     run = k
@@ -402,7 +417,7 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                             prv = before[k]
                             if prv >= 0 and codes[prv] == parent - 64:
                                 heap.push((tp - ((up - 1) << (level + 1))) << (depth - level - 1), prv)
-                if nxt >= count or skipped[nxt] == 0 or codes[nxt] != code + 128:
+                if nxt >= count or skipped[nxt] != stamp or codes[nxt] != code + 128:
                     break
                 skipped[nxt] = 0
                 key = (tp - ((up + 1) << (level + 1))) << (depth - level)
@@ -509,14 +524,25 @@ class Planner:
         in either view takes that size. Returns the size of its sibling's line (0 when it is not
         built): when both are built, their parent is ready."""
         rows = self.rows
-        put(rows, level, i, length)
+        sibling: i64 = -1
+        # ``put`` and ``get`` inline in the common case: a node below the depth and low enough
+        # for its sibling to share its chunk, at a place that exists
+        if 0 <= level < rows.depth and level + 1 < CHUNK_BITS and 0 <= i and i >> (LEVELS - level) == 0 and 0 <= length <= SIZE_LIMIT:
+            place = (i << (level + 1)) | ((1 << level) - 1)
+            chunks = rows.chunks
+            c = place >> CHUNK_BITS
+            if c < len(chunks):
+                chunk = chunks[c]
+                at = place & CHUNK_MASK
+                chunk[at] = i32(length)
+                sibling = i64(chunk[at ^ (1 << (level + 1))])
+        if sibling < 0:
+            put(rows, level, i, length)
+            sibling = get(rows, level, i ^ 1)
         if level == 0:
             self.resize(False, i, length)
             self.resize(True, i, length)
-        if level + 1 < CHUNK_BITS:  # the sibling's place differs in bit level + 1 only: same chunk
-            place = (i << (level + 1)) | ((1 << level) - 1)
-            return i64(rows.chunks[place >> CHUNK_BITS][(place ^ (1 << (level + 1))) & CHUNK_MASK])
-        return get(rows, level, i ^ 1)
+        return sibling
 
     # -- lines ---------------------------------------------------------------------------------
 
