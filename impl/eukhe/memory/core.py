@@ -896,9 +896,9 @@ class Work:
             self.built += 1
             sib_size = core.message(length, self.free)
             if sib_size > 0:
-                self.queue_merge((1, int(i >> 1)))
+                self.ready((1, int(i >> 1)), True)
             elif sib_size < 0:
-                self.up(0, i, length, -sib_size)
+                self.up(0, i, length, -sib_size, True)
                 core.step()
         else:
             core.message(0, self.free)
@@ -950,7 +950,7 @@ class Work:
         level: i64 = node[0]
         if level == 0:
             self.started -= 1
-        self.built_node(node, level, node[1], length)
+        self.built_node(node, level, node[1], length, True)
         self.after()
         if self.keep and isinstance(line, str):
             self.keep_line(cast("Node", node), line)
@@ -968,10 +968,10 @@ class Work:
             running.remove(node)
             if level == 0:
                 self.started -= 1
-        self.built_node(node, level, i, length)
+        self.built_node(node, level, i, length, False)
 
-    def built_node(self, node: Any, level: i64, i: i64, length: i64) -> None:
-        """``build`` of a node no longer running, given its tuple too."""
+    def built_node(self, node: Any, level: i64, i: i64, length: i64, start: bool) -> None:
+        """``build`` of a node no longer running, given its tuple too (``start``: see ``ready``)."""
         sib_size = self.core.build(level, i, length)
         self.built += 1
         if self.fails:
@@ -980,9 +980,9 @@ class Work:
             self.pending.pop(int(i), None)
             self.unbuilt -= 1
         if sib_size:
-            self.up(level, i, length, sib_size)
+            self.up(level, i, length, sib_size, start)
 
-    def up(self, level: i64, i: i64, length: i64, sib_size: i64) -> None:
+    def up(self, level: i64, i: i64, length: i64, sib_size: i64, start: bool) -> None:
         """``(level, i)`` was built and its sibling is built too: their parent is built at once
         (joined input of at most ``free`` bytes, rule 12) or waits in the merge queue."""
         joined = length + 1 + sib_size
@@ -994,7 +994,19 @@ class Work:
                 self.todo |= FREED
             self.build(level + 1, i >> 1, joined)
         else:
-            self.queue_merge((int(level + 1), int(i >> 1)))
+            self.ready((int(level + 1), int(i >> 1)), start)
+
+    def ready(self, node: tuple[int, ...], start: bool) -> None:
+        """A merge is ready: it waits in the merge queue, or (``start``: ``after`` runs next in
+        the same call) starts at once when nothing else waits and a job is free, as ``after``
+        would start it then, without the queue's append and pop."""
+        running = self.running
+        if start and len(running) < self.jobs and not len(self.merges) and not self.retry and not len(self.fresh) and not self.waiting:
+            running.append(node)
+            if not self.seen & MERGE_CALL:
+                self.case(MERGE_CALL, "merge_call")
+        else:
+            self.queue_merge(cast("Node", node))
 
     def after(self) -> None:
         """Start what fits when only merges wait (the oldest first); anything else queued (a
