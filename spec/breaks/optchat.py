@@ -76,6 +76,22 @@ BREAKS = [
     ),
     # -- ours: the work queue -----------------------------------------------------------------
     Break(
+        "optchat_started_at_once_past_jobs_production",
+        AREA,
+        "eukhe.memory.core",
+        "if start and len(running) - self.vacant < self.jobs and",
+        "if start and",
+        "a merge made ready on the per-message path starts at once even when every job runs (rule 39): the bridge fails",
+    ),
+    Break(
+        "optchat_ended_call_slot_not_taken_production",
+        AREA,
+        "eukhe.memory.core",
+        "            if self.vacant:\n                running[0] = node\n                self.vacant = 0\n            else:\n                running.append(node)",
+        "            running.append(node)",
+        "a merge started at once as done ends the only call is appended beside the ended call's slot, and done then clears both: the merge is lost and the bridge fails",
+    ),
+    Break(
         "optchat_window_nine_production",
         AREA,
         "eukhe.memory.chat",

@@ -860,6 +860,12 @@ class Work:
         self.waiting: bool = False
         self.todo: i64 = 0
         self.seen: i64 = 0  # the bits of the cases already in ``cases``
+        # ``ready`` started a merge at once and queued none after it: ``after`` has nothing to do
+        self.started_at_once: bool = False
+        # 1: the running list's only slot still holds the call ``done`` just ended, for a merge
+        # started at once to take (one item set, not a clear that frees the list's array and an
+        # append that allocates it again)
+        self.vacant: i64 = 0
 
     def case(self, bit: i64, name: str) -> None:
         """Case ``name`` (bit ``bit``) was met; callers test ``seen`` first, inline."""
@@ -890,6 +896,7 @@ class Work:
         i = core.t
         resumed = core.open
         self.todo = 0
+        self.started_at_once = False
         if length <= self.free:
             if not self.seen & FREE_MESSAGE:
                 self.case(FREE_MESSAGE, "free_message")
@@ -920,7 +927,8 @@ class Work:
                 cases.add("cview_from_view")
             elif core.cmerge == 2:
                 cases.add("cview_ceiling")
-        self.after()
+        if not self.started_at_once:
+            self.after()
         if self.todo:
             self.leave(self.todo)
 
@@ -934,15 +942,13 @@ class Work:
         if not 1 <= length <= self.free:
             raise ValueError(f"a compactor's line is 1-{self.free} bytes, not {length}")
         self.todo = 0
+        self.started_at_once = False
         running = self.running
         if not running:
             return None
-        # not ``pop``, which costs more (callgrind); with one call running (the common case),
-        # ``clear`` (a native call) rather than ``del``, which goes through the generic slice
-        # assignment with a boxed index
-        if len(running) == 1:
+        if len(running) == 1:  # the common case: the slot is left to a merge started at once
             node = running[0]
-            running.clear()
+            self.vacant = 1
         else:
             j = k % len(running)
             node = running[j]
@@ -951,7 +957,11 @@ class Work:
         if level == 0:
             self.started -= 1
         self.built_node(node, level, node[1], length, True)
-        self.after()
+        if self.vacant:
+            self.vacant = 0
+            running.clear()
+        if not self.started_at_once:
+            self.after()
         if self.keep and isinstance(line, str):
             self.keep_line(cast("Node", node), line)
         if self.todo:
@@ -1001,11 +1011,17 @@ class Work:
         the same call) starts at once when nothing else waits and a job is free, as ``after``
         would start it then, without the queue's append and pop."""
         running = self.running
-        if start and len(running) < self.jobs and not len(self.merges) and not self.retry and not len(self.fresh) and not self.waiting:
-            running.append(node)
+        if start and len(running) - self.vacant < self.jobs and not len(self.merges) and not self.retry and not len(self.fresh) and not self.waiting:
+            if self.vacant:
+                running[0] = node
+                self.vacant = 0
+            else:
+                running.append(node)
+            self.started_at_once = True
             if not self.seen & MERGE_CALL:
                 self.case(MERGE_CALL, "merge_call")
         else:
+            self.started_at_once = False
             self.queue_merge(cast("Node", node))
 
     def after(self) -> None:
