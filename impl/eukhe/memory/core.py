@@ -208,7 +208,7 @@ class Heap:
 
     def take(self) -> i64:
         """Take the first entry; returns its position (-1: the heap is empty). It leaves the heap
-        at the next ``push`` (whose entry takes its slot), ``drop`` or ``before``."""
+        at the next ``push`` (whose entry takes its slot) or ``drop``."""
         if self.n == 0:
             return -1
         self.held = True
