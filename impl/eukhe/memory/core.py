@@ -215,13 +215,12 @@ class Heap:
         return self.where[0]
 
     def drop(self) -> None:
-        """The taken first entry leaves the heap (none taken: nothing)."""
-        if self.held:
-            self.held = False
-            n = self.n - 1
-            self.n = n
-            if n > 0:
-                self._sift_down(0, self.keys[n], self.where[n])
+        """The taken first entry leaves the heap (callers test ``held`` first, inline)."""
+        self.held = False
+        n = self.n - 1
+        self.n = n
+        if n > 0:
+            self._sift_down(0, self.keys[n], self.where[n])
 
     def before(self, key: i64, at: i64) -> bool:
         """The first entry (a taken one left out) is more due than ``(key, at)``. With the first
