@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -146,7 +146,7 @@ class Chat:
         self.cases: set[str] = set()
         self.work = work(self.core, config.jobs, NODE, keep_texts, self.running, self.merges, self.fresh, self.retry, self.failed, self.fails, self._pending, self.cases, self._before, self._keep_line, self._todo)
         self.message = self.work.message
-        self.done = self.work.done
+        self.done = cast(Done, self.work.done)  # its node is the running list's own tuple: a Node
 
     # the counters live in the core's work queue
     @property

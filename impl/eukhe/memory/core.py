@@ -841,7 +841,9 @@ class Work:
         # unboxed and boxed anew, and found again by comparing tuples), its items read natively
         self.running: list[tuple[int, ...]] = cast("list[tuple[int, ...]]", running)
         self.merges = merges
-        self.queue_merge: Callable[[Node], None] = merges.append  # bound once: no lookup a call
+        # the hooks and the merge queue take a node's tuple as it is (``tuple[int, ...]``): typed
+        # Node, compiled, each call would unbox it and box a new tuple
+        self.queue_merge: Callable[[tuple[int, ...]], None] = cast("Callable[[tuple[int, ...]], None]", merges.append)  # bound once: no lookup a call
         self.next_merge: Callable[[], Any] = merges.popleft
         self.fresh = fresh
         self.retry = retry
@@ -850,7 +852,7 @@ class Work:
         self.pending = pending
         self.cases = cases
         self.before = before
-        self.keep_line = keep_line
+        self.keep_line: Callable[[tuple[int, ...], str], None] = cast("Callable[[tuple[int, ...], str], None]", keep_line)
         self.leave = leave
         self.freed: list[Node] = []
         self.built: i64 = 0
@@ -931,9 +933,9 @@ class Work:
         if self.todo:
             self.leave(self.todo)
 
-    def done(self, k: int, line: str | int) -> Node | None:
+    def done(self, k: int, line: str | int) -> tuple[int, ...] | None:
         """The ``k``-th running call (modulo) ends with its line (or, texts not kept, its size:
-        1 to ``free`` bytes). Returns its node, None when no call runs."""
+        1 to ``free`` bytes). Returns its node (the running list's own tuple), None when no call runs."""
         if isinstance(line, str):
             length = len(line.encode("utf-8"))
         else:
@@ -962,10 +964,10 @@ class Work:
         if not self.started_at_once:
             self.after()
         if self.keep and isinstance(line, str):
-            self.keep_line(cast("Node", node), line)
+            self.keep_line(node, line)
         if self.todo:
             self.leave(self.todo)
-        return cast("Node", node)
+        return node
 
     def build(self, level: i64, i: i64, length: i64) -> None:
         """Build ``(level, i)`` (once, rule 13); a parent whose halves are now both built is built
@@ -1021,7 +1023,7 @@ class Work:
                 self.case(MERGE_CALL, "merge_call")
         else:
             self.started_at_once = False
-            self.queue_merge(cast("Node", node))
+            self.queue_merge(node)
 
     def after(self) -> None:
         """Start what fits when only merges wait (the oldest first); anything else queued (a
