@@ -70,9 +70,17 @@ BREAKS = [
         "optchat_ties_newest_first_production",
         AREA,
         "eukhe.memory.core",
+        "    tie: i64 = (1 << bits) - 1  #",
         "    tie: i64 = 0  #",
-        "    tie: i64 = -1  #",
         "production's fit breaks ties between equally due pairs newest first: the bridge and the core's differential test fail",
+    ),
+    Break(
+        "optchat_wide_heap_before_ignores_second_child_production",
+        AREA,
+        "eukhe.memory.core",
+        "        return (first < n and entries[first] < entry) or (first == 1 and n > 2 and entries[2] < entry)",
+        "        return first < n and entries[first] < entry",
+        "the fit's wide heap (keys with no room for a position) compares a run's next pair with one child of the taken entry only: the core's wide-heap differential test fails",
     ),
     # -- ours: the work queue -----------------------------------------------------------------
     Break(

@@ -63,7 +63,7 @@ def _core_lines(codes: list[int], sizes: list[int]) -> list[tuple[Node, int]]:
     return [((code & 63, code >> 6), length) for code, length in zip(codes, sizes)]
 
 
-def _history(seed: int) -> None:
+def _history(seed: int, word: int = 63) -> None:
     r = random.Random(seed)
     ceiling = r.randint(300, 6_000)
     floor = r.randint(0, ceiling)
@@ -71,6 +71,7 @@ def _history(seed: int) -> None:
     cfloor = r.randint(0, cceiling)
     model = CoreModel((ceiling, floor, cceiling, cfloor))
     core = V.planner(ceiling, floor, cceiling, cfloor)
+    core.scratch.word = word
     built: dict[Node, int] = {}
     waiting: list[Node] = []  # unbuilt message nodes and ready parents
     late = r.random() * 0.6
@@ -116,6 +117,15 @@ def test_optchat_core_agrees_with_the_model_on_random_histories(form: str, seed:
     """Messages built at once or late, parents built late or in any order, tiny budgets (many
     batches, short batches, F1, compaction views merged again and past their ceiling)."""
     _history(seed)
+
+
+@pytest.mark.parametrize("word", [0, 14])
+@pytest.mark.parametrize("seed", range(40))
+def test_optchat_core_wide_heap_agrees_with_the_model(form: str, seed: int, word: int) -> None:
+    """The fit's wide heap (a key with no room for a position beside it: chats far past 10^8
+    messages) on short chats, its entries allowed ``word`` bits: none (every fit goes wide) or
+    14 (over these 40 histories, 2,479 fits pack and 4,376 go wide: the two alternate)."""
+    _history(seed, word)
 
 
 @pytest.mark.parametrize("budgets", [(12_800, 6_400, 3_200, 1_600), (4_000, 3_900, 1_000, 100), (128_000, 64_000, 32_000, 16_000)])

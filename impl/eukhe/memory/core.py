@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from heapq import heapify, heappop, heappush, heapreplace
 from typing import TYPE_CHECKING, Any, Final, cast, final
 
 from librt.vecs import append, extend, vec
@@ -163,20 +164,36 @@ def due_key(code: int, t: int, depth: int) -> int:
 
 @final
 class Heap:
-    """The fit's candidate pairs, most due first: the largest key (the pair's due, scaled),
-    then the smallest ``at ^ tie`` (``at``: the pair's left line's position; all distinct, so
-    the order is total and any heap pops the same entries in the same order). Two native int
-    vectors (lists in the pure form), the planner's scratch (``Scratch``), the first ``n``
-    entries the heap's: entries are distinct positions of a fit's lines, so a heap of a fit
-    over ``count`` lines never holds more than ``count`` (no append or pop of the vectors, no
-    copy a fit)."""
+    """The fit's candidate pairs, most due first: the largest key (the pair's due, scaled), then
+    the oldest pair, the smallest ``at`` (the pair's left line's position; all distinct, so the
+    order is total and any heap takes the same entries in the same order).
 
-    def __init__(self, keys: Ints, where: Ints, tie: i64) -> None:
+    Packed (every chat short of about 10^8 messages, and longer ones but for a pair left
+    unmerged for most of them): an entry is one native int, ``key << bits | (at ^ tie)``, where
+    ``bits`` holds any position of the fit's lines and ``tie`` is ``2^bits - 1`` (the smaller
+    position, the larger low part), so a sift compares and moves one int. ``add`` keeps the
+    entries as given, and ``order`` packs them when the largest key leaves room in ``word`` bits;
+    every entry offered after it is less due than one taken (see ``fit``), so it fits too.
+    Wide (a largest key with no room for a position): ``(-key, -(at ^ tie))`` tuples in a
+    ``heapq`` list, slower, in the same order.
+
+    ``keys`` and ``where``: the planner's scratch (``Scratch``), the first ``n`` entries the
+    heap's: a fit over ``count`` lines never holds more than ``count`` pairs (no append or pop
+    of the vectors, no copy a fit). ``take`` leaves the first entry in its slot (``held``) for
+    the next ``push`` (one sift, not two) or ``drop``."""
+
+    def __init__(self, keys: Ints, where: Ints, bits: i64, tie: i64, word: i64) -> None:
         self.keys: Ints = keys
         self.where: Ints = where
         self.n: i64 = 0
+        self.bits: i64 = bits
         self.tie: i64 = tie
+        self.mask: i64 = (1 << bits) - 1
+        self.word: i64 = word
+        self.largest: i64 = 0  # the largest key added
         self.held: bool = False  # the first entry is taken (``take``) but still in slot 0
+        self.wide: bool = False
+        self.entries: list[tuple[int, int]] = []  # the wide heap
 
     def size(self) -> i64:
         return self.n
@@ -187,24 +204,42 @@ class Heap:
         self.keys[n] = key
         self.where[n] = at
         self.n = n + 1
+        if key > self.largest:
+            self.largest = key
 
     def order(self) -> None:
-        """Make the entries added a heap."""
-        j: i64 = (self.n >> 1) - 1
+        """Make the entries added a heap: packed when the largest key leaves room, else wide."""
+        keys = self.keys
+        where = self.where
+        n = self.n
+        tie = self.tie
+        if int(self.largest).bit_length() + self.bits > self.word:
+            self.wide = True
+            self.entries = [self._entry(keys[j], where[j]) for j in range(n)]
+            heapify(self.entries)
+            return
+        bits = self.bits
+        j: i64 = 0
+        while j < n:
+            keys[j] = (keys[j] << bits) | (where[j] ^ tie)
+            j += 1
+        j = (n >> 1) - 1
         while j >= 0:
-            self._sift_down(j, self.keys[j], self.where[j])
+            self._sift_down(j, keys[j])
             j -= 1
 
     def push(self, key: i64, at: i64) -> None:
+        if self.wide:
+            self._push_wide(key, at)
+            return
+        packed = (key << self.bits) | (at ^ self.tie)
         if self.held:  # the taken first's slot gets the new entry: one sift, not two
             self.held = False
-            self._sift_down(0, key, at)
+            self._sift_down(0, packed)
             return
         n = self.n
-        self.keys[n] = key
-        self.where[n] = at
         self.n = n + 1
-        self._sift_up(n, key, at)
+        self._sift_up(n, packed)
 
     def take(self) -> i64:
         """Take the first entry; returns its position (-1: the heap is empty). It leaves the heap
@@ -212,37 +247,58 @@ class Heap:
         if self.n == 0:
             return -1
         self.held = True
-        return self.where[0]
+        if self.wide:
+            return self._first_wide()
+        return (self.keys[0] & self.mask) ^ self.tie
 
     def drop(self) -> None:
         """The taken first entry leaves the heap (callers test ``held`` first, inline)."""
         self.held = False
         n = self.n - 1
         self.n = n
-        if n > 0:
-            self._sift_down(0, self.keys[n], self.where[n])
+        if self.wide:
+            heappop(self.entries)  # a separate call: the packed path's frame stays small
+        elif n > 0:
+            self._sift_down(0, self.keys[n])
 
     def before(self, key: i64, at: i64) -> bool:
         """The first entry (a taken one left out) is more due than ``(key, at)``. With the first
         taken, the first is one of its children: the taken one stays in its slot."""
-        keys = self.keys
-        where = self.where
-        tie = self.tie
+        if self.wide:
+            return self._before_wide(key, at)
         n = self.n
-        mine = at ^ tie
-        if not self.held:
-            return n > 0 and (keys[0] > key or (keys[0] == key and (where[0] ^ tie) < mine))
-        if n > 1 and (keys[1] > key or (keys[1] == key and (where[1] ^ tie) < mine)):
-            return True
-        return n > 2 and (keys[2] > key or (keys[2] == key and (where[2] ^ tie) < mine))
+        first: i64 = 1 if self.held else 0
+        keys = self.keys
+        packed = (key << self.bits) | (at ^ self.tie)
+        return (first < n and keys[first] > packed) or (first == 1 and n > 2 and keys[2] > packed)
 
-    def _sift_down(self, j: i64, key: i64, at: i64) -> None:
-        """Put the entry ``(key, at)`` at slot ``j`` and sift it down."""
+    # the wide heap's operations, apart so that the packed path's frames stay small
+
+    def _entry(self, key: i64, at: i64) -> tuple[int, int]:
+        return (-int(key), -int(at ^ self.tie))
+
+    def _push_wide(self, key: i64, at: i64) -> None:
+        if self.held:
+            self.held = False
+            heapreplace(self.entries, self._entry(key, at))
+        else:
+            heappush(self.entries, self._entry(key, at))
+            self.n += 1
+
+    def _first_wide(self) -> i64:
+        return i64(-self.entries[0][1]) ^ self.tie
+
+    def _before_wide(self, key: i64, at: i64) -> bool:
+        entries = self.entries
+        entry = self._entry(key, at)
+        n = len(entries)
+        first = 1 if self.held else 0
+        return (first < n and entries[first] < entry) or (first == 1 and n > 2 and entries[2] < entry)
+
+    def _sift_down(self, j: i64, packed: i64) -> None:
+        """Put the entry ``packed`` at slot ``j`` and sift it down."""
         keys = self.keys
-        where = self.where
-        tie = self.tie
         n = self.n
-        mine = at ^ tie
         while True:
             c = 2 * j + 1
             if c >= n:
@@ -250,33 +306,26 @@ class Heap:
             kc = keys[c]
             if c + 1 < n:
                 kd = keys[c + 1]
-                if kd > kc or (kd == kc and (where[c + 1] ^ tie) < (where[c] ^ tie)):
+                if kd > kc:
                     c += 1
                     kc = kd
-            if kc < key or (kc == key and (where[c] ^ tie) > mine):
+            if kc < packed:
                 break
             keys[j] = kc
-            where[j] = where[c]
             j = c
-        keys[j] = key
-        where[j] = at
+        keys[j] = packed
 
-    def _sift_up(self, j: i64, key: i64, at: i64) -> None:
-        """Put the entry ``(key, at)`` at slot ``j`` and sift it up."""
+    def _sift_up(self, j: i64, packed: i64) -> None:
+        """Put the entry ``packed`` at slot ``j`` and sift it up."""
         keys = self.keys
-        where = self.where
-        tie = self.tie
-        mine = at ^ tie
         while j > 0:
             p = (j - 1) >> 1
             kp = keys[p]
-            if kp > key or (kp == key and (where[p] ^ tie) < mine):
+            if kp > packed:
                 break
             keys[j] = kp
-            where[j] = where[p]
             j = p
-        keys[j] = key
-        where[j] = at
+        keys[j] = packed
 
 
 @final
@@ -284,7 +333,9 @@ class Scratch:
     """A fit's work vectors, kept by a planner across fits (each of the same length, at least
     the lines of a fit): ``base[j]`` is ``j - 1`` (the fit copies its links from it); ``keys``
     and ``where`` are the heap's; ``skipped[k]`` is ``stamp`` while line ``k`` starts a pair
-    skipped in its run (a new stamp a fit, so no fit clears what the last one left)."""
+    skipped in its run (a new stamp a fit, so no fit clears what the last one left). ``word``:
+    the bits a packed heap entry may take (63: a native int's; the tests lower it to run the
+    wide heap on short chats)."""
 
     def __init__(self) -> None:
         self.base: Ints = vec[i64]()
@@ -292,6 +343,7 @@ class Scratch:
         self.where: Ints = vec[i64]()
         self.skipped: Ints = vec[i64]()
         self.stamp: i64 = 0
+        self.word: i64 = 63
 
     def ensure(self, n: i64) -> None:
         base = self.base
@@ -317,7 +369,11 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     The heap (``Heap``) holds each candidate pair's key, its due ``(T + 1 - first) / 2^l``
     scaled by ``2^depth`` (exact, and under ``2^KEY_BITS`` while ``T + 1`` has at most
     ``KEY_BITS - depth`` bits, about 2^31 messages; a longer chat is refused, never
-    mis-ordered), and its left line's position.
+    mis-ordered), and its left line's position. Every pair offered after the candidates are
+    read is less due than the pair just taken, so the keys the heap packs (``Heap.order``) bound
+    every later one: a pair's lines are both in the chat, so ``T + 1 - first`` exceeds
+    ``2^(l+1)`` and its due exceeds 2; the parent's pair is due ``due / 2`` (the parent on the
+    left) or ``due / 2 + 1`` (on the right), the run's next pair ``due - 2``.
 
     Runs: at one level, adjacent candidate pairs ``(l, i), (l, i+2), ...`` are due in that
     order (the due falls by 2 from one to the next), so only the first pair of each run enters
@@ -338,9 +394,10 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
     tp: i64 = t + 1
     if int(tp).bit_length() + int(depth) > KEY_BITS:
         raise OverflowError(f"the planner core orders dues of chats up to 2^{KEY_BITS - int(depth)} messages, not {t}")
-    tie: i64 = 0  # among equal dues, the oldest pair first (positions compare as k ^ tie)
+    bits: i64 = int(count).bit_length()  # a position's, packed in a heap entry
+    tie: i64 = (1 << bits) - 1  # among equal dues, the oldest pair first: the larger k ^ tie
     scratch.ensure(count + 2)
-    heap = Heap(scratch.keys, scratch.where, tie)
+    heap = Heap(scratch.keys, scratch.where, bits, tie, scratch.word)
     skipped = scratch.skipped
     stamp = scratch.stamp + 1
     scratch.stamp = stamp
