@@ -37,8 +37,9 @@ change of the machine's load falls on every size alike. The headline runs ``--he
 processes a size and form (default 3); the compiled core loop ``--small-rounds`` (default 5) up
 to 10^5 and ``--rounds`` (default 3) above; the slow forms ``--slow-rounds`` (default 1). In a
 process, a run shorter than ``--repeat-s`` CPU seconds is repeated (a fresh chat or planner each
-time, at most REPEATS times) and the process's figure is its median run; the first (cold) run is
-kept beside it. A size's figure is the median over its processes, with their min and max. Times
+time, at least MEDIAN_RUNS times, at most REPEATS times) and the process's figure is its median
+run (of two runs the median is their mean, which one slow run moves by half its excess; of three
+it is the middle one); the first (cold) run is kept beside it. A size's figure is the median over its processes, with their min and max. Times
 are CPU time (``time.process_time``: user + system, the process's own time, the fair figure on a
 shared machine, where wall time is noisy); the system part and the page faults a message are
 reported beside it, with the load average at each process's start and a calibration loop (10^6
@@ -81,6 +82,7 @@ BASE, SPREAD = 400, 113
 HEADLINE_SIZES = (100_000, 1_000_000)
 HEADLINE_TARGETS = {"compiled": 0.6, "pure": 3.0}  # us of CPU a message, Chat.message with the compaction view
 REPEAT_S, REPEATS = 1.0, 25  # a run shorter than REPEAT_S CPU seconds is repeated, at most REPEATS times
+MEDIAN_RUNS = 3  # and at least this many times: a median that one slow run cannot move
 
 
 def calibrate() -> float:
@@ -294,7 +296,8 @@ def _usage() -> tuple[float, float, int]:
 
 def one(stream: str, mode: str, form: str, count: int, repeat_s: float = REPEAT_S) -> dict[str, Any]:
     """One process's figure: the run repeated in this process (a fresh chat or planner each time)
-    while it has used less than ``repeat_s`` CPU seconds (at most REPEATS times); the median run,
+    while it has used less than ``repeat_s`` CPU seconds (at most REPEATS times; at least
+    MEDIAN_RUNS times when the first run took less than ``repeat_s``); the median run,
     its min and max, the first (cold) run, and the user/system split and page faults of each."""
     from eukhe.memory import view
 
@@ -321,7 +324,7 @@ def one(stream: str, mode: str, form: str, count: int, repeat_s: float = REPEAT_
     systems: list[float] = []
     faults: list[int] = []
     checks: set[int] = set()
-    while not cpus or (sum(cpus) < repeat_s and len(cpus) < REPEATS):
+    while not cpus or (sum(cpus) < repeat_s and len(cpus) < REPEATS) or (cpus[0] < repeat_s and len(cpus) < MEDIAN_RUNS):
         user0, sys0, flt0 = _usage()
         start_cpu, start_wall = time.process_time(), time.perf_counter()
         checks.add(once())

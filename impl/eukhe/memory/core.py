@@ -483,10 +483,15 @@ def fit(rows: Sizes, t: i64, codes: Ints, sizes: Ints, total: i64, budget: i64, 
                 k = nxt
             if heap.held:
                 heap.drop()
-        # the lines before the first merged one are unchanged; the linked rest is moved down
-        # over a copy, which is then cut (two copies of native ints, no element appended)
-        new_codes = codes[:count]
-        new_sizes = sizes[:count]
+        # the lines before the first merged one are unchanged; the linked rest is moved down,
+        # then cut (no element appended): in place in the last phase, over a copy when the next
+        # phase goes on over these positions
+        if phase == 1 or cbudget < 0:
+            new_codes = codes
+            new_sizes = sizes
+        else:
+            new_codes = codes[:count]
+            new_sizes = sizes[:count]
         w: i64 = lowest
         k = lowest
         while k < count:
