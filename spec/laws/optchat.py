@@ -1006,17 +1006,19 @@ class CoreModel:
         self.chat = C.compact(C.batch(self.chat))
 
 
-def _core_history(seed: int) -> bool:
+def _core_history(seed: int, word: int = 63) -> bool:
     """Messages built at once (``push``) or late (``add`` then ``step``), parents built late in
     any order, small budgets; after each message both views, totals, the batch and shrinking
     flags equal the model's; each view copied, and a view of its own rebuilt line by line and
-    fitted, equals the model's fit of it."""
+    fitted, equals the model's fit of it. ``word``: the bits the fit's heap may pack an entry
+    in (0: no room, every fit of the history on the wide heap)."""
     r = _random.Random(9_000 + seed)
     ceiling = r.randint(300, 4_000)
     budgets = (ceiling, r.randint(0, ceiling), r.randint(100, 2_000), 0)
     budgets = budgets[:3] + (r.randint(0, budgets[2]),)
     model = CoreModel(budgets)
     core = _V.planner(*budgets)
+    core.scratch.word = word
     built: dict[Node, int] = {}
     waiting: list[Node] = []
     late = r.random() * 0.6
@@ -1060,7 +1062,9 @@ def _core_history(seed: int) -> bool:
     chat = model.chat
     levels = [[built.get((level, i), 0) for i in range((chat.t >> level) + 1)] for level in range(chat.t.bit_length() + 1)]
     for compaction, view in ((False, chat.view), (True, chat.cview)):
-        own = ProdView(_V.planner(0, 0, 0 if compaction else -1, 0), compaction)
+        planner = _V.planner(0, 0, 0 if compaction else -1, 0)
+        planner.scratch.word = word
+        own = ProdView(planner, compaction)
         for node, length in view:
             own.append(node, PLACEHOLDER_BYTES if node[0] == 0 else length)
             own.resize(node, length)
@@ -1249,6 +1253,7 @@ def core_agrees_with_model() -> Evidence:
     forms = " and ".join(_forms())
     return all_of(
         bounded(range(CORE_HISTORIES), lambda seed: _on_each_form(seed, _core_history), label=f"{CORE_HISTORIES} seeded histories of 40-160 messages (the note's sizes, up to 60% late), parents built late in any order, budgets 300-4,000 bytes, on the {forms} core"),
+        bounded(range(CORE_HISTORIES), lambda seed: _on_each_form(seed, lambda n: _core_history(n, 0)), label=f"the same {CORE_HISTORIES} histories with no room to pack a heap entry (the planner's scratch word 0): every fit on the wide heap, on the {forms} core"),
         bounded(H_STREAM, lambda case: _on_each_form(case, _h_stream), label=f"issue 16's stream of 600 and 900 messages at two budget sets, both views and the main view alone, on the {forms} core"),
         bounded([0], lambda _n: _unknown_form(), label="an unknown form is refused"),
         bounded(_form_cases(), _form_chosen, label="the choice of the form (view._pick): forms unset, pure, compiled, unknown x environments plain, "
