@@ -219,11 +219,9 @@ class Heap:
             self.entries = [self._entry(keys[j], where[j]) for j in range(n)]
             heapify(self.entries)
             return
-        bits = self.bits
-        tie = self.tie
         j: i64 = 0
         while j < n:
-            keys[j] = (keys[j] << bits) | (where[j] ^ tie)
+            keys[j] = self._pack(keys[j], where[j])
             j += 1
         j = (n >> 1) - 1
         while j >= 0:
@@ -234,7 +232,7 @@ class Heap:
         if self.wide:
             self._push_wide(key, at)
             return
-        packed = (key << self.bits) | (at ^ self.tie)
+        packed = self._pack(key, at)
         if self.held:  # the taken first's slot gets the new entry: one sift, not two
             self.held = False
             self._sift_down(0, packed)
@@ -271,8 +269,11 @@ class Heap:
         n = self.n
         first: i64 = 1 if self.held else 0
         keys = self.keys
-        packed = (key << self.bits) | (at ^ self.tie)
+        packed = self._pack(key, at)
         return (first < n and keys[first] > packed) or (first == 1 and n > 2 and keys[2] > packed)
+
+    def _pack(self, key: i64, at: i64) -> i64:
+        return (key << self.bits) | (at ^ self.tie)
 
     # the wide heap's operations, apart so that the packed path's frames stay small
 
@@ -293,7 +294,7 @@ class Heap:
     def _before_wide(self, key: i64, at: i64) -> bool:
         entries = self.entries
         entry = self._entry(key, at)
-        n = len(entries)
+        n = self.n
         first = 1 if self.held else 0
         return (first < n and entries[first] < entry) or (first == 1 and n > 2 and entries[2] < entry)
 
